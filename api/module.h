@@ -1,0 +1,35 @@
+/* module.h - what a context and a module hold (the public handles' insides). */
+#ifndef EVT_API_MODULE_H
+#define EVT_API_MODULE_H
+
+#include "../grammar/ast.h"
+#include "../ir/ir.h"
+
+#include <evt/evt.h>
+
+enum { EVT_MAX_SOURCE = 256 << 20 }; /* larger inputs are refused with EVT_ERR_LIMIT */
+
+struct evt_ctx {
+    char error[512]; /* evt_ctx_last_error */
+};
+
+struct evt_module {
+    evt_ctx *ctx;
+    arena arena;      /* AST, IR, diagnostics, names: freed at once */
+    char *source;     /* a copy of the input */
+    size_t source_len;
+    diag_list diags;
+    ast_file ast;
+    ir_module ir;
+    strbuf diag_text[2]; /* by evt_diag_format, rendered on demand */
+    strbuf ir_text, dot_text;
+};
+
+/* Records the reason for a failure on the context and returns status. */
+evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

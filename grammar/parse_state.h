@@ -1,0 +1,25 @@
+/* parse_state.h - what the scanner and the parser share during one parse. */
+#ifndef EVT_GRAMMAR_PARSE_STATE_H
+#define EVT_GRAMMAR_PARSE_STATE_H
+
+#include "ast.h"
+
+#include <setjmp.h>
+
+enum {
+    PARSE_MAX_IDENT = 1024, /* longer identifiers and numbers are refused */
+    PARSE_MAX_STACK = 5000  /* bison stack depth: deeper nesting is refused */
+};
+
+typedef struct parse_state {
+    arena *arena;
+    diag_list *diags;
+    ast_file *file;
+    void *scanner;
+    unsigned line, column; /* where the next token starts */
+    size_t offset;
+    src_loc comment_start; /* where the block comment being skipped began */
+    jmp_buf lex_abort;     /* the scanner's fatal-error exit */
+} parse_state;
+
+#endif

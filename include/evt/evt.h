@@ -1,0 +1,254 @@
+/*
+ * evt.h - the public interface of libevt, the fused-epilogue compiler.
+ *
+ * A program creates one evt_ctx per thread, parses `.evt` source into an
+ * evt_module, reads the module's diagnostics, epilogues and kernels, and
+ * prints its IR.  Nothing in the library prints, exits or aborts: every
+ * failure is an evt_status plus a message held by the context or module.
+ *
+ * Ownership, in one rule: a handle returned by a `_create`/`_parse`
+ * function is owned by the caller and released with the matching
+ * `_destroy`; every other pointer the library returns (names, info
+ * structs, texts) is owned by the object it was read from and stays valid
+ * until that object is destroyed.
+ *
+ * Thread safety: the library has no global mutable state.  Distinct
+ * contexts (and the modules made from them) may be used from different
+ * threads at once; one context must not be used by two threads at once.
+ */
+#ifndef EVT_EVT_H
+#define EVT_EVT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(EVT_BUILDING_LIBRARY) && defined(__GNUC__)
+#define EVT_API __attribute__((visibility("default")))
+#else
+#define EVT_API
+#endif
+
+/* ---- version -------------------------------------------------------- */
+
+#define EVT_VERSION_MAJOR 0
+#define EVT_VERSION_MINOR 1
+#define EVT_VERSION_PATCH 0
+#define EVT_VERSION_STRING "0.1.0"
+/* One integer that orders versions: major*10000 + minor*100 + patch. */
+#define EVT_VERSION_NUMBER \
+    (EVT_VERSION_MAJOR * 10000 + EVT_VERSION_MINOR * 100 + EVT_VERSION_PATCH)
+
+/* The version of the library actually loaded, e.g. "0.1.0"; a static string. */
+EVT_API const char *evt_version(void);
+/* EVT_VERSION_NUMBER of the library actually loaded. */
+EVT_API int evt_version_number(void);
+
+/* ---- status codes --------------------------------------------------- */
+
+typedef enum evt_status {
+    EVT_OK = 0,               /* success */
+    EVT_ERR_SOURCE,           /* the .evt source is invalid (see diagnostics) */
+    EVT_ERR_INVALID_ARGUMENT, /* a NULL or out-of-range argument to an API call */
+    EVT_ERR_NOT_FOUND,        /* no object of that name */
+    EVT_ERR_IO,               /* a file could not be read or written */
+    EVT_ERR_NO_MEMORY,        /* an allocation failed */
+    EVT_ERR_LIMIT             /* an input exceeded a documented size limit */
+} evt_status;
+
+/* A short static description of a status code, e.g. "invalid source". */
+EVT_API const char *evt_status_string(evt_status status);
+
+/* ---- enumerations shared by the info structs ------------------------ */
+
+typedef enum evt_elem {
+    EVT_F32,  /* IEEE binary32 */
+    EVT_F16,  /* IEEE binary16 */
+    EVT_BF16, /* bfloat16 */
+    EVT_I8,   /* signed 8-bit integer, saturating */
+    EVT_I32,  /* signed 32-bit integer, saturating */
+    EVT_E4M3, /* fp8 e4m3fn, saturating */
+    EVT_E5M2  /* fp8 e5m2, saturating */
+} evt_elem;
+
+/* "f32", "f16", ... as spelled in .evt source; a static string. */
+EVT_API const char *evt_elem_name(evt_elem elem);
+/* Size of one element in bytes. */
+EVT_API size_t evt_elem_size(evt_elem elem);
+
+/* Shapes are bit sets over the two output dimensions. */
+typedef enum evt_shape {
+    EVT_SHAPE_SCALAR = 0, /* one value, broadcast everywhere */
+    EVT_SHAPE_M = 1,      /* [M]: one value per row */
+    EVT_SHAPE_N = 2,      /* [N]: one value per column */
+    EVT_SHAPE_MN = 3      /* [M, N]: a full matrix */
+} evt_shape;
+
+/* "", "[M]", "[N]", "[M, N]"; a static string. */
+EVT_API const char *evt_shape_name(evt_shape shape);
+
+typedef enum evt_severity {
+    EVT_SEV_ERROR,   /* the source is invalid */
+    EVT_SEV_WARNING, /* valid, but probably not what was meant */
+    EVT_SEV_NOTE     /* more detail on the diagnostic before it */
+} evt_severity;
+
+/* A position in a source file; line and column count from 1 (columns in bytes). */
+typedef struct evt_loc {
+    const char *file; /* the name given at parse time, owned by the module */
+    unsigned line;
+    unsigned column;
+} evt_loc;
+
+/* ---- context -------------------------------------------------------- */
+
+typedef struct evt_ctx evt_ctx;
+
+/* Creates a context; NULL only when memory is exhausted.  Owned by the caller. */
+EVT_API evt_ctx *evt_ctx_create(void);
+/* Destroys a context.  Modules made from it must be destroyed first.  NULL is a no-op. */
+EVT_API void evt_ctx_destroy(evt_ctx *ctx);
+/* The message of the last failed call on this context ("" if none); owned by
+ * the context, valid until its next call. */
+EVT_API const char *evt_ctx_last_error(const evt_ctx *ctx);
+
+/* ---- modules: parsing ----------------------------------------------- */
+
+typedef struct evt_module evt_module;
+
+/*
+ * Parses and checks `.evt` source into a module.
+ *
+ * On EVT_OK or EVT_ERR_SOURCE, *out receives a new module owned by the caller
+ * (destroy it with evt_module_destroy): on EVT_ERR_SOURCE the module holds the
+ * diagnostics but no usable epilogues or kernels.  On any other status *out is
+ * NULL and evt_ctx_last_error says why.  `name` is the file name used in
+ * diagnostics; the library copies `source`, which may hold NUL bytes.
+ */
+EVT_API evt_status evt_module_parse_buffer(evt_ctx *ctx, const char *name,
+                                           const char *source, size_t length,
+                                           evt_module **out);
+/* As evt_module_parse_buffer, reading the file at `path` (EVT_ERR_IO if it cannot). */
+EVT_API evt_status evt_module_parse_file(evt_ctx *ctx, const char *path,
+                                         evt_module **out);
+/* Destroys a module and everything read from it.  NULL is a no-op. */
+EVT_API void evt_module_destroy(evt_module *module);
+
+/* ---- modules: diagnostics ------------------------------------------- */
+
+typedef struct evt_diag {
+    evt_severity severity;
+    evt_loc loc;
+    const char *message; /* one sentence, no location prefix */
+} evt_diag;
+
+/* Number of diagnostics of the module, in source order of discovery. */
+EVT_API size_t evt_module_diag_count(const evt_module *module);
+/* Diagnostic i (NULL when out of range); owned by the module. */
+EVT_API const evt_diag *evt_module_diag(const evt_module *module, size_t i);
+/* Number of diagnostics of severity EVT_SEV_ERROR. */
+EVT_API size_t evt_module_error_count(const evt_module *module);
+
+typedef enum evt_diag_format {
+    EVT_DIAG_TEXT, /* file:line:col: error: message, the source line, a caret */
+    EVT_DIAG_JSON  /* one JSON object per line */
+} evt_diag_format;
+
+/* Every diagnostic rendered in `format` ("" if none); owned by the module. */
+EVT_API const char *evt_module_diag_text(evt_module *module, evt_diag_format format);
+
+/* ---- modules: contents ---------------------------------------------- */
+
+typedef struct evt_epilogue evt_epilogue;
+typedef struct evt_kernel evt_kernel;
+
+typedef enum evt_arg_kind {
+    EVT_ARG_INPUT,  /* `in`: a device buffer read by the epilogue */
+    EVT_ARG_PARAM,  /* `param`: a scalar passed by value at launch */
+    EVT_ARG_OUTPUT  /* `out`: a device buffer written by the epilogue */
+} evt_arg_kind;
+
+typedef enum evt_reduce {
+    EVT_REDUCE_NONE, /* an element-wise output */
+    EVT_REDUCE_SUM,  /* reduce_sum */
+    EVT_REDUCE_MAX,  /* reduce_max */
+    EVT_REDUCE_MIN   /* reduce_min */
+} evt_reduce;
+
+/* An input, param or output of an epilogue, as declared. */
+typedef struct evt_arg_info {
+    const char *name;
+    evt_arg_kind kind;
+    evt_elem elem;
+    evt_shape shape;      /* EVT_SHAPE_SCALAR for params */
+    evt_reduce reduce;    /* outputs only */
+    int has_default;      /* params only: 1 if `= value` was given */
+    float default_value;  /* params only, when has_default */
+    evt_loc loc;
+} evt_arg_info;
+
+EVT_API size_t evt_module_epilogue_count(const evt_module *module);
+/* Epilogue i in source order (NULL when out of range); owned by the module. */
+EVT_API const evt_epilogue *evt_module_epilogue(const evt_module *module, size_t i);
+/* The epilogue named `name`, or NULL. */
+EVT_API const evt_epilogue *evt_module_find_epilogue(const evt_module *module,
+                                                     const char *name);
+EVT_API const char *evt_epilogue_name(const evt_epilogue *epilogue);
+EVT_API evt_loc evt_epilogue_loc(const evt_epilogue *epilogue);
+EVT_API size_t evt_epilogue_arg_count(const evt_epilogue *epilogue, evt_arg_kind kind);
+/* Argument i of the given kind in declaration order (NULL when out of range). */
+EVT_API const evt_arg_info *evt_epilogue_arg(const evt_epilogue *epilogue,
+                                             evt_arg_kind kind, size_t i);
+
+typedef enum evt_mainloop {
+    EVT_MAINLOOP_GEMM,        /* D[M,N] = A[M,K] * B[K,N] */
+    EVT_MAINLOOP_CONV2D_FPROP /* NHWC input, KRSC filter, NPQK output */
+} evt_mainloop;
+
+typedef enum evt_layout {
+    EVT_LAYOUT_NONE, /* fixed by the mainloop (conv operands, the accumulator) */
+    EVT_LAYOUT_ROW,  /* row-major */
+    EVT_LAYOUT_COL   /* column-major */
+} evt_layout;
+
+/* One operand of a kernel's mainloop: a/b for gemm, x/w for conv, then acc. */
+typedef struct evt_operand_info {
+    const char *name;
+    evt_elem elem;
+    evt_layout layout;
+} evt_operand_info;
+
+EVT_API const char *evt_mainloop_name(evt_mainloop mainloop);
+
+EVT_API size_t evt_module_kernel_count(const evt_module *module);
+/* Kernel i in source order (NULL when out of range); owned by the module. */
+EVT_API const evt_kernel *evt_module_kernel(const evt_module *module, size_t i);
+/* The kernel named `name`, or NULL. */
+EVT_API const evt_kernel *evt_module_find_kernel(const evt_module *module,
+                                                 const char *name);
+EVT_API const char *evt_kernel_name(const evt_kernel *kernel);
+EVT_API evt_loc evt_kernel_loc(const evt_kernel *kernel);
+EVT_API evt_mainloop evt_kernel_mainloop(const evt_kernel *kernel);
+/* The three operands: 0 = A (gemm) or input x (conv), 1 = B or filter w, 2 = acc. */
+EVT_API const evt_operand_info *evt_kernel_operand(const evt_kernel *kernel, size_t i);
+EVT_API const evt_epilogue *evt_kernel_epilogue(const evt_kernel *kernel);
+
+/* ---- modules: printing ---------------------------------------------- */
+
+/*
+ * The module's IR as stable text (the format of `evtc --emit=ir`), or NULL
+ * if the module has errors.  Owned by the module; valid until the module is
+ * destroyed or changed.
+ */
+EVT_API const char *evt_module_ir_text(evt_module *module);
+/* Each epilogue as a Graphviz digraph (one `digraph` per epilogue), or NULL
+ * if the module has errors.  Ownership as evt_module_ir_text. */
+EVT_API const char *evt_module_dot_text(evt_module *module);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EVT_EVT_H */

@@ -1,0 +1,100 @@
+/* strbuf.c - growable strings for rendering IR, DOT and diagnostics. */
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_init(strbuf *sb)
+{
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+    sb->failed = 0;
+}
+
+void sb_free(strbuf *sb)
+{
+    free(sb->data);
+    sb_init(sb);
+}
+
+static int sb_reserve(strbuf *sb, size_t extra)
+{
+    if (sb->failed)
+        return 0;
+    if (sb->len + extra + 1 <= sb->cap)
+        return 1;
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(sb->data, cap);
+    if (!p) {
+        sb->failed = 1;
+        return 0;
+    }
+    sb->data = p;
+    sb->cap = cap;
+    return 1;
+}
+
+void sb_putn(strbuf *sb, const char *s, size_t n)
+{
+    if (!sb_reserve(sb, n))
+        return;
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void sb_puts(strbuf *sb, const char *s)
+{
+    sb_putn(sb, s, strlen(s));
+}
+
+void sb_putc(strbuf *sb, char c)
+{
+    sb_putn(sb, &c, 1);
+}
+
+void sb_vprintf(strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0 || !sb_reserve(sb, (size_t)n))
+        return;
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    sb->len += (size_t)n;
+}
+
+void sb_printf(strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(sb, fmt, ap);
+    va_end(ap);
+}
+
+void sb_put_json_escaped(strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': sb_puts(sb, "\\\""); break;
+        case '\\': sb_puts(sb, "\\\\"); break;
+        case '\n': sb_puts(sb, "\\n"); break;
+        case '\t': sb_puts(sb, "\\t"); break;
+        case '\r': sb_puts(sb, "\\r"); break;
+        default:
+            if (*p < 0x20 || *p >= 0x7f)
+                sb_printf(sb, "\\u%04x", *p);
+            else
+                sb_putc(sb, (char)*p);
+        }
+    }
+}
+
+const char *sb_str(const strbuf *sb)
+{
+    return sb->data ? sb->data : "";
+}
