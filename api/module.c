@@ -110,6 +110,7 @@ evt_status evt_module_parse_buffer(evt_ctx *ctx, const char *name, const char *s
     ast_parse(&m->arena, &m->diags, m->source, length, &m->ast);
     if (!m->diags.stopped)
         ir_sema(&m->arena, &m->diags, &m->ast, &m->ir);
+    diag_sort(&m->diags);
     if (m->arena.failed) {
         evt_module_destroy(m);
         return ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory while compiling %s", file);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* How much of a long source line is shown on each side of the caret. */
@@ -59,6 +60,54 @@ void diag_report(diag_list *dl, evt_severity sev, src_loc loc, const char *fmt, 
     } else if (sev == EVT_SEV_WARNING) {
         dl->warnings++;
     }
+}
+
+typedef struct diag_key {
+    unsigned line, column; /* of the group's leading diagnostic */
+    size_t leader, index;  /* stable tie-breaks */
+} diag_key;
+
+static int key_cmp(const void *pa, const void *pb)
+{
+    const diag_key *a = pa, *b = pb;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->column != b->column)
+        return a->column < b->column ? -1 : 1;
+    if (a->leader != b->leader)
+        return a->leader < b->leader ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+void diag_sort(diag_list *dl)
+{
+    size_t n = dl->count;
+    if (n < 2)
+        return;
+    diag_key *keys = malloc(n * sizeof *keys);
+    evt_diag *items = malloc(n * sizeof *items);
+    size_t *offsets = malloc(n * sizeof *offsets);
+    if (keys && items && offsets) {
+        size_t leader = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (dl->items[i].severity != EVT_SEV_NOTE)
+                leader = i;
+            const evt_diag *d = &dl->items[leader];
+            keys[i] = (diag_key){d->loc.line, d->loc.column, leader, i};
+            if (dl->stopped && i == n - 1)
+                keys[i].line = keys[i].column = ~0u;
+        }
+        qsort(keys, n, sizeof *keys, key_cmp);
+        for (size_t i = 0; i < n; i++) {
+            items[i] = dl->items[keys[i].index];
+            offsets[i] = dl->offsets[keys[i].index];
+        }
+        memcpy(dl->items, items, n * sizeof *items);
+        memcpy(dl->offsets, offsets, n * sizeof *offsets);
+    }
+    free(keys);
+    free(items);
+    free(offsets);
 }
 
 static const char *severity_name(evt_severity sev)

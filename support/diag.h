@@ -35,6 +35,9 @@ void diag_init(diag_list *dl, arena *a, const char *file, const char *source, si
 __attribute__((format(printf, 4, 5)))
 #endif
 void diag_report(diag_list *dl, evt_severity sev, src_loc loc, const char *fmt, ...);
+/* Orders diagnostics by source position, each note staying after its error;
+ * "too many errors" stays last. */
+void diag_sort(diag_list *dl);
 /* Renders every diagnostic in `format` into sb. */
 void diag_render(const diag_list *dl, evt_diag_format format, strbuf *sb);
 
