@@ -1,0 +1,157 @@
+/* nvrtc.c - NVRTC through dlopen, so that libevt loads on machines without CUDA. */
+#include "nvrtc.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The few NVRTC entry points we use, with NVRTC's C signatures. */
+typedef int nvrtc_result;
+typedef struct nvrtc_program_s *nvrtc_program;
+
+struct cg_nvrtc {
+    void *lib;
+    int version;
+    const char *(*get_error_string)(nvrtc_result);
+    nvrtc_result (*version_fn)(int *, int *);
+    nvrtc_result (*create)(nvrtc_program *, const char *, const char *, int, const char *const *,
+                           const char *const *);
+    nvrtc_result (*destroy)(nvrtc_program *);
+    nvrtc_result (*compile)(nvrtc_program, int, const char *const *);
+    nvrtc_result (*log_size)(nvrtc_program, size_t *);
+    nvrtc_result (*log)(nvrtc_program, char *);
+    nvrtc_result (*ptx_size)(nvrtc_program, size_t *);
+    nvrtc_result (*ptx)(nvrtc_program, char *);
+    nvrtc_result (*cubin_size)(nvrtc_program, size_t *);
+    nvrtc_result (*cubin)(nvrtc_program, char *);
+};
+
+static void *sym(void *lib, const char *name, int *missing)
+{
+    void *p = dlsym(lib, name);
+    if (!p)
+        *missing = 1;
+    return p;
+}
+
+cg_nvrtc *cg_nvrtc_load(strbuf *err)
+{
+    const char *candidates[] = {getenv("EVT_NVRTC_LIBRARY"), "libnvrtc.so.13", "libnvrtc.so",
+                                "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                "/usr/local/cuda/lib64/libnvrtc.so"};
+    void *lib = NULL;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !lib; i++)
+        if (candidates[i] && candidates[i][0])
+            lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        sb_puts(err, "cannot load NVRTC (libnvrtc.so.13): install the CUDA 13 toolkit or set "
+                     "EVT_NVRTC_LIBRARY to its path");
+        return NULL;
+    }
+    cg_nvrtc *nv = calloc(1, sizeof *nv);
+    if (!nv) {
+        dlclose(lib);
+        sb_puts(err, "out of memory");
+        return NULL;
+    }
+    nv->lib = lib;
+    int missing = 0;
+    /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
+#define LOAD(field, name) *(void **)&nv->field = sym(lib, name, &missing)
+    LOAD(get_error_string, "nvrtcGetErrorString");
+    LOAD(version_fn, "nvrtcVersion");
+    LOAD(create, "nvrtcCreateProgram");
+    LOAD(destroy, "nvrtcDestroyProgram");
+    LOAD(compile, "nvrtcCompileProgram");
+    LOAD(log_size, "nvrtcGetProgramLogSize");
+    LOAD(log, "nvrtcGetProgramLog");
+    LOAD(ptx_size, "nvrtcGetPTXSize");
+    LOAD(ptx, "nvrtcGetPTX");
+    LOAD(cubin_size, "nvrtcGetCUBINSize");
+    LOAD(cubin, "nvrtcGetCUBIN");
+#undef LOAD
+    int major = 0, minor = 0;
+    if (missing || nv->version_fn(&major, &minor) != 0) {
+        sb_puts(err, "the NVRTC library found lacks entry points evt needs (CUDA 12 or newer)");
+        cg_nvrtc_unload(nv);
+        return NULL;
+    }
+    nv->version = major * 1000 + minor * 10;
+    return nv;
+}
+
+void cg_nvrtc_unload(cg_nvrtc *nv)
+{
+    if (!nv)
+        return;
+    dlclose(nv->lib);
+    free(nv);
+}
+
+int cg_nvrtc_version(const cg_nvrtc *nv)
+{
+    return nv->version;
+}
+
+int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
+                     cg_output what, const cg_header *headers, size_t nheaders, char **out,
+                     size_t *out_size, strbuf *log)
+{
+    *out = NULL;
+    *out_size = 0;
+    const char **hnames = calloc(nheaders + 1, sizeof *hnames);
+    const char **htexts = calloc(nheaders + 1, sizeof *htexts);
+    if (!hnames || !htexts) {
+        free(hnames);
+        free(htexts);
+        sb_puts(log, "out of memory");
+        return 0;
+    }
+    for (size_t i = 0; i < nheaders; i++) {
+        hnames[i] = headers[i].name;
+        htexts[i] = headers[i].text;
+    }
+    nvrtc_program prog = NULL;
+    nvrtc_result r = nv->create(&prog, source, name, (int)nheaders, htexts, hnames);
+    free(hnames);
+    free(htexts);
+    if (r != 0) {
+        sb_printf(log, "nvrtcCreateProgram: %s", nv->get_error_string(r));
+        return 0;
+    }
+    /* sm_XX gives SASS (and its PTX); compute_XX gives PTX only. */
+    char arch_opt[64];
+    const char *digits = strncmp(arch, "sm_", 3) == 0 ? arch + 3 : arch;
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%s",
+             what == CG_CUBIN ? "sm" : "compute", digits);
+    /* No contraction: the GPU must compute exactly what the f32 reference does. */
+    const char *opts[] = {arch_opt, "--std=c++17", "--fmad=false"};
+    r = nv->compile(prog, (int)(sizeof opts / sizeof opts[0]), opts);
+    size_t n = 0;
+    if (nv->log_size(prog, &n) == 0 && n > 1) {
+        char *text = malloc(n);
+        if (text && nv->log(prog, text) == 0)
+            sb_puts(log, text);
+        free(text);
+    }
+    int ok = 0;
+    if (r != 0) {
+        if (!log->len)
+            sb_printf(log, "nvrtcCompileProgram: %s", nv->get_error_string(r));
+    } else {
+        nvrtc_result (*size_fn)(nvrtc_program, size_t *) =
+            what == CG_CUBIN ? nv->cubin_size : nv->ptx_size;
+        nvrtc_result (*get_fn)(nvrtc_program, char *) = what == CG_CUBIN ? nv->cubin : nv->ptx;
+        if (size_fn(prog, &n) == 0 && n > 0 && (*out = malloc(n)) && get_fn(prog, *out) == 0) {
+            *out_size = n;
+            ok = 1;
+        } else {
+            free(*out);
+            *out = NULL;
+            sb_puts(log, "NVRTC produced no output");
+        }
+    }
+    nv->destroy(&prog);
+    return ok;
+}

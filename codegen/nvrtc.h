@@ -1,0 +1,38 @@
+/* nvrtc.h - NVRTC, loaded with dlopen: CUDA C++ source -> PTX or cubin per SM target. */
+#ifndef EVT_CODEGEN_NVRTC_H
+#define EVT_CODEGEN_NVRTC_H
+
+#include "../support/strbuf.h"
+
+#include <stddef.h>
+
+/* A header the program may #include, held in memory (see embedded.h). */
+typedef struct cg_header {
+    const char *name;
+    const char *text;
+} cg_header;
+
+typedef struct cg_nvrtc cg_nvrtc;
+
+/* Loads NVRTC ($EVT_NVRTC_LIBRARY, else libnvrtc.so.13, libnvrtc.so, then the
+ * CUDA toolkit's lib64); NULL with the reason in err when it cannot. */
+cg_nvrtc *cg_nvrtc_load(strbuf *err);
+void cg_nvrtc_unload(cg_nvrtc *nv);
+/* NVRTC's version as major * 1000 + minor * 10 (13000 for 13.0). */
+int cg_nvrtc_version(const cg_nvrtc *nv);
+
+typedef enum cg_output {
+    CG_PTX,  /* text, NUL-terminated */
+    CG_CUBIN /* binary */
+} cg_output;
+
+/*
+ * Compiles `source` for `arch` ("sm_80", "sm_90a", ...).  On success returns 1
+ * and sets *out and *out_size to a malloc'd buffer the caller frees; on failure
+ * returns 0 with NVRTC's log (or the reason) in log.
+ */
+int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
+                     cg_output what, const cg_header *headers, size_t nheaders, char **out,
+                     size_t *out_size, strbuf *log);
+
+#endif
