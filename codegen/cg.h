@@ -1,0 +1,19 @@
+/* cg.h - code generation: optimized IR -> CUDA C++ -> PTX/cubin. */
+#ifndef EVT_CODEGEN_CG_H
+#define EVT_CODEGEN_CG_H
+
+#include "../ir/ir.h"
+#include "../support/strbuf.h"
+
+/*
+ * Appends the self-contained CUDA translation unit of kernel k for `target`
+ * ("sm_80", ...) to sb.  `file` names the .evt source in comments.  Returns 0
+ * with the reason in err when the kernel cannot be generated.
+ */
+int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbuf *sb, strbuf *err);
+/* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
+void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb);
+/* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */
+int cg_has_reductions(const ir_func *fn);
+
+#endif

@@ -1,0 +1,432 @@
+/* emit_cuda.c - lowers a kernel's optimized epilogue IR to one self-contained
+ * CUDA C++ translation unit: an argument struct, the epilogue as straight-line
+ * code over 8-column chunks, and the entry points that pair it with the
+ * mainloop for each tile configuration.
+ *
+ * Placement follows shape, so loop-invariant work is hoisted for free:
+ * scalar values are computed once per thread before the tile loop, [N]
+ * values once per thread for its column chunk, [M] values once per row,
+ * [M, N] values per element.  A value with several users is one variable. */
+#include "cg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The tile configurations every kernel is built for (ids of gemm_sm80.cuh). */
+static const struct {
+    int id;
+    const char *tile;
+} gemm_configs[] = {
+    {0, "128x256x32"},
+    {1, "128x128x32"},
+    {2, "64x64x32"},
+};
+
+static const char *storage_type(evt_elem e)
+{
+    switch (e) {
+    case EVT_F32: return "float";
+    case EVT_F16:
+    case EVT_BF16: return "evt_u16";
+    case EVT_I8: return "evt_i8";
+    case EVT_I32: return "evt_i32";
+    case EVT_E4M3:
+    case EVT_E5M2: return "evt_u8";
+    }
+    return "void";
+}
+
+static int is_vector(evt_shape s)
+{
+    return (s & EVT_SHAPE_N) != 0; /* [N] and [M, N] hold one value per chunk column */
+}
+
+/* The value of v at chunk column `i` (or its only value). */
+static void ref(strbuf *sb, const ir_value *v)
+{
+    sb_printf(sb, is_vector(v->shape) ? "v%d[i]" : "v%d", v->id);
+}
+
+static void emit_expr(strbuf *sb, const ir_value *v)
+{
+    const ir_op_info *info = ir_op_get(v->op);
+    static const char *const infix[IR_OP_COUNT] = {
+        [IR_ADD] = " + ", [IR_SUB] = " - ", [IR_MUL] = " * ", [IR_DIV] = " / ",
+        [IR_LT] = " < ",  [IR_LE] = " <= ", [IR_GT] = " > ",  [IR_GE] = " >= ",
+        [IR_EQ] = " == ", [IR_NE] = " != ",
+    };
+    if (v->op == IR_CONST) {
+        uint32_t bits;
+        memcpy(&bits, &v->attr.f, sizeof bits);
+        sb_printf(sb, "__uint_as_float(0x%08xu) /* %.9g */", bits, (double)v->attr.f);
+    } else if (v->op == IR_NEG) {
+        sb_puts(sb, "-");
+        ref(sb, v->args[0]);
+    } else if (infix[v->op]) {
+        ref(sb, v->args[0]);
+        sb_puts(sb, infix[v->op]);
+        ref(sb, v->args[1]);
+    } else if (v->op == IR_SELECT) {
+        ref(sb, v->args[0]);
+        sb_puts(sb, " ? ");
+        ref(sb, v->args[1]);
+        sb_puts(sb, " : ");
+        ref(sb, v->args[2]);
+    } else {
+        sb_printf(sb, "evt_%s(", info->name);
+        for (int j = 0; j < v->nargs; j++) {
+            if (j)
+                sb_puts(sb, ", ");
+            ref(sb, v->args[j]);
+        }
+        sb_puts(sb, ")");
+    }
+}
+
+typedef struct emitter {
+    const ir_kernel *k;
+    const ir_func *fn;
+    const char *file;
+    strbuf *sb;
+    int indent;
+} emitter;
+
+static void line_start(emitter *e)
+{
+    for (int i = 0; i < e->indent; i++)
+        sb_puts(e->sb, "    ");
+}
+
+/* Emits the definition of one computed or loaded value. */
+static void emit_value(emitter *e, const ir_value *v)
+{
+    strbuf *sb = e->sb;
+    const char *ty = v->type == IR_BOOL ? "bool" : "float";
+    line_start(e);
+    if (v->op == IR_ACC) {
+        sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
+        line_start(e);
+        sb_printf(sb, "evt_load_acc(acc + r * ACC_LD + c, v%d);", v->id);
+    } else if (v->op == IR_INPUT) {
+        const evt_arg_info *in = &e->fn->inputs[v->attr.index].info;
+        int idx = v->attr.index;
+        switch (in->shape) {
+        case EVT_SHAPE_SCALAR:
+            sb_printf(sb, "const float v%d = evt_elem<%d>::load(*p.in%d);", v->id, in->elem, idx);
+            break;
+        case EVT_SHAPE_N:
+            sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
+            line_start(e);
+            sb_printf(sb, "evt_load_vec<%d>(p.in%d + col0, ncol, v%d);", in->elem, idx, v->id);
+            break;
+        case EVT_SHAPE_M:
+            sb_printf(sb, "const float v%d = row_ok ? evt_elem<%d>::load(p.in%d[row]) : 0.0f;",
+                      v->id, in->elem, idx);
+            break;
+        case EVT_SHAPE_MN:
+            sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
+            line_start(e);
+            sb_printf(sb, "evt_load_vec<%d>(p.in%d + (evt_i64)row * p.ld_in%d + col0, "
+                          "row_ok ? ncol : 0, v%d);",
+                      in->elem, idx, idx, v->id);
+            break;
+        }
+    } else if (v->op == IR_PARAM) {
+        sb_printf(sb, "const float v%d = p.param%d;", v->id, v->attr.index);
+    } else if (is_vector(v->shape)) {
+        sb_printf(sb, "%s v%d[EVT_VEC];\n", ty, v->id);
+        line_start(e);
+        sb_puts(sb, "#pragma unroll\n");
+        line_start(e);
+        sb_printf(sb, "for (int i = 0; i < EVT_VEC; ++i)\n");
+        line_start(e);
+        sb_printf(sb, "    v%d[i] = ", v->id);
+        emit_expr(sb, v);
+        sb_putc(sb, ';');
+    } else {
+        /* Scalar and [M] values have only scalar and [M] operands: no chunk index. */
+        sb_printf(sb, "const %s v%d = ", ty, v->id);
+        emit_expr(sb, v);
+        sb_putc(sb, ';');
+    }
+    sb_printf(sb, " // %s:%u\n", e->file, v->loc.line);
+}
+
+static const char *red_name(evt_reduce r)
+{
+    return r == EVT_REDUCE_SUM ? "EVT_RED_SUM" : r == EVT_REDUCE_MAX ? "EVT_RED_MAX" : "EVT_RED_MIN";
+}
+
+static void emit_args_struct(emitter *e, const char *sname)
+{
+    strbuf *sb = e->sb;
+    const ir_func *fn = e->fn;
+    sb_printf(sb, "/* Launch arguments; the runtime fills this struct field by field. */\n");
+    sb_printf(sb, "struct %s {\n", sname);
+    sb_puts(sb, "    evt_gemm_args mainloop; /* A, B, M, N, K, lda, ldb */\n");
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        sb_printf(sb, "    const %s *in%zu; /* in %s: %s%s (%s:%u) */\n", storage_type(in->elem), i,
+                  in->name, evt_elem_name(in->elem), evt_shape_name(in->shape), e->file,
+                  in->loc.line);
+        if (in->shape == EVT_SHAPE_MN)
+            sb_printf(sb, "    evt_i64 ld_in%zu;\n", i);
+    }
+    for (size_t i = 0; i < fn->nparams; i++)
+        sb_printf(sb, "    float param%zu; /* param %s */\n", i, fn->params[i].info.name);
+    for (size_t i = 0; i < fn->noutputs; i++) {
+        const evt_arg_info *o = &fn->outputs[i].info;
+        sb_printf(sb, "    %s *out%zu; /* out %s: %s%s (%s:%u) */\n", storage_type(o->elem), i,
+                  o->name, evt_elem_name(o->elem), evt_shape_name(o->shape), e->file,
+                  o->loc.line);
+        if (o->reduce != EVT_REDUCE_NONE)
+            sb_printf(sb, "    evt_u32 *ws%zu; /* reduction workspace: one word per result */\n", i);
+        else
+            sb_printf(sb, "    evt_i64 ld_out%zu;\n", i);
+    }
+    sb_puts(sb, "    int m, n; /* output extent */\n");
+    sb_puts(sb, "};\n\n");
+}
+
+static void emit_epilogue(emitter *e, const char *fname, const char *sname)
+{
+    strbuf *sb = e->sb;
+    const ir_func *fn = e->fn;
+    sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
+              fn->loc.line);
+    sb_puts(sb, "template <int BM, int BN, int THREADS, int ACC_LD>\n");
+    sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
+                  "    const float *acc, float *scratch)\n{\n",
+              fname, sname);
+    sb_puts(sb, "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
+                "    constexpr int RPP = THREADS / CPR;   /* rows per pass */\n"
+                "    static_assert(THREADS % CPR == 0 && BM % RPP == 0, \"tile/thread mismatch\");\n"
+                "    const int c = ((int)threadIdx.x % CPR) * EVT_VEC;\n"
+                "    const int col0 = tile_n * BN + c;\n"
+                "    const int ncol = p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
+                "    (void)acc; (void)scratch;\n");
+    e->indent = 1;
+    /* Once per thread: scalars, then [N] values of this column chunk. */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < fn->nvalues; i++) {
+            const ir_value *v = fn->values[i];
+            if (ir_op_get(v->op)->flags & IR_REDUCE)
+                continue;
+            if ((pass == 0 && v->shape == EVT_SHAPE_SCALAR) || (pass == 1 && v->shape == EVT_SHAPE_N))
+                emit_value(e, v);
+        }
+    /* Reduction partials. */
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        const ir_arg *out = &fn->outputs[o];
+        if (out->info.reduce == EVT_REDUCE_NONE)
+            continue;
+        int axis = out->value->attr.axis;
+        if (axis == EVT_SHAPE_M) {
+            sb_printf(sb, "    float red%zu[EVT_VEC];\n#pragma unroll\n"
+                          "    for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "        red%zu[i] = evt_red<%s>::identity();\n",
+                      o, o, red_name(out->info.reduce));
+        } else if (axis == EVT_SHAPE_MN) {
+            sb_printf(sb, "    float red%zu = evt_red<%s>::identity();\n", o,
+                      red_name(out->info.reduce));
+        }
+    }
+    sb_puts(sb, "    for (int r = (int)threadIdx.x / CPR; r < BM; r += RPP) {\n"
+                "        const int row = tile_m * BM + r;\n"
+                "        const bool row_ok = row < p.m;\n");
+    e->indent = 2;
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        const ir_value *v = fn->values[i];
+        if (!(ir_op_get(v->op)->flags & IR_REDUCE) && (v->shape & EVT_SHAPE_M))
+            emit_value(e, v);
+    }
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        const ir_arg *out = &fn->outputs[o];
+        const evt_arg_info *oi = &out->info;
+        const ir_value *v = out->value;
+        if (oi->reduce == EVT_REDUCE_NONE) {
+            sb_printf(sb, "        { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
+            if (v->shape == EVT_SHAPE_MN) {
+                sb_printf(sb, "            if (row_ok)\n"
+                              "                evt_store_vec<%d>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "col0, ncol, v%d);\n",
+                          oi->elem, o, o, v->id);
+            } else {
+                sb_puts(sb, "            float t[EVT_VEC];\n"
+                            "#pragma unroll\n"
+                            "            for (int i = 0; i < EVT_VEC; ++i)\n"
+                            "                t[i] = ");
+                ref(sb, v);
+                sb_printf(sb, ";\n            if (row_ok)\n"
+                              "                evt_store_vec<%d>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "col0, ncol, t);\n",
+                          oi->elem, o, o);
+            }
+            sb_puts(sb, "        }\n");
+            continue;
+        }
+        const ir_value *x = v->args[0];
+        const char *rn = red_name(oi->reduce);
+        int axis = v->attr.axis;
+        sb_printf(sb, "        { /* out %s = %s (%s:%u) */\n", oi->name, ir_op_get(v->op)->name,
+                  e->file, oi->loc.line);
+        if (axis == EVT_SHAPE_N) { /* over columns: one result per row */
+            sb_printf(sb, "            float part = evt_red<%s>::identity();\n"
+                          "            for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "                if (row_ok && i < ncol)\n"
+                          "                    part = evt_red<%s>::op(part, ",
+                      rn, rn);
+            ref(sb, x);
+            sb_printf(sb, ");\n            part = evt_reduce_lanes<%s, CPR>(part);\n"
+                          "            if (row_ok && c == 0)\n"
+                          "                evt_red<%s>::atomic(p.ws%zu + row, part);\n",
+                      rn, rn, o);
+        } else if (axis == EVT_SHAPE_M) { /* over rows: partials per column */
+            sb_printf(sb, "            for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "                if (row_ok && i < ncol)\n"
+                          "                    red%zu[i] = evt_red<%s>::op(red%zu[i], ",
+                      o, rn, o);
+            ref(sb, x);
+            sb_puts(sb, ");\n");
+        } else {
+            sb_printf(sb, "            for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "                if (row_ok && i < ncol)\n"
+                          "                    red%zu = evt_red<%s>::op(red%zu, ",
+                      o, rn, o);
+            ref(sb, x);
+            sb_puts(sb, ");\n");
+        }
+        sb_puts(sb, "        }\n");
+    }
+    sb_puts(sb, "    }\n");
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        const ir_arg *out = &fn->outputs[o];
+        if (out->info.reduce == EVT_REDUCE_NONE)
+            continue;
+        int axis = out->value->attr.axis;
+        const char *rn = red_name(out->info.reduce);
+        if (axis == EVT_SHAPE_M)
+            sb_printf(sb, "    evt_reduce_cols<%s, BN, THREADS>(red%zu, scratch, c, ncol, p.ws%zu + "
+                          "(col0 < p.n ? col0 : 0));\n",
+                      rn, o, o);
+        else if (axis == EVT_SHAPE_MN)
+            sb_printf(sb, "    evt_reduce_block<%s, THREADS>(red%zu, scratch, p.ws%zu);\n", rn, o, o);
+    }
+    sb_puts(sb, "}\n\n");
+}
+
+/* Kernels that set the workspace to each reduction's identity, and that
+ * convert the finished workspace into the outputs. */
+static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
+{
+    strbuf *sb = e->sb;
+    const ir_func *fn = e->fn;
+    for (int finish = 0; finish < 2; finish++) {
+        sb_printf(sb, "extern \"C\" __global__ void %s_reduce_%s(const %s p)\n{\n", base,
+                  finish ? "finish" : "init", sname);
+        sb_puts(sb, "    const evt_i64 t = (evt_i64)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "    const evt_i64 stride = (evt_i64)gridDim.x * blockDim.x;\n");
+        for (size_t o = 0; o < fn->noutputs; o++) {
+            const evt_arg_info *oi = &fn->outputs[o].info;
+            if (oi->reduce == EVT_REDUCE_NONE)
+                continue;
+            const char *extent = oi->shape == EVT_SHAPE_M ? "p.m" : oi->shape == EVT_SHAPE_N ? "p.n" : "1";
+            const char *rn = red_name(oi->reduce);
+            sb_printf(sb, "    for (evt_i64 j = t; j < (evt_i64)%s; j += stride) /* out %s */\n", extent,
+                      oi->name);
+            if (finish)
+                sb_printf(sb, "        p.out%zu[j] = evt_elem<%d>::store(evt_red<%s>::finish(p.ws%zu[j]));\n",
+                          o, oi->elem, rn, o);
+            else
+                sb_printf(sb, "        p.ws%zu[j] = evt_red<%s>::init_word();\n", o, rn);
+        }
+        sb_puts(sb, "}\n\n");
+    }
+}
+
+int cg_has_reductions(const ir_func *fn)
+{
+    for (size_t o = 0; o < fn->noutputs; o++)
+        if (fn->outputs[o].info.reduce != EVT_REDUCE_NONE)
+            return 1;
+    return 0;
+}
+
+void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb)
+{
+    sb_printf(sb, "evt_%s_%s", k->name, evt_mainloop_name(k->mainloop));
+    (void)target;
+}
+
+int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbuf *sb,
+                 strbuf *err)
+{
+    const ir_func *fn = k->epilogue;
+    if (k->mainloop != EVT_MAINLOOP_GEMM) {
+        sb_printf(err, "kernel '%s': the %s mainloop has no code generator yet", k->name,
+                  evt_mainloop_name(k->mainloop));
+        return 0;
+    }
+    const char *slash = strrchr(file, '/');
+    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0};
+    strbuf base, sname, fname;
+    sb_init(&base);
+    sb_init(&sname);
+    sb_init(&fname);
+    cg_kernel_basename(k, target, &base);
+    sb_printf(&sname, "%s_args", sb_str(&base));
+    sb_printf(&fname, "%s_epilogue", sb_str(&base));
+
+    sb_printf(sb, "/*\n * Generated by evt %s from %s: do not edit.\n *\n", evt_version(), e.file);
+    sb_puts(sb, " * ");
+    {
+        strbuf kt;
+        sb_init(&kt);
+        ir_print_kernel(k, &kt);
+        sb_puts(sb, sb_str(&kt));
+        sb_free(&kt);
+    }
+    sb_printf(sb, " * Target %s.  Entry points: %s_<tile>[_guarded]_%s; the guarded\n"
+                  " * variants load operands element by element (any alignment, any K).\n */\n",
+              target, sb_str(&base), target);
+    sb_puts(sb, "#include \"evt_common.cuh\"\n#include \"evt_math.h\"\n#include \"epilogue.cuh\"\n"
+                "#include \"gemm_sm80.cuh\"\n\n");
+    emit_args_struct(&e, sb_str(&sname));
+    emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
+
+    const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];
+    const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
+    const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
+    const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
+    for (size_t c = 0; c < sizeof gemm_configs / sizeof gemm_configs[0]; c++)
+        for (int aligned = 1; aligned >= 0; aligned--) {
+            sb_printf(sb,
+                      "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
+                      "    %s_cfg%d%s;\n",
+                      gemm_configs[c].id, dt, al, bl, aligned ? "true" : "false", sb_str(&base),
+                      gemm_configs[c].id, aligned ? "" : "g");
+            sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s_cfg%d%s::kThreads, "
+                          "%s_cfg%d%s::kMinBlocks)\n",
+                      sb_str(&base), gemm_configs[c].id, aligned ? "" : "g", sb_str(&base),
+                      gemm_configs[c].id, aligned ? "" : "g");
+            sb_printf(sb, "%s_%s%s_%s(const %s p)\n{\n", sb_str(&base), gemm_configs[c].tile,
+                      aligned ? "" : "_guarded", target, sb_str(&sname));
+            sb_printf(sb, "    typedef %s_cfg%d%s Cfg;\n", sb_str(&base), gemm_configs[c].id,
+                      aligned ? "" : "g");
+            sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
+                          "    int tile_m, tile_n;\n"
+                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.mainloop.m, "
+                          "p.mainloop.n, &tile_m, &tile_n);\n"
+                          "    evt_gemm_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
+                          "    %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(p, tile_m, tile_n,\n"
+                          "        reinterpret_cast<const float *>(smem), reinterpret_cast<float *>(smem));\n"
+                          "}\n\n",
+                      sb_str(&fname));
+        }
+    if (cg_has_reductions(fn))
+        emit_reduce_kernels(&e, sb_str(&base), sb_str(&sname));
+    sb_free(&base);
+    sb_free(&sname);
+    sb_free(&fname);
+    return !sb->failed;
+}

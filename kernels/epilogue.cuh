@@ -1,0 +1,262 @@
+/*
+ * epilogue.cuh - the nodes generated epilogues are built from: element loads
+ * and stores with conversion, 8-wide row chunks, and reductions.
+ *
+ * Mainloop-independent: an epilogue sees the f32 accumulator tile as a
+ * row-major float[BM][ACC_LD] array in shared memory (see gemm_sm80.cuh),
+ * so any mainloop that leaves its tile there plugs in unchanged.
+ *
+ * Work split (codegen/emit_cuda.c generates the loop): a thread owns one
+ * chunk of EVT_VEC consecutive columns of the tile for the whole tile and
+ * walks rows tid / CPR, + RPP, ...  So [N] values (row vectors and all that
+ * depends only on them) are loaded and computed once per thread per tile,
+ * [M] values once per row, [M, N] values per element.
+ *
+ * Needs evt_common.cuh and evt_math.h before it.
+ */
+#ifndef EVT_EPILOGUE_CUH
+#define EVT_EPILOGUE_CUH
+
+#ifndef EVT_COMMON_CUH
+#error "epilogue.cuh needs evt_common.cuh before it"
+#endif
+
+#define EVT_VEC 8 /* columns per thread chunk: one 16-byte f16/bf16 vector */
+
+/* Element types, numbered as evt_elem in include/evt/evt.h. */
+enum { EVT_E_F32 = 0, EVT_E_F16, EVT_E_BF16, EVT_E_I8, EVT_E_I32, EVT_E_E4M3, EVT_E_E5M2 };
+
+/* Storage type and f32 conversions of each element type (rules: evt_math.h). */
+template <int E> struct evt_elem;
+template <> struct evt_elem<EVT_E_F32> {
+    typedef float type;
+    static __device__ __forceinline__ float load(type x) { return x; }
+    static __device__ __forceinline__ type store(float x) { return x; }
+};
+template <> struct evt_elem<EVT_E_F16> {
+    typedef evt_u16 type;
+    static __device__ __forceinline__ float load(type x) { return evt_f16_to_f32(x); }
+    static __device__ __forceinline__ type store(float x) { return evt_f32_to_f16(x); }
+};
+template <> struct evt_elem<EVT_E_BF16> {
+    typedef evt_u16 type;
+    static __device__ __forceinline__ float load(type x) { return evt_bf16_to_f32(x); }
+    static __device__ __forceinline__ type store(float x) { return evt_f32_to_bf16(x); }
+};
+template <> struct evt_elem<EVT_E_I8> {
+    typedef evt_i8 type;
+    static __device__ __forceinline__ float load(type x) { return (float)x; }
+    static __device__ __forceinline__ type store(float x) { return evt_math_to_i8(x); }
+};
+template <> struct evt_elem<EVT_E_I32> {
+    typedef evt_i32 type;
+    static __device__ __forceinline__ float load(type x) { return evt_math_from_i32(x); }
+    static __device__ __forceinline__ type store(float x) { return evt_math_to_i32(x); }
+};
+template <> struct evt_elem<EVT_E_E4M3> {
+    typedef evt_u8 type;
+    static __device__ __forceinline__ float load(type x) { return evt_math_from_e4m3(x); }
+    static __device__ __forceinline__ type store(float x) { return evt_math_to_e4m3(x); }
+};
+template <> struct evt_elem<EVT_E_E5M2> {
+    typedef evt_u8 type;
+    static __device__ __forceinline__ float load(type x) { return evt_math_from_e5m2(x); }
+    static __device__ __forceinline__ type store(float x) { return evt_math_to_e5m2(x); }
+};
+
+/* One vector of EVT_VEC elements of type E, for 16/8/32-byte memory moves. */
+template <int E, int BYTES = (int)sizeof(typename evt_elem<E>::type) * EVT_VEC>
+struct evt_vec_io;
+template <int E> struct evt_vec_io<E, 8> { typedef uint2 raw; };
+template <int E> struct evt_vec_io<E, 16> { typedef uint4 raw; };
+template <int E> struct evt_vec_io<E, 32> { typedef uint4 raw[2]; };
+
+/* The accumulator chunk at acc (16-byte aligned) into v. */
+EVT_DEVICE void evt_load_acc(const float *acc, float (&v)[EVT_VEC])
+{
+    const float4 *p = reinterpret_cast<const float4 *>(acc);
+#pragma unroll
+    for (int j = 0; j < EVT_VEC / 4; ++j) {
+        float4 q = p[j];
+        v[4 * j] = q.x;
+        v[4 * j + 1] = q.y;
+        v[4 * j + 2] = q.z;
+        v[4 * j + 3] = q.w;
+    }
+}
+
+/*
+ * Loads elements p[0..valid) converted to f32 (the rest of v is 0): one
+ * vector load when the chunk is whole and aligned, else element by element.
+ */
+template <int E>
+EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, float (&v)[EVT_VEC])
+{
+    typedef typename evt_elem<E>::type T;
+    const int bytes = (int)sizeof(T) * EVT_VEC;
+    const int align = bytes > 16 ? 16 : bytes;
+    if (valid == EVT_VEC && ((unsigned long long)p % align) == 0) {
+        T t[EVT_VEC];
+        if (bytes == 8) {
+            *reinterpret_cast<uint2 *>(t) = *reinterpret_cast<const uint2 *>(p);
+        } else {
+#pragma unroll
+            for (int j = 0; j < bytes / 16; ++j)
+                reinterpret_cast<uint4 *>(t)[j] = reinterpret_cast<const uint4 *>(p)[j];
+        }
+#pragma unroll
+        for (int i = 0; i < EVT_VEC; ++i)
+            v[i] = evt_elem<E>::load(t[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < EVT_VEC; ++i)
+            v[i] = i < valid ? evt_elem<E>::load(p[i]) : 0.0f;
+    }
+}
+
+/* Stores v[0..valid) converted to E at p: vectorized as evt_load_vec. */
+template <int E>
+EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const float (&v)[EVT_VEC])
+{
+    typedef typename evt_elem<E>::type T;
+    const int bytes = (int)sizeof(T) * EVT_VEC;
+    const int align = bytes > 16 ? 16 : bytes;
+    if (valid == EVT_VEC && ((unsigned long long)p % align) == 0) {
+        T t[EVT_VEC];
+#pragma unroll
+        for (int i = 0; i < EVT_VEC; ++i)
+            t[i] = evt_elem<E>::store(v[i]);
+        if (bytes == 8) {
+            *reinterpret_cast<uint2 *>(p) = *reinterpret_cast<const uint2 *>(t);
+        } else {
+#pragma unroll
+            for (int j = 0; j < bytes / 16; ++j)
+                reinterpret_cast<uint4 *>(p)[j] = reinterpret_cast<const uint4 *>(t)[j];
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < EVT_VEC; ++i)
+            if (i < valid)
+                p[i] = evt_elem<E>::store(v[i]);
+    }
+}
+
+/* ---- reductions --------------------------------------------------------- */
+
+enum { EVT_RED_SUM = 0, EVT_RED_MAX = 1, EVT_RED_MIN = 2 };
+
+/*
+ * Reductions accumulate in f32 within the CTA, then meet across CTAs in a
+ * 32-bit workspace word per result: sums as f32 (atomicAdd), max and min
+ * as order-preserving keys (atomicMax/atomicMin on unsigned) in which NaN
+ * wins both ways, so NaN propagates whatever the order of arrival.
+ */
+template <int OP> struct evt_red;
+template <> struct evt_red<EVT_RED_SUM> {
+    static __device__ __forceinline__ float identity() { return 0.0f; }
+    static __device__ __forceinline__ float op(float a, float b) { return a + b; }
+    static __device__ __forceinline__ evt_u32 init_word() { return 0u; /* +0.0f */ }
+    static __device__ __forceinline__ void atomic(evt_u32 *w, float x)
+    {
+        atomicAdd(reinterpret_cast<float *>(w), x);
+    }
+    static __device__ __forceinline__ float finish(evt_u32 w) { return __uint_as_float(w); }
+};
+
+/* Monotonic map float -> unsigned over the ordered floats (-0 below +0);
+ * NaN is 0xffffffff, above every number. */
+EVT_DEVICE evt_u32 evt_max_key(float x)
+{
+    evt_u32 u = __float_as_uint(x);
+    if (x != x)
+        return 0xffffffffu;
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+EVT_DEVICE float evt_from_max_key(evt_u32 k)
+{
+    if (k == 0xffffffffu)
+        return __uint_as_float(0x7fc00000u);
+    return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
+template <> struct evt_red<EVT_RED_MAX> {
+    static __device__ __forceinline__ float identity() { return __uint_as_float(0xff800000u); }
+    static __device__ __forceinline__ float op(float a, float b) { return evt_max(a, b); }
+    static __device__ __forceinline__ evt_u32 init_word() { return evt_max_key(identity()); }
+    static __device__ __forceinline__ void atomic(evt_u32 *w, float x) { atomicMax(w, evt_max_key(x)); }
+    static __device__ __forceinline__ float finish(evt_u32 w) { return evt_from_max_key(w); }
+};
+/* For min, NaN takes key 0, below every number's key, so it wins atomicMin. */
+template <> struct evt_red<EVT_RED_MIN> {
+    static __device__ __forceinline__ float identity() { return __uint_as_float(0x7f800000u); }
+    static __device__ __forceinline__ float op(float a, float b) { return evt_min(a, b); }
+    static __device__ __forceinline__ evt_u32 init_word() { return evt_max_key(identity()); }
+    static __device__ __forceinline__ void atomic(evt_u32 *w, float x)
+    {
+        atomicMin(w, x != x ? 0u : evt_max_key(x));
+    }
+    static __device__ __forceinline__ float finish(evt_u32 w)
+    {
+        return w == 0u ? __uint_as_float(0x7fc00000u) : evt_from_max_key(w);
+    }
+};
+
+/* Combines x over the CPR consecutive lanes that share one tile row. */
+template <int OP, int CPR>
+EVT_DEVICE float evt_reduce_lanes(float x)
+{
+    static_assert(CPR >= 1 && CPR <= 32 && (CPR & (CPR - 1)) == 0, "CPR: a power of two <= 32");
+#pragma unroll
+    for (int off = CPR / 2; off > 0; off /= 2)
+        x = evt_red<OP>::op(x, __shfl_xor_sync(0xffffffffu, x, off));
+    return x;
+}
+
+/*
+ * Column reduction ([N] result): every thread holds partials for its chunk's
+ * EVT_VEC columns over its rows; threads of the same chunk meet in shared
+ * memory (scratch: RPP * BN floats, free once the tile is consumed), then
+ * one atomic per column per CTA.  All threads must call it.
+ */
+template <int OP, int BN, int THREADS>
+EVT_DEVICE void evt_reduce_cols(const float (&part)[EVT_VEC], float *scratch, int c, int valid,
+                                evt_u32 *ws_cols)
+{
+    constexpr int CPR = BN / EVT_VEC;
+    constexpr int RPP = THREADS / CPR;
+    const int rgroup = (int)threadIdx.x / CPR;
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < EVT_VEC; ++i)
+        scratch[rgroup * BN + c + i] = part[i];
+    __syncthreads();
+    for (int col = (int)threadIdx.x; col < BN; col += THREADS) {
+        float x = scratch[col];
+        for (int g = 1; g < RPP; ++g)
+            x = evt_red<OP>::op(x, scratch[g * BN + col]);
+        scratch[col] = x;
+    }
+    __syncthreads();
+    if (rgroup == 0)
+        for (int i = 0; i < valid; ++i)
+            evt_red<OP>::atomic(ws_cols + i, scratch[c + i]);
+}
+
+/* Whole-tile reduction (scalar result): one atomic per CTA.  All threads call it. */
+template <int OP, int THREADS>
+EVT_DEVICE void evt_reduce_block(float x, float *scratch, evt_u32 *ws)
+{
+    x = evt_reduce_lanes<OP, 32>(x);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0)
+        scratch[threadIdx.x >> 5] = x;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float y = scratch[0];
+        for (int w = 1; w < THREADS / 32; ++w)
+            y = evt_red<OP>::op(y, scratch[w]);
+        evt_red<OP>::atomic(ws, y);
+    }
+}
+
+#endif /* EVT_EPILOGUE_CUH */
