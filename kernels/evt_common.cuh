@@ -1,0 +1,188 @@
+/*
+ * evt_common.cuh - tiny device helpers shared by the evt kernel templates.
+ *
+ * Compiled by NVRTC with no include paths, so this file includes nothing:
+ * integer and storage typedefs are spelled out, conversions and the
+ * Ampere data-movement / tensor-core instructions are inline PTX.
+ * f16 and bf16 values are carried as raw 16-bit storage (evt_u16); which
+ * of the two a buffer holds is a template parameter (EVT_DT_*), never a type.
+ */
+#ifndef EVT_COMMON_CUH
+#define EVT_COMMON_CUH
+
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#error "evt_common.cuh is CUDA device code: compile it with nvcc or NVRTC"
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "evt kernels need sm_80 or newer (cp.async, ldmatrix, bf16 mma)"
+#endif
+
+typedef signed char evt_i8;
+typedef unsigned char evt_u8;
+typedef short evt_i16;
+typedef unsigned short evt_u16;
+typedef int evt_i32;
+typedef unsigned int evt_u32;
+typedef long long evt_i64;
+typedef unsigned long long evt_u64;
+
+/* Operand element types; storage is evt_u16 for both. */
+enum {
+    EVT_DT_F16 = 0,  /* IEEE binary16 */
+    EVT_DT_BF16 = 1, /* bfloat16 */
+};
+
+/* Matrix storage orders. */
+enum {
+    EVT_ROW_MAJOR = 0, /* element (r, c) at p[r * ld + c] */
+    EVT_COL_MAJOR = 1, /* element (r, c) at p[r + c * ld] */
+};
+
+#define EVT_DEVICE static __device__ __forceinline__
+
+/* ---- conversions -------------------------------------------------------- */
+
+EVT_DEVICE float evt_f16_to_f32(evt_u16 h)
+{
+    float f;
+    asm("{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
+    return f;
+}
+
+/* bf16 is the high half of an f32, so widening is exact: place it there. */
+EVT_DEVICE float evt_bf16_to_f32(evt_u16 h)
+{
+    float f;
+    asm("mov.b32 %0, {%1, %2};" : "=f"(f) : "h"((evt_u16)0), "h"(h));
+    return f;
+}
+
+EVT_DEVICE evt_u16 evt_f32_to_f16(float f)
+{
+    evt_u16 h;
+    asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; mov.b16 %0, t; }" : "=h"(h) : "f"(f));
+    return h;
+}
+
+EVT_DEVICE evt_u16 evt_f32_to_bf16(float f)
+{
+    evt_u16 h;
+    asm("{ .reg .b16 t; cvt.rn.bf16.f32 t, %1; mov.b16 %0, t; }" : "=h"(h) : "f"(f));
+    return h;
+}
+
+/* Two values into one 32-bit word: lo in bits 0..15, hi in bits 16..31. */
+EVT_DEVICE evt_u32 evt_pack_f16x2(float lo, float hi)
+{
+    evt_u32 r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+EVT_DEVICE evt_u32 evt_pack_bf16x2(float lo, float hi)
+{
+    evt_u32 r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+template <int DT>
+EVT_DEVICE float evt_to_f32(evt_u16 h)
+{
+    return DT == EVT_DT_F16 ? evt_f16_to_f32(h) : evt_bf16_to_f32(h);
+}
+
+template <int DT>
+EVT_DEVICE evt_u16 evt_from_f32(float f)
+{
+    return DT == EVT_DT_F16 ? evt_f32_to_f16(f) : evt_f32_to_bf16(f);
+}
+
+template <int DT>
+EVT_DEVICE evt_u32 evt_pack2(float lo, float hi)
+{
+    return DT == EVT_DT_F16 ? evt_pack_f16x2(lo, hi) : evt_pack_bf16x2(lo, hi);
+}
+
+/* ---- shared memory ------------------------------------------------------ */
+
+EVT_DEVICE evt_u32 evt_smem_addr(const void *p)
+{
+    evt_u32 a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }"
+        : "=r"(a) : "l"(p));
+    return a;
+}
+
+EVT_DEVICE void evt_st_shared_v4(evt_u32 addr, evt_u32 x, evt_u32 y, evt_u32 z, evt_u32 w)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};"
+                 :: "r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
+}
+
+EVT_DEVICE void evt_st_shared_v2f(evt_u32 addr, float x, float y)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" :: "r"(addr), "f"(x), "f"(y) : "memory");
+}
+
+/* ---- cp.async ----------------------------------------------------------- */
+
+/*
+ * 16-byte global->shared copy that bypasses L1.  With valid == 0 nothing is
+ * read and the 16 shared bytes are zero-filled (src-size 0), which is how
+ * ragged tile edges are padded; gsrc must still be a mapped address.
+ */
+EVT_DEVICE void evt_cp_async_16(evt_u32 sdst, const void *gsrc, bool valid)
+{
+    int n = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;"
+                 :: "r"(sdst), "l"(gsrc), "r"(n) : "memory");
+}
+
+EVT_DEVICE void evt_cp_async_commit(void)
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <int N>
+EVT_DEVICE void evt_cp_async_wait(void)
+{
+    asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+}
+
+/* ---- ldmatrix ----------------------------------------------------------- */
+
+EVT_DEVICE void evt_ldmatrix_x4(evt_u32 (&r)[4], evt_u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+EVT_DEVICE void evt_ldmatrix_x4_trans(evt_u32 (&r)[4], evt_u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+/* ---- mma ---------------------------------------------------------------- */
+
+/* d += a * b for one m16n8k16 tile, f32 accumulators, operands of type DT. */
+template <int DT>
+EVT_DEVICE void evt_mma_16816(float (&d)[4], const evt_u32 (&a)[4], const evt_u32 (&b)[2])
+{
+    if (DT == EVT_DT_F16)
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+#endif /* EVT_COMMON_CUH */

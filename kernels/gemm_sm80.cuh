@@ -1,0 +1,565 @@
+/*
+ * gemm_sm80.cuh - tensor-core GEMM mainloop for sm_80/86/89 (also run on
+ * sm_90a): D_tile = A[M,K] * B[K,N] with f16 or bf16 operands and f32
+ * accumulation, mma.sync m16n8k16 fed by ldmatrix from an XOR-swizzled,
+ * multi-stage cp.async pipeline.
+ *
+ * The file has two parts.
+ *
+ *   1. Plain C (compiles as C11, C++, nvcc and NVRTC): the table of tile
+ *      configurations, the heuristic that picks one from M, N, K, and the
+ *      fast-path test.  Host code of the runtime may include this file for
+ *      them; the CUDA part below is skipped there.
+ *
+ *   2. CUDA (nvcc or NVRTC, needs evt_common.cuh pasted or included first):
+ *      evt_gemm_sm80_tile<> (a tile shape), evt_gemm_sm80_cfg<> (a shape plus
+ *      operand type and layouts), evt_gemm_sm80_tile_coord<>() (CTA index ->
+ *      output tile, grouped for L2 reuse) and evt_gemm_sm80_mainloop<>().
+ *
+ * Interface to the epilogue.  The mainloop never exposes its register
+ * layout.  When evt_gemm_sm80_mainloop<Cfg>() returns, the CTA's f32
+ * accumulator tile sits at the start of the dynamic shared memory it was
+ * given, as a row-major float[Cfg::kBM][Cfg::kAccLd] array (kAccLd = kBN +
+ * kAccPad), and a __syncthreads() has been executed.  Element (r, c) of the
+ * tile is output element (tile_m * kBM + r, tile_n * kBN + c); rows and
+ * columns past M or N hold zeros and must not be stored.  Bytes from
+ * Cfg::kAccBytes up to Cfg::kSmemBytes are free for the epilogue.
+ *
+ * Operand conventions (see evt_gemm_args): A is M x K, B is K x N.
+ * A row-major and B column-major (the nn.Linear "TN" case) are the
+ * K-contiguous layouts; A column-major and B row-major are M/N-contiguous.
+ *
+ * Fast path (Aligned = true) requires, per operand, that its contiguous
+ * extent be a multiple of 8 elements, its leading dimension a multiple of 8
+ * elements and its base pointer 16-byte aligned:
+ *     A row-major: K % 8 == 0, lda % 8 == 0      A col-major: M % 8 == 0, lda % 8 == 0
+ *     B col-major: K % 8 == 0, ldb % 8 == 0      B row-major: N % 8 == 0, ldb % 8 == 0
+ * evt_gemm_sm80_fast_path_ok() tests exactly this.  Aligned = false loads
+ * element by element with bounds checks; it is correct for any M, N, K >= 0,
+ * any ld >= the contiguous extent and any 2-byte-aligned pointer.  Ragged
+ * tile edges in M, N and K are handled by both paths (zero fill).
+ */
+#ifndef EVT_GEMM_SM80_CUH
+#define EVT_GEMM_SM80_CUH
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define EVT_HD __host__ __device__
+#else
+#define EVT_HD
+#endif
+
+/* ======================= Part 1: plain C ================================= */
+
+/* Tile configurations; the names read BMxBNxBK_warps_stages. */
+enum evt_gemm_sm80_cfg_id {
+    EVT_GEMM_SM80_128x256x32_W8_S4 = 0, /* large problems, 1 CTA/SM */
+    EVT_GEMM_SM80_128x128x32_W4_S4 = 1, /* medium problems, 2 CTAs/SM */
+    EVT_GEMM_SM80_64x64x32_W4_S4 = 2,   /* small or skinny problems */
+    EVT_GEMM_SM80_128x128x32_W8_S4 = 3, /* 8 warps of 64x32 */
+    EVT_GEMM_SM80_256x128x32_W8_S4 = 4, /* tall tile */
+    EVT_GEMM_SM80_128x256x64_W8_S3 = 5, /* fewer barriers per flop */
+    EVT_GEMM_SM80_NUM_CFGS = 6
+};
+
+typedef struct evt_gemm_sm80_cfg_info {
+    int bm, bn, bk;       /* CTA tile */
+    int warps_m, warps_n; /* warp grid; warp tile = bm/warps_m x bn/warps_n */
+    int stages;           /* cp.async pipeline depth */
+    int min_blocks;       /* __launch_bounds__ minimum CTAs per SM */
+} evt_gemm_sm80_cfg_info;
+
+/* Padding of the accumulator tile's rows, in floats: a row stride of
+ * 8 (mod 32) words makes the mainloop's float2 stores conflict-free and
+ * keeps every row 16-byte aligned for float4 reads. */
+#define EVT_GEMM_SM80_ACC_PAD 8
+
+static inline EVT_HD evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
+{
+    /* A switch rather than a static table: device code has no function statics. */
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1};
+    switch (id) {
+    case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
+    case EVT_GEMM_SM80_64x64x32_W4_S4:
+        c.bm = 64; c.bn = 64; c.warps_n = 2; c.min_blocks = 4; break;
+    case EVT_GEMM_SM80_128x128x32_W8_S4: c.bn = 128; break;
+    case EVT_GEMM_SM80_256x128x32_W8_S4: c.bm = 256; c.bn = 128; c.warps_m = 4; c.warps_n = 2; break;
+    case EVT_GEMM_SM80_128x256x64_W8_S3: c.bk = 64; c.stages = 3; break;
+    default: break;
+    }
+    return c;
+}
+
+static inline EVT_HD int evt_gemm_sm80_threads(evt_gemm_sm80_cfg_info c)
+{
+    return 32 * c.warps_m * c.warps_n;
+}
+
+/* Dynamic shared memory a CTA needs: the larger of the pipeline and the
+ * f32 accumulator tile that reuses it. */
+static inline EVT_HD int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_info c)
+{
+    int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
+    int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
+    return pipe > acc ? pipe : acc;
+}
+
+static inline EVT_HD long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c, long long m,
+                                                      long long n)
+{
+    return ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
+}
+
+/*
+ * Pick a configuration for an M x N x K problem on a GPU with num_sms
+ * multiprocessors (0: assume 132).  Big tiles when they still give every SM
+ * at least two tiles; 128x128 when that fills the machine once; 64x64
+ * otherwise, since there idle SMs cost more than low arithmetic intensity.
+ * K does not change the choice: it only sets the length of the mainloop.
+ */
+static inline EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k, int num_sms)
+{
+    long long sms = num_sms > 0 ? num_sms : 132;
+    (void)k;
+    if (evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x32_W8_S4), m, n) >= 2 * sms)
+        return EVT_GEMM_SM80_128x256x32_W8_S4;
+    if (evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x32_W4_S4), m, n) >= sms)
+        return EVT_GEMM_SM80_128x128x32_W4_S4;
+    return EVT_GEMM_SM80_64x64x32_W4_S4;
+}
+
+/*
+ * 1 when the Aligned = true mainloop may run: a_layout / b_layout are
+ * EVT_ROW_MAJOR (0) or EVT_COL_MAJOR (1), a_addr / b_addr the base
+ * addresses as integers.  See the conditions at the top of this file.
+ */
+static inline EVT_HD int evt_gemm_sm80_fast_path_ok(int a_layout, int b_layout, long long m,
+                                                   long long n, long long k,
+                                                   unsigned long long a_addr, long long lda,
+                                                   unsigned long long b_addr, long long ldb)
+{
+    long long a_ext = a_layout == 0 ? k : m;
+    long long b_ext = b_layout == 0 ? n : k;
+    return a_ext % 8 == 0 && lda % 8 == 0 && a_addr % 16 == 0 && b_ext % 8 == 0 &&
+           ldb % 8 == 0 && b_addr % 16 == 0;
+}
+
+/* ======================= Part 2: CUDA ==================================== */
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#ifndef EVT_COMMON_CUH
+#error "gemm_sm80.cuh needs evt_common.cuh before it (NVRTC: paste or pass it as a header)"
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "gemm_sm80.cuh needs sm_80 or newer: mma.sync bf16, ldmatrix and cp.async"
+#endif
+
+/* Problem description.  Pointers are to f16/bf16 storage (evt_u16). */
+struct evt_gemm_args {
+    const evt_u16 *a; /* M x K, layout per Cfg::kALayout */
+    const evt_u16 *b; /* K x N, layout per Cfg::kBLayout */
+    int m, n, k;
+    evt_i64 lda, ldb; /* in elements */
+};
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS>
+struct evt_gemm_sm80_tile {
+    static constexpr int kBM = BM;
+    static constexpr int kBN = BN;
+    static constexpr int kBK = BK;
+    static constexpr int kWarpsM = WARPS_M;
+    static constexpr int kWarpsN = WARPS_N;
+    static constexpr int kStages = STAGES;
+    static constexpr int kMinBlocks = MIN_BLOCKS;
+    static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
+    static constexpr int kWM = BM / WARPS_M; /* warp tile */
+    static constexpr int kWN = BN / WARPS_N;
+    static constexpr int kMI = kWM / 16; /* m16 fragments per warp */
+    static constexpr int kNI = kWN / 8;  /* n8 fragments per warp */
+    static constexpr int kKSteps = BK / 16;
+    static constexpr int kAccPad = EVT_GEMM_SM80_ACC_PAD;
+    static constexpr int kAccLd = BN + kAccPad; /* row stride of the acc tile, floats */
+
+    static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
+    static_assert(BN % (16 * WARPS_N) == 0, "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");
+    static_assert(BK == 32 || BK == 64, "BK must be 32 or 64 (swizzle and fragment double-buffering assume it)");
+    static_assert(BM % 64 == 0 && BN % 64 == 0, "BM, BN must be multiples of 64 (M/N-contiguous swizzle wants >= 8 chunks per row)");
+    static_assert(STAGES >= 2 && STAGES <= 8, "2..8 pipeline stages");
+    static_assert(kThreads <= 1024, "too many warps");
+    static_assert(kAccLd % 32 == 8, "acc row stride must be 8 (mod 32) floats");
+};
+
+/* The C table's configurations as tile types, by evt_gemm_sm80_cfg_id. */
+template <int ID> struct evt_gemm_sm80_tile_of;
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x32_W8_S4> {
+    typedef evt_gemm_sm80_tile<128, 256, 32, 2, 4, 4, 1> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x32_W4_S4> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 4, 2> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_64x64x32_W4_S4> {
+    typedef evt_gemm_sm80_tile<64, 64, 32, 2, 2, 4, 4> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x32_W8_S4> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 4, 1> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_256x128x32_W8_S4> {
+    typedef evt_gemm_sm80_tile<256, 128, 32, 4, 2, 4, 1> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S3> {
+    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> type;
+};
+
+template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
+struct evt_gemm_sm80_cfg : Tile {
+    static constexpr int kDType = DT;
+    static constexpr int kALayout = A_LAYOUT;
+    static constexpr int kBLayout = B_LAYOUT;
+    static constexpr bool kAligned = ALIGNED;
+    static constexpr bool kAKContig = A_LAYOUT == EVT_ROW_MAJOR;
+    static constexpr bool kBKContig = B_LAYOUT == EVT_COL_MAJOR;
+
+    static constexpr int kAStageBytes = Tile::kBM * Tile::kBK * 2;
+    static constexpr int kBStageBytes = Tile::kBN * Tile::kBK * 2;
+    static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+    static constexpr int kPipeBytes = kStageBytes * Tile::kStages;
+    static constexpr int kAccBytes = Tile::kBM * Tile::kAccLd * 4;
+    static constexpr int kSmemBytes = kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+
+    static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16, "operand type must be EVT_DT_F16 or EVT_DT_BF16");
+    static_assert(A_LAYOUT == EVT_ROW_MAJOR || A_LAYOUT == EVT_COL_MAJOR, "bad A layout");
+    static_assert(B_LAYOUT == EVT_ROW_MAJOR || B_LAYOUT == EVT_COL_MAJOR, "bad B layout");
+    static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
+};
+
+/*
+ * CTA index -> output tile.  Tiles are walked in groups of 8 tile-rows:
+ * down a group's column of 8 M-tiles, then to the next N column, so the
+ * CTAs resident at once share a few A row-panels and B column-panels in L2.
+ * Launch evt_gemm_sm80_num_tiles() CTAs.
+ */
+template <class Cfg>
+__device__ __forceinline__ void evt_gemm_sm80_tile_coord(int tile_id, int m, int n, int *tile_m,
+                                                         int *tile_n)
+{
+    const int group_m = 8;
+    int tiles_m = (m + Cfg::kBM - 1) / Cfg::kBM;
+    int tiles_n = (n + Cfg::kBN - 1) / Cfg::kBN;
+    int per_group = group_m * tiles_n;
+    int group = tile_id / per_group;
+    int first_m = group * group_m;
+    int rows = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
+    int in_group = tile_id - group * per_group;
+    *tile_m = first_m + in_group % rows;
+    *tile_n = in_group / rows;
+}
+
+namespace evt_sm80_detail {
+
+/*
+ * One operand's shared-memory stage.  K-contiguous operands are stored as
+ * [R][BK] (R = BM or BN), M/N-contiguous ones as [BK][R]; either way rows of
+ * kChunks 16-byte chunks.  The chunk index is XORed with bits of the row so
+ * that the 8 row addresses of every ldmatrix 8x8 matrix, and every 8
+ * consecutive cp.async chunks, fall in 8 different bank groups:
+ *   4 chunks per row (64 B):  c ^ ((row >> 1) & 3)   (two rows share 128 B)
+ *   >= 8 chunks per row:      c ^ (row & 7)
+ */
+template <int ROWS, int COLS>
+struct smem_tile {
+    static constexpr int kChunks = COLS / 8;
+    static_assert(kChunks == 4 || kChunks % 8 == 0, "row of 4 or a multiple of 8 chunks");
+
+    static __device__ __forceinline__ int offset(int row, int chunk) /* bytes */
+    {
+        int sw = kChunks == 4 ? (row >> 1) & 3 : row & 7;
+        return (row * kChunks + (chunk ^ sw)) * 16;
+    }
+};
+
+template <class Cfg, bool A>
+struct operand {
+    static constexpr bool kKContig = A ? Cfg::kAKContig : Cfg::kBKContig;
+    static constexpr int kR = A ? Cfg::kBM : Cfg::kBN; /* extent along M or N */
+    static constexpr int kRows = kKContig ? kR : Cfg::kBK;
+    static constexpr int kCols = kKContig ? Cfg::kBK : kR;
+    typedef smem_tile<kRows, kCols> tile;
+    static constexpr int kChunkCount = kRows * kCols / 8;
+    static_assert(kChunkCount % Cfg::kThreads == 0, "threads must divide a stage's 16-byte chunks");
+    static constexpr int kPerThread = kChunkCount / Cfg::kThreads;
+};
+
+/*
+ * Per-thread state of one operand's global->shared copy.  Chunk j of this
+ * thread is chunk tid + j * kThreads of the stage.  Since kThreads is a
+ * multiple of 8 rows' worth of chunks, all of a thread's chunks share the
+ * chunk column and the swizzle, and chunk j sits kRowStep * j rows below
+ * chunk 0: one base pointer and one shared offset describe them all.  For
+ * K-contiguous operands a row is an M/N index fixed for the whole K loop;
+ * otherwise a row is a k index and the chunk spans 8 M/N positions.
+ */
+template <class Cfg, bool A>
+struct loader {
+    typedef operand<Cfg, A> op;
+    static constexpr int kRowStep = Cfg::kThreads / op::tile::kChunks;
+    static_assert(Cfg::kThreads % op::tile::kChunks == 0 && kRowStep % 8 == 0,
+                  "a CTA must copy whole 8-row swizzle groups per pass");
+
+    const evt_u16 *base; /* matrix base, for the guarded path */
+    const evt_u16 *ptr;  /* first element of chunk 0 at k tile 0 (clamped into the matrix) */
+    evt_i64 ld;
+    int soff; /* swizzled byte offset of chunk 0 in a stage */
+    int mn;   /* M/N index of chunk 0's first element */
+    int kpos; /* k of chunk 0's first element at k tile 0 */
+    int mn_lim, k_lim;
+
+    __device__ __forceinline__ void init(const evt_u16 *base_, evt_i64 ld_, int mn0, int mn_lim_,
+                                         int k_lim_)
+    {
+        base = base_;
+        ld = ld_;
+        mn_lim = mn_lim_;
+        k_lim = k_lim_;
+        int row = (int)threadIdx.x / op::tile::kChunks;
+        int ch = (int)threadIdx.x % op::tile::kChunks;
+        soff = op::tile::offset(row, ch);
+        if (op::kKContig) {
+            mn = mn0 + row;
+            kpos = ch * 8;
+            ptr = base + (evt_i64)(mn < mn_lim ? mn : 0) * ld + kpos;
+        } else {
+            mn = mn0 + ch * 8;
+            kpos = row;
+            ptr = base + (evt_i64)kpos * ld + (mn < mn_lim ? mn : 0);
+        }
+    }
+
+    /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
+    __device__ __forceinline__ void load_async(evt_u32 sbase, int kt) const
+    {
+        const evt_u16 *p0 = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
+#pragma unroll
+        for (int j = 0; j < op::kPerThread; ++j) {
+            int r = j * kRowStep;
+            bool ok = op::kKContig ? mn + r < mn_lim && kt * Cfg::kBK + kpos < k_lim
+                                   : mn < mn_lim && kt * Cfg::kBK + kpos + r < k_lim;
+            const evt_u16 *src = p0 + (evt_i64)r * ld;
+            evt_cp_async_16(sbase + soff + r * op::tile::kChunks * 16, ok ? src : base, ok);
+        }
+    }
+
+    /* Slow path: 8 guarded 2-byte loads per chunk, then one 16-byte store. */
+    __device__ __forceinline__ void load_guarded(evt_u32 sbase, int kt) const
+    {
+#pragma unroll
+        for (int j = 0; j < op::kPerThread; ++j) {
+            int r = j * kRowStep;
+            int k0 = kt * Cfg::kBK + kpos + (op::kKContig ? 0 : r);
+            int m0 = mn + (op::kKContig ? r : 0);
+            evt_u32 w[4];
+#pragma unroll
+            for (int e = 0; e < 8; e += 2) {
+                evt_u32 lo = 0, hi = 0;
+                if (op::kKContig) {
+                    if (m0 < mn_lim) {
+                        const evt_u16 *p = base + (evt_i64)m0 * ld;
+                        if (k0 + e < k_lim)
+                            lo = p[k0 + e];
+                        if (k0 + e + 1 < k_lim)
+                            hi = p[k0 + e + 1];
+                    }
+                } else if (k0 < k_lim) {
+                    const evt_u16 *p = base + (evt_i64)k0 * ld;
+                    if (m0 + e < mn_lim)
+                        lo = p[m0 + e];
+                    if (m0 + e + 1 < mn_lim)
+                        hi = p[m0 + e + 1];
+                }
+                w[e / 2] = lo | (hi << 16);
+            }
+            evt_st_shared_v4(sbase + soff + r * op::tile::kChunks * 16, w[0], w[1], w[2], w[3]);
+        }
+    }
+};
+
+/* Register fragments of one k16 step for a warp's kWM x kWN tile. */
+template <class Cfg>
+struct frags {
+    evt_u32 a[Cfg::kMI][4];
+    evt_u32 b[Cfg::kNI][2];
+};
+
+/*
+ * ldmatrix addressing.  mma m16n8k16 wants A as row-major 16x16 (four 8x8
+ * matrices: rows 0-7/8-15 x k 0-7/8-15, in the order a0..a3) and B as
+ * k-major 16x8 (two 8x8 matrices: k 0-7, k 8-15).  Lanes 8i..8i+7 give the
+ * row addresses of matrix i.  Operands stored with the mma's contiguous
+ * dimension (K for A row-major and B col-major) use plain ldmatrix; the
+ * others use .trans on the [k][mn] tile.
+ */
+template <class Cfg>
+__device__ __forceinline__ void load_frags(frags<Cfg> &f, evt_u32 sa, evt_u32 sb, int kk,
+                                           int warp_m, int warp_n, int lane)
+{
+    typedef operand<Cfg, true> opa;
+    typedef operand<Cfg, false> opb;
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi) {
+        int m = warp_m * Cfg::kWM + mi * 16;
+        if (opa::kKContig) {
+            int row = m + (lane & 15);
+            int ch = kk * 2 + (lane >> 4);
+            evt_ldmatrix_x4(f.a[mi], sa + opa::tile::offset(row, ch));
+        } else {
+            int krow = kk * 16 + (lane & 7) + ((lane >> 4) << 3);
+            int ch = m / 8 + ((lane >> 3) & 1);
+            evt_ldmatrix_x4_trans(f.a[mi], sa + opa::tile::offset(krow, ch));
+        }
+    }
+#pragma unroll
+    for (int nj = 0; nj < Cfg::kNI / 2; ++nj) {
+        int n = warp_n * Cfg::kWN + nj * 16;
+        evt_u32 r[4];
+        if (opb::kKContig) {
+            int row = n + (lane & 7) + ((lane >> 4) << 3);
+            int ch = kk * 2 + ((lane >> 3) & 1);
+            evt_ldmatrix_x4(r, sb + opb::tile::offset(row, ch));
+        } else {
+            int krow = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
+            int ch = n / 8 + (lane >> 4);
+            evt_ldmatrix_x4_trans(r, sb + opb::tile::offset(krow, ch));
+        }
+        f.b[2 * nj][0] = r[0];
+        f.b[2 * nj][1] = r[1];
+        f.b[2 * nj + 1][0] = r[2];
+        f.b[2 * nj + 1][1] = r[3];
+    }
+}
+
+/* All mma of one k16 step, serpentine over N so B fragments stay hot. */
+template <class Cfg>
+__device__ __forceinline__ void mma_step(float (&acc)[Cfg::kMI][Cfg::kNI][4], const frags<Cfg> &f)
+{
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int nn = 0; nn < Cfg::kNI; ++nn) {
+            int ni = (mi & 1) ? Cfg::kNI - 1 - nn : nn;
+            evt_mma_16816<Cfg::kDType>(acc[mi][ni], f.a[mi], f.b[ni]);
+        }
+}
+
+} /* namespace evt_sm80_detail */
+
+/*
+ * The mainloop: accumulate the (tile_m, tile_n) output tile over all of K
+ * and leave it in smem as float[Cfg::kBM][Cfg::kAccLd] (see the top of this
+ * file).  All Cfg::kThreads threads of the CTA must call it; smem must be
+ * at least Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.
+ *
+ * Pipeline: kStages - 1 k tiles are in flight while one is consumed.  Each
+ * k tile is kKSteps k16 steps; fragments for step s + 1 are loaded from
+ * shared memory while the mma of step s run (two fragment buffers).  The
+ * wait and barrier for the next stage sit before the last step's fragment
+ * load, and the copy into the stage freed by that barrier is issued in the
+ * first step of the next k tile.
+ */
+template <class Cfg>
+__device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args, int tile_m,
+                                                       int tile_n, unsigned char *smem)
+{
+    using namespace evt_sm80_detail;
+    const int tid = threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int warp_m = warp / Cfg::kWarpsN;
+    const int warp_n = warp % Cfg::kWarpsN;
+    const int k_tiles = (args.k + Cfg::kBK - 1) / Cfg::kBK;
+    const evt_u32 sbase = evt_smem_addr(smem);
+
+    loader<Cfg, true> la;
+    loader<Cfg, false> lb;
+    la.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
+    lb.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
+
+    float acc[Cfg::kMI][Cfg::kNI][4];
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                acc[mi][ni][e] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 1; ++s) {
+        if (s < k_tiles) {
+            evt_u32 st = sbase + s * Cfg::kStageBytes;
+            if (Cfg::kAligned) {
+                la.load_async(st, s);
+                lb.load_async(st + Cfg::kAStageBytes, s);
+            } else {
+                la.load_guarded(st, s);
+                lb.load_guarded(st + Cfg::kAStageBytes, s);
+            }
+        }
+        evt_cp_async_commit();
+    }
+    evt_cp_async_wait<Cfg::kStages - 2>();
+    __syncthreads();
+
+    frags<Cfg> f[2];
+    int read_stage = 0;
+    int write_stage = Cfg::kStages - 1;
+    load_frags<Cfg>(f[0], sbase, sbase + Cfg::kAStageBytes, 0, warp_m, warp_n, lane);
+
+    for (int kt = 0; kt < k_tiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < Cfg::kKSteps; ++kk) {
+            if (kk == Cfg::kKSteps - 1) {
+                evt_cp_async_wait<Cfg::kStages - 2>();
+                __syncthreads();
+                read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+            }
+            evt_u32 rs = sbase + read_stage * Cfg::kStageBytes;
+            load_frags<Cfg>(f[(kk + 1) & 1], rs, rs + Cfg::kAStageBytes,
+                            (kk + 1) % Cfg::kKSteps, warp_m, warp_n, lane);
+            if (kk == 0) {
+                int next = kt + Cfg::kStages - 1;
+                if (next < k_tiles) {
+                    evt_u32 ws = sbase + write_stage * Cfg::kStageBytes;
+                    if (Cfg::kAligned) {
+                        la.load_async(ws, next);
+                        lb.load_async(ws + Cfg::kAStageBytes, next);
+                    } else {
+                        la.load_guarded(ws, next);
+                        lb.load_guarded(ws + Cfg::kAStageBytes, next);
+                    }
+                }
+                evt_cp_async_commit();
+                write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+            }
+            mma_step<Cfg>(acc, f[kk & 1]);
+        }
+    }
+
+    /* Hand the tile over through shared memory, reusing the pipeline's. */
+    evt_cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni) {
+            int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
+            int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
+            evt_u32 p = sbase + (r * Cfg::kAccLd + c) * 4;
+            evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
+            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
+        }
+    __syncthreads();
+}
+
+#endif /* __CUDACC__ || __CUDACC_RTC__ */
+
+#endif /* EVT_GEMM_SM80_CUH */
