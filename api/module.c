@@ -1,6 +1,8 @@
 /* module.c - the public API: contexts, parsing into modules, reading them back. */
 #include "module.h"
 
+#include "../codegen/nvrtc.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +29,9 @@ const char *evt_status_string(evt_status status)
     case EVT_ERR_IO: return "input/output error";
     case EVT_ERR_NO_MEMORY: return "out of memory";
     case EVT_ERR_LIMIT: return "size limit exceeded";
+    case EVT_ERR_COMPILE: return "compilation failed";
+    case EVT_ERR_UNSUPPORTED: return "not supported";
+    case EVT_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";
 }
@@ -72,6 +77,8 @@ evt_ctx *evt_ctx_create(void)
 
 void evt_ctx_destroy(evt_ctx *ctx)
 {
+    if (ctx)
+        cg_nvrtc_unload(ctx->nvrtc);
     free(ctx);
 }
 

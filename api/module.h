@@ -9,8 +9,11 @@
 
 enum { EVT_MAX_SOURCE = 256 << 20 }; /* larger inputs are refused with EVT_ERR_LIMIT */
 
+struct cg_nvrtc;
+
 struct evt_ctx {
-    char error[512]; /* evt_ctx_last_error */
+    char error[512];        /* evt_ctx_last_error */
+    struct cg_nvrtc *nvrtc; /* loaded on first compile; NULL before */
 };
 
 struct evt_module {

@@ -36,6 +36,14 @@ static const char *storage_type(evt_elem e)
     return "void";
 }
 
+/* The element-type constant of kernels/epilogue.cuh. */
+static const char *elem_const(evt_elem e)
+{
+    static const char *const names[] = {"EVT_E_F32",  "EVT_E_F16",  "EVT_E_BF16", "EVT_E_I8",
+                                        "EVT_E_I32",  "EVT_E_E4M3", "EVT_E_E5M2"};
+    return names[e];
+}
+
 static int is_vector(evt_shape s)
 {
     return (s & EVT_SHAPE_N) != 0; /* [N] and [M, N] hold one value per chunk column */
@@ -112,23 +120,23 @@ static void emit_value(emitter *e, const ir_value *v)
         int idx = v->attr.index;
         switch (in->shape) {
         case EVT_SHAPE_SCALAR:
-            sb_printf(sb, "const float v%d = evt_elem<%d>::load(*p.in%d);", v->id, in->elem, idx);
+            sb_printf(sb, "const float v%d = evt_elem<%s>::load(*p.in%d);", v->id, elem_const(in->elem), idx);
             break;
         case EVT_SHAPE_N:
             sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
             line_start(e);
-            sb_printf(sb, "evt_load_vec<%d>(p.in%d + col0, ncol, v%d);", in->elem, idx, v->id);
+            sb_printf(sb, "evt_load_vec<%s>(p.in%d + col0, ncol, v%d);", elem_const(in->elem), idx, v->id);
             break;
         case EVT_SHAPE_M:
-            sb_printf(sb, "const float v%d = row_ok ? evt_elem<%d>::load(p.in%d[row]) : 0.0f;",
-                      v->id, in->elem, idx);
+            sb_printf(sb, "const float v%d = row_ok ? evt_elem<%s>::load(p.in%d[row]) : 0.0f;",
+                      v->id, elem_const(in->elem), idx);
             break;
         case EVT_SHAPE_MN:
             sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
             line_start(e);
-            sb_printf(sb, "evt_load_vec<%d>(p.in%d + (evt_i64)row * p.ld_in%d + col0, "
+            sb_printf(sb, "evt_load_vec<%s>(p.in%d + (evt_i64)row * p.ld_in%d + col0, "
                           "row_ok ? ncol : 0, v%d);",
-                      in->elem, idx, idx, v->id);
+                      elem_const(in->elem), idx, idx, v->id);
             break;
         }
     } else if (v->op == IR_PARAM) {
@@ -248,9 +256,9 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
             sb_printf(sb, "        { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
             if (v->shape == EVT_SHAPE_MN) {
                 sb_printf(sb, "            if (row_ok)\n"
-                              "                evt_store_vec<%d>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "                evt_store_vec<%s>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, v%d);\n",
-                          oi->elem, o, o, v->id);
+                          elem_const(oi->elem), o, o, v->id);
             } else {
                 sb_puts(sb, "            float t[EVT_VEC];\n"
                             "#pragma unroll\n"
@@ -258,9 +266,9 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                             "                t[i] = ");
                 ref(sb, v);
                 sb_printf(sb, ";\n            if (row_ok)\n"
-                              "                evt_store_vec<%d>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "                evt_store_vec<%s>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, t);\n",
-                          oi->elem, o, o);
+                          elem_const(oi->elem), o, o);
             }
             sb_puts(sb, "        }\n");
             continue;
@@ -335,8 +343,8 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
             sb_printf(sb, "    for (evt_i64 j = t; j < (evt_i64)%s; j += stride) /* out %s */\n", extent,
                       oi->name);
             if (finish)
-                sb_printf(sb, "        p.out%zu[j] = evt_elem<%d>::store(evt_red<%s>::finish(p.ws%zu[j]));\n",
-                          o, oi->elem, rn, o);
+                sb_printf(sb, "        p.out%zu[j] = evt_elem<%s>::store(evt_red<%s>::finish(p.ws%zu[j]));\n",
+                          o, elem_const(oi->elem), rn, o);
             else
                 sb_printf(sb, "        p.ws%zu[j] = evt_red<%s>::init_word();\n", o, rn);
         }
@@ -374,6 +382,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbu
     sb_init(&sname);
     sb_init(&fname);
     cg_kernel_basename(k, target, &base);
+    char sm[16]; /* "sm_90a" -> "sm90a" in entry-point names */
+    snprintf(sm, sizeof sm, "sm%s", strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
     sb_printf(&sname, "%s_args", sb_str(&base));
     sb_printf(&fname, "%s_epilogue", sb_str(&base));
 
@@ -388,7 +398,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbu
     }
     sb_printf(sb, " * Target %s.  Entry points: %s_<tile>[_guarded]_%s; the guarded\n"
                   " * variants load operands element by element (any alignment, any K).\n */\n",
-              target, sb_str(&base), target);
+              target, sb_str(&base), sm);
     sb_puts(sb, "#include \"evt_common.cuh\"\n#include \"evt_math.h\"\n#include \"epilogue.cuh\"\n"
                 "#include \"gemm_sm80.cuh\"\n\n");
     emit_args_struct(&e, sb_str(&sname));
@@ -410,7 +420,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbu
                       sb_str(&base), gemm_configs[c].id, aligned ? "" : "g", sb_str(&base),
                       gemm_configs[c].id, aligned ? "" : "g");
             sb_printf(sb, "%s_%s%s_%s(const %s p)\n{\n", sb_str(&base), gemm_configs[c].tile,
-                      aligned ? "" : "_guarded", target, sb_str(&sname));
+                      aligned ? "" : "_guarded", sm, sb_str(&sname));
             sb_printf(sb, "    typedef %s_cfg%d%s Cfg;\n", sb_str(&base), gemm_configs[c].id,
                       aligned ? "" : "g");
             sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"

@@ -8,7 +8,7 @@
 
 enum { EXIT_INVALID = 1, EXIT_FAILURE_OUTSIDE = 2 };
 
-typedef enum emit_kind { EMIT_NONE, EMIT_IR, EMIT_DOT } emit_kind;
+typedef enum emit_kind { EMIT_NONE, EMIT_IR, EMIT_DOT, EMIT_CUDA, EMIT_PTX, EMIT_CUBIN } emit_kind;
 
 typedef struct options {
     const char *file;
@@ -17,6 +17,9 @@ typedef struct options {
     emit_kind emit;
     evt_diag_format diag_format;
     int opt_level;
+    evt_target targets[EVT_TARGET_COUNT];
+    int ntargets;
+    int show_time;
 } options;
 
 static void usage(FILE *f)
@@ -27,6 +30,12 @@ static void usage(FILE *f)
           "options:\n"
           "  --emit=ir               the typed IR, as text\n"
           "  --emit=dot              each epilogue as a Graphviz digraph\n"
+          "  --emit=cuda             each kernel's CUDA C++ translation unit\n"
+          "  --emit=ptx, --emit=cubin  NVRTC output for each --target\n"
+          "                          (cubins go to NAME.TARGET.cubin unless -o is given)\n"
+          "  --target T              sm_80, sm_86, sm_89 or sm_90a (default sm_90a);\n"
+          "                          may be given several times\n"
+          "  --time                  report the NVRTC compile time of each kernel and target\n"
           "  --kernel NAME           only this kernel (and its epilogue)\n"
           "  -O0, -O1, -O2           optimization level (default -O2)\n"
           "  -o PATH                 write the output to PATH (default: standard output)\n"
@@ -62,8 +71,29 @@ static int parse_args(int argc, char **argv, options *o, int *done)
                 o->emit = EMIT_IR;
             else if (strcmp(a + 7, "dot") == 0)
                 o->emit = EMIT_DOT;
+            else if (strcmp(a + 7, "cuda") == 0)
+                o->emit = EMIT_CUDA;
+            else if (strcmp(a + 7, "ptx") == 0)
+                o->emit = EMIT_PTX;
+            else if (strcmp(a + 7, "cubin") == 0)
+                o->emit = EMIT_CUBIN;
             else
-                return bad_usage("unknown --emit kind '%s' (expected ir or dot)", a + 7);
+                return bad_usage("unknown --emit kind '%s' (expected ir, dot, cuda, ptx or cubin)",
+                                 a + 7);
+        } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
+            const char *t = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            evt_target target;
+            if (!t)
+                return bad_usage("%s needs a value", a);
+            if (evt_target_parse(t, &target) != EVT_OK)
+                return bad_usage("unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", t);
+            int seen = 0;
+            for (int j = 0; j < o->ntargets; j++)
+                seen |= o->targets[j] == target;
+            if (!seen)
+                o->targets[o->ntargets++] = target;
+        } else if (strcmp(a, "--time") == 0) {
+            o->show_time = 1;
         } else if (strncmp(a, "--diagnostics=", 14) == 0) {
             if (strcmp(a + 14, "text") == 0)
                 o->diag_format = EVT_DIAG_TEXT;
@@ -96,21 +126,97 @@ static int parse_args(int argc, char **argv, options *o, int *done)
     return 0;
 }
 
-/* Writes text to -o PATH or standard output; returns an exit status. */
-static int write_output(const options *o, const char *text)
+/* Writes size bytes to `path` (NULL: standard output); returns an exit status. */
+static int write_bytes(const char *path, const void *data, size_t size)
 {
-    FILE *f = o->output ? fopen(o->output, "wb") : stdout;
+    FILE *f = path ? fopen(path, "wb") : stdout;
     if (!f) {
-        fprintf(stderr, "evtc: error: cannot write %s: %s\n", o->output, strerror(errno));
+        fprintf(stderr, "evtc: error: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_FAILURE_OUTSIDE;
     }
-    int bad = fputs(text, f) < 0;
-    bad |= o->output ? fclose(f) != 0 : fflush(f) != 0;
+    int bad = fwrite(data, 1, size, f) != size;
+    bad |= path ? fclose(f) != 0 : fflush(f) != 0;
     if (bad) {
-        fprintf(stderr, "evtc: error: writing %s failed\n", o->output ? o->output : "output");
+        fprintf(stderr, "evtc: error: writing %s failed\n", path ? path : "output");
         return EXIT_FAILURE_OUTSIDE;
     }
     return 0;
+}
+
+static int write_output(const options *o, const char *text)
+{
+    return write_bytes(o->output, text, strlen(text));
+}
+
+/* --emit=cuda|ptx|cubin: every selected kernel for every target. */
+static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
+{
+    size_t nk = evt_module_kernel_count(m), count = 0;
+    for (size_t i = 0; i < nk; i++)
+        count += !o->kernel || strcmp(evt_kernel_name(evt_module_kernel(m, i)), o->kernel) == 0;
+    if (o->emit == EMIT_CUBIN && o->output && count * (size_t)o->ntargets > 1) {
+        fputs("evtc: error: -o names one file, but several cubins would be written; "
+              "select one --kernel and one --target\n", stderr);
+        return EXIT_INVALID;
+    }
+    FILE *text_out = NULL;
+    if (o->emit != EMIT_CUBIN && o->output && !(text_out = fopen(o->output, "wb"))) {
+        fprintf(stderr, "evtc: error: cannot write %s: %s\n", o->output, strerror(errno));
+        return EXIT_FAILURE_OUTSIDE;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < nk && !rc; i++) {
+        const evt_kernel *k = evt_module_kernel(m, i);
+        if (o->kernel && strcmp(evt_kernel_name(k), o->kernel) != 0)
+            continue;
+        for (int t = 0; t < o->ntargets && !rc; t++) {
+            const void *bytes = NULL;
+            void *owned = NULL;
+            size_t size = 0;
+            double secs = 0;
+            evt_status st;
+            if (o->emit == EMIT_CUDA) {
+                const char *src = NULL;
+                st = evt_kernel_cuda(m, k, o->targets[t], &src);
+                bytes = src;
+                size = src ? strlen(src) : 0;
+            } else {
+                st = evt_kernel_compile(m, k, o->targets[t],
+                                        o->emit == EMIT_PTX ? EVT_BINARY_PTX : EVT_BINARY_CUBIN,
+                                        &owned, &size, &secs);
+                bytes = owned;
+                if (o->emit == EMIT_PTX && size && ((const char *)owned)[size - 1] == '\0')
+                    size--;
+            }
+            if (st != EVT_OK) {
+                fputs(evt_module_diag_text(m, o->diag_format), stderr);
+                fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
+                rc = st == EVT_ERR_UNSUPPORTED ? EXIT_INVALID : EXIT_FAILURE_OUTSIDE;
+            } else {
+                if (o->show_time && o->emit != EMIT_CUDA)
+                    fprintf(stderr, "evtc: %s %s: NVRTC %.3f s\n", evt_kernel_name(k),
+                            evt_target_name(o->targets[t]), secs);
+                if (o->emit == EMIT_CUBIN) {
+                    char path[1024];
+                    if (o->output)
+                        snprintf(path, sizeof path, "%s", o->output);
+                    else
+                        snprintf(path, sizeof path, "%s.%s.cubin", evt_kernel_name(k),
+                                 evt_target_name(o->targets[t]));
+                    rc = write_bytes(path, bytes, size);
+                } else if (fwrite(bytes, 1, size, text_out ? text_out : stdout) != size) {
+                    fputs("evtc: error: writing the output failed\n", stderr);
+                    rc = EXIT_FAILURE_OUTSIDE;
+                }
+            }
+            evt_free(owned);
+        }
+    }
+    if (text_out && fclose(text_out) != 0 && !rc) {
+        fputs("evtc: error: writing the output failed\n", stderr);
+        rc = EXIT_FAILURE_OUTSIDE;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -120,6 +226,8 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o, &done);
     if (rc || done)
         return rc;
+    if (o.ntargets == 0)
+        o.targets[o.ntargets++] = EVT_TARGET_SM90A;
 
     evt_ctx *ctx = evt_ctx_create();
     if (!ctx) {
@@ -138,6 +246,8 @@ int main(int argc, char **argv)
     } else if (o.kernel && !evt_module_find_kernel(m, o.kernel)) {
         fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", o.file, o.kernel);
         rc = EXIT_INVALID;
+    } else if (o.emit == EMIT_CUDA || o.emit == EMIT_PTX || o.emit == EMIT_CUBIN) {
+        rc = emit_kernels(&o, ctx, m);
     } else if (o.emit == EMIT_IR || o.emit == EMIT_DOT) {
         const char *text = o.emit == EMIT_IR ? evt_module_ir_text(m) : evt_module_dot_text(m);
         rc = text ? write_output(&o, text) : EXIT_FAILURE_OUTSIDE;

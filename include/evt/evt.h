@@ -55,7 +55,10 @@ typedef enum evt_status {
     EVT_ERR_NOT_FOUND,        /* no object of that name */
     EVT_ERR_IO,               /* a file could not be read or written */
     EVT_ERR_NO_MEMORY,        /* an allocation failed */
-    EVT_ERR_LIMIT             /* an input exceeded a documented size limit */
+    EVT_ERR_LIMIT,            /* an input exceeded a documented size limit */
+    EVT_ERR_INTERNAL,         /* a bug in libevt (e.g. a pass broke an IR invariant) */
+    EVT_ERR_COMPILE,          /* NVRTC is missing or failed (see diagnostics) */
+    EVT_ERR_UNSUPPORTED       /* valid source the code generator cannot build yet */
 } evt_status;
 
 /* A short static description of a status code, e.g. "invalid source". */
@@ -246,6 +249,94 @@ EVT_API const char *evt_module_ir_text(evt_module *module);
 /* Each epilogue as a Graphviz digraph (one `digraph` per epilogue), or NULL
  * if the module has errors.  Ownership as evt_module_ir_text. */
 EVT_API const char *evt_module_dot_text(evt_module *module);
+
+/* ---- optimizer ------------------------------------------------------ */
+
+/*
+ * The IR optimizer rewrites each epilogue in place; every rewrite keeps every
+ * output bit-identical in f32 on every input, NaN, infinities, -0.0 and
+ * subnormals included (docs/optimizer.md lists the rules).  Levels:
+ * 0 runs nothing, 1 fold, simplify, cse, dce; 2 (evtc's default) adds
+ * strength reduction and hoisting, iterated to a fixed point.
+ */
+
+/* Called after a pass has run on one epilogue: `pass` is its name (see
+ * evt_pass_name), `ir_text` that epilogue's IR as evt_module_ir_text prints
+ * it.  Both strings are valid only during the call. */
+typedef void evt_pass_callback(void *user, const char *pass, const char *ir_text);
+
+typedef struct evt_optimize_options {
+    int level;                  /* 0, 1 or 2; ignored when `passes` is set */
+    const char *passes;         /* NULL, or a comma-separated list of pass names
+                                   run once each in that order instead of a level */
+    evt_pass_callback *after;   /* NULL, or called after each pass */
+    const char *after_pass;     /* NULL: call `after` after every pass; else only
+                                   after the pass of this name */
+    void *user;                 /* passed to `after` */
+} evt_optimize_options;
+
+/*
+ * Optimizes every epilogue of a module without errors.  EVT_ERR_INVALID_ARGUMENT
+ * for a module with errors, a level outside 0..2 or an unknown pass name;
+ * EVT_ERR_NO_MEMORY or EVT_ERR_INTERNAL leave the module fit only for
+ * evt_module_destroy.  evt_ctx_last_error says why.  The module changes:
+ * texts returned by evt_module_ir_text and evt_module_dot_text before the
+ * call are no longer valid.
+ */
+EVT_API evt_status evt_module_optimize(evt_module *module, int level);
+/* As evt_module_optimize, with the options above (NULL: level 2). */
+EVT_API evt_status evt_module_optimize_with(evt_module *module,
+                                            const evt_optimize_options *options);
+/* The name of pass i in pipeline order ("fold", "simplify", ...), or NULL
+ * past the last; a static string. */
+EVT_API const char *evt_pass_name(size_t i);
+
+/* ---- code generation ------------------------------------------------ */
+
+/*
+ * Each kernel becomes one self-contained CUDA C++ translation unit per SM
+ * target (the kernels/ headers it includes are compiled into libevt), which
+ * NVRTC compiles to PTX or a cubin.  NVRTC is loaded with dlopen on first
+ * use; no GPU or driver is needed to generate or compile.
+ */
+typedef enum evt_target {
+    EVT_TARGET_SM80,  /* A100 */
+    EVT_TARGET_SM86,  /* RTX 30xx, A10, A40 */
+    EVT_TARGET_SM89,  /* L4, L40, RTX 40xx */
+    EVT_TARGET_SM90A, /* H100, H200 */
+    EVT_TARGET_COUNT
+} evt_target;
+
+/* "sm_80", "sm_86", "sm_89", "sm_90a"; a static string. */
+EVT_API const char *evt_target_name(evt_target target);
+/* Parses a target name as evt_target_name spells it; EVT_ERR_INVALID_ARGUMENT if unknown. */
+EVT_API evt_status evt_target_parse(const char *name, evt_target *out);
+
+/*
+ * The CUDA C++ source of `kernel` for `target` into *text, owned by the
+ * module (valid until it is destroyed).  Generate after evt_module_optimize:
+ * the code follows the IR as it is.  EVT_ERR_UNSUPPORTED (with the reason in
+ * evt_ctx_last_error) when no code generator exists for the kernel's mainloop.
+ */
+EVT_API evt_status evt_kernel_cuda(evt_module *module, const evt_kernel *kernel,
+                                   evt_target target, const char **text);
+
+typedef enum evt_binary_format {
+    EVT_BINARY_PTX,  /* PTX text, NUL-terminated */
+    EVT_BINARY_CUBIN /* an ELF cubin for exactly that target */
+} evt_binary_format;
+
+/*
+ * Compiles `kernel` for `target` with NVRTC.  On success *data (freed by the
+ * caller with evt_free) holds *size bytes, and *seconds (if not NULL) the
+ * NVRTC compile time.  On failure returns EVT_ERR_COMPILE, with NVRTC's log
+ * added to the module's diagnostics and a summary in evt_ctx_last_error.
+ */
+EVT_API evt_status evt_kernel_compile(evt_module *module, const evt_kernel *kernel,
+                                      evt_target target, evt_binary_format format,
+                                      void **data, size_t *size, double *seconds);
+/* Frees memory the library handed to the caller (evt_kernel_compile). NULL is a no-op. */
+EVT_API void evt_free(void *p);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,117 @@
+/* codegen.c - the public code-generation API: CUDA source and NVRTC output per target. */
+#define _POSIX_C_SOURCE 200809L
+#include "../codegen/cg.h"
+#include "../codegen/embedded.h"
+#include "../codegen/nvrtc.h"
+#include "module.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const target_names[EVT_TARGET_COUNT] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
+
+const char *evt_target_name(evt_target target)
+{
+    return (unsigned)target < EVT_TARGET_COUNT ? target_names[target] : "?";
+}
+
+evt_status evt_target_parse(const char *name, evt_target *out)
+{
+    for (int t = 0; name && out && t < EVT_TARGET_COUNT; t++)
+        if (strcmp(name, target_names[t]) == 0) {
+            *out = (evt_target)t;
+            return EVT_OK;
+        }
+    return EVT_ERR_INVALID_ARGUMENT;
+}
+
+void evt_free(void *p)
+{
+    free(p);
+}
+
+static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, const char *fn)
+{
+    if (!m || !k || (unsigned)t >= EVT_TARGET_COUNT)
+        return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
+                        "%s: module, kernel and a valid target are required", fn);
+    if (m->diags.errors)
+        return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "%s: the module has errors", fn);
+    for (size_t i = 0; i < m->ir.nkernels; i++)
+        if (m->ir.kernels[i] == k)
+            return EVT_OK;
+    return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "%s: the kernel is not of this module", fn);
+}
+
+evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, const char **text)
+{
+    evt_status st = check_args(m, k, t, "evt_kernel_cuda");
+    if (st != EVT_OK)
+        return st;
+    if (!text)
+        return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "evt_kernel_cuda: text is NULL");
+    *text = NULL;
+    strbuf src, err;
+    sb_init(&src);
+    sb_init(&err);
+    if (!cg_emit_cuda(k, m->diags.file, target_names[t], &src, &err)) {
+        st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
+                        : ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "%s", sb_str(&err));
+    } else {
+        *text = arena_strndup(&m->arena, sb_str(&src), src.len);
+        if (!*text)
+            st = ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
+    }
+    sb_free(&src);
+    sb_free(&err);
+    return st;
+}
+
+evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
+                              evt_binary_format format, void **data, size_t *size, double *seconds)
+{
+    evt_status st = check_args(m, k, t, "evt_kernel_compile");
+    if (st != EVT_OK)
+        return st;
+    if (!data || !size || (format != EVT_BINARY_PTX && format != EVT_BINARY_CUBIN))
+        return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_kernel_compile: data, size and a valid format are required");
+    *data = NULL;
+    *size = 0;
+    const char *src;
+    if ((st = evt_kernel_cuda(m, k, t, &src)) != EVT_OK)
+        return st;
+    strbuf log;
+    sb_init(&log);
+    if (!m->ctx->nvrtc && !(m->ctx->nvrtc = cg_nvrtc_load(&log))) {
+        st = ctx_fail(m->ctx, EVT_ERR_COMPILE, "%s", sb_str(&log));
+        sb_free(&log);
+        return st;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *out = NULL;
+    size_t n = 0;
+    int ok = cg_nvrtc_compile(m->ctx->nvrtc, src, k->name, target_names[t],
+                              format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, cg_embedded_headers,
+                              cg_embedded_header_count, &out, &n, &log);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (seconds)
+        *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (!ok) {
+        /* NVRTC failing on generated code is our bug, but the user sees where. */
+        diag_report(&m->diags, EVT_SEV_ERROR, k->loc, "NVRTC failed to compile kernel '%s' for %s:\n%s",
+                    k->name, target_names[t], sb_str(&log));
+        sb_free(&m->diag_text[0]);
+        sb_free(&m->diag_text[1]);
+        m->diags.errors--; /* the source itself is valid: keep the module usable */
+        st = ctx_fail(m->ctx, EVT_ERR_COMPILE, "NVRTC failed to compile kernel '%s' for %s",
+                      k->name, target_names[t]);
+    } else {
+        *data = out;
+        *size = n;
+    }
+    sb_free(&log);
+    return st;
+}
