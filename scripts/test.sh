@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# test.sh - everything that decides whether a change lands, from a bare machine.
+#
+#   bash scripts/test.sh
+#
+# 1. bootstrap   install the build and test dependencies when missing
+# 2. debug       Debug build with -Werror, then the whole ctest suite
+#                (tests labelled gpu skip themselves when no GPU is present)
+# 3. asan        ASan + UBSan build (-DEVT_SANITIZE=ON), the whole suite again
+# 4. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
+#                seeded with tests/golden/*.evt and examples/*.evt; any crash,
+#                leak or timeout fails
+# A summary table ends the output, then one line "summary: N passed, N failed,
+# N skipped" over every test run.  The exit status is 0 only if all passed.
+#
+# Environment:
+#   EVT_FUZZ_SECONDS  how long the fuzzer runs (default 60)
+#   EVT_JOBS          parallel build and test jobs (default 2)
+#   CI                when "true", print tool versions and more on failure
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+jobs=${EVT_JOBS:-2}
+fuzz_seconds=${EVT_FUZZ_SECONDS:-60}
+ci=${CI:-false}
+ctest_timeout=600 # per test, for tests that set no TIMEOUT of their own
+
+rows=()          # "step|status|seconds|detail" for the summary table
+passed=0 failed=0 skipped=0
+status=0
+
+say() { printf '\n==> %s\n' "$*"; }
+
+# Records one row of the summary table.
+record() { rows+=("$1|$2|$3|$4"); }
+
+# Runs ctest in build dir $2 for step $1 and adds its counts to the totals.
+run_ctest() {
+    local step=$1 dir=$2 log="$2/ctest.log" start=$SECONDS rc=0
+    ctest --test-dir "$dir" --output-on-failure --no-tests=error \
+        --timeout "$ctest_timeout" -j "$jobs" 2>&1 | tee "$log" || rc=$?
+    local total fail skip
+    total=$(sed -n 's/.*tests failed out of \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+    fail=$(sed -n 's/.* \([0-9][0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
+    skip=$(grep -c '\*\*\*Skipped' "$log" || true)
+    total=${total:-0} fail=${fail:-0}
+    if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+        fail=1 # ctest itself failed (no tests, a bad configuration): count it
+        total=$((total + 1))
+    fi
+    passed=$((passed + total - fail - skip))
+    failed=$((failed + fail))
+    skipped=$((skipped + skip))
+    if [ "$rc" -eq 0 ]; then
+        record "$step" ok $((SECONDS - start)) "$((total - skip)) passed, $skip skipped"
+    else
+        record "$step" FAIL $((SECONDS - start)) "$fail of $total failed"
+        status=1
+        if [ "$ci" = true ] && [ -f "$dir/Testing/Temporary/LastTest.log" ]; then
+            say "$step: the last 200 lines of LastTest.log"
+            tail -n 200 "$dir/Testing/Temporary/LastTest.log"
+        fi
+    fi
+}
+
+# Configures and builds dir $2 for step $1 with the cmake arguments that
+# follow; records a row and returns non-zero on failure.
+build() {
+    local step=$1 dir=$2 start=$SECONDS
+    shift 2
+    say "$step: configure and build in $dir"
+    if cmake -S . -B "$dir" "$@" && cmake --build "$dir" -j "$jobs"; then
+        record "$step build" ok $((SECONDS - start)) "$dir"
+        return 0
+    fi
+    record "$step build" FAIL $((SECONDS - start)) "see the compiler output above"
+    failed=$((failed + 1))
+    status=1
+    return 1
+}
+
+print_summary() {
+    say "summary"
+    printf '%-12s %-7s %6s  %s\n' step status time detail
+    local row step st secs detail
+    for row in "${rows[@]}"; do
+        IFS='|' read -r step st secs detail <<<"$row"
+        printf '%-12s %-7s %5ss  %s\n' "$step" "$st" "$secs" "$detail"
+    done
+    printf 'total time %ss\n' "$SECONDS"
+    echo "summary: $passed passed, $failed failed, $skipped skipped"
+}
+
+# --- 1. bootstrap ---------------------------------------------------------
+say "bootstrap"
+start=$SECONDS
+bash scripts/bootstrap.sh build test
+record bootstrap ok $((SECONDS - start)) ""
+
+if [ "$ci" = true ]; then
+    say "tools"
+    uname -srm
+    cc --version | head -n 1
+    clang --version | head -n 1
+    cmake --version | head -n 1
+    flex --version
+    bison --version | head -n 1
+fi
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    echo "GPU present: tests labelled gpu run on it"
+else
+    echo "no GPU: tests labelled gpu skip themselves"
+fi
+
+# --- 2. Debug build, -Werror, the whole suite ------------------------------
+if build debug build-debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-Werror; then
+    say "debug: ctest"
+    run_ctest "debug ctest" build-debug
+fi
+
+# --- 3. ASan + UBSan build, the whole suite --------------------------------
+if build asan build-asan -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
+    say "asan: ctest"
+    ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        run_ctest "asan ctest" build-asan
+fi
+
+# --- 4. libFuzzer on the front end ----------------------------------------
+if [ ! -f tests/fuzz/fuzz_parse.c ]; then
+    say "fuzz: skipped, tests/fuzz/fuzz_parse.c does not exist yet"
+    record fuzz skipped 0 "tests/fuzz/fuzz_parse.c does not exist yet"
+    skipped=$((skipped + 1))
+elif build fuzz build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+    -DEVT_FUZZ=ON; then
+    start=$SECONDS
+    fuzzer=$(find build-fuzz -type f -name fuzz_parse -perm -u+x | head -n 1)
+    seeds=build-fuzz/seeds corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts
+    rm -rf "$seeds" "$artifacts"
+    mkdir -p "$seeds" "$corpus" "$artifacts"
+    shopt -s nullglob
+    seed_files=(tests/golden/*.evt examples/*.evt)
+    shopt -u nullglob
+    [ ${#seed_files[@]} -eq 0 ] || cp "${seed_files[@]}" "$seeds"/
+    say "fuzz: $fuzzer for ${fuzz_seconds}s from ${#seed_files[@]} seeds"
+    rc=0
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "$fuzzer" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds" \
+        >build-fuzz/fuzz.log 2>&1 || rc=$?
+    # Progress lines and the dictionary say only that coverage grew; the rest is worth reading.
+    awk '/^###### Recommended dictionary/ { dict = 1 } !dict && !/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)/
+         /^###### End of recommended dictionary/ { dict = 0 }' build-fuzz/fuzz.log
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz.log | tail -n 1)
+    if [ "$rc" -eq 0 ] && [ -n "$runs" ]; then
+        record fuzz ok $((SECONDS - start)) "$runs inputs, no crash or leak"
+        passed=$((passed + 1))
+    else
+        found=$(ls "$artifacts")
+        # CI throws the clone away: keep each failing input in the log.
+        for f in "$artifacts"/*; do
+            [ -f "$f" ] && [ "$(wc -c <"$f")" -le 4096 ] || continue
+            echo "failing input $f (base64): $(base64 -w 0 "$f")"
+        done
+        record fuzz FAIL $((SECONDS - start)) "exit $rc; inputs kept: ${found:-none}"
+        failed=$((failed + 1))
+        status=1
+    fi
+fi
+
+print_summary
+exit "$status"
