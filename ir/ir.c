@@ -1,6 +1,7 @@
 /* ir.c - the op table, and building hash-consed values. */
 #include "ir.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const ir_op_info op_table[IR_OP_COUNT] = {
@@ -197,4 +198,85 @@ void ir_func_renumber(ir_func *fn)
 {
     for (size_t i = 0; i < fn->nvalues; i++)
         fn->values[i]->id = (int)i;
+}
+
+/* Appends v, already built, unless an equal value is there; returns the value kept. */
+static ir_value *adopt(ir_func *fn, ir_value *v)
+{
+    if (!(ir_op_get(v->op)->flags & (IR_LEAF | IR_REDUCE))) {
+        unsigned shape = 0;
+        for (int i = 0; i < v->nargs; i++)
+            shape |= v->args[i]->shape;
+        v->shape = (evt_shape)shape;
+    }
+    ir_value *twin = ir_func_find(fn, v);
+    if (twin)
+        return twin;
+    v->id = (int)fn->nvalues;
+    if (!table_insert(fn, v))
+        return NULL;
+    size_t before = fn->nvalues;
+    ARENA_PUSH(fn->arena, fn->values, fn->nvalues, fn->values_cap, v);
+    return fn->nvalues > before ? v : NULL;
+}
+
+/* What replaced old value a: a kept value sits at its new index, a replaced
+ * one still carries its old index into repl. */
+static ir_value *replacement(const ir_func *fn, ir_value *const *repl, ir_value *a)
+{
+    size_t k = (size_t)a->id;
+    return k < fn->nvalues && fn->values[k] == a ? a : repl[k];
+}
+
+int ir_func_rewrite(ir_func *fn, ir_rewriter *rewrite, void *user)
+{
+    size_t n = fn->nvalues;
+    ir_value **old = malloc((n + 1) * sizeof *old);
+    ir_value **repl = malloc((n + 1) * sizeof *repl);
+    if (!old || !repl) {
+        free(old);
+        free(repl);
+        fn->arena->failed = 1;
+        return 0;
+    }
+    if (n)
+        memcpy(old, fn->values, n * sizeof *old);
+    ir_func_renumber(fn);
+    if (fn->table)
+        memset(fn->table, 0, fn->table_cap * sizeof *fn->table);
+    fn->nvalues = 0;
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        ir_value *v = old[i];
+        for (int j = 0; j < v->nargs; j++)
+            v->args[j] = replacement(fn, repl, v->args[j]);
+        ir_value *r = rewrite ? rewrite(fn, v, user) : v;
+        if (r == v)
+            r = adopt(fn, v);
+        if (!r) {
+            ok = 0;
+            r = v;
+        }
+        repl[i] = r;
+    }
+    for (size_t i = 0; i < fn->noutputs; i++)
+        if (fn->outputs[i].value)
+            fn->outputs[i].value = replacement(fn, repl, fn->outputs[i].value);
+    free(old);
+    free(repl);
+    ir_func_renumber(fn);
+    ir_func_count_uses(fn);
+    return ok;
+}
+
+void ir_func_compact(ir_func *fn, const unsigned char *keep)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        if (keep[fn->values[i]->id])
+            fn->values[kept++] = fn->values[i];
+    fn->nvalues = kept;
+    ir_func_renumber(fn);
+    ir_func_rehash(fn);
+    ir_func_count_uses(fn);
 }

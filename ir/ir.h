@@ -109,6 +109,26 @@ void ir_func_rehash(ir_func *fn);
 /* The existing value equal to v (same op, operands, attr), or NULL. */
 ir_value *ir_func_find(const ir_func *fn, const ir_value *v);
 
+/*
+ * Rebuilds fn->values in order so that a pass can replace values without
+ * breaking topological order or uniqueness.  For each value v in turn, v's
+ * operands are first replaced by whatever replaced them, then
+ * rewrite(fn, v, user) returns what replaces v: v itself (kept, with its
+ * shape re-derived from its new operands, unless an equal value is already
+ * there, which then replaces it: this is what merges common subexpressions),
+ * a value already rebuilt, or a value it makes with ir_build or ir_const
+ * (they append to the rebuilt array).  A NULL rewrite keeps every value.
+ * Outputs follow their values; values nothing uses any more stay until
+ * ir_func_compact.  Ids are renumbered and `uses` recounted at the end.
+ * Returns 0 when memory is exhausted (fn->arena->failed is then set).
+ */
+typedef ir_value *ir_rewriter(ir_func *fn, ir_value *v, void *user);
+int ir_func_rewrite(ir_func *fn, ir_rewriter *rewrite, void *user);
+/* Removes every value v with keep[v->id] == 0 (nothing kept may use one),
+ * then renumbers, rehashes and recounts uses.  fn->inputs, params and
+ * outputs, the launch interface, are untouched. */
+void ir_func_compact(ir_func *fn, const unsigned char *keep);
+
 /* Checks the invariants above; on failure writes why into why and returns 0. */
 int ir_verify(const ir_func *fn, strbuf *why);
 

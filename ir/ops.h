@@ -9,6 +9,8 @@
  *             IR_COMMUTE    operands may be swapped without changing a result bit
  *             IR_COMPARE    yields a boolean
  *             IR_REDUCE     a reduction (attr.axis says over which dimensions)
+ *             IR_FOLD       constant operands fold: the host computes the result
+ *                           bit-exactly as the GPU does (ir/passes/fold.c)
  */
 #ifndef EVT_IR_OPS_H
 #define EVT_IR_OPS_H
@@ -18,7 +20,8 @@ enum {
     IR_BUILTIN = 1 << 1,
     IR_COMMUTE = 1 << 2,
     IR_COMPARE = 1 << 3,
-    IR_REDUCE = 1 << 4
+    IR_REDUCE = 1 << 4,
+    IR_FOLD = 1 << 5
 };
 
 #define IR_OPS(X)                                                  \
@@ -26,11 +29,11 @@ enum {
     X(IR_ACC, "acc", 0, IR_LEAF)                 /* accumulator */ \
     X(IR_INPUT, "input", 0, IR_LEAF)             /* attr.index */  \
     X(IR_PARAM, "param", 0, IR_LEAF)             /* attr.index */  \
-    X(IR_NEG, "neg", 1, 0)                       /* -a */          \
-    X(IR_ADD, "add", 2, IR_COMMUTE)              /* a + b */       \
-    X(IR_SUB, "sub", 2, 0)                       /* a - b */       \
-    X(IR_MUL, "mul", 2, IR_COMMUTE)              /* a * b */       \
-    X(IR_DIV, "div", 2, 0)                       /* a / b */       \
+    X(IR_NEG, "neg", 1, IR_FOLD)                 /* -a */          \
+    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD)    /* a + b */       \
+    X(IR_SUB, "sub", 2, IR_FOLD)                 /* a - b */       \
+    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD)    /* a * b */       \
+    X(IR_DIV, "div", 2, IR_FOLD)                 /* a / b */       \
     X(IR_LT, "lt", 2, IR_COMPARE)                /* a < b */       \
     X(IR_LE, "le", 2, IR_COMPARE)                /* a <= b */      \
     X(IR_GT, "gt", 2, IR_COMPARE)                /* a > b */       \

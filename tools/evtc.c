@@ -17,6 +17,8 @@ typedef struct options {
     emit_kind emit;
     evt_diag_format diag_format;
     int opt_level;
+    const char *passes;      /* --passes=LIST, instead of -O */
+    const char *print_after; /* --print-after=PASS; "" for --print-after-all */
     evt_target targets[EVT_TARGET_COUNT];
     int ntargets;
     int show_time;
@@ -38,6 +40,9 @@ static void usage(FILE *f)
           "  --time                  report the NVRTC compile time of each kernel and target\n"
           "  --kernel NAME           only this kernel (and its epilogue)\n"
           "  -O0, -O1, -O2           optimization level (default -O2)\n"
+          "  --passes=P1,P2,...      run exactly these passes, in order, instead of -O\n"
+          "  --print-after=PASS      print the IR after each run of PASS to standard error\n"
+          "  --print-after-all       print the IR after every pass to standard error\n"
           "  -o PATH                 write the output to PATH (default: standard output)\n"
           "  --diagnostics=text|json diagnostics as text (default) or one JSON object per line\n"
           "\n"
@@ -51,6 +56,29 @@ static int bad_usage(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fputs("\n(see evtc --help)\n", stderr);
     return EXIT_INVALID;
+}
+
+/* Checks a comma-separated list of pass names against the library's. */
+static int check_passes(const char *list, const char *option)
+{
+    const char *s = list;
+    do {
+        size_t len = strcspn(s, ",");
+        size_t i = 0;
+        while (evt_pass_name(i) && (strlen(evt_pass_name(i)) != len ||
+                                    strncmp(evt_pass_name(i), s, len) != 0))
+            i++;
+        if (!evt_pass_name(i) || len == 0) {
+            fprintf(stderr, "evtc: error: unknown pass '%.*s' in %s (the passes are", (int)len,
+                    s, option);
+            for (size_t j = 0; evt_pass_name(j); j++)
+                fprintf(stderr, "%s %s", j ? "," : "", evt_pass_name(j));
+            fputs(")\n(see evtc --help)\n", stderr);
+            return EXIT_INVALID;
+        }
+        s += len + (s[len] == ',');
+    } while (*s);
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, options *o, int *done)
@@ -104,6 +132,18 @@ static int parse_args(int argc, char **argv, options *o, int *done)
                                  a + 14);
         } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
             o->opt_level = a[2] - '0';
+        } else if (strncmp(a, "--passes=", 9) == 0) {
+            if (check_passes(a + 9, "--passes"))
+                return EXIT_INVALID;
+            o->passes = a + 9;
+        } else if (strncmp(a, "--print-after=", 14) == 0) {
+            if (strchr(a + 14, ','))
+                return bad_usage("%s: name one pass (or use --print-after-all)", a);
+            if (check_passes(a + 14, "--print-after"))
+                return EXIT_INVALID;
+            o->print_after = a + 14;
+        } else if (strcmp(a, "--print-after-all") == 0) {
+            o->print_after = "";
         } else if (strcmp(a, "--kernel") == 0 || strcmp(a, "-o") == 0) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
@@ -146,6 +186,28 @@ static int write_bytes(const char *path, const void *data, size_t size)
 static int write_output(const options *o, const char *text)
 {
     return write_bytes(o->output, text, strlen(text));
+}
+
+/* --print-after: the IR of one epilogue after one pass, to standard error. */
+static void print_after(void *user, const char *pass, const char *ir_text)
+{
+    (void)user;
+    fprintf(stderr, "; *** IR after %s ***\n%s", pass, ir_text);
+}
+
+/* Runs the optimizer as the options say; returns an exit status. */
+static int optimize(const options *o, evt_ctx *ctx, evt_module *m)
+{
+    evt_optimize_options opt = {.level = o->opt_level, .passes = o->passes};
+    if (o->print_after) {
+        opt.after = print_after;
+        opt.after_pass = o->print_after[0] ? o->print_after : NULL;
+    }
+    evt_status st = evt_module_optimize_with(m, &opt);
+    if (st == EVT_OK)
+        return 0;
+    fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
+    return EXIT_FAILURE_OUTSIDE;
 }
 
 /* --emit=cuda|ptx|cubin: every selected kernel for every target. */
@@ -246,11 +308,13 @@ int main(int argc, char **argv)
     } else if (o.kernel && !evt_module_find_kernel(m, o.kernel)) {
         fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", o.file, o.kernel);
         rc = EXIT_INVALID;
-    } else if (o.emit == EMIT_CUDA || o.emit == EMIT_PTX || o.emit == EMIT_CUBIN) {
-        rc = emit_kernels(&o, ctx, m);
-    } else if (o.emit == EMIT_IR || o.emit == EMIT_DOT) {
-        const char *text = o.emit == EMIT_IR ? evt_module_ir_text(m) : evt_module_dot_text(m);
-        rc = text ? write_output(&o, text) : EXIT_FAILURE_OUTSIDE;
+    } else if ((rc = optimize(&o, ctx, m)) == 0) {
+        if (o.emit == EMIT_CUDA || o.emit == EMIT_PTX || o.emit == EMIT_CUBIN) {
+            rc = emit_kernels(&o, ctx, m);
+        } else if (o.emit == EMIT_IR || o.emit == EMIT_DOT) {
+            const char *text = o.emit == EMIT_IR ? evt_module_ir_text(m) : evt_module_dot_text(m);
+            rc = text ? write_output(&o, text) : EXIT_FAILURE_OUTSIDE;
+        }
     }
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
