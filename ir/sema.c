@@ -26,6 +26,7 @@ typedef struct sym {
     int poisoned;     /* its definition failed: uses are silent errors */
     int reduction;    /* SYM_OUTPUT of a reduction: not usable in expressions */
     int used;
+    int undefined;    /* stands for an unknown name, so that it is reported once */
 } sym;
 
 /* A string-keyed open-addressing table of symbols. */
@@ -191,6 +192,7 @@ static ir_value *sema_name(sema *s, const ast_expr *e)
         if (y) {
             y->poisoned = 1;
             y->used = 1;
+            y->undefined = 1;
         }
         return NULL;
     }
@@ -271,6 +273,11 @@ static ir_value *sema_expr(sema *s, const ast_expr *e)
 static sym *define(sema *s, const ast_stmt *st, sym_kind kind)
 {
     sym *old = symtab_find(&s->syms, st->name);
+    if (old && old->undefined) {
+        /* Used before its definition: that use was the error, not this. */
+        *old = (sym){.name = st->name, .kind = kind, .loc = st->name_loc};
+        return old;
+    }
     if (old) {
         if (old->kind == SYM_ACC)
             diag_report(s->dl, EVT_SEV_ERROR, st->name_loc,
