@@ -70,6 +70,7 @@ typedef struct ast_epilogue {
     src_loc loc;
     ast_stmt **stmts;
     size_t nstmts, stmts_cap;
+    size_t syntax_errors; /* errors reported while parsing it; what they lost is unknown */
 } ast_epilogue;
 
 typedef struct ast_operand {

@@ -47,6 +47,7 @@ static ast_expr *binary(parse_state *ps, ast_binop op, src_loc loc, ast_expr *l,
 %union {
     const char *str;
     float num;
+    size_t count;
     evt_elem elem;
     evt_shape shape;
     ast_expr *expr;
@@ -102,15 +103,17 @@ item
     | error
     ;
 
-/* epilogue -> 'epilogue' IDENT '{' { stmt } '}' */
+/* epilogue -> 'epilogue' IDENT '{' { stmt } '}'; the mid-rule action counts the
+ * errors before the body (it runs before the body's first token is read) */
 epilogue
-    : TOK_EPILOGUE TOK_IDENT '{' stmts '}'
+    : TOK_EPILOGUE TOK_IDENT '{' <count>{ $$ = ps->diags->errors; } stmts '}'
         {
-            if ($4) {
-                $4->name = $2;
-                $4->loc = @2;
+            if ($5) {
+                $5->name = $2;
+                $5->loc = @2;
+                $5->syntax_errors = ps->diags->errors - $4;
                 ARENA_PUSH(ps->arena, ps->file->epilogues, ps->file->nepilogues,
-                           ps->file->epilogues_cap, $4);
+                           ps->file->epilogues_cap, $5);
             }
         }
     ;

@@ -459,14 +459,16 @@ static ir_func *sema_epilogue(arena *a, diag_list *dl, const ast_epilogue *ep)
             break;
         }
     }
-    if (!dl->stopped && dl->errors == errors_before) {
+    /* Warnings and "no output" would only guess at what a syntax error lost. */
+    int clean = dl->errors == errors_before && ep->syntax_errors == 0;
+    if (!dl->stopped && clean) {
         for (size_t i = 0; i < ep->nstmts; i++)
             if (lets[i] && !lets[i]->used)
                 diag_report(dl, EVT_SEV_WARNING, lets[i]->loc, "'%s' is defined but never used",
                             lets[i]->name);
         warn_unused(&s);
     }
-    if (fn->noutputs == 0 && dl->errors == errors_before)
+    if (fn->noutputs == 0 && clean)
         diag_report(dl, EVT_SEV_ERROR, ep->loc, "epilogue '%s' has no output", ep->name);
     return fn;
 }
