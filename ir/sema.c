@@ -490,11 +490,21 @@ static const mainloop_desc mainloops[] = {
 static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *epilogues,
                         symtab *kernels, ir_module *out)
 {
+    /* The name is taken even when the kernel has errors, so that a second
+     * kernel of that name is still reported. */
+    int ok = 1;
+    const sym *dup = symtab_find(kernels, ak->name);
+    if (dup) {
+        diag_report(dl, EVT_SEV_ERROR, ak->loc, "kernel '%s' is already defined", ak->name);
+        diag_report(dl, EVT_SEV_NOTE, dup->loc, "'%s' was first defined here", ak->name);
+        ok = 0;
+    } else if (!symtab_add(kernels, ak->name, SYM_LET, ak->loc)) {
+        return;
+    }
     const mainloop_desc *ml = NULL;
     for (size_t i = 0; i < sizeof mainloops / sizeof mainloops[0]; i++)
         if (strcmp(mainloops[i].name, ak->mainloop) == 0)
             ml = &mainloops[i];
-    int ok = 1;
     if (!ml) {
         diag_report(dl, EVT_SEV_ERROR, ak->mainloop_loc,
                     "unknown mainloop '%s'; expected gemm or conv2d_fprop", ak->mainloop);
@@ -578,13 +588,7 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
                     "kernel '%s' uses epilogue '%s', which is not defined", ak->name, ak->epilogue);
         ok = 0;
     }
-    const sym *dup = symtab_find(kernels, ak->name);
-    if (dup) {
-        diag_report(dl, EVT_SEV_ERROR, ak->loc, "kernel '%s' is already defined", ak->name);
-        diag_report(dl, EVT_SEV_NOTE, dup->loc, "'%s' was first defined here", ak->name);
-        ok = 0;
-    }
-    if (ok && symtab_add(kernels, ak->name, SYM_LET, ak->loc))
+    if (ok)
         ARENA_PUSH(a, out->kernels, out->nkernels, out->kernels_cap, k);
 }
 
@@ -598,10 +602,10 @@ void ir_sema(arena *a, diag_list *dl, const ast_file *file, ir_module *out)
         if (dup) {
             diag_report(dl, EVT_SEV_ERROR, ep->loc, "epilogue '%s' is already defined", ep->name);
             diag_report(dl, EVT_SEV_NOTE, dup->loc, "'%s' was first defined here", ep->name);
-            continue;
         }
+        /* A duplicate is still checked, for the errors in its body. */
         ir_func *fn = sema_epilogue(a, dl, ep);
-        sym *y = fn ? symtab_add(&epilogues, ep->name, SYM_LET, ep->loc) : NULL;
+        sym *y = fn && !dup ? symtab_add(&epilogues, ep->name, SYM_LET, ep->loc) : NULL;
         if (y) {
             y->index = (int)out->nfuncs;
             ARENA_PUSH(a, out->funcs, out->nfuncs, out->funcs_cap, fn);
