@@ -520,8 +520,9 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
     k->operands[2] = (evt_operand_info){"acc", EVT_F32, EVT_LAYOUT_NONE};
     if (ak->noperands < 2 || ak->noperands > 3) {
         diag_report(dl, EVT_SEV_ERROR, ak->mainloop_loc,
-                    "%s takes the operands (%s, %s, %s), but %zu were given", ml->name,
-                    ml->operands[0], ml->operands[1], ml->operands[2], ak->noperands);
+                    "%s takes the operands (%s, %s) or (%s, %s, %s), but %zu %s given", ml->name,
+                    ml->operands[0], ml->operands[1], ml->operands[0], ml->operands[1],
+                    ml->operands[2], ak->noperands, ak->noperands == 1 ? "was" : "were");
         ok = 0;
     }
     for (size_t i = 0; i < ak->noperands && i < 3; i++) {
@@ -561,7 +562,7 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
         } else {
             if (op->elem != EVT_F32) {
                 diag_report(dl, EVT_SEV_ERROR, op->loc,
-                            "%s does not support a %s accumulator; 'acc' must be f32", ml->name,
+                            "%s does not support %s accumulators; 'acc' must be f32", ml->name,
                             evt_elem_name(op->elem));
                 ok = 0;
             }
