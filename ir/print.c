@@ -17,12 +17,19 @@ static void put_float(strbuf *sb, float f)
         sb_puts(sb, f < 0 ? "-inf" : "inf");
         return;
     }
-    char buf[32];
+    char buf[48];
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, (double)f);
         float back = strtof(buf, NULL);
         if (memcmp(&back, &f, sizeof f) == 0)
             break;
+    }
+    /* %g writes 200 as 2e+02; an integer written out is exact, and often shorter. */
+    char whole[48];
+    if (strchr(buf, 'e') && f == truncf(f)) {
+        snprintf(whole, sizeof whole, "%.0f", (double)f);
+        if (strlen(whole) <= strlen(buf))
+            memcpy(buf, whole, sizeof buf);
     }
     sb_puts(sb, buf);
 }
