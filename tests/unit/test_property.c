@@ -1,0 +1,403 @@
+/* test_property.c - the optimizer keeps every output bit-identical, on random epilogues.
+ *
+ * A generator writes random .evt programs: DAGs over every builtin, operator
+ * and ?: with comparisons, inputs of every shape and element type, params
+ * with and without defaults, lets used several times, several outputs,
+ * reductions of every kind and axis, and templates that the simplifier's
+ * rules match (x * 1, relu(relu(x)), -(-x), x / 8, ...).  Each program is
+ * parsed through the public API (so this also fuzzes the front end) at -O0,
+ * -O1 and -O2, and for each:
+ *  - optimizing succeeds and the IR verifies;
+ *  - the launch interface (inputs, params, outputs) is unchanged;
+ *  - the IR never gains computed values (constants may be traded: x / 8 ->
+ *    x * 0.125), and -O2 is a fixed point (a second -O2 changes nothing);
+ *  - the outputs are bit-identical to -O0's under the f32 reference
+ *    interpreter, on random inputs full of NaN, ±inf, -0.0, subnormals and
+ *    huge values.
+ *
+ * EVT_PROPERTY_SEED (default 1) and EVT_PROPERTY_COUNT (default 3000) choose
+ * the programs; program i uses seed + i, so a failure prints the one-program
+ * reproduction and the program's source. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ir/ir.h"
+
+#include <evt/evt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- random numbers: splitmix64 ------------------------------------- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t next_u64(rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static unsigned below(rng *r, unsigned n)
+{
+    return (unsigned)(next_u64(r) % n);
+}
+
+static int chance(rng *r, unsigned percent)
+{
+    return below(r, 100) < percent;
+}
+
+/* ---- the program generator ------------------------------------------ */
+
+enum { MAX_NAMES = 48, MAX_SRC = 1 << 16 };
+
+typedef struct gen {
+    rng r;
+    char src[MAX_SRC];
+    size_t len;
+    char names[MAX_NAMES][16]; /* names usable in expressions */
+    int nnames;
+} gen;
+
+static void put(gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(g->src + g->len, sizeof g->src - g->len, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < sizeof g->src - g->len);
+    g->len += (size_t)n;
+}
+
+static void add_name(gen *g, const char *name)
+{
+    if (g->nnames < MAX_NAMES)
+        snprintf(g->names[g->nnames++], sizeof g->names[0], "%s", name);
+}
+
+static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i32", "e4m3", "e5m2"};
+static const char *const shapes[] = {"[M, N]", "[M]", "[N]", ""};
+
+/* Constants that sit on the edges of f32 and of the rules: zeros, ones,
+ * powers of two, subnormals, huge values; NaN and ±inf come from 0/0, 1/0. */
+static const char *const constants[] = {
+    "0", "1", "2", "0.5", "0.25", "3", "4", "6", "8", "0.1", "1.5", "1e-40", "1.4e-45",
+    "1e-38", "3e38", "1e30", "65504", "0.044715", "1024", "1e-20", "(0/0)", "(1/0)", "(-1/0)",
+    "(-0)", "(-1)"};
+
+/* Templates the simplifier (and its refusals) match; %1 is one subexpression. */
+static const char *const templates[] = {
+    "(%1 * 1)",        "(1 * %1)",           "(%1 / 1)",          "(%1 + -0)",
+    "(-0 + %1)",       "(%1 - 0)",           "(%1 + 0)",          "(%1 - -0)",
+    "(%1 * 0)",        "(%1 - %1)",          "(%1 * -1)",         "(%1 / -1)",
+    "-(-%1)",          "relu(relu(%1))",     "abs(abs(%1))",      "abs(-%1)",
+    "abs(relu(%1))",   "relu(abs(%1))",      "max(%1, 0)",        "max(0, %1)",
+    "min(%1, 0)",      "max(%1, -0)",        "min(%1, %1)",       "max(%1, %1)",
+    "(%1 / 8)",        "(%1 / 0.5)",         "(%1 / 3)",          "(%1 / 1e-40)",
+    "(%1 / 2e38)",     "(%1 > 0 ? %1 : %1)", "(%1 < %1 ? 1 : 2)", "clamp(%1, 0, 6)",
+    "clamp(%1, -inf_, inf_)", "clamp(%1, 1, 0)", "min(max(%1, 0), 6)", "relu(-(-%1))",
+    "(%1 + %1)",       "(2 * %1)",           "(%1 * 0.5 + %1 * 0.5)",
+};
+
+static void gen_expr(gen *g, int depth);
+
+/* A template with every %1 the same subexpression text. */
+static void gen_template(gen *g, int depth)
+{
+    const char *t = templates[below(&g->r, sizeof templates / sizeof templates[0])];
+    size_t start = g->len;
+    gen_expr(g, depth - 1);
+    char sub[2048];
+    size_t n = g->len - start;
+    if (n >= sizeof sub) /* too long to repeat: keep it as it is */
+        return;
+    memcpy(sub, g->src + start, n);
+    sub[n] = '\0';
+    g->len = start;
+    for (const char *p = t; *p; p++) {
+        if (p[0] == '%' && p[1] == '1') {
+            put(g, "%s", sub);
+            p++;
+        } else if (strncmp(p, "inf_", 4) == 0) {
+            put(g, "(1/0)");
+            p += 3;
+        } else {
+            put(g, "%c", *p);
+        }
+    }
+}
+
+static void gen_leaf(gen *g)
+{
+    if (g->nnames && chance(&g->r, 75))
+        put(g, "%s", g->names[below(&g->r, (unsigned)g->nnames)]);
+    else
+        put(g, "%s", constants[below(&g->r, sizeof constants / sizeof constants[0])]);
+}
+
+static void gen_expr(gen *g, int depth)
+{
+    static const char *const binops[] = {"+", "-", "*", "/"};
+    static const char *const cmps[] = {"<", "<=", ">", ">=", "==", "!="};
+    if (depth <= 0 || chance(&g->r, 25)) {
+        gen_leaf(g);
+        return;
+    }
+    unsigned k = below(&g->r, 100);
+    if (k < 30) {
+        put(g, "(");
+        gen_expr(g, depth - 1);
+        put(g, " %s ", binops[below(&g->r, 4)]);
+        gen_expr(g, depth - 1);
+        put(g, ")");
+    } else if (k < 35) {
+        put(g, "-");
+        gen_expr(g, depth - 1);
+    } else if (k < 65) {
+        /* A builtin, found in the op table so that new ones are covered too. */
+        int ops[IR_OP_COUNT], nops = 0;
+        for (int op = 0; op < IR_OP_COUNT; op++) {
+            unsigned f = ir_op_get((ir_op)op)->flags;
+            if ((f & IR_BUILTIN) && !(f & IR_REDUCE))
+                ops[nops++] = op;
+        }
+        const ir_op_info *info = ir_op_get((ir_op)ops[below(&g->r, (unsigned)nops)]);
+        put(g, "%s(", info->name);
+        for (int i = 0; i < info->arity; i++) {
+            if (i)
+                put(g, ", ");
+            gen_expr(g, depth - 1);
+        }
+        put(g, ")");
+    } else if (k < 80) {
+        put(g, "(");
+        gen_expr(g, depth - 1);
+        put(g, " %s ", cmps[below(&g->r, 6)]);
+        gen_expr(g, depth - 1);
+        put(g, " ? ");
+        gen_expr(g, depth - 1);
+        put(g, " : ");
+        gen_expr(g, depth - 1);
+        put(g, ")");
+    } else {
+        gen_template(g, depth);
+    }
+}
+
+/* One random epilogue `g` and a kernel using it. */
+static void gen_program(gen *g, uint64_t seed)
+{
+    g->r.s = seed;
+    g->len = 0;
+    g->nnames = 0;
+    add_name(g, "acc");
+    put(g, "epilogue g {\n");
+    int ninputs = (int)below(&g->r, 5), nparams = (int)below(&g->r, 3);
+    for (int i = 0; i < ninputs; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "i%d", i);
+        put(g, "    in %s : %s%s\n", name, elems[below(&g->r, 7)], shapes[below(&g->r, 4)]);
+        add_name(g, name);
+    }
+    for (int i = 0; i < nparams; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        put(g, "    param %s : f32", name);
+        if (chance(&g->r, 60))
+            put(g, " = %s%s", chance(&g->r, 30) ? "-" : "",
+                (const char *[]){"0", "1", "0.5", "3", "1e-40", "2e38"}[below(&g->r, 6)]);
+        put(g, "\n");
+        add_name(g, name);
+    }
+    int nstmts = 1 + (int)below(&g->r, 8), nouts = 0;
+    for (int i = 0; i < nstmts || nouts == 0; i++) {
+        char name[16];
+        unsigned k = below(&g->r, 100);
+        int depth = 1 + (int)below(&g->r, 4);
+        if (k < 50 && i < nstmts) {
+            snprintf(name, sizeof name, "l%d", i);
+            put(g, "    let %s = ", name);
+            gen_expr(g, depth);
+            put(g, "\n");
+            add_name(g, name);
+        } else if (k < 80 || i >= nstmts) {
+            snprintf(name, sizeof name, "o%d", i);
+            put(g, "    out %s : %s[M, N] = ", name, elems[below(&g->r, 7)]);
+            gen_expr(g, depth);
+            put(g, "\n");
+            add_name(g, name); /* later uses see the value before conversion */
+            nouts++;
+        } else {
+            static const char *const kinds[] = {"reduce_sum", "reduce_max", "reduce_min"};
+            static const char *const axes[] = {", N", ", M", ""};
+            static const char *const reduced[] = {"[M]", "[N]", ""};
+            unsigned axis = below(&g->r, 3);
+            put(g, "    out r%d : %s%s = %s(", i, chance(&g->r, 70) ? "f32" : elems[below(&g->r, 7)],
+                reduced[axis], kinds[below(&g->r, 3)]);
+            gen_expr(g, depth);
+            put(g, "%s)\n", axes[axis]);
+            nouts++;
+        }
+    }
+    put(g, "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with g\n");
+}
+
+/* ---- the checks --------------------------------------------------------- */
+
+typedef struct run {
+    uint64_t seed;
+    const gen *g;
+    evt_ctx *ctx;
+} run;
+
+static void fail_with_program(const run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "property failure: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nreproduce with EVT_PROPERTY_SEED=%llu EVT_PROPERTY_COUNT=1; the program:\n%.*s",
+            (unsigned long long)r->seed, (int)r->g->len, r->g->src);
+    fail();
+}
+
+static evt_module *parse(const run *r)
+{
+    evt_module *m = NULL;
+    evt_status st = evt_module_parse_buffer(r->ctx, "gen.evt", r->g->src, r->g->len, &m);
+    if (st != EVT_OK) {
+        const char *diags = m ? evt_module_diag_text(m, EVT_DIAG_TEXT) : "";
+        fail_with_program(r, "the generated program does not parse: %s\n%s",
+                          evt_ctx_last_error(r->ctx), diags);
+    }
+    return m;
+}
+
+static evt_module *parse_optimized(const run *r, int level)
+{
+    evt_module *m = parse(r);
+    evt_status st = evt_module_optimize(m, level);
+    if (st != EVT_OK)
+        fail_with_program(r, "-O%d failed: %s", level, evt_ctx_last_error(r->ctx));
+    for (size_t i = 0; i < evt_module_epilogue_count(m); i++) {
+        const ir_func *fn = evt_module_epilogue(m, i);
+        strbuf why;
+        sb_init(&why);
+        if (!ir_verify(fn, &why))
+            fail_with_program(r, "-O%d IR does not verify: %s", level, sb_str(&why));
+        sb_free(&why);
+    }
+    return m;
+}
+
+static int same_arg(const evt_arg_info *a, const evt_arg_info *b)
+{
+    return strcmp(a->name, b->name) == 0 && a->kind == b->kind && a->elem == b->elem &&
+           a->shape == b->shape && a->reduce == b->reduce && a->has_default == b->has_default &&
+           memcmp(&a->default_value, &b->default_value, sizeof(float)) == 0;
+}
+
+static void check_interface(const run *r, const evt_epilogue *e0, const evt_epilogue *e, int level)
+{
+    for (int kind = EVT_ARG_INPUT; kind <= EVT_ARG_OUTPUT; kind++) {
+        size_t n = evt_epilogue_arg_count(e0, (evt_arg_kind)kind);
+        if (evt_epilogue_arg_count(e, (evt_arg_kind)kind) != n)
+            fail_with_program(r, "-O%d changed the number of arguments of kind %d", level, kind);
+        for (size_t i = 0; i < n; i++)
+            if (!same_arg(evt_epilogue_arg(e0, (evt_arg_kind)kind, i),
+                          evt_epilogue_arg(e, (evt_arg_kind)kind, i)))
+                fail_with_program(r, "-O%d changed argument %zu of kind %d", level, i, kind);
+    }
+}
+
+/* Values that are not constants: what the GPU computes or loads. */
+static size_t computed_values(const ir_func *fn)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        n += fn->values[i]->op != IR_CONST;
+    return n;
+}
+
+typedef struct totals {
+    size_t programs, values[3];
+} totals;
+
+static void check_program(const run *r, totals *t)
+{
+    evt_module *m[3];
+    m[0] = parse(r);
+    for (int level = 1; level <= 2; level++)
+        m[level] = parse_optimized(r, level);
+    for (size_t i = 0; i < evt_module_epilogue_count(m[0]); i++) {
+        const ir_func *f0 = evt_module_epilogue(m[0], i);
+        for (int level = 1; level <= 2; level++) {
+            const ir_func *f = evt_module_epilogue(m[level], i);
+            check_interface(r, f0, f, level);
+            if (computed_values(f) > computed_values(f0))
+                fail_with_program(r, "-O%d grew the IR from %zu to %zu computed values", level,
+                                  computed_values(f0), computed_values(f));
+        }
+        t->values[0] += f0->nvalues;
+        t->values[1] += evt_module_epilogue(m[1], i)->nvalues;
+        t->values[2] += evt_module_epilogue(m[2], i)->nvalues;
+    }
+    /* -O2 is a fixed point: optimizing its result again changes nothing. */
+    size_t len = strlen(evt_module_ir_text(m[2]));
+    char *before = malloc(len + 1);
+    assert_non_null(before);
+    memcpy(before, evt_module_ir_text(m[2]), len + 1);
+    if (evt_module_optimize(m[2], 2) != EVT_OK || strcmp(before, evt_module_ir_text(m[2])) != 0)
+        fail_with_program(r, "a second -O2 changed the IR:\n%s\nbecame\n%s", before,
+                          evt_module_ir_text(m[2]));
+    free(before);
+    for (int level = 0; level <= 2; level++)
+        evt_module_destroy(m[level]);
+    t->programs++;
+}
+
+static uint64_t env_u64(const char *name, uint64_t fallback)
+{
+    const char *s = getenv(name);
+    return s && *s ? strtoull(s, NULL, 0) : fallback;
+}
+
+static void test_random_programs(void **state)
+{
+    (void)state;
+    uint64_t seed = env_u64("EVT_PROPERTY_SEED", 1);
+    uint64_t count = env_u64("EVT_PROPERTY_COUNT", 3000);
+    printf("EVT_PROPERTY_SEED=%llu EVT_PROPERTY_COUNT=%llu\n", (unsigned long long)seed,
+           (unsigned long long)count);
+    evt_ctx *ctx = evt_ctx_create();
+    assert_non_null(ctx);
+    static gen g;
+    totals t = {0};
+    clock_t start = clock();
+    for (uint64_t i = 0; i < count; i++) {
+        run r = {seed + i, &g, ctx};
+        gen_program(&g, r.seed);
+        check_program(&r, &t);
+    }
+    printf("%zu programs in %.2f s; IR values -O0 %zu, -O1 %zu, -O2 %zu\n", t.programs,
+           (double)(clock() - start) / CLOCKS_PER_SEC, t.values[0], t.values[1], t.values[2]);
+    evt_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_programs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
