@@ -65,13 +65,13 @@ run_ctest() {
     fi
 }
 
-# Configures and builds dir $2 for step $1 with the cmake arguments that
-# follow; records a row and returns non-zero on failure.
+# Configures dir $2 for step $1 with the cmake arguments after $3 and builds
+# target $3 there; records a row and returns non-zero on failure.
 build() {
-    local step=$1 dir=$2 start=$SECONDS
-    shift 2
-    say "$step: configure and build in $dir"
-    if cmake -S . -B "$dir" "$@" && cmake --build "$dir" -j "$jobs"; then
+    local step=$1 dir=$2 target=$3 start=$SECONDS
+    shift 3
+    say "$step: configure and build $target in $dir"
+    if cmake -S . -B "$dir" "$@" && cmake --build "$dir" --target "$target" -j "$jobs"; then
         record "$step build" ok $((SECONDS - start)) "$dir"
         return 0
     fi
@@ -115,13 +115,13 @@ else
 fi
 
 # --- 2. Debug build, -Werror, the whole suite ------------------------------
-if build debug build-debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-Werror; then
+if build debug build-debug all -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-Werror; then
     say "debug: ctest"
     run_ctest "debug ctest" build-debug
 fi
 
 # --- 3. ASan + UBSan build, the whole suite --------------------------------
-if build asan build-asan -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
+if build asan build-asan all -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
     say "asan: ctest"
     ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -133,7 +133,7 @@ if [ ! -f tests/fuzz/fuzz_parse.c ]; then
     say "fuzz: skipped, tests/fuzz/fuzz_parse.c does not exist yet"
     record fuzz skipped 0 "tests/fuzz/fuzz_parse.c does not exist yet"
     skipped=$((skipped + 1))
-elif build fuzz build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+elif build fuzz build-fuzz fuzz_parse -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
     -DEVT_FUZZ=ON; then
     start=$SECONDS
     fuzzer=$(find build-fuzz -type f -name fuzz_parse -perm -u+x | head -n 1)
