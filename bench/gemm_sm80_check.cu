@@ -17,7 +17,10 @@
  * every configuration against cublasGemmEx in the same process; median of
  * CUDA-event timings.
  *
- * Usage: gemm_sm80_check [--quick] [--no-bench] [--no-check]
+ * Usage: gemm_sm80_check [--quick] [--no-bench] [--no-check] [--max-dim N]
+ *   --quick      a third of the check problems
+ *   --max-dim N  skip check problems with M, N or K above N (sanitizer runs)
+ * GEMM_CHECK_LOG=path also writes the report there.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -243,6 +246,18 @@ static void launch(const evt_gemm_args &args, void *d, long long ldd, cudaStream
     CK(cudaGetLastError());
 }
 
+/* Resident CTAs per SM, from the occupancy calculator. */
+template <class Cfg, int OUT>
+static int occupancy()
+{
+    CK(cudaFuncSetAttribute(gemm_kernel<Cfg, OUT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            Cfg::kSmemBytes));
+    int n = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, gemm_kernel<Cfg, OUT>, Cfg::kThreads,
+                                                     Cfg::kSmemBytes));
+    return n;
+}
+
 template <int ID, int DT, int AL, int BL, bool AL16, int OUT>
 struct cfg_of {
     typedef evt_gemm_sm80_cfg<typename evt_gemm_sm80_tile_of<ID>::type, DT, AL, BL, AL16> type;
@@ -268,14 +283,15 @@ static launch_fn g_check[N_CHECK_IDS][2][8];
 
 /* bench configurations: TN, fast path, 16-bit D */
 static launch_fn g_bench_f16[EVT_GEMM_SM80_NUM_CFGS];
+static int (*g_bench_occ[EVT_GEMM_SM80_NUM_CFGS])();
 static launch_fn g_bench_bf16_best;
 
 template <int ID>
 static void bench_entry()
 {
-    g_bench_f16[ID] = launch<typename cfg_of<ID, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true,
-                                             OUT_F16>::type,
-                             OUT_F16>;
+    typedef typename cfg_of<ID, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true, OUT_F16>::type C;
+    g_bench_f16[ID] = launch<C, OUT_F16>;
+    g_bench_occ[ID] = occupancy<C, OUT_F16>;
 }
 
 static void init_tables()
@@ -365,9 +381,14 @@ struct case_stat {
 
 static case_stat g_stats[2][4][2]; /* dtype, layout combo, aligned path */
 
-static void check_case(int dt, int al, int bl, int m, int n, int k, int pad, int shift,
-                       cmp_result *dres)
+static int g_max_dim = 1 << 30;
+
+/* Returns 1 when the problem ran, 0 when --max-dim skipped it. */
+static int check_case(int dt, int al, int bl, int m, int n, int k, int pad, int shift,
+                      cmp_result *dres)
 {
+    if (m > g_max_dim || n > g_max_dim || k > g_max_dim)
+        return 0;
     /* A: row-major is m x k contiguous in k; col-major is k x m contiguous in m. */
     matrix a = al == 0 ? make_matrix(dt, m, k, pad, shift) : make_matrix(dt, k, m, pad, shift);
     matrix b = bl == 0 ? make_matrix(dt, k, n, pad, 0) : make_matrix(dt, n, k, pad, 0);
@@ -420,7 +441,8 @@ static void check_case(int dt, int al, int bl, int m, int n, int k, int pad, int
                 g_fail++;
                 cs.fails++;
             }
-            if (!ok || getenv("VERBOSE"))
+            static int printed = 0;
+            if ((!ok && printed++ < 40) || getenv("VERBOSE"))
                 say("%s %-4s A%s B%s cfg%d %s M=%d N=%d K=%d lda=%lld ldb=%lld: bad=%llu "
                     "max_err/tol=%.3g max_abs=%.3g rel_fro=%.3g\n",
                     ok ? "ok  " : "FAIL", dt_name(dt), al ? "col" : "row", bl ? "col" : "row",
@@ -433,12 +455,14 @@ static void check_case(int dt, int al, int bl, int m, int n, int k, int pad, int
     CK(cudaFree(r));
     CK(cudaFree(s));
     CK(cudaFree(d));
+    return 1;
 }
 
-static void run_checks(bool quick)
+static void run_checks(bool quick, int max_dim)
 {
     cmp_result *dres;
     CK(cudaMalloc(&dres, sizeof(cmp_result)));
+    g_max_dim = max_dim;
     const int ms[] = {1, 7, 127, 1000, 4097};
     const int ks[] = {8, 24, 4104};
     int ncase = 0;
@@ -457,14 +481,14 @@ static void run_checks(bool quick)
                         int sel = mi * 15 + ni * 3 + ki + lay;
                         int pad = sel % 3 == 1 ? 8 : (sel % 3 == 2 ? 3 : 0);
                         int shift = sel % 7 == 3 ? 1 : 0;
-                        check_case(dt, al, bl, m, n, k, pad, shift, dres);
-                        ncase++;
+                        ncase += check_case(dt, al, bl, m, n, k, pad, shift, dres);
                     }
             /* K not a multiple of 8 and empty K: slow path only */
-            check_case(dt, al, bl, 333, 290, 1001, 0, 0, dres);
-            check_case(dt, al, bl, 129, 65, 0, 0, 0, dres);
-            check_case(dt, al, bl, 64, 64, 17, 0, 0, dres);
-            ncase += 3;
+            ncase += check_case(dt, al, bl, 333, 290, 1001, 0, 0, dres);
+            ncase += check_case(dt, al, bl, 129, 65, 0, 0, 0, dres);
+            ncase += check_case(dt, al, bl, 64, 64, 17, 0, 0, dres);
+            /* small enough for the sanitizers, long enough to cycle the stages */
+            ncase += check_case(dt, al, bl, 100, 130, 200, 8, 0, dres);
         }
     CK(cudaDeviceSynchronize());
     CK(cudaFree(dres));
@@ -540,8 +564,8 @@ static const char *cfg_name(int id)
 {
     static char buf[EVT_GEMM_SM80_NUM_CFGS][48];
     evt_gemm_sm80_cfg_info c = evt_gemm_sm80_cfg_lookup(id);
-    snprintf(buf[id], sizeof buf[id], "%dx%dx%d w%d s%d", c.bm, c.bn, c.bk,
-             c.warps_m * c.warps_n, c.stages);
+    snprintf(buf[id], sizeof buf[id], "%dx%dx%d w%d s%d o%d", c.bm, c.bn, c.bk,
+             c.warps_m * c.warps_n, c.stages, g_bench_occ[id] ? g_bench_occ[id]() : 0);
     return buf[id];
 }
 
@@ -621,6 +645,7 @@ static void run_bench(int reps)
 int main(int argc, char **argv)
 {
     bool quick = false, bench = true, check = true;
+    int max_dim = 1 << 30;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
@@ -628,6 +653,8 @@ int main(int argc, char **argv)
             bench = false;
         else if (!strcmp(argv[i], "--no-check"))
             check = false;
+        else if (!strcmp(argv[i], "--max-dim") && i + 1 < argc)
+            max_dim = atoi(argv[++i]);
     }
     const char *logp = getenv("GEMM_CHECK_LOG");
     if (logp)
@@ -644,7 +671,7 @@ int main(int argc, char **argv)
     }
     init_tables();
     if (check)
-        run_checks(quick);
+        run_checks(quick, max_dim);
     if (bench)
         run_bench(30);
     say("\nRESULT: %s (%d failures)\n", g_fail ? "FAIL" : "PASS", g_fail);
