@@ -11,6 +11,9 @@
  *             IR_REDUCE     a reduction (attr.axis says over which dimensions)
  *             IR_FOLD       constant operands fold: the host computes the result
  *                           bit-exactly as the GPU does (ir/passes/fold.c)
+ *             IR_NANCANON   a NaN result is the canonical NaN (0x7fffffff), whatever
+ *                           NaN bits the operands held (the GPU's rule for arithmetic)
+ *             IR_IDEMPOTENT op(op(x)) == op(x) bit for bit, on every x
  */
 #ifndef EVT_IR_OPS_H
 #define EVT_IR_OPS_H
@@ -21,44 +24,46 @@ enum {
     IR_COMMUTE = 1 << 2,
     IR_COMPARE = 1 << 3,
     IR_REDUCE = 1 << 4,
-    IR_FOLD = 1 << 5
+    IR_FOLD = 1 << 5,
+    IR_NANCANON = 1 << 6,
+    IR_IDEMPOTENT = 1 << 7
 };
 
-#define IR_OPS(X)                                                  \
-    X(IR_CONST, "const", 0, IR_LEAF)             /* attr.f */      \
-    X(IR_ACC, "acc", 0, IR_LEAF)                 /* accumulator */ \
-    X(IR_INPUT, "input", 0, IR_LEAF)             /* attr.index */  \
-    X(IR_PARAM, "param", 0, IR_LEAF)             /* attr.index */  \
-    X(IR_NEG, "neg", 1, IR_FOLD)                 /* -a */          \
-    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD)    /* a + b */       \
-    X(IR_SUB, "sub", 2, IR_FOLD)                 /* a - b */       \
-    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD)    /* a * b */       \
-    X(IR_DIV, "div", 2, IR_FOLD)                 /* a / b */       \
-    X(IR_LT, "lt", 2, IR_COMPARE)                /* a < b */       \
-    X(IR_LE, "le", 2, IR_COMPARE)                /* a <= b */      \
-    X(IR_GT, "gt", 2, IR_COMPARE)                /* a > b */       \
-    X(IR_GE, "ge", 2, IR_COMPARE)                /* a >= b */      \
-    X(IR_EQ, "eq", 2, IR_COMPARE | IR_COMMUTE)   /* a == b */      \
-    X(IR_NE, "ne", 2, IR_COMPARE | IR_COMMUTE)   /* a != b */      \
-    X(IR_SELECT, "select", 3, 0)                 /* c ? a : b */   \
-    X(IR_RELU, "relu", 1, IR_BUILTIN)                              \
-    X(IR_LEAKY_RELU, "leaky_relu", 2, IR_BUILTIN)                  \
-    X(IR_GELU, "gelu", 1, IR_BUILTIN)                              \
-    X(IR_GELU_TANH, "gelu_tanh", 1, IR_BUILTIN)                    \
-    X(IR_SILU, "silu", 1, IR_BUILTIN)                              \
-    X(IR_SIGMOID, "sigmoid", 1, IR_BUILTIN)                        \
-    X(IR_TANH, "tanh", 1, IR_BUILTIN)                              \
-    X(IR_EXP, "exp", 1, IR_BUILTIN)                                \
-    X(IR_LOG, "log", 1, IR_BUILTIN)                                \
-    X(IR_SQRT, "sqrt", 1, IR_BUILTIN)                              \
-    X(IR_RSQRT, "rsqrt", 1, IR_BUILTIN)                            \
-    X(IR_ABS, "abs", 1, IR_BUILTIN)                                \
-    X(IR_HARDSWISH, "hardswish", 1, IR_BUILTIN)                    \
-    X(IR_MIN, "min", 2, IR_BUILTIN | IR_COMMUTE)                   \
-    X(IR_MAX, "max", 2, IR_BUILTIN | IR_COMMUTE)                   \
-    X(IR_CLAMP, "clamp", 3, IR_BUILTIN)                            \
-    X(IR_REDUCE_SUM, "reduce_sum", 1, IR_BUILTIN | IR_REDUCE)      \
-    X(IR_REDUCE_MAX, "reduce_max", 1, IR_BUILTIN | IR_REDUCE)      \
+#define IR_OPS(X)                                                                \
+    X(IR_CONST, "const", 0, IR_LEAF)                          /* attr.f */       \
+    X(IR_ACC, "acc", 0, IR_LEAF)                              /* accumulator */  \
+    X(IR_INPUT, "input", 0, IR_LEAF)                          /* attr.index */   \
+    X(IR_PARAM, "param", 0, IR_LEAF)                          /* attr.index */   \
+    X(IR_NEG, "neg", 1, IR_FOLD)                              /* -a */           \
+    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD | IR_NANCANON)   /* a + b */        \
+    X(IR_SUB, "sub", 2, IR_FOLD | IR_NANCANON)                /* a - b */        \
+    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD | IR_NANCANON)   /* a * b */        \
+    X(IR_DIV, "div", 2, IR_FOLD | IR_NANCANON)                /* a / b */        \
+    X(IR_LT, "lt", 2, IR_COMPARE)                             /* a < b */        \
+    X(IR_LE, "le", 2, IR_COMPARE)                             /* a <= b */       \
+    X(IR_GT, "gt", 2, IR_COMPARE)                             /* a > b */        \
+    X(IR_GE, "ge", 2, IR_COMPARE)                             /* a >= b */       \
+    X(IR_EQ, "eq", 2, IR_COMPARE | IR_COMMUTE)                /* a == b */       \
+    X(IR_NE, "ne", 2, IR_COMPARE | IR_COMMUTE)                /* a != b */       \
+    X(IR_SELECT, "select", 3, 0)                              /* c ? a : b */    \
+    X(IR_RELU, "relu", 1, IR_BUILTIN | IR_IDEMPOTENT)                            \
+    X(IR_LEAKY_RELU, "leaky_relu", 2, IR_BUILTIN)                                \
+    X(IR_GELU, "gelu", 1, IR_BUILTIN)                                            \
+    X(IR_GELU_TANH, "gelu_tanh", 1, IR_BUILTIN)                                  \
+    X(IR_SILU, "silu", 1, IR_BUILTIN)                                            \
+    X(IR_SIGMOID, "sigmoid", 1, IR_BUILTIN)                                      \
+    X(IR_TANH, "tanh", 1, IR_BUILTIN)                                            \
+    X(IR_EXP, "exp", 1, IR_BUILTIN)                                              \
+    X(IR_LOG, "log", 1, IR_BUILTIN)                                              \
+    X(IR_SQRT, "sqrt", 1, IR_BUILTIN)                                            \
+    X(IR_RSQRT, "rsqrt", 1, IR_BUILTIN)                                          \
+    X(IR_ABS, "abs", 1, IR_BUILTIN | IR_IDEMPOTENT)                              \
+    X(IR_HARDSWISH, "hardswish", 1, IR_BUILTIN)                                  \
+    X(IR_MIN, "min", 2, IR_BUILTIN | IR_COMMUTE)                                 \
+    X(IR_MAX, "max", 2, IR_BUILTIN | IR_COMMUTE)                                 \
+    X(IR_CLAMP, "clamp", 3, IR_BUILTIN)                                          \
+    X(IR_REDUCE_SUM, "reduce_sum", 1, IR_BUILTIN | IR_REDUCE)                    \
+    X(IR_REDUCE_MAX, "reduce_max", 1, IR_BUILTIN | IR_REDUCE)                    \
     X(IR_REDUCE_MIN, "reduce_min", 1, IR_BUILTIN | IR_REDUCE)
 
 typedef enum ir_op {

@@ -1,0 +1,407 @@
+/* test_passes.c - the optimizer's passes, pipeline and API, one behaviour per test. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ir/ir.h"
+
+#include <evt/evt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+    evt_ctx *ctx;
+    evt_module *m;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f || !(f->ctx = evt_ctx_create()))
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    evt_module_destroy(f->m);
+    evt_ctx_destroy(f->ctx);
+    free(f);
+    return 0;
+}
+
+/* Parses src (which must be valid) into f->m and returns its first epilogue. */
+static const ir_func *parse(fixture *f, const char *src)
+{
+    evt_module_destroy(f->m);
+    f->m = NULL;
+    evt_status st = evt_module_parse_buffer(f->ctx, "t.evt", src, strlen(src), &f->m);
+    if (st != EVT_OK)
+        fprintf(stderr, "%s\n%s", evt_ctx_last_error(f->ctx),
+                f->m ? evt_module_diag_text(f->m, EVT_DIAG_TEXT) : "");
+    assert_int_equal(st, EVT_OK);
+    return evt_module_epilogue(f->m, 0);
+}
+
+/* Runs a comma-separated list of passes on f->m. */
+static const ir_func *run_passes(fixture *f, const char *passes)
+{
+    evt_optimize_options o = {.passes = passes};
+    evt_status st = evt_module_optimize_with(f->m, &o);
+    if (st != EVT_OK)
+        fprintf(stderr, "%s\n", evt_ctx_last_error(f->ctx));
+    assert_int_equal(st, EVT_OK);
+    const ir_func *fn = evt_module_epilogue(f->m, 0);
+    strbuf why;
+    sb_init(&why);
+    int ok = ir_verify(fn, &why);
+    if (!ok)
+        fprintf(stderr, "%s\n", sb_str(&why));
+    sb_free(&why);
+    assert_true(ok);
+    return fn;
+}
+
+/* The value stored by output i. */
+static const ir_value *out(const ir_func *fn, size_t i)
+{
+    assert_true(i < fn->noutputs);
+    return fn->outputs[i].value;
+}
+
+static int count_op(const ir_func *fn, ir_op op)
+{
+    int n = 0;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        n += fn->values[i]->op == op;
+    return n;
+}
+
+static uint32_t bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static void assert_const(const ir_value *v, float want)
+{
+    assert_int_equal(v->op, IR_CONST);
+    assert_int_equal(bits(v->attr.f), bits(want));
+}
+
+/* ---- the API ------------------------------------------------------------- */
+
+static void test_pass_names(void **state)
+{
+    (void)state;
+    const char *want[] = {"fold", "simplify", "cse", "strength", "dce", "hoist"};
+    size_t n = 0;
+    while (evt_pass_name(n))
+        n++;
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(evt_pass_name(i), want[i]);
+}
+
+static void test_bad_arguments(void **state)
+{
+    fixture *f = *state;
+    parse(f, "epilogue e { out y : f32[M, N] = acc * 1 }");
+    assert_int_equal(evt_module_optimize(f->m, 3), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_module_optimize(f->m, -1), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_module_optimize(NULL, 2), EVT_ERR_INVALID_ARGUMENT);
+    evt_optimize_options o = {.passes = "fold,nope"};
+    assert_int_equal(evt_module_optimize_with(f->m, &o), EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "unknown pass 'nope'"));
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "fold, simplify, cse"));
+    o = (evt_optimize_options){.level = 2, .after_pass = "cse2"};
+    assert_int_equal(evt_module_optimize_with(f->m, &o), EVT_ERR_INVALID_ARGUMENT);
+    /* Nothing ran: the module is as parsed. */
+    assert_int_equal(count_op(evt_module_epilogue(f->m, 0), IR_MUL), 1);
+}
+
+static void test_module_with_errors(void **state)
+{
+    fixture *f = *state;
+    const char *src = "epilogue e { out y : f32[M, N] = nothing }";
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "t.evt", src, strlen(src), &f->m),
+                     EVT_ERR_SOURCE);
+    assert_int_equal(evt_module_optimize(f->m, 2), EVT_ERR_INVALID_ARGUMENT);
+}
+
+typedef struct seen {
+    char passes[64][16];
+    int n;
+    char last_text[4096];
+} seen;
+
+static void record(void *user, const char *pass, const char *ir_text)
+{
+    seen *s = user;
+    if (s->n < 64)
+        snprintf(s->passes[s->n++], sizeof s->passes[0], "%s", pass);
+    snprintf(s->last_text, sizeof s->last_text, "%s", ir_text);
+}
+
+static void test_callback_after_every_pass(void **state)
+{
+    fixture *f = *state;
+    parse(f, "epilogue e { in b : f32[N]\n out y : f32[M, N] = (acc + b) / 2 }");
+    seen s = {0};
+    evt_optimize_options o = {.level = 2, .after = record, .user = &s};
+    assert_int_equal(evt_module_optimize_with(f->m, &o), EVT_OK);
+    /* One round that changes something, one that changes nothing, then dce and hoist. */
+    const char *want[] = {"fold", "simplify", "cse", "strength", "fold", "simplify",
+                          "cse",  "strength", "dce", "hoist"};
+    assert_int_equal(s.n, sizeof want / sizeof want[0]);
+    for (int i = 0; i < s.n; i++)
+        assert_string_equal(s.passes[i], want[i]);
+    /* The text after the last pass is the final IR of the epilogue. */
+    assert_string_equal(s.last_text, evt_module_ir_text(f->m));
+}
+
+static void test_callback_after_one_pass(void **state)
+{
+    fixture *f = *state;
+    parse(f, "epilogue e { out y : f32[M, N] = acc / 4 }");
+    seen s = {0};
+    evt_optimize_options o = {.level = 1, .after = record, .after_pass = "cse", .user = &s};
+    assert_int_equal(evt_module_optimize_with(f->m, &o), EVT_OK);
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.passes[0], "cse");
+    assert_non_null(strstr(s.last_text, "div"));
+}
+
+static void test_level_0_changes_nothing(void **state)
+{
+    fixture *f = *state;
+    parse(f, "epilogue e { let unused = acc * 3\n out y : f32[M, N] = (acc * 1) / 4 }");
+    size_t len = strlen(evt_module_ir_text(f->m));
+    char *before = malloc(len + 1);
+    assert_non_null(before);
+    memcpy(before, evt_module_ir_text(f->m), len + 1);
+    assert_int_equal(evt_module_optimize(f->m, 0), EVT_OK);
+    assert_string_equal(before, evt_module_ir_text(f->m));
+    free(before);
+}
+
+/* ---- fold ---------------------------------------------------------------- */
+
+static void test_fold_arithmetic(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  out a : f32[M, N] = 0.1 + 0.2\n"
+                                 "  out b : f32[M, N] = 1 / 3\n"
+                                 "  out c : f32[M, N] = -0\n"
+                                 "  out d : f32[M, N] = 3e38 * 10\n"
+                                 "  out e : f32[M, N] = 1e-30 * 1e-15\n"
+                                 "  out f : f32[M, N] = 0 - 0\n"
+                                 "  out g : f32[M, N] = -(1 / 0)\n"
+                                 "}");
+    fn = run_passes(f, "fold");
+    volatile float x = 0.1f, y = 0.2f, one = 1, three = 3, big = 3e38f, ten = 10;
+    volatile float tiny = 1e-30f, tinier = 1e-15f;
+    assert_const(out(fn, 0), x + y);
+    assert_const(out(fn, 1), one / three);
+    assert_const(out(fn, 2), -0.0f);
+    assert_const(out(fn, 3), big * ten); /* +inf */
+    assert_const(out(fn, 4), tiny * tinier); /* a subnormal */
+    assert_true(fpclassify(out(fn, 4)->attr.f) == FP_SUBNORMAL);
+    assert_const(out(fn, 5), 0.0f);
+    assert_const(out(fn, 6), -INFINITY);
+}
+
+static void test_fold_leaves_nan_to_the_gpu(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  out a : f32[M, N] = 0 / 0\n"
+                                 "  out b : f32[M, N] = (1 / 0) - (1 / 0)\n"
+                                 "}");
+    fn = run_passes(f, "fold");
+    assert_int_equal(out(fn, 0)->op, IR_DIV);
+    assert_int_equal(out(fn, 1)->op, IR_SUB);
+    assert_const(out(fn, 1)->args[0], INFINITY);
+}
+
+static void test_fold_select(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  in x : f32[M, N]\n"
+                                 "  out a : f32[M, N] = 1 < 2 ? acc : x\n"
+                                 "  out b : f32[M, N] = 1 > 1 ? acc : x\n"
+                                 "  out c : f32[M, N] = 1 != 2 ? acc : x\n"
+                                 "  out d : f32[M, N] = -0 == 0 ? acc : x\n"
+                                 "  out e : f32[M, N] = acc < 2 ? acc : x\n"
+                                 "}");
+    fn = run_passes(f, "fold");
+    assert_int_equal(out(fn, 0)->op, IR_ACC);
+    assert_int_equal(out(fn, 1)->op, IR_INPUT);
+    assert_int_equal(out(fn, 2)->op, IR_ACC);
+    assert_int_equal(out(fn, 3)->op, IR_ACC);
+    assert_int_equal(out(fn, 4)->op, IR_SELECT);
+}
+
+/* ---- cse ----------------------------------------------------------------- */
+
+static void test_cse_commutative(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  in b : f32[N]\n"
+                                 "  out x : f32[M, N] = (acc + b) * 2\n"
+                                 "  out y : f32[M, N] = 2 * (b + acc)\n"
+                                 "  out z : f32[M, N] = b - acc\n"
+                                 "  out w : f32[M, N] = acc - b\n"
+                                 "}");
+    assert_ptr_not_equal(out(fn, 0), out(fn, 1));
+    fn = run_passes(f, "cse");
+    assert_ptr_equal(out(fn, 0), out(fn, 1));
+    assert_int_equal(out(fn, 0)->args[1]->op, IR_CONST); /* constants second */
+    assert_ptr_not_equal(out(fn, 2), out(fn, 3));        /* sub does not commute */
+}
+
+/* ---- strength ------------------------------------------------------------ */
+
+static void test_strength_powers_of_two(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  out a : f32[M, N] = acc / 8\n"
+                                 "  out b : f32[M, N] = acc / -0.5\n"
+                                 "  out c : f32[M, N] = acc / 3\n"
+                                 "  out d : f32[M, N] = acc / 1.17549435e-38\n" /* 2^-126 */
+                                 "  out e : f32[M, N] = acc / 1.70141183e38\n"  /* 2^127 */
+                                 "  out g : f32[M, N] = acc / 5.877472e-39\n"   /* 2^-127 */
+                                 "  out h : f32[M, N] = acc / 0\n"
+                                 "}");
+    fn = run_passes(f, "fold,strength"); /* fold makes -0.5 a constant */
+    assert_int_equal(out(fn, 0)->op, IR_MUL);
+    assert_const(out(fn, 0)->args[1], 0.125f);
+    assert_int_equal(out(fn, 1)->op, IR_MUL);
+    assert_const(out(fn, 1)->args[1], -2.0f);
+    assert_int_equal(out(fn, 2)->op, IR_DIV);
+    assert_int_equal(out(fn, 3)->op, IR_MUL);
+    assert_const(out(fn, 3)->args[1], 0x1p126f);
+    assert_int_equal(out(fn, 4)->op, IR_DIV); /* 2^-127 is subnormal */
+    assert_int_equal(out(fn, 5)->op, IR_DIV); /* the divisor is subnormal */
+    assert_int_equal(out(fn, 6)->op, IR_DIV);
+}
+
+/* x / 2^k and x * 2^-k round the same real: check it on the host, subnormal
+ * results and overflow included. */
+static void test_strength_is_exact(void **state)
+{
+    (void)state;
+    const float xs[] = {1.0f, 3.0f, 0x1.fffffep127f, 0x1p-149f, 0x1.8p-148f, 0x1.234568p-126f,
+                        -7.5e-39f, 1e-45f, 0.0f, -0.0f, INFINITY, -INFINITY, 123456.789f};
+    for (int k = -126; k <= 126; k++) {
+        volatile float c = ldexpf(1.0f, k), r = ldexpf(1.0f, -k);
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+            volatile float x = xs[i];
+            float q = x / c, p = x * r;
+            assert_int_equal(bits(q), bits(p));
+        }
+    }
+}
+
+/* ---- dce and hoist -------------------------------------------------------- */
+
+static void test_dce_keeps_the_interface(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  in unused : f16[M, N]\n"
+                                 "  param p : f32 = 2\n"
+                                 "  let dead = unused * p\n"
+                                 "  out y : f32[M, N] = acc\n"
+                                 "}");
+    assert_int_equal(fn->nvalues, 4);
+    fn = run_passes(f, "dce");
+    assert_int_equal(fn->nvalues, 1);
+    assert_int_equal(out(fn, 0)->op, IR_ACC);
+    assert_int_equal(evt_epilogue_arg_count(fn, EVT_ARG_INPUT), 1);
+    assert_int_equal(evt_epilogue_arg_count(fn, EVT_ARG_PARAM), 1);
+    assert_string_equal(evt_epilogue_arg(fn, EVT_ARG_INPUT, 0)->name, "unused");
+}
+
+static void test_hoist_marks_scalars(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  in s : f32\n"
+                                 "  in b : f32[N]\n"
+                                 "  param p : f32\n"
+                                 "  let k = exp(p * s)\n"
+                                 "  out y : f32[M, N] = acc * k + b * p\n"
+                                 "  out t : f32 = reduce_sum(acc)\n"
+                                 "}");
+    fn = run_passes(f, "hoist");
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        const ir_value *v = fn->values[i];
+        int want = v->op == IR_INPUT ? v->shape == EVT_SHAPE_SCALAR
+                   : v->op == IR_MUL ? v->shape == EVT_SHAPE_SCALAR
+                                     : v->op == IR_EXP;
+        assert_int_equal(v->hoisted, want);
+    }
+    const char *line = strstr(evt_module_ir_text(f->m), "= exp ");
+    assert_non_null(line);
+    assert_int_equal(strncmp(strchr(line, '\n') - 16, ", once per block", 16), 0);
+}
+
+/* ---- the whole pipeline ---------------------------------------------------- */
+
+/* A chain of 100 000 lets is a 100 000-deep DAG: no pass may recurse over
+ * operands, and each must stay linear. */
+static void test_deep_chain(void **state)
+{
+    fixture *f = *state;
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 64 + 256, len = 0;
+    char *src = malloc(cap);
+    assert_non_null(src);
+    len += (size_t)snprintf(src + len, cap - len, "epilogue e {\n  let x0 = acc + 1\n");
+    for (int i = 1; i < N; i++)
+        len += (size_t)snprintf(src + len, cap - len, "  let x%d = (x%d * 1) / 2 + x%d\n", i,
+                                i - 1, i / 2);
+    len += (size_t)snprintf(src + len, cap - len, "  out y : f32[M, N] = x%d\n}\n", N - 1);
+    evt_status st = evt_module_parse_buffer(f->ctx, "deep.evt", src, len, &f->m);
+    free(src);
+    assert_int_equal(st, EVT_OK);
+    assert_int_equal(evt_module_optimize(f->m, 2), EVT_OK);
+    const ir_func *fn = evt_module_epilogue(f->m, 0);
+    assert_int_equal(count_op(fn, IR_DIV), 0);
+    assert_int_equal(count_op(fn, IR_MUL), N - 1);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_pass_names),
+        T(test_bad_arguments),
+        T(test_module_with_errors),
+        T(test_callback_after_every_pass),
+        T(test_callback_after_one_pass),
+        T(test_level_0_changes_nothing),
+        T(test_fold_arithmetic),
+        T(test_fold_leaves_nan_to_the_gpu),
+        T(test_fold_select),
+        T(test_cse_commutative),
+        T(test_strength_powers_of_two),
+        T(test_strength_is_exact),
+        T(test_dce_keeps_the_interface),
+        T(test_hoist_marks_scalars),
+        T(test_deep_chain),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
