@@ -459,9 +459,10 @@ static ir_func *sema_epilogue(arena *a, diag_list *dl, const ast_epilogue *ep)
             break;
         }
     }
-    /* Warnings and "no output" would only guess at what a syntax error lost. */
+    /* Warnings and "no output" would only guess at what a syntax error lost;
+     * with no output at all, every input being unused is no news. */
     int clean = dl->errors == errors_before && ep->syntax_errors == 0;
-    if (!dl->stopped && clean) {
+    if (!dl->stopped && clean && fn->noutputs) {
         for (size_t i = 0; i < ep->nstmts; i++)
             if (lets[i] && !lets[i]->used)
                 diag_report(dl, EVT_SEV_WARNING, lets[i]->loc, "'%s' is defined but never used",
