@@ -115,6 +115,7 @@ epilogue
                 ARENA_PUSH(ps->arena, ps->file->epilogues, ps->file->nepilogues,
                            ps->file->epilogues_cap, $5);
             }
+            yyerrok; /* a whole epilogue is a safe point: report the next error at once */
         }
     ;
 
@@ -216,6 +217,7 @@ kernel
                 ARENA_PUSH(ps->arena, ps->file->kernels, ps->file->nkernels,
                            ps->file->kernels_cap, k);
             }
+            yyerrok;
         }
     ;
 
