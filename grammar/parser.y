@@ -330,7 +330,7 @@ static void evt_yyerror(src_loc *loc, parse_state *ps, const char *msg)
         diag_report(ps->diags, EVT_SEV_ERROR, *loc,
                     "the input is nested too deeply (more than %d open constructs)",
                     PARSE_MAX_STACK);
-    else
+    else if (!ps->after_lex_error) /* else those were the error: `acc $ 1` is one, not two */
         diag_report(ps->diags, EVT_SEV_ERROR, *loc, "%s", msg);
 }
 
