@@ -20,6 +20,7 @@ typedef struct parse_state {
     size_t offset;
     src_loc comment_start; /* where the block comment being skipped began */
     int after_lex_error;   /* this token follows a lexical error: a syntax error here repeats it */
+    int in_body;           /* between an epilogue's '{' and '}' */
     jmp_buf lex_abort;     /* the scanner's fatal-error exit */
 } parse_state;
 

@@ -1,9 +1,10 @@
 /* parser.y - the .evt grammar: a pure, located bison parser that builds the AST.
  *
  * Error recovery resynchronises at statement starts, at `;` and `}` inside an
- * epilogue, and at `epilogue`/`kernel` at the top level, so one run reports
- * every independent syntax error.  A statement whose text is lost to an error
- * still defines its name (as poisoned), so its uses raise no second error. */
+ * epilogue, and at `epilogue`/`kernel` at the top level (the scanner closes a
+ * body whose `}` is missing), so one run reports every independent syntax
+ * error.  A statement whose text is lost to an error still defines its name
+ * (as poisoned), so its uses raise no second error. */
 
 %code requires {
 #include "parse_state.h"
