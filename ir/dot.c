@@ -17,7 +17,7 @@ static void put_label(strbuf *sb, const ir_func *fn, const ir_value *v)
 {
     switch (v->op) {
     case IR_CONST:
-        sb_printf(sb, "%.9g", (double)v->attr.f);
+        ir_print_float(sb, v->attr.f);
         break;
     case IR_ACC:
         sb_puts(sb, "acc");

@@ -136,6 +136,8 @@ int ir_verify(const ir_func *fn, strbuf *why);
 void ir_print_func(const ir_func *fn, strbuf *sb);
 void ir_print_kernel(const ir_kernel *k, strbuf *sb);
 void ir_print_module(const ir_module *m, strbuf *sb);
+/* Appends f as the shortest decimal that reads back as exactly f ("nan", "-inf", ...). */
+void ir_print_float(strbuf *sb, float f);
 /* Appends fn as one Graphviz digraph. */
 void ir_dot_func(const ir_func *fn, strbuf *sb);
 

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The shortest decimal that reads back as exactly f. */
-static void put_float(strbuf *sb, float f)
+void ir_print_float(strbuf *sb, float f)
 {
     if (isnan(f)) {
         sb_puts(sb, signbit(f) ? "-nan" : "nan");
@@ -66,7 +65,7 @@ static void print_value(const ir_func *fn, const ir_value *v, strbuf *sb)
     switch (v->op) {
     case IR_CONST:
         sb_putc(sb, ' ');
-        put_float(sb, v->attr.f);
+        ir_print_float(sb, v->attr.f);
         break;
     case IR_INPUT:
         sb_printf(sb, " %s", fn->inputs[v->attr.index].info.name);
@@ -94,7 +93,7 @@ void ir_print_func(const ir_func *fn, strbuf *sb)
         sb_printf(sb, "  param %s: %s", p->name, evt_elem_name(p->elem));
         if (p->has_default) {
             sb_puts(sb, " = ");
-            put_float(sb, p->default_value);
+            ir_print_float(sb, p->default_value);
         }
         sb_putc(sb, '\n');
     }
