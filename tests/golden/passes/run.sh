@@ -1,0 +1,97 @@
+#!/bin/sh
+# run.sh - optimizer goldens: every tests/golden/passes/<pipeline>_<case>.evt
+# beside the IR expected before and after the pipeline its name starts with.
+#
+#   <name>.O0.ir  stdout of `evtc <name>.evt --emit=ir -O0`: the IR before
+#   <name>.ir     stdout of `evtc <name>.evt --emit=ir` after <pipeline>:
+#                 a pass name (fold, simplify, cse, strength, hoist) runs that
+#                 pass, then dce to clear away what it left unused
+#                 (--passes=<pass>,dce), so that the diff shows its effect;
+#                 dce runs alone; O1 or O2 runs that level
+#   <name>.print  (optional) stderr of the same run with --print-after-all
+#
+# evtc must exit 0.  Warnings on stderr are allowed (they are the front end's
+# business: tests/golden/run.sh checks them).
+#
+# EVTC=path/to/evtc sh tests/golden/passes/run.sh            check
+# UPDATE=1 EVTC=path/to/evtc sh tests/golden/passes/run.sh   regenerate every golden
+#                                                            (review the diff before committing)
+# To add a .print golden, create the empty file and regenerate.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${EVTC:?set EVTC to the evtc binary}"
+case $EVTC in
+/*) ;;
+*) EVTC=$(pwd)/$EVTC ;;
+esac
+[ -x "$EVTC" ] || { echo "run.sh: $EVTC is not executable" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/evt-golden-passes.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+pass=0
+fail=0
+
+# check CASE WHAT WANT_FILE GOT_FILE: diff, or regenerate under UPDATE=1.
+check() {
+    if [ "${UPDATE:-}" = 1 ]; then
+        cp "$4" "$3"
+        return 0
+    fi
+    [ -e "$3" ] || { echo "FAIL $1: no $3 (regenerate with UPDATE=1)"; return 1; }
+    diff -u "$3" "$4" >"$tmp/diff" && return 0
+    echo "FAIL $1: $2 differs"
+    cat "$tmp/diff"
+    return 1
+}
+
+# evtc_ok CASE OUT ERR ARGS...: runs evtc; fails unless it exits 0.
+evtc_ok() {
+    c=$1 o=$2 e=$3
+    shift 3
+    "$EVTC" "$@" >"$o" 2>"$e" && return 0
+    echo "FAIL $c: evtc $* exited with status $?"
+    sed 's/^/  /' "$e"
+    return 1
+}
+
+cd "$here" || exit 2
+for evt in *.evt; do
+    [ -e "$evt" ] || continue
+    c=${evt%.evt}
+    case ${c%%_*} in
+    O0 | O1 | O2) pipeline=-${c%%_*} ;;
+    dce) pipeline=--passes=dce ;;
+    *) pipeline=--passes=${c%%_*},dce ;;
+    esac
+    ok=1
+    evtc_ok "$c" "$tmp/out" "$tmp/err" "$evt" --emit=ir -O0 &&
+        check "$c" "IR before (-O0)" "$c.O0.ir" "$tmp/out" || ok=0
+    evtc_ok "$c" "$tmp/out" "$tmp/err" "$evt" --emit=ir "$pipeline" &&
+        check "$c" "IR after ($pipeline)" "$c.ir" "$tmp/out" || ok=0
+    if [ -e "$c.print" ]; then
+        evtc_ok "$c" "$tmp/out" "$tmp/err" "$evt" "$pipeline" --print-after-all &&
+            check "$c" "--print-after-all (stderr)" "$c.print" "$tmp/err" || ok=0
+    fi
+    if [ "$ok" = 1 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+    fi
+done
+
+# Goldens whose .evt is gone would never be checked again.
+for g in *.ir *.print; do
+    [ -e "$g" ] || continue
+    base=${g%.print}
+    base=${base%.ir}
+    base=${base%.O0}
+    if [ ! -e "$base.evt" ]; then
+        echo "FAIL $g: no $base.evt beside it"
+        fail=$((fail + 1))
+    fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
