@@ -34,6 +34,10 @@ void arena_free(arena *a)
 void *arena_alloc(arena *a, size_t size)
 {
     const size_t align = alignof(max_align_t);
+    if (size > SIZE_MAX - align) { /* rounding up would wrap to a tiny size */
+        a->failed = 1;
+        return NULL;
+    }
     size = (size + align - 1) & ~(align - 1);
     if (size == 0)
         size = align;
