@@ -10,9 +10,9 @@
  *    rounded once (round-to-nearest-even).  x / c and x * r have the same
  *    exact real result x·2^-k (with the same sign, sign(x) xor sign(c)), so
  *    they round to the same f32, whatever it is: a normal number, a
- *    subnormal (both round the same real to the same subnormal, the
- *    "double rounding" worry does not arise because there is only one
- *    rounding on each side), ±inf on overflow, or ±0 on underflow.
+ *    subnormal (x·2^-k may not be representable there, but both sides round
+ *    that one real once, the same way), ±inf on overflow, or ±0 on
+ *    underflow.
  *  - x = ±0 gives ±0 and x = ±inf gives ±inf with the same sign on both
  *    sides (0/c and 0*r are zeros, inf/c and inf*r infinities, c and r
  *    finite and nonzero).  x = NaN gives the GPU's canonical NaN on both.
