@@ -277,8 +277,8 @@ static void check_table(launch_fn *t)
 
 /* check configurations: every layout and both paths */
 static const int k_check_ids[] = {EVT_GEMM_SM80_128x256x32_W8_S4, EVT_GEMM_SM80_128x128x32_W4_S4,
-                                  EVT_GEMM_SM80_64x64x32_W4_S4};
-enum { N_CHECK_IDS = 3 };
+                                  EVT_GEMM_SM80_64x64x32_W4_S4, EVT_GEMM_SM80_128x256x64_W8_S3};
+enum { N_CHECK_IDS = 4 };
 static launch_fn g_check[N_CHECK_IDS][2][8];
 
 /* bench configurations: TN, fast path, 16-bit D */
@@ -294,25 +294,6 @@ static void bench_entry()
     g_bench_occ[ID] = occupancy<C, OUT_F16>;
 }
 
-static void init_tables()
-{
-    check_table<EVT_GEMM_SM80_128x256x32_W8_S4, EVT_DT_F16>(g_check[0][0]);
-    check_table<EVT_GEMM_SM80_128x256x32_W8_S4, EVT_DT_BF16>(g_check[0][1]);
-    check_table<EVT_GEMM_SM80_128x128x32_W4_S4, EVT_DT_F16>(g_check[1][0]);
-    check_table<EVT_GEMM_SM80_128x128x32_W4_S4, EVT_DT_BF16>(g_check[1][1]);
-    check_table<EVT_GEMM_SM80_64x64x32_W4_S4, EVT_DT_F16>(g_check[2][0]);
-    check_table<EVT_GEMM_SM80_64x64x32_W4_S4, EVT_DT_BF16>(g_check[2][1]);
-    bench_entry<0>();
-    bench_entry<1>();
-    bench_entry<2>();
-    bench_entry<3>();
-    bench_entry<4>();
-    bench_entry<5>();
-    g_bench_bf16_best = launch<typename cfg_of<EVT_GEMM_SM80_128x256x32_W8_S4, EVT_DT_BF16,
-                                               EVT_ROW_MAJOR, EVT_COL_MAJOR, true, OUT_BF16>::type,
-                               OUT_BF16>;
-}
-
 /* The C table and the tile types must agree: codegen uses the former for
  * launch geometry and the latter for code. */
 template <int ID>
@@ -324,6 +305,38 @@ static bool same_cfg()
     return c.bm == T::kBM && c.bn == T::kBN && c.bk == T::kBK && c.warps_m == T::kWarpsM &&
            c.warps_n == T::kWarpsN && c.stages == T::kStages && c.min_blocks == T::kMinBlocks &&
            evt_gemm_sm80_threads(c) == T::kThreads && evt_gemm_sm80_smem_bytes(c) == C::kSmemBytes;
+}
+
+/* Compile-time loop over every configuration id. */
+template <int ID>
+struct for_each_cfg {
+    static void bench()
+    {
+        bench_entry<ID>();
+        for_each_cfg<ID + 1>::bench();
+    }
+    static bool same() { return same_cfg<ID>() && for_each_cfg<ID + 1>::same(); }
+};
+template <>
+struct for_each_cfg<EVT_GEMM_SM80_NUM_CFGS> {
+    static void bench() {}
+    static bool same() { return true; }
+};
+
+static void init_tables()
+{
+    check_table<EVT_GEMM_SM80_128x256x32_W8_S4, EVT_DT_F16>(g_check[0][0]);
+    check_table<EVT_GEMM_SM80_128x256x32_W8_S4, EVT_DT_BF16>(g_check[0][1]);
+    check_table<EVT_GEMM_SM80_128x128x32_W4_S4, EVT_DT_F16>(g_check[1][0]);
+    check_table<EVT_GEMM_SM80_128x128x32_W4_S4, EVT_DT_BF16>(g_check[1][1]);
+    check_table<EVT_GEMM_SM80_64x64x32_W4_S4, EVT_DT_F16>(g_check[2][0]);
+    check_table<EVT_GEMM_SM80_64x64x32_W4_S4, EVT_DT_BF16>(g_check[2][1]);
+    check_table<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_F16>(g_check[3][0]);
+    check_table<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_BF16>(g_check[3][1]);
+    for_each_cfg<0>::bench();
+    g_bench_bf16_best = launch<typename cfg_of<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_BF16,
+                                               EVT_ROW_MAJOR, EVT_COL_MAJOR, true, OUT_BF16>::type,
+                               OUT_BF16>;
 }
 
 /* ---- check --------------------------------------------------------------- */
@@ -382,6 +395,7 @@ struct case_stat {
 static case_stat g_stats[2][4][2]; /* dtype, layout combo, aligned path */
 
 static int g_max_dim = 1 << 30;
+static double g_bench_worst = 0;
 
 /* Returns 1 when the problem ran, 0 when --max-dim skipped it. */
 static int check_case(int dt, int al, int bl, int m, int n, int k, int pad, int shift,
@@ -458,6 +472,52 @@ static int check_case(int dt, int al, int bl, int m, int n, int k, int pad, int 
     return 1;
 }
 
+/* Every configuration, TN f16 fast path with f16 D (the bench kernels), on
+ * ragged problems; returns the number of failures. */
+static int check_bench_cfgs(cmp_result *dres)
+{
+    static const int sizes[][3] = {{1000, 4097, 4104}, {127, 300, 200}, {4097, 7, 24}};
+    int fails = 0;
+    for (int si = 0; si < 3; ++si) {
+        int m = sizes[si][0], n = sizes[si][1], k = sizes[si][2];
+        if (m > g_max_dim || n > g_max_dim || k > g_max_dim)
+            continue;
+        matrix a = make_matrix(EVT_DT_F16, m, k, 0, 0), b = make_matrix(EVT_DT_F16, n, k, 0, 0);
+        double *r, *s;
+        CK(cudaMalloc(&r, (size_t)m * n * 8));
+        CK(cudaMalloc(&s, (size_t)m * n * 8));
+        ref_gemm<EVT_DT_F16><<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(
+            a.p, b.p, m, n, k, a.ld, b.ld, 0, 1, r, s);
+        CK(cudaGetLastError());
+        evt_u16 *d;
+        CK(cudaMalloc(&d, (size_t)m * n * 2));
+        evt_gemm_args args = {a.p, b.p, m, n, k, a.ld, b.ld};
+        for (int id = 0; id < EVT_GEMM_SM80_NUM_CFGS; ++id) {
+            CK(cudaMemset(d, 0xff, (size_t)m * n * 2));
+            g_bench_f16[id](args, d, n, 0);
+            CK(cudaMemset(dres, 0, sizeof(cmp_result)));
+            compare<OUT_F16><<<264, 256>>>(d, n, r, s, m, n, dres);
+            CK(cudaGetLastError());
+            cmp_result h;
+            CK(cudaMemcpy(&h, dres, sizeof h, cudaMemcpyDeviceToHost));
+            float ratio;
+            memcpy(&ratio, &h.max_ratio_bits, 4);
+            if (h.bad) {
+                fails++;
+                say("FAIL bench cfg %d M=%d N=%d K=%d f16 D: bad=%llu max_err/tol=%.3g\n", id, m,
+                    n, k, h.bad, ratio);
+            }
+            g_bench_worst = std::max(g_bench_worst, (double)ratio);
+        }
+        CK(cudaFree(a.alloc));
+        CK(cudaFree(b.alloc));
+        CK(cudaFree(r));
+        CK(cudaFree(s));
+        CK(cudaFree(d));
+    }
+    return fails;
+}
+
 static void run_checks(bool quick, int max_dim)
 {
     cmp_result *dres;
@@ -490,8 +550,12 @@ static void run_checks(bool quick, int max_dim)
             /* small enough for the sanitizers, long enough to cycle the stages */
             ncase += check_case(dt, al, bl, 100, 130, 200, 8, 0, dres);
         }
+    int bench_fails = check_bench_cfgs(dres);
+    g_fail += bench_fails;
     CK(cudaDeviceSynchronize());
     CK(cudaFree(dres));
+    say("\nall %d configurations, TN f16 fast path, f16 D, 3 ragged problems: %d failed, "
+        "max err/tol %.3g\n", (int)EVT_GEMM_SM80_NUM_CFGS, bench_fails, g_bench_worst);
     say("\n== correctness: %d problems, %d kernel runs: %d passed, %d failed ==\n", ncase,
         g_pass + g_fail, g_pass, g_fail);
     say("%-5s %-9s %-5s %6s %6s %14s %12s\n", "dtype", "A/B", "path", "runs", "fails",
@@ -632,10 +696,12 @@ static void run_bench(int reps)
     cublasHandle_t h;
     CKB(cublasCreate(&h));
     say("\n== bench: A row-major, B col-major (TN), 16-bit D, median of %d ==\n", reps);
-    const int all[] = {0, 1, 2, 3, 4, 5};
-    bench_one(h, EVT_DT_F16, 4096, all, 6, reps);
-    bench_one(h, EVT_DT_F16, 8192, all, 6, reps);
-    const int best[] = {EVT_GEMM_SM80_128x256x32_W8_S4};
+    int all[EVT_GEMM_SM80_NUM_CFGS];
+    for (int i = 0; i < EVT_GEMM_SM80_NUM_CFGS; ++i)
+        all[i] = i;
+    bench_one(h, EVT_DT_F16, 4096, all, EVT_GEMM_SM80_NUM_CFGS, reps);
+    bench_one(h, EVT_DT_F16, 8192, all, EVT_GEMM_SM80_NUM_CFGS, reps);
+    const int best[] = {EVT_GEMM_SM80_128x256x64_W8_S3};
     bench_one(h, EVT_DT_BF16, 4096, best, 1, reps);
     int pick = evt_gemm_sm80_pick(4096, 4096, 4096, 0);
     say("heuristic pick for 4096^3: %s\n", cfg_name(pick));
@@ -663,8 +729,7 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, 0));
     say("device: %s, %d SMs, sm_%d%d, smem/block optin %zu\n", prop.name,
         prop.multiProcessorCount, prop.major, prop.minor, prop.sharedMemPerBlockOptin);
-    bool agree = same_cfg<0>() && same_cfg<1>() && same_cfg<2>() && same_cfg<3>() &&
-                 same_cfg<4>() && same_cfg<5>();
+    bool agree = for_each_cfg<0>::same();
     if (!agree) {
         say("FAIL: evt_gemm_sm80_cfg_lookup() table and evt_gemm_sm80_tile_of<> disagree\n");
         return 1;

@@ -58,7 +58,10 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_128x128x32_W8_S4 = 3, /* 8 warps of 64x32 */
     EVT_GEMM_SM80_256x128x32_W8_S4 = 4, /* tall tile */
     EVT_GEMM_SM80_128x256x64_W8_S3 = 5, /* fewer barriers per flop */
-    EVT_GEMM_SM80_NUM_CFGS = 6
+    EVT_GEMM_SM80_128x256x64_W8_S4 = 6, /* deeper pipeline, 192 KB */
+    EVT_GEMM_SM80_128x128x64_W4_S3 = 7, /* 2 CTAs/SM with BK 64 */
+    EVT_GEMM_SM80_256x128x64_W8_S3 = 8,
+    EVT_GEMM_SM80_NUM_CFGS = 9
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -84,6 +87,11 @@ static inline EVT_HD evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
     case EVT_GEMM_SM80_128x128x32_W8_S4: c.bn = 128; break;
     case EVT_GEMM_SM80_256x128x32_W8_S4: c.bm = 256; c.bn = 128; c.warps_m = 4; c.warps_n = 2; break;
     case EVT_GEMM_SM80_128x256x64_W8_S3: c.bk = 64; c.stages = 3; break;
+    case EVT_GEMM_SM80_128x256x64_W8_S4: c.bk = 64; break;
+    case EVT_GEMM_SM80_128x128x64_W4_S3:
+        c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 3; c.min_blocks = 2; break;
+    case EVT_GEMM_SM80_256x128x64_W8_S3:
+        c.bm = 256; c.bn = 128; c.bk = 64; c.warps_m = 4; c.warps_n = 2; c.stages = 3; break;
     default: break;
     }
     return c;
@@ -209,6 +217,15 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_256x128x32_W8_S4> {
 };
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S3> {
     typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S4> {
+    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S3> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_256x128x64_W8_S3> {
+    typedef evt_gemm_sm80_tile<256, 128, 64, 4, 2, 3, 1> type;
 };
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
