@@ -1,6 +1,7 @@
 /* strbuf.c - growable strings for rendering IR, DOT and diagnostics. */
 #include "strbuf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,16 @@ static int sb_reserve(strbuf *sb, size_t extra)
 {
     if (sb->failed)
         return 0;
-    if (sb->len + extra + 1 <= sb->cap)
+    if (extra > SIZE_MAX - 1 - sb->len) {
+        sb->failed = 1;
+        return 0;
+    }
+    size_t need = sb->len + extra + 1;
+    if (need <= sb->cap)
         return 1;
     size_t cap = sb->cap ? sb->cap : 256;
-    while (cap < sb->len + extra + 1)
-        cap *= 2;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
     char *p = realloc(sb->data, cap);
     if (!p) {
         sb->failed = 1;

@@ -1,0 +1,163 @@
+/* test_strbuf.c - growable strings: appending, formatting, JSON escaping, failure. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "support/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The huge-request tests expect malloc to fail, not ASan to stop the run. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
+static int setup(void **state)
+{
+    strbuf *sb = malloc(sizeof *sb);
+    if (!sb)
+        return -1;
+    sb_init(sb);
+    *state = sb;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    strbuf *sb = *state;
+    sb_free(sb);
+    free(sb);
+    return 0;
+}
+
+static void test_empty(void **state)
+{
+    strbuf *sb = *state;
+    assert_string_equal(sb_str(sb), "");
+    assert_int_equal(sb->len, 0);
+    sb_puts(sb, "");
+    assert_string_equal(sb_str(sb), "");
+    assert_int_equal(sb->len, 0);
+}
+
+static void test_append(void **state)
+{
+    strbuf *sb = *state;
+    sb_puts(sb, "ab");
+    sb_putc(sb, 'c');
+    sb_putn(sb, "defgh", 2);
+    sb_printf(sb, "[%d|%s|%.2f]", 42, "x", 0.5);
+    assert_string_equal(sb_str(sb), "abcde[42|x|0.50]");
+    assert_int_equal(sb->len, strlen("abcde[42|x|0.50]"));
+    assert_int_equal(sb->failed, 0);
+}
+
+/* Growth past the first 256 bytes and many doublings keeps every byte. */
+static void test_growth(void **state)
+{
+    strbuf *sb = *state;
+    for (int i = 0; i < 100000; i++)
+        sb_putc(sb, (char)('a' + i % 26));
+    assert_int_equal(sb->len, 100000);
+    assert_true(sb->cap > sb->len);
+    for (int i = 0; i < 100000; i++)
+        assert_int_equal(sb->data[i], 'a' + i % 26);
+    assert_int_equal(sb->data[100000], '\0');
+}
+
+static void test_long_printf(void **state)
+{
+    strbuf *sb = *state;
+    char big[3000];
+    memset(big, 'z', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    sb_puts(sb, "<");
+    sb_printf(sb, "%s|%s", big, big);
+    assert_int_equal(sb->len, 1 + 2 * (sizeof big - 1) + 1);
+    assert_int_equal(sb->data[0], '<');
+    assert_int_equal(sb->data[sizeof big], '|');
+    assert_int_equal(sb->data[sb->len], '\0');
+}
+
+static void test_nul_bytes(void **state)
+{
+    strbuf *sb = *state;
+    sb_putn(sb, "a\0b", 3);
+    sb_putc(sb, '\0');
+    assert_int_equal(sb->len, 4);
+    assert_memory_equal(sb->data, "a\0b\0", 5);
+}
+
+static const char *json(strbuf *sb, const char *s)
+{
+    sb_free(sb);
+    sb_put_json_escaped(sb, s);
+    return sb_str(sb);
+}
+
+static void test_json_escaping(void **state)
+{
+    strbuf *sb = *state;
+    assert_string_equal(json(sb, "plain text"), "plain text");
+    assert_string_equal(json(sb, "say \"hi\""), "say \\\"hi\\\"");
+    assert_string_equal(json(sb, "a\\b"), "a\\\\b");
+    assert_string_equal(json(sb, "l1\nl2\tx\ry"), "l1\\nl2\\tx\\ry");
+    assert_string_equal(json(sb, "\x01\x1f\x7f"), "\\u0001\\u001f\\u007f");
+    assert_string_equal(json(sb, "/'<>"), "/'<>");
+    assert_string_equal(json(sb, ""), "");
+}
+
+static void test_huge_append_fails(void **state)
+{
+    strbuf *sb = *state;
+    sb_puts(sb, "keep");
+    /* len + n + 1 wraps: must fail, not copy. */
+    sb_putn(sb, "x", SIZE_MAX);
+    assert_int_equal(sb->failed, 1);
+    assert_string_equal(sb_str(sb), "keep");
+    sb_puts(sb, "more"); /* later appends are dropped */
+    assert_string_equal(sb_str(sb), "keep");
+}
+
+static void test_huge_reserve_terminates(void **state)
+{
+    strbuf *sb = *state;
+    /* Doubling the capacity towards this would overflow to 0 and loop forever. */
+    sb_putn(sb, "x", SIZE_MAX - 16);
+    assert_int_equal(sb->failed, 1);
+    assert_int_equal(sb->len, 0);
+}
+
+static void test_free_resets(void **state)
+{
+    strbuf *sb = *state;
+    sb_puts(sb, "something");
+    sb_free(sb);
+    assert_null(sb->data);
+    assert_int_equal(sb->len, 0);
+    assert_int_equal(sb->cap, 0);
+    assert_string_equal(sb_str(sb), "");
+    sb_puts(sb, "again");
+    assert_string_equal(sb_str(sb), "again");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_printf, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_escaping, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_append_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_reserve_terminates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_free_resets, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
