@@ -82,6 +82,35 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Length of the well-formed UTF-8 sequence of two or more bytes at p, or 0. */
+static int utf8_length(const unsigned char *p)
+{
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    int n;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        n = 3;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        n = 4;
+    else
+        return 0;
+    if (p[0] == 0xe0)
+        lo = 0xa0; /* overlong */
+    else if (p[0] == 0xed)
+        hi = 0x9f; /* surrogates */
+    else if (p[0] == 0xf0)
+        lo = 0x90; /* overlong */
+    else if (p[0] == 0xf4)
+        hi = 0x8f; /* beyond U+10FFFF */
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 void sb_put_json_escaped(strbuf *sb, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -92,10 +121,21 @@ void sb_put_json_escaped(strbuf *sb, const char *s)
         case '\t': sb_puts(sb, "\\t"); break;
         case '\r': sb_puts(sb, "\\r"); break;
         default:
-            if (*p < 0x20 || *p >= 0x7f)
+            if (*p < 0x20 || *p == 0x7f) {
                 sb_printf(sb, "\\u%04x", *p);
-            else
+            } else if (*p < 0x7f) {
                 sb_putc(sb, (char)*p);
+            } else {
+                /* JSON text is UTF-8: pass characters through; a byte that is
+                 * not part of one has no code point, so it becomes U+FFFD. */
+                int n = utf8_length(p);
+                if (n) {
+                    sb_putn(sb, (const char *)p, (size_t)n);
+                    p += n - 1;
+                } else {
+                    sb_puts(sb, "\\ufffd");
+                }
+            }
         }
     }
 }

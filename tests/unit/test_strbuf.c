@@ -112,6 +112,22 @@ static void test_json_escaping(void **state)
     assert_string_equal(json(sb, ""), "");
 }
 
+/* JSON text is Unicode: valid UTF-8 passes through as the same characters;
+ * bytes that are not UTF-8 become U+FFFD, never a different character. */
+static void test_json_utf8(void **state)
+{
+    strbuf *sb = *state;
+    assert_string_equal(json(sb, "donn\xc3\xa9" "es.evt"), "donn\xc3\xa9" "es.evt");
+    assert_string_equal(json(sb, "\xe2\x82\xac \xf0\x9f\x98\x80"), "\xe2\x82\xac \xf0\x9f\x98\x80");
+    assert_string_equal(json(sb, "a\xff" "b"), "a\\ufffdb");
+    assert_string_equal(json(sb, "\xc3"), "\\ufffd");              /* cut short */
+    assert_string_equal(json(sb, "\xc3" "a"), "\\ufffda");
+    assert_string_equal(json(sb, "\x80"), "\\ufffd");              /* a lone continuation */
+    assert_string_equal(json(sb, "\xc0\xaf"), "\\ufffd\\ufffd");   /* overlong '/' */
+    assert_string_equal(json(sb, "\xed\xa0\x80"), "\\ufffd\\ufffd\\ufffd"); /* a surrogate */
+    assert_string_equal(json(sb, "\xf4\x90\x80\x80"), "\\ufffd\\ufffd\\ufffd\\ufffd"); /* > U+10FFFF */
+}
+
 static void test_huge_append_fails(void **state)
 {
     strbuf *sb = *state;
@@ -155,6 +171,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_long_printf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_escaping, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_append_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_reserve_terminates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_resets, setup, teardown),
