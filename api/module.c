@@ -31,6 +31,10 @@ const char *evt_status_string(evt_status status)
     case EVT_ERR_LIMIT: return "size limit exceeded";
     case EVT_ERR_COMPILE: return "compilation failed";
     case EVT_ERR_UNSUPPORTED: return "not supported";
+    case EVT_ERR_NO_GPU: return "no GPU";
+    case EVT_ERR_DRIVER: return "CUDA driver error";
+    case EVT_ERR_UNBOUND: return "launch argument not set";
+    case EVT_ERR_BAD_BUFFER: return "bad launch buffer";
     case EVT_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";

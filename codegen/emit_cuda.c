@@ -8,8 +8,10 @@
  * values once per thread for its column chunk, [M] values once per row,
  * [M, N] values per element.  A value with several users is one variable. */
 #include "cg.h"
+#include "layout.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The tile configurations every kernel is built for (ids of gemm_sm80.cuh). */
@@ -165,35 +167,41 @@ static const char *red_name(evt_reduce r)
     return r == EVT_REDUCE_SUM ? "EVT_RED_SUM" : r == EVT_REDUCE_MAX ? "EVT_RED_MAX" : "EVT_RED_MIN";
 }
 
-static void emit_args_struct(emitter *e, const char *sname)
+static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
 {
     strbuf *sb = e->sb;
     const ir_func *fn = e->fn;
-    sb_printf(sb, "/* Launch arguments; the runtime fills this struct field by field. */\n");
+    static const char *const ctype[] = {"", "evt_i64", "int", "float"};
+    sb_printf(sb, "/* Launch arguments: the runtime packs them by codegen/layout.c. */\n");
     sb_printf(sb, "struct %s {\n", sname);
     sb_puts(sb, "    evt_gemm_args mainloop; /* A, B, M, N, K, lda, ldb */\n");
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        sb_printf(sb, "    const %s *in%zu; /* in %s: %s%s (%s:%u) */\n", storage_type(in->elem), i,
-                  in->name, evt_elem_name(in->elem), evt_shape_name(in->shape), e->file,
-                  in->loc.line);
-        if (in->shape == EVT_SHAPE_MN)
-            sb_printf(sb, "    evt_i64 ld_in%zu;\n", i);
-    }
-    for (size_t i = 0; i < fn->nparams; i++)
-        sb_printf(sb, "    float param%zu; /* param %s */\n", i, fn->params[i].info.name);
-    for (size_t i = 0; i < fn->noutputs; i++) {
-        const evt_arg_info *o = &fn->outputs[i].info;
-        sb_printf(sb, "    %s *out%zu; /* out %s: %s%s (%s:%u) */\n", storage_type(o->elem), i,
-                  o->name, evt_elem_name(o->elem), evt_shape_name(o->shape), e->file,
-                  o->loc.line);
-        if (o->reduce != EVT_REDUCE_NONE)
-            sb_printf(sb, "    evt_u32 *ws%zu; /* reduction workspace: one word per result */\n", i);
+    for (size_t i = 0; i < l->nfields; i++) {
+        const cg_field *f = &l->fields[i];
+        if (f->role <= CG_ROLE_LDB)
+            continue;
+        const evt_arg_info *info = NULL;
+        if (f->role == CG_ROLE_INPUT)
+            info = &fn->inputs[f->index].info;
+        else if (f->role == CG_ROLE_OUTPUT)
+            info = &fn->outputs[f->index].info;
+        if (info)
+            sb_printf(sb, "    %s%s *%s; /* %s %s: %s%s (%s:%u) */\n",
+                      f->role == CG_ROLE_INPUT ? "const " : "", storage_type(info->elem), f->name,
+                      f->role == CG_ROLE_INPUT ? "in" : "out", info->name,
+                      evt_elem_name(info->elem), evt_shape_name(info->shape), e->file,
+                      info->loc.line);
+        else if (f->role == CG_ROLE_PARAM)
+            sb_printf(sb, "    float %s; /* param %s */\n", f->name, fn->params[f->index].info.name);
+        else if (f->role == CG_ROLE_WORKSPACE)
+            sb_printf(sb, "    evt_u32 *%s; /* reduction workspace: one word per result */\n", f->name);
         else
-            sb_printf(sb, "    evt_i64 ld_out%zu;\n", i);
+            sb_printf(sb, "    %s %s;\n", ctype[f->type], f->name);
     }
-    sb_puts(sb, "    int m, n; /* output extent */\n");
-    sb_puts(sb, "};\n\n");
+    sb_puts(sb, "};\n");
+    for (size_t i = 0; i < l->nfields; i++)
+        sb_printf(sb, "static_assert(__builtin_offsetof(%s, %s) == %zu, \"layout.c disagrees\");\n",
+                  sname, l->fields[i].name, l->fields[i].offset);
+    sb_printf(sb, "static_assert(sizeof(%s) == %zu, \"layout.c disagrees\");\n\n", sname, l->size);
 }
 
 static void emit_epilogue(emitter *e, const char *fname, const char *sname)
@@ -401,7 +409,17 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbu
               target, sb_str(&base), sm);
     sb_puts(sb, "#include \"evt_common.cuh\"\n#include \"evt_math.h\"\n#include \"epilogue.cuh\"\n"
                 "#include \"gemm_sm80.cuh\"\n\n");
-    emit_args_struct(&e, sb_str(&sname));
+    cg_layout *layout = malloc(sizeof *layout);
+    if (!layout || !cg_gemm_layout(fn, layout)) {
+        sb_printf(err, "kernel '%s' has too many arguments", k->name);
+        free(layout);
+        sb_free(&base);
+        sb_free(&sname);
+        sb_free(&fname);
+        return 0;
+    }
+    emit_args_struct(&e, sb_str(&sname), layout);
+    free(layout);
     emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
 
     const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];

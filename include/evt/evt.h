@@ -58,7 +58,11 @@ typedef enum evt_status {
     EVT_ERR_LIMIT,            /* an input exceeded a documented size limit */
     EVT_ERR_INTERNAL,         /* a bug in libevt (e.g. a pass broke an IR invariant) */
     EVT_ERR_COMPILE,          /* NVRTC is missing or failed (see diagnostics) */
-    EVT_ERR_UNSUPPORTED       /* valid source the code generator cannot build yet */
+    EVT_ERR_UNSUPPORTED,      /* valid source the code generator cannot build yet */
+    EVT_ERR_NO_GPU,           /* no CUDA driver or no GPU (launches only) */
+    EVT_ERR_DRIVER,           /* the CUDA driver failed a call (message says which) */
+    EVT_ERR_UNBOUND,          /* a launch argument was never set */
+    EVT_ERR_BAD_BUFFER        /* a launch buffer is misaligned or too small */
 } evt_status;
 
 /* A short static description of a status code, e.g. "invalid source". */
@@ -337,6 +341,76 @@ EVT_API evt_status evt_kernel_compile(evt_module *module, const evt_kernel *kern
                                       void **data, size_t *size, double *seconds);
 /* Frees memory the library handed to the caller (evt_kernel_compile). NULL is a no-op. */
 EVT_API void evt_free(void *p);
+
+/* ---- runtime: launching on the GPU --------------------------------- */
+
+/*
+ * A launch binds every argument of one kernel by name, then runs it on the
+ * caller's current CUDA context and stream (so evt lives inside PyTorch and
+ * the like).  The CUDA driver is loaded with dlopen on the first launch; a
+ * machine without one gets EVT_ERR_NO_GPU, never a crash.  Kernels are
+ * compiled for the current device on first use and cached in memory (per
+ * context) and on disk under $EVT_CACHE_DIR, else $XDG_CACHE_HOME/evt, else
+ * ~/.cache/evt; EVT_DISABLE_CACHE=1 disables the disk cache.
+ *
+ * Before launching, evt_launch_run checks that every pointer is set and
+ * aligned to its element size, every param without default is set, leading
+ * dimensions are >= the contiguous extent, and every buffer's byte size
+ * covers the extent the kernel touches; otherwise it returns a clear error
+ * (EVT_ERR_UNBOUND, EVT_ERR_BAD_BUFFER, EVT_ERR_INVALID_ARGUMENT) without
+ * launching.
+ */
+typedef struct evt_launch evt_launch;
+
+/* A launch of `kernel`, owned by the caller (evt_launch_destroy); it borrows
+ * the module, which must outlive it. */
+EVT_API evt_status evt_launch_create(evt_module *module, const evt_kernel *kernel,
+                                     evt_launch **out);
+EVT_API void evt_launch_destroy(evt_launch *launch);
+
+/*
+ * The GEMM problem: D[M,N] = A[M,K] * B[K,N].  a and b are device pointers
+ * with their sizes in bytes; lda/ldb are leading dimensions in elements
+ * (the stride between rows of a row-major operand, columns of a col-major one).
+ */
+EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long long n, long long k,
+                                       const void *a, long long lda, size_t a_bytes,
+                                       const void *b, long long ldb, size_t b_bytes);
+
+/*
+ * Binds input or output `name` of the epilogue to device memory of `bytes`
+ * bytes.  `ld` is the leading dimension (elements between rows) of an
+ * [M, N] buffer and is ignored for other shapes (pass 0).  Reduction
+ * outputs need no zeroing: they hold the complete result after the launch.
+ */
+EVT_API evt_status evt_launch_bind(evt_launch *launch, const char *name, void *ptr,
+                                   size_t bytes, long long ld);
+/* Sets param `name` (converted to the param's declared element type). */
+EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, float value);
+
+/*
+ * Validates, compiles or fetches the kernel for the current device, and
+ * launches it on `stream` (a CUstream; NULL for the legacy default stream).
+ * Asynchronous: returns once the work is enqueued.
+ */
+EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
+
+/*
+ * Times evt_launch_run on `stream`: `warmup` untimed runs, then `reps`
+ * runs each between CUDA events; *median_ms receives the median.  Blocks.
+ */
+EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int warmup, int reps,
+                                        double *median_ms);
+
+/* Device memory for programs that have no CUDA runtime of their own (evtc,
+ * tests): all on the current context, synchronous, errors as above. */
+EVT_API evt_status evt_device_alloc(evt_ctx *ctx, size_t bytes, void **ptr);
+EVT_API evt_status evt_device_free(evt_ctx *ctx, void *ptr);
+EVT_API evt_status evt_device_copy_to(evt_ctx *ctx, void *dst, const void *host, size_t bytes);
+EVT_API evt_status evt_device_copy_from(evt_ctx *ctx, void *host, const void *src, size_t bytes);
+EVT_API evt_status evt_device_synchronize(evt_ctx *ctx);
+/* The current device's target and name ("NVIDIA H200"); EVT_ERR_NO_GPU without one. */
+EVT_API evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *name, size_t name_len);
 
 #ifdef __cplusplus
 }
