@@ -2,6 +2,8 @@
 #include "module.h"
 
 #include "../codegen/nvrtc.h"
+#include "../runtime/cache.h"
+#include "../runtime/driver.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -81,8 +83,11 @@ evt_ctx *evt_ctx_create(void)
 
 void evt_ctx_destroy(evt_ctx *ctx)
 {
-    if (ctx)
+    if (ctx) {
+        rt_cache_clear(ctx);
+        rt_driver_unload(ctx->driver);
         cg_nvrtc_unload(ctx->nvrtc);
+    }
     free(ctx);
 }
 

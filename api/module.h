@@ -10,10 +10,14 @@
 enum { EVT_MAX_SOURCE = 256 << 20 }; /* larger inputs are refused with EVT_ERR_LIMIT */
 
 struct cg_nvrtc;
+struct rt_driver;
+struct rt_cached_module;
 
 struct evt_ctx {
-    char error[512];        /* evt_ctx_last_error */
-    struct cg_nvrtc *nvrtc; /* loaded on first compile; NULL before */
+    char error[512];                /* evt_ctx_last_error */
+    struct cg_nvrtc *nvrtc;         /* loaded on first compile; NULL before */
+    struct rt_driver *driver;       /* loaded on first launch; NULL before */
+    struct rt_cached_module *cache; /* loaded CUmodules, newest first */
 };
 
 struct evt_module {

@@ -1,0 +1,70 @@
+/* driver.h - the CUDA driver API, loaded with dlopen on first use.
+ *
+ * Only the handful of entry points evt needs, declared here with the
+ * driver's C signatures, so that libevt builds and loads without CUDA. */
+#ifndef EVT_RUNTIME_DRIVER_H
+#define EVT_RUNTIME_DRIVER_H
+
+#include "../support/strbuf.h"
+
+#include <stddef.h>
+
+typedef int rt_cu_result; /* CUresult: 0 is CUDA_SUCCESS */
+typedef int rt_cu_device;
+typedef struct rt_cu_context_s *rt_cu_context;
+typedef struct rt_cu_module_s *rt_cu_module;
+typedef struct rt_cu_function_s *rt_cu_function;
+typedef struct rt_cu_stream_s *rt_cu_stream;
+typedef struct rt_cu_event_s *rt_cu_event;
+typedef unsigned long long rt_cu_ptr;
+
+enum {
+    RT_CU_ATTR_MULTIPROCESSOR_COUNT = 16,
+    RT_CU_ATTR_CC_MAJOR = 75,
+    RT_CU_ATTR_CC_MINOR = 76,
+    RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8
+};
+
+typedef struct rt_driver {
+    void *lib;
+    rt_cu_result (*init)(unsigned);
+    rt_cu_result (*get_error_string)(rt_cu_result, const char **);
+    rt_cu_result (*device_get)(rt_cu_device *, int);
+    rt_cu_result (*device_get_count)(int *);
+    rt_cu_result (*device_get_attribute)(int *, int, rt_cu_device);
+    rt_cu_result (*device_get_name)(char *, int, rt_cu_device);
+    rt_cu_result (*primary_ctx_retain)(rt_cu_context *, rt_cu_device);
+    rt_cu_result (*ctx_get_current)(rt_cu_context *);
+    rt_cu_result (*ctx_set_current)(rt_cu_context);
+    rt_cu_result (*ctx_get_device)(rt_cu_device *);
+    rt_cu_result (*ctx_synchronize)(void);
+    rt_cu_result (*module_load_data)(rt_cu_module *, const void *);
+    rt_cu_result (*module_unload)(rt_cu_module);
+    rt_cu_result (*module_get_function)(rt_cu_function *, rt_cu_module, const char *);
+    rt_cu_result (*func_set_attribute)(rt_cu_function, int, int);
+    rt_cu_result (*launch_kernel)(rt_cu_function, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                  unsigned, unsigned, rt_cu_stream, void **, void **);
+    rt_cu_result (*mem_alloc)(rt_cu_ptr *, size_t);
+    rt_cu_result (*mem_free)(rt_cu_ptr);
+    rt_cu_result (*memcpy_htod)(rt_cu_ptr, const void *, size_t);
+    rt_cu_result (*memcpy_dtoh)(void *, rt_cu_ptr, size_t);
+    rt_cu_result (*stream_synchronize)(rt_cu_stream);
+    rt_cu_result (*event_create)(rt_cu_event *, unsigned);
+    rt_cu_result (*event_record)(rt_cu_event, rt_cu_stream);
+    rt_cu_result (*event_synchronize)(rt_cu_event);
+    rt_cu_result (*event_elapsed)(float *, rt_cu_event, rt_cu_event);
+    rt_cu_result (*event_destroy)(rt_cu_event);
+} rt_driver;
+
+/* Loads libcuda.so.1 and cuInit()s it; NULL with the reason in err. */
+rt_driver *rt_driver_load(strbuf *err);
+void rt_driver_unload(rt_driver *d);
+/* Appends "CALL failed: NAME (CODE)" for a failed driver call. */
+void rt_driver_error(const rt_driver *d, rt_cu_result r, const char *call, strbuf *err);
+/*
+ * Makes sure a context is current: the caller's if there is one, else
+ * device 0's primary context.  Returns it in *ctx and the device in *dev.
+ */
+int rt_driver_current(const rt_driver *d, rt_cu_context *ctx, rt_cu_device *dev, strbuf *err);
+
+#endif

@@ -1,0 +1,588 @@
+/* launch.c - binding launch arguments by name, validating them, and launching.
+ *
+ * Validation runs on the host before the driver is even loaded, so a bad
+ * argument is reported the same way on a machine with no GPU. */
+#define _POSIX_C_SOURCE 200809L
+#include "../codegen/cg.h"
+#include "../codegen/layout.h"
+#include "../kernels/gemm_sm80.cuh"
+#include "cache.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rt_buffer {
+    void *ptr;
+    size_t bytes;
+    long long ld;
+    int set;
+} rt_buffer;
+
+struct evt_launch {
+    evt_module *m;
+    const ir_kernel *k;
+    const ir_func *fn;
+    cg_layout layout;
+    long long dims[3]; /* M, N, K */
+    rt_buffer a, b;
+    int gemm_set;
+    rt_buffer *inputs, *outputs;
+    float *params;
+    int *param_set;
+    rt_cu_ptr workspace; /* reduction words, allocated on first need */
+    size_t workspace_bytes;
+};
+
+static evt_status fail(evt_launch *l, evt_status st, const char *fmt, const char *a,
+                       const char *b)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    return ctx_fail(l->m->ctx, st, "kernel '%s': %s", l->k->name, msg);
+}
+
+evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **out)
+{
+    if (!m || !k || !out)
+        return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_launch_create: module, kernel and out are required");
+    *out = NULL;
+    if (k->mainloop != EVT_MAINLOOP_GEMM)
+        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED,
+                        "kernel '%s': launching %s kernels is not supported yet", k->name,
+                        evt_mainloop_name(k->mainloop));
+    evt_launch *l = calloc(1, sizeof *l);
+    const ir_func *fn = k->epilogue;
+    if (l) {
+        l->inputs = calloc(fn->ninputs + 1, sizeof *l->inputs);
+        l->outputs = calloc(fn->noutputs + 1, sizeof *l->outputs);
+        l->params = calloc(fn->nparams + 1, sizeof *l->params);
+        l->param_set = calloc(fn->nparams + 1, sizeof *l->param_set);
+    }
+    if (!l || !l->inputs || !l->outputs || !l->params || !l->param_set) {
+        evt_launch_destroy(l);
+        return ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
+    }
+    l->m = m;
+    l->k = k;
+    l->fn = fn;
+    if (!cg_gemm_layout(fn, &l->layout)) {
+        evt_launch_destroy(l);
+        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
+                        k->name);
+    }
+    for (size_t i = 0; i < fn->nparams; i++) {
+        l->params[i] = fn->params[i].info.default_value;
+        l->param_set[i] = fn->params[i].info.has_default;
+    }
+    *out = l;
+    return EVT_OK;
+}
+
+void evt_launch_destroy(evt_launch *l)
+{
+    if (!l)
+        return;
+    if (l->workspace && l->m->ctx->driver)
+        l->m->ctx->driver->mem_free(l->workspace);
+    free(l->inputs);
+    free(l->outputs);
+    free(l->params);
+    free(l->param_set);
+    free(l);
+}
+
+evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long long k,
+                               const void *a, long long lda, size_t a_bytes, const void *b,
+                               long long ldb, size_t b_bytes)
+{
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    if (m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "GEMM sizes must be between 0 and 2^31-1%s%s", "", "");
+    l->dims[0] = m;
+    l->dims[1] = n;
+    l->dims[2] = k;
+    l->a = (rt_buffer){(void *)a, a_bytes, lda, 1};
+    l->b = (rt_buffer){(void *)b, b_bytes, ldb, 1};
+    l->gemm_set = 1;
+    return EVT_OK;
+}
+
+/* Finds an input (kind 0) or output (kind 1) by name; -1 if none. */
+static int find_arg(const ir_func *fn, const char *name, int *kind)
+{
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if (strcmp(fn->inputs[i].info.name, name) == 0) {
+            *kind = 0;
+            return (int)i;
+        }
+    for (size_t i = 0; i < fn->noutputs; i++)
+        if (strcmp(fn->outputs[i].info.name, name) == 0) {
+            *kind = 1;
+            return (int)i;
+        }
+    return -1;
+}
+
+evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t bytes,
+                           long long ld)
+{
+    if (!l || !name)
+        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL%s%s", "", "")
+                 : EVT_ERR_INVALID_ARGUMENT;
+    int kind;
+    int i = find_arg(l->fn, name, &kind);
+    if (i < 0) {
+        for (size_t p = 0; p < l->fn->nparams; p++)
+            if (strcmp(l->fn->params[p].info.name, name) == 0)
+                return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                            "'%s' is a param: set it with evt_launch_set_param%s", name, "");
+        return fail(l, EVT_ERR_NOT_FOUND, "epilogue '%s' has no input or output '%s'",
+                    l->fn->name, name);
+    }
+    (kind ? l->outputs : l->inputs)[i] = (rt_buffer){ptr, bytes, ld, 1};
+    return EVT_OK;
+}
+
+evt_status evt_launch_set_param(evt_launch *l, const char *name, float value)
+{
+    if (!l || !name)
+        return EVT_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < l->fn->nparams; i++)
+        if (strcmp(l->fn->params[i].info.name, name) == 0) {
+            l->params[i] = value;
+            l->param_set[i] = 1;
+            return EVT_OK;
+        }
+    return fail(l, EVT_ERR_NOT_FOUND, "epilogue '%s' has no param '%s'", l->fn->name, name);
+}
+
+/* Elements spanned by a rows x cols matrix whose rows are ld apart; -1 on overflow. */
+static long long extent(long long rows, long long cols, long long ld)
+{
+    if (rows == 0 || cols == 0)
+        return 0;
+    long long span;
+    if (__builtin_mul_overflow(rows - 1, ld, &span) || __builtin_add_overflow(span, cols, &span))
+        return -1;
+    return span;
+}
+
+/* Checks one buffer of `elems` elements of `esize` bytes, rows `ld` apart. */
+static evt_status check_buffer(evt_launch *l, const char *what, const char *name,
+                               const rt_buffer *buf, long long rows, long long cols,
+                               int has_ld, size_t esize)
+{
+    char label[160];
+    snprintf(label, sizeof label, "%s '%s'", what, name);
+    if (!buf->set)
+        return fail(l, EVT_ERR_UNBOUND, "%s was never bound%s", label, "");
+    long long ld = has_ld ? buf->ld : cols;
+    if (has_ld && ld < cols)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "%s: the leading dimension is smaller than the row length%s", label, "");
+    long long n = extent(rows, cols, ld);
+    if (n < 0)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s: the extent overflows%s", label, "");
+    if (n == 0)
+        return EVT_OK;
+    if (!buf->ptr)
+        return fail(l, EVT_ERR_UNBOUND, "%s is a NULL pointer%s", label, "");
+    if ((uintptr_t)buf->ptr % esize != 0)
+        return fail(l, EVT_ERR_BAD_BUFFER, "%s is not aligned to its element size%s", label, "");
+    if ((unsigned long long)n > buf->bytes / esize) {
+        char need[64];
+        snprintf(need, sizeof need, "%llu", (unsigned long long)n * esize);
+        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: the kernel touches %s bytes", label,
+                    need);
+    }
+    return EVT_OK;
+}
+
+static void shape_dims(evt_shape s, long long m, long long n, long long *rows, long long *cols)
+{
+    *rows = (s & EVT_SHAPE_M) ? m : 1;
+    *cols = (s & EVT_SHAPE_N) ? n : 1;
+}
+
+static evt_status validate(evt_launch *l)
+{
+    const ir_func *fn = l->fn;
+    if (!l->gemm_set)
+        return fail(l, EVT_ERR_UNBOUND, "the GEMM problem was never set (evt_launch_set_gemm)%s%s",
+                    "", "");
+    long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
+    const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
+    evt_status st;
+    /* A is M x K and B is K x N; a column-major matrix is its transpose row-major. */
+    if (oa->layout == EVT_LAYOUT_ROW)
+        st = check_buffer(l, "operand", "a", &l->a, m, k, 1, 2);
+    else
+        st = check_buffer(l, "operand", "a", &l->a, k, m, 1, 2);
+    if (st != EVT_OK)
+        return st;
+    if (ob->layout == EVT_LAYOUT_ROW)
+        st = check_buffer(l, "operand", "b", &l->b, k, n, 1, 2);
+    else
+        st = check_buffer(l, "operand", "b", &l->b, n, k, 1, 2);
+    if (st != EVT_OK)
+        return st;
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        long long rows, cols;
+        shape_dims(in->shape, m, n, &rows, &cols);
+        st = check_buffer(l, "input", in->name, &l->inputs[i], rows, cols,
+                          in->shape == EVT_SHAPE_MN, evt_elem_size(in->elem));
+        if (st != EVT_OK)
+            return st;
+    }
+    for (size_t i = 0; i < fn->noutputs; i++) {
+        const evt_arg_info *o = &fn->outputs[i].info;
+        long long rows, cols;
+        shape_dims(o->shape, m, n, &rows, &cols);
+        st = check_buffer(l, "output", o->name, &l->outputs[i], rows, cols,
+                          o->shape == EVT_SHAPE_MN, evt_elem_size(o->elem));
+        if (st != EVT_OK)
+            return st;
+    }
+    for (size_t i = 0; i < fn->nparams; i++)
+        if (!l->param_set[i])
+            return fail(l, EVT_ERR_UNBOUND,
+                        "param '%s' has no default and was not set (evt_launch_set_param)",
+                        fn->params[i].info.name, "");
+    return EVT_OK;
+}
+
+/* Loads the driver and makes a context current; EVT_OK or the reason. */
+static evt_status ensure_driver(evt_ctx *ctx, rt_cu_context *cu_ctx, rt_cu_device *dev)
+{
+    strbuf err;
+    sb_init(&err);
+    evt_status st = EVT_OK;
+    if (!ctx->driver && !(ctx->driver = rt_driver_load(&err)))
+        st = EVT_ERR_NO_GPU;
+    else if (!rt_driver_current(ctx->driver, cu_ctx, dev, &err))
+        st = EVT_ERR_NO_GPU;
+    if (st != EVT_OK)
+        ctx_fail(ctx, st, "%s", sb_str(&err));
+    sb_free(&err);
+    return st;
+}
+
+static evt_status target_of(evt_ctx *ctx, rt_cu_device dev, evt_target *t, int *sms)
+{
+    int major = 0, minor = 0;
+    const rt_driver *d = ctx->driver;
+    if (d->device_get_attribute(&major, RT_CU_ATTR_CC_MAJOR, dev) != 0 ||
+        d->device_get_attribute(&minor, RT_CU_ATTR_CC_MINOR, dev) != 0 ||
+        d->device_get_attribute(sms, RT_CU_ATTR_MULTIPROCESSOR_COUNT, dev) != 0)
+        return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot query the current GPU's attributes");
+    int cc = major * 10 + minor;
+    switch (cc) {
+    case 80: *t = EVT_TARGET_SM80; return EVT_OK;
+    case 86: *t = EVT_TARGET_SM86; return EVT_OK;
+    case 89: *t = EVT_TARGET_SM89; return EVT_OK;
+    case 90: *t = EVT_TARGET_SM90A; return EVT_OK;
+    default:
+        return ctx_fail(ctx, EVT_ERR_UNSUPPORTED,
+                        "the current GPU is sm_%d; evt targets sm_80, sm_86, sm_89 and sm_90a", cc);
+    }
+}
+
+evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *name, size_t name_len)
+{
+    if (!ctx || !target)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_device_target: ctx and target required");
+    rt_cu_context cu_ctx;
+    rt_cu_device dev;
+    int sms;
+    evt_status st = ensure_driver(ctx, &cu_ctx, &dev);
+    if (st == EVT_OK)
+        st = target_of(ctx, dev, target, &sms);
+    if (st == EVT_OK && name && name_len)
+        if (ctx->driver->device_get_name(name, (int)(name_len > INT_MAX ? INT_MAX : name_len), dev) != 0)
+            name[0] = '\0';
+    return st;
+}
+
+/* Writes the argument struct of the kernel into buf (layout->size bytes). */
+static void pack(const evt_launch *l, unsigned char *buf)
+{
+    memset(buf, 0, l->layout.size);
+    for (size_t i = 0; i < l->layout.nfields; i++) {
+        const cg_field *f = &l->layout.fields[i];
+        unsigned char *p = buf + f->offset;
+        long long ll = 0;
+        int ii = 0;
+        float ff = 0;
+        void *ptr = NULL;
+        switch (f->role) {
+        case CG_ROLE_A: ptr = l->a.ptr; break;
+        case CG_ROLE_B: ptr = l->b.ptr; break;
+        case CG_ROLE_GEMM_M: case CG_ROLE_M: ii = (int)l->dims[0]; break;
+        case CG_ROLE_GEMM_N: case CG_ROLE_N: ii = (int)l->dims[1]; break;
+        case CG_ROLE_GEMM_K: ii = (int)l->dims[2]; break;
+        case CG_ROLE_LDA: ll = l->a.ld; break;
+        case CG_ROLE_LDB: ll = l->b.ld; break;
+        case CG_ROLE_INPUT: ptr = l->inputs[f->index].ptr; break;
+        case CG_ROLE_INPUT_LD: ll = l->inputs[f->index].ld; break;
+        case CG_ROLE_PARAM: ff = l->params[f->index]; break;
+        case CG_ROLE_OUTPUT: ptr = l->outputs[f->index].ptr; break;
+        case CG_ROLE_OUTPUT_LD: ll = l->outputs[f->index].ld; break;
+        case CG_ROLE_WORKSPACE: break; /* set by the caller */
+        }
+        switch (f->type) {
+        case CG_PTR: memcpy(p, &ptr, sizeof ptr); break;
+        case CG_I64: memcpy(p, &ll, sizeof ll); break;
+        case CG_I32: memcpy(p, &ii, sizeof ii); break;
+        case CG_F32: memcpy(p, &ff, sizeof ff); break;
+        }
+    }
+}
+
+/* Words of reduction workspace per output (0 for element-wise ones). */
+static long long reduction_words(const evt_launch *l, size_t o)
+{
+    const evt_arg_info *info = &l->fn->outputs[o].info;
+    if (info->reduce == EVT_REDUCE_NONE)
+        return 0;
+    long long rows, cols;
+    shape_dims(info->shape, l->dims[0], l->dims[1], &rows, &cols);
+    return rows * cols;
+}
+
+static evt_status launch_fn(evt_launch *l, rt_cu_module mod, const char *name, unsigned grid,
+                            unsigned block, unsigned smem, rt_cu_stream stream, void *args)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    rt_cu_function f;
+    strbuf err;
+    sb_init(&err);
+    rt_cu_result r = d->module_get_function(&f, mod, name);
+    if (r == 0 && smem > 48 * 1024)
+        r = d->func_set_attribute(f, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)smem);
+    void *params[] = {args};
+    if (r == 0)
+        r = d->launch_kernel(f, grid, 1, 1, block, 1, 1, smem, stream, params, NULL);
+    evt_status st = EVT_OK;
+    if (r != 0) {
+        rt_driver_error(d, r, name, &err);
+        st = ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "%s", sb_str(&err));
+    }
+    sb_free(&err);
+    return st;
+}
+
+evt_status evt_launch_run(evt_launch *l, void *stream)
+{
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    evt_ctx *ctx = l->m->ctx;
+    evt_status st = validate(l);
+    if (st != EVT_OK)
+        return st;
+    rt_cu_context cu_ctx;
+    rt_cu_device dev;
+    evt_target target;
+    int sms = 0;
+    if ((st = ensure_driver(ctx, &cu_ctx, &dev)) != EVT_OK ||
+        (st = target_of(ctx, dev, &target, &sms)) != EVT_OK)
+        return st;
+    rt_cu_module mod;
+    strbuf err;
+    sb_init(&err);
+    if (!rt_cache_module(l->m, l->k, target, cu_ctx, &mod, &st, &err)) {
+        ctx_fail(ctx, st, "%s", sb_str(&err));
+        sb_free(&err);
+        return st;
+    }
+    sb_free(&err);
+
+    unsigned char *args = malloc(l->layout.size);
+    if (!args)
+        return ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");
+    pack(l, args);
+
+    /* Reductions meet in a workspace of 32-bit words. */
+    long long words = 0;
+    for (size_t o = 0; o < l->fn->noutputs; o++)
+        words += reduction_words(l, o);
+    if (words > 0 && (size_t)words * 4 > l->workspace_bytes) {
+        if (l->workspace)
+            ctx->driver->mem_free(l->workspace);
+        l->workspace = 0;
+        l->workspace_bytes = 0;
+        if (ctx->driver->mem_alloc(&l->workspace, (size_t)words * 4) != 0) {
+            free(args);
+            return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %lld bytes of reduction workspace",
+                            words * 4);
+        }
+        l->workspace_bytes = (size_t)words * 4;
+    }
+    rt_cu_ptr ws = l->workspace;
+    for (size_t i = 0; i < l->layout.nfields; i++) {
+        const cg_field *f = &l->layout.fields[i];
+        if (f->role == CG_ROLE_WORKSPACE) {
+            memcpy(args + f->offset, &ws, sizeof ws);
+            ws += (rt_cu_ptr)reduction_words(l, (size_t)f->index) * 4;
+        }
+    }
+
+    strbuf name;
+    sb_init(&name);
+    cg_kernel_basename(l->k, evt_target_name(target), &name);
+    size_t base_len = name.len;
+    long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
+    int cfg_id = evt_gemm_sm80_pick(m, n, k, sms);
+    evt_gemm_sm80_cfg_info cfg = evt_gemm_sm80_cfg_lookup(cfg_id);
+    const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
+    int aligned = evt_gemm_sm80_fast_path_ok(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL,
+                                             m, n, k, (uintptr_t)l->a.ptr, l->a.ld,
+                                             (uintptr_t)l->b.ptr, l->b.ld);
+    const char *sm = evt_target_name(target) + 3; /* "90a" */
+    rt_cu_stream s = (rt_cu_stream)stream;
+    if (words > 0) {
+        sb_puts(&name, "_reduce_init");
+        unsigned grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
+        st = launch_fn(l, mod, sb_str(&name), grid, 256, 0, s, args);
+    }
+    long long tiles = evt_gemm_sm80_num_tiles(cfg, m, n);
+    if (st == EVT_OK && tiles > 0) {
+        name.len = base_len;
+        sb_printf(&name, "_%dx%dx%d%s_sm%s", cfg.bm, cfg.bn, cfg.bk, aligned ? "" : "_guarded", sm);
+        st = launch_fn(l, mod, sb_str(&name), (unsigned)tiles,
+                       (unsigned)evt_gemm_sm80_threads(cfg),
+                       (unsigned)evt_gemm_sm80_smem_bytes(cfg), s, args);
+    }
+    if (st == EVT_OK && words > 0) {
+        name.len = base_len;
+        sb_puts(&name, "_reduce_finish");
+        unsigned grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
+        st = launch_fn(l, mod, sb_str(&name), grid, 256, 0, s, args);
+    }
+    sb_free(&name);
+    free(args);
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int reps,
+                                double *median_ms)
+{
+    if (!l || !median_ms || reps < 1 || warmup < 0)
+        return l ? ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
+                            "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required")
+                 : EVT_ERR_INVALID_ARGUMENT;
+    evt_status st = EVT_OK;
+    for (int i = 0; i < warmup && st == EVT_OK; i++)
+        st = evt_launch_run(l, stream);
+    if (st == EVT_OK && warmup == 0)
+        st = evt_launch_run(l, stream); /* compile and load outside the timing */
+    if (st != EVT_OK)
+        return st;
+    const rt_driver *d = l->m->ctx->driver;
+    rt_cu_stream s = (rt_cu_stream)stream;
+    double *times = calloc((size_t)reps, sizeof *times);
+    rt_cu_event e0 = NULL, e1 = NULL;
+    if (!times || d->event_create(&e0, 0) != 0 || d->event_create(&e1, 0) != 0) {
+        st = ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "cannot create CUDA events");
+        reps = 0;
+    }
+    for (int i = 0; i < reps && st == EVT_OK; i++) {
+        float ms = 0;
+        if (d->event_record(e0, s) != 0 || (st = evt_launch_run(l, stream)) != EVT_OK ||
+            d->event_record(e1, s) != 0 || d->event_synchronize(e1) != 0 ||
+            d->event_elapsed(&ms, e0, e1) != 0) {
+            if (st == EVT_OK)
+                st = ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "timing with CUDA events failed");
+            break;
+        }
+        times[i] = ms;
+    }
+    if (st == EVT_OK) {
+        qsort(times, (size_t)reps, sizeof *times, cmp_double);
+        *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    }
+    if (e0)
+        d->event_destroy(e0);
+    if (e1)
+        d->event_destroy(e1);
+    free(times);
+    return st;
+}
+
+/* ---- device memory ----------------------------------------------------- */
+
+static evt_status device_ready(evt_ctx *ctx)
+{
+    rt_cu_context cu_ctx;
+    rt_cu_device dev;
+    return ctx ? ensure_driver(ctx, &cu_ctx, &dev) : EVT_ERR_INVALID_ARGUMENT;
+}
+
+static evt_status driver_call(evt_ctx *ctx, rt_cu_result r, const char *call)
+{
+    if (r == 0)
+        return EVT_OK;
+    strbuf err;
+    sb_init(&err);
+    rt_driver_error(ctx->driver, r, call, &err);
+    evt_status st = ctx_fail(ctx, EVT_ERR_DRIVER, "%s", sb_str(&err));
+    sb_free(&err);
+    return st;
+}
+
+evt_status evt_device_alloc(evt_ctx *ctx, size_t bytes, void **ptr)
+{
+    evt_status st = device_ready(ctx);
+    if (st != EVT_OK || !ptr)
+        return st != EVT_OK ? st : EVT_ERR_INVALID_ARGUMENT;
+    rt_cu_ptr p = 0;
+    st = driver_call(ctx, ctx->driver->mem_alloc(&p, bytes ? bytes : 1), "cuMemAlloc");
+    *ptr = st == EVT_OK ? (void *)(uintptr_t)p : NULL;
+    return st;
+}
+
+evt_status evt_device_free(evt_ctx *ctx, void *ptr)
+{
+    if (!ptr)
+        return EVT_OK;
+    evt_status st = device_ready(ctx);
+    return st != EVT_OK ? st
+                        : driver_call(ctx, ctx->driver->mem_free((rt_cu_ptr)(uintptr_t)ptr),
+                                      "cuMemFree");
+}
+
+evt_status evt_device_copy_to(evt_ctx *ctx, void *dst, const void *host, size_t bytes)
+{
+    evt_status st = device_ready(ctx);
+    if (st != EVT_OK || !bytes)
+        return st;
+    return driver_call(ctx, ctx->driver->memcpy_htod((rt_cu_ptr)(uintptr_t)dst, host, bytes),
+                       "cuMemcpyHtoD");
+}
+
+evt_status evt_device_copy_from(evt_ctx *ctx, void *host, const void *src, size_t bytes)
+{
+    evt_status st = device_ready(ctx);
+    if (st != EVT_OK || !bytes)
+        return st;
+    return driver_call(ctx, ctx->driver->memcpy_dtoh(host, (rt_cu_ptr)(uintptr_t)src, bytes),
+                       "cuMemcpyDtoH");
+}
+
+evt_status evt_device_synchronize(evt_ctx *ctx)
+{
+    evt_status st = device_ready(ctx);
+    return st != EVT_OK ? st : driver_call(ctx, ctx->driver->ctx_synchronize(), "cuCtxSynchronize");
+}
