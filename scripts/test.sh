@@ -155,7 +155,9 @@ elif build fuzz build-fuzz fuzz_parse -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYP
     shopt -s nullglob
     seed_files=(tests/golden/*.evt examples/*.evt)
     shopt -u nullglob
-    [ ${#seed_files[@]} -eq 0 ] || cp "${seed_files[@]}" "$seeds"/
+    for f in "${seed_files[@]}"; do
+        cp "$f" "$seeds/${f//\//_}" # tests/golden/a.evt -> tests_golden_a.evt: no clashes
+    done
     say "fuzz: $fuzzer for ${fuzz_seconds}s from ${#seed_files[@]} seeds"
     rc=0
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
