@@ -62,7 +62,11 @@ const char *evt_shape_name(evt_shape shape)
 
 const char *evt_mainloop_name(evt_mainloop mainloop)
 {
-    return mainloop == EVT_MAINLOOP_GEMM ? "gemm" : "conv2d_fprop";
+    switch (mainloop) {
+    case EVT_MAINLOOP_GEMM: return "gemm";
+    case EVT_MAINLOOP_CONV2D_FPROP: return "conv2d_fprop";
+    }
+    return "?";
 }
 
 evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)

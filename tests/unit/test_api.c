@@ -1,0 +1,569 @@
+/* test_api.c - the front end's public interface (include/evt/evt.h): contexts,
+ * parsing, diagnostics, the listing of epilogues, kernels and arguments,
+ * printing, and every function's answer to NULL and out-of-range arguments. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, strdup */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <evt/evt.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXAMPLES EVT_SOURCE_DIR "/tests/golden/examples.evt"
+
+typedef struct fixture {
+    evt_ctx *ctx;
+    evt_module *m;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f || !(f->ctx = evt_ctx_create()))
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    evt_module_destroy(f->m);
+    evt_ctx_destroy(f->ctx);
+    free(f);
+    return 0;
+}
+
+static evt_status parse(fixture *f, const char *src)
+{
+    evt_module_destroy(f->m);
+    f->m = NULL;
+    return evt_module_parse_buffer(f->ctx, "api.evt", src, strlen(src), &f->m);
+}
+
+/* ---- version, names ---------------------------------------------------- */
+
+static void test_version(void **state)
+{
+    (void)state;
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", EVT_VERSION_MAJOR, EVT_VERSION_MINOR,
+             EVT_VERSION_PATCH);
+    assert_string_equal(EVT_VERSION_STRING, want);
+    assert_string_equal(evt_version(), EVT_VERSION_STRING);
+    assert_int_equal(evt_version_number(), EVT_VERSION_NUMBER);
+    assert_int_equal(EVT_VERSION_NUMBER,
+                     EVT_VERSION_MAJOR * 10000 + EVT_VERSION_MINOR * 100 + EVT_VERSION_PATCH);
+}
+
+static void test_status_strings(void **state)
+{
+    (void)state;
+    static const evt_status all[] = {EVT_OK, EVT_ERR_SOURCE, EVT_ERR_INVALID_ARGUMENT,
+                                     EVT_ERR_NOT_FOUND, EVT_ERR_IO, EVT_ERR_NO_MEMORY,
+                                     EVT_ERR_LIMIT};
+    size_t n = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *s = evt_status_string(all[i]);
+        assert_non_null(s);
+        assert_true(strlen(s) > 0);
+        assert_string_not_equal(s, "unknown status");
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(s, evt_status_string(all[j]));
+    }
+    assert_string_equal(evt_status_string(EVT_OK), "success");
+    assert_string_equal(evt_status_string(EVT_ERR_SOURCE), "invalid source");
+    assert_string_equal(evt_status_string((evt_status)-1), "unknown status");
+    assert_string_equal(evt_status_string((evt_status)9999), "unknown status");
+}
+
+static void test_enum_names(void **state)
+{
+    (void)state;
+    static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i32", "e4m3", "e5m2"};
+    static const size_t sizes[] = {4, 2, 2, 1, 4, 1, 1};
+    for (int e = EVT_F32; e <= EVT_E5M2; e++) {
+        assert_string_equal(evt_elem_name((evt_elem)e), elems[e]);
+        assert_int_equal(evt_elem_size((evt_elem)e), sizes[e]);
+    }
+    assert_string_equal(evt_elem_name((evt_elem)7), "?");
+    assert_string_equal(evt_elem_name((evt_elem)-1), "?");
+    assert_int_equal(evt_elem_size((evt_elem)7), 0);
+    assert_int_equal(evt_elem_size((evt_elem)-1), 0);
+    assert_string_equal(evt_shape_name(EVT_SHAPE_SCALAR), "");
+    assert_string_equal(evt_shape_name(EVT_SHAPE_M), "[M]");
+    assert_string_equal(evt_shape_name(EVT_SHAPE_N), "[N]");
+    assert_string_equal(evt_shape_name(EVT_SHAPE_MN), "[M, N]");
+    assert_string_equal(evt_shape_name((evt_shape)4), "?");
+    assert_string_equal(evt_mainloop_name(EVT_MAINLOOP_GEMM), "gemm");
+    assert_string_equal(evt_mainloop_name(EVT_MAINLOOP_CONV2D_FPROP), "conv2d_fprop");
+    assert_string_equal(evt_mainloop_name((evt_mainloop)2), "?");
+    assert_string_equal(evt_mainloop_name((evt_mainloop)-1), "?");
+}
+
+/* ---- contexts and parsing ----------------------------------------------- */
+
+static void test_context(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = evt_ctx_create();
+    assert_non_null(ctx);
+    assert_string_equal(evt_ctx_last_error(ctx), "");
+    evt_ctx_destroy(ctx);
+    evt_ctx_destroy(NULL);
+    assert_non_null(evt_ctx_last_error(NULL));
+}
+
+static void test_parse_null_arguments(void **state)
+{
+    fixture *f = *state;
+    evt_module *m = (evt_module *)&m; /* any non-NULL value: must be overwritten or untouched */
+    assert_int_equal(evt_module_parse_buffer(NULL, "x", "", 0, &m), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "x", "", 0, NULL), EVT_ERR_INVALID_ARGUMENT);
+    assert_true(strlen(evt_ctx_last_error(f->ctx)) > 0);
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "x", NULL, 5, &m), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_module_parse_file(NULL, EXAMPLES, &m), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_module_parse_file(f->ctx, NULL, &m), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_module_parse_file(f->ctx, EXAMPLES, NULL), EVT_ERR_INVALID_ARGUMENT);
+    assert_true(strlen(evt_ctx_last_error(f->ctx)) > 0);
+
+    /* NULL source with length 0 is an empty file; a NULL name is "<input>". */
+    m = NULL;
+    assert_int_equal(evt_module_parse_buffer(f->ctx, NULL, NULL, 0, &m), EVT_OK);
+    assert_non_null(m);
+    assert_string_equal(evt_ctx_last_error(f->ctx), "");
+    assert_int_equal(evt_module_diag_count(m), 0);
+    assert_int_equal(evt_module_epilogue_count(m), 0);
+    assert_string_equal(evt_module_ir_text(m), "");
+    evt_module_destroy(m);
+    assert_int_equal(evt_module_parse_buffer(f->ctx, NULL, "x", 1, &m), EVT_ERR_SOURCE);
+    assert_string_equal(evt_module_diag(m, 0)->loc.file, "<input>");
+    evt_module_destroy(m);
+}
+
+static void test_parse_file(void **state)
+{
+    fixture *f = *state;
+    evt_module *m = (evt_module *)&m;
+    assert_int_equal(evt_module_parse_file(f->ctx, "/nonexistent/dir/x.evt", &m), EVT_ERR_IO);
+    assert_null(m);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "/nonexistent/dir/x.evt"));
+    m = (evt_module *)&m;
+    assert_int_equal(evt_module_parse_file(f->ctx, EVT_SOURCE_DIR "/tests", &m), EVT_ERR_IO);
+    assert_null(m);
+
+    char path[] = "/tmp/evt_test_api_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char src[] = "epilogue e {\n  in b : f16[N]\n  out y : f16[M, N] = acc + bais\n}\n";
+    assert_int_equal(write(fd, src, sizeof src - 1), (ssize_t)(sizeof src - 1));
+    close(fd);
+    assert_int_equal(evt_module_parse_file(f->ctx, path, &f->m), EVT_ERR_SOURCE);
+    unlink(path);
+    assert_non_null(f->m);
+    assert_int_equal(evt_module_error_count(f->m), 1);
+    const evt_diag *d = evt_module_diag(f->m, 0);
+    assert_string_equal(d->loc.file, path);
+    assert_int_equal(d->loc.line, 3);
+    assert_int_equal(d->loc.column, 29);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "1 error"));
+
+    /* The file and the same bytes as a buffer give the same module. */
+    evt_module_destroy(f->m);
+    f->m = NULL;
+    assert_int_equal(evt_module_parse_file(f->ctx, EXAMPLES, &f->m), EVT_OK);
+    char *ir = strdup(evt_module_ir_text(f->m));
+    FILE *fp = fopen(EXAMPLES, "rb");
+    assert_non_null(fp);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    evt_module *m2 = NULL;
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "buffer", buf, n, &m2), EVT_OK);
+    assert_string_equal(evt_module_ir_text(m2), ir);
+    evt_module_destroy(m2);
+    free(ir);
+}
+
+/* The library copies the source: the caller's buffer may change right away. */
+static void test_source_is_copied(void **state)
+{
+    fixture *f = *state;
+    char src[] = "epilogue e { out y : f32[M, N] = acc + zz }";
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "c.evt", src, strlen(src), &f->m),
+                     EVT_ERR_SOURCE);
+    memset(src, '#', strlen(src));
+    assert_non_null(strstr(evt_module_diag_text(f->m, EVT_DIAG_TEXT), "acc + zz"));
+}
+
+/* The length, not a NUL, ends the source. */
+static void test_nul_in_buffer(void **state)
+{
+    fixture *f = *state;
+    static const char src[] = "epilogue e {\0 out y : f32[M, N] = acc }";
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "n.evt", src, sizeof src - 1, &f->m),
+                     EVT_ERR_SOURCE);
+    assert_int_equal(evt_module_diag_count(f->m), 1);
+    assert_string_equal(evt_module_diag(f->m, 0)->message, "unexpected byte 0x00");
+    /* Only the prefix before the NUL: an epilogue left open. */
+    evt_module_destroy(f->m);
+    f->m = NULL;
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "n.evt", src, 12, &f->m), EVT_ERR_SOURCE);
+    assert_non_null(strstr(evt_module_diag(f->m, 0)->message, "end of file"));
+}
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+static void test_diagnostics(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse(f, "epilogue e {\n"
+                              "  in x : f32\n"
+                              "  in x : f32\n"
+                              "  out y : f32[M, N] = acc + q\n"
+                              "}\n"
+                              "epilogue w { in u : f32  out y : f32[M, N] = acc }\n"),
+                     EVT_ERR_SOURCE);
+    assert_int_equal(evt_module_diag_count(f->m), 4);
+    assert_int_equal(evt_module_error_count(f->m), 2);
+    static const struct {
+        evt_severity sev;
+        unsigned line, column;
+        const char *message;
+    } want[] = {
+        {EVT_SEV_ERROR, 3, 6, "'x' is already defined"},
+        {EVT_SEV_NOTE, 2, 6, "'x' was first defined here"},
+        {EVT_SEV_ERROR, 4, 29, "unknown name 'q'"},
+        {EVT_SEV_WARNING, 6, 17, "input 'u' is not used by any output"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        const evt_diag *d = evt_module_diag(f->m, i);
+        assert_non_null(d);
+        assert_int_equal(d->severity, want[i].sev);
+        assert_string_equal(d->loc.file, "api.evt");
+        assert_int_equal(d->loc.line, want[i].line);
+        assert_int_equal(d->loc.column, want[i].column);
+        assert_string_equal(d->message, want[i].message);
+    }
+    assert_null(evt_module_diag(f->m, 4));
+    assert_null(evt_module_diag(f->m, SIZE_MAX));
+
+    const char *text = evt_module_diag_text(f->m, EVT_DIAG_TEXT);
+    assert_non_null(strstr(text, "api.evt:4:29: error: unknown name 'q'\n"
+                                 "    out y : f32[M, N] = acc + q\n"
+                                 "                              ^\n"));
+    assert_ptr_equal(evt_module_diag_text(f->m, EVT_DIAG_TEXT), text); /* rendered once */
+    const char *json = evt_module_diag_text(f->m, EVT_DIAG_JSON);
+    assert_non_null(strstr(json, "{\"file\":\"api.evt\",\"line\":2,\"column\":6,"
+                                 "\"severity\":\"note\",\"message\":\"'x' was first defined here\"}\n"));
+    size_t lines = 0;
+    for (const char *p = json; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 4);
+    assert_string_equal(evt_module_diag_text(f->m, (evt_diag_format)7), "");
+
+    /* A module with errors lists nothing and prints nothing. */
+    assert_int_equal(evt_module_epilogue_count(f->m), 0);
+    assert_int_equal(evt_module_kernel_count(f->m), 0);
+    assert_null(evt_module_epilogue(f->m, 0));
+    assert_null(evt_module_find_epilogue(f->m, "w"));
+    assert_null(evt_module_ir_text(f->m));
+    assert_null(evt_module_dot_text(f->m));
+}
+
+static void test_warnings_only(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse(f, "epilogue w { in u : f32  out y : f32[M, N] = acc }"), EVT_OK);
+    assert_int_equal(evt_module_diag_count(f->m), 1);
+    assert_int_equal(evt_module_error_count(f->m), 0);
+    assert_int_equal(evt_module_diag(f->m, 0)->severity, EVT_SEV_WARNING);
+    assert_int_equal(evt_module_epilogue_count(f->m), 1);
+    assert_non_null(evt_module_ir_text(f->m));
+    assert_string_equal(evt_ctx_last_error(f->ctx), "");
+}
+
+/* ---- contents ----------------------------------------------------------- */
+
+static void test_epilogue_listing(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(evt_module_parse_file(f->ctx, EXAMPLES, &f->m), EVT_OK);
+    static const char *const names[] = {"bias_relu_add", "bias_add_relu", "bias_gelu",
+                                        "bias_relu_aux_amax", "dequant_rowsum"};
+    static const unsigned lines[] = {4, 13, 21, 28, 39};
+    assert_int_equal(evt_module_epilogue_count(f->m), 5);
+    for (size_t i = 0; i < 5; i++) {
+        const evt_epilogue *e = evt_module_epilogue(f->m, i);
+        assert_non_null(e);
+        assert_string_equal(evt_epilogue_name(e), names[i]);
+        assert_ptr_equal(evt_module_find_epilogue(f->m, names[i]), e);
+        evt_loc loc = evt_epilogue_loc(e);
+        assert_string_equal(loc.file, EXAMPLES);
+        assert_int_equal(loc.line, lines[i]);
+        assert_int_equal(loc.column, 10);
+    }
+    assert_null(evt_module_epilogue(f->m, 5));
+    assert_null(evt_module_find_epilogue(f->m, "nope"));
+    assert_null(evt_module_find_epilogue(f->m, NULL));
+    assert_null(evt_module_find_epilogue(f->m, "bias_gelu "));
+
+    /* bias_relu_add: param alpha = 1.0, in bias f16[N], in residual f16[M, N], out D. */
+    const evt_epilogue *e = evt_module_find_epilogue(f->m, "bias_relu_add");
+    assert_int_equal(evt_epilogue_arg_count(e, EVT_ARG_PARAM), 1);
+    assert_int_equal(evt_epilogue_arg_count(e, EVT_ARG_INPUT), 2);
+    assert_int_equal(evt_epilogue_arg_count(e, EVT_ARG_OUTPUT), 1);
+    const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_PARAM, 0);
+    assert_string_equal(a->name, "alpha");
+    assert_int_equal(a->kind, EVT_ARG_PARAM);
+    assert_int_equal(a->elem, EVT_F32);
+    assert_int_equal(a->shape, EVT_SHAPE_SCALAR);
+    assert_int_equal(a->has_default, 1);
+    assert_true(a->default_value == 1.0f);
+    assert_string_equal(a->loc.file, EXAMPLES);
+    assert_int_equal(a->loc.line, 5);
+    assert_int_equal(a->loc.column, 11);
+    a = evt_epilogue_arg(e, EVT_ARG_INPUT, 0);
+    assert_string_equal(a->name, "bias");
+    assert_int_equal(a->kind, EVT_ARG_INPUT);
+    assert_int_equal(a->elem, EVT_F16);
+    assert_int_equal(a->shape, EVT_SHAPE_N);
+    assert_int_equal(a->loc.line, 6);
+    a = evt_epilogue_arg(e, EVT_ARG_INPUT, 1);
+    assert_string_equal(a->name, "residual");
+    assert_int_equal(a->shape, EVT_SHAPE_MN);
+    a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, 0);
+    assert_string_equal(a->name, "D");
+    assert_int_equal(a->kind, EVT_ARG_OUTPUT);
+    assert_int_equal(a->elem, EVT_F16);
+    assert_int_equal(a->shape, EVT_SHAPE_MN);
+    assert_int_equal(a->reduce, EVT_REDUCE_NONE);
+    assert_null(evt_epilogue_arg(e, EVT_ARG_OUTPUT, 1));
+    assert_null(evt_epilogue_arg(e, EVT_ARG_PARAM, 1));
+    assert_null(evt_epilogue_arg(e, (evt_arg_kind)3, 0));
+    assert_int_equal(evt_epilogue_arg_count(e, (evt_arg_kind)3), 0);
+
+    /* Reductions, and the types of several outputs in declaration order. */
+    e = evt_module_find_epilogue(f->m, "bias_relu_aux_amax");
+    assert_int_equal(evt_epilogue_arg_count(e, EVT_ARG_OUTPUT), 3);
+    static const char *const outs[] = {"pre", "y", "amax"};
+    static const evt_elem out_elems[] = {EVT_F16, EVT_E4M3, EVT_F32};
+    static const evt_shape out_shapes[] = {EVT_SHAPE_MN, EVT_SHAPE_MN, EVT_SHAPE_SCALAR};
+    static const evt_reduce out_reduce[] = {EVT_REDUCE_NONE, EVT_REDUCE_NONE, EVT_REDUCE_MAX};
+    for (size_t i = 0; i < 3; i++) {
+        a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, i);
+        assert_string_equal(a->name, outs[i]);
+        assert_int_equal(a->elem, out_elems[i]);
+        assert_int_equal(a->shape, out_shapes[i]);
+        assert_int_equal(a->reduce, out_reduce[i]);
+    }
+    e = evt_module_find_epilogue(f->m, "dequant_rowsum");
+    a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, 1);
+    assert_string_equal(a->name, "sum");
+    assert_int_equal(a->shape, EVT_SHAPE_M);
+    assert_int_equal(a->reduce, EVT_REDUCE_SUM);
+    assert_int_equal(evt_epilogue_arg(e, EVT_ARG_INPUT, 0)->shape, EVT_SHAPE_M);
+    assert_int_equal(evt_epilogue_arg(e, EVT_ARG_INPUT, 0)->elem, EVT_F32);
+}
+
+static void test_params_and_reduce_min(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse(f, "epilogue p {\n"
+                              "  param a : f32\n"
+                              "  param b : f16 = -0.25\n"
+                              "  param c : f32 = -0\n"
+                              "  out lo : bf16[N] = reduce_min(acc * a * b * c, M)\n"
+                              "}"),
+                     EVT_OK);
+    const evt_epilogue *e = evt_module_epilogue(f->m, 0);
+    const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_PARAM, 0);
+    assert_int_equal(a->has_default, 0);
+    a = evt_epilogue_arg(e, EVT_ARG_PARAM, 1);
+    assert_int_equal(a->elem, EVT_F16);
+    assert_int_equal(a->has_default, 1);
+    assert_true(a->default_value == -0.25f);
+    a = evt_epilogue_arg(e, EVT_ARG_PARAM, 2);
+    assert_true(a->default_value == 0.0f && signbit(a->default_value));
+    a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, 0);
+    assert_int_equal(a->reduce, EVT_REDUCE_MIN);
+    assert_int_equal(a->shape, EVT_SHAPE_N);
+    assert_int_equal(a->elem, EVT_BF16);
+}
+
+static void test_kernel_listing(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(evt_module_parse_file(f->ctx, EXAMPLES, &f->m), EVT_OK);
+    static const struct {
+        const char *name, *epilogue;
+        unsigned line;
+        evt_mainloop mainloop;
+        evt_elem elem;
+        evt_layout la, lb;
+    } want[] = {
+        {"resnet_block", "bias_relu_add", 10, EVT_MAINLOOP_CONV2D_FPROP, EVT_F16,
+         EVT_LAYOUT_NONE, EVT_LAYOUT_NONE},
+        {"resnet_block_post", "bias_add_relu", 18, EVT_MAINLOOP_CONV2D_FPROP, EVT_F16,
+         EVT_LAYOUT_NONE, EVT_LAYOUT_NONE},
+        {"mlp_up", "bias_gelu", 25, EVT_MAINLOOP_GEMM, EVT_BF16, EVT_LAYOUT_ROW, EVT_LAYOUT_COL},
+        {"train_fwd", "bias_relu_aux_amax", 36, EVT_MAINLOOP_GEMM, EVT_F16, EVT_LAYOUT_ROW,
+         EVT_LAYOUT_COL},
+        {"dequant", "dequant_rowsum", 46, EVT_MAINLOOP_GEMM, EVT_F16, EVT_LAYOUT_ROW,
+         EVT_LAYOUT_COL},
+    };
+    assert_int_equal(evt_module_kernel_count(f->m), 5);
+    for (size_t i = 0; i < 5; i++) {
+        const evt_kernel *k = evt_module_kernel(f->m, i);
+        assert_non_null(k);
+        assert_string_equal(evt_kernel_name(k), want[i].name);
+        assert_ptr_equal(evt_module_find_kernel(f->m, want[i].name), k);
+        evt_loc loc = evt_kernel_loc(k);
+        assert_string_equal(loc.file, EXAMPLES);
+        assert_int_equal(loc.line, want[i].line);
+        assert_int_equal(loc.column, 8);
+        assert_int_equal(evt_kernel_mainloop(k), want[i].mainloop);
+        assert_ptr_equal(evt_kernel_epilogue(k), evt_module_find_epilogue(f->m, want[i].epilogue));
+        const char *const *names = want[i].mainloop == EVT_MAINLOOP_GEMM
+                                       ? (const char *const[]){"a", "b", "acc"}
+                                       : (const char *const[]){"x", "w", "acc"};
+        const evt_layout layouts[] = {want[i].la, want[i].lb, EVT_LAYOUT_NONE};
+        for (size_t j = 0; j < 3; j++) {
+            const evt_operand_info *op = evt_kernel_operand(k, j);
+            assert_non_null(op);
+            assert_string_equal(op->name, names[j]);
+            assert_int_equal(op->elem, j == 2 ? EVT_F32 : want[i].elem);
+            assert_int_equal(op->layout, layouts[j]);
+        }
+        assert_null(evt_kernel_operand(k, 3));
+    }
+    assert_null(evt_module_kernel(f->m, 5));
+    assert_null(evt_module_find_kernel(f->m, "bias_gelu")); /* an epilogue, not a kernel */
+    assert_null(evt_module_find_kernel(f->m, NULL));
+}
+
+/* An omitted acc is f32 with no layout, as if written. */
+static void test_kernel_acc_omitted(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse(f, "epilogue e { out y : f32[M, N] = acc }\n"
+                              "kernel k = gemm(a: bf16 col, b: bf16 row) with e"),
+                     EVT_OK);
+    const evt_kernel *k = evt_module_kernel(f->m, 0);
+    assert_string_equal(evt_kernel_operand(k, 2)->name, "acc");
+    assert_int_equal(evt_kernel_operand(k, 2)->elem, EVT_F32);
+    assert_int_equal(evt_kernel_operand(k, 2)->layout, EVT_LAYOUT_NONE);
+    assert_int_equal(evt_kernel_operand(k, 0)->layout, EVT_LAYOUT_COL);
+    assert_int_equal(evt_kernel_operand(k, 1)->layout, EVT_LAYOUT_ROW);
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static void test_texts(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse(f, "epilogue e { in b : f16[N] out y : f16[M, N] = relu(acc + b) }\n"
+                              "kernel k = gemm(a: f16 row, b: f16 col) with e\n"),
+                     EVT_OK);
+    const char *ir = evt_module_ir_text(f->m);
+    assert_string_equal(ir, "epilogue e {\n"
+                            "  in b: f16[N]\n"
+                            "  %0 = acc : f32[M, N]                          ; 1:53\n"
+                            "  %1 = input b : f32[N]                         ; 1:59\n"
+                            "  %2 = add %0, %1 : f32[M, N]                   ; 1:57\n"
+                            "  %3 = relu %2 : f32[M, N]                      ; 1:48\n"
+                            "  out y: f16[M, N] = %3\n"
+                            "}\n"
+                            "\n"
+                            "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n");
+    assert_ptr_equal(evt_module_ir_text(f->m), ir);
+    const char *dot = evt_module_dot_text(f->m);
+    assert_non_null(dot);
+    assert_true(strncmp(dot, "digraph \"e\" {\n", 14) == 0);
+    assert_non_null(strstr(dot, "label=\"relu\\nf32[M, N]\""));
+    assert_non_null(strstr(dot, "  v3 -> out0;\n"));
+    assert_ptr_equal(evt_module_dot_text(f->m), dot);
+}
+
+/* ---- NULL everywhere ------------------------------------------------------ */
+
+static void test_null_module_and_handles(void **state)
+{
+    (void)state;
+    evt_module_destroy(NULL);
+    assert_int_equal(evt_module_diag_count(NULL), 0);
+    assert_null(evt_module_diag(NULL, 0));
+    assert_int_equal(evt_module_error_count(NULL), 0);
+    assert_string_equal(evt_module_diag_text(NULL, EVT_DIAG_TEXT), "");
+    assert_int_equal(evt_module_epilogue_count(NULL), 0);
+    assert_null(evt_module_epilogue(NULL, 0));
+    assert_null(evt_module_find_epilogue(NULL, "e"));
+    assert_null(evt_epilogue_name(NULL));
+    evt_loc loc = evt_epilogue_loc(NULL);
+    assert_null(loc.file);
+    assert_int_equal(loc.line, 0);
+    assert_int_equal(evt_epilogue_arg_count(NULL, EVT_ARG_INPUT), 0);
+    assert_null(evt_epilogue_arg(NULL, EVT_ARG_INPUT, 0));
+    assert_int_equal(evt_module_kernel_count(NULL), 0);
+    assert_null(evt_module_kernel(NULL, 0));
+    assert_null(evt_module_find_kernel(NULL, "k"));
+    assert_null(evt_kernel_name(NULL));
+    loc = evt_kernel_loc(NULL);
+    assert_null(loc.file);
+    assert_int_equal(loc.column, 0);
+    (void)evt_kernel_mainloop(NULL);
+    assert_null(evt_kernel_operand(NULL, 0));
+    assert_null(evt_kernel_epilogue(NULL));
+    assert_null(evt_module_ir_text(NULL));
+    assert_null(evt_module_dot_text(NULL));
+}
+
+/* One context serves many modules, alive at the same time. */
+static void test_many_modules_one_context(void **state)
+{
+    fixture *f = *state;
+    evt_module *ms[8] = {0};
+    for (int i = 0; i < 8; i++) {
+        char src[128];
+        snprintf(src, sizeof src, "epilogue e%d { out y : f32[M, N] = acc * %d }", i, i);
+        assert_int_equal(evt_module_parse_buffer(f->ctx, "m.evt", src, strlen(src), &ms[i]),
+                         EVT_OK);
+    }
+    for (int i = 0; i < 8; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "e%d", i);
+        assert_string_equal(evt_epilogue_name(evt_module_epilogue(ms[i], 0)), name);
+        evt_module_destroy(ms[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_status_strings),
+        cmocka_unit_test(test_enum_names),
+        cmocka_unit_test(test_context),
+        cmocka_unit_test_setup_teardown(test_parse_null_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_source_is_copied, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_in_buffer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_diagnostics, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_warnings_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_epilogue_listing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_params_and_reduce_min, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_listing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_acc_omitted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_texts, setup, teardown),
+        cmocka_unit_test(test_null_module_and_handles),
+        cmocka_unit_test_setup_teardown(test_many_modules_one_context, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
