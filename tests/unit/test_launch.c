@@ -1,0 +1,416 @@
+/* test_launch.c - launch-argument validation, which needs no GPU: every bad
+ * argument is refused with the right status and a message naming it before
+ * the driver is loaded, and a valid launch on a machine without a GPU ends
+ * in EVT_ERR_NO_GPU, not a crash.  Pointers are fake device addresses:
+ * validation never dereferences them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <evt/evt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every kind of launch argument: params with and without a default, inputs
+ * of three shapes, an element-wise and a reduction output. */
+static const char source[] =
+    "epilogue e {\n"
+    "    param alpha : f32 = 1.0\n"
+    "    param beta  : f32\n"
+    "    in  bias : f16[N]\n"
+    "    in  res  : f16[M, N]\n"
+    "    in  sc   : f32\n"
+    "    out dst  : f16[M, N] = relu(alpha * acc + bias) * beta + res * sc\n"
+    "    out amax : f32 = reduce_max(abs(acc))\n"
+    "}\n"
+    "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n";
+
+/* LD > N, so a buffer of exactly (M - 1) * LD + N elements is the minimum. */
+enum { M = 64, N = 40, K = 24, LD = 48 };
+
+#define FAKE(addr) ((void *)(uintptr_t)(addr))
+
+typedef struct fixture {
+    evt_ctx *ctx;
+    evt_module *m;
+    evt_launch *l;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f || !(f->ctx = evt_ctx_create()))
+        return -1;
+    *state = f;
+    if (evt_module_parse_buffer(f->ctx, "t.evt", source, strlen(source), &f->m) != EVT_OK ||
+        evt_module_optimize(f->m, 2) != EVT_OK ||
+        evt_launch_create(f->m, evt_module_find_kernel(f->m, "k"), &f->l) != EVT_OK) {
+        fprintf(stderr, "setup: %s\n", evt_ctx_last_error(f->ctx));
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    evt_launch_destroy(f->l);
+    evt_module_destroy(f->m);
+    evt_ctx_destroy(f->ctx);
+    free(f);
+    return 0;
+}
+
+/* Minimum byte sizes, (rows - 1) * ld + contiguous extent elements: A is
+ * row-major M x K, B column-major K x N (K contiguous), res and d M x N. */
+static const size_t A_BYTES = ((size_t)(M - 1) * K + K) * 2;
+static const size_t B_BYTES = ((size_t)(N - 1) * K + K) * 2;
+static const size_t MN_BYTES = ((size_t)(M - 1) * LD + N) * 2;
+
+/* Sets every argument validly except the one named `except` (NULL: none),
+ * each at its own 1 MiB-aligned fake address. */
+static void bind_all_but(fixture *f, const char *except)
+{
+#define UNLESS(name) if (!except || strcmp(except, name) != 0)
+    UNLESS("gemm")
+    assert_int_equal(evt_launch_set_gemm(f->l, M, N, K, FAKE(0x100000), K, A_BYTES,
+                                         FAKE(0x200000), K, B_BYTES),
+                     EVT_OK);
+    UNLESS("bias") assert_int_equal(evt_launch_bind(f->l, "bias", FAKE(0x300000), N * 2, 0), EVT_OK);
+    UNLESS("res") assert_int_equal(evt_launch_bind(f->l, "res", FAKE(0x400000), MN_BYTES, LD), EVT_OK);
+    UNLESS("sc") assert_int_equal(evt_launch_bind(f->l, "sc", FAKE(0x500000), 4, 0), EVT_OK);
+    UNLESS("dst") assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES, LD), EVT_OK);
+    UNLESS("amax") assert_int_equal(evt_launch_bind(f->l, "amax", FAKE(0x700000), 4, 0), EVT_OK);
+    UNLESS("beta") assert_int_equal(evt_launch_set_param(f->l, "beta", 0.5f), EVT_OK);
+#undef UNLESS
+}
+
+/* A bad argument may be refused by its setter or, at the latest, by the
+ * run; the status of whichever refused it. */
+static evt_status refused(fixture *f, evt_status setter)
+{
+    return setter != EVT_OK ? setter : evt_launch_run(f->l, NULL);
+}
+
+/* `got` is `want`, and the context's message names `name`. */
+static void expect_error(fixture *f, evt_status got, evt_status want, const char *name)
+{
+    const char *msg = evt_ctx_last_error(f->ctx);
+    if (got != want || !strstr(msg, name))
+        fprintf(stderr, "got %s (\"%s\"), want %s naming '%s'\n", evt_status_string(got), msg,
+                evt_status_string(want), name);
+    assert_int_equal(got, want);
+    assert_non_null(strstr(msg, name));
+}
+
+/* With a GPU present, a valid launch of fake pointers would really run: the
+ * tests that get that far skip there (tests/gpu covers real launches). */
+static int have_gpu(fixture *f)
+{
+    evt_target t;
+    char name[64];
+    return evt_device_target(f->ctx, &t, name, sizeof name) == EVT_OK;
+}
+
+/* ---- a valid launch, no GPU ----------------------------------------------- */
+
+static void test_valid_launch_without_gpu_is_no_gpu(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    bind_all_but(f, NULL);
+    assert_int_equal(evt_launch_run(f->l, NULL), EVT_ERR_NO_GPU);
+    assert_true(strlen(evt_ctx_last_error(f->ctx)) > 0);
+    assert_int_equal(evt_launch_run(f->l, NULL), EVT_ERR_NO_GPU); /* again: no crash, same answer */
+    double ms = -1;
+    assert_int_equal(evt_launch_benchmark(f->l, NULL, 1, 3, &ms), EVT_ERR_NO_GPU);
+}
+
+static void test_defaulted_param_may_stay_unset(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    bind_all_but(f, NULL); /* alpha (= 1.0) is never set */
+    assert_int_equal(evt_launch_run(f->l, NULL), EVT_ERR_NO_GPU);
+}
+
+static void test_device_calls_without_gpu(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    void *p = NULL;
+    char host[4] = {0};
+    evt_target t;
+    char name[64];
+    assert_int_equal(evt_device_alloc(f->ctx, 64, &p), EVT_ERR_NO_GPU);
+    assert_null(p);
+    assert_int_equal(evt_device_copy_to(f->ctx, FAKE(0x100000), host, 4), EVT_ERR_NO_GPU);
+    assert_int_equal(evt_device_copy_from(f->ctx, host, FAKE(0x100000), 4), EVT_ERR_NO_GPU);
+    assert_int_equal(evt_device_synchronize(f->ctx), EVT_ERR_NO_GPU);
+    assert_int_equal(evt_device_target(f->ctx, &t, name, sizeof name), EVT_ERR_NO_GPU);
+}
+
+/* ---- unset arguments -------------------------------------------------------- */
+
+static void test_unset_input_is_unbound(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "bias");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "bias");
+}
+
+static void test_unset_matrix_input_is_unbound(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "res");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "res");
+}
+
+static void test_unset_output_is_unbound(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "dst");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "dst");
+}
+
+static void test_unset_reduction_output_is_unbound(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "amax");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "amax");
+}
+
+/* The spec's launch-time diagnostic: a param without default left unset. */
+static void test_unset_param_without_default_is_unbound(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "beta");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "beta");
+}
+
+static void test_unset_gemm_operands_are_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "gemm");
+    evt_status st = evt_launch_run(f->l, NULL);
+    assert_true(st == EVT_ERR_UNBOUND || st == EVT_ERR_INVALID_ARGUMENT);
+}
+
+static void test_null_pointer_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "bias");
+    evt_status st = refused(f, evt_launch_bind(f->l, "bias", NULL, N * 2, 0));
+    assert_true(st == EVT_ERR_UNBOUND || st == EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "bias"));
+}
+
+/* ---- misaligned and small buffers --------------------------------------- */
+
+static void test_misaligned_input_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "bias");
+    expect_error(f, refused(f, evt_launch_bind(f->l, "bias", FAKE(0x300001), N * 2, 0)),
+                 EVT_ERR_BAD_BUFFER, "bias");
+}
+
+static void test_misaligned_scalar_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "sc"); /* f32: 4-byte alignment */
+    expect_error(f, refused(f, evt_launch_bind(f->l, "sc", FAKE(0x500002), 4, 0)),
+                 EVT_ERR_BAD_BUFFER, "sc");
+}
+
+static void test_misaligned_output_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "dst");
+    expect_error(f, refused(f, evt_launch_bind(f->l, "dst", FAKE(0x600001), MN_BYTES, LD)),
+                 EVT_ERR_BAD_BUFFER, "dst");
+}
+
+static void test_misaligned_operand_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "gemm");
+    evt_status st = refused(f, evt_launch_set_gemm(f->l, M, N, K, FAKE(0x100001), K, A_BYTES,
+                                                   FAKE(0x200000), K, B_BYTES));
+    assert_int_equal(st, EVT_ERR_BAD_BUFFER);
+}
+
+static void test_exact_minimum_sizes_are_accepted(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    bind_all_but(f, NULL); /* every size above is the exact minimum */
+    assert_int_equal(evt_launch_run(f->l, NULL), EVT_ERR_NO_GPU);
+}
+
+static void test_small_matrix_input_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "res");
+    expect_error(f, refused(f, evt_launch_bind(f->l, "res", FAKE(0x400000), MN_BYTES - 2, LD)),
+                 EVT_ERR_BAD_BUFFER, "res");
+}
+
+static void test_small_vector_input_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "bias");
+    expect_error(f, refused(f, evt_launch_bind(f->l, "bias", FAKE(0x300000), N * 2 - 2, 0)),
+                 EVT_ERR_BAD_BUFFER, "bias");
+}
+
+static void test_small_output_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "dst");
+    expect_error(f, refused(f, evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES - 1, LD)),
+                 EVT_ERR_BAD_BUFFER, "dst");
+}
+
+static void test_small_reduction_output_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "amax");
+    expect_error(f, refused(f, evt_launch_bind(f->l, "amax", FAKE(0x700000), 2, 0)),
+                 EVT_ERR_BAD_BUFFER, "amax");
+}
+
+static void test_small_operand_is_bad_buffer(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "gemm");
+    evt_status st = refused(f, evt_launch_set_gemm(f->l, M, N, K, FAKE(0x100000), K, A_BYTES,
+                                                   FAKE(0x200000), K, B_BYTES - 2));
+    assert_int_equal(st, EVT_ERR_BAD_BUFFER);
+}
+
+/* ---- leading dimensions and sizes -------------------------------------- */
+
+static void test_ld_below_n_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "res");
+    evt_status st = refused(f, evt_launch_bind(f->l, "res", FAKE(0x400000), MN_BYTES, N - 1));
+    assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "res"));
+}
+
+static void test_output_ld_below_n_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "dst");
+    evt_status st = refused(f, evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES, N - 8));
+    assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "dst"));
+}
+
+static void test_operand_ld_below_extent_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "gemm");
+    evt_status st = refused(f, evt_launch_set_gemm(f->l, M, N, K, FAKE(0x100000), K - 1, A_BYTES,
+                                                   FAKE(0x200000), K, B_BYTES));
+    assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
+    bind_all_but(f, "gemm");
+    st = refused(f, evt_launch_set_gemm(f->l, M, N, K, FAKE(0x100000), K, A_BYTES,
+                                        FAKE(0x200000), K - 8, B_BYTES));
+    assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
+}
+
+static void test_negative_sizes_are_refused(void **state)
+{
+    fixture *f = *state;
+    const long long sizes[][3] = {{-1, N, K}, {M, -1, K}, {M, N, -1}, {-(1LL << 40), N, K}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        bind_all_but(f, "gemm");
+        evt_status st = refused(f, evt_launch_set_gemm(f->l, sizes[i][0], sizes[i][1], sizes[i][2],
+                                                       FAKE(0x100000), K, A_BYTES,
+                                                       FAKE(0x200000), K, B_BYTES));
+        assert_int_equal(st, EVT_ERR_INVALID_ARGUMENT);
+    }
+}
+
+static void test_negative_ld_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "res");
+    evt_status st = refused(f, evt_launch_bind(f->l, "res", FAKE(0x400000), MN_BYTES, -LD));
+    assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+static void test_unknown_names_are_not_found(void **state)
+{
+    fixture *f = *state;
+    expect_error(f, evt_launch_bind(f->l, "nope", FAKE(0x300000), 64, 0), EVT_ERR_NOT_FOUND, "nope");
+    expect_error(f, evt_launch_set_param(f->l, "gamma", 1.0f), EVT_ERR_NOT_FOUND, "gamma");
+}
+
+static void test_wrong_kind_of_name_is_refused(void **state)
+{
+    fixture *f = *state;
+    assert_int_not_equal(evt_launch_bind(f->l, "beta", FAKE(0x300000), 4, 0), EVT_OK);
+    assert_int_not_equal(evt_launch_set_param(f->l, "bias", 1.0f), EVT_OK);
+    assert_int_not_equal(evt_launch_bind(f->l, "acc", FAKE(0x300000), 4, 0), EVT_OK);
+}
+
+static void test_null_arguments_are_refused(void **state)
+{
+    fixture *f = *state;
+    evt_launch *l = NULL;
+    assert_int_equal(evt_launch_create(f->m, NULL, &l), EVT_ERR_INVALID_ARGUMENT);
+    assert_null(l);
+    assert_int_not_equal(evt_launch_bind(f->l, NULL, FAKE(0x300000), 64, 0), EVT_OK);
+    assert_int_not_equal(evt_launch_set_param(f->l, NULL, 1.0f), EVT_OK);
+    evt_launch_destroy(NULL);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_valid_launch_without_gpu_is_no_gpu),
+        T(test_defaulted_param_may_stay_unset),
+        T(test_device_calls_without_gpu),
+        T(test_unset_input_is_unbound),
+        T(test_unset_matrix_input_is_unbound),
+        T(test_unset_output_is_unbound),
+        T(test_unset_reduction_output_is_unbound),
+        T(test_unset_param_without_default_is_unbound),
+        T(test_unset_gemm_operands_are_refused),
+        T(test_null_pointer_is_refused),
+        T(test_misaligned_input_is_bad_buffer),
+        T(test_misaligned_scalar_is_bad_buffer),
+        T(test_misaligned_output_is_bad_buffer),
+        T(test_misaligned_operand_is_bad_buffer),
+        T(test_exact_minimum_sizes_are_accepted),
+        T(test_small_matrix_input_is_bad_buffer),
+        T(test_small_vector_input_is_bad_buffer),
+        T(test_small_output_is_bad_buffer),
+        T(test_small_reduction_output_is_bad_buffer),
+        T(test_small_operand_is_bad_buffer),
+        T(test_ld_below_n_is_refused),
+        T(test_output_ld_below_n_is_refused),
+        T(test_operand_ld_below_extent_is_refused),
+        T(test_negative_sizes_are_refused),
+        T(test_negative_ld_is_refused),
+        T(test_unknown_names_are_not_found),
+        T(test_wrong_kind_of_name_is_refused),
+        T(test_null_arguments_are_refused),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
