@@ -46,6 +46,12 @@ static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, c
 
 evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, const char **text)
 {
+    return kernel_source(m, k, t, -1, text);
+}
+
+evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+                         const char **text)
+{
     evt_status st = check_args(m, k, t, "evt_kernel_cuda");
     if (st != EVT_OK)
         return st;
@@ -55,7 +61,7 @@ evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, con
     strbuf src, err;
     sb_init(&src);
     sb_init(&err);
-    if (!cg_emit_cuda(k, m->diags.file, target_names[t], &src, &err)) {
+    if (!cg_emit_cuda(k, m->diags.file, target_names[t], variant, &src, &err)) {
         st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
                         : ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "%s", sb_str(&err));
     } else {
@@ -71,6 +77,12 @@ evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, con
 evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
                               evt_binary_format format, void **data, size_t *size, double *seconds)
 {
+    return kernel_compile(m, k, t, -1, format, data, size, seconds);
+}
+
+evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+                          evt_binary_format format, void **data, size_t *size, double *seconds)
+{
     evt_status st = check_args(m, k, t, "evt_kernel_compile");
     if (st != EVT_OK)
         return st;
@@ -80,7 +92,7 @@ evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
     *data = NULL;
     *size = 0;
     const char *src;
-    if ((st = evt_kernel_cuda(m, k, t, &src)) != EVT_OK)
+    if ((st = kernel_source(m, k, t, variant, &src)) != EVT_OK)
         return st;
     strbuf log;
     sb_init(&log);

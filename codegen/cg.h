@@ -7,10 +7,16 @@
 
 /*
  * Appends the self-contained CUDA translation unit of kernel k for `target`
- * ("sm_80", ...) to sb.  `file` names the .evt source in comments.  Returns 0
- * with the reason in err when the kernel cannot be generated.
+ * ("sm_80", ...) to sb: every entry point when variant < 0, else only the one
+ * cg_variant names (what a launch needs: 1/6 of the compile time).  `file`
+ * names the .evt source in comments.  Returns 0 with the reason in err when
+ * the kernel cannot be generated.
  */
-int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbuf *sb, strbuf *err);
+int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int variant,
+                 strbuf *sb, strbuf *err);
+/* The variant number of tile configuration `config_id` (gemm_sm80.cuh), aligned
+ * (fast path) or guarded; -1 if the kernel is not built for that configuration. */
+int cg_variant(int config_id, int aligned);
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb);
 /* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */

@@ -9,20 +9,26 @@
  * [M, N] values per element.  A value with several users is one variable. */
 #include "cg.h"
 #include "layout.h"
+#include "../kernels/gemm_sm80.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The tile configurations every kernel is built for (ids of gemm_sm80.cuh). */
-static const struct {
-    int id;
-    const char *tile;
-} gemm_configs[] = {
-    {0, "128x256x32"},
-    {1, "128x128x32"},
-    {2, "64x64x32"},
-};
+/* Whether the runtime's heuristic can pick configuration `id`: those make
+ * up the full listing of --emit.  pick only compares tile counts with
+ * multiples of the SM count, so sizes 2^0..2^31 and the SM counts of real
+ * parts reach every branch it has. */
+static int pickable(int id)
+{
+    static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
+    for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
+        for (int i = 0; i < 32; i++)
+            for (int j = 0; j < 32; j++)
+                if (evt_gemm_sm80_pick(1ll << i, 1ll << j, 4096, sms[s]) == id)
+                    return 1;
+    return 0;
+}
 
 static const char *storage_type(evt_elem e)
 {
@@ -198,10 +204,13 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
             sb_printf(sb, "    %s %s;\n", ctype[f->type], f->name);
     }
     sb_puts(sb, "};\n");
+    sb_printf(sb, "static_assert(sizeof(%s) == %zu, \"layout.c disagrees\");\n", sname, l->size);
+    /* NVRTC has no offsetof; nvcc (tests/codegen) checks every field. */
+    sb_puts(sb, "#ifndef __CUDACC_RTC__\n");
     for (size_t i = 0; i < l->nfields; i++)
         sb_printf(sb, "static_assert(__builtin_offsetof(%s, %s) == %zu, \"layout.c disagrees\");\n",
                   sname, l->fields[i].name, l->fields[i].offset);
-    sb_printf(sb, "static_assert(sizeof(%s) == %zu, \"layout.c disagrees\");\n\n", sname, l->size);
+    sb_puts(sb, "#endif\n\n");
 }
 
 static void emit_epilogue(emitter *e, const char *fname, const char *sname)
@@ -360,6 +369,13 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
     }
 }
 
+int cg_variant(int config_id, int aligned)
+{
+    if (config_id < 0 || config_id >= EVT_GEMM_SM80_NUM_CFGS)
+        return -1;
+    return config_id * 2 + !aligned;
+}
+
 int cg_has_reductions(const ir_func *fn)
 {
     for (size_t o = 0; o < fn->noutputs; o++)
@@ -374,8 +390,8 @@ void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb)
     (void)target;
 }
 
-int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbuf *sb,
-                 strbuf *err)
+int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int variant,
+                 strbuf *sb, strbuf *err)
 {
     const ir_func *fn = k->epilogue;
     if (k->mainloop != EVT_MAINLOOP_GEMM) {
@@ -426,21 +442,23 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, strbu
     const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
-    for (size_t c = 0; c < sizeof gemm_configs / sizeof gemm_configs[0]; c++)
+    for (int id = 0; id < EVT_GEMM_SM80_NUM_CFGS; id++)
         for (int aligned = 1; aligned >= 0; aligned--) {
+            if (variant >= 0 ? variant != cg_variant(id, aligned) : !pickable(id))
+                continue;
+            evt_gemm_sm80_cfg_info ci = evt_gemm_sm80_cfg_lookup(id);
+            char tile[32], cfg[160];
+            snprintf(tile, sizeof tile, "%dx%dx%d", ci.bm, ci.bn, ci.bk);
+            snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
             sb_printf(sb,
                       "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
-                      "    %s_cfg%d%s;\n",
-                      gemm_configs[c].id, dt, al, bl, aligned ? "true" : "false", sb_str(&base),
-                      gemm_configs[c].id, aligned ? "" : "g");
-            sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s_cfg%d%s::kThreads, "
-                          "%s_cfg%d%s::kMinBlocks)\n",
-                      sb_str(&base), gemm_configs[c].id, aligned ? "" : "g", sb_str(&base),
-                      gemm_configs[c].id, aligned ? "" : "g");
-            sb_printf(sb, "%s_%s%s_%s(const %s p)\n{\n", sb_str(&base), gemm_configs[c].tile,
+                      "    %s;\n",
+                      id, dt, al, bl, aligned ? "true" : "false", cfg);
+            sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kThreads, %s::kMinBlocks)\n",
+                      cfg, cfg);
+            sb_printf(sb, "%s_%s%s_%s(const %s p)\n{\n", sb_str(&base), tile,
                       aligned ? "" : "_guarded", sm, sb_str(&sname));
-            sb_printf(sb, "    typedef %s_cfg%d%s Cfg;\n", sb_str(&base), gemm_configs[c].id,
-                      aligned ? "" : "g");
+            sb_printf(sb, "    typedef %s Cfg;\n", cfg);
             sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
                           "    int tile_m, tile_n;\n"
                           "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.mainloop.m, "

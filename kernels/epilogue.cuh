@@ -26,50 +26,23 @@
 /* Element types, numbered as evt_elem in include/evt/evt.h. */
 enum { EVT_E_F32 = 0, EVT_E_F16, EVT_E_BF16, EVT_E_I8, EVT_E_I32, EVT_E_E4M3, EVT_E_E5M2 };
 
-/* Storage type and f32 conversions of each element type (rules: evt_math.h). */
+/* Storage type and f32 conversions of each element type: evt_math.h's, the
+ * same functions the CPU reference interpreter uses. */
 template <int E> struct evt_elem;
-template <> struct evt_elem<EVT_E_F32> {
-    typedef float type;
-    static __device__ __forceinline__ float load(type x) { return x; }
-    static __device__ __forceinline__ type store(float x) { return x; }
-};
-template <> struct evt_elem<EVT_E_F16> {
-    typedef evt_u16 type;
-    static __device__ __forceinline__ float load(type x) { return evt_f16_to_f32(x); }
-    static __device__ __forceinline__ type store(float x) { return evt_f32_to_f16(x); }
-};
-template <> struct evt_elem<EVT_E_BF16> {
-    typedef evt_u16 type;
-    static __device__ __forceinline__ float load(type x) { return evt_bf16_to_f32(x); }
-    static __device__ __forceinline__ type store(float x) { return evt_f32_to_bf16(x); }
-};
-template <> struct evt_elem<EVT_E_I8> {
-    typedef evt_i8 type;
-    static __device__ __forceinline__ float load(type x) { return (float)x; }
-    static __device__ __forceinline__ type store(float x) { return evt_math_to_i8(x); }
-};
-template <> struct evt_elem<EVT_E_I32> {
-    typedef evt_i32 type;
-    static __device__ __forceinline__ float load(type x) { return evt_math_from_i32(x); }
-    static __device__ __forceinline__ type store(float x) { return evt_math_to_i32(x); }
-};
-template <> struct evt_elem<EVT_E_E4M3> {
-    typedef evt_u8 type;
-    static __device__ __forceinline__ float load(type x) { return evt_math_from_e4m3(x); }
-    static __device__ __forceinline__ type store(float x) { return evt_math_to_e4m3(x); }
-};
-template <> struct evt_elem<EVT_E_E5M2> {
-    typedef evt_u8 type;
-    static __device__ __forceinline__ float load(type x) { return evt_math_from_e5m2(x); }
-    static __device__ __forceinline__ type store(float x) { return evt_math_to_e5m2(x); }
-};
-
-/* One vector of EVT_VEC elements of type E, for 16/8/32-byte memory moves. */
-template <int E, int BYTES = (int)sizeof(typename evt_elem<E>::type) * EVT_VEC>
-struct evt_vec_io;
-template <int E> struct evt_vec_io<E, 8> { typedef uint2 raw; };
-template <int E> struct evt_vec_io<E, 16> { typedef uint4 raw; };
-template <int E> struct evt_vec_io<E, 32> { typedef uint4 raw[2]; };
+#define EVT_ELEM(E, T, NAME)                                                       \
+    template <> struct evt_elem<E> {                                               \
+        typedef T type;                                                            \
+        static __device__ __forceinline__ float load(type x) { return evt_load_##NAME(x); } \
+        static __device__ __forceinline__ type store(float x) { return evt_store_##NAME(x); } \
+    };
+EVT_ELEM(EVT_E_F32, float, f32)
+EVT_ELEM(EVT_E_F16, evt_u16, f16)
+EVT_ELEM(EVT_E_BF16, evt_u16, bf16)
+EVT_ELEM(EVT_E_I8, evt_i8, i8)
+EVT_ELEM(EVT_E_I32, evt_i32, i32)
+EVT_ELEM(EVT_E_E4M3, evt_u8, e4m3)
+EVT_ELEM(EVT_E_E5M2, evt_u8, e5m2)
+#undef EVT_ELEM
 
 /* The accumulator chunk at acc (16-byte aligned) into v. */
 EVT_DEVICE void evt_load_acc(const float *acc, float (&v)[EVT_VEC])

@@ -85,12 +85,12 @@ static void write_file(const char *path, const void *data, size_t size)
         remove(tmp);
 }
 
-int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, rt_cu_context cu_ctx,
-                    rt_cu_module *out, evt_status *status, strbuf *err)
+int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+                    rt_cu_context cu_ctx, rt_cu_module *out, evt_status *status, strbuf *err)
 {
     evt_ctx *ctx = m->ctx;
     const char *src;
-    if ((*status = evt_kernel_cuda(m, k, t, &src)) != EVT_OK) {
+    if ((*status = kernel_source(m, k, t, variant, &src)) != EVT_OK) {
         sb_puts(err, evt_ctx_last_error(ctx));
         return 0;
     }
@@ -118,7 +118,7 @@ int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, rt_cu_cont
     size_t size = 0;
     void *cubin = disk ? read_file(path, &size) : NULL;
     if (!cubin) {
-        *status = evt_kernel_compile(m, k, t, EVT_BINARY_CUBIN, &cubin, &size, NULL);
+        *status = kernel_compile(m, k, t, variant, EVT_BINARY_CUBIN, &cubin, &size, NULL);
         if (*status != EVT_OK) {
             sb_puts(err, evt_ctx_last_error(ctx));
             return 0;

@@ -393,10 +393,17 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     if ((st = ensure_driver(ctx, &cu_ctx, &dev)) != EVT_OK ||
         (st = target_of(ctx, dev, &target, &sms)) != EVT_OK)
         return st;
+    long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
+    int cfg_id = evt_gemm_sm80_pick(m, n, k, sms);
+    evt_gemm_sm80_cfg_info cfg = evt_gemm_sm80_cfg_lookup(cfg_id);
+    const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
+    int aligned = evt_gemm_sm80_fast_path_ok(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL,
+                                             m, n, k, (uintptr_t)l->a.ptr, l->a.ld,
+                                             (uintptr_t)l->b.ptr, l->b.ld);
     rt_cu_module mod;
     strbuf err;
     sb_init(&err);
-    if (!rt_cache_module(l->m, l->k, target, cu_ctx, &mod, &st, &err)) {
+    if (!rt_cache_module(l->m, l->k, target, cg_variant(cfg_id, aligned), cu_ctx, &mod, &st, &err)) {
         ctx_fail(ctx, st, "%s", sb_str(&err));
         sb_free(&err);
         return st;
@@ -437,13 +444,6 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     sb_init(&name);
     cg_kernel_basename(l->k, evt_target_name(target), &name);
     size_t base_len = name.len;
-    long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
-    int cfg_id = evt_gemm_sm80_pick(m, n, k, sms);
-    evt_gemm_sm80_cfg_info cfg = evt_gemm_sm80_cfg_lookup(cfg_id);
-    const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
-    int aligned = evt_gemm_sm80_fast_path_ok(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL,
-                                             m, n, k, (uintptr_t)l->a.ptr, l->a.ld,
-                                             (uintptr_t)l->b.ptr, l->b.ld);
     const char *sm = evt_target_name(target) + 3; /* "90a" */
     rt_cu_stream s = (rt_cu_stream)stream;
     if (words > 0) {
