@@ -7,8 +7,9 @@
  * dimensions, misaligned bases (slow path), fresh random inputs per case,
  * NaN-poisoned padding and output.  The reference is an f64 GPU GEMM over
  * the same 16-bit inputs that also returns s = sum_k |a_mk * b_kn|; an
- * element passes when |d - ref| <= 1e-5 * s + 1e-6 (+ half an ulp of the
- * output type when D is 16-bit).  f32 accumulation of K products drifts by
+ * element passes when |d - ref| <= 1e-5 * s + 1e-6 (+ one ulp of the
+ * output type, 2^-10 |ref| for f16 and 2^-7 |ref| for bf16, when D is
+ * 16-bit).  f32 accumulation of K products drifts by
  * about sqrt(K/16) ulps of the partial sums, far inside 1e-5 * s, while a
  * dropped or duplicated 8-element k chunk moves an element by ~0.1 * s / K
  * * 8 ~ 0.3, far outside it.
@@ -58,13 +59,13 @@ enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2 };
 
 /* ---- kernels under test: mainloop + trivial epilogue -------------------- */
 
-template <class Cfg, int OUT>
+template <class Cfg, int OUT, int GROUP_M = 8>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     gemm_kernel(evt_gemm_args args, void *d, long long ldd, int vec_ok)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     int tile_m, tile_n;
-    evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, args.m, args.n, &tile_m, &tile_n);
+    evt_gemm_sm80_tile_coord<Cfg, GROUP_M>(blockIdx.x, args.m, args.n, &tile_m, &tile_n);
     evt_gemm_sm80_mainloop<Cfg>(args, tile_m, tile_n, smem);
 
     const float *acc = (const float *)smem;
@@ -183,17 +184,17 @@ __global__ void compare(const void *d, long long ldd, const double *r, const dou
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
          i += (long long)gridDim.x * blockDim.x) {
         long long row = i / n, col = i % n;
-        double v, half_ulp;
+        double v, ulp16;
         if (OUT == OUT_F32) {
             v = ((const float *)d)[row * ldd + col];
-            half_ulp = 0.0;
+            ulp16 = 0.0;
         } else {
             evt_u16 h = ((const evt_u16 *)d)[row * ldd + col];
             v = OUT == OUT_F16 ? evt_f16_to_f32(h) : evt_bf16_to_f32(h);
-            half_ulp = OUT == OUT_F16 ? 0x1p-11 : 0x1p-8;
+            ulp16 = OUT == OUT_F16 ? 0x1p-10 : 0x1p-7; /* rounding is half of it */
         }
         double ref = r[i];
-        double tol = 1e-5 * s[i] + 1e-6 + half_ulp * fabs(ref);
+        double tol = 1e-5 * s[i] + 1e-6 + ulp16 * fabs(ref);
         double err = fabs(v - ref);
         float ratio = (float)(err / tol);
         if (!(err <= tol)) {
@@ -226,13 +227,13 @@ __global__ void compare(const void *d, long long ldd, const double *r, const dou
 
 typedef void (*launch_fn)(const evt_gemm_args &, void *, long long, cudaStream_t);
 
-template <class Cfg, int OUT>
+template <class Cfg, int OUT, int GROUP_M = 8>
 static void launch(const evt_gemm_args &args, void *d, long long ldd, cudaStream_t st)
 {
     static bool attr_set = false;
     if (!attr_set) {
-        CK(cudaFuncSetAttribute(gemm_kernel<Cfg, OUT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                Cfg::kSmemBytes));
+        CK(cudaFuncSetAttribute(gemm_kernel<Cfg, OUT, GROUP_M>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
         attr_set = true;
     }
     long long tiles = (long long)((args.m + Cfg::kBM - 1) / Cfg::kBM) *
@@ -241,8 +242,8 @@ static void launch(const evt_gemm_args &args, void *d, long long ldd, cudaStream
         return;
     int esz = OUT == OUT_F32 ? 4 : 2;
     int vec_ok = (ldd * esz) % (4 * esz) == 0 && ((unsigned long long)d % (4 * esz)) == 0;
-    gemm_kernel<Cfg, OUT><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(args, d, ldd,
-                                                                                   vec_ok);
+    gemm_kernel<Cfg, OUT, GROUP_M><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(
+        args, d, ldd, vec_ok);
     CK(cudaGetLastError());
 }
 
@@ -285,6 +286,9 @@ static launch_fn g_check[N_CHECK_IDS][2][8];
 static launch_fn g_bench_f16[EVT_GEMM_SM80_NUM_CFGS];
 static int (*g_bench_occ[EVT_GEMM_SM80_NUM_CFGS])();
 static launch_fn g_bench_bf16_best;
+/* the large-problem configuration with other rasterization groups */
+static const int k_groups[] = {1, 4, 16};
+static launch_fn g_bench_group[3];
 
 template <int ID>
 static void bench_entry()
@@ -334,6 +338,11 @@ static void init_tables()
     check_table<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_F16>(g_check[3][0]);
     check_table<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_BF16>(g_check[3][1]);
     for_each_cfg<0>::bench();
+    typedef cfg_of<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true,
+                   OUT_F16>::type big;
+    g_bench_group[0] = launch<big, OUT_F16, 1>;
+    g_bench_group[1] = launch<big, OUT_F16, 4>;
+    g_bench_group[2] = launch<big, OUT_F16, 16>;
     g_bench_bf16_best = launch<typename cfg_of<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_BF16,
                                                EVT_ROW_MAJOR, EVT_COL_MAJOR, true, OUT_BF16>::type,
                                OUT_BF16>;
@@ -624,8 +633,15 @@ __global__ void diff16(const evt_u16 *x, const evt_u16 *y, long long n, double *
     }
 }
 
+/* ids >= 100: the large configuration with rasterization group k_groups[id - 100] */
 static const char *cfg_name(int id)
 {
+    static char gbuf[3][48];
+    if (id >= 100) {
+        snprintf(gbuf[id - 100], sizeof gbuf[0], "%s group %d",
+                 cfg_name(EVT_GEMM_SM80_128x256x64_W8_S3), k_groups[id - 100]);
+        return gbuf[id - 100];
+    }
     static char buf[EVT_GEMM_SM80_NUM_CFGS][48];
     evt_gemm_sm80_cfg_info c = evt_gemm_sm80_cfg_lookup(id);
     snprintf(buf[id], sizeof buf[id], "%dx%dx%d w%d s%d o%d", c.bm, c.bn, c.bk,
@@ -663,7 +679,9 @@ static void bench_one(cublasHandle_t h, int dt, int size, const int *ids, int ni
     args.lda = a.ld;
     args.ldb = b.ld;
     for (int i = 0; i < nids; ++i) {
-        launch_fn f = dt == EVT_DT_F16 ? g_bench_f16[ids[i]] : g_bench_bf16_best;
+        launch_fn f = ids[i] >= 100          ? g_bench_group[ids[i] - 100]
+                      : dt == EVT_DT_F16 ? g_bench_f16[ids[i]]
+                                         : g_bench_bf16_best;
         CK(cudaMemset(d, 0xff, (size_t)m * n * 2));
         f(args, d, n, 0);
         CK(cudaMemset(acc, 0, 16));
@@ -696,15 +714,20 @@ static void run_bench(int reps)
     cublasHandle_t h;
     CKB(cublasCreate(&h));
     say("\n== bench: A row-major, B col-major (TN), 16-bit D, median of %d ==\n", reps);
-    int all[EVT_GEMM_SM80_NUM_CFGS];
+    int all[EVT_GEMM_SM80_NUM_CFGS + 3];
     for (int i = 0; i < EVT_GEMM_SM80_NUM_CFGS; ++i)
         all[i] = i;
-    bench_one(h, EVT_DT_F16, 4096, all, EVT_GEMM_SM80_NUM_CFGS, reps);
-    bench_one(h, EVT_DT_F16, 8192, all, EVT_GEMM_SM80_NUM_CFGS, reps);
+    for (int g = 0; g < 3; ++g)
+        all[EVT_GEMM_SM80_NUM_CFGS + g] = 100 + g;
+    bench_one(h, EVT_DT_F16, 4096, all, EVT_GEMM_SM80_NUM_CFGS + 3, reps);
+    bench_one(h, EVT_DT_F16, 8192, all, EVT_GEMM_SM80_NUM_CFGS + 3, reps);
     const int best[] = {EVT_GEMM_SM80_128x256x64_W8_S3};
     bench_one(h, EVT_DT_BF16, 4096, best, 1, reps);
-    int pick = evt_gemm_sm80_pick(4096, 4096, 4096, 0);
-    say("heuristic pick for 4096^3: %s\n", cfg_name(pick));
+    static const int probe[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 4096},
+                                   {1024, 1024, 1024}, {64, 4096, 4096}};
+    for (int i = 0; i < 5; ++i)
+        say("heuristic pick for %dx%dx%d: %s\n", probe[i][0], probe[i][1], probe[i][2],
+            cfg_name(evt_gemm_sm80_pick(probe[i][0], probe[i][1], probe[i][2], 0)));
     CKB(cublasDestroy(h));
 }
 

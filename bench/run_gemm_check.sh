@@ -39,7 +39,16 @@ nvrtc_rc=0
 
 echo "== check and bench =="
 rc=0
+# SM clock and power every 100 ms while it runs: mma.sync at full rate can
+# hit the power limit, which shows as a lower clock.
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv -lms 100 \
+    >"$LOGS/clocks.csv" 2>/dev/null &
+smi=$!
 GEMM_CHECK_LOG="$LOGS/gemm_check.log" "$BUILD/gemm_sm80_check" "$@" || rc=$?
+kill "$smi" 2>/dev/null || true
+awk -F', ' 'NR > 1 && $3 + 0 > 300 { n++; c += $2; if (min == "" || $2 + 0 < min) min = $2 + 0; if ($3 + 0 > p) p = $3 + 0 }
+    END { if (n) printf "under load (%d samples > 300 W): mean SM clock %.0f MHz, min %d MHz, max power %.0f W\n", n, c / n, min, p }' \
+    "$LOGS/clocks.csv" || true
 san_rc=0
 if [ "${GEMM_SANITIZE:-0}" = 1 ]; then
     for tool in memcheck racecheck; do

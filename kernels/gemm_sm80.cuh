@@ -120,18 +120,22 @@ static inline EVT_HD long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c,
 /*
  * Pick a configuration for an M x N x K problem on a GPU with num_sms
  * multiprocessors (0: assume 132).  Big tiles when they still give every SM
- * at least two tiles; 128x128 when that fills the machine once; 64x64
- * otherwise, since there idle SMs cost more than low arithmetic intensity.
- * K does not change the choice: it only sets the length of the mainloop.
+ * at least two tiles; 128x128 (two CTAs per SM) when that fills the machine
+ * once; 64x64 otherwise, since there idle SMs cost more than low arithmetic
+ * intensity.  BK = 64 wherever it fits: on the H200 it beat BK = 32 by 8%
+ * (128x256) and 4% (128x128) at 4096^3, see docs/gemm_sm80.md.  K does not
+ * change the choice: it only sets the length of the mainloop.
  */
 static inline EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k, int num_sms)
 {
     long long sms = num_sms > 0 ? num_sms : 132;
     (void)k;
-    if (evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x32_W8_S4), m, n) >= 2 * sms)
-        return EVT_GEMM_SM80_128x256x32_W8_S4;
-    if (evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x32_W4_S4), m, n) >= sms)
-        return EVT_GEMM_SM80_128x128x32_W4_S4;
+    if (evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_W8_S3), m, n) >=
+        2 * sms)
+        return EVT_GEMM_SM80_128x256x64_W8_S3;
+    if (evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_W4_S3), m, n) >=
+        sms)
+        return EVT_GEMM_SM80_128x128x64_W4_S3;
     return EVT_GEMM_SM80_64x64x32_W4_S4;
 }
 
@@ -251,16 +255,17 @@ struct evt_gemm_sm80_cfg : Tile {
 };
 
 /*
- * CTA index -> output tile.  Tiles are walked in groups of 8 tile-rows:
- * down a group's column of 8 M-tiles, then to the next N column, so the
- * CTAs resident at once share a few A row-panels and B column-panels in L2.
- * Launch evt_gemm_sm80_num_tiles() CTAs.
+ * CTA index -> output tile.  Tiles are walked in groups of GROUP_M tile-rows:
+ * down a group's column of GROUP_M M-tiles, then to the next N column, so
+ * the CTAs resident at once share a few A row-panels and B column-panels in
+ * L2.  GROUP_M = 1 is plain row-by-row order.  Launch
+ * evt_gemm_sm80_num_tiles() CTAs.
  */
-template <class Cfg>
+template <class Cfg, int GROUP_M = 8>
 __device__ __forceinline__ void evt_gemm_sm80_tile_coord(int tile_id, int m, int n, int *tile_m,
                                                          int *tile_n)
 {
-    const int group_m = 8;
+    const int group_m = GROUP_M;
     int tiles_m = (m + Cfg::kBM - 1) / Cfg::kBM;
     int tiles_n = (n + Cfg::kBN - 1) / Cfg::kBN;
     int per_group = group_m * tiles_n;
