@@ -21,6 +21,9 @@ typedef struct parse_state {
     src_loc comment_start; /* where the block comment being skipped began */
     int after_lex_error;   /* this token follows a lexical error: a syntax error here repeats it */
     int in_body;           /* between an epilogue's '{' and '}' */
+    src_loc bad_start;     /* the run of bad bytes being skipped, reported when it ends */
+    size_t bad_len;
+    unsigned char bad_first;
     jmp_buf lex_abort;     /* the scanner's fatal-error exit */
 } parse_state;
 

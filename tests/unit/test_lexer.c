@@ -245,6 +245,45 @@ static void test_nul_bytes(void **state)
     assert_int_equal(f->dl.items[1].loc.column, 4);
 }
 
+/* Runs of NUL bytes, in code and in comments, scan in linear time (flex
+ * rescans a token at each NUL inside it) and make one error per run. */
+static void test_nul_runs(void **state)
+{
+    fixture *f = *state;
+    enum { BIG = 1 << 20 };
+    char *src = calloc(1, BIG + 64);
+    assert_non_null(src);
+    memcpy(src + BIG, " a", 2);
+    scan_n(f, src, BIG + 2);
+    assert_int_equal(f->ntoks, 2);
+    assert_token(f, 0, TOK_IDENT, 1, BIG + 2, BIG + 1);
+    assert_int_equal(f->dl.count, 1);
+    assert_string_equal(f->dl.items[0].message, "unexpected bytes starting with 0x00");
+
+    memcpy(src, "/*", 2);
+    memcpy(src + BIG, "*/b", 3);
+    scan_n(f, src, BIG + 3);
+    assert_int_equal(f->ntoks, 2);
+    assert_int_equal(f->toks[0].kind, TOK_IDENT);
+    assert_int_equal(f->dl.count, 0);
+
+    memcpy(src, "//", 2);
+    memcpy(src + BIG, "\nc", 2);
+    scan_n(f, src, BIG + 2);
+    assert_int_equal(f->ntoks, 2);
+    assert_token(f, 0, TOK_IDENT, 2, 1, BIG + 1);
+    assert_int_equal(f->dl.count, 0);
+    free(src);
+
+    /* Bad bytes of every kind back to back are one run, reported at its start. */
+    static const char mixed[] = "x $\0@\x80\0!. y";
+    scan_n(f, mixed, sizeof mixed - 1);
+    assert_int_equal(f->ntoks, 3);
+    assert_int_equal(f->dl.count, 1);
+    assert_string_equal(f->dl.items[0].message, "unexpected character '$'");
+    assert_int_equal(f->dl.items[0].loc.column, 3);
+}
+
 static void test_bad_characters(void **state)
 {
     fixture *f = *state;
@@ -331,6 +370,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_comments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unterminated_comment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_characters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_identifier, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stops_at_error_cap, setup, teardown),
