@@ -1,0 +1,57 @@
+#!/bin/sh
+# Every GEMM kernel of every example and valid golden file compiles with NVRTC
+# for all four targets, and the PTX holds tensor-core mma instructions.  The
+# argument layout the runtime packs (codegen/layout.c) is checked field by
+# field by nvcc, which, unlike NVRTC, has offsetof.
+#   EVTC=build/evtc sh tests/codegen/run.sh
+set -u
+EVTC=${EVTC:?set EVTC to the evtc binary}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+JOBS=${JOBS:-2}
+
+# One line per job: FILE KERNEL TARGET
+for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt; do
+    case "$f" in *'*'*) continue ;; esac
+    err="${f%.evt}.err"
+    if [ -f "$err" ] && grep -q ': error: ' "$err"; then continue; fi
+    sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*gemm.*/\1/p' "$f" | while read -r k; do
+        for t in sm_80 sm_86 sm_89 sm_90a; do echo "$f $k $t"; done
+    done
+done > "$tmp/jobs"
+
+cat > "$tmp/one.sh" <<'EOS'
+#!/bin/sh
+f=$1 k=$2 t=$3
+out=$TMPD/$(basename "$f" .evt).$k.$t.ptx
+if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
+    echo "FAIL $f $k $t: NVRTC"; sed -n 1,20p "$out.log"; exit 1
+fi
+if ! grep -q 'mma.sync.aligned.m16n8k16' "$out"; then
+    echo "FAIL $f $k $t: no mma.sync in the PTX"; exit 1
+fi
+echo "ok   $(basename "$f") $k $t"
+EOS
+export EVTC TMPD="$tmp"
+xargs -P "$JOBS" -L 1 sh "$tmp/one.sh" < "$tmp/jobs" > "$tmp/results" 2>&1
+pass=$(grep -c '^ok ' "$tmp/results")
+fail=$(grep -c '^FAIL' "$tmp/results")
+grep -A20 '^FAIL' "$tmp/results" | head -60
+
+# Layout check with nvcc's front end (no ptxas): one kernel with every field kind.
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [ -x "$NVCC" ]; then
+    "$EVTC" "$top/examples/examples.evt" --kernel train_fwd --emit=cuda -o "$tmp/layout.cu"
+    if "$NVCC" -std=c++17 -arch=sm_80 -I"$top/kernels" --ptx "$tmp/layout.cu" -o "$tmp/layout.ptx" \
+        > "$tmp/nvcc.log" 2>&1; then
+        pass=$((pass + 1)); echo "ok   layout of train_fwd checked by nvcc"
+    else
+        fail=$((fail + 1)); echo "FAIL layout check with nvcc"; sed -n 1,20p "$tmp/nvcc.log"
+    fi
+else
+    echo "skip layout check: no nvcc at $NVCC"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
