@@ -6,8 +6,9 @@
 # 1. bootstrap   install the build and test dependencies when missing
 # 2. debug       Debug build with -Werror, then the whole ctest suite
 #                (tests labelled gpu skip themselves when no GPU is present)
-# 3. asan        ASan + UBSan build (-DEVT_SANITIZE=ON), the whole suite again
-# 4. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
+# 3. release     Release build (the one scripts/main.sh uses), the whole suite
+# 4. asan        ASan + UBSan build (-DEVT_SANITIZE=ON), the whole suite again
+# 5. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
 #                seeded with tests/golden/*.evt and examples/*.evt; any crash,
 #                leak or timeout fails
 # A summary table ends the output, then one line "summary: N passed, N failed,
@@ -36,11 +37,13 @@ say() { printf '\n==> %s\n' "$*"; }
 # Records one row of the summary table.
 record() { rows+=("$1|$2|$3|$4"); }
 
-# Runs ctest in build dir $2 for step $1 and adds its counts to the totals.
+# Runs ctest in build dir $2 for step $1 (further arguments go to ctest) and
+# adds its counts to the totals.
 run_ctest() {
     local step=$1 dir=$2 log="$2/ctest.log" start=$SECONDS rc=0
+    shift 2
     ctest --test-dir "$dir" --output-on-failure --no-tests=error \
-        --timeout "$ctest_timeout" -j "$jobs" 2>&1 | tee "$log" || rc=$?
+        --timeout "$ctest_timeout" -j "$jobs" "$@" 2>&1 | tee "$log" || rc=$?
     local total fail skip
     total=$(sed -n 's/.*tests failed out of \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
     fail=$(sed -n 's/.* \([0-9][0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
@@ -125,7 +128,16 @@ if build debug build-debug all -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-Werror;
     run_ctest "debug ctest" build-debug
 fi
 
-# --- 3. ASan + UBSan build, the whole suite --------------------------------
+# --- 3. Release build (what scripts/main.sh ships), the whole suite -------
+# -O3 wakes warnings that -O0 does not (-Wformat-truncation, -Wmaybe-uninitialized),
+# and the optimizer's exactness must hold when the library itself is optimized.
+if build release build-release all -DCMAKE_BUILD_TYPE=Release; then
+    say "release: ctest"
+    # NVRTC's work does not change with how libevt is built: codegen runs once, in debug.
+    run_ctest "release ctest" build-release -LE codegen
+fi
+
+# --- 4. ASan + UBSan build, the whole suite --------------------------------
 if build asan build-asan all -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
     say "asan: ctest"
     asan_options=detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
@@ -134,10 +146,10 @@ if build asan build-asan all -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
     asan_options+=:allocator_may_return_null=1
     ASAN_OPTIONS=$asan_options \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_ctest "asan ctest" build-asan
+        run_ctest "asan ctest" build-asan -LE codegen
 fi
 
-# --- 4. libFuzzer on the front end ----------------------------------------
+# --- 5. libFuzzer on the front end ----------------------------------------
 if [ ! -f tests/fuzz/fuzz_parse.c ] || [ "$fuzz_seconds" -le 0 ]; then
     # libFuzzer reads -max_total_time=0 as "forever", so 0 means skip.
     why="tests/fuzz/fuzz_parse.c does not exist yet"
