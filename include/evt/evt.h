@@ -377,6 +377,31 @@ EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long lon
                                        const void *a, long long lda, size_t a_bytes,
                                        const void *b, long long ldb, size_t b_bytes);
 
+/* A conv2d forward problem: input NHWC [n, h, w, c], filter KRSC [k, r, s, c],
+ * output NPQK [n, p, q, k], seen by the epilogue as [M = n*p*q, N = k]. */
+typedef struct evt_conv_problem {
+    long long n, h, w, c; /* input batch, height, width, channels */
+    long long k, r, s;    /* output channels, filter height, filter width */
+    int pad_h, pad_w;     /* zero padding on each side */
+    int stride_h, stride_w;
+    int dil_h, dil_w;     /* dilation (1: dense) */
+} evt_conv_problem;
+
+/* The output height p and width q of a conv problem; EVT_ERR_INVALID_ARGUMENT
+ * (with no output written) when sizes are negative or the output is empty. */
+EVT_API evt_status evt_conv_output_size(const evt_conv_problem *problem, long long *p,
+                                        long long *q);
+
+/*
+ * The conv2d_fprop problem and its operands: x (NHWC, dense) and w (KRSC,
+ * dense), device pointers with their sizes in bytes.  [M, N] inputs and
+ * outputs of the epilogue are NPQK tensors: bind them with ld = k for a
+ * dense channels-last tensor.
+ */
+EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_problem *problem,
+                                       const void *x, size_t x_bytes, const void *w,
+                                       size_t w_bytes);
+
 /*
  * Binds input or output `name` of the epilogue to device memory of `bytes`
  * bytes.  `ld` is the leading dimension (elements between rows) of an
