@@ -35,7 +35,8 @@ static void usage(FILE *f)
           "  --emit=cuda             each kernel's CUDA C++ translation unit\n"
           "  --emit=ptx, --emit=cubin  NVRTC output for each --target\n"
           "                          (cubins go to NAME.TARGET.cubin unless -o is given)\n"
-          "  --target T              sm_80, sm_86, sm_89 or sm_90a (default sm_90a);\n"
+          "  --target T              sm_80, sm_86, sm_89 or sm_90a (default: the GPU\n"
+          "                          present, else sm_90a);\n"
           "                          may be given several times\n"
           "  --time                  report the NVRTC compile time of each kernel and target\n"
           "  --kernel NAME           only this kernel (and its epilogue)\n"
@@ -288,8 +289,6 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o, &done);
     if (rc || done)
         return rc;
-    if (o.ntargets == 0)
-        o.targets[o.ntargets++] = EVT_TARGET_SM90A;
 
     evt_ctx *ctx = evt_ctx_create();
     if (!ctx) {
@@ -310,6 +309,12 @@ int main(int argc, char **argv)
         rc = EXIT_INVALID;
     } else if ((rc = optimize(&o, ctx, m)) == 0) {
         if (o.emit == EMIT_CUDA || o.emit == EMIT_PTX || o.emit == EMIT_CUBIN) {
+            if (o.ntargets == 0) {
+                /* The GPU present, else Hopper. */
+                evt_target t;
+                o.targets[o.ntargets++] =
+                    evt_device_target(ctx, &t, NULL, 0) == EVT_OK ? t : EVT_TARGET_SM90A;
+            }
             rc = emit_kernels(&o, ctx, m);
         } else if (o.emit == EMIT_IR || o.emit == EMIT_DOT) {
             const char *text = o.emit == EMIT_IR ? evt_module_ir_text(m) : evt_module_dot_text(m);
