@@ -9,6 +9,7 @@
 #include "cache.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,16 @@ struct evt_launch {
     size_t workspace_bytes;
 };
 
-static evt_status fail(evt_launch *l, evt_status st, const char *fmt, const char *a,
-                       const char *b)
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static evt_status fail(evt_launch *l, evt_status st, const char *fmt, ...)
 {
     char msg[400];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return ctx_fail(l->m->ctx, st, "kernel '%s': %s", l->k->name, msg);
 }
 
@@ -103,7 +109,7 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
         return EVT_ERR_INVALID_ARGUMENT;
     if (m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                    "GEMM sizes must be between 0 and 2^31-1%s%s", "", "");
+                    "GEMM sizes must be between 0 and 2^31-1");
     l->dims[0] = m;
     l->dims[1] = n;
     l->dims[2] = k;
@@ -133,7 +139,7 @@ evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t by
                            long long ld)
 {
     if (!l || !name)
-        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL%s%s", "", "")
+        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL")
                  : EVT_ERR_INVALID_ARGUMENT;
     int kind;
     int i = find_arg(l->fn, name, &kind);
@@ -141,7 +147,7 @@ evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t by
         for (size_t p = 0; p < l->fn->nparams; p++)
             if (strcmp(l->fn->params[p].info.name, name) == 0)
                 return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                            "'%s' is a param: set it with evt_launch_set_param%s", name, "");
+                            "'%s' is a param: set it with evt_launch_set_param", name);
         return fail(l, EVT_ERR_NOT_FOUND, "epilogue '%s' has no input or output '%s'",
                     l->fn->name, name);
     }
@@ -181,25 +187,23 @@ static evt_status check_buffer(evt_launch *l, const char *what, const char *name
     char label[160];
     snprintf(label, sizeof label, "%s '%s'", what, name);
     if (!buf->set)
-        return fail(l, EVT_ERR_UNBOUND, "%s was never bound%s", label, "");
+        return fail(l, EVT_ERR_UNBOUND, "%s was never bound", label);
     long long ld = has_ld ? buf->ld : cols;
     if (has_ld && ld < cols)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                    "%s: the leading dimension is smaller than the row length%s", label, "");
+                    "%s: the leading dimension is smaller than the row length", label);
     long long n = extent(rows, cols, ld);
     if (n < 0)
-        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s: the extent overflows%s", label, "");
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s: the extent overflows", label);
     if (n == 0)
         return EVT_OK;
     if (!buf->ptr)
-        return fail(l, EVT_ERR_UNBOUND, "%s is a NULL pointer%s", label, "");
+        return fail(l, EVT_ERR_UNBOUND, "%s is a NULL pointer", label);
     if ((uintptr_t)buf->ptr % esize != 0)
-        return fail(l, EVT_ERR_BAD_BUFFER, "%s is not aligned to its element size%s", label, "");
+        return fail(l, EVT_ERR_BAD_BUFFER, "%s is not aligned to its element size", label);
     if ((unsigned long long)n > buf->bytes / esize) {
-        char need[64];
-        snprintf(need, sizeof need, "%llu", (unsigned long long)n * esize);
-        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: the kernel touches %s bytes", label,
-                    need);
+        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: %zu bytes, the kernel touches %llu",
+                    label, buf->bytes, (unsigned long long)n * esize);
     }
     return EVT_OK;
 }
@@ -214,8 +218,7 @@ static evt_status validate(evt_launch *l)
 {
     const ir_func *fn = l->fn;
     if (!l->gemm_set)
-        return fail(l, EVT_ERR_UNBOUND, "the GEMM problem was never set (evt_launch_set_gemm)%s%s",
-                    "", "");
+        return fail(l, EVT_ERR_UNBOUND, "the GEMM problem was never set (evt_launch_set_gemm)");
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     evt_status st;
@@ -254,7 +257,7 @@ static evt_status validate(evt_launch *l)
         if (!l->param_set[i])
             return fail(l, EVT_ERR_UNBOUND,
                         "param '%s' has no default and was not set (evt_launch_set_param)",
-                        fn->params[i].info.name, "");
+                        fn->params[i].info.name);
     return EVT_OK;
 }
 
