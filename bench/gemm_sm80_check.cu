@@ -59,13 +59,13 @@ enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2 };
 
 /* ---- kernels under test: mainloop + trivial epilogue -------------------- */
 
-template <class Cfg, int OUT, int GROUP_M = 8>
+template <class Cfg, int OUT>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     gemm_kernel(evt_gemm_args args, void *d, long long ldd, int vec_ok)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     int tile_m, tile_n;
-    evt_gemm_sm80_tile_coord<Cfg, GROUP_M>(blockIdx.x, args.m, args.n, &tile_m, &tile_n);
+    evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, args.m, args.n, &tile_m, &tile_n);
     evt_gemm_sm80_mainloop<Cfg>(args, tile_m, tile_n, smem);
 
     const float *acc = (const float *)smem;
@@ -227,12 +227,12 @@ __global__ void compare(const void *d, long long ldd, const double *r, const dou
 
 typedef void (*launch_fn)(const evt_gemm_args &, void *, long long, cudaStream_t);
 
-template <class Cfg, int OUT, int GROUP_M = 8>
+template <class Cfg, int OUT>
 static void launch(const evt_gemm_args &args, void *d, long long ldd, cudaStream_t st)
 {
     static bool attr_set = false;
     if (!attr_set) {
-        CK(cudaFuncSetAttribute(gemm_kernel<Cfg, OUT, GROUP_M>,
+        CK(cudaFuncSetAttribute(gemm_kernel<Cfg, OUT>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
         attr_set = true;
     }
@@ -242,7 +242,7 @@ static void launch(const evt_gemm_args &args, void *d, long long ldd, cudaStream
         return;
     int esz = OUT == OUT_F32 ? 4 : 2;
     int vec_ok = (ldd * esz) % (4 * esz) == 0 && ((unsigned long long)d % (4 * esz)) == 0;
-    gemm_kernel<Cfg, OUT, GROUP_M><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(
+    gemm_kernel<Cfg, OUT><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(
         args, d, ldd, vec_ok);
     CK(cudaGetLastError());
 }
@@ -278,17 +278,15 @@ static void check_table(launch_fn *t)
 
 /* check configurations: every layout and both paths */
 static const int k_check_ids[] = {EVT_GEMM_SM80_128x256x32_W8_S4, EVT_GEMM_SM80_128x128x32_W4_S4,
-                                  EVT_GEMM_SM80_64x64x32_W4_S4, EVT_GEMM_SM80_128x256x64_W8_S3};
-enum { N_CHECK_IDS = 4 };
+                                  EVT_GEMM_SM80_64x64x32_W4_S4, EVT_GEMM_SM80_128x256x64_W8_S3,
+                                  EVT_GEMM_SM80_128x128x64_W4_S3};
+enum { N_CHECK_IDS = 5 };
 static launch_fn g_check[N_CHECK_IDS][2][8];
 
 /* bench configurations: TN, fast path, 16-bit D */
 static launch_fn g_bench_f16[EVT_GEMM_SM80_NUM_CFGS];
 static int (*g_bench_occ[EVT_GEMM_SM80_NUM_CFGS])();
 static launch_fn g_bench_bf16_best;
-/* the large-problem configuration with other rasterization groups */
-static const int k_groups[] = {1, 4, 16};
-static launch_fn g_bench_group[3];
 
 template <int ID>
 static void bench_entry()
@@ -296,19 +294,6 @@ static void bench_entry()
     typedef typename cfg_of<ID, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true, OUT_F16>::type C;
     g_bench_f16[ID] = launch<C, OUT_F16>;
     g_bench_occ[ID] = occupancy<C, OUT_F16>;
-}
-
-/* The C table and the tile types must agree: codegen uses the former for
- * launch geometry and the latter for code. */
-template <int ID>
-static bool same_cfg()
-{
-    typedef typename evt_gemm_sm80_tile_of<ID>::type T;
-    typedef evt_gemm_sm80_cfg<T, EVT_DT_F16, 0, 1, true> C;
-    evt_gemm_sm80_cfg_info c = evt_gemm_sm80_cfg_lookup(ID);
-    return c.bm == T::kBM && c.bn == T::kBN && c.bk == T::kBK && c.warps_m == T::kWarpsM &&
-           c.warps_n == T::kWarpsN && c.stages == T::kStages && c.min_blocks == T::kMinBlocks &&
-           evt_gemm_sm80_threads(c) == T::kThreads && evt_gemm_sm80_smem_bytes(c) == C::kSmemBytes;
 }
 
 /* Compile-time loop over every configuration id. */
@@ -319,12 +304,10 @@ struct for_each_cfg {
         bench_entry<ID>();
         for_each_cfg<ID + 1>::bench();
     }
-    static bool same() { return same_cfg<ID>() && for_each_cfg<ID + 1>::same(); }
 };
 template <>
 struct for_each_cfg<EVT_GEMM_SM80_NUM_CFGS> {
     static void bench() {}
-    static bool same() { return true; }
 };
 
 static void init_tables()
@@ -337,12 +320,9 @@ static void init_tables()
     check_table<EVT_GEMM_SM80_64x64x32_W4_S4, EVT_DT_BF16>(g_check[2][1]);
     check_table<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_F16>(g_check[3][0]);
     check_table<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_BF16>(g_check[3][1]);
+    check_table<EVT_GEMM_SM80_128x128x64_W4_S3, EVT_DT_F16>(g_check[4][0]);
+    check_table<EVT_GEMM_SM80_128x128x64_W4_S3, EVT_DT_BF16>(g_check[4][1]);
     for_each_cfg<0>::bench();
-    typedef cfg_of<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true,
-                   OUT_F16>::type big;
-    g_bench_group[0] = launch<big, OUT_F16, 1>;
-    g_bench_group[1] = launch<big, OUT_F16, 4>;
-    g_bench_group[2] = launch<big, OUT_F16, 16>;
     g_bench_bf16_best = launch<typename cfg_of<EVT_GEMM_SM80_128x256x64_W8_S3, EVT_DT_BF16,
                                                EVT_ROW_MAJOR, EVT_COL_MAJOR, true, OUT_BF16>::type,
                                OUT_BF16>;
@@ -633,15 +613,8 @@ __global__ void diff16(const evt_u16 *x, const evt_u16 *y, long long n, double *
     }
 }
 
-/* ids >= 100: the large configuration with rasterization group k_groups[id - 100] */
 static const char *cfg_name(int id)
 {
-    static char gbuf[3][48];
-    if (id >= 100) {
-        snprintf(gbuf[id - 100], sizeof gbuf[0], "%s group %d",
-                 cfg_name(EVT_GEMM_SM80_128x256x64_W8_S3), k_groups[id - 100]);
-        return gbuf[id - 100];
-    }
     static char buf[EVT_GEMM_SM80_NUM_CFGS][48];
     evt_gemm_sm80_cfg_info c = evt_gemm_sm80_cfg_lookup(id);
     snprintf(buf[id], sizeof buf[id], "%dx%dx%d w%d s%d o%d", c.bm, c.bn, c.bk,
@@ -679,9 +652,7 @@ static void bench_one(cublasHandle_t h, int dt, int size, const int *ids, int ni
     args.lda = a.ld;
     args.ldb = b.ld;
     for (int i = 0; i < nids; ++i) {
-        launch_fn f = ids[i] >= 100          ? g_bench_group[ids[i] - 100]
-                      : dt == EVT_DT_F16 ? g_bench_f16[ids[i]]
-                                         : g_bench_bf16_best;
+        launch_fn f = dt == EVT_DT_F16 ? g_bench_f16[ids[i]] : g_bench_bf16_best;
         CK(cudaMemset(d, 0xff, (size_t)m * n * 2));
         f(args, d, n, 0);
         CK(cudaMemset(acc, 0, 16));
@@ -714,13 +685,11 @@ static void run_bench(int reps)
     cublasHandle_t h;
     CKB(cublasCreate(&h));
     say("\n== bench: A row-major, B col-major (TN), 16-bit D, median of %d ==\n", reps);
-    int all[EVT_GEMM_SM80_NUM_CFGS + 3];
+    int all[EVT_GEMM_SM80_NUM_CFGS];
     for (int i = 0; i < EVT_GEMM_SM80_NUM_CFGS; ++i)
         all[i] = i;
-    for (int g = 0; g < 3; ++g)
-        all[EVT_GEMM_SM80_NUM_CFGS + g] = 100 + g;
-    bench_one(h, EVT_DT_F16, 4096, all, EVT_GEMM_SM80_NUM_CFGS + 3, reps);
-    bench_one(h, EVT_DT_F16, 8192, all, EVT_GEMM_SM80_NUM_CFGS + 3, reps);
+    bench_one(h, EVT_DT_F16, 4096, all, EVT_GEMM_SM80_NUM_CFGS, reps);
+    bench_one(h, EVT_DT_F16, 8192, all, EVT_GEMM_SM80_NUM_CFGS, reps);
     const int best[] = {EVT_GEMM_SM80_128x256x64_W8_S3};
     bench_one(h, EVT_DT_BF16, 4096, best, 1, reps);
     static const int probe[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 4096},
@@ -752,11 +721,6 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, 0));
     say("device: %s, %d SMs, sm_%d%d, smem/block optin %zu\n", prop.name,
         prop.multiProcessorCount, prop.major, prop.minor, prop.sharedMemPerBlockOptin);
-    bool agree = for_each_cfg<0>::same();
-    if (!agree) {
-        say("FAIL: evt_gemm_sm80_cfg_lookup() table and evt_gemm_sm80_tile_of<> disagree\n");
-        return 1;
-    }
     init_tables();
     if (check)
         run_checks(quick, max_dim);

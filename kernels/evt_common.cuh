@@ -39,7 +39,8 @@ enum {
     EVT_COL_MAJOR = 1, /* element (r, c) at p[r + c * ld] */
 };
 
-#define EVT_DEVICE static __device__ __forceinline__
+/* Not static: an unused static function is a warning under NVRTC. */
+#define EVT_DEVICE __device__ __forceinline__
 
 /* ---- conversions -------------------------------------------------------- */
 

@@ -47,21 +47,32 @@
 #else
 #define EVT_HD
 #endif
+/* The table is constexpr in C++ so the tile types can be checked against it.
+ * C needs static inline for header functions; in C++ plain inline, since
+ * NVRTC warns about every unused static function. */
+#ifdef __cplusplus
+#define EVT_CONSTEXPR constexpr
+#define EVT_C_INLINE inline
+#else
+#define EVT_CONSTEXPR
+#define EVT_C_INLINE static inline
+#endif
 
 /* ======================= Part 1: plain C ================================= */
 
-/* Tile configurations; the names read BMxBNxBK_warps_stages. */
+/*
+ * Tile configurations; the names read BMxBNxBK_warps_stages.  Every warp
+ * computes a 64x64 tile (32x32 in the small one).  Ids are stable: codegen
+ * refers to them.  Others measured and dropped (docs/gemm_sm80.md):
+ * 128x128x32 with 8 warps of 64x32, 256x128x32/64, 128x256x64 with 4 stages.
+ */
 enum evt_gemm_sm80_cfg_id {
-    EVT_GEMM_SM80_128x256x32_W8_S4 = 0, /* large problems, 1 CTA/SM */
-    EVT_GEMM_SM80_128x128x32_W4_S4 = 1, /* medium problems, 2 CTAs/SM */
-    EVT_GEMM_SM80_64x64x32_W4_S4 = 2,   /* small or skinny problems */
-    EVT_GEMM_SM80_128x128x32_W8_S4 = 3, /* 8 warps of 64x32 */
-    EVT_GEMM_SM80_256x128x32_W8_S4 = 4, /* tall tile */
-    EVT_GEMM_SM80_128x256x64_W8_S3 = 5, /* fewer barriers per flop */
-    EVT_GEMM_SM80_128x256x64_W8_S4 = 6, /* deeper pipeline, 192 KB */
-    EVT_GEMM_SM80_128x128x64_W4_S3 = 7, /* 2 CTAs/SM with BK 64 */
-    EVT_GEMM_SM80_256x128x64_W8_S3 = 8,
-    EVT_GEMM_SM80_NUM_CFGS = 9
+    EVT_GEMM_SM80_128x256x32_W8_S4 = 0, /* 1 CTA/SM */
+    EVT_GEMM_SM80_128x128x32_W4_S4 = 1, /* 2 CTAs/SM */
+    EVT_GEMM_SM80_64x64x32_W4_S4 = 2,   /* small or skinny problems, 4 CTAs/SM */
+    EVT_GEMM_SM80_128x256x64_W8_S3 = 3, /* large problems, 1 CTA/SM */
+    EVT_GEMM_SM80_128x128x64_W4_S3 = 4, /* medium problems, 2 CTAs/SM */
+    EVT_GEMM_SM80_NUM_CFGS = 5
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -76,7 +87,7 @@ typedef struct evt_gemm_sm80_cfg_info {
  * keeps every row 16-byte aligned for float4 reads. */
 #define EVT_GEMM_SM80_ACC_PAD 8
 
-static inline EVT_HD evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
+EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
     evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1};
@@ -84,35 +95,30 @@ static inline EVT_HD evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
         c.bm = 64; c.bn = 64; c.warps_n = 2; c.min_blocks = 4; break;
-    case EVT_GEMM_SM80_128x128x32_W8_S4: c.bn = 128; break;
-    case EVT_GEMM_SM80_256x128x32_W8_S4: c.bm = 256; c.bn = 128; c.warps_m = 4; c.warps_n = 2; break;
     case EVT_GEMM_SM80_128x256x64_W8_S3: c.bk = 64; c.stages = 3; break;
-    case EVT_GEMM_SM80_128x256x64_W8_S4: c.bk = 64; break;
     case EVT_GEMM_SM80_128x128x64_W4_S3:
         c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 3; c.min_blocks = 2; break;
-    case EVT_GEMM_SM80_256x128x64_W8_S3:
-        c.bm = 256; c.bn = 128; c.bk = 64; c.warps_m = 4; c.warps_n = 2; c.stages = 3; break;
     default: break;
     }
     return c;
 }
 
-static inline EVT_HD int evt_gemm_sm80_threads(evt_gemm_sm80_cfg_info c)
+EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_threads(evt_gemm_sm80_cfg_info c)
 {
     return 32 * c.warps_m * c.warps_n;
 }
 
 /* Dynamic shared memory a CTA needs: the larger of the pipeline and the
  * f32 accumulator tile that reuses it. */
-static inline EVT_HD int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_info c)
+EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_info c)
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
     return pipe > acc ? pipe : acc;
 }
 
-static inline EVT_HD long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c, long long m,
-                                                      long long n)
+EVT_C_INLINE EVT_HD EVT_CONSTEXPR long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c,
+                                                                   long long m, long long n)
 {
     return ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
 }
@@ -126,7 +132,7 @@ static inline EVT_HD long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c,
  * (128x256) and 4% (128x128) at 4096^3, see docs/gemm_sm80.md.  K does not
  * change the choice: it only sets the length of the mainloop.
  */
-static inline EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k, int num_sms)
+EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k, int num_sms)
 {
     long long sms = num_sms > 0 ? num_sms : 132;
     (void)k;
@@ -144,7 +150,7 @@ static inline EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long 
  * EVT_ROW_MAJOR (0) or EVT_COL_MAJOR (1), a_addr / b_addr the base
  * addresses as integers.  See the conditions at the top of this file.
  */
-static inline EVT_HD int evt_gemm_sm80_fast_path_ok(int a_layout, int b_layout, long long m,
+EVT_C_INLINE EVT_HD int evt_gemm_sm80_fast_path_ok(int a_layout, int b_layout, long long m,
                                                    long long n, long long k,
                                                    unsigned long long a_addr, long long lda,
                                                    unsigned long long b_addr, long long ldb)
@@ -193,13 +199,25 @@ struct evt_gemm_sm80_tile {
     static constexpr int kAccPad = EVT_GEMM_SM80_ACC_PAD;
     static constexpr int kAccLd = BN + kAccPad; /* row stride of the acc tile, floats */
 
+    /* Shared memory (both operand types are 2 bytes wide). */
+    static constexpr int kAStageBytes = BM * BK * 2;
+    static constexpr int kBStageBytes = BN * BK * 2;
+    static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+    static constexpr int kPipeBytes = kStageBytes * STAGES;
+    static constexpr int kAccBytes = BM * kAccLd * 4;
+    static constexpr int kSmemBytes = kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
-    static_assert(BN % (16 * WARPS_N) == 0, "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");
-    static_assert(BK == 32 || BK == 64, "BK must be 32 or 64 (swizzle and fragment double-buffering assume it)");
-    static_assert(BM % 64 == 0 && BN % 64 == 0, "BM, BN must be multiples of 64 (M/N-contiguous swizzle wants >= 8 chunks per row)");
+    static_assert(BN % (16 * WARPS_N) == 0,
+                  "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");
+    static_assert(BK == 32 || BK == 64,
+                  "BK must be 32 or 64 (the swizzle and fragment double-buffering assume it)");
+    static_assert(BM % 64 == 0 && BN % 64 == 0,
+                  "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks)");
     static_assert(STAGES >= 2 && STAGES <= 8, "2..8 pipeline stages");
     static_assert(kThreads <= 1024, "too many warps");
     static_assert(kAccLd % 32 == 8, "acc row stride must be 8 (mod 32) floats");
+    static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 
 /* The C table's configurations as tile types, by evt_gemm_sm80_cfg_id. */
@@ -213,24 +231,32 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x32_W4_S4> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_64x64x32_W4_S4> {
     typedef evt_gemm_sm80_tile<64, 64, 32, 2, 2, 4, 4> type;
 };
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x32_W8_S4> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 4, 1> type;
-};
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_256x128x32_W8_S4> {
-    typedef evt_gemm_sm80_tile<256, 128, 32, 4, 2, 4, 1> type;
-};
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S3> {
     typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> type;
-};
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S4> {
-    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1> type;
 };
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> type;
 };
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_256x128x64_W8_S3> {
-    typedef evt_gemm_sm80_tile<256, 128, 64, 4, 2, 3, 1> type;
-};
+
+/* The C table and the tile types must agree: the host launches by the
+ * former, the device code is built from the latter. */
+template <int ID>
+__host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
+{
+    typedef typename evt_gemm_sm80_tile_of<ID>::type T;
+    return evt_gemm_sm80_cfg_lookup(ID).bm == T::kBM && evt_gemm_sm80_cfg_lookup(ID).bn == T::kBN &&
+           evt_gemm_sm80_cfg_lookup(ID).bk == T::kBK &&
+           evt_gemm_sm80_cfg_lookup(ID).warps_m == T::kWarpsM &&
+           evt_gemm_sm80_cfg_lookup(ID).warps_n == T::kWarpsN &&
+           evt_gemm_sm80_cfg_lookup(ID).stages == T::kStages &&
+           evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
+           evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kThreads &&
+           evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
+}
+static_assert(evt_gemm_sm80_tile_matches<0>() && evt_gemm_sm80_tile_matches<1>() &&
+                  evt_gemm_sm80_tile_matches<2>() && evt_gemm_sm80_tile_matches<3>() &&
+                  evt_gemm_sm80_tile_matches<4>() && EVT_GEMM_SM80_NUM_CFGS == 5,
+              "evt_gemm_sm80_cfg_lookup() and evt_gemm_sm80_tile_of<> disagree");
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
 struct evt_gemm_sm80_cfg : Tile {
@@ -241,17 +267,10 @@ struct evt_gemm_sm80_cfg : Tile {
     static constexpr bool kAKContig = A_LAYOUT == EVT_ROW_MAJOR;
     static constexpr bool kBKContig = B_LAYOUT == EVT_COL_MAJOR;
 
-    static constexpr int kAStageBytes = Tile::kBM * Tile::kBK * 2;
-    static constexpr int kBStageBytes = Tile::kBN * Tile::kBK * 2;
-    static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
-    static constexpr int kPipeBytes = kStageBytes * Tile::kStages;
-    static constexpr int kAccBytes = Tile::kBM * Tile::kAccLd * 4;
-    static constexpr int kSmemBytes = kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
-
-    static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16, "operand type must be EVT_DT_F16 or EVT_DT_BF16");
+    static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
+                  "operand type must be EVT_DT_F16 or EVT_DT_BF16");
     static_assert(A_LAYOUT == EVT_ROW_MAJOR || A_LAYOUT == EVT_COL_MAJOR, "bad A layout");
     static_assert(B_LAYOUT == EVT_ROW_MAJOR || B_LAYOUT == EVT_COL_MAJOR, "bad B layout");
-    static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 
 /*
@@ -360,21 +379,23 @@ struct loader {
     /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
     __device__ __forceinline__ void load_async(evt_u32 sbase, int kt) const
     {
-        const evt_u16 *p0 = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
+        const evt_u16 *src = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
+        const evt_i64 step = (evt_i64)kRowStep * ld; /* one running pointer: fewer live registers */
 #pragma unroll
-        for (int j = 0; j < op::kPerThread; ++j) {
+        for (int j = 0; j < op::kPerThread; ++j, src += step) {
             int r = j * kRowStep;
             bool ok = op::kKContig ? mn + r < mn_lim && kt * Cfg::kBK + kpos < k_lim
                                    : mn < mn_lim && kt * Cfg::kBK + kpos + r < k_lim;
-            const evt_u16 *src = p0 + (evt_i64)r * ld;
             evt_cp_async_16(sbase + soff + r * op::tile::kChunks * 16, ok ? src : base, ok);
         }
     }
 
-    /* Slow path: 8 guarded 2-byte loads per chunk, then one 16-byte store. */
+    /* Slow path: 8 guarded 2-byte loads per chunk, then one 16-byte store.
+     * Two chunks at a time: fully unrolled, the loads of all chunks would be
+     * hoisted together and spill. */
     __device__ __forceinline__ void load_guarded(evt_u32 sbase, int kt) const
     {
-#pragma unroll
+#pragma unroll 2
         for (int j = 0; j < op::kPerThread; ++j) {
             int r = j * kRowStep;
             int k0 = kt * Cfg::kBK + kpos + (op::kKContig ? 0 : r);
