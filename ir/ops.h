@@ -11,8 +11,6 @@
  *             IR_REDUCE     a reduction (attr.axis says over which dimensions)
  *             IR_FOLD       constant operands fold: the host computes the result
  *                           bit-exactly as the GPU does (ir/passes/fold.c)
- *             IR_NANCANON   a NaN result is the canonical NaN (0x7fffffff), whatever
- *                           NaN bits the operands held (the GPU's rule for arithmetic)
  *             IR_IDEMPOTENT op(op(x)) == op(x) bit for bit, on every x
  */
 #ifndef EVT_IR_OPS_H
@@ -25,8 +23,7 @@ enum {
     IR_COMPARE = 1 << 3,
     IR_REDUCE = 1 << 4,
     IR_FOLD = 1 << 5,
-    IR_NANCANON = 1 << 6,
-    IR_IDEMPOTENT = 1 << 7
+    IR_IDEMPOTENT = 1 << 6
 };
 
 #define IR_OPS(X)                                                                \
@@ -35,10 +32,10 @@ enum {
     X(IR_INPUT, "input", 0, IR_LEAF)                          /* attr.index */   \
     X(IR_PARAM, "param", 0, IR_LEAF)                          /* attr.index */   \
     X(IR_NEG, "neg", 1, IR_FOLD)                              /* -a */           \
-    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD | IR_NANCANON)   /* a + b */        \
-    X(IR_SUB, "sub", 2, IR_FOLD | IR_NANCANON)                /* a - b */        \
-    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD | IR_NANCANON)   /* a * b */        \
-    X(IR_DIV, "div", 2, IR_FOLD | IR_NANCANON)                /* a / b */        \
+    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD)                 /* a + b */        \
+    X(IR_SUB, "sub", 2, IR_FOLD)                              /* a - b */        \
+    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD)                 /* a * b */        \
+    X(IR_DIV, "div", 2, IR_FOLD)                              /* a / b */        \
     X(IR_LT, "lt", 2, IR_COMPARE)                             /* a < b */        \
     X(IR_LE, "le", 2, IR_COMPARE)                             /* a <= b */       \
     X(IR_GT, "gt", 2, IR_COMPARE)                             /* a > b */        \

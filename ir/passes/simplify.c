@@ -1,55 +1,73 @@
 /* simplify.c - algebraic simplification, exact in f32 on every input.
  *
- * The GPU facts the rules rest on: +, -, * and / round once, to nearest
- * even, keep subnormals, and return the canonical NaN (0x7fffffff) whenever
- * their result is NaN, whatever NaN bits their operands held (IR_NANCANON);
- * ?: moves its chosen operand's bits unchanged.  A value is "NaN-canonical"
- * when any NaN it holds is the canonical one: the result of an IR_NANCANON
- * op, or a constant that is not a non-canonical NaN.  Loads (acc, inputs,
- * params) are not: an f32 input may hold any NaN bits.
+ * What "exact" means here is the contract of kernels/evt_math.h, which both
+ * the GPU and the reference interpreter compute with: every operation gives
+ * the same bits on both for every non-NaN result, and a NaN wherever either
+ * gives a NaN; a NaN's sign and payload are unspecified, and every store
+ * canonicalises them, so no output can observe them.  A rule is exact when,
+ * on every input (±0, ±inf, subnormals, NaN), it gives the same bits for
+ * every non-NaN result and a NaN for every NaN one.
  *
- * Rules, and why each is exact on every input (NaN, ±inf, ±0, subnormals):
- *  - c ? x : x -> x.  ?: returns x's bits either way.
+ * The facts the rules use: + - * / round once to nearest even and keep
+ * subnormals; neg and abs flip and clear the sign bit; relu(x) is
+ * x > 0 ? x : +0 (so relu(-0) = +0); max and min order -0 below +0 (max(+0,
+ * -0) = +0, min(+0, -0) = -0) and give NaN for a NaN argument; clamp(x, lo,
+ * hi) is min(max(x, lo), hi); leaky_relu(x, s) is x >= 0 ? x : s * x; ?:
+ * returns its chosen operand unchanged.
+ *
+ * Rules, and why each is exact:
+ *  - c ? x : x -> x.  ?: returns x either way.
  *  - c ? (c ? a : b) : d -> c ? a : d, and c ? a : (c ? b : d) -> c ? a : d.
  *    The inner ?: sees the same condition as the outer one.
  *  - a > b -> b < a, a >= b -> b <= a.  The same IEEE predicate with its
- *    operands named in the other order: false on a NaN either way.  (Only
- *    so that CSE finds a > b and b < a to be one value.)
- *  - x * 1, 1 * x, x / 1 -> x, when x is NaN-canonical.  For every
- *    non-NaN x, x·1 is exactly x (zeros keep their sign, infinities stay,
- *    subnormals are not flushed); a NaN x gives the canonical NaN, which is
- *    x's bits only when x was canonical.
- *  - x + (-0), (-0) + x -> x, when x is NaN-canonical.  x + (-0) is
- *    exactly x for every non-NaN x: for x = +0, +0 + -0 = +0 under
- *    round-to-nearest; for x = -0, -0 + -0 = -0.  (x + (+0) is NOT x:
- *    -0 + +0 = +0.  It is never rewritten.)
- *  - x - c -> x + (-c) for a constant c.  IEEE defines x - y as x + (-y)
- *    exactly, signed zeros included (+0 - +0 = +0 + -0 = +0); so x - 0
- *    becomes x + (-0) and then x, while x - (-0) becomes x + 0 and stays.
- *  - x - (-y) -> x + y, x + (-y) and (-y) + x -> x - y.  Again IEEE's
- *    definition of subtraction; both sides are one rounding of the same
- *    real, and a NaN gives the canonical NaN on both.
+ *    operands named in the other order, false on a NaN either way (so that
+ *    CSE finds a > b and b < a to be one value).
+ *  - x * 1, 1 * x, x / 1 -> x.  x·1 is exactly x for every x: zeros keep
+ *    their sign, infinities stay, subnormals are not flushed; NaN stays NaN.
+ *  - x * -1, -1 * x, x / -1 -> -x.  x·(-1) is exactly x with its sign
+ *    flipped, zeros and infinities included.
+ *  - x + (-0), (-0) + x -> x.  x + (-0) is exactly x for every x: for
+ *    x = +0, +0 + -0 = +0 under round-to-nearest; for x = -0, -0 + -0 = -0.
+ *    (x + (+0) is NOT x: -0 + +0 = +0.  It is never rewritten.)
+ *  - x - c -> x + (-c) for a constant c.  IEEE defines x - y as x + (-y),
+ *    signed zeros included (+0 - +0 = +0 + -0 = +0); so x - 0 becomes
+ *    x + (-0) and then x, while x - (-0) becomes x + 0 and stays.
+ *  - x - (-y) -> x + y, x + (-y) and (-y) + x -> x - y.  The same
+ *    definition of subtraction: both sides round the same real once.
  *  - (-x) * (-y) -> x * y, (-x) / (-y) -> x / y.  The signs cancel exactly
- *    (sign rule of IEEE * and /, zeros and infinities included); magnitudes
- *    and rounding are unchanged; a NaN is canonical on both sides.
+ *    (the IEEE sign rule, zeros and infinities included); magnitudes and
+ *    rounding are unchanged.
  *  - (-x) * c -> x * (-c), (-x) / c -> x / (-c), c / (-x) -> (-c) / x, for a
  *    constant c.  The same sign rule, moving the negation into the constant.
- *  - -(-x) -> x, when x is NaN-canonical.  Negation flips the sign bit of
- *    every non-NaN x, twice is the identity; of a NaN it gives the canonical
- *    NaN or flips the sign bit, and either way twice gives back a canonical x.
- *  - f(f(x)) -> f(x) for an f with IR_IDEMPOTENT (relu, abs).  relu(y) = y
- *    and abs(y) = y for every y that relu or abs can return, NaN included.
+ *  - -(-x) -> x and abs(-x) -> abs(x).  Sign-bit operations.
+ *  - f(f(x)) -> f(x) for an f with IR_IDEMPOTENT (relu, abs): relu(y) = y and
+ *    abs(y) = y for every y relu or abs returns.
+ *  - relu(abs(x)) -> abs(x), abs(relu(x)) -> relu(x).  Both return +0, a
+ *    positive number or NaN, on which the outer function is the identity.
+ *  - max(x, +0), max(+0, x) -> relu(x).  For x > 0 both give x; for x < 0,
+ *    x = -0 and x = +0 both give +0 (max's -0 < +0 rule); NaN gives NaN.
+ *    (max(x, -0) is NOT relu(x): max(-0, -0) = -0.)
+ *  - max(x, x), min(x, x) -> x.  Equal arguments: max and min return that
+ *    value, or NaN for NaN.
+ *  - max(x, -inf), min(x, +inf) -> x.  Every non-NaN x is >= -inf and
+ *    <= +inf; x = ±inf is the equal case above.
+ *  - clamp(x, lo, +inf) -> max(x, lo), clamp(x, -inf, hi) -> min(x, hi).
+ *    clamp is min(max(x, lo), hi), and the previous rule removes the
+ *    infinite bound (which then simplifies further: clamp(x, 0, +inf) ->
+ *    relu(x)).
+ *  - leaky_relu(x, 1) -> x.  x >= 0 gives x; otherwise 1·x = x; NaN gives NaN.
  *
  * Deliberately not done, because they are wrong in f32:
  *  - x * 0 -> 0 (x = NaN or ±inf gives NaN; x = -1 gives -0);
  *  - x - x -> 0 (NaN, ±inf);  x + 0 -> x (x = -0 gives +0);
+ *  - leaky_relu(x, 0) -> relu(x) (leaky_relu(-inf, 0) = -inf·0 = NaN);
  *  - x / c -> x * (1/c) unless c is a power of two (strength.c does that one);
  *  - reassociation such as (x + a) + b -> x + (a + b), and a*b + c -> fma:
  *    each changes the rounding.
  *
  * The rules see operands already simplified (the rewrite walks forwards);
- * a value a rule builds is simplified again, so x - (-0) -> ... chains
- * settle in one pass. */
+ * a value a rule builds is simplified again, so chains such as
+ * clamp(x, 0, +inf) -> max(x, 0) -> relu(x) settle in one pass. */
 #include "passes.h"
 
 #include <math.h>
@@ -60,16 +78,6 @@ enum { MAX_STEPS = 8 }; /* each rule shrinks or canonicalizes: a bound, not a bu
 static int is_const(const ir_value *v, float f)
 {
     return v->op == IR_CONST && memcmp(&v->attr.f, &f, sizeof f) == 0;
-}
-
-static int nan_canonical(const ir_value *v)
-{
-    if (v->op == IR_CONST) {
-        uint32_t bits;
-        memcpy(&bits, &v->attr.f, sizeof bits);
-        return !isnan(v->attr.f) || bits == 0x7fffffffu;
-    }
-    return (ir_op_get(v->op)->flags & IR_NANCANON) != 0;
 }
 
 /* If v has the constant f as an operand (either one when v commutes; else
@@ -85,6 +93,11 @@ static int has_const(const ir_value *v, float f, ir_value **other)
         return 1;
     }
     return 0;
+}
+
+static ir_value *build1(ir_func *fn, ir_op op, ir_value *a, src_loc loc)
+{
+    return ir_build(fn, op, &a, 1, 0, loc);
 }
 
 static ir_value *build2(ir_func *fn, ir_op op, ir_value *a, ir_value *b, src_loc loc)
@@ -123,8 +136,10 @@ static ir_value *simplify_arith(ir_func *fn, ir_value *v)
     switch (v->op) {
     case IR_MUL:
     case IR_DIV:
-        if (has_const(v, 1.0f, &x) && nan_canonical(x))
+        if (has_const(v, 1.0f, &x))
             return x;
+        if (has_const(v, -1.0f, &x))
+            return build1(fn, IR_NEG, x, v->loc);
         if (a->op == IR_NEG && b->op == IR_NEG)
             return build2(fn, v->op, a->args[0], b->args[0], v->loc);
         if (a->op == IR_NEG && b->op == IR_CONST)
@@ -133,7 +148,7 @@ static ir_value *simplify_arith(ir_func *fn, ir_value *v)
             return build2(fn, v->op, negated_const(fn, a), b->args[0], v->loc);
         return v;
     case IR_ADD:
-        if (has_const(v, -0.0f, &x) && nan_canonical(x))
+        if (has_const(v, -0.0f, &x))
             return x;
         if (b->op == IR_NEG)
             return build2(fn, IR_SUB, a, b->args[0], v->loc);
@@ -151,19 +166,54 @@ static ir_value *simplify_arith(ir_func *fn, ir_value *v)
     }
 }
 
+static ir_value *simplify_builtin(ir_func *fn, ir_value *v)
+{
+    ir_value *x, *a = v->args[0];
+    switch (v->op) {
+    case IR_NEG:
+        return a->op == IR_NEG ? a->args[0] : v;
+    case IR_ABS:
+        if (a->op == IR_NEG)
+            return build1(fn, IR_ABS, a->args[0], v->loc);
+        return a->op == IR_RELU ? a : v;
+    case IR_RELU:
+        return a->op == IR_ABS ? a : v;
+    case IR_MAX:
+        if (a == v->args[1])
+            return a;
+        if (has_const(v, -INFINITY, &x))
+            return x;
+        if (has_const(v, 0.0f, &x))
+            return build1(fn, IR_RELU, x, v->loc);
+        return v;
+    case IR_MIN:
+        if (a == v->args[1])
+            return a;
+        return has_const(v, INFINITY, &x) ? x : v;
+    case IR_CLAMP:
+        if (is_const(v->args[2], INFINITY))
+            return build2(fn, IR_MAX, a, v->args[1], v->loc);
+        if (is_const(v->args[1], -INFINITY))
+            return build2(fn, IR_MIN, a, v->args[2], v->loc);
+        return v;
+    case IR_LEAKY_RELU:
+        return is_const(v->args[1], 1.0f) ? a : v;
+    default:
+        return v;
+    }
+}
+
 /* One rule applied to v, or v itself when none matches. */
 static ir_value *simplify_once(ir_func *fn, ir_value *v)
 {
-    const ir_op_info *info = ir_op_get(v->op);
     if (v->op == IR_SELECT)
         return simplify_select(fn, v);
     if (v->op == IR_GT || v->op == IR_GE)
         return build2(fn, v->op == IR_GT ? IR_LT : IR_LE, v->args[1], v->args[0], v->loc);
-    if (v->op == IR_NEG && v->args[0]->op == IR_NEG && nan_canonical(v->args[0]->args[0]))
-        return v->args[0]->args[0];
-    if ((info->flags & IR_IDEMPOTENT) && v->args[0]->op == v->op)
+    if ((ir_op_get(v->op)->flags & IR_IDEMPOTENT) && v->args[0]->op == v->op)
         return v->args[0];
-    return simplify_arith(fn, v);
+    ir_value *r = simplify_arith(fn, v);
+    return r == v ? simplify_builtin(fn, v) : r;
 }
 
 static ir_value *simplify_value(ir_func *fn, ir_value *v, void *user)

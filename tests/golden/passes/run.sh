@@ -4,10 +4,11 @@
 #
 #   <name>.O0.ir  stdout of `evtc <name>.evt --emit=ir -O0`: the IR before
 #   <name>.ir     stdout of `evtc <name>.evt --emit=ir` after <pipeline>:
-#                 a pass name (fold, simplify, cse, strength, hoist) runs that
-#                 pass, then dce to clear away what it left unused
-#                 (--passes=<pass>,dce), so that the diff shows its effect;
-#                 dce runs alone; O1 or O2 runs that level
+#                 a pass name (fold, simplify, cse, strength, hoist), or
+#                 several joined by '+', runs those passes, then dce to
+#                 clear away what they left unused (fold+simplify_x.evt:
+#                 --passes=fold,simplify,dce), so that the diff shows their
+#                 effect; dce runs alone; O1 or O2 runs that level
 #   <name>.print  (optional) stderr of the same run with --print-after-all
 #
 # evtc must exit 0.  Warnings on stderr are allowed (they are the front end's
@@ -63,7 +64,7 @@ for evt in *.evt; do
     case ${c%%_*} in
     O0 | O1 | O2) pipeline=-${c%%_*} ;;
     dce) pipeline=--passes=dce ;;
-    *) pipeline=--passes=${c%%_*},dce ;;
+    *) pipeline=--passes=$(echo "${c%%_*}" | tr + ,),dce ;;
     esac
     ok=1
     evtc_ok "$c" "$tmp/out" "$tmp/err" "$evt" --emit=ir -O0 &&
