@@ -1,0 +1,820 @@
+"""Modules, kernels and launches: the Python face of evt.h.
+
+evt.compile() parses and optimizes `.evt` source into a Module; a Module
+hands out Kernels; a Kernel checks its arguments (tensors, params, conv
+geometry), allocates the outputs not given, and launches on PyTorch's
+current stream.  Each Module owns its own evt_ctx, so modules may be used
+from different threads; a lock serialises the calls on one module.
+"""
+
+import ctypes
+import os
+import sys
+import threading
+import warnings
+import weakref
+from collections import namedtuple
+from contextlib import nullcontext
+
+from . import _lib
+from ._lib import lib
+from ._tensor import TORCH_DTYPE_NAMES, View, dense, device_str, rows_ld
+from .errors import (ArgumentError, ArgumentTypeError, EvtError, EvtWarning, NoMemoryError,
+                     SourceError, UnboundError, UnsupportedError, error_for)
+
+Diag = namedtuple("Diag", "severity file line column message")
+Diag.__doc__ = "One diagnostic: severity ('error', 'warning', 'note'), location, message."
+
+Operand = namedtuple("Operand", "name dtype layout")
+Operand.__doc__ = ("A mainloop operand: name ('a', 'b' / 'x', 'w' / 'acc'), dtype ('f16', ...), "
+                   "layout ('row', 'col', or None where the mainloop fixes it).")
+
+Arg = namedtuple("Arg", "name dtype shape kind reduce default")
+Arg.__doc__ = ("An epilogue argument: name, dtype ('f16', ...), shape ((), ('M',), ('N',) or "
+               "('M', 'N')), kind ('in', 'param', 'out'), reduce (None, 'sum', 'max', 'min'; "
+               "outputs only), default (params only: the declared default or None).")
+
+_KIND_NAMES = {_lib.ARG_INPUT: "in", _lib.ARG_PARAM: "param", _lib.ARG_OUTPUT: "out"}
+_OPTIONS = {"gemm": ("stream",), "conv2d_fprop": ("stream", "padding", "stride", "dilation")}
+
+
+def _torch(required_for=None):
+    """The torch module: the one already imported, else imported now when
+    `required_for` says what needs it (None: only if already imported)."""
+    torch = sys.modules.get("torch")
+    if torch is not None or required_for is None:
+        return torch
+    try:
+        import torch
+    except ImportError:
+        raise ArgumentError(f"{required_for} needs PyTorch, which cannot be imported") from None
+    return torch
+
+
+def _cuda_torch():
+    """torch, if it is imported and sees a GPU (else None)."""
+    torch = _torch()
+    if torch is None or not torch.cuda.is_available():
+        return None
+    torch.cuda.init()
+    return torch
+
+
+def _device_guard(index):
+    """Makes device `index` (and so its primary context, PyTorch's) current."""
+    torch = _cuda_torch()
+    return torch.cuda.device(index) if torch is not None else nullcontext()
+
+
+def _stream_handle(stream, index):
+    """A CUstream as an int: PyTorch's current stream on `index` for None."""
+    if stream is None:
+        torch = _cuda_torch()
+        return torch.cuda.current_stream(index).cuda_stream if torch is not None else 0
+    for attr in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, CuPy, cuda-python
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    if isinstance(stream, ctypes.c_void_p):
+        return stream.value or 0
+    return int(stream)
+
+
+def _destroy(ctx, mod):
+    lib.evt_module_destroy(mod)
+    lib.evt_ctx_destroy(ctx)
+
+
+def _diags(mod):
+    out = []
+    for i in range(lib.evt_module_diag_count(mod)):
+        d = lib.evt_module_diag(mod, i).contents
+        out.append(Diag(_lib.SEVERITY_NAMES[d.severity], _lib.text(d.loc.file), d.loc.line,
+                        d.loc.column, _lib.text(d.message)))
+    return out
+
+
+def compile(path=None, source=None, opt_level=2, name=None):
+    """Parses and optimizes `.evt` source into a Module.
+
+    Give exactly one of `path` (a file) or `source` (str or bytes; `name` is
+    the file name its diagnostics show, "<string>" by default).  Invalid
+    source raises SourceError with every diagnostic; warnings of valid source
+    are issued as EvtWarning through the warnings module.  `opt_level` is the
+    optimizer level, 0 to 2 (evtc's -O0..-O2)."""
+    if (path is None) == (source is None):
+        raise TypeError("evt.compile: give exactly one of path= or source=")
+    ctx = lib.evt_ctx_create()
+    if not ctx:
+        raise NoMemoryError("evt_ctx_create: out of memory")
+    mod = ctypes.c_void_p()
+    if path is not None:
+        st = lib.evt_module_parse_file(ctx, os.fsencode(path), ctypes.byref(mod))
+    else:
+        data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+        label = (name or "<string>").encode("utf-8")
+        st = lib.evt_module_parse_buffer(ctx, label, data, len(data), ctypes.byref(mod))
+    if st != _lib.OK:
+        message = _lib.text(lib.evt_ctx_last_error(ctx))
+        if mod.value:
+            text = _lib.text(lib.evt_module_diag_text(mod, _lib.DIAG_TEXT))
+            diags = _diags(mod)
+        else:
+            text, diags = "", []
+        _destroy(ctx, mod.value)
+        if st == _lib.ERR_SOURCE:
+            raise SourceError(message, text, diags)
+        raise error_for(st, message, text)
+    module = Module(ctx, mod.value, os.fsdecode(path) if path is not None else name or "<string>")
+    if module.diags:
+        warnings.warn(EvtWarning(module.diagnostics.rstrip()), stacklevel=2)
+    with module._lock:
+        module._check(lib.evt_module_optimize(module._handle(), int(opt_level)))
+    return module
+
+
+class Module:
+    """A parsed, optimized `.evt` file: its kernels, epilogues, IR and diagnostics.
+
+    Owns a library context and module, released by close() (or when the
+    object is collected); a with-statement closes it on exit."""
+
+    def __init__(self, ctx, mod, name):
+        self.name = name
+        self._ctx = ctx
+        self._mod = mod
+        self._lock = threading.RLock()
+        self._launches = weakref.WeakSet()
+        self._finalizer = weakref.finalize(self, _destroy, ctx, mod)
+
+    # -- lifetime
+    def close(self):
+        """Releases the module, and first every launch made from it."""
+        with self._lock:
+            for launch in list(self._launches):
+                launch.close()
+            self._finalizer()
+
+    @property
+    def closed(self):
+        return not self._finalizer.alive
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._finalizer.alive:
+            raise EvtError(f"module '{self.name}' is closed")
+        return self._mod
+
+    def _check(self, status):
+        if status != _lib.OK:
+            message = _lib.text(lib.evt_ctx_last_error(self._ctx))
+            diagnostics = ""
+            if status == _lib.ERR_COMPILE:  # NVRTC's log went to the diagnostics
+                diagnostics = _lib.text(lib.evt_module_diag_text(self._mod, _lib.DIAG_TEXT))
+            raise error_for(status, message, diagnostics)
+
+    # -- contents
+    @property
+    def kernels(self):
+        """The kernels' names, in source order."""
+        m = self._handle()
+        return tuple(_lib.text(lib.evt_kernel_name(lib.evt_module_kernel(m, i)))
+                     for i in range(lib.evt_module_kernel_count(m)))
+
+    @property
+    def epilogues(self):
+        """The epilogues' names, in source order."""
+        m = self._handle()
+        return tuple(_lib.text(lib.evt_epilogue_name(lib.evt_module_epilogue(m, i)))
+                     for i in range(lib.evt_module_epilogue_count(m)))
+
+    def kernel(self, name):
+        """The Kernel named `name`; NotFoundError (a LookupError) if none."""
+        with self._lock:
+            k = lib.evt_module_find_kernel(self._handle(), name.encode("utf-8"))
+            if not k:
+                err = error_for(_lib.ERR_NOT_FOUND,
+                                f"module '{self.name}' has no kernel '{name}'; its kernels: "
+                                + (", ".join(self.kernels) or "none"))
+                raise err
+            return Kernel(self, k)
+
+    def __getitem__(self, name):
+        return self.kernel(name)
+
+    def __contains__(self, name):
+        return name in self.kernels
+
+    @property
+    def diags(self):
+        """Every diagnostic (warnings of a valid module) as Diag tuples."""
+        with self._lock:
+            return _diags(self._handle())
+
+    @property
+    def diagnostics(self):
+        """Every diagnostic as text ("" if none)."""
+        with self._lock:
+            return _lib.text(lib.evt_module_diag_text(self._handle(), _lib.DIAG_TEXT))
+
+    @property
+    def ir(self):
+        """The optimized IR as `evtc --emit=ir` prints it."""
+        with self._lock:
+            return _lib.text(lib.evt_module_ir_text(self._handle()))
+
+    @property
+    def dot(self):
+        """Each epilogue as a Graphviz digraph."""
+        with self._lock:
+            return _lib.text(lib.evt_module_dot_text(self._handle()))
+
+    def __repr__(self):
+        state = "closed" if self.closed else f"kernels {list(self.kernels)}"
+        return f"<evt.Module '{self.name}' {state}>"
+
+
+def _target(name):
+    t = ctypes.c_int()
+    if lib.evt_target_parse(str(name).encode(), ctypes.byref(t)) != _lib.OK:
+        raise error_for(_lib.ERR_INVALID_ARGUMENT,
+                        f"unknown target '{name}': sm_80, sm_86, sm_89 or sm_90a")
+    return t.value
+
+
+def device_target():
+    """(target, device name) of the current GPU, e.g. ('sm_90a', 'NVIDIA H200');
+    NoGpuError without one, UnsupportedError for a GPU evt does not target."""
+    ctx = lib.evt_ctx_create()
+    if not ctx:
+        raise NoMemoryError("evt_ctx_create: out of memory")
+    try:
+        torch = _cuda_torch()
+        with _device_guard(torch.cuda.current_device()) if torch else nullcontext():
+            t = ctypes.c_int()
+            buf = ctypes.create_string_buffer(256)
+            st = lib.evt_device_target(ctx, ctypes.byref(t), buf, len(buf))
+        if st != _lib.OK:
+            raise error_for(st, _lib.text(lib.evt_ctx_last_error(ctx)))
+        return _lib.text(lib.evt_target_name(t.value)), buf.value.decode(errors="replace")
+    finally:
+        lib.evt_ctx_destroy(ctx)
+
+
+class Kernel:
+    """One kernel of a Module: its metadata, its code, and launching it.
+
+    Call it with tensors and params by name, e.g.
+    ``y = mlp_up(a=x, b=linear.weight.t(), b_bias=bias)``; see docs/python.md."""
+
+    def __init__(self, module, handle):
+        self.module = module
+        self._k = handle
+        self.name = _lib.text(lib.evt_kernel_name(handle))
+        ml = lib.evt_kernel_mainloop(handle)
+        self.mainloop = "gemm" if ml == _lib.MAINLOOP_GEMM else "conv2d_fprop"
+        ops = []
+        for i in range(3):
+            o = lib.evt_kernel_operand(handle, i).contents
+            ops.append(Operand(_lib.text(o.name), _lib.ELEM_NAMES[o.elem],
+                               _lib.LAYOUT_NAMES[o.layout]))
+        self.operands = tuple(ops[:2])
+        self.acc = ops[2]
+        ep = lib.evt_kernel_epilogue(handle)
+        self.epilogue = _lib.text(lib.evt_epilogue_name(ep))
+        args = {}
+        for kind in (_lib.ARG_INPUT, _lib.ARG_PARAM, _lib.ARG_OUTPUT):
+            lst = []
+            for i in range(lib.evt_epilogue_arg_count(ep, kind)):
+                a = lib.evt_epilogue_arg(ep, kind, i).contents
+                default = float(a.default_value) if (kind == _lib.ARG_PARAM
+                                                      and a.has_default) else None
+                lst.append(Arg(_lib.text(a.name), _lib.ELEM_NAMES[a.elem], _lib.SHAPES[a.shape],
+                               _KIND_NAMES[kind],
+                               _lib.REDUCE_NAMES[a.reduce] if kind == _lib.ARG_OUTPUT else None,
+                               default))
+            args[kind] = tuple(lst)
+        self.inputs = args[_lib.ARG_INPUT]
+        self.params = args[_lib.ARG_PARAM]
+        self.outputs = args[_lib.ARG_OUTPUT]
+
+    @property
+    def argument_names(self):
+        """Operands, inputs, outputs and params, in that order."""
+        return tuple(a.name for a in self.operands + self.inputs + self.outputs + self.params)
+
+    def signature(self, options=None):
+        """What a call takes, as text: operands, inputs, outputs, params, options."""
+        parts = [f"operands {', '.join(o.name for o in self.operands)}"]
+        for what, args in (("inputs", self.inputs), ("outputs (optional)", self.outputs)):
+            if args:
+                parts.append(f"{what} {', '.join(a.name for a in args)}")
+        if self.params:
+            parts.append("params " + ", ".join(
+                a.name + ("" if a.default is None else f"={a.default:g}") for a in self.params))
+        options = self.options if options is None else options
+        if options:
+            parts.append(f"options {', '.join(options)}")
+        return "; ".join(parts)
+
+    @property
+    def options(self):
+        """Keywords other than arguments: conv geometry, and stream for calls."""
+        return _OPTIONS[self.mainloop]
+
+    def __repr__(self):
+        ops = ", ".join(f"{o.name}: {o.dtype}" + (f" {o.layout}" if o.layout else "")
+                        for o in self.operands + (self.acc,))
+        return f"<evt.Kernel {self.name} = {self.mainloop}({ops}) with {self.epilogue}>"
+
+    # -- code
+    def cuda(self, target):
+        """The generated CUDA C++ for `target` ('sm_80', ..., 'sm_90a')."""
+        with self.module._lock:
+            out = ctypes.c_char_p()
+            self.module._check(lib.evt_kernel_cuda(self.module._handle(), self._k,
+                                                   _target(target), ctypes.byref(out)))
+            return _lib.text(out.value)
+
+    def compile(self, target, format="ptx"):
+        """The kernel compiled by NVRTC for `target`: PTX (str) or a cubin (bytes)."""
+        fmt = {"ptx": _lib.BINARY_PTX, "cubin": _lib.BINARY_CUBIN}.get(format)
+        if fmt is None:
+            raise ValueError("format must be 'ptx' or 'cubin'")
+        with self.module._lock:
+            data, size = ctypes.c_void_p(), ctypes.c_size_t()
+            self.module._check(lib.evt_kernel_compile(self.module._handle(), self._k,
+                                                      _target(target), fmt, ctypes.byref(data),
+                                                      ctypes.byref(size), None))
+            try:
+                raw = ctypes.string_at(data.value, size.value)
+            finally:
+                lib.evt_free(data.value)
+        return raw.rstrip(b"\0").decode() if fmt == _lib.BINARY_PTX else raw
+
+    # -- launching
+    def _split(self, operands, kw, options):
+        """(operands, epilogue arguments, options) from a call's arguments.
+
+        Operands come positionally or by name; a keyword names an epilogue
+        argument first, then an operand, then an option, so an epilogue input
+        called `b` (as in examples.evt) leaves the GEMM operand b positional."""
+        if len(operands) > 2:
+            raise ArgumentTypeError(f"kernel '{self.name}' takes at most 2 positional arguments "
+                                    f"(its operands {self.operands[0].name}, "
+                                    f"{self.operands[1].name}), not {len(operands)}", None)
+        epilogue = {a.name for a in self.inputs + self.outputs + self.params}
+        for a in epilogue & set(options):
+            raise UnsupportedError(f"kernel '{self.name}': epilogue '{self.epilogue}' has an "
+                                   f"argument named '{a}', like the option; rename it to launch "
+                                   f"the kernel from Python")
+        ops = list(operands) + [None] * (2 - len(operands))
+        args, opts = {}, {}
+        for k, v in kw.items():
+            if k in epilogue:
+                args[k] = v
+            elif k in (self.operands[0].name, self.operands[1].name):
+                i = 0 if k == self.operands[0].name else 1
+                if ops[i] is not None:
+                    raise ArgumentTypeError(f"kernel '{self.name}': operand '{k}' given twice",
+                                            k)
+                ops[i] = v
+            elif k in options:
+                opts[k] = v
+            else:
+                raise ArgumentTypeError(f"kernel '{self.name}' has no argument '{k}'; it takes "
+                                        f"{self.signature(options)}", k)
+        for i, op in enumerate(self.operands):
+            if ops[i] is None:
+                shadow = (f" (the keyword {op.name}= names the epilogue's own '{op.name}': "
+                          f"pass the operands positionally, kernel(a, b, ...))"
+                          if op.name in epilogue else "")
+                raise UnboundError(f"kernel '{self.name}': operand '{op.name}' is required"
+                                   f"{shadow}")
+        return ops, args, opts
+
+    def bind(self, *operands, **kw):
+        """Checks the arguments and binds them to a new Launch (run it with
+        .run(), time it with .benchmark()).  The two operands go positionally
+        or by name, epilogue inputs, outputs and params by name, conv geometry
+        as padding=, stride=, dilation=; outputs not given are allocated."""
+        ops, args, opts = self._split(operands, kw, tuple(o for o in self.options
+                                                          if o != "stream"))
+        return Launch(self, ops, args, opts)
+
+    def __call__(self, *operands, **kw):
+        """Launches the kernel on PyTorch's current stream (or `stream=`), as
+        bind() takes its arguments; returns the output, or an Outputs tuple
+        when the kernel has several."""
+        ops, args, opts = self._split(operands, kw, self.options)
+        stream = opts.pop("stream", None)
+        launch = Launch(self, ops, args, opts)
+        try:
+            return launch.run(stream)
+        finally:
+            launch.close()
+
+
+class Outputs(tuple):
+    """Several outputs, in declaration order: unpack it, index it, or read
+    one by name (``outs.amax`` or ``outs['amax']``)."""
+
+    def __new__(cls, names, values):
+        self = super().__new__(cls, values)
+        self._names = tuple(names)
+        return self
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return tuple.__getitem__(self, self._names.index(key))
+            except ValueError:
+                raise KeyError(key) from None
+        return tuple.__getitem__(self, key)
+
+    def __getattr__(self, name):
+        names = self.__dict__.get("_names", ())
+        if name in names:
+            return tuple.__getitem__(self, names.index(name))
+        raise AttributeError(name)
+
+    def keys(self):
+        return self._names
+
+    def asdict(self):
+        return dict(zip(self._names, self))
+
+    def __repr__(self):
+        return "Outputs(" + ", ".join(f"{n}=<{_short(v)}>" for n, v in zip(self._names, self)) + ")"
+
+
+def _short(t):
+    shape = tuple(getattr(t, "shape", ()))
+    return f"{getattr(t, 'dtype', '?')} {list(shape)}"
+
+
+def _pair(opt, value, minimum):
+    """(h, w) from an int or a pair of ints, each >= minimum."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        pair = value
+    elif isinstance(value, int) and not isinstance(value, bool):
+        pair = (value, value)
+    else:
+        raise ArgumentTypeError(f"{opt} must be an int or a pair (h, w) of ints, not {value!r}",
+                                opt)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
+        raise ArgumentError(f"{opt} must be integers >= {minimum}, not {value!r}", opt)
+    return int(pair[0]), int(pair[1])
+
+
+class _Plan:
+    """The checked arguments of one launch: sizes, buffers (ptr, bytes, ld), params."""
+
+    def __init__(self):
+        self.views = []     # every tensor, for the device check
+        self.buffers = {}   # name -> (ptr, bytes, ld)
+        self.params = {}    # name -> float
+        self.outputs = []   # (name, tensor), declaration order
+        self.keep = []      # tensors to keep alive while bound
+
+
+def _matrix_ld(v, rows, cols, row_stride, col_stride, contiguity):
+    """ld of a matrix stored as `rows` rows of `cols` elements each 1 apart;
+    `contiguity` says which dimension must have stride 1, for the message."""
+    if cols > 1 and col_stride != 1:
+        v.fail(contiguity)
+    ld = rows_ld((rows,), (row_stride,), cols)
+    if ld < cols:
+        v.fail(f"has {v.describe()}: its rows overlap (leading dimension {ld} < {cols}; an "
+               f"expanded or broadcast tensor?); call .contiguous()")
+    return ld
+
+
+def _gemm_operand(v, name, dtype, layout):
+    """ld of 2-D GEMM operand `v`, stored as `layout` ('row' or 'col') says."""
+    if len(v.shape) != 2:
+        v.fail(f"must be a 2-D matrix, not {v.describe()}")
+    r, c = v.shape
+    if layout == "row":
+        return _matrix_ld(v, r, c, v.strides[0], v.strides[1],
+                          f"is declared row-major ({name}: {dtype} row), so its last dimension "
+                          f"must have stride 1; got {v.describe()}: call .contiguous()")
+    hint = ("for an nn.Linear weight W of shape [N, K] pass W.t()" if name == "b"
+            else "for a contiguous [K, M] tensor T pass T.t()")
+    return _matrix_ld(v, c, r, v.strides[1], v.strides[0],
+                      f"is declared column-major ({name}: {dtype} col), so its first dimension "
+                      f"must have stride 1; got {v.describe()}: {hint}")
+
+
+# How a conv operand was read, for messages: _CONV_FORMS[operand][format].
+_CONV_FORMS = {
+    "x": {"nchw": "a channels-last [N, C, H, W] tensor", "nhwc": "a contiguous [N, H, W, C] one"},
+    "w": {"nchw": "a channels-last [K, C, R, S] tensor", "nhwc": "a contiguous [K, R, S, C] one"},
+}
+
+
+def _conv4(v, letters, prefer="nchw"):
+    """NHWC-order sizes of a conv operand given as a channels-last NCHW-shaped
+    tensor ("nchw") or a contiguous NHWC-shaped one ("nhwc"), and which; when
+    both read right (sizes of 1), the `prefer`red one."""
+    if len(v.shape) != 4:
+        v.fail(f"must be a 4-D tensor [{letters}], not {v.describe()}")
+    (d0, d1, d2, d3), (s0, s1, s2, s3) = v.shape, v.strides
+    fits = {"nchw": dense((d0, d2, d3, d1), (s0, s2, s3, s1)), "nhwc": dense(v.shape, v.strides)}
+    for fmt in (prefer, "nhwc" if prefer == "nchw" else "nchw"):
+        if fits[fmt]:
+            return ((d0, d2, d3, d1) if fmt == "nchw" else v.shape), fmt
+    n, c, h, w = letters.split(", ")
+    v.fail(f"must be channels-last: an [{letters}] tensor in torch.channels_last memory "
+           f"format (t.to(memory_format=torch.channels_last)) or a contiguous "
+           f"[{n}, {h}, {w}, {c}] one; got {v.describe()}")
+
+
+class Launch:
+    """A kernel with every argument checked and bound: run() launches it,
+    benchmark() times it.  Holds its tensors until closed.  `outputs` maps
+    each output's name to its tensor; `sizes` gives M, N, K (GEMM) or the
+    conv problem's n, h, w, c, k, r, s, p, q."""
+
+    def __init__(self, kernel, operands, args, opts):
+        self.kernel = kernel
+        self._h = None
+        plan = self._plan(kernel, operands, args, opts)
+        self._device = plan.device
+        self._keep = plan.keep
+        self.outputs = dict(plan.outputs)
+        self.sizes = plan.sizes
+        module = kernel.module
+        with module._lock:
+            h = ctypes.c_void_p()
+            module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
+            self._h = h.value
+            self._finalizer = weakref.finalize(self, lib.evt_launch_destroy, self._h)
+            module._launches.add(self)
+            try:
+                self._bind(plan)
+            except BaseException:
+                self.close()
+                raise
+
+    # -- checks, all before the library sees anything
+    def _plan(self, kernel, operands, args, opts):
+        plan = _Plan()
+        if kernel.mainloop == "gemm":
+            m, n = self._plan_gemm(kernel, operands, plan)
+        else:
+            m, n = self._plan_conv(kernel, operands, opts, plan)
+
+        for a in kernel.inputs:
+            if a.name not in args:
+                raise UnboundError(f"kernel '{kernel.name}': input '{a.name}' "
+                                   f"({a.dtype}{_shape_text(a.shape)}) is required")
+            self._epilogue_tensor(plan, f"input '{a.name}'", a, args[a.name], m, n)
+        # Outputs are allocated on the operands' device, checked first.
+        dev = plan.views[0].device
+        for a in kernel.outputs:
+            t = args.get(a.name)
+            if t is None:
+                t = self._allocate(plan, a, dev, m, n)
+            self._epilogue_tensor(plan, f"output '{a.name}'", a, t, m, n)
+            plan.outputs.append((a.name, t))
+        for a in kernel.params:
+            value = args.get(a.name)
+            if value is None:
+                if a.default is None:
+                    raise UnboundError(f"kernel '{kernel.name}': param '{a.name}' has no "
+                                       f"default and was not given")
+                value = a.default
+            elif hasattr(value, "data_ptr"):
+                raise ArgumentTypeError(f"param '{a.name}' is passed by value: give a Python "
+                                        f"number, not a tensor (declare it `in {a.name} : "
+                                        f"{a.dtype}` to read it from device memory)", a.name)
+            try:
+                plan.params[a.name] = float(value)
+            except (TypeError, ValueError):
+                raise ArgumentTypeError(f"param '{a.name}' must be a number, not "
+                                        f"{value!r}", a.name) from None
+
+        first = plan.views[0]
+        index = self._resolve(first.device)
+        for v in plan.views[1:]:
+            if self._resolve(v.device) != index:
+                raise ArgumentError(f"{v.label} is on {device_str(v.device)} but "
+                                    f"{first.label} is on {device_str(first.device)}", v.label)
+        plan.device = index
+        return plan
+
+    @staticmethod
+    def _resolve(dev):
+        if dev[1] is not None:
+            return dev[1]
+        torch = _cuda_torch()
+        return torch.cuda.current_device() if torch is not None else 0
+
+    def _plan_gemm(self, kernel, operands, plan):
+        oa, ob = kernel.operands
+        a = View("operand 'a'", operands[0], oa.dtype)
+        b = View("operand 'b'", operands[1], ob.dtype)
+        plan.views += [a, b]
+        if len(a.shape) != 2:
+            a.fail(f"must be a 2-D [M, K] matrix, not {a.describe()}")
+        m, k = a.shape
+        if len(b.shape) != 2 or b.shape[0] != k:
+            hint = ""
+            if ob.layout == "col" and len(b.shape) == 2 and b.shape[1] == k:
+                hint = " (an nn.Linear weight W of shape [N, K] is passed as W.t())"
+            b.fail(f"must be a [K, N] = [{k}, N] matrix to multiply operand 'a' [{m}, {k}]"
+                   f"{hint}; got {b.describe()}")
+        n = b.shape[1]
+        lda = _gemm_operand(a, "a", oa.dtype, oa.layout)
+        ldb = _gemm_operand(b, "b", ob.dtype, ob.layout)
+        plan.gemm = (m, n, k, a.ptr, lda, a.nbytes(), b.ptr, ldb, b.nbytes())
+        plan.keep += [a.obj, b.obj]
+        plan.sizes = {"M": m, "N": n, "K": k}
+        plan.conv_nchw = False
+        return m, n
+
+    def _plan_conv(self, kernel, operands, opts, plan):
+        ox, ow = kernel.operands
+        x = View("operand 'x'", operands[0], ox.dtype)
+        w = View("operand 'w'", operands[1], ow.dtype)
+        plan.views += [x, w]
+        (n, h, wd, c), fmt = _conv4(x, "N, C, H, W")
+        (k, r, s, c2), wfmt = _conv4(w, "K, C, R, S", fmt)
+        if wfmt != fmt:
+            # Both in one convention; the usual slip is a plain (contiguous) NCHW x.
+            bad = x if fmt == "nhwc" else w
+            raise ArgumentError(
+                f"operand 'x' reads as {_CONV_FORMS['x'][fmt]} but operand 'w' as "
+                f"{_CONV_FORMS['w'][wfmt]}: give both as channels-last NCHW/KCRS-shaped "
+                f"tensors (t.to(memory_format=torch.channels_last)) or both as contiguous "
+                f"NHWC/KRSC-shaped ones (x: {x.describe()}; w: {w.describe()})", bad.label)
+        if c2 != c:
+            hint = (" (contiguous NCHW tensors read as NHWC: convert x and w with "
+                    ".to(memory_format=torch.channels_last))" if fmt == "nhwc" else "")
+            w.fail(f"has {c2} input channels but operand 'x' has {c} (x: {x.describe()}; "
+                   f"w: {w.describe()}){hint}")
+        pad = _pair("padding", opts.get("padding", 0), 0)
+        stride = _pair("stride", opts.get("stride", 1), 1)
+        dil = _pair("dilation", opts.get("dilation", 1), 1)
+        prob = _lib.ConvProblem(n, h, wd, c, k, r, s, pad[0], pad[1], stride[0], stride[1],
+                                dil[0], dil[1])
+        p, q = self._conv_output_size(prob)
+        plan.conv = (prob, x.ptr, x.nbytes(), w.ptr, w.nbytes())
+        plan.keep += [x.obj, w.obj]
+        plan.conv_nchw = fmt == "nchw"
+        plan.conv_npq = (n, p, q)
+        plan.sizes = {"n": n, "h": h, "w": wd, "c": c, "k": k, "r": r, "s": s, "p": p, "q": q,
+                      "M": n * p * q, "N": k}
+        return n * p * q, k
+
+    @staticmethod
+    def _conv_output_size(prob):
+        if _lib.has("evt_conv_output_size"):
+            p, q = ctypes.c_longlong(), ctypes.c_longlong()
+            if lib.evt_conv_output_size(ctypes.byref(prob), ctypes.byref(p),
+                                        ctypes.byref(q)) == _lib.OK:
+                return p.value, q.value
+        else:
+            p = (prob.h + 2 * prob.pad_h - prob.dil_h * (prob.r - 1) - 1) // prob.stride_h + 1
+            q = (prob.w + 2 * prob.pad_w - prob.dil_w * (prob.s - 1) - 1) // prob.stride_w + 1
+            if p > 0 and q > 0:
+                return p, q
+        raise ArgumentError(
+            f"the convolution has an empty output: input {prob.h}x{prob.w}, filter "
+            f"{prob.r}x{prob.s}, padding ({prob.pad_h}, {prob.pad_w}), stride ({prob.stride_h}, "
+            f"{prob.stride_w}), dilation ({prob.dil_h}, {prob.dil_w})", "padding")
+
+    def _allocate(self, plan, a, dev, m, n):
+        torch = _torch(f"allocating output '{a.name}' (it was not given)")
+        dtype = getattr(torch, TORCH_DTYPE_NAMES[a.dtype])
+        device = torch.device("cuda", self._resolve(dev))
+        if a.shape == ("M", "N") and self.kernel.mainloop == "conv2d_fprop":
+            nb, p, q = plan.conv_npq
+            if plan.conv_nchw:
+                return torch.empty((nb, n, p, q), dtype=dtype, device=device,
+                                   memory_format=torch.channels_last)
+            return torch.empty((nb, p, q, n), dtype=dtype, device=device)
+        size = {("M", "N"): (m, n), ("M",): (m,), ("N",): (n,), (): ()}[a.shape]
+        return torch.empty(size, dtype=dtype, device=device)
+
+    def _epilogue_tensor(self, plan, label, a, obj, m, n):
+        v = View(label, obj, a.dtype)
+        plan.views.append(v)
+        ld = 0
+        if a.shape == ("M", "N"):
+            ld = self._mn_ld(plan, v, m, n)
+        elif a.shape == ():
+            if v.numel != 1:
+                v.fail(f"is a scalar: it must hold one element, not {v.describe()}")
+        else:
+            want = m if a.shape == ("M",) else n
+            dim = a.shape[0]
+            if len(v.shape) != 1 or v.shape[0] != want:
+                v.fail(f"must be a 1-D [{dim}] = [{want}] vector, not {v.describe()}")
+            if want > 1 and v.strides[0] != 1:
+                v.fail(f"must be contiguous (stride 1), not {v.describe()}")
+        plan.buffers[a.name] = (v.ptr, v.nbytes(), ld)
+        plan.keep.append(obj)
+
+    def _mn_ld(self, plan, v, m, n):
+        if len(v.shape) == 2:
+            if v.shape != (m, n):
+                v.fail(f"must be an [M, N] = [{m}, {n}] matrix, not {v.describe()}")
+            return _matrix_ld(v, m, n, v.strides[0], v.strides[1],
+                              f"is an [M, N] matrix, row-major: its last dimension must have "
+                              f"stride 1; got {v.describe()}")
+        if self.kernel.mainloop == "conv2d_fprop" and len(v.shape) == 4:
+            nb, p, q = plan.conv_npq
+            sz, st = v.shape, v.strides
+            candidates = []
+            if sz == (nb, n, p, q):  # NCHW-shaped, channels-last
+                candidates.append(((st[0], st[2], st[3]), st[1]))
+            if sz == (nb, p, q, n):  # NHWC-shaped
+                candidates.insert(len(candidates) if plan.conv_nchw else 0,
+                                  ((st[0], st[1], st[2]), st[3]))
+            for rows, col in candidates:
+                ld = rows_ld((nb, p, q), rows, n)
+                if (n <= 1 or col == 1) and ld is not None and ld >= n:
+                    return ld
+            if candidates:
+                v.fail(f"must be channels-last (each pixel's {n} channels contiguous, pixels "
+                       f"evenly apart): t.to(memory_format=torch.channels_last); got "
+                       f"{v.describe()}")
+            v.fail(f"must be an NPQK tensor: [N, K, P, Q] = [{nb}, {n}, {p}, {q}] channels-last "
+                   f"or [N, P, Q, K] = [{nb}, {p}, {q}, {n}], or an [M, N] = [{m}, {n}] matrix; "
+                   f"got {v.describe()}")
+        if self.kernel.mainloop == "conv2d_fprop":
+            nb, p, q = plan.conv_npq
+            v.fail(f"must be an NPQK tensor ([N, K, P, Q] = [{nb}, {n}, {p}, {q}] channels-last "
+                   f"or [N, P, Q, K]) or an [M, N] = [{m}, {n}] matrix; got {v.describe()}")
+        v.fail(f"must be an [M, N] = [{m}, {n}] matrix, not {v.describe()}")
+
+    # -- the library
+    def _bind(self, plan):
+        module, h = self.kernel.module, self._h
+        if self.kernel.mainloop == "gemm":
+            module._check(lib.evt_launch_set_gemm(h, *plan.gemm))
+        else:
+            if not _lib.has("evt_launch_set_conv"):
+                raise UnsupportedError(f"kernel '{self.kernel.name}': the libevt loaded "
+                                       f"({_lib.path}) cannot launch conv2d_fprop kernels")
+            prob, xp, xb, wp, wb = plan.conv
+            module._check(lib.evt_launch_set_conv(h, ctypes.byref(prob), xp, xb, wp, wb))
+        for name, (ptr, nbytes, ld) in plan.buffers.items():
+            module._check(lib.evt_launch_bind(h, name.encode(), ptr, nbytes, ld))
+        for name, value in plan.params.items():
+            module._check(lib.evt_launch_set_param(h, name.encode(), value))
+
+    def _live(self):
+        if self._h is None or not self._finalizer.alive:
+            raise EvtError(f"launch of kernel '{self.kernel.name}' is closed")
+        return self._h
+
+    def result(self):
+        """The output tensor, or an Outputs tuple when the kernel has several."""
+        if len(self.outputs) == 1:
+            return next(iter(self.outputs.values()))
+        return Outputs(self.outputs.keys(), self.outputs.values())
+
+    def run(self, stream=None):
+        """Launches on `stream` (PyTorch's current stream on the tensors' device
+        by default; a torch.cuda.Stream or a CUstream handle otherwise).
+        Asynchronous like any CUDA launch; returns result()."""
+        module = self.kernel.module
+        with module._lock, _device_guard(self._device):
+            s = _stream_handle(stream, self._device)
+            module._check(lib.evt_launch_run(self._live(), s))
+        return self.result()
+
+    def benchmark(self, warmup=5, reps=50, stream=None):
+        """Median milliseconds of `reps` runs, each between CUDA events, after
+        `warmup` untimed runs (evt_launch_benchmark); blocks."""
+        module = self.kernel.module
+        ms = ctypes.c_double()
+        with module._lock, _device_guard(self._device):
+            s = _stream_handle(stream, self._device)
+            module._check(lib.evt_launch_benchmark(self._live(), s, int(warmup), int(reps),
+                                                   ctypes.byref(ms)))
+        return ms.value
+
+    def close(self):
+        """Releases the launch and its tensors (the outputs stay valid)."""
+        if self._h is not None:
+            self._finalizer()
+            self._h = None
+        self._keep = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _shape_text(shape):
+    return f"[{', '.join(shape)}]" if shape else ""
