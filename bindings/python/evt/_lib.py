@@ -163,8 +163,10 @@ def _candidates():
     if env:
         return [env]
     found = []
-    root = Path(__file__).resolve().parents[3]  # evt/ -> python/ -> bindings/ -> root
-    folders = sorted(root.glob("build*"), key=lambda p: (p.name != "build", p.name))
+    here = Path(__file__).resolve()
+    # evt/ -> python/ -> bindings/ -> the source tree's root, if this is one.
+    root = here.parents[3] if len(here.parents) > 3 and here.parents[2].name == "bindings" else None
+    folders = sorted(root.glob("build*"), key=lambda p: (p.name != "build", p.name)) if root else []
     for folder in folders:
         lib = folder / "libevt.so"
         if lib.exists() and not _is_sanitized_build(folder):
