@@ -274,6 +274,7 @@ class Kernel:
     def __init__(self, module, handle):
         self.module = module
         self._k = handle
+        self._natives = {}  # CUstream -> _Handle, for __call__
         self.name = _lib.text(lib.evt_kernel_name(handle))
         ml = lib.evt_kernel_mainloop(handle)
         self.mainloop = "gemm" if ml == _lib.MAINLOOP_GEMM else "conv2d_fprop"
@@ -412,11 +413,18 @@ class Kernel:
         when the kernel has several."""
         ops, args, opts = self._split(operands, kw, self.options)
         stream = opts.pop("stream", None)
-        launch = Launch(self, ops, args, opts)
-        try:
-            return launch.run(stream)
-        finally:
-            launch.close()
+        plan = _Plan(self, ops, args, opts)
+        with self.module._lock, _device_guard(plan.device):
+            s = _stream_handle(stream, plan.device)
+            # One library launch per stream, rebound on every call: no create
+            # and destroy (and no reduction workspace freed) per call, and
+            # no workspace shared by two streams.
+            native = self._natives.get(s)
+            if native is None or native.closed:
+                native = self._natives[s] = _Handle(self)
+            _bind(self, native.h, plan)
+            self.module._check(lib.evt_launch_run(native.h, s))
+        return _result(dict(plan.outputs))
 
 
 class Outputs(tuple):
@@ -471,17 +479,6 @@ def _pair(opt, value, minimum):
     return int(pair[0]), int(pair[1])
 
 
-class _Plan:
-    """The checked arguments of one launch: sizes, buffers (ptr, bytes, ld), params."""
-
-    def __init__(self):
-        self.views = []     # every tensor, for the device check
-        self.buffers = {}   # name -> (ptr, bytes, ld)
-        self.params = {}    # name -> float
-        self.outputs = []   # (name, tensor), declaration order
-        self.keep = []      # tensors to keep alive while bound
-
-
 def _matrix_ld(v, rows, cols, row_stride, col_stride, contiguity):
     """ld of a matrix stored as `rows` rows of `cols` elements each 1 apart;
     `contiguity` says which dimension must have stride 1, for the message."""
@@ -534,54 +531,36 @@ def _conv4(v, letters, prefer="nchw"):
            f"[{n}, {h}, {w}, {c}] one; got {v.describe()}")
 
 
-class Launch:
-    """A kernel with every argument checked and bound: run() launches it,
-    benchmark() times it.  Holds its tensors until closed.  `outputs` maps
-    each output's name to its tensor; `sizes` gives M, N, K (GEMM) or the
-    conv problem's n, h, w, c, k, r, s, p, q."""
+class _Plan:
+    """The checked arguments of one launch: sizes, buffers (ptr, bytes, ld),
+    params, outputs (allocated where not given), the device.  Every check
+    runs here, before the library sees anything."""
 
     def __init__(self, kernel, operands, args, opts):
         self.kernel = kernel
-        self._h = None
-        plan = self._plan(kernel, operands, args, opts)
-        self._device = plan.device
-        self._keep = plan.keep
-        self.outputs = dict(plan.outputs)
-        self.sizes = plan.sizes
-        module = kernel.module
-        with module._lock:
-            h = ctypes.c_void_p()
-            module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
-            self._h = h.value
-            self._finalizer = weakref.finalize(self, lib.evt_launch_destroy, self._h)
-            module._launches.add(self)
-            try:
-                self._bind(plan)
-            except BaseException:
-                self.close()
-                raise
-
-    # -- checks, all before the library sees anything
-    def _plan(self, kernel, operands, args, opts):
-        plan = _Plan()
+        self.views = []     # every tensor, for the device check
+        self.buffers = {}   # name -> (ptr, bytes, ld)
+        self.params = {}    # name -> float
+        self.outputs = []   # (name, tensor), declaration order
+        self.keep = []      # tensors to keep alive while bound
         if kernel.mainloop == "gemm":
-            m, n = self._plan_gemm(kernel, operands, plan)
+            m, n = self._gemm(kernel, operands)
         else:
-            m, n = self._plan_conv(kernel, operands, opts, plan)
+            m, n = self._conv(kernel, operands, opts)
 
         for a in kernel.inputs:
             if a.name not in args:
                 raise UnboundError(f"kernel '{kernel.name}': input '{a.name}' "
                                    f"({a.dtype}{_shape_text(a.shape)}) is required")
-            self._epilogue_tensor(plan, f"input '{a.name}'", a, args[a.name], m, n)
+            self._epilogue_tensor(f"input '{a.name}'", a, args[a.name], m, n)
         # Outputs are allocated on the operands' device, checked first.
-        dev = plan.views[0].device
+        dev = self.views[0].device
         for a in kernel.outputs:
             t = args.get(a.name)
             if t is None:
-                t = self._allocate(plan, a, dev, m, n)
-            self._epilogue_tensor(plan, f"output '{a.name}'", a, t, m, n)
-            plan.outputs.append((a.name, t))
+                t = self._allocate(a, dev, m, n)
+            self._epilogue_tensor(f"output '{a.name}'", a, t, m, n)
+            self.outputs.append((a.name, t))
         for a in kernel.params:
             value = args.get(a.name)
             if value is None:
@@ -594,19 +573,18 @@ class Launch:
                                         f"number, not a tensor (declare it `in {a.name} : "
                                         f"{a.dtype}` to read it from device memory)", a.name)
             try:
-                plan.params[a.name] = float(value)
+                self.params[a.name] = float(value)
             except (TypeError, ValueError):
                 raise ArgumentTypeError(f"param '{a.name}' must be a number, not "
                                         f"{value!r}", a.name) from None
 
-        first = plan.views[0]
+        first = self.views[0]
         index = self._resolve(first.device)
-        for v in plan.views[1:]:
+        for v in self.views[1:]:
             if self._resolve(v.device) != index:
                 raise ArgumentError(f"{v.label} is on {device_str(v.device)} but "
                                     f"{first.label} is on {device_str(first.device)}", v.label)
-        plan.device = index
-        return plan
+        self.device = index
 
     @staticmethod
     def _resolve(dev):
@@ -615,11 +593,11 @@ class Launch:
         torch = _cuda_torch()
         return torch.cuda.current_device() if torch is not None else 0
 
-    def _plan_gemm(self, kernel, operands, plan):
+    def _gemm(self, kernel, operands):
         oa, ob = kernel.operands
         a = View("operand 'a'", operands[0], oa.dtype)
         b = View("operand 'b'", operands[1], ob.dtype)
-        plan.views += [a, b]
+        self.views += [a, b]
         if len(a.shape) != 2:
             a.fail(f"must be a 2-D [M, K] matrix, not {a.describe()}")
         m, k = a.shape
@@ -632,17 +610,17 @@ class Launch:
         n = b.shape[1]
         lda = _gemm_operand(a, "a", oa.dtype, oa.layout)
         ldb = _gemm_operand(b, "b", ob.dtype, ob.layout)
-        plan.gemm = (m, n, k, a.ptr, lda, a.nbytes(), b.ptr, ldb, b.nbytes())
-        plan.keep += [a.obj, b.obj]
-        plan.sizes = {"M": m, "N": n, "K": k}
-        plan.conv_nchw = False
+        self.gemm = (m, n, k, a.ptr, lda, a.nbytes(), b.ptr, ldb, b.nbytes())
+        self.keep += [a.obj, b.obj]
+        self.sizes = {"M": m, "N": n, "K": k}
+        self.conv_nchw = False
         return m, n
 
-    def _plan_conv(self, kernel, operands, opts, plan):
+    def _conv(self, kernel, operands, opts):
         ox, ow = kernel.operands
         x = View("operand 'x'", operands[0], ox.dtype)
         w = View("operand 'w'", operands[1], ow.dtype)
-        plan.views += [x, w]
+        self.views += [x, w]
         (n, h, wd, c), fmt = _conv4(x, "N, C, H, W")
         (k, r, s, c2), wfmt = _conv4(w, "K, C, R, S", fmt)
         if wfmt != fmt:
@@ -664,11 +642,11 @@ class Launch:
         prob = _lib.ConvProblem(n, h, wd, c, k, r, s, pad[0], pad[1], stride[0], stride[1],
                                 dil[0], dil[1])
         p, q = self._conv_output_size(prob)
-        plan.conv = (prob, x.ptr, x.nbytes(), w.ptr, w.nbytes())
-        plan.keep += [x.obj, w.obj]
-        plan.conv_nchw = fmt == "nchw"
-        plan.conv_npq = (n, p, q)
-        plan.sizes = {"n": n, "h": h, "w": wd, "c": c, "k": k, "r": r, "s": s, "p": p, "q": q,
+        self.conv = (prob, x.ptr, x.nbytes(), w.ptr, w.nbytes())
+        self.keep += [x.obj, w.obj]
+        self.conv_nchw = fmt == "nchw"
+        self.conv_npq = (n, p, q)
+        self.sizes = {"n": n, "h": h, "w": wd, "c": c, "k": k, "r": r, "s": s, "p": p, "q": q,
                       "M": n * p * q, "N": k}
         return n * p * q, k
 
@@ -689,25 +667,25 @@ class Launch:
             f"{prob.r}x{prob.s}, padding ({prob.pad_h}, {prob.pad_w}), stride ({prob.stride_h}, "
             f"{prob.stride_w}), dilation ({prob.dil_h}, {prob.dil_w})", "padding")
 
-    def _allocate(self, plan, a, dev, m, n):
+    def _allocate(self, a, dev, m, n):
         torch = _torch(f"allocating output '{a.name}' (it was not given)")
         dtype = getattr(torch, TORCH_DTYPE_NAMES[a.dtype])
         device = torch.device("cuda", self._resolve(dev))
         if a.shape == ("M", "N") and self.kernel.mainloop == "conv2d_fprop":
-            nb, p, q = plan.conv_npq
-            if plan.conv_nchw:
+            nb, p, q = self.conv_npq
+            if self.conv_nchw:
                 return torch.empty((nb, n, p, q), dtype=dtype, device=device,
                                    memory_format=torch.channels_last)
             return torch.empty((nb, p, q, n), dtype=dtype, device=device)
         size = {("M", "N"): (m, n), ("M",): (m,), ("N",): (n,), (): ()}[a.shape]
         return torch.empty(size, dtype=dtype, device=device)
 
-    def _epilogue_tensor(self, plan, label, a, obj, m, n):
+    def _epilogue_tensor(self, label, a, obj, m, n):
         v = View(label, obj, a.dtype)
-        plan.views.append(v)
+        self.views.append(v)
         ld = 0
         if a.shape == ("M", "N"):
-            ld = self._mn_ld(plan, v, m, n)
+            ld = self._mn_ld(v, m, n)
         elif a.shape == ():
             if v.numel != 1:
                 v.fail(f"is a scalar: it must hold one element, not {v.describe()}")
@@ -718,10 +696,10 @@ class Launch:
                 v.fail(f"must be a 1-D [{dim}] = [{want}] vector, not {v.describe()}")
             if want > 1 and v.strides[0] != 1:
                 v.fail(f"must be contiguous (stride 1), not {v.describe()}")
-        plan.buffers[a.name] = (v.ptr, v.nbytes(), ld)
-        plan.keep.append(obj)
+        self.buffers[a.name] = (v.ptr, v.nbytes(), ld)
+        self.keep.append(obj)
 
-    def _mn_ld(self, plan, v, m, n):
+    def _mn_ld(self, v, m, n):
         if len(v.shape) == 2:
             if v.shape != (m, n):
                 v.fail(f"must be an [M, N] = [{m}, {n}] matrix, not {v.describe()}")
@@ -729,13 +707,13 @@ class Launch:
                               f"is an [M, N] matrix, row-major: its last dimension must have "
                               f"stride 1; got {v.describe()}")
         if self.kernel.mainloop == "conv2d_fprop" and len(v.shape) == 4:
-            nb, p, q = plan.conv_npq
+            nb, p, q = self.conv_npq
             sz, st = v.shape, v.strides
             candidates = []
             if sz == (nb, n, p, q):  # NCHW-shaped, channels-last
                 candidates.append(((st[0], st[2], st[3]), st[1]))
             if sz == (nb, p, q, n):  # NHWC-shaped
-                candidates.insert(len(candidates) if plan.conv_nchw else 0,
+                candidates.insert(len(candidates) if self.conv_nchw else 0,
                                   ((st[0], st[1], st[2]), st[3]))
             for rows, col in candidates:
                 ld = rows_ld((nb, p, q), rows, n)
@@ -749,37 +727,86 @@ class Launch:
                    f"or [N, P, Q, K] = [{nb}, {p}, {q}, {n}], or an [M, N] = [{m}, {n}] matrix; "
                    f"got {v.describe()}")
         if self.kernel.mainloop == "conv2d_fprop":
-            nb, p, q = plan.conv_npq
+            nb, p, q = self.conv_npq
             v.fail(f"must be an NPQK tensor ([N, K, P, Q] = [{nb}, {n}, {p}, {q}] channels-last "
                    f"or [N, P, Q, K]) or an [M, N] = [{m}, {n}] matrix; got {v.describe()}")
         v.fail(f"must be an [M, N] = [{m}, {n}] matrix, not {v.describe()}")
 
-    # -- the library
-    def _bind(self, plan):
-        module, h = self.kernel.module, self._h
-        if self.kernel.mainloop == "gemm":
-            module._check(lib.evt_launch_set_gemm(h, *plan.gemm))
-        else:
-            if not _lib.has("evt_launch_set_conv"):
-                raise UnsupportedError(f"kernel '{self.kernel.name}': the libevt loaded "
-                                       f"({_lib.path}) cannot launch conv2d_fprop kernels")
-            prob, xp, xb, wp, wb = plan.conv
-            module._check(lib.evt_launch_set_conv(h, ctypes.byref(prob), xp, xb, wp, wb))
-        for name, (ptr, nbytes, ld) in plan.buffers.items():
-            module._check(lib.evt_launch_bind(h, name.encode(), ptr, nbytes, ld))
-        for name, value in plan.params.items():
-            module._check(lib.evt_launch_set_param(h, name.encode(), value))
+
+def _bind(kernel, h, plan):
+    """Hands a checked plan to launch handle `h`: every argument, anew."""
+    module = kernel.module
+    if kernel.mainloop == "gemm":
+        module._check(lib.evt_launch_set_gemm(h, *plan.gemm))
+    else:
+        if not _lib.has("evt_launch_set_conv"):
+            raise UnsupportedError(f"kernel '{kernel.name}': the libevt loaded "
+                                   f"({_lib.path}) cannot launch conv2d_fprop kernels")
+        prob, xp, xb, wp, wb = plan.conv
+        module._check(lib.evt_launch_set_conv(h, ctypes.byref(prob), xp, xb, wp, wb))
+    for name, (ptr, nbytes, ld) in plan.buffers.items():
+        module._check(lib.evt_launch_bind(h, name.encode(), ptr, nbytes, ld))
+    for name, value in plan.params.items():
+        module._check(lib.evt_launch_set_param(h, name.encode(), value))
+
+
+def _result(outputs):
+    """One output's tensor, or an Outputs tuple of several."""
+    if len(outputs) == 1:
+        return next(iter(outputs.values()))
+    return Outputs(outputs.keys(), outputs.values())
+
+
+class _Handle:
+    """One evt_launch of a kernel, destroyed by close(), when collected, or
+    (first) when its module is closed."""
+
+    def __init__(self, kernel):
+        module = kernel.module
+        h = ctypes.c_void_p()
+        module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
+        self.h = h.value
+        self._finalizer = weakref.finalize(self, lib.evt_launch_destroy, self.h)
+        module._launches.add(self)
+
+    @property
+    def closed(self):
+        return not self._finalizer.alive
+
+    def close(self):
+        self._finalizer()
+
+
+class Launch:
+    """A kernel with every argument checked and bound: run() launches it,
+    benchmark() times it.  Holds its tensors until closed.  `outputs` maps
+    each output's name to its tensor; `sizes` gives M, N, K (GEMM) or the
+    conv problem's n, h, w, c, k, r, s, p, q, M, N."""
+
+    def __init__(self, kernel, operands, args, opts):
+        self.kernel = kernel
+        self._native = None
+        plan = _Plan(kernel, operands, args, opts)
+        self._device = plan.device
+        self._keep = plan.keep
+        self.outputs = dict(plan.outputs)
+        self.sizes = plan.sizes
+        with kernel.module._lock:
+            self._native = _Handle(kernel)
+            try:
+                _bind(kernel, self._native.h, plan)
+            except BaseException:
+                self.close()
+                raise
 
     def _live(self):
-        if self._h is None or not self._finalizer.alive:
+        if self._native is None or self._native.closed:
             raise EvtError(f"launch of kernel '{self.kernel.name}' is closed")
-        return self._h
+        return self._native.h
 
     def result(self):
         """The output tensor, or an Outputs tuple when the kernel has several."""
-        if len(self.outputs) == 1:
-            return next(iter(self.outputs.values()))
-        return Outputs(self.outputs.keys(), self.outputs.values())
+        return _result(self.outputs)
 
     def run(self, stream=None):
         """Launches on `stream` (PyTorch's current stream on the tensors' device
@@ -804,9 +831,9 @@ class Launch:
 
     def close(self):
         """Releases the launch and its tensors (the outputs stay valid)."""
-        if self._h is not None:
-            self._finalizer()
-            self._h = None
+        if self._native is not None:
+            self._native.close()
+            self._native = None
         self._keep = []
 
     def __enter__(self):
