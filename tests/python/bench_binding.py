@@ -96,8 +96,8 @@ def main():
     ]
     evt_bench = launch.benchmark(warmup=10, reps=50)
     flops = 2.0 * m * n * k
-    print(f"\n| method | ms | TFLOP/s | host us/call |")
-    print(f"| --- | ---: | ---: | ---: |")
+    print("\n| method | ms | TFLOP/s | host us/call |")
+    print("| --- | ---: | ---: | ---: |")
     for label, ms, us in rows:
         print(f"| {label} | {ms:.4f} | {flops / ms / 1e9:.0f} | {us:.0f} |")
     print(f"| evt evt_launch_benchmark (events around each run) | {evt_bench:.4f} | "
