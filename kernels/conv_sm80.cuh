@@ -1,0 +1,566 @@
+/*
+ * conv_sm80.cuh - implicit-GEMM conv2d forward mainloop for sm_80/86/89
+ * (also run on sm_90a): f16 or bf16 operands, f32 accumulation, mma.sync
+ * m16n8k16 fed by ldmatrix from the same XOR-swizzled multi-stage cp.async
+ * pipeline as gemm_sm80.cuh, whose fragment code it reuses.
+ *
+ * Problem.  Input x NHWC [n, h, wd, c], filter KRSC [k, r, s, c], output
+ * NPQK [n, p, q, k] with p = (h + 2 pad_h - dil_h (r - 1) - 1) / stride_h + 1
+ * and q likewise.  As a GEMM: M = n p q (output pixels), N = k,
+ * K = r s c, with A[m][kk] = x at the input pixel that output pixel m sees
+ * through filter tap (kk / c) and channel kk % c (zero in the padding), and
+ * B[kk][j] = w[j][kk] (the filter is a dense K x RSC row-major matrix).
+ * K is walked flat in (r, s, c) order, c fastest, so both operands are
+ * K-contiguous ("TN") and no k tile is padded when c is not a multiple of BK.
+ *
+ * The file has two parts, like gemm_sm80.cuh, and comes after it:
+ *
+ *   1. Plain C (C11, C++, nvcc, NVRTC): the conv tile table
+ *      (evt_conv_sm80_cfg_lookup, returning gemm_sm80.cuh's
+ *      evt_gemm_sm80_cfg_info, so evt_gemm_sm80_threads / _smem_bytes /
+ *      _num_tiles apply to it unchanged), the heuristic and the fast-path
+ *      test.
+ *
+ *   2. CUDA: evt_conv_args, evt_conv_sm80_tile_of<>, evt_conv_sm80_cfg<>
+ *      and evt_conv_sm80_mainloop<>().
+ *
+ * Interface to the epilogue: exactly the GEMM's.  When the mainloop returns,
+ * the CTA's f32 accumulator tile sits at the start of its dynamic shared
+ * memory as row-major float[kBM][kAccLd] (row = output pixel tile_m * kBM +
+ * row, column = output channel tile_n * kBN + column), rows past M and
+ * columns past N hold zeros, and a __syncthreads() has been executed.  Tiles
+ * are indexed like the GEMM's (evt_gemm_sm80_tile_coord<> applies).
+ *
+ * Fast path (ALIGNED = true), evt_conv_sm80_fast_path_ok(): c % 8 == 0 and
+ * x, w 16-byte aligned.  Each 16-byte cp.async moves 8 channels of one input
+ * pixel: every thread keeps, per A row it copies, the input pixel of filter
+ * tap (0, 0) and its (ih, iw) (computed once per CTA), and for its chunk
+ * column the current (r, s, c) of K, advanced by BK per k tile with
+ * additions only.  Padding, rows past M and k past RSC are zero-filled
+ * (cp.async src-size 0).  A 1x1 stride-1 unpadded conv takes the same code
+ * with the divisions of the per-CTA setup skipped.  Guarded path
+ * (ALIGNED = false): element-wise loads, any c, any 2-byte-aligned x and w.
+ *
+ * Limits: n * h * wd and n * p * q below 2^31 (pixel indices are int); the
+ * offsets inside one pixel row use 64-bit arithmetic.
+ */
+#ifndef EVT_CONV_SM80_CUH
+#define EVT_CONV_SM80_CUH
+
+#ifndef EVT_GEMM_SM80_CUH
+#error "conv_sm80.cuh needs gemm_sm80.cuh before it (tile table types, fragment code)"
+#endif
+
+#ifdef __cplusplus
+#define EVT_CONV_CONSTEXPR constexpr
+#define EVT_CONV_INLINE inline
+#else
+#define EVT_CONV_CONSTEXPR
+#define EVT_CONV_INLINE static inline
+#endif
+
+/* ======================= Part 1: plain C ================================= */
+
+/*
+ * Conv tile configurations, names BMxBNxBK_warps_stages.  Ids are stable:
+ * codegen refers to them.  A separate table from the GEMM's because conv
+ * wants a narrow-N tile (ResNet layers with k = 64) the GEMM does not.
+ */
+enum evt_conv_sm80_cfg_id {
+    EVT_CONV_SM80_128x256x64_W8_S3 = 0, /* large N, compute-bound; 1 CTA/SM */
+    EVT_CONV_SM80_128x128x64_W4_S3 = 1, /* 2 CTAs/SM */
+    EVT_CONV_SM80_128x64x64_W4_S3 = 2,  /* narrow N (k <= 64) */
+    EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems */
+    EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, 64x64 warp tiles */
+    EVT_CONV_SM80_128x128x32_W4_S4 = 5,
+    EVT_CONV_SM80_256x128x32_W8_S4 = 6,
+    EVT_CONV_SM80_64x128x32_W4_S4 = 7,  /* 3 CTAs/SM */
+    EVT_CONV_SM80_NUM_CFGS = 8
+};
+
+EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
+{
+    /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1};
+    switch (id) {
+    case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
+    case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
+    case EVT_CONV_SM80_64x64x32_W4_S4:
+        c.bm = 64; c.bn = 64; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 4; break;
+    case EVT_CONV_SM80_256x64x32_W4_S4:
+        c.bm = 256; c.bn = 64; c.bk = 32; c.warps_m = 4; c.warps_n = 1; c.stages = 4;
+        c.min_blocks = 2; break;
+    case EVT_CONV_SM80_128x128x32_W4_S4:
+        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 2; break;
+    case EVT_CONV_SM80_256x128x32_W8_S4:
+        c.bm = 256; c.bn = 128; c.bk = 32; c.warps_m = 4; c.warps_n = 2; c.stages = 4; break;
+    case EVT_CONV_SM80_64x128x32_W4_S4:
+        c.bm = 64; c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 3; break;
+    default: break;
+    }
+    return c;
+}
+
+/*
+ * Pick a configuration for the conv's GEMM view (m = n p q, n = k,
+ * k_gemm = r s c) on num_sms multiprocessors (0: 132).
+ */
+EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long long k_gemm,
+                                              int num_sms)
+{
+    long long sms = num_sms > 0 ? num_sms : 132;
+    (void)k_gemm;
+    if (n <= 64) {
+        if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x64x64_W4_S3), m, n) >=
+            2 * sms)
+            return EVT_CONV_SM80_128x64x64_W4_S3;
+        return EVT_CONV_SM80_64x64x32_W4_S4;
+    }
+    if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x256x64_W8_S3), m, n) >=
+        2 * sms)
+        return EVT_CONV_SM80_128x256x64_W8_S3;
+    if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_W4_S3), m, n) >=
+        sms)
+        return EVT_CONV_SM80_128x128x64_W4_S3;
+    return EVT_CONV_SM80_64x64x32_W4_S4;
+}
+
+/* 1 when the ALIGNED = true mainloop may run: c % 8 == 0 (so r s c and
+ * every pixel's channel run are whole 16-byte chunks) and both operand base
+ * addresses 16-byte aligned. */
+EVT_CONV_INLINE EVT_HD int evt_conv_sm80_fast_path_ok(long long c, unsigned long long x_addr,
+                                                      unsigned long long w_addr)
+{
+    return c > 0 && c % 8 == 0 && x_addr % 16 == 0 && w_addr % 16 == 0;
+}
+
+/* ======================= Part 2: CUDA ==================================== */
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "conv_sm80.cuh needs sm_80 or newer: mma.sync bf16, ldmatrix and cp.async"
+#endif
+
+/* Problem description; sizes are element counts.  80 bytes. */
+struct evt_conv_args {
+    const evt_u16 *x; /* NHWC input, dense */
+    const evt_u16 *w; /* KRSC filter, dense */
+    int n, h, wd, c, k, r, s, p, q; /* wd: input width */
+    int pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+};
+static_assert(sizeof(evt_conv_args) == 80, "evt_conv_args is 80 bytes: the runtime packs it so");
+
+/* The C table's configurations as tile types (gemm_sm80.cuh's template). */
+template <int ID> struct evt_conv_sm80_tile_of;
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x256x64_W8_S3> {
+    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S3> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x64_W4_S3> {
+    typedef evt_gemm_sm80_tile<128, 64, 64, 2, 2, 3, 2> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x64x32_W4_S4> {
+    typedef evt_gemm_sm80_tile<64, 64, 32, 2, 2, 4, 4> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_W4_S4> {
+    typedef evt_gemm_sm80_tile<256, 64, 32, 4, 1, 4, 2> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_W4_S4> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 4, 2> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x128x32_W8_S4> {
+    typedef evt_gemm_sm80_tile<256, 128, 32, 4, 2, 4, 1> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x128x32_W4_S4> {
+    typedef evt_gemm_sm80_tile<64, 128, 32, 2, 2, 4, 3> type;
+};
+
+/*
+ * A tile plus operand type and path.  The smem constants are restated here
+ * (not taken from Tile) so the file does not depend on where gemm_sm80.cuh
+ * keeps them; they equal evt_gemm_sm80_smem_bytes() of the table entry.
+ * kAKContig / kBKContig / kDType are what the shared fragment code reads.
+ */
+template <class Tile, int DT, bool ALIGNED>
+struct evt_conv_sm80_cfg : Tile {
+    static constexpr int kDType = DT;
+    static constexpr int kALayout = EVT_ROW_MAJOR; /* im2col A: M x K, K-contiguous */
+    static constexpr int kBLayout = EVT_COL_MAJOR; /* filter as K x N, K-contiguous */
+    static constexpr bool kAKContig = true;
+    static constexpr bool kBKContig = true;
+    static constexpr bool kAligned = ALIGNED;
+
+    static constexpr int kAStageBytes = Tile::kBM * Tile::kBK * 2;
+    static constexpr int kBStageBytes = Tile::kBN * Tile::kBK * 2;
+    static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+    static constexpr int kPipeBytes = kStageBytes * Tile::kStages;
+    static constexpr int kAccBytes = Tile::kBM * Tile::kAccLd * 4;
+    static constexpr int kSmemBytes = kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+
+    static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
+                  "operand type must be EVT_DT_F16 or EVT_DT_BF16");
+    static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
+};
+
+/* The C table and the tile types must agree: the host launches by the
+ * former, the device code is built from the latter. */
+template <int ID>
+__host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
+{
+    typedef typename evt_conv_sm80_tile_of<ID>::type T;
+    typedef evt_conv_sm80_cfg<T, EVT_DT_F16, true> C;
+    return evt_conv_sm80_cfg_lookup(ID).bm == T::kBM && evt_conv_sm80_cfg_lookup(ID).bn == T::kBN &&
+           evt_conv_sm80_cfg_lookup(ID).bk == T::kBK &&
+           evt_conv_sm80_cfg_lookup(ID).warps_m == T::kWarpsM &&
+           evt_conv_sm80_cfg_lookup(ID).warps_n == T::kWarpsN &&
+           evt_conv_sm80_cfg_lookup(ID).stages == T::kStages &&
+           evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
+           32 * evt_conv_sm80_cfg_lookup(ID).warps_m * evt_conv_sm80_cfg_lookup(ID).warps_n ==
+               T::kThreads &&
+           (T::kStages * (T::kBM + T::kBN) * T::kBK * 2 > T::kBM * (T::kBN + EVT_GEMM_SM80_ACC_PAD) * 4
+                ? T::kStages * (T::kBM + T::kBN) * T::kBK * 2
+                : T::kBM * (T::kBN + EVT_GEMM_SM80_ACC_PAD) * 4) == C::kSmemBytes;
+}
+static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>() &&
+                  evt_conv_sm80_tile_matches<2>() && evt_conv_sm80_tile_matches<3>() &&
+                  evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
+                  evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 8,
+              "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
+
+namespace evt_conv_sm80_detail {
+
+EVT_DEVICE void st_shared_u16(evt_u32 addr, evt_u16 v)
+{
+    asm volatile("st.shared.u16 [%0], %1;" :: "r"(addr), "h"(v) : "memory");
+}
+
+/*
+ * Where one thread's A and B chunks go.  Both stages are [rows][BK] tiles
+ * of kChunks 16-byte chunks per row (smem_tile's swizzle).  Chunk j of the
+ * thread is chunk tid + j * kThreads: all of a thread's chunks share the
+ * chunk column (so one k position) and sit kRowStep rows apart.
+ */
+template <class Cfg>
+struct chunk_map {
+    static constexpr int kChunks = Cfg::kBK / 8;
+    static constexpr int kRowStep = Cfg::kThreads / kChunks;
+    static constexpr int kARows = Cfg::kBM / kRowStep; /* A chunks per thread per stage */
+    static constexpr int kBRows = Cfg::kBN / kRowStep;
+    static_assert(Cfg::kThreads % kChunks == 0 && kRowStep % 8 == 0,
+                  "a CTA must copy whole 8-row swizzle groups per pass");
+    static_assert(Cfg::kBM % kRowStep == 0 && Cfg::kBN % kRowStep == 0,
+                  "threads must divide a stage's 16-byte chunks");
+    typedef evt_sm80_detail::smem_tile<Cfg::kBM, Cfg::kBK> a_tile;
+    typedef evt_sm80_detail::smem_tile<Cfg::kBN, Cfg::kBK> b_tile;
+};
+
+/*
+ * The K position (r, s, c) of this thread's chunk column in the next k tile
+ * to load, kept with its input offsets: dh = r dil_h, dw = s dil_w rows and
+ * columns, tap = dh wd + dw pixels.  advance() moves it by one k tile
+ * without dividing; while c runs past the channel count it carries into s,
+ * then r (at most once per k tile when c >= BK).
+ */
+struct kpos {
+    int c, s, r, dh, dw, tap;
+
+    __device__ __forceinline__ void carry(const evt_conv_args &a)
+    {
+        /* r < a.r also ends it for degenerate sizes (c or s of 0): past the
+         * filter every k is masked anyway. */
+        while (c >= a.c && r < a.r) {
+            c -= a.c;
+            dw += a.dil_w;
+            if (++s >= a.s) {
+                s = 0;
+                dw = 0;
+                ++r;
+                dh += a.dil_h;
+            }
+        }
+        tap = dh * a.wd + dw;
+    }
+
+    __device__ __forceinline__ void init(const evt_conv_args &a, int k0)
+    {
+        c = k0;
+        s = r = dh = dw = 0;
+        carry(a);
+    }
+
+    __device__ __forceinline__ void advance(const evt_conv_args &a, int bk)
+    {
+        c += bk;
+        if (c >= a.c)
+            carry(a);
+    }
+};
+
+/* Activation (A) loader: the im2col gather. */
+template <class Cfg>
+struct act_loader {
+    typedef chunk_map<Cfg> map;
+    static constexpr int kRows = map::kARows;
+    /* ih of rows past M: (unsigned)(kNoRow + dh) >= h for any dh < 2^30. */
+    static constexpr int kNoRow = -(1 << 30);
+
+    int pix[kRows]; /* input pixel index n h wd + ih0 wd + iw0 (0 for rows past M) */
+    int ih0[kRows]; /* input row and column seen by tap (0, 0) */
+    int iw0[kRows];
+    int soff;       /* swizzled byte offset of chunk 0 in a stage */
+    kpos kp;
+
+    __device__ __forceinline__ void init(const evt_conv_args &a, int m0, int m_lim)
+    {
+        const int row = (int)threadIdx.x / map::kChunks;
+        const int ch = (int)threadIdx.x % map::kChunks;
+        soff = map::a_tile::offset(row, ch);
+        kp.init(a, ch * 8);
+        /* 1x1, stride 1, no padding: output pixel m is input pixel m. */
+        const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 &&
+                               a.pad_h == 0 && a.pad_w == 0 && a.p == a.h && a.q == a.wd;
+        const int pq = a.p * a.q;
+#pragma unroll
+        for (int j = 0; j < kRows; ++j) {
+            int m = m0 + row + j * map::kRowStep;
+            if (m >= m_lim) {
+                pix[j] = 0;
+                ih0[j] = kNoRow;
+                iw0[j] = 0;
+            } else if (pointwise) {
+                pix[j] = m;
+                ih0[j] = 0;
+                iw0[j] = 0;
+            } else {
+                int img = m / pq;
+                int rem = m - img * pq;
+                int oh = rem / a.q;
+                int ow = rem - oh * a.q;
+                ih0[j] = oh * a.stride_h - a.pad_h;
+                iw0[j] = ow * a.stride_w - a.pad_w;
+                pix[j] = (img * a.h + ih0[j]) * a.wd + iw0[j];
+            }
+        }
+    }
+
+    /* Fast path: one 16-byte cp.async per chunk (c % 8 == 0). */
+    __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
+    {
+        const bool k_ok = kp.r < a.r;
+#pragma unroll
+        for (int j = 0; j < kRows; ++j) {
+            bool ok = k_ok && (unsigned)(ih0[j] + kp.dh) < (unsigned)a.h &&
+                      (unsigned)(iw0[j] + kp.dw) < (unsigned)a.wd;
+            const evt_u16 *src = a.x + (evt_i64)(pix[j] + kp.tap) * a.c + kp.c;
+            evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.x,
+                            ok);
+        }
+    }
+
+    /* Slow path: element by element, each element's (r, s, c) stepped from
+     * the chunk's first; zeros where the tap falls in the padding. */
+    __device__ __forceinline__ void load_guarded(const evt_conv_args &a, evt_u32 sbase) const
+    {
+        kpos e = kp;
+#pragma unroll 1
+        for (int i = 0; i < 8; ++i) {
+            const bool k_ok = e.r < a.r;
+#pragma unroll
+            for (int j = 0; j < kRows; ++j) {
+                evt_u16 v = 0;
+                if (k_ok && (unsigned)(ih0[j] + e.dh) < (unsigned)a.h &&
+                    (unsigned)(iw0[j] + e.dw) < (unsigned)a.wd)
+                    v = a.x[(evt_i64)(pix[j] + e.tap) * a.c + e.c];
+                st_shared_u16(sbase + soff + j * map::kRowStep * map::kChunks * 16 + 2 * i, v);
+            }
+            e.advance(a, 1);
+        }
+    }
+};
+
+/* Filter (B) loader: rows of the dense K x RSC filter, like the GEMM's
+ * K-contiguous operand with ld = RSC. */
+template <class Cfg>
+struct filt_loader {
+    typedef chunk_map<Cfg> map;
+    static constexpr int kRows = map::kBRows;
+
+    const evt_u16 *ptr; /* chunk 0 at the next k tile (row clamped into the filter) */
+    evt_i64 ld;
+    int n;    /* output channel of chunk 0 */
+    int k;    /* K position of chunk 0 in the next k tile */
+    int soff;
+
+    __device__ __forceinline__ void init(const evt_conv_args &a, int n0, int ld_)
+    {
+        const int row = (int)threadIdx.x / map::kChunks;
+        const int ch = (int)threadIdx.x % map::kChunks;
+        soff = map::b_tile::offset(row, ch);
+        ld = ld_;
+        n = n0 + row;
+        k = ch * 8;
+        ptr = a.w + (evt_i64)(n < a.k ? n : 0) * ld + k;
+    }
+
+    __device__ __forceinline__ void advance()
+    {
+        ptr += Cfg::kBK;
+        k += Cfg::kBK;
+    }
+
+    __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
+    {
+        const bool k_ok = k < ld;
+        const evt_u16 *src = ptr;
+        const evt_i64 step = (evt_i64)map::kRowStep * ld;
+#pragma unroll
+        for (int j = 0; j < kRows; ++j, src += step) {
+            bool ok = k_ok && n + j * map::kRowStep < a.k;
+            evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.w,
+                            ok);
+        }
+    }
+
+    __device__ __forceinline__ void load_guarded(const evt_conv_args &a, evt_u32 sbase) const
+    {
+#pragma unroll 2
+        for (int j = 0; j < kRows; ++j) {
+            const int nj = n + j * map::kRowStep;
+            evt_u32 wd[4];
+#pragma unroll
+            for (int e = 0; e < 8; e += 2) {
+                evt_u32 lo = 0, hi = 0;
+                if (nj < a.k) {
+                    const evt_u16 *p = a.w + (evt_i64)nj * ld;
+                    if (k + e < ld)
+                        lo = p[k + e];
+                    if (k + e + 1 < ld)
+                        hi = p[k + e + 1];
+                }
+                wd[e / 2] = lo | (hi << 16);
+            }
+            evt_st_shared_v4(sbase + soff + j * map::kRowStep * map::kChunks * 16, wd[0], wd[1],
+                             wd[2], wd[3]);
+        }
+    }
+};
+
+} /* namespace evt_conv_sm80_detail */
+
+/*
+ * The mainloop: accumulate output tile (tile_m, tile_n) over K = r s c and
+ * leave it in smem as float[Cfg::kBM][Cfg::kAccLd] (see the top of this
+ * file).  All Cfg::kThreads threads must call it; smem must be at least
+ * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
+ * is gemm_sm80.cuh's (kStages - 1 k tiles in flight, fragments of step s + 1
+ * loaded while step s multiplies); k tiles are loaded strictly in order,
+ * which is what lets the loaders step K incrementally.
+ */
+template <class Cfg>
+__device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args, int tile_m,
+                                                       int tile_n, unsigned char *smem)
+{
+    using namespace evt_sm80_detail;
+    using namespace evt_conv_sm80_detail;
+    const int tid = threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int warp_m = warp / Cfg::kWarpsN;
+    const int warp_n = warp % Cfg::kWarpsN;
+    const int m_lim = args.n * args.p * args.q;
+    const int k_gemm = args.r * args.s * args.c;
+    const int k_tiles = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
+    const evt_u32 sbase = evt_smem_addr(smem);
+
+    act_loader<Cfg> la;
+    filt_loader<Cfg> lb;
+    la.init(args, tile_m * Cfg::kBM, m_lim);
+    lb.init(args, tile_n * Cfg::kBN, k_gemm);
+
+    float acc[Cfg::kMI][Cfg::kNI][4];
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                acc[mi][ni][e] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 1; ++s) {
+        if (s < k_tiles) {
+            evt_u32 st = sbase + s * Cfg::kStageBytes;
+            if (Cfg::kAligned) {
+                la.load_async(args, st);
+                lb.load_async(args, st + Cfg::kAStageBytes);
+            } else {
+                la.load_guarded(args, st);
+                lb.load_guarded(args, st + Cfg::kAStageBytes);
+            }
+            la.kp.advance(args, Cfg::kBK);
+            lb.advance();
+        }
+        evt_cp_async_commit();
+    }
+    evt_cp_async_wait<Cfg::kStages - 2>();
+    __syncthreads();
+
+    frags<Cfg> f[2];
+    int read_stage = 0;
+    int write_stage = Cfg::kStages - 1;
+    load_frags<Cfg>(f[0], sbase, sbase + Cfg::kAStageBytes, 0, warp_m, warp_n, lane);
+
+    for (int kt = 0; kt < k_tiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < Cfg::kKSteps; ++kk) {
+            if (kk == Cfg::kKSteps - 1) {
+                evt_cp_async_wait<Cfg::kStages - 2>();
+                __syncthreads();
+                read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+            }
+            evt_u32 rs = sbase + read_stage * Cfg::kStageBytes;
+            load_frags<Cfg>(f[(kk + 1) & 1], rs, rs + Cfg::kAStageBytes,
+                            (kk + 1) % Cfg::kKSteps, warp_m, warp_n, lane);
+            if (kk == 0) {
+                if (kt + Cfg::kStages - 1 < k_tiles) {
+                    evt_u32 ws = sbase + write_stage * Cfg::kStageBytes;
+                    if (Cfg::kAligned) {
+                        la.load_async(args, ws);
+                        lb.load_async(args, ws + Cfg::kAStageBytes);
+                    } else {
+                        la.load_guarded(args, ws);
+                        lb.load_guarded(args, ws + Cfg::kAStageBytes);
+                    }
+                    la.kp.advance(args, Cfg::kBK);
+                    lb.advance();
+                }
+                evt_cp_async_commit();
+                write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+            }
+            mma_step<Cfg>(acc, f[kk & 1]);
+        }
+    }
+
+    /* Hand the tile over through shared memory, reusing the pipeline's. */
+    evt_cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni) {
+            int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
+            int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
+            evt_u32 p = sbase + (r * Cfg::kAccLd + c) * 4;
+            evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
+            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
+        }
+    __syncthreads();
+}
+
+#endif /* __CUDACC__ || __CUDACC_RTC__ */
+
+#endif /* EVT_CONV_SM80_CUH */
