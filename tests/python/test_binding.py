@@ -474,6 +474,37 @@ def test_no_gpu_raises_no_gpu_error():
         skip("a CUDA driver is present (fake pointers must not reach a GPU)")
     with raises(evt.NoGpuError, "no CUDA driver"):
         bind_mlp().run(stream=0)
+    # kernel(...) keeps one library launch per stream, closed with the module.
+    m = examples()
+    k = m.kernel("mlp_up")
+    args = gemm_args()
+    for _ in range(2):
+        with raises(evt.NoGpuError):
+            k(args["a"], args["b"], b=args["bias"], y=args["y"], stream=0)
+    assert len(k._natives) == 1
+    m.close()
+    assert all(h.closed for h in k._natives.values())
+
+
+def test_threads_with_their_own_modules():
+    import threading
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                launch = bind_mlp()
+                assert launch.sizes["K"] == K
+                launch.close()
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
 
 
 # ---- with a GPU: launches against PyTorch in float64 --------------------------------
