@@ -41,8 +41,10 @@ stage_bootstrap() {
 }
 
 stage_build() {
-    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DEVT_TESTS=OFF
-    cmake --build "$build_dir" -j "$jobs"
+    # The same folder and options as scripts/test.sh's release step, which
+    # also builds and runs the tests there.
+    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+    cmake --build "$build_dir" --target evtc -j "$jobs"
 }
 
 # Splits a DOT file of several digraphs into one SVG per epilogue.
