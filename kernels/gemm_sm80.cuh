@@ -128,9 +128,10 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR long long evt_gemm_sm80_num_tiles(evt_gemm_sm8
  * multiprocessors (0: assume 132).  Big tiles when they still give every SM
  * at least two tiles; 128x128 (two CTAs per SM) when that fills the machine
  * once; 64x64 otherwise, since there idle SMs cost more than low arithmetic
- * intensity.  BK = 64 wherever it fits: on the H200 it beat BK = 32 by 8%
- * (128x256) and 4% (128x128) at 4096^3, see docs/gemm_sm80.md.  K does not
- * change the choice: it only sets the length of the mainloop.
+ * intensity.  BK = 64 wherever it fits: on the H200 it beat BK = 32 by
+ * 5-15% (128x256) and 0-8% (128x128) at 4096^3 and 8192^3, see
+ * docs/gemm_sm80.md.  K does not change the choice: it only sets the
+ * length of the mainloop.
  */
 EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k, int num_sms)
 {
