@@ -4,6 +4,7 @@
 
 #include "../ir/ir.h"
 #include "../support/strbuf.h"
+#include "../kernels/gemm_sm80.cuh"
 
 /*
  * Appends the self-contained CUDA translation unit of kernel k for `target`
@@ -17,6 +18,13 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
 /* The variant number of tile configuration `config_id` (gemm_sm80.cuh), aligned
  * (fast path) or guarded; -1 if the kernel is not built for that configuration. */
 int cg_variant(int config_id, int aligned);
+/* Tile configurations of a mainloop (ids of kernels/<mainloop>_sm80.cuh):
+ * how many, the heuristic's pick for an M x N x K (GEMM view) problem on
+ * `sms` multiprocessors, and the shape of one. */
+int cg_num_configs(evt_mainloop ml);
+int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms);
+evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
+
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb);
 /* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */

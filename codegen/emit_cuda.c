@@ -10,22 +10,45 @@
 #include "cg.h"
 #include "layout.h"
 #include "../kernels/gemm_sm80.cuh"
+#include "../kernels/conv_sm80.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the runtime's heuristic can pick configuration `id`: those make
- * up the full listing of --emit.  pick only compares tile counts with
- * multiples of the SM count, so sizes 2^0..2^31 and the SM counts of real
- * parts reach every branch it has. */
-static int pickable(int id)
+/* The tile heuristic of the mainloop (part 1 of its kernels/ header). */
+static int pick(evt_mainloop ml, long long m, long long n, long long k, int sms)
+{
+    return ml == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_pick(m, n, k, sms)
+                                   : evt_conv_sm80_pick(m, n, k, sms);
+}
+
+int cg_num_configs(evt_mainloop ml)
+{
+    return ml == EVT_MAINLOOP_GEMM ? EVT_GEMM_SM80_NUM_CFGS : EVT_CONV_SM80_NUM_CFGS;
+}
+
+int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms)
+{
+    return pick(ml, m, n, k, sms);
+}
+
+evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id)
+{
+    return ml == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_cfg_lookup(id) : evt_conv_sm80_cfg_lookup(id);
+}
+
+/* Whether the heuristic can pick configuration `id`: those make up the full
+ * listing of --emit.  The heuristics only compare tile counts with multiples
+ * of the SM count (and N with small bounds), so sizes 2^0..2^31 and the SM
+ * counts of real parts reach every branch they have. */
+static int pickable(evt_mainloop ml, int id)
 {
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
     for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
         for (int i = 0; i < 32; i++)
             for (int j = 0; j < 32; j++)
-                if (evt_gemm_sm80_pick(1ll << i, 1ll << j, 4096, sms[s]) == id)
+                if (pick(ml, 1ll << i, 1ll << j, 4096, sms[s]) == id)
                     return 1;
     return 0;
 }
@@ -180,10 +203,10 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
     static const char *const ctype[] = {"", "evt_i64", "int", "float"};
     sb_printf(sb, "/* Launch arguments: the runtime packs them by codegen/layout.c. */\n");
     sb_printf(sb, "struct %s {\n", sname);
-    sb_puts(sb, "    evt_gemm_args mainloop; /* A, B, M, N, K, lda, ldb */\n");
+    sb_printf(sb, "    %s mainloop; /* the mainloop's problem */\n", cg_mainloop_args_type(e->k));
     for (size_t i = 0; i < l->nfields; i++) {
         const cg_field *f = &l->fields[i];
-        if (f->role <= CG_ROLE_LDB)
+        if (f->role == CG_ROLE_OPERAND || f->role == CG_ROLE_OPERAND_LD || f->role == CG_ROLE_SIZE)
             continue;
         const evt_arg_info *info = NULL;
         if (f->role == CG_ROLE_INPUT)
@@ -371,7 +394,7 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
 
 int cg_variant(int config_id, int aligned)
 {
-    if (config_id < 0 || config_id >= EVT_GEMM_SM80_NUM_CFGS)
+    if (config_id < 0 || config_id >= EVT_GEMM_SM80_NUM_CFGS + EVT_CONV_SM80_NUM_CFGS)
         return -1;
     return config_id * 2 + !aligned;
 }
@@ -394,11 +417,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                  strbuf *sb, strbuf *err)
 {
     const ir_func *fn = k->epilogue;
-    if (k->mainloop != EVT_MAINLOOP_GEMM) {
-        sb_printf(err, "kernel '%s': the %s mainloop has no code generator yet", k->name,
-                  evt_mainloop_name(k->mainloop));
-        return 0;
-    }
+    const int conv = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
     const char *slash = strrchr(file, '/');
     emitter e = {k, fn, slash ? slash + 1 : file, sb, 0};
     strbuf base, sname, fname;
@@ -424,9 +443,12 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                   " * variants load operands element by element (any alignment, any K).\n */\n",
               target, sb_str(&base), sm);
     sb_puts(sb, "#include \"evt_common.cuh\"\n#include \"evt_math.h\"\n#include \"epilogue.cuh\"\n"
-                "#include \"gemm_sm80.cuh\"\n\n");
+                "#include \"gemm_sm80.cuh\"\n");
+    if (conv)
+        sb_puts(sb, "#include \"conv_sm80.cuh\"\n");
+    sb_putc(sb, '\n');
     cg_layout *layout = malloc(sizeof *layout);
-    if (!layout || !cg_gemm_layout(fn, layout)) {
+    if (!layout || !cg_layout_of(k, layout)) {
         sb_printf(err, "kernel '%s' has too many arguments", k->name);
         free(layout);
         sb_free(&base);
@@ -442,18 +464,24 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
-    for (int id = 0; id < EVT_GEMM_SM80_NUM_CFGS; id++)
+    const char *ml = conv ? "conv" : "gemm";
+    for (int id = 0; id < cg_num_configs(k->mainloop); id++)
         for (int aligned = 1; aligned >= 0; aligned--) {
-            if (variant >= 0 ? variant != cg_variant(id, aligned) : !pickable(id))
+            if (variant >= 0 ? variant != cg_variant(id, aligned) : !pickable(k->mainloop, id))
                 continue;
-            evt_gemm_sm80_cfg_info ci = evt_gemm_sm80_cfg_lookup(id);
+            evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, id);
             char tile[32], cfg[160];
             snprintf(tile, sizeof tile, "%dx%dx%d", ci.bm, ci.bn, ci.bk);
             snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
-            sb_printf(sb,
-                      "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
-                      "    %s;\n",
-                      id, dt, al, bl, aligned ? "true" : "false", cfg);
+            if (conv)
+                sb_printf(sb, "typedef evt_conv_sm80_cfg<evt_conv_sm80_tile_of<%d>::type, %s, %s>\n"
+                              "    %s;\n",
+                          id, dt, aligned ? "true" : "false", cfg);
+            else
+                sb_printf(sb,
+                          "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
+                          "    %s;\n",
+                          id, dt, al, bl, aligned ? "true" : "false", cfg);
             sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kThreads, %s::kMinBlocks)\n",
                       cfg, cfg);
             sb_printf(sb, "%s_%s%s_%s(const %s p)\n{\n", sb_str(&base), tile,
@@ -461,13 +489,12 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
             sb_printf(sb, "    typedef %s Cfg;\n", cfg);
             sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
                           "    int tile_m, tile_n;\n"
-                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.mainloop.m, "
-                          "p.mainloop.n, &tile_m, &tile_n);\n"
-                          "    evt_gemm_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
+                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                          "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
                           "    %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(p, tile_m, tile_n,\n"
                           "        reinterpret_cast<const float *>(smem), reinterpret_cast<float *>(smem));\n"
                           "}\n\n",
-                      sb_str(&fname));
+                      ml, sb_str(&fname));
         }
     if (cg_has_reductions(fn))
         emit_reduce_kernels(&e, sb_str(&base), sb_str(&sname));

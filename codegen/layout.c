@@ -13,7 +13,7 @@ static int add(cg_layout *l, const char *name, int index, cg_field_type type, cg
     if (l->nfields == CG_MAX_FIELDS)
         return 0;
     cg_field *f = &l->fields[l->nfields++];
-    if (index >= 0)
+    if (index >= 0 && role != CG_ROLE_OPERAND && role != CG_ROLE_OPERAND_LD && role != CG_ROLE_SIZE)
         snprintf(f->name, sizeof f->name, "%s%d", name, index);
     else
         snprintf(f->name, sizeof f->name, "%s", name);
@@ -26,18 +26,45 @@ static int add(cg_layout *l, const char *name, int index, cg_field_type type, cg
     return 1;
 }
 
-int cg_gemm_layout(const ir_func *fn, cg_layout *l)
+const char *cg_mainloop_args_type(const ir_kernel *k)
 {
+    return k->mainloop == EVT_MAINLOOP_GEMM ? "evt_gemm_args" : "evt_conv_args";
+}
+
+/* evt_gemm_args of gemm_sm80.cuh: 48 bytes. */
+static int gemm_fields(cg_layout *l)
+{
+    return add(l, "mainloop.a", 0, CG_PTR, CG_ROLE_OPERAND) &&
+           add(l, "mainloop.b", 1, CG_PTR, CG_ROLE_OPERAND) &&
+           add(l, "mainloop.m", 0, CG_I32, CG_ROLE_SIZE) &&
+           add(l, "mainloop.n", 1, CG_I32, CG_ROLE_SIZE) &&
+           add(l, "mainloop.k", 2, CG_I32, CG_ROLE_SIZE) &&
+           add(l, "mainloop.lda", 0, CG_I64, CG_ROLE_OPERAND_LD) &&
+           add(l, "mainloop.ldb", 1, CG_I64, CG_ROLE_OPERAND_LD);
+}
+
+/* evt_conv_args of conv_sm80.cuh: 80 bytes. */
+static int conv_fields(cg_layout *l)
+{
+    static const char *const sizes[CG_MAX_SIZES] = {
+        "n", "h", "wd", "c", "k", "r", "s", "p", "q",
+        "pad_h", "pad_w", "stride_h", "stride_w", "dil_h", "dil_w"};
+    int ok = add(l, "mainloop.x", 0, CG_PTR, CG_ROLE_OPERAND) &&
+             add(l, "mainloop.w", 1, CG_PTR, CG_ROLE_OPERAND);
+    for (int i = 0; ok && i < CG_MAX_SIZES; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "mainloop.%s", sizes[i]);
+        ok = add(l, name, i, CG_I32, CG_ROLE_SIZE);
+    }
+    return ok;
+}
+
+int cg_layout_of(const ir_kernel *k, cg_layout *l)
+{
+    const ir_func *fn = k->epilogue;
     l->nfields = 0;
     l->size = 0;
-    /* evt_gemm_args of gemm_sm80.cuh, nested first: 48 bytes. */
-    int ok = add(l, "mainloop.a", -1, CG_PTR, CG_ROLE_A) &&
-             add(l, "mainloop.b", -1, CG_PTR, CG_ROLE_B) &&
-             add(l, "mainloop.m", -1, CG_I32, CG_ROLE_GEMM_M) &&
-             add(l, "mainloop.n", -1, CG_I32, CG_ROLE_GEMM_N) &&
-             add(l, "mainloop.k", -1, CG_I32, CG_ROLE_GEMM_K) &&
-             add(l, "mainloop.lda", -1, CG_I64, CG_ROLE_LDA) &&
-             add(l, "mainloop.ldb", -1, CG_I64, CG_ROLE_LDB);
+    int ok = k->mainloop == EVT_MAINLOOP_GEMM ? gemm_fields(l) : conv_fields(l);
     l->size = (l->size + 7) / 8 * 8;
     for (size_t i = 0; ok && i < fn->ninputs; i++) {
         ok = add(l, "in", (int)i, CG_PTR, CG_ROLE_INPUT);

@@ -16,28 +16,25 @@ typedef enum cg_field_type {
 } cg_field_type;
 
 typedef enum cg_role {
-    CG_ROLE_A,         /* mainloop.a */
-    CG_ROLE_B,         /* mainloop.b */
-    CG_ROLE_GEMM_M,    /* mainloop.m */
-    CG_ROLE_GEMM_N,    /* mainloop.n */
-    CG_ROLE_GEMM_K,    /* mainloop.k */
-    CG_ROLE_LDA,       /* mainloop.lda */
-    CG_ROLE_LDB,       /* mainloop.ldb */
-    CG_ROLE_INPUT,     /* in<index> */
-    CG_ROLE_INPUT_LD,  /* ld_in<index> ([M, N] inputs) */
-    CG_ROLE_PARAM,     /* param<index> */
-    CG_ROLE_OUTPUT,    /* out<index> */
-    CG_ROLE_OUTPUT_LD, /* ld_out<index> (element-wise outputs) */
-    CG_ROLE_WORKSPACE, /* ws<index> (reduction outputs) */
-    CG_ROLE_M,         /* m: output rows */
-    CG_ROLE_N          /* n: output columns */
+    CG_ROLE_OPERAND,    /* mainloop operand <index>: 0 = A or x, 1 = B or w */
+    CG_ROLE_OPERAND_LD, /* leading dimension of operand <index> (GEMM) */
+    CG_ROLE_SIZE,       /* problem size <index>: GEMM m, n, k; conv n, h, wd, c, k, r, s,
+                           p, q, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w */
+    CG_ROLE_INPUT,      /* in<index> */
+    CG_ROLE_INPUT_LD,   /* ld_in<index> ([M, N] inputs) */
+    CG_ROLE_PARAM,      /* param<index> */
+    CG_ROLE_OUTPUT,     /* out<index> */
+    CG_ROLE_OUTPUT_LD,  /* ld_out<index> (element-wise outputs) */
+    CG_ROLE_WORKSPACE,  /* ws<index> (reduction outputs) */
+    CG_ROLE_M,          /* m: output rows */
+    CG_ROLE_N           /* n: output columns */
 } cg_role;
 
 typedef struct cg_field {
     char name[24];  /* as written in the struct, e.g. "in0", "mainloop.lda" */
     cg_field_type type;
     cg_role role;
-    int index;      /* input, param or output number */
+    int index;      /* operand, size, input, param or output number */
     size_t offset;
 } cg_field;
 
@@ -49,7 +46,12 @@ typedef struct cg_layout {
     size_t size; /* sizeof the struct, a multiple of 8 */
 } cg_layout;
 
-/* The argument struct of a GEMM kernel with epilogue fn; 0 if it has too many arguments. */
-int cg_gemm_layout(const ir_func *fn, cg_layout *out);
+enum { CG_MAX_SIZES = 15 }; /* problem sizes of the largest mainloop (conv) */
+
+/* The argument struct of kernel k: the mainloop's problem struct (fields
+ * "mainloop.*"), then the epilogue's; 0 if it has too many arguments. */
+int cg_layout_of(const ir_kernel *k, cg_layout *out);
+/* The CUDA type of the mainloop's problem struct: "evt_gemm_args", "evt_conv_args". */
+const char *cg_mainloop_args_type(const ir_kernel *k);
 
 #endif

@@ -6,6 +6,7 @@
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
 #include "../kernels/gemm_sm80.cuh"
+#include "../kernels/conv_sm80.cuh"
 #include "cache.h"
 
 #include <limits.h>
@@ -27,9 +28,10 @@ struct evt_launch {
     const ir_kernel *k;
     const ir_func *fn;
     cg_layout layout;
-    long long dims[3]; /* M, N, K */
-    rt_buffer a, b;
-    int gemm_set;
+    long long sizes[CG_MAX_SIZES]; /* the mainloop's problem, in layout.h's order */
+    long long dims[3];             /* the GEMM view: M, N (the epilogue's extent), K */
+    rt_buffer operands[2];         /* A and B, or x and w */
+    int problem_set;
     rt_buffer *inputs, *outputs;
     float *params;
     int *param_set;
@@ -56,10 +58,6 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
         return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
                         "evt_launch_create: module, kernel and out are required");
     *out = NULL;
-    if (k->mainloop != EVT_MAINLOOP_GEMM)
-        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED,
-                        "kernel '%s': launching %s kernels is not supported yet", k->name,
-                        evt_mainloop_name(k->mainloop));
     evt_launch *l = calloc(1, sizeof *l);
     const ir_func *fn = k->epilogue;
     if (l) {
@@ -75,7 +73,7 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->m = m;
     l->k = k;
     l->fn = fn;
-    if (!cg_gemm_layout(fn, &l->layout)) {
+    if (!cg_layout_of(k, &l->layout)) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
                         k->name);
@@ -107,15 +105,63 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    if (l->k->mainloop != EVT_MAINLOOP_GEMM)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "a %s kernel takes evt_launch_set_conv",
+                    evt_mainloop_name(l->k->mainloop));
     if (m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "GEMM sizes must be between 0 and 2^31-1");
+    l->sizes[0] = l->dims[0] = m;
+    l->sizes[1] = l->dims[1] = n;
+    l->sizes[2] = l->dims[2] = k;
+    l->operands[0] = (rt_buffer){(void *)a, a_bytes, lda, 1};
+    l->operands[1] = (rt_buffer){(void *)b, b_bytes, ldb, 1};
+    l->problem_set = 1;
+    return EVT_OK;
+}
+
+evt_status evt_conv_output_size(const evt_conv_problem *c, long long *p, long long *q)
+{
+    if (!c || !p || !q || c->n < 1 || c->h < 1 || c->w < 1 || c->c < 1 || c->k < 1 || c->r < 1 ||
+        c->s < 1 || c->pad_h < 0 || c->pad_w < 0 || c->stride_h < 1 || c->stride_w < 1 ||
+        c->dil_h < 1 || c->dil_w < 1)
+        return EVT_ERR_INVALID_ARGUMENT;
+    long long ph = c->h + 2LL * c->pad_h - (long long)c->dil_h * (c->r - 1) - 1;
+    long long qw = c->w + 2LL * c->pad_w - (long long)c->dil_w * (c->s - 1) - 1;
+    if (ph < 0 || qw < 0)
+        return EVT_ERR_INVALID_ARGUMENT;
+    *p = ph / c->stride_h + 1;
+    *q = qw / c->stride_w + 1;
+    return EVT_OK;
+}
+
+evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const void *x,
+                               size_t x_bytes, const void *w, size_t w_bytes)
+{
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    if (l->k->mainloop != EVT_MAINLOOP_CONV2D_FPROP)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "a gemm kernel takes evt_launch_set_gemm");
+    long long p, q;
+    if (!c || evt_conv_output_size(c, &p, &q) != EVT_OK)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                    "GEMM sizes must be between 0 and 2^31-1");
-    l->dims[0] = m;
-    l->dims[1] = n;
-    l->dims[2] = k;
-    l->a = (rt_buffer){(void *)a, a_bytes, lda, 1};
-    l->b = (rt_buffer){(void *)b, b_bytes, ldb, 1};
-    l->gemm_set = 1;
+                    "bad conv problem: sizes >= 1, padding >= 0, stride and dilation >= 1, and "
+                    "the dilated filter must fit in the padded input");
+    long long pix_in, pix_out, rsc;
+    if (__builtin_mul_overflow(c->n * c->h, c->w, &pix_in) || pix_in > INT_MAX ||
+        __builtin_mul_overflow(c->n * p, q, &pix_out) || pix_out > INT_MAX || c->k > INT_MAX ||
+        c->c > INT_MAX || __builtin_mul_overflow(c->r * c->s, c->c, &rsc) || rsc > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "conv too large: n*h*w, n*p*q and r*s*c must stay below 2^31");
+    const long long sizes[CG_MAX_SIZES] = {c->n, c->h, c->w, c->c, c->k, c->r, c->s, p, q,
+                                           c->pad_h, c->pad_w, c->stride_h, c->stride_w,
+                                           c->dil_h, c->dil_w};
+    memcpy(l->sizes, sizes, sizeof sizes);
+    l->dims[0] = pix_out;
+    l->dims[1] = c->k;
+    l->dims[2] = rsc;
+    l->operands[0] = (rt_buffer){(void *)x, x_bytes, c->c, 1};
+    l->operands[1] = (rt_buffer){(void *)w, w_bytes, c->c, 1};
+    l->problem_set = 1;
     return EVT_OK;
 }
 
@@ -217,22 +263,29 @@ static void shape_dims(evt_shape s, long long m, long long n, long long *rows, l
 static evt_status validate(evt_launch *l)
 {
     const ir_func *fn = l->fn;
-    if (!l->gemm_set)
-        return fail(l, EVT_ERR_UNBOUND, "the GEMM problem was never set (evt_launch_set_gemm)");
+    if (!l->problem_set)
+        return fail(l, EVT_ERR_UNBOUND, "the problem was never set (evt_launch_set_%s)",
+                    l->k->mainloop == EVT_MAINLOOP_GEMM ? "gemm" : "conv");
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     evt_status st;
-    /* A is M x K and B is K x N; a column-major matrix is its transpose row-major. */
-    if (oa->layout == EVT_LAYOUT_ROW)
-        st = check_buffer(l, "operand", "a", &l->a, m, k, 1, 2);
-    else
-        st = check_buffer(l, "operand", "a", &l->a, k, m, 1, 2);
-    if (st != EVT_OK)
-        return st;
-    if (ob->layout == EVT_LAYOUT_ROW)
-        st = check_buffer(l, "operand", "b", &l->b, k, n, 1, 2);
-    else
-        st = check_buffer(l, "operand", "b", &l->b, n, k, 1, 2);
+    if (l->k->mainloop == EVT_MAINLOOP_GEMM) {
+        /* A is M x K and B is K x N; a column-major matrix is its transpose row-major. */
+        if (oa->layout == EVT_LAYOUT_ROW)
+            st = check_buffer(l, "operand", "a", &l->operands[0], m, k, 1, 2);
+        else
+            st = check_buffer(l, "operand", "a", &l->operands[0], k, m, 1, 2);
+        if (st == EVT_OK && ob->layout == EVT_LAYOUT_ROW)
+            st = check_buffer(l, "operand", "b", &l->operands[1], k, n, 1, 2);
+        else if (st == EVT_OK)
+            st = check_buffer(l, "operand", "b", &l->operands[1], n, k, 1, 2);
+    } else {
+        /* x is [n*h*w, c] and w is [k, r*s*c], both dense. */
+        const long long *z = l->sizes;
+        st = check_buffer(l, "operand", "x", &l->operands[0], z[0] * z[1] * z[2], z[3], 0, 2);
+        if (st == EVT_OK)
+            st = check_buffer(l, "operand", "w", &l->operands[1], z[4], z[5] * z[6] * z[3], 0, 2);
+    }
     if (st != EVT_OK)
         return st;
     for (size_t i = 0; i < fn->ninputs; i++) {
@@ -325,13 +378,11 @@ static void pack(const evt_launch *l, unsigned char *buf)
         float ff = 0;
         void *ptr = NULL;
         switch (f->role) {
-        case CG_ROLE_A: ptr = l->a.ptr; break;
-        case CG_ROLE_B: ptr = l->b.ptr; break;
-        case CG_ROLE_GEMM_M: case CG_ROLE_M: ii = (int)l->dims[0]; break;
-        case CG_ROLE_GEMM_N: case CG_ROLE_N: ii = (int)l->dims[1]; break;
-        case CG_ROLE_GEMM_K: ii = (int)l->dims[2]; break;
-        case CG_ROLE_LDA: ll = l->a.ld; break;
-        case CG_ROLE_LDB: ll = l->b.ld; break;
+        case CG_ROLE_OPERAND: ptr = l->operands[f->index].ptr; break;
+        case CG_ROLE_OPERAND_LD: ll = l->operands[f->index].ld; break;
+        case CG_ROLE_SIZE: ii = (int)l->sizes[f->index]; break;
+        case CG_ROLE_M: ii = (int)l->dims[0]; break;
+        case CG_ROLE_N: ii = (int)l->dims[1]; break;
         case CG_ROLE_INPUT: ptr = l->inputs[f->index].ptr; break;
         case CG_ROLE_INPUT_LD: ll = l->inputs[f->index].ld; break;
         case CG_ROLE_PARAM: ff = l->params[f->index]; break;
@@ -397,12 +448,16 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
         (st = target_of(ctx, dev, &target, &sms)) != EVT_OK)
         return st;
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
-    int cfg_id = evt_gemm_sm80_pick(m, n, k, sms);
-    evt_gemm_sm80_cfg_info cfg = evt_gemm_sm80_cfg_lookup(cfg_id);
+    evt_mainloop ml = l->k->mainloop;
+    int cfg_id = cg_pick(ml, m, n, k, sms);
+    evt_gemm_sm80_cfg_info cfg = cg_config(ml, cfg_id);
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
-    int aligned = evt_gemm_sm80_fast_path_ok(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL,
-                                             m, n, k, (uintptr_t)l->a.ptr, l->a.ld,
-                                             (uintptr_t)l->b.ptr, l->b.ld);
+    const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
+    int aligned = ml == EVT_MAINLOOP_GEMM
+                      ? evt_gemm_sm80_fast_path_ok(oa->layout == EVT_LAYOUT_COL,
+                                                   ob->layout == EVT_LAYOUT_COL, m, n, k,
+                                                   (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
+                      : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
     rt_cu_module mod;
     strbuf err;
     sb_init(&err);
