@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every GEMM kernel of every example and valid golden file compiles with NVRTC
+# Every kernel (gemm and conv2d_fprop) of every example and valid golden file
+# compiles with NVRTC
 # for all four targets, and the PTX holds tensor-core mma instructions.  The
 # argument layout the runtime packs (codegen/layout.c) is checked field by
 # field by nvcc, which, unlike NVRTC, has offsetof.
@@ -17,7 +18,8 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
     if [ -f "$err" ] && grep -q ': error: ' "$err"; then continue; fi
-    sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*gemm.*/\1/p' "$f" | while read -r k; do
+    sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1/p' "$f" |
+    while read -r k; do
         for t in sm_80 sm_86 sm_89 sm_90a; do echo "$f $k $t"; done
     done
 done > "$tmp/jobs"
@@ -40,16 +42,19 @@ pass=$(grep -c '^ok ' "$tmp/results")
 fail=$(grep -c '^FAIL' "$tmp/results")
 grep -A20 '^FAIL' "$tmp/results" | head -60
 
-# Layout check with nvcc's front end (no ptxas): one kernel with every field kind.
+# Layout check with nvcc's front end (no ptxas): a GEMM kernel with every
+# field kind, and a conv kernel.
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 if [ -x "$NVCC" ]; then
-    "$EVTC" "$top/examples/examples.evt" --kernel train_fwd --emit=cuda -o "$tmp/layout.cu"
-    if "$NVCC" -std=c++17 -arch=sm_80 -I"$top/kernels" --ptx "$tmp/layout.cu" -o "$tmp/layout.ptx" \
-        > "$tmp/nvcc.log" 2>&1; then
-        pass=$((pass + 1)); echo "ok   layout of train_fwd checked by nvcc"
-    else
-        fail=$((fail + 1)); echo "FAIL layout check with nvcc"; sed -n 1,20p "$tmp/nvcc.log"
-    fi
+    for k in train_fwd resnet_block; do
+        "$EVTC" "$top/examples/examples.evt" --kernel $k --emit=cuda -o "$tmp/layout.cu"
+        if "$NVCC" -std=c++17 -arch=sm_80 -I"$top/kernels" --ptx "$tmp/layout.cu" \
+            -o "$tmp/layout.ptx" > "$tmp/nvcc.log" 2>&1; then
+            pass=$((pass + 1)); echo "ok   layout of $k checked by nvcc"
+        else
+            fail=$((fail + 1)); echo "FAIL layout of $k checked by nvcc"; sed -n 1,20p "$tmp/nvcc.log"
+        fi
+    done
 else
     echo "skip layout check: no nvcc at $NVCC"
 fi
