@@ -74,8 +74,10 @@ static char *read_file(const char *path, size_t *size)
 
 static void write_file(const char *path, const void *data, size_t size)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    char tmp[4300];
+    int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return;
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return; /* a read-only cache only costs a recompile */
@@ -113,8 +115,10 @@ int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, int varian
 
     char dir[4096], path[4200];
     int disk = cache_dir(dir, sizeof dir);
-    if (disk)
-        snprintf(path, sizeof path, "%s/%016llx-%s.cubin", dir, key, evt_target_name(t));
+    if (disk) {
+        int n = snprintf(path, sizeof path, "%s/%016llx-%s.cubin", dir, key, evt_target_name(t));
+        disk = n > 0 && (size_t)n < sizeof path;
+    }
     size_t size = 0;
     void *cubin = disk ? read_file(path, &size) : NULL;
     if (!cubin) {
