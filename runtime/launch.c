@@ -23,6 +23,17 @@ typedef struct rt_buffer {
     int set;
 } rt_buffer;
 
+/* The functions of one entry-point variant, looked up once per context:
+ * a repeated launch costs a validation, a pack and cuLaunchKernel. */
+typedef struct rt_resolved {
+    rt_cu_context ctx;
+    int variant; /* cg_variant; -1: empty slot */
+    rt_cu_function main, init, finish;
+    evt_gemm_sm80_cfg_info cfg;
+} rt_resolved;
+
+enum { RT_RESOLVED = 4 };
+
 struct evt_launch {
     evt_module *m;
     const ir_kernel *k;
@@ -37,6 +48,10 @@ struct evt_launch {
     int *param_set;
     rt_cu_ptr workspace; /* reduction words, allocated on first need */
     size_t workspace_bytes;
+    rt_cu_context device_ctx; /* the context target and sms were read in */
+    evt_target target;
+    int sms;
+    rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
 };
 
 #if defined(__GNUC__)
@@ -73,6 +88,8 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->m = m;
     l->k = k;
     l->fn = fn;
+    for (int i = 0; i < RT_RESOLVED; i++)
+        l->resolved[i].variant = -1;
     if (!cg_layout_of(k, &l->layout)) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
@@ -410,26 +427,84 @@ static long long reduction_words(const evt_launch *l, size_t o)
     return rows * cols;
 }
 
-static evt_status launch_fn(evt_launch *l, rt_cu_module mod, const char *name, unsigned grid,
-                            unsigned block, unsigned smem, rt_cu_stream stream, void *args)
+static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
 {
-    const rt_driver *d = l->m->ctx->driver;
-    rt_cu_function f;
     strbuf err;
     sb_init(&err);
-    rt_cu_result r = d->module_get_function(&f, mod, name);
-    if (r == 0 && smem > 48 * 1024)
-        r = d->func_set_attribute(f, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)smem);
-    void *params[] = {args};
-    if (r == 0)
-        r = d->launch_kernel(f, grid, 1, 1, block, 1, 1, smem, stream, params, NULL);
-    evt_status st = EVT_OK;
-    if (r != 0) {
-        rt_driver_error(d, r, name, &err);
-        st = ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "%s", sb_str(&err));
-    }
+    rt_driver_error(ctx->driver, r, what, &err);
+    evt_status st = ctx_fail(ctx, EVT_ERR_DRIVER, "%s", sb_str(&err));
     sb_free(&err);
     return st;
+}
+
+/* Finds (compiling and loading on first use) the functions of `variant`. */
+static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int aligned,
+                          const rt_resolved **out)
+{
+    evt_ctx *ctx = l->m->ctx;
+    int variant = cg_variant(cfg_id, aligned);
+    for (int i = 0; i < RT_RESOLVED; i++)
+        if (l->resolved[i].variant == variant && l->resolved[i].ctx == cu_ctx) {
+            *out = &l->resolved[i];
+            return EVT_OK;
+        }
+    rt_cu_module mod;
+    evt_status st;
+    strbuf err, name;
+    sb_init(&err);
+    sb_init(&name);
+    if (!rt_cache_module(l->m, l->k, l->target, variant, cu_ctx, &mod, &st, &err)) {
+        ctx_fail(ctx, st, "%s", sb_str(&err));
+        sb_free(&err);
+        return st;
+    }
+    sb_free(&err);
+    rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id)};
+    const rt_driver *d = ctx->driver;
+    cg_kernel_basename(l->k, evt_target_name(l->target), &name);
+    size_t base = name.len;
+    sb_printf(&name, "_%dx%dx%d%s_sm%s", r.cfg.bm, r.cfg.bn, r.cfg.bk, aligned ? "" : "_guarded",
+              evt_target_name(l->target) + 3);
+    rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
+    int smem = evt_gemm_sm80_smem_bytes(r.cfg);
+    if (cr == 0 && smem > 48 * 1024)
+        cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
+    if (cr == 0 && cg_has_reductions(l->fn)) {
+        name.len = base;
+        sb_puts(&name, "_reduce_init");
+        cr = d->module_get_function(&r.init, mod, sb_str(&name));
+        name.len = base;
+        sb_puts(&name, "_reduce_finish");
+        if (cr == 0)
+            cr = d->module_get_function(&r.finish, mod, sb_str(&name));
+    }
+    st = cr ? driver_fail(ctx, cr, sb_str(&name)) : EVT_OK;
+    sb_free(&name);
+    if (st != EVT_OK)
+        return st;
+    memmove(&l->resolved[1], &l->resolved[0], (RT_RESOLVED - 1) * sizeof l->resolved[0]);
+    l->resolved[0] = r;
+    *out = &l->resolved[0];
+    return EVT_OK;
+}
+
+/* EVT_CONFIG=<id> forces a tile configuration (for tuning the heuristic). */
+static int forced_config(evt_mainloop ml)
+{
+    const char *s = getenv("EVT_CONFIG");
+    if (!s || !*s)
+        return -1;
+    char *end;
+    long id = strtol(s, &end, 10);
+    return *end == '\0' && id >= 0 && id < cg_num_configs(ml) ? (int)id : -1;
+}
+
+static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigned block,
+                          unsigned smem, rt_cu_stream stream, void *args)
+{
+    void *params[] = {args};
+    rt_cu_result r = ctx->driver->launch_kernel(f, grid, 1, 1, block, 1, 1, smem, stream, params, NULL);
+    return r ? driver_fail(ctx, r, "cuLaunchKernel") : EVT_OK;
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
@@ -442,15 +517,18 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
         return st;
     rt_cu_context cu_ctx;
     rt_cu_device dev;
-    evt_target target;
-    int sms = 0;
-    if ((st = ensure_driver(ctx, &cu_ctx, &dev)) != EVT_OK ||
-        (st = target_of(ctx, dev, &target, &sms)) != EVT_OK)
+    if ((st = ensure_driver(ctx, &cu_ctx, &dev)) != EVT_OK)
         return st;
+    if (cu_ctx != l->device_ctx) {
+        if ((st = target_of(ctx, dev, &l->target, &l->sms)) != EVT_OK)
+            return st;
+        l->device_ctx = cu_ctx;
+    }
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     evt_mainloop ml = l->k->mainloop;
-    int cfg_id = cg_pick(ml, m, n, k, sms);
-    evt_gemm_sm80_cfg_info cfg = cg_config(ml, cfg_id);
+    int cfg_id = forced_config(ml);
+    if (cfg_id < 0)
+        cfg_id = cg_pick(ml, m, n, k, l->sms);
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     int aligned = ml == EVT_MAINLOOP_GEMM
@@ -458,20 +536,9 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                                    ob->layout == EVT_LAYOUT_COL, m, n, k,
                                                    (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
                       : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
-    rt_cu_module mod;
-    strbuf err;
-    sb_init(&err);
-    if (!rt_cache_module(l->m, l->k, target, cg_variant(cfg_id, aligned), cu_ctx, &mod, &st, &err)) {
-        ctx_fail(ctx, st, "%s", sb_str(&err));
-        sb_free(&err);
+    const rt_resolved *fns;
+    if ((st = resolve(l, cu_ctx, cfg_id, aligned, &fns)) != EVT_OK)
         return st;
-    }
-    sb_free(&err);
-
-    unsigned char *args = malloc(l->layout.size);
-    if (!args)
-        return ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");
-    pack(l, args);
 
     /* Reductions meet in a workspace of 32-bit words. */
     long long words = 0;
@@ -482,13 +549,13 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
             ctx->driver->mem_free(l->workspace);
         l->workspace = 0;
         l->workspace_bytes = 0;
-        if (ctx->driver->mem_alloc(&l->workspace, (size_t)words * 4) != 0) {
-            free(args);
+        if (ctx->driver->mem_alloc(&l->workspace, (size_t)words * 4) != 0)
             return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %lld bytes of reduction workspace",
                             words * 4);
-        }
         l->workspace_bytes = (size_t)words * 4;
     }
+    unsigned char args[CG_MAX_FIELDS * 8];
+    pack(l, args);
     rt_cu_ptr ws = l->workspace;
     for (size_t i = 0; i < l->layout.nfields; i++) {
         const cg_field *f = &l->layout.fields[i];
@@ -498,33 +565,16 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
         }
     }
 
-    strbuf name;
-    sb_init(&name);
-    cg_kernel_basename(l->k, evt_target_name(target), &name);
-    size_t base_len = name.len;
-    const char *sm = evt_target_name(target) + 3; /* "90a" */
     rt_cu_stream s = (rt_cu_stream)stream;
-    if (words > 0) {
-        sb_puts(&name, "_reduce_init");
-        unsigned grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
-        st = launch_fn(l, mod, sb_str(&name), grid, 256, 0, s, args);
-    }
-    long long tiles = evt_gemm_sm80_num_tiles(cfg, m, n);
-    if (st == EVT_OK && tiles > 0) {
-        name.len = base_len;
-        sb_printf(&name, "_%dx%dx%d%s_sm%s", cfg.bm, cfg.bn, cfg.bk, aligned ? "" : "_guarded", sm);
-        st = launch_fn(l, mod, sb_str(&name), (unsigned)tiles,
-                       (unsigned)evt_gemm_sm80_threads(cfg),
-                       (unsigned)evt_gemm_sm80_smem_bytes(cfg), s, args);
-    }
-    if (st == EVT_OK && words > 0) {
-        name.len = base_len;
-        sb_puts(&name, "_reduce_finish");
-        unsigned grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
-        st = launch_fn(l, mod, sb_str(&name), grid, 256, 0, s, args);
-    }
-    sb_free(&name);
-    free(args);
+    unsigned small_grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
+    if (words > 0)
+        st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
+    long long tiles = evt_gemm_sm80_num_tiles(fns->cfg, m, n);
+    if (st == EVT_OK && tiles > 0)
+        st = launch1(ctx, fns->main, (unsigned)tiles, (unsigned)evt_gemm_sm80_threads(fns->cfg),
+                     (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg), s, args);
+    if (st == EVT_OK && words > 0)
+        st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
     return st;
 }
 

@@ -1,0 +1,198 @@
+"""bench.py - our fused kernels against the peers, on the same inputs, in one run.
+
+    PYTHONPATH=bindings/python python3 bench/bench.py [--quick] [--out docs/benchmarks.md]
+
+GEMM + bias + GELU (f16; A row-major, B column-major = an nn.Linear weight)
+against cuBLASLt's fused epilogue (torch._addmm_activation), eager PyTorch and
+plain cuBLAS; conv2d fprop + bias + ReLU + residual on the six ResNet-50
+shapes of ../shared/anchors/README.md against cuDNN's fused kernel
+(torch.cudnn_convolution_add_relu), eager PyTorch and torch.compile.  Every
+time is the median of CUDA-event timings from triton.testing.do_bench, the
+same for us and the peers.  Every one of our results is first checked
+against PyTorch (float32 reference of the same inputs), so a fast wrong
+kernel cannot appear in the table.
+
+Floor = max(FLOPs / peak, bytes / bandwidth) with peak = the cuBLAS f16
+8192^3 rate and bandwidth = a device-to-device copy, both measured in this
+run; "floor/time" is the fraction of that roofline a kernel reaches.
+"""
+import argparse
+import datetime
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from triton.testing import do_bench
+
+import evt
+
+torch.backends.cudnn.benchmark = True
+torch.backends.cuda.matmul.allow_tf32 = False
+dev = torch.device("cuda")
+cl = torch.channels_last
+
+
+def t(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e-3  # seconds
+
+
+EVT_SOURCE = """
+epilogue bias_gelu {
+    in  bias : f16[N]
+    out y    : f16[M, N] = gelu(acc + bias)
+}
+kernel linear_gelu = gemm(a: f16 row, b: f16 col, acc: f32) with bias_gelu
+
+epilogue bias_relu_add {
+    in  bias : f16[N]
+    in  z    : f16[M, N]
+    out y    : f16[M, N] = relu(acc + bias) + z
+}
+kernel linear_relu_add = gemm(a: f16 row, b: f16 col, acc: f32) with bias_relu_add
+kernel conv_relu_add = conv2d_fprop(x: f16, w: f16, acc: f32) with bias_relu_add
+
+epilogue bias_add_relu {
+    in  bias : f16[N]
+    in  z    : f16[M, N]
+    out y    : f16[M, N] = relu(acc + bias + z)
+}
+kernel conv_add_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with bias_add_relu
+"""
+
+
+def check(name, got, ref, tol=2e-2):
+    err = ((got.float() - ref.float()).abs() / (ref.float().abs() + 1.0)).max().item()
+    if not err <= tol:
+        raise SystemExit(f"{name}: max relative error {err:.3g} exceeds {tol}: not timing a wrong kernel")
+    return err
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="two GEMM and two conv cases")
+    ap.add_argument("--out", default=None, help="write the tables as markdown here")
+    args = ap.parse_args()
+
+    p = torch.cuda.get_device_properties(0)
+    header = (f"{p.name}, {p.multi_processor_count} SMs, torch {torch.__version__}, "
+              f"cuDNN {torch.backends.cudnn.version()}, evt {evt.library_version}, "
+              f"{datetime.date.today().isoformat()}")
+    print("#", header)
+
+    # Ceilings, measured now.
+    x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    y = torch.empty_like(x)
+    bw = 2 * x.numel() / t(lambda: y.copy_(x))
+    del x, y
+    a = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
+    b = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
+    peak = 2 * 8192 ** 3 / t(lambda: a @ b)
+    del a, b
+    print(f"# ceilings: copy {bw / 1e9:.0f} GB/s, cuBLAS f16 8192^3 {peak / 1e12:.0f} TFLOP/s")
+
+    m = evt.compile(source=EVT_SOURCE, name="bench.evt")
+    lines = [f"# Benchmarks\n", f"Measured by `bench/bench.py` on {header}.",
+             f"Ceilings in the same run: copy {bw / 1e9:.0f} GB/s, cuBLAS f16 8192^3 "
+             f"{peak / 1e12:.0f} TFLOP/s. Times are medians of CUDA-event timings "
+             "(triton do_bench) in µs; ratios are peer time / our time (above 1: we are faster); "
+             "floor/time is the fraction of the roofline floor reached.\n"]
+
+    # ---- GEMM + bias + GELU -------------------------------------------------
+    gemm_cases = [(8192, 8192, 8192), (4096, 4096, 4096), (16384, 1024, 4096), (2048, 2048, 2048)]
+    if args.quick:
+        gemm_cases = gemm_cases[:2]
+    lines += ["## GEMM + bias + GELU (f16, B = nn.Linear weight)\n",
+              "| M×N×K | evt µs | TFLOP/s | GB/s | floor/time | cuBLASLt fused µs | ratio | "
+              "eager µs | ratio | plain mm µs |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    k_gelu = m.kernel("linear_gelu")
+    for M, N, K in gemm_cases:
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
+        bias = torch.randn(N, device=dev, dtype=torch.float16)
+        out = torch.empty(M, N, device=dev, dtype=torch.float16)
+        launch = k_gelu.bind(a, w.t(), bias=bias, y=out)
+        launch.run()
+        torch.cuda.synchronize()
+        check(f"gemm {M}x{N}x{K}", out, F.gelu(a.float() @ w.float().t() + bias.float()))
+        ours = t(launch.run)
+        lt = t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
+        eager = t(lambda: F.gelu(a @ w.t() + bias))
+        mm = t(lambda: a @ w.t())
+        fl = 2 * M * N * K
+        by = 2 * (M * K + N * K + M * N + N)
+        floor = max(fl / peak, by / bw)
+        row = (f"| {M}×{N}×{K} | {ours * 1e6:.1f} | {fl / ours / 1e12:.0f} | {by / ours / 1e9:.0f} | "
+               f"{floor / ours:.2f} | {lt * 1e6:.1f} | {lt / ours:.2f} | {eager * 1e6:.1f} | "
+               f"{eager / ours:.2f} | {mm * 1e6:.1f} |")
+        print(row)
+        lines.append(row)
+        launch.close()
+        del a, w, bias, out
+
+    # ---- conv + bias + ReLU + residual -------------------------------------
+    conv_cases = [(128, 56, 56, 64, 256, 1, 1, 0), (128, 56, 56, 64, 64, 3, 3, 1),
+                  (128, 28, 28, 128, 512, 1, 1, 0), (128, 14, 14, 256, 1024, 1, 1, 0),
+                  (128, 14, 14, 256, 256, 3, 3, 1), (128, 7, 7, 512, 2048, 1, 1, 0)]
+    if args.quick:
+        conv_cases = conv_cases[:1] + conv_cases[2:3]
+    lines += ["\n## conv2d fprop + bias + ReLU + residual (f16, NHWC, ResNet-50 layers)\n",
+              "`evt post` = relu(conv + b + z) (what cuDNN fuses), `evt pre` = relu(conv + b) + z.\n",
+              "| N×H×W×C → K, R×S | floor µs | evt post µs | floor/time | GB/s | cuDNN fused µs | ratio | "
+              "evt pre µs | eager µs | ratio | torch.compile µs | ratio |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    k_post = m.kernel("conv_add_relu")
+    k_pre = m.kernel("conv_relu_add")
+    for n, h, w_, c, k, r, s, pad in conv_cases:
+        xx = torch.randn(n, c, h, w_, device=dev, dtype=torch.float16).to(memory_format=cl)
+        ww = (torch.randn(k, c, r, s, device=dev, dtype=torch.float16) * (c * r * s) ** -0.5).to(memory_format=cl)
+        bias = torch.randn(k, device=dev, dtype=torch.float16)
+        P = (h + 2 * pad - r) + 1
+        Q = (w_ + 2 * pad - s) + 1
+        z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
+        y_post = torch.empty(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
+        y_pre = torch.empty_like(y_post)
+        lp = k_post.bind(xx, ww, bias=bias, z=z, y=y_post, padding=pad)
+        lq = k_pre.bind(xx, ww, bias=bias, z=z, y=y_pre, padding=pad)
+        lp.run()
+        lq.run()
+        torch.cuda.synchronize()
+        ref_conv = F.conv2d(xx.float(), ww.float(), bias.float(), 1, pad)
+        check(f"conv post {n}x{h}x{w_}x{c}->{k}", y_post, F.relu(ref_conv + z.float()))
+        check(f"conv pre {n}x{h}x{w_}x{c}->{k}", y_pre, F.relu(ref_conv) + z.float())
+        ours = t(lp.run)
+        ours_pre = t(lq.run)
+        cudnn = t(lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1))
+        eager = t(lambda: F.relu(F.conv2d(xx, ww, bias, 1, pad)) + z)
+        try:
+            cf = torch.compile(lambda xx, ww, bias, z: F.relu(F.conv2d(xx, ww, bias, 1, pad)) + z)
+            cf(xx, ww, bias, z)
+            comp = t(lambda: cf(xx, ww, bias, z))
+        except Exception as e:  # report, do not hide
+            print("torch.compile failed:", e)
+            comp = float("nan")
+        fl = 2 * n * P * Q * k * c * r * s
+        by = 2 * (xx.numel() + ww.numel() + 2 * y_post.numel() + k)
+        floor = max(fl / peak, by / bw)
+        row = (f"| {n}×{h}×{w_}×{c} → {k}, {r}×{s} | {floor * 1e6:.1f} | {ours * 1e6:.1f} | "
+               f"{floor / ours:.2f} | {by / ours / 1e9:.0f} | {cudnn * 1e6:.1f} | {cudnn / ours:.2f} | "
+               f"{ours_pre * 1e6:.1f} | {eager * 1e6:.1f} | {eager / ours_pre:.2f} | "
+               f"{comp * 1e6:.1f} | {comp / ours_pre:.2f} |")
+        print(row)
+        lines.append(row)
+        lp.close()
+        lq.close()
+        del xx, ww, bias, z, y_post, y_pre
+
+    lines.append("\nRatios: peer time / evt time of the same computation "
+                 "(cuDNN fused against evt post; eager and torch.compile, which compute "
+                 "relu(conv + b) + z, against evt pre).")
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
