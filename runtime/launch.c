@@ -536,7 +536,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                                    ob->layout == EVT_LAYOUT_COL, m, n, k,
                                                    (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
                       : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
-    const rt_resolved *fns;
+    const rt_resolved *fns = NULL;
     if ((st = resolve(l, cu_ctx, cfg_id, aligned, &fns)) != EVT_OK)
         return st;
 
