@@ -1,0 +1,78 @@
+"""sweep.py - time one fused kernel under every tile configuration (EVT_CONFIG),
+to tune the heuristics of kernels/*_sm80.cuh.  Each result is checked first.
+
+    PYTHONPATH=bindings/python python3 bench/sweep.py
+"""
+import os
+
+import torch
+import torch.nn.functional as F
+from triton.testing import do_bench
+
+import evt
+
+cl = torch.channels_last
+dev = torch.device("cuda")
+SRC = """
+epilogue gelu_b { in bias : f16[N]  out y : f16[M, N] = gelu(acc + bias) }
+epilogue relu_b { in bias : f16[N]  out y : f16[M, N] = relu(acc + bias) }
+epilogue add_relu { in bias : f16[N]  in z : f16[M, N]  out y : f16[M, N] = relu(acc + bias + z) }
+kernel g_gelu = gemm(a: f16 row, b: f16 col, acc: f32) with gelu_b
+kernel g_relu = gemm(a: f16 row, b: f16 col, acc: f32) with relu_b
+kernel c_add_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with add_relu
+"""
+m = evt.compile(source=SRC, name="sweep.evt")
+
+
+def t(fn):
+    return do_bench(fn, warmup=10, rep=50, return_mode="median") * 1e3  # us
+
+
+def sweep(label, launch, nconf, check):
+    res = []
+    for cid in range(nconf):
+        os.environ["EVT_CONFIG"] = str(cid)
+        try:
+            launch.run()
+            torch.cuda.synchronize()
+            check()
+            res.append(f"{cid}:{t(launch.run):.0f}")
+        except Exception as e:
+            res.append(f"{cid}:err({str(e)[:40]})")
+    os.environ.pop("EVT_CONFIG")
+    launch.run()
+    torch.cuda.synchronize()
+    res.append(f"pick:{t(launch.run):.0f}")
+    print(label, " ".join(res), flush=True)
+
+
+for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048)]:
+    a = torch.randn(M, K, device=dev, dtype=torch.float16)
+    w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
+    bias = torch.randn(N, device=dev, dtype=torch.float16)
+    y = torch.empty(M, N, device=dev, dtype=torch.float16)
+    ref = (a.float() @ w.float().t() + bias.float())
+    for name, f in (("g_gelu", F.gelu), ("g_relu", F.relu)):
+        r = f(ref)
+        def chk(r=r):
+            err = ((y.float() - r).abs() / (r.abs() + 1)).max().item()
+            assert err < 2e-2, err
+        sweep(f"{name} {M}x{N}x{K} lt={t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)):.0f}",
+              m.kernel(name).bind(a, w.t(), bias=bias, y=y), 5, chk)
+
+for n, h, w_, c, k, r, s, pad, cud in [(128, 56, 56, 64, 256, 1, 1, 0, 164), (128, 56, 56, 64, 64, 3, 3, 1, 83.5),
+                                        (128, 28, 28, 128, 512, 1, 1, 0, 69.7), (128, 14, 14, 256, 1024, 1, 1, 0, 48.8),
+                                        (128, 14, 14, 256, 256, 3, 3, 1, 56.8), (128, 7, 7, 512, 2048, 1, 1, 0, 36.4)]:
+    xx = torch.randn(n, c, h, w_, device=dev, dtype=torch.float16).to(memory_format=cl)
+    ww = (torch.randn(k, c, r, s, device=dev, dtype=torch.float16) * (c * r * s) ** -0.5).to(memory_format=cl)
+    bias = torch.randn(k, device=dev, dtype=torch.float16)
+    P, Q = h + 2 * pad - r + 1, w_ + 2 * pad - s + 1
+    z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
+    y = torch.empty(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
+    ref = F.relu(F.conv2d(xx.float(), ww.float(), bias.float(), 1, pad) + z.float())
+    def chk():
+        err = ((y.float() - ref).abs() / (ref.abs() + 1)).max().item()
+        assert err < 2e-2, err
+    cudnn = t(lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1))
+    sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} cudnn={cudnn:.0f}",
+          m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), 8, chk)
