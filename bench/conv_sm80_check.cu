@@ -25,7 +25,11 @@
  * warnings for sm_80/86/89/90a, and sm_75 is refused (run from the
  * repository root; --nvrtc-only needs no GPU).
  *
- * Usage: conv_sm80_check [--quick] [--no-check] [--no-bench] [--nvrtc-only]
+ * Usage: conv_sm80_check [--quick] [--no-check] [--no-bench] [--nvrtc-only] [--diag]
+ *                        [--profile]
+ *   --diag     also time, per layer, a write of the output alone, the
+ *              mainloop alone, the store alone, and (1x1) the GEMM mainloop
+ *   --profile  run a few bench kernels once each (for ncu), nothing else
  * CONV_CHECK_LOG=path also writes the report there.
  */
 #include <cuda_runtime.h>
@@ -53,7 +57,7 @@
         }                                                                                      \
     } while (0)
 
-enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2 };
+enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2, OUT_F16_CS = 3 /* f16, st.global.cs */ };
 
 static FILE *g_log = nullptr;
 static int g_fail = 0, g_pass = 0;
@@ -76,19 +80,12 @@ static void say(const char *fmt, ...)
 
 /* The store is the shape of codegen/emit_cuda.c's epilogue: a thread owns 8
  * consecutive columns of the tile and walks rows tid / CPR, + RPP, ... */
-template <class Cfg, int OUT, int GROUP_M>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    conv_kernel(evt_conv_args args, void *y)
+template <class Cfg, int OUT>
+__device__ __forceinline__ void store_tile(const float *acc, int tile_m, int tile_n, int m, int n,
+                                           void *y)
 {
-    extern __shared__ __align__(128) unsigned char smem[];
-    const int m = args.n * args.p * args.q, n = args.k;
-    int tile_m, tile_n;
-    evt_gemm_sm80_tile_coord<Cfg, GROUP_M>((int)blockIdx.x, m, n, &tile_m, &tile_n);
-    evt_conv_sm80_mainloop<Cfg>(args, tile_m, tile_n, smem);
-
     constexpr int CPR = Cfg::kBN / 8;
     constexpr int RPP = Cfg::kThreads / CPR;
-    const float *acc = (const float *)smem;
     const int c = ((int)threadIdx.x % CPR) * 8;
     const int col0 = tile_n * Cfg::kBN + c;
     const int ncol = n - col0 < 0 ? 0 : (n - col0 < 8 ? n - col0 : 8);
@@ -109,17 +106,69 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
                     p[i] = v[i];
             }
         } else {
-            const int dt = OUT == OUT_F16 ? EVT_DT_F16 : EVT_DT_BF16;
+            const int dt = OUT == OUT_BF16 ? EVT_DT_BF16 : EVT_DT_F16;
             evt_u16 *p = (evt_u16 *)y + row * n + col0;
             if (ncol == 8 && (unsigned long long)p % 16 == 0) {
-                *(uint4 *)p = make_uint4(evt_pack2<dt>(v[0], v[1]), evt_pack2<dt>(v[2], v[3]),
-                                         evt_pack2<dt>(v[4], v[5]), evt_pack2<dt>(v[6], v[7]));
+                evt_u32 w0 = evt_pack2<dt>(v[0], v[1]), w1 = evt_pack2<dt>(v[2], v[3]);
+                evt_u32 w2 = evt_pack2<dt>(v[4], v[5]), w3 = evt_pack2<dt>(v[6], v[7]);
+                if (OUT == OUT_F16_CS)
+                    asm volatile("st.global.cs.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w0),
+                                 "r"(w1), "r"(w2), "r"(w3)
+                                 : "memory");
+                else
+                    *(uint4 *)p = make_uint4(w0, w1, w2, w3);
             } else {
                 for (int i = 0; i < ncol; ++i)
                     p[i] = evt_from_f32<dt>(v[i]);
             }
         }
     }
+}
+
+/* MODE 0: mainloop + store.  Diagnostics (--diag): MODE 1 mainloop only
+ * (no global stores), MODE 2 store only (a zero tile, no mainloop). */
+template <class Cfg, int OUT, int GROUP_M, int MODE = 0>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    conv_kernel(evt_conv_args args, void *y)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    const int m = args.n * args.p * args.q, n = args.k;
+    int tile_m, tile_n;
+    evt_gemm_sm80_tile_coord<Cfg, GROUP_M>((int)blockIdx.x, m, n, &tile_m, &tile_n);
+    if (MODE != 2) {
+        evt_conv_sm80_mainloop<Cfg>(args, tile_m, tile_n, smem);
+    } else {
+        for (int i = (int)threadIdx.x; i < Cfg::kBM * Cfg::kAccLd; i += Cfg::kThreads)
+            ((float *)smem)[i] = 0.0f;
+        __syncthreads();
+    }
+    if (MODE == 1) {
+        if (((const float *)smem)[threadIdx.x] == 1234.5f)
+            ((float *)y)[threadIdx.x] = 0.0f;
+        return;
+    }
+    store_tile<Cfg, OUT>((const float *)smem, tile_m, tile_n, m, n, y);
+}
+
+/* The GEMM mainloop on a 1x1 conv's GEMM view (A = x as M x C row-major,
+ * B = w as C x K column-major), same store: --diag compares the two. */
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    gemm_kernel(evt_gemm_args args, void *y)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    int tile_m, tile_n;
+    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, args.m, args.n, &tile_m, &tile_n);
+    evt_gemm_sm80_mainloop<Cfg>(args, tile_m, tile_n, smem);
+    store_tile<Cfg, OUT_F16>((const float *)smem, tile_m, tile_n, args.m, args.n, y);
+}
+
+/* Write bandwidth with the output's size: 16-byte stores, grid-stride. */
+__global__ void write_only(uint4 *y, long long n16)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n16;
+         i += (long long)gridDim.x * blockDim.x)
+        y[i] = make_uint4((unsigned)i, 1u, 2u, 3u);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -263,12 +312,12 @@ __global__ void compare_16(const evt_u16 *y, const float *r, long long total, cm
 typedef void (*launch_fn)(const evt_conv_args &, void *, cudaStream_t);
 typedef int (*occ_fn)();
 
-template <class Cfg, int OUT, int GROUP_M>
+template <class Cfg, int OUT, int GROUP_M, int MODE = 0>
 static void launch(const evt_conv_args &a, void *y, cudaStream_t st)
 {
     static bool attr_set = false;
     if (!attr_set) {
-        CK(cudaFuncSetAttribute(conv_kernel<Cfg, OUT, GROUP_M>,
+        CK(cudaFuncSetAttribute(conv_kernel<Cfg, OUT, GROUP_M, MODE>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
         attr_set = true;
     }
@@ -276,7 +325,32 @@ static void launch(const evt_conv_args &a, void *y, cudaStream_t st)
     long long tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((a.k + Cfg::kBN - 1) / Cfg::kBN);
     if (tiles == 0)
         return;
-    conv_kernel<Cfg, OUT, GROUP_M><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(a, y);
+    conv_kernel<Cfg, OUT, GROUP_M, MODE>
+        <<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(a, y);
+    CK(cudaGetLastError());
+}
+
+/* A 1x1 unpadded stride-1 conv through the GEMM mainloop. */
+template <class Tile>
+static void launch_gemm(const evt_conv_args &a, void *y, cudaStream_t st)
+{
+    typedef evt_gemm_sm80_cfg<Tile, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true> Cfg;
+    static bool attr_set = false;
+    if (!attr_set) {
+        CK(cudaFuncSetAttribute(gemm_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                Cfg::kSmemBytes));
+        attr_set = true;
+    }
+    evt_gemm_args g;
+    g.a = a.x;
+    g.b = a.w;
+    g.m = a.n * a.p * a.q;
+    g.n = a.k;
+    g.k = a.c;
+    g.lda = a.c;
+    g.ldb = a.c;
+    long long tiles = ((g.m + Cfg::kBM - 1) / Cfg::kBM) * ((g.n + Cfg::kBN - 1) / Cfg::kBN);
+    gemm_kernel<Cfg><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(g, y);
     CK(cudaGetLastError());
 }
 
@@ -302,6 +376,22 @@ static launch_fn g_check[NCFG][2][2];
 /* bench kernels, f16 fast path, f16 output: [id][group_m == 1] */
 static launch_fn g_bench[NCFG][2];
 static occ_fn g_occ[NCFG];
+/* --diag: [mainloop only, store only] for three configurations, GEMM mainloop */
+static constexpr int k_diag_ids[3] = {EVT_CONV_SM80_128x256x64_W8_S3, EVT_CONV_SM80_128x128x64_W4_S3,
+                                  EVT_CONV_SM80_64x128x32_W4_S4};
+static launch_fn g_diag[3][3];
+static launch_fn g_gemm[2] = {launch_gemm<evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> >,
+                              launch_gemm<evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> >};
+static const char *k_gemm_names[2] = {"GEMM 128x256x64", "GEMM 128x128x64"};
+
+template <int I>
+static void diag_entry()
+{
+    typedef typename cfg_of<k_diag_ids[I], EVT_DT_F16, true>::type B;
+    g_diag[I][0] = launch<B, OUT_F16, 8, 1>;
+    g_diag[I][1] = launch<B, OUT_F16, 8, 2>;
+    g_diag[I][2] = launch<B, OUT_F16_CS, 8, 0>;
+}
 
 template <int ID>
 struct for_each_cfg {
@@ -315,6 +405,11 @@ struct for_each_cfg {
         g_bench[ID][0] = launch<B, OUT_F16, 8>;
         g_bench[ID][1] = launch<B, OUT_F16, 1>;
         g_occ[ID] = occupancy<B, OUT_F16, 8>;
+        if (ID == 0) {
+            diag_entry<0>();
+            diag_entry<1>();
+            diag_entry<2>();
+        }
         for_each_cfg<ID + 1>::init();
     }
 };
@@ -581,17 +676,49 @@ struct bench_shape {
     double cudnn_fused_us, cudnn_conv_us; /* anchors README, same machine kind */
 };
 
-static void run_bench(int reps, int num_sms)
+/* batch 128, ResNet-50: the anchors README's "conv2d forward" table */
+static const bench_shape k_shapes[] = {
+    {{128, 56, 56, 64, 256, 1, 1, 0, 0, 1, 1, 1, 1}, 164.0, 95.0},
+    {{128, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1}, 83.5, 73.8},
+    {{128, 28, 28, 128, 512, 1, 1, 0, 0, 1, 1, 1, 1}, 69.7, 42.7},
+    {{128, 14, 14, 256, 1024, 1, 1, 0, 0, 1, 1, 1, 1}, 48.8, 30.4},
+    {{128, 14, 14, 256, 256, 3, 3, 1, 1, 1, 1, 1, 1}, 56.8, 57.5},
+    {{128, 7, 7, 512, 2048, 1, 1, 0, 0, 1, 1, 1, 1}, 36.4, 29.4},
+};
+enum { NSHAPES = 6 };
+
+struct bench_bufs {
+    buf16 x, w;
+    evt_conv_args a;
+    long long m, total;
+    double flop, bytes;
+    evt_u16 *y;
+};
+
+static bench_bufs make_bench(const conv_shape &cs)
 {
-    /* batch 128, ResNet-50: anchors README "conv2d forward" table */
-    static const bench_shape shapes[] = {
-        {{128, 56, 56, 64, 256, 1, 1, 0, 0, 1, 1, 1, 1}, 164.0, 95.0},
-        {{128, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1}, 83.5, 73.8},
-        {{128, 28, 28, 128, 512, 1, 1, 0, 0, 1, 1, 1, 1}, 69.7, 42.7},
-        {{128, 14, 14, 256, 1024, 1, 1, 0, 0, 1, 1, 1, 1}, 48.8, 30.4},
-        {{128, 14, 14, 256, 256, 3, 3, 1, 1, 1, 1, 1, 1}, 56.8, 57.5},
-        {{128, 7, 7, 512, 2048, 1, 1, 0, 0, 1, 1, 1, 1}, 36.4, 29.4},
-    };
+    bench_bufs b;
+    long long xn = (long long)cs.n * cs.h * cs.w * cs.c, wn = (long long)cs.k * cs.r * cs.s * cs.c;
+    b.x = make_buf(EVT_DT_F16, xn, 0, 1.0f);
+    b.w = make_buf(EVT_DT_F16, wn, 0, 0.1f);
+    b.a = make_args(cs, b.x.p, b.w.p);
+    b.m = (long long)b.a.n * b.a.p * b.a.q;
+    b.total = b.m * cs.k;
+    b.flop = 2.0 * b.m * cs.k * cs.r * cs.s * cs.c;
+    b.bytes = 2.0 * (xn + wn + b.total);
+    CK(cudaMalloc(&b.y, b.total * 2));
+    return b;
+}
+
+static void free_bench(bench_bufs &b)
+{
+    CK(cudaFree(b.x.alloc));
+    CK(cudaFree(b.w.alloc));
+    CK(cudaFree(b.y));
+}
+
+static void run_bench(int reps, int num_sms, bool diag)
+{
     size_t flush_bytes = 256u << 20;
     void *flush;
     CK(cudaMalloc(&flush, flush_bytes));
@@ -605,49 +732,50 @@ static void run_bench(int reps, int num_sms)
     struct best_row {
         double us, tflops, gbs;
         int id, g1;
-        double fused, conv;
         int pick;
         double pick_us;
-    } best[6];
-    for (int si = 0; si < 6; ++si) {
-        const conv_shape &cs = shapes[si].cs;
-        long long xn = (long long)cs.n * cs.h * cs.w * cs.c, wn = (long long)cs.k * cs.r * cs.s * cs.c;
-        buf16 x = make_buf(EVT_DT_F16, xn, 0, 1.0f), w = make_buf(EVT_DT_F16, wn, 0, 0.1f);
-        evt_conv_args a = make_args(cs, x.p, w.p);
-        long long m = (long long)a.n * a.p * a.q, total = m * cs.k;
-        double flop = 2.0 * m * cs.k * cs.r * cs.s * cs.c;
-        double bytes = 2.0 * (xn + wn + total);
+    } best[NSHAPES];
+    for (int si = 0; si < NSHAPES; ++si) {
+        const conv_shape &cs = k_shapes[si].cs;
+        bench_bufs b = make_bench(cs);
         float *ref;
-        evt_u16 *y;
-        CK(cudaMalloc(&ref, total * 4));
-        CK(cudaMalloc(&y, total * 2));
-        ref_conv<EVT_DT_F16, float><<<132 * 16, 256>>>(a, ref, (float *)nullptr);
+        CK(cudaMalloc(&ref, b.total * 4));
+        ref_conv<EVT_DT_F16, float><<<132 * 16, 256>>>(b.a, ref, (float *)nullptr);
         CK(cudaGetLastError());
-        int pick = evt_conv_sm80_pick(m, cs.k, (long long)cs.r * cs.s * cs.c, num_sms);
+        int pick = evt_conv_sm80_pick(b.m, cs.k, (long long)cs.r * cs.s * cs.c, num_sms);
         say("\n%dx%dx%dx%d -> %d, %dx%d pad %d: M=%lld N=%d K=%d, %.1f GFLOP, %.0f MB; "
             "heuristic: cfg%d\n",
-            cs.n, cs.h, cs.w, cs.c, cs.k, cs.r, cs.s, cs.pad_h, m, cs.k, cs.r * cs.s * cs.c,
-            flop * 1e-9, bytes * 1e-6, pick);
+            cs.n, cs.h, cs.w, cs.c, cs.k, cs.r, cs.s, cs.pad_h, b.m, cs.k, cs.r * cs.s * cs.c,
+            b.flop * 1e-9, b.bytes * 1e-6, pick);
+        auto timed = [&](launch_fn f, const char *label, bool verify) {
+            if (verify) {
+                CK(cudaMemset(b.y, 0xff, b.total * 2));
+                f(b.a, b.y, 0);
+                CK(cudaMemset(dres, 0, sizeof(cmp_result)));
+                compare_16<EVT_DT_F16><<<264, 256>>>(b.y, ref, b.total, dres);
+                CK(cudaGetLastError());
+            }
+            cmp_result h;
+            CK(cudaMemcpy(&h, dres, sizeof h, cudaMemcpyDeviceToHost));
+            double rel = sqrt(h.err2 / h.ref2);
+            bool agree = !verify || (h.bad == 0 && rel < 2e-3);
+            if (!agree)
+                g_fail++;
+            double us = 1e3 * time_ms([&]() { f(b.a, b.y, 0); }, flush, flush_bytes, reps);
+            say("  %-34s %9.1f us %7.1f TFLOP/s %7.0f GB/s", label, us, b.flop / us * 1e-6,
+                b.bytes / us * 1e-3);
+            if (verify)
+                say("  rel_fro %.2g%s", rel, agree ? "" : " MISMATCH");
+            say("\n");
+            return us;
+        };
         best[si].us = 1e30;
         best[si].pick = pick;
         for (int id = 0; id < NCFG; ++id)
             for (int g1 = 0; g1 < 2; ++g1) {
-                launch_fn f = g_bench[id][g1];
-                CK(cudaMemset(y, 0xff, total * 2));
-                f(a, y, 0);
-                CK(cudaMemset(dres, 0, sizeof(cmp_result)));
-                compare_16<EVT_DT_F16><<<264, 256>>>(y, ref, total, dres);
-                CK(cudaGetLastError());
-                cmp_result h;
-                CK(cudaMemcpy(&h, dres, sizeof h, cudaMemcpyDeviceToHost));
-                double rel = sqrt(h.err2 / h.ref2);
-                bool agree = h.bad == 0 && rel < 2e-3;
-                if (!agree)
-                    g_fail++;
-                double us = 1e3 * time_ms([&]() { f(a, y, 0); }, flush, flush_bytes, reps);
-                say("  cfg%d %-18s group_m %d %9.1f us %7.1f TFLOP/s %7.0f GB/s  rel_fro %.2g%s\n",
-                    id, cfg_name(id), g1 ? 1 : 8, us, flop / us * 1e-6, bytes / us * 1e-3, rel,
-                    agree ? "" : " MISMATCH");
+                char label[64];
+                snprintf(label, sizeof label, "cfg%d %s group_m %d", id, cfg_name(id), g1 ? 1 : 8);
+                double us = timed(g_bench[id][g1], label, true);
                 if (us < best[si].us) {
                     best[si].us = us;
                     best[si].id = id;
@@ -656,29 +784,65 @@ static void run_bench(int reps, int num_sms)
                 if (id == pick && !g1)
                     best[si].pick_us = us;
             }
-        best[si].tflops = flop / best[si].us * 1e-6;
-        best[si].gbs = bytes / best[si].us * 1e-3;
-        best[si].fused = shapes[si].cudnn_fused_us;
-        best[si].conv = shapes[si].cudnn_conv_us;
-        CK(cudaFree(x.alloc));
-        CK(cudaFree(w.alloc));
+        if (diag) {
+            long long n16 = b.total * 2 / 16;
+            double wus = 1e3 * time_ms([&]() { write_only<<<132 * 8, 256>>>((uint4 *)b.y, n16); },
+                                       flush, flush_bytes, reps);
+            say("  %-34s %9.1f us %25s %7.0f GB/s\n", "diag: write output only", wus, "",
+                b.total * 2 / wus * 1e-3);
+            for (int i = 0; i < 3; ++i)
+                for (int mode = 0; mode < 3; ++mode) {
+                    static const char *const what[3] = {"mainloop only", "store only",
+                                                        "st.global.cs"};
+                    char label[64];
+                    snprintf(label, sizeof label, "diag: cfg%d %s", k_diag_ids[i], what[mode]);
+                    timed(g_diag[i][mode], label, mode == 2);
+                }
+            if (cs.r == 1 && cs.s == 1)
+                for (int i = 0; i < 2; ++i) {
+                    char label[64];
+                    snprintf(label, sizeof label, "diag: %s", k_gemm_names[i]);
+                    timed(g_gemm[i], label, true);
+                }
+        }
+        best[si].tflops = b.flop / best[si].us * 1e-6;
+        best[si].gbs = b.bytes / best[si].us * 1e-3;
         CK(cudaFree(ref));
-        CK(cudaFree(y));
+        free_bench(b);
     }
     say("\n== summary (us; cuDNN columns from the anchors README, not this run) ==\n");
-    say("%-28s %10s %9s %16s %10s %8s %12s %12s\n", "layer", "heuristic", "best", "best cfg",
+    say("%-24s %10s %9s %12s %10s %8s %12s %12s\n", "layer", "heuristic", "best", "best cfg",
         "TFLOP/s", "GB/s", "cuDNN fused", "cuDNN conv");
-    for (int si = 0; si < 6; ++si) {
-        const conv_shape &cs = shapes[si].cs;
+    for (int si = 0; si < NSHAPES; ++si) {
+        const conv_shape &cs = k_shapes[si].cs;
         char name[64];
         snprintf(name, sizeof name, "%dx%dx%d->%d %dx%d", cs.h, cs.w, cs.c, cs.k, cs.r, cs.s);
         char bc[32];
         snprintf(bc, sizeof bc, "cfg%d g%d", best[si].id, best[si].g1 ? 1 : 8);
-        say("%-28s %10.1f %9.1f %16s %10.1f %8.0f %12.1f %12.1f\n", name, best[si].pick_us,
-            best[si].us, bc, best[si].tflops, best[si].gbs, best[si].fused, best[si].conv);
+        say("%-24s %10.1f %9.1f %12s %10.1f %8.0f %12.1f %12.1f\n", name, best[si].pick_us,
+            best[si].us, bc, best[si].tflops, best[si].gbs, k_shapes[si].cudnn_fused_us,
+            k_shapes[si].cudnn_conv_us);
     }
     CK(cudaFree(flush));
     CK(cudaFree(dres));
+}
+
+/* --profile: a few kernels once each, for ncu. */
+static void run_profile()
+{
+    static const int runs[][2] = {{0, EVT_CONV_SM80_64x128x32_W4_S4},
+                                  {0, EVT_CONV_SM80_128x256x64_W8_S3},
+                                  {2, EVT_CONV_SM80_128x128x64_W4_S3},
+                                  {5, EVT_CONV_SM80_128x256x64_W8_S3},
+                                  {4, EVT_CONV_SM80_128x64x64_W4_S3}};
+    for (const auto &r : runs) {
+        bench_bufs b = make_bench(k_shapes[r[0]].cs);
+        g_bench[r[1]][0](b.a, b.y, 0);
+        if (r[0] == 5)
+            g_gemm[0](b.a, b.y, 0);
+        CK(cudaDeviceSynchronize());
+        free_bench(b);
+    }
 }
 
 /* ---- NVRTC --------------------------------------------------------------- */
@@ -768,7 +932,8 @@ static int run_nvrtc(void)
 
 int main(int argc, char **argv)
 {
-    bool quick = false, bench = true, check = true, nvrtc_only = false;
+    bool quick = false, bench = true, check = true, nvrtc_only = false, diag = false,
+         profile = false;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
@@ -778,22 +943,32 @@ int main(int argc, char **argv)
             check = false;
         else if (!strcmp(argv[i], "--nvrtc-only"))
             nvrtc_only = true;
+        else if (!strcmp(argv[i], "--diag"))
+            diag = true;
+        else if (!strcmp(argv[i], "--profile"))
+            profile = true;
     }
     const char *logp = getenv("CONV_CHECK_LOG");
     if (logp)
         g_log = fopen(logp, "w");
-    say("== NVRTC, no include paths ==\n");
-    g_fail += run_nvrtc();
+    if (!profile) {
+        say("== NVRTC, no include paths ==\n");
+        g_fail += run_nvrtc();
+    }
     if (!nvrtc_only) {
         cudaDeviceProp prop;
         CK(cudaGetDeviceProperties(&prop, 0));
         say("device: %s, %d SMs, sm_%d%d, smem/block optin %zu\n", prop.name,
             prop.multiProcessorCount, prop.major, prop.minor, prop.sharedMemPerBlockOptin);
         for_each_cfg<0>::init();
+        if (profile) {
+            run_profile();
+            return 0;
+        }
         if (check)
             run_checks(quick);
         if (bench)
-            run_bench(40, prop.multiProcessorCount);
+            run_bench(40, prop.multiProcessorCount, diag);
     }
     say("\nRESULT: %s (%d failures)\n", g_fail ? "FAIL" : "PASS", g_fail);
     if (g_log)

@@ -7,7 +7,9 @@
 #     bash bench/run_conv_check.sh [--quick] [--no-check] [--no-bench]
 # Env: CUDA_HOME (default /usr/local/cuda), CONV_ARCH (default 90a; 80, 86,
 # 89 for Ampere/Ada), CONV_BUILD (build folder, default build/conv_sm80),
-# OUT (if set, logs are written there), CONV_TORCH=0 skips the PyTorch part.
+# OUT (if set, logs are written there), CONV_TORCH=0 skips the PyTorch part,
+# CONV_NCU=1 also profiles a few bench kernels with Nsight Compute
+# (--clock-control none) into conv_ncu.txt.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -47,6 +49,15 @@ kill "$smi" 2>/dev/null || true
 awk -F', ' 'NR > 1 && $3 + 0 > 300 { n++; c += $2; if (min == "" || $2 + 0 < min) min = $2 + 0; if ($3 + 0 > p) p = $3 + 0 }
     END { if (n) printf "under load (%d samples > 300 W): mean SM clock %.0f MHz, min %d MHz, max power %.0f W\n", n, c / n, min, p }' \
     "$LOGS/conv_clocks.csv" || true
+
+if [ "${CONV_NCU:-0}" = 1 ]; then
+    echo "== ncu (conv_ncu.txt) =="
+    ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+        -k regex:'conv_kernel|gemm_kernel' "$BUILD/conv_sm80_check" --profile >"$LOGS/conv_ncu.txt" 2>&1 || true
+    grep -E "conv_kernel|gemm_kernel|Duration|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|No Eligible|Warp Cycles Per Issued" \
+        "$LOGS/conv_ncu.txt" | sed -e 's/evt_gemm_sm80_tile<//' -e 's/(evt_conv_args, void \*)//' | cut -c1-150 || true
+fi
 
 torch_rc=0
 if [ "${CONV_TORCH:-1}" = 1 ] && python3 -c 'import torch, triton' 2>/dev/null; then
