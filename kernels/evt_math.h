@@ -1,0 +1,643 @@
+/*
+ * evt_math.h - the f32 arithmetic of every .evt builtin and every element
+ * conversion, written once for both sides of the project:
+ *
+ *   - the CPU reference interpreter includes it as C11 (interp/interp.c);
+ *   - the GPU epilogue includes it as CUDA C++ through NVRTC, which has no
+ *     include paths, so under __CUDACC__ / __CUDACC_RTC__ it includes nothing.
+ *
+ * The point is that both give BIT-IDENTICAL results for every non-NaN
+ * value.  Every function is built from correctly rounded IEEE operations
+ * alone (+ - * / sqrt and fma, each spelled out through evt_add, evt_mul,
+ * ..., evt_fma) and from bit manipulation; no libm transcendental is used on
+ * either side.  Two things the compiler must not do:
+ *   - contract a*b+c into an fma: in CUDA the helpers are __fadd_rn,
+ *     __fmul_rn, ... which never contract; in C compile with
+ *     -ffp-contract=off (GCC's default in ISO mode -std=c11; clang obeys the
+ *     pragma below);
+ *   - reassociate or assume no NaN (-ffast-math): refused below.
+ *
+ * NaN: every builtin returns a NaN for a NaN argument (as PyTorch does), but
+ * the NaN's sign and payload are unspecified (x86 keeps payloads, NVIDIA
+ * GPUs make 0x7fffffff) except where a function says otherwise.  Stores
+ * (evt_store_*) canonicalise, so stored results are bit-identical too.
+ *
+ * Accuracy against the correctly rounded result (see docs/interpreter.md
+ * for the measured table): exp, log, tanh, sigmoid, silu, gelu, gelu_tanh
+ * are within a few ulp over the whole f32 range, subnormal results
+ * included; the rest are exact or one rounding.
+ */
+#ifndef EVT_MATH_H
+#define EVT_MATH_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define EVT_MATH_CUDA 1
+#define EVT_MATH_FN __device__ __forceinline__
+#else
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#define EVT_MATH_FN static inline
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "evt_math.h needs IEEE arithmetic: do not compile it with -ffast-math"
+#endif
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+#error "evt_math.h needs float expressions evaluated in float (FLT_EVAL_METHOD 0, e.g. SSE2)"
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+_Static_assert(sizeof(unsigned int) == 4 && sizeof(float) == 4, "32-bit float and unsigned int");
+#endif
+
+/* ---- the correctly rounded operations everything else is built from ---- */
+
+EVT_MATH_FN unsigned int evt_f32_bits(float x)
+{
+#ifdef EVT_MATH_CUDA
+    return __float_as_uint(x);
+#else
+    unsigned int u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+#endif
+}
+
+EVT_MATH_FN float evt_bits_f32(unsigned int u)
+{
+#ifdef EVT_MATH_CUDA
+    return __uint_as_float(u);
+#else
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+#endif
+}
+
+EVT_MATH_FN float evt_add(float a, float b)
+{
+#ifdef EVT_MATH_CUDA
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+
+EVT_MATH_FN float evt_sub(float a, float b)
+{
+#ifdef EVT_MATH_CUDA
+    return __fsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
+EVT_MATH_FN float evt_mul(float a, float b)
+{
+#ifdef EVT_MATH_CUDA
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+EVT_MATH_FN float evt_div(float a, float b)
+{
+#ifdef EVT_MATH_CUDA
+    return __fdiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+
+/* a*b + c with one rounding. */
+EVT_MATH_FN float evt_fma(float a, float b, float c)
+{
+#ifdef EVT_MATH_CUDA
+    return __fmaf_rn(a, b, c);
+#else
+    return fmaf(a, b, c);
+#endif
+}
+
+/* Correctly rounded: sqrt(-0) = -0, sqrt(x < 0) = NaN. */
+EVT_MATH_FN float evt_sqrt(float x)
+{
+#ifdef EVT_MATH_CUDA
+    return __fsqrt_rn(x);
+#else
+    return sqrtf(x);
+#endif
+}
+
+EVT_MATH_FN float evt_neg(float x)
+{
+    return evt_bits_f32(evt_f32_bits(x) ^ 0x80000000u);
+}
+
+EVT_MATH_FN float evt_abs(float x)
+{
+    return evt_bits_f32(evt_f32_bits(x) & 0x7fffffffu);
+}
+
+EVT_MATH_FN int evt_isnan(float x)
+{
+    return (evt_f32_bits(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* The canonical NaN: what NVIDIA GPUs produce, and what every store writes. */
+EVT_MATH_FN float evt_nan(void)
+{
+    return evt_bits_f32(0x7fffffffu);
+}
+
+EVT_MATH_FN float evt_inf(void)
+{
+    return evt_bits_f32(0x7f800000u);
+}
+
+/* ---- internal helpers (evtm_): exact scaling, rounding, exp's core ----- */
+
+/* 2^k exactly, for k in [-149, 127]. */
+EVT_MATH_FN float evtm_pow2(int k)
+{
+    return k >= -126 ? evt_bits_f32((unsigned int)(k + 127) << 23)
+                     : evt_bits_f32(1u << (k + 149));
+}
+
+/*
+ * v * 2^k with a single rounding, for any k, provided 2^-24 <= |v| < 2^24
+ * or v is 0.  Two factors are needed when 2^k is not a float; the first
+ * product is then exact (or already overflowed / far below 2^-149).
+ */
+EVT_MATH_FN float evtm_ldexp(float v, int k)
+{
+    if (k > 127) {
+        k = k < 254 ? k : 254;
+        return evt_mul(evt_mul(v, evtm_pow2(k - 127)), evtm_pow2(127));
+    }
+    if (k < -149) {
+        k = k > -275 ? k : -275;
+        return evt_mul(evt_mul(v, evtm_pow2(k + 149)), evtm_pow2(-149));
+    }
+    return evt_mul(v, evtm_pow2(k));
+}
+
+/* x rounded to an integral value, ties to even; NaN and |x| >= 2^23 unchanged. */
+EVT_MATH_FN float evtm_rint(float x)
+{
+    if (!(evt_abs(x) < 8388608.0f))
+        return x;
+    float t = x < 0.0f ? -8388608.0f : 8388608.0f;
+    return evt_sub(evt_add(x, t), t);
+}
+
+/*
+ * exp(hi + lo) as (1 + t) * 2^k, |t| <= 0.42, for hi in [-200, 89] and |lo|
+ * far below ulp(hi) (lo carries the low part of an argument computed in
+ * double-f32).  Cody-Waite reduction r = hi - n*ln2 with n = rint(hi/ln2)
+ * (exact: ln2_hi has 15 significant bits), then e^r = 1 + r + r^2 q(r),
+ * q a degree-5 minimax fit on |r| <= 0.3486 (relative error 1e-10).  The
+ * sum 1 + t is left to the caller: a product v*(1 + t) is fma(v, t, v),
+ * one rounding fewer.
+ */
+EVT_MATH_FN float evtm_exp_parts(float hi, float lo, int *k)
+{
+    float n = evtm_rint(evt_mul(hi, 1.44269502f));
+    float r = evt_fma(n, -0.693145752f, hi);
+    r = evt_fma(n, -1.42860677e-06f, r);
+    r = evt_add(r, lo);
+    float q = 1.97412024e-04f;
+    q = evt_fma(q, r, 1.3935524e-03f);
+    q = evt_fma(q, r, 8.33357032e-03f);
+    q = evt_fma(q, r, 4.16664593e-02f);
+    q = evt_fma(q, r, 1.66666657e-01f);
+    q = evt_fma(q, r, 0.5f);
+    *k = (int)n;
+    return evt_fma(evt_mul(r, r), q, r);
+}
+
+/*
+ * x * sigmoid(w) = x / (1 + exp(-w)) for w = wh + wl, the shared core of
+ * sigmoid, silu and gelu_tanh.  Below w = -20 it is x * exp(w) (the
+ * relative difference is under 2.1e-9), scaled once so that subnormal
+ * results keep every bit they can.  x and w are not NaN; when w < -20,
+ * 2^-24 <= |x| < 2^24 or |x| is infinite.
+ */
+EVT_MATH_FN float evtm_mul_sigmoid(float x, float wh, float wl)
+{
+    int k;
+    if (wh > 104.0f)
+        return x;
+    if (wh >= -20.0f) {
+        float t = evtm_exp_parts(evt_neg(wh), evt_neg(wl), &k);
+        return evt_div(x, evt_add(1.0f, evtm_ldexp(evt_add(1.0f, t), k)));
+    }
+    if (wh < -200.0f)
+        return x < 0.0f ? -0.0f : 0.0f;
+    float t = evtm_exp_parts(wh, wl, &k);
+    return evtm_ldexp(evt_fma(x, t, x), k);
+}
+
+/* ---- builtins ------------------------------------------------------- */
+
+/* max(x, 0): +0 for x <= 0 (also for -0, matching max's -0 < +0 rule). */
+EVT_MATH_FN float evt_relu(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    return x > 0.0f ? x : 0.0f;
+}
+
+/* x >= 0 ? x : s*x, as the language defines it (so leaky_relu(-0, s) = -0). */
+EVT_MATH_FN float evt_leaky_relu(float x, float s)
+{
+    return x >= 0.0f ? x : evt_mul(s, x);
+}
+
+/*
+ * max and min propagate NaN and are commutative bit for bit: any NaN
+ * argument gives the canonical NaN 0x7fffffff, and -0 orders below +0.
+ */
+EVT_MATH_FN float evt_max(float a, float b)
+{
+    if (evt_isnan(a) || evt_isnan(b))
+        return evt_nan();
+    if (a == b) /* equal values, or +0 and -0: +0 wins */
+        return evt_bits_f32(evt_f32_bits(a) & evt_f32_bits(b));
+    return a > b ? a : b;
+}
+
+EVT_MATH_FN float evt_min(float a, float b)
+{
+    if (evt_isnan(a) || evt_isnan(b))
+        return evt_nan();
+    if (a == b) /* equal values, or +0 and -0: -0 wins */
+        return evt_bits_f32(evt_f32_bits(a) | evt_f32_bits(b));
+    return a < b ? a : b;
+}
+
+/* min(max(x, lo), hi): NaN if any argument is NaN; hi when lo > hi. */
+EVT_MATH_FN float evt_clamp(float x, float lo, float hi)
+{
+    return evt_min(evt_max(x, lo), hi);
+}
+
+/* exp(x): 0 below -103.98 (subnormals in between), +inf above 88.72. */
+EVT_MATH_FN float evt_exp(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    if (x > 89.0f)
+        return evt_inf();
+    if (x < -104.0f)
+        return 0.0f;
+    int k;
+    float t = evtm_exp_parts(x, 0.0f, &k);
+    return evtm_ldexp(evt_add(1.0f, t), k);
+}
+
+/*
+ * log(x) = e*ln2 + log(m), m in [sqrt(1/2), sqrt(2)); log(m) = log(1+f)
+ * = f - f^2/2 + s*(f^2/2 + R(s^2)), s = f/(2+f), R(z) = 2z/3 + 2z^2/5 +
+ * ... fitted with three terms on z <= 0.0300 (the classic fdlibm layout,
+ * which keeps f exact in the largest term).
+ */
+EVT_MATH_FN float evt_log(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    if (x < 0.0f)
+        return evt_nan();
+    if (x == 0.0f)
+        return evt_neg(evt_inf());
+    unsigned int u = evt_f32_bits(x);
+    if (u == 0x7f800000u)
+        return x;
+    int e = 0;
+    if (u < 0x00800000u) { /* subnormal: make it normal, exactly */
+        u = evt_f32_bits(evt_mul(x, 8388608.0f));
+        e = -23;
+    }
+    e += (int)(u >> 23) - 127;
+    float m = evt_bits_f32((u & 0x007fffffu) | 0x3f800000u);
+    if (m > 1.41421354f) {
+        m = evt_mul(m, 0.5f);
+        e += 1;
+    }
+    float f = evt_sub(m, 1.0f);
+    float s = evt_div(f, evt_add(2.0f, f));
+    float z = evt_mul(s, s);
+    float r = evt_mul(z, evt_fma(evt_fma(0.298960179f, z, 0.399767339f), z, 0.666667819f));
+    float hfsq = evt_mul(evt_mul(0.5f, f), f);
+    float fe = (float)e;
+    float t = evt_fma(s, evt_add(hfsq, r), evt_mul(fe, 1.42860677e-06f));
+    return evt_sub(evt_mul(fe, 0.693145752f), evt_sub(evt_sub(hfsq, t), f));
+}
+
+/* 1/sqrt(x) with two roundings: rsqrt(+0) = +inf, rsqrt(-0) = -inf. */
+EVT_MATH_FN float evt_rsqrt(float x)
+{
+    return evt_div(1.0f, evt_sqrt(x));
+}
+
+/*
+ * tanh(x): x + x^3 P(x^2) below |x| = 0.625 (P: degree-5 minimax), above it
+ * 1 - 2e/(1+e) with e = exp(-2|x|); exactly +-1 from |x| = 9.5 on.
+ */
+EVT_MATH_FN float evt_tanh(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    float a = evt_abs(x);
+    if (a < 0.625f) {
+        float u = evt_mul(x, x);
+        float p = 2.15268391e-03f;
+        p = evt_fma(p, u, -8.19001347e-03f);
+        p = evt_fma(p, u, 2.1706894e-02f);
+        p = evt_fma(p, u, -5.39481789e-02f);
+        p = evt_fma(p, u, 1.33332208e-01f);
+        p = evt_fma(p, u, -3.33333313e-01f);
+        return evt_fma(evt_mul(x, u), p, x);
+    }
+    float t = 1.0f;
+    if (a < 9.5f) {
+        float e = evt_exp(evt_mul(-2.0f, a));
+        t = evt_sub(1.0f, evt_div(evt_add(e, e), evt_add(1.0f, e)));
+    }
+    return x < 0.0f ? evt_neg(t) : t;
+}
+
+/* 1 / (1 + exp(-x)); sigmoid(-inf) = +0, sigmoid(+inf) = 1. */
+EVT_MATH_FN float evt_sigmoid(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    return evtm_mul_sigmoid(1.0f, x, 0.0f);
+}
+
+/* x * sigmoid(x); silu(-inf) = -0, silu(+inf) = +inf. */
+EVT_MATH_FN float evt_silu(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    return evtm_mul_sigmoid(x, x, 0.0f);
+}
+
+/*
+ * 0.5 x (1 + erf(x/sqrt2)) = x Phi(x), computed without cancellation.
+ * |x| < 0.5: x/2 + x^2 P(x^2), P a degree-4 minimax fit of (Phi(x)-1/2)/x.
+ * Otherwise x Q(|x|) for x < 0 and x - x Q(x) for x > 0, where Q(a) =
+ * Phi(-a) = exp(-a^2/2) R(a).  a^2 is split exactly into h + l so exp sees
+ * the whole argument; R(a) = u S(u), u = 1/(a+3), S a degree-9 minimax
+ * polynomial in u - 0.17 fitted on a in [0.5, 16.6].  S's slope makes it
+ * sensitive to the rounding of u, so u is carried as uh + ul and S's last
+ * step in double-f32.  gelu(-inf) = -0 (the limit; every
+ * negative x whose result underflows gives -0 too), gelu(+inf) = +inf.
+ */
+EVT_MATH_FN float evt_gelu(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    float a = evt_abs(x);
+    if (a < 0.5f) {
+        float x2 = evt_mul(x, x);
+        float p = 1.76732588e-04f;
+        p = evt_fma(p, x2, -1.22499233e-03f);
+        p = evt_fma(p, x2, 9.98103805e-03f);
+        p = evt_fma(p, x2, -6.64909333e-02f);
+        p = evt_fma(p, x2, 3.98942292e-01f);
+        return evt_fma(x2, p, evt_mul(0.5f, x));
+    }
+    if (a > 16.5f)
+        return x > 0.0f ? x : -0.0f;
+    float h = evt_mul(a, a);
+    float l = evt_fma(a, a, evt_neg(h));
+    int k;
+    float t = evtm_exp_parts(evt_mul(-0.5f, h), evt_mul(-0.5f, l), &k);
+    /* u = 1/(a+3) as uh + ul, since S is sensitive to u's rounding */
+    float d = evt_add(a, 3.0f);
+    float dl = a > 3.0f ? evt_add(evt_sub(a, d), 3.0f) : evt_add(evt_sub(3.0f, d), a);
+    float uh = evt_div(1.0f, d);
+    float ul = evt_mul(uh, evt_fma(evt_neg(dl), uh, evt_fma(evt_neg(uh), d, 1.0f)));
+    float v = evt_sub(uh, 0.17f);
+    float s = -1341.55688f;
+    s = evt_fma(s, v, -339.781525f);
+    s = evt_fma(s, v, 281.116058f);
+    s = evt_fma(s, v, 53.1567154f);
+    s = evt_fma(s, v, -53.2019768f);
+    s = evt_fma(s, v, -14.448267f);
+    s = evt_fma(s, v, 10.0220613f);
+    s = evt_fma(s, v, 8.38179016f);
+    s = evt_fma(s, v, 3.11153436f);
+    /* S(uh + ul) = 0.739.. + s v + S'(uh) ul, kept as sh + sl (three terms of S' do) */
+    float ds = evt_fma(evt_fma(30.0661839f, v, 16.7635803f), v, 3.11153436f);
+    float ph = evt_mul(s, v);
+    float pl = evt_fma(s, v, evt_neg(ph));
+    float sh = evt_add(0.739362717f, ph); /* fast two-sum: |s v| < 0.4 */
+    float sl = evt_add(evt_add(evt_sub(0.739362717f, sh), ph), evt_fma(ds, ul, pl));
+    float r = evt_fma(sh, uh, evt_fma(sh, ul, evt_mul(sl, uh))); /* R(a) = S u */
+    float xr = evt_mul(x, r);
+    float xq = evtm_ldexp(evt_fma(xr, t, xr), k);
+    return x > 0.0f ? evt_sub(x, xq) : xq;
+}
+
+/*
+ * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x sigmoid(w),
+ * w = k0 x (1 + 0.044715 x^2), k0 = 2 sqrt(2/pi).  w is carried in
+ * double-f32 (wh + wl) because for negative x the result is about
+ * x exp(w) and |w| reaches 140: its rounding error would be the result's.
+ * gelu_tanh(-inf) = -0, gelu_tanh(+inf) = +inf.
+ */
+EVT_MATH_FN float evt_gelu_tanh(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    if (x > 10.0f)
+        return x;
+    if (x < -12.0f)
+        return -0.0f;
+    const float k0h = 1.59576917f, k0l = -4.53406805e-08f;
+    const float k1h = 0.0713548139f, k1l = 2.39883247e-09f;
+    float x2h = evt_mul(x, x);
+    float x2l = evt_fma(x, x, evt_neg(x2h));
+    float bh = evt_mul(k1h, x2h);
+    float bl = evt_add(evt_fma(k1h, x2h, evt_neg(bh)),
+                       evt_add(evt_mul(k1h, x2l), evt_mul(k1l, x2h)));
+    float sh = evt_add(k0h, bh); /* two-sum: sh + se = k0h + bh exactly */
+    float v = evt_sub(sh, k0h);
+    float se = evt_add(evt_sub(k0h, evt_sub(sh, v)), evt_sub(bh, v));
+    float pl = evt_add(se, evt_add(bl, k0l));
+    float wh = evt_mul(x, sh);
+    float wl = evt_add(evt_fma(x, sh, evt_neg(wh)), evt_mul(x, pl));
+    return evtm_mul_sigmoid(x, wh, wl);
+}
+
+/*
+ * x * clamp(x + 3, 0, 6) / 6: exactly -0 for x <= -3 (also -inf, where the
+ * literal formula would give NaN) and exactly x for x >= 3.
+ */
+EVT_MATH_FN float evt_hardswish(float x)
+{
+    if (evt_isnan(x))
+        return evt_add(x, x);
+    if (x <= -3.0f)
+        return -0.0f;
+    if (x >= 3.0f)
+        return x;
+    return evt_div(evt_mul(x, evt_add(x, 3.0f)), 6.0f);
+}
+
+/* ---- loads: element type -> f32, exact (i32 rounds to nearest even) --- */
+
+EVT_MATH_FN float evt_load_f32(float x)
+{
+    return x;
+}
+
+EVT_MATH_FN float evt_load_f16(unsigned short h)
+{
+    unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
+    unsigned int e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1fu)
+        return m ? evt_nan() : evt_bits_f32(sign | 0x7f800000u);
+    if (e == 0) { /* zero or subnormal: m * 2^-24, exact */
+        float v = evt_mul((float)(int)m, 5.96046448e-08f);
+        return evt_bits_f32(sign | evt_f32_bits(v));
+    }
+    return evt_bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+EVT_MATH_FN float evt_load_bf16(unsigned short h)
+{
+    float v = evt_bits_f32((unsigned int)h << 16);
+    return evt_isnan(v) ? evt_nan() : v;
+}
+
+EVT_MATH_FN float evt_load_i8(signed char v)
+{
+    return (float)(int)v;
+}
+
+EVT_MATH_FN float evt_load_i32(int v)
+{
+    return (float)v;
+}
+
+/* e4m3fn: bias 7, no infinities, S.1111.111 is NaN, largest finite 448. */
+EVT_MATH_FN float evt_load_e4m3(unsigned char c)
+{
+    unsigned int sign = (unsigned int)(c & 0x80u) << 24;
+    unsigned int e = (c >> 3) & 0xfu, m = c & 0x7u;
+    if (e == 0xfu && m == 0x7u)
+        return evt_nan();
+    if (e == 0) { /* zero or subnormal: m * 2^-9 */
+        float v = evt_mul((float)(int)m, 1.953125e-03f);
+        return evt_bits_f32(sign | evt_f32_bits(v));
+    }
+    return evt_bits_f32(sign | ((e + 120u) << 23) | (m << 20));
+}
+
+/* e5m2 is the high byte of an f16. */
+EVT_MATH_FN float evt_load_e5m2(unsigned char c)
+{
+    return evt_load_f16((unsigned short)((unsigned int)c << 8));
+}
+
+/* ---- stores: f32 -> element type, round to nearest even ------------- */
+
+/* f32 stores only canonicalise NaN to 0x7fffffff. */
+EVT_MATH_FN float evt_store_f32(float x)
+{
+    return evt_isnan(x) ? evt_nan() : x;
+}
+
+/* f16: overflow gives +-inf (from 65520 on), NaN gives 0x7fff. */
+EVT_MATH_FN unsigned short evt_store_f16(float x)
+{
+    unsigned int u = evt_f32_bits(x);
+    unsigned int sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return 0x7fffu;
+    if (a >= 0x477ff000u) /* 65520 = 65504 + half an ulp: rounds to inf */
+        return (unsigned short)(sign | 0x7c00u);
+    if (a >= 0x38800000u) { /* normal: rebias 127 -> 15, round 23 -> 10 bits */
+        unsigned int r = a - 0x38000000u;
+        r += 0xfffu + ((r >> 13) & 1u);
+        return (unsigned short)(sign | (r >> 13));
+    }
+    /* subnormal or zero: count units of 2^-24; 1024 units is the smallest normal */
+    float units = evtm_rint(evt_mul(evt_bits_f32(a), 16777216.0f));
+    return (unsigned short)(sign | (unsigned int)(int)units);
+}
+
+/* bf16: overflow gives +-inf, NaN gives 0x7fff, subnormals round like normals. */
+EVT_MATH_FN unsigned short evt_store_bf16(float x)
+{
+    unsigned int u = evt_f32_bits(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return 0x7fffu;
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+}
+
+/* i8: saturates to [-128, 127]; NaN gives 0. */
+EVT_MATH_FN signed char evt_store_i8(float x)
+{
+    if (evt_isnan(x))
+        return 0;
+    float c = x < -128.0f ? -128.0f : x > 127.0f ? 127.0f : x;
+    return (signed char)(int)evtm_rint(c);
+}
+
+/* i32: saturates to [-2^31, 2^31 - 1]; NaN gives 0. */
+EVT_MATH_FN int evt_store_i32(float x)
+{
+    if (evt_isnan(x))
+        return 0;
+    if (x >= 2147483648.0f)
+        return 2147483647;
+    if (x <= -2147483648.0f)
+        return -2147483647 - 1;
+    return (int)evtm_rint(x);
+}
+
+/* e4m3fn: saturates to +-448 (infinities too); NaN gives 0x7f. */
+EVT_MATH_FN unsigned char evt_store_e4m3(float x)
+{
+    unsigned int u = evt_f32_bits(x);
+    unsigned int sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return 0x7fu;
+    if (a >= 0x43e00000u) /* 448 */
+        return (unsigned char)(sign | 0x7eu);
+    if (a >= 0x3c800000u) { /* normal (>= 2^-6): rebias 127 -> 7, round 23 -> 3 bits */
+        unsigned int r = a - 0x3c000000u;
+        r += 0x7ffffu + ((r >> 20) & 1u);
+        return (unsigned char)(sign | (r >> 20));
+    }
+    /* subnormal or zero: count units of 2^-9; 8 units is the smallest normal */
+    float units = evtm_rint(evt_mul(evt_bits_f32(a), 512.0f));
+    return (unsigned char)(sign | (unsigned int)(int)units);
+}
+
+/* e5m2: saturates to +-57344 (infinities too); NaN gives 0x7f. */
+EVT_MATH_FN unsigned char evt_store_e5m2(float x)
+{
+    unsigned int u = evt_f32_bits(x);
+    unsigned int sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return 0x7fu;
+    if (a >= 0x47600000u) /* 57344 */
+        return (unsigned char)(sign | 0x7bu);
+    if (a >= 0x38800000u) { /* normal (>= 2^-14): rebias 127 -> 15, round 23 -> 2 bits */
+        unsigned int r = a - 0x38000000u;
+        r += 0xfffffu + ((r >> 21) & 1u);
+        return (unsigned char)(sign | (r >> 21));
+    }
+    /* subnormal or zero: count units of 2^-16; 4 units is the smallest normal */
+    float units = evtm_rint(evt_mul(evt_bits_f32(a), 65536.0f));
+    return (unsigned char)(sign | (unsigned int)(int)units);
+}
+
+#endif /* EVT_MATH_H */
