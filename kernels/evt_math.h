@@ -350,6 +350,8 @@ EVT_MATH_FN float evt_tanh(float x)
     if (evt_isnan(x))
         return evt_add(x, x);
     float a = evt_abs(x);
+    if (a < 2.44140625e-04f) /* x^3/3 is below half an ulp; keeps tanh(-0) = -0 */
+        return x;
     if (a < 0.625f) {
         float u = evt_mul(x, x);
         float p = 2.15268391e-03f;
@@ -400,6 +402,8 @@ EVT_MATH_FN float evt_gelu(float x)
     if (evt_isnan(x))
         return evt_add(x, x);
     float a = evt_abs(x);
+    if (a < 9.31322575e-10f) /* x/2 to within an ulp; keeps gelu(-0) = -0 */
+        return evt_mul(0.5f, x);
     if (a < 0.5f) {
         float x2 = evt_mul(x, x);
         float p = 1.76732588e-04f;
