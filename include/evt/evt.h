@@ -437,6 +437,115 @@ EVT_API evt_status evt_device_synchronize(evt_ctx *ctx);
 /* The current device's target and name ("NVIDIA H200"); EVT_ERR_NO_GPU without one. */
 EVT_API evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *name, size_t name_len);
 
+/* ---- reference interpreter ------------------------------------------ */
+
+/*
+ * The CPU reference that GPU results are checked against.  An evt_interp
+ * evaluates one epilogue on host arrays and mirrors evt_launch: bind inputs
+ * and outputs by name, set params, set the accumulator, run.  Two modes:
+ * EVT_INTERP_F32 performs exactly the f32 operations of the generated
+ * kernels (kernels/evt_math.h, shared with them), so every non-NaN result
+ * is bit-identical to the GPU's except where a reduction sums in another
+ * order; EVT_INTERP_F64 does every operation in double with libm, for
+ * error bounds.  Reductions add in index order (docs/interpreter.md).
+ * Nothing is kept between runs; one evt_interp must not be used by two
+ * threads at once.
+ */
+typedef enum evt_interp_mode {
+    EVT_INTERP_F32, /* the GPU's f32 operations, bit for bit */
+    EVT_INTERP_F64  /* double precision and libm, for error bounds */
+} evt_interp_mode;
+
+typedef struct evt_interp evt_interp;
+
+/* An interpreter for `epilogue` with every param at its default, owned by the
+ * caller (evt_interp_destroy); it borrows the epilogue, whose module must
+ * outlive it.  EVT_ERR_INVALID_ARGUMENT for NULL arguments. */
+EVT_API evt_status evt_interp_create(const evt_epilogue *epilogue, evt_interp **out);
+/* Destroys an interpreter (not the arrays bound to it).  NULL is a no-op. */
+EVT_API void evt_interp_destroy(evt_interp *interp);
+/* Why the last failed call on `interp` failed ("" after a success); owned by
+ * the interpreter, valid until its next call. */
+EVT_API const char *evt_interp_last_error(const evt_interp *interp);
+
+/*
+ * Binds input or output `name` to host memory of `bytes` bytes holding the
+ * declared element type: an [M, N] array is row-major with `ld` elements
+ * between rows (ld >= N), [M] and [N] arrays are dense and a scalar is one
+ * element (ld ignored).  The caller keeps ownership; the memory must stay
+ * valid until the last evt_interp_run.  EVT_ERR_NOT_FOUND for an unknown
+ * name, EVT_ERR_INVALID_ARGUMENT for a param's name.
+ */
+EVT_API evt_status evt_interp_bind(evt_interp *interp, const char *name, void *ptr,
+                                   size_t bytes, long long ld);
+/* Binds output `name` to doubles that receive its values before conversion
+ * to the element type (the f32 value widened, in f32 mode); otherwise as
+ * evt_interp_bind. */
+EVT_API evt_status evt_interp_bind_f64(evt_interp *interp, const char *name, double *ptr,
+                                       size_t bytes, long long ld);
+/* Sets param `name`; EVT_ERR_NOT_FOUND if the epilogue has none of that name. */
+EVT_API evt_status evt_interp_set_param(evt_interp *interp, const char *name, float value);
+/* Sets the problem size M x N and the f32 accumulator, row-major with `ld`
+ * elements between rows (ld >= N); the caller keeps ownership of acc. */
+EVT_API evt_status evt_interp_set_acc(evt_interp *interp, long long m, long long n,
+                                      const float *acc, long long ld);
+/* As evt_interp_set_acc with an f64 accumulator (from evt_reference_gemm):
+ * f64 mode uses it as it is, f32 mode rounds each element to f32 first. */
+EVT_API evt_status evt_interp_set_acc_f64(evt_interp *interp, long long m, long long n,
+                                          const double *acc, long long ld);
+/*
+ * Evaluates the epilogue and writes every output: element-wise outputs
+ * converted to their element type (round to nearest even; NaN stored as a
+ * canonical NaN), reductions computed on the values before conversion and
+ * then converted.  Checks first, writing nothing on failure: the
+ * accumulator is set (EVT_ERR_UNBOUND), every input and output is bound and
+ * non-NULL (EVT_ERR_UNBOUND), every param without default is set
+ * (EVT_ERR_UNBOUND, naming it), leading dimensions are >= N
+ * (EVT_ERR_INVALID_ARGUMENT) and every buffer covers its extent
+ * (EVT_ERR_BAD_BUFFER).  M or N may be 0: reductions then hold their
+ * identity (0, -inf for max, +inf for min).
+ */
+EVT_API evt_status evt_interp_run(evt_interp *interp, evt_interp_mode mode);
+
+/*
+ * The reference GEMM D = A * B in f64: each D[i][j] is the sum over p in
+ * order of the exact products A[i][p] * B[p][j].  A is M x K, B is K x N,
+ * both of `elem` (EVT_F16, EVT_BF16 or EVT_F32), row- or column-major with
+ * leading dimensions lda, ldb (elements between rows of a row-major
+ * matrix, columns of a column-major one).  D is row-major with ldd >= N,
+ * written as doubles to d and/or rounded to f32 into d32 (either may be
+ * NULL, not both).  The caller owns every array.  EVT_ERR_INVALID_ARGUMENT
+ * for a bad element type, layout or leading dimension.
+ */
+EVT_API evt_status evt_reference_gemm(long long m, long long n, long long k, evt_elem elem,
+                                      const void *a, evt_layout layout_a, long long lda,
+                                      const void *b, evt_layout layout_b, long long ldb,
+                                      double *d, float *d32, long long ldd);
+/*
+ * The reference conv2d forward pass in f64 (cross-correlation, zero
+ * padding): x is NHWC [n, h, w, c] and w is KRSC [k, r, s, c], both dense
+ * of `elem` (EVT_F16, EVT_BF16 or EVT_F32); the output NPQK is written as
+ * the epilogue sees it, [M = n*p*q, N = k] row-major with ldy >= k, to y
+ * (doubles) and/or y32 (rounded to f32), either may be NULL but not both.
+ * y[n,p,q,k] = sum over r, s, c in that order of
+ * x[n, p*stride_h - pad_h + r*dil_h, q*stride_w - pad_w + s*dil_w, c] * w[k,r,s,c].
+ * The caller owns every array.
+ */
+EVT_API evt_status evt_reference_conv2d(const evt_conv_problem *problem, evt_elem elem,
+                                        const void *x, const void *w, double *y, float *y32,
+                                        long long ldy);
+
+/* Converts n values between f32 and element type `elem`, as the GPU's loads
+ * and stores do (evt_math.h): round to nearest even, f16/bf16 overflow to
+ * +-inf, i8/i32/e4m3/e5m2 saturating, NaN kept (canonical) or 0 for integers.
+ * The caller owns both arrays. */
+EVT_API evt_status evt_convert_from_f32(evt_elem elem, const float *src, void *dst, size_t n);
+EVT_API evt_status evt_convert_to_f32(evt_elem elem, const void *src, float *dst, size_t n);
+/* As above from and to f64: doubles are rounded once, directly to the
+ * element type; loads are exact (i32 too). */
+EVT_API evt_status evt_convert_from_f64(evt_elem elem, const double *src, void *dst, size_t n);
+EVT_API evt_status evt_convert_to_f64(evt_elem elem, const void *src, double *dst, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
