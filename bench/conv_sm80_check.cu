@@ -57,7 +57,7 @@
         }                                                                                      \
     } while (0)
 
-enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2, OUT_F16_CS = 3 /* f16, st.global.cs */ };
+enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2 };
 
 static FILE *g_log = nullptr;
 static int g_fail = 0, g_pass = 0;
@@ -109,14 +109,8 @@ __device__ __forceinline__ void store_tile(const float *acc, int tile_m, int til
             const int dt = OUT == OUT_BF16 ? EVT_DT_BF16 : EVT_DT_F16;
             evt_u16 *p = (evt_u16 *)y + row * n + col0;
             if (ncol == 8 && (unsigned long long)p % 16 == 0) {
-                evt_u32 w0 = evt_pack2<dt>(v[0], v[1]), w1 = evt_pack2<dt>(v[2], v[3]);
-                evt_u32 w2 = evt_pack2<dt>(v[4], v[5]), w3 = evt_pack2<dt>(v[6], v[7]);
-                if (OUT == OUT_F16_CS)
-                    asm volatile("st.global.cs.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w0),
-                                 "r"(w1), "r"(w2), "r"(w3)
-                                 : "memory");
-                else
-                    *(uint4 *)p = make_uint4(w0, w1, w2, w3);
+                *(uint4 *)p = make_uint4(evt_pack2<dt>(v[0], v[1]), evt_pack2<dt>(v[2], v[3]),
+                                         evt_pack2<dt>(v[4], v[5]), evt_pack2<dt>(v[6], v[7]));
             } else {
                 for (int i = 0; i < ncol; ++i)
                     p[i] = evt_from_f32<dt>(v[i]);
@@ -378,8 +372,8 @@ static launch_fn g_bench[NCFG][2];
 static occ_fn g_occ[NCFG];
 /* --diag: [mainloop only, store only] for three configurations, GEMM mainloop */
 static constexpr int k_diag_ids[3] = {EVT_CONV_SM80_128x256x64_W8_S3, EVT_CONV_SM80_128x128x64_W4_S3,
-                                  EVT_CONV_SM80_64x128x32_W4_S4};
-static launch_fn g_diag[3][3];
+                                      EVT_CONV_SM80_64x256x32_W4_S3};
+static launch_fn g_diag[3][2];
 static launch_fn g_gemm[2] = {launch_gemm<evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> >,
                               launch_gemm<evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> >};
 static const char *k_gemm_names[2] = {"GEMM 128x256x64", "GEMM 128x128x64"};
@@ -390,7 +384,6 @@ static void diag_entry()
     typedef typename cfg_of<k_diag_ids[I], EVT_DT_F16, true>::type B;
     g_diag[I][0] = launch<B, OUT_F16, 8, 1>;
     g_diag[I][1] = launch<B, OUT_F16, 8, 2>;
-    g_diag[I][2] = launch<B, OUT_F16_CS, 8, 0>;
 }
 
 template <int ID>
@@ -791,12 +784,11 @@ static void run_bench(int reps, int num_sms, bool diag)
             say("  %-34s %9.1f us %25s %7.0f GB/s\n", "diag: write output only", wus, "",
                 b.total * 2 / wus * 1e-3);
             for (int i = 0; i < 3; ++i)
-                for (int mode = 0; mode < 3; ++mode) {
-                    static const char *const what[3] = {"mainloop only", "store only",
-                                                        "st.global.cs"};
+                for (int mode = 0; mode < 2; ++mode) {
                     char label[64];
-                    snprintf(label, sizeof label, "diag: cfg%d %s", k_diag_ids[i], what[mode]);
-                    timed(g_diag[i][mode], label, mode == 2);
+                    snprintf(label, sizeof label, "diag: cfg%d %s", k_diag_ids[i],
+                             mode ? "store only" : "mainloop only");
+                    timed(g_diag[i][mode], label, false);
                 }
             if (cs.r == 1 && cs.s == 1)
                 for (int i = 0; i < 2; ++i) {

@@ -73,7 +73,7 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems */
     EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, 64x64 warp tiles */
     EVT_CONV_SM80_128x128x32_W4_S4 = 5,
-    EVT_CONV_SM80_256x128x32_W8_S4 = 6,
+    EVT_CONV_SM80_64x256x32_W4_S3 = 6,  /* whole N = 256 in one tile, 2 CTAs/SM */
     EVT_CONV_SM80_64x128x32_W4_S4 = 7,  /* 3 CTAs/SM */
     EVT_CONV_SM80_NUM_CFGS = 8
 };
@@ -92,8 +92,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x128x32_W4_S4:
         c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 2; break;
-    case EVT_CONV_SM80_256x128x32_W8_S4:
-        c.bm = 256; c.bn = 128; c.bk = 32; c.warps_m = 4; c.warps_n = 2; c.stages = 4; break;
+    case EVT_CONV_SM80_64x256x32_W4_S3:
+        c.bm = 64; c.bk = 32; c.warps_m = 1; c.min_blocks = 2; break;
     case EVT_CONV_SM80_64x128x32_W4_S4:
         c.bm = 64; c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 3; break;
     default: break;
@@ -171,8 +171,8 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_W4_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_W4_S4> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 4, 2> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x128x32_W8_S4> {
-    typedef evt_gemm_sm80_tile<256, 128, 32, 4, 2, 4, 1> type;
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x256x32_W4_S3> {
+    typedef evt_gemm_sm80_tile<64, 256, 32, 1, 4, 3, 2> type;
 };
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x128x32_W4_S4> {
     typedef evt_gemm_sm80_tile<64, 128, 32, 2, 2, 4, 3> type;
@@ -236,6 +236,20 @@ namespace evt_conv_sm80_detail {
 EVT_DEVICE void st_shared_u16(evt_u32 addr, evt_u16 v)
 {
     asm volatile("st.shared.u16 [%0], %1;" :: "r"(addr), "h"(v) : "memory");
+}
+
+/*
+ * evt_cp_async_16 (evt_common.cuh) with the L1-allocating .ca instead of
+ * .cg.  Conv reads the same global bytes many times over: every CTA of a
+ * column of output tiles reads the same filter tile, and the filter taps
+ * of an r x s > 1 conv read mostly the input pixels the previous tap read.
+ * Served from L1 these cost no L2 bandwidth, which bounds these kernels.
+ */
+EVT_DEVICE void cp_async_ca_16(evt_u32 sdst, const void *gsrc, bool valid)
+{
+    int n = valid ? 16 : 0;
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16, %2;"
+                 :: "r"(sdst), "l"(gsrc), "r"(n) : "memory");
 }
 
 /*
@@ -312,6 +326,7 @@ struct act_loader {
     int ih0[kRows]; /* input row and column seen by tap (0, 0) */
     int iw0[kRows];
     int soff;       /* swizzled byte offset of chunk 0 in a stage */
+    bool reuse;     /* r s > 1: taps overlap, keep input pixels in L1 */
     kpos kp;
 
     __device__ __forceinline__ void init(const evt_conv_args &a, int m0, int m_lim)
@@ -319,6 +334,7 @@ struct act_loader {
         const int row = (int)threadIdx.x / map::kChunks;
         const int ch = (int)threadIdx.x % map::kChunks;
         soff = map::a_tile::offset(row, ch);
+        reuse = a.r * a.s > 1;
         kp.init(a, ch * 8);
         /* 1x1, stride 1, no padding: output pixel m is input pixel m. */
         const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 &&
@@ -348,7 +364,8 @@ struct act_loader {
     }
 
     /* Fast path: one 16-byte cp.async per chunk (c % 8 == 0). */
-    __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
+    template <bool CA>
+    __device__ __forceinline__ void load_rows(const evt_conv_args &a, evt_u32 sbase) const
     {
         const bool k_ok = kp.r < a.r;
 #pragma unroll
@@ -356,9 +373,20 @@ struct act_loader {
             bool ok = k_ok && (unsigned)(ih0[j] + kp.dh) < (unsigned)a.h &&
                       (unsigned)(iw0[j] + kp.dw) < (unsigned)a.wd;
             const evt_u16 *src = a.x + (evt_i64)(pix[j] + kp.tap) * a.c + kp.c;
-            evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.x,
-                            ok);
+            evt_u32 dst = sbase + soff + j * map::kRowStep * map::kChunks * 16;
+            if (CA)
+                cp_async_ca_16(dst, ok ? src : a.x, ok);
+            else
+                evt_cp_async_16(dst, ok ? src : a.x, ok);
         }
+    }
+
+    __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
+    {
+        if (reuse)
+            load_rows<true>(a, sbase);
+        else
+            load_rows<false>(a, sbase);
     }
 
     /* Slow path: element by element, each element's (r, s, c) stepped from
@@ -420,8 +448,7 @@ struct filt_loader {
 #pragma unroll
         for (int j = 0; j < kRows; ++j, src += step) {
             bool ok = k_ok && n + j * map::kRowStep < a.k;
-            evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.w,
-                            ok);
+            cp_async_ca_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.w, ok);
         }
     }
 
