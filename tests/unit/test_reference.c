@@ -1,0 +1,217 @@
+/* test_reference.c - evt_reference_gemm in every layout against a hand computation,
+ * and evt_reference_conv2d (padding, stride, dilation) against an explicit
+ * im2col followed by a matrix product; then a whole fused kernel's reference:
+ * reference accumulator -> interpreter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <evt/evt.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x2545f4914f6cdd1du;
+
+static float small_int(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (float)((int)(rng >> 40) % 9 - 4);
+}
+
+/* A = [[1 2 3] [4 5 6]] (2 x 3), B = [[1 -1] [0 2] [3 0.5]] (3 x 2): A B = [[10 4.5] [22 9]]. */
+static void test_gemm_layouts(void **state)
+{
+    (void)state;
+    const float a_row[6] = {1, 2, 3, 4, 5, 6}, b_row[6] = {1, -1, 0, 2, 3, 0.5f};
+    const double want[4] = {10, 4.5, 22, 9};
+    /* the same matrices column-major, with padded leading dimensions */
+    float a_col[3 * 3] = {1, 4, 0, 2, 5, 0, 3, 6, 0};       /* lda 3 >= M = 2 */
+    float b_col[2 * 4] = {1, 0, 3, 0, -1, 2, 0.5f, 0};      /* ldb 4 >= K = 3 */
+    for (int la = 0; la < 2; la++)
+        for (int lb = 0; lb < 2; lb++) {
+            const float *a = la ? a_col : a_row, *b = lb ? b_col : b_row;
+            double d[2 * 3];
+            float d32[2 * 3];
+            memset(d, 0, sizeof d);
+            assert_int_equal(evt_reference_gemm(2, 2, 3, EVT_F32, a,
+                                                la ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, la ? 3 : 3, b,
+                                                lb ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, lb ? 4 : 2, d,
+                                                d32, 3),
+                             EVT_OK);
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++) {
+                    assert_true(d[i * 3 + j] == want[i * 2 + j]);
+                    assert_true(d32[i * 3 + j] == (float)want[i * 2 + j]);
+                }
+            assert_true(d[2] == 0); /* ldd padding untouched */
+        }
+}
+
+/* f16 and bf16 operands are read exactly; the sum is f64 (no f32 rounding). */
+static void test_gemm_half_types(void **state)
+{
+    (void)state;
+    const float af[4] = {1, 0x1p-24f, 0x1p-24f, 1}; /* A = [[1, 2^-24], [2^-24, 1]] */
+    const float bf[4] = {1, 1, 1, 1};
+    unsigned short a[4], b[4];
+    for (int t = 0; t < 2; t++) {
+        evt_elem e = t ? EVT_BF16 : EVT_F16;
+        evt_convert_from_f32(e, af, a, 4);
+        evt_convert_from_f32(e, bf, b, 4);
+        double d[4];
+        assert_int_equal(evt_reference_gemm(2, 2, 2, e, a, EVT_LAYOUT_ROW, 2, b, EVT_LAYOUT_ROW, 2,
+                                            d, NULL, 2),
+                         EVT_OK);
+        assert_true(d[0] == 1 + 0x1p-24 && d[3] == 1 + 0x1p-24);
+    }
+}
+
+static void test_gemm_errors(void **state)
+{
+    (void)state;
+    float a[4] = {0}, b[4] = {0};
+    double d[4];
+    assert_int_equal(evt_reference_gemm(2, 2, 2, EVT_I8, a, EVT_LAYOUT_ROW, 2, b, EVT_LAYOUT_ROW, 2,
+                                        d, NULL, 2),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_gemm(2, 2, 2, EVT_F32, a, EVT_LAYOUT_NONE, 2, b, EVT_LAYOUT_ROW,
+                                        2, d, NULL, 2),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_gemm(2, 2, 2, EVT_F32, a, EVT_LAYOUT_ROW, 1, b, EVT_LAYOUT_ROW, 2,
+                                        d, NULL, 2),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_gemm(2, 2, 2, EVT_F32, a, EVT_LAYOUT_ROW, 2, b, EVT_LAYOUT_ROW, 2,
+                                        NULL, NULL, 2),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_gemm(2, 2, 2, EVT_F32, NULL, EVT_LAYOUT_ROW, 2, b, EVT_LAYOUT_ROW,
+                                        2, d, NULL, 2),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_gemm(2, 2, 0, EVT_F32, NULL, EVT_LAYOUT_ROW, 0, NULL,
+                                        EVT_LAYOUT_ROW, 2, d, NULL, 2),
+                     EVT_OK);
+    assert_true(d[0] == 0 && d[3] == 0); /* K = 0: zeros */
+}
+
+/* conv2d against im2col: column (r, s, c) of row (n, p, q) is the input pixel the
+ * filter tap (r, s) reads, or 0 in the padding; then [M, RSC] x [RSC, K]. */
+static void conv_vs_im2col(const evt_conv_problem *c, evt_elem e)
+{
+    long long p, q;
+    assert_int_equal(evt_conv_output_size(c, &p, &q), EVT_OK);
+    long long nx = c->n * c->h * c->w * c->c, nw = c->k * c->r * c->s * c->c;
+    long long m = c->n * p * q, kk = c->r * c->s * c->c;
+    float *xf = malloc(nx * sizeof *xf), *wf = malloc(nw * sizeof *wf);
+    unsigned char *x = malloc(nx * 4), *w = malloc(nw * 4);
+    for (long long i = 0; i < nx; i++)
+        xf[i] = small_int();
+    for (long long i = 0; i < nw; i++)
+        wf[i] = small_int();
+    evt_convert_from_f32(e, xf, x, nx);
+    evt_convert_from_f32(e, wf, w, nw);
+    double *col = calloc(m * kk, sizeof *col);
+    for (long long b = 0; b < c->n; b++)
+        for (long long op = 0; op < p; op++)
+            for (long long oq = 0; oq < q; oq++)
+                for (long long r = 0; r < c->r; r++)
+                    for (long long s = 0; s < c->s; s++)
+                        for (long long ch = 0; ch < c->c; ch++) {
+                            long long ih = op * c->stride_h + r * c->dil_h - c->pad_h;
+                            long long iw = oq * c->stride_w + s * c->dil_w - c->pad_w;
+                            long long row = b * p * q + op * q + oq;
+                            long long k = (r * c->s + s) * c->c + ch;
+                            if (ih >= 0 && ih < c->h && iw >= 0 && iw < c->w)
+                                col[row * kk + k] = xf[((b * c->h + ih) * c->w + iw) * c->c + ch];
+                        }
+    long long ldy = c->k + 3;
+    double *y = malloc(m * ldy * sizeof *y);
+    float *y32 = malloc(m * ldy * sizeof *y32);
+    assert_int_equal(evt_reference_conv2d(c, e, x, w, y, y32, ldy), EVT_OK);
+    for (long long row = 0; row < m; row++)
+        for (long long k = 0; k < c->k; k++) {
+            double want = 0;
+            for (long long t = 0; t < kk; t++)
+                want += col[row * kk + t] * wf[k * kk + t];
+            assert_true(y[row * ldy + k] == want);
+            assert_true(y32[row * ldy + k] == (float)want);
+        }
+    free(xf), free(wf), free(x), free(w), free(col), free(y), free(y32);
+}
+
+static void test_conv2d(void **state)
+{
+    (void)state;
+    const evt_conv_problem cases[] = {
+        /* n h w c   k r s   pad   stride  dil */
+        {1, 4, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1},
+        {2, 5, 6, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1},
+        {2, 7, 6, 3, 5, 3, 2, 1, 2, 2, 1, 1, 2},
+        {1, 9, 8, 2, 3, 3, 3, 2, 0, 2, 3, 2, 1},
+        {3, 5, 5, 4, 2, 5, 5, 0, 0, 1, 1, 1, 1},
+        {1, 3, 3, 2, 2, 2, 2, 3, 3, 4, 4, 3, 3}, /* padding wider than the taps reach */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        conv_vs_im2col(&cases[i], EVT_F16);
+        conv_vs_im2col(&cases[i], EVT_BF16);
+        conv_vs_im2col(&cases[i], EVT_F32);
+    }
+    long long p, q;
+    evt_conv_output_size(&cases[2], &p, &q);
+    assert_int_equal(p, 4); /* (7 + 2*1 - 1*(3-1) - 1)/2 + 1 */
+    assert_int_equal(q, 8); /* (6 + 2*2 - 2*(2-1) - 1)/1 + 1 */
+    /* errors */
+    evt_conv_problem bad = cases[1];
+    float x[1000] = {0};
+    double y[1000];
+    assert_int_equal(evt_reference_conv2d(NULL, EVT_F32, x, x, y, NULL, 4), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_conv2d(&bad, EVT_I8, x, x, y, NULL, 4), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_conv2d(&bad, EVT_F32, x, x, y, NULL, 3), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_reference_conv2d(&bad, EVT_F32, x, x, NULL, NULL, 4),
+                     EVT_ERR_INVALID_ARGUMENT);
+    bad.stride_h = 0;
+    assert_int_equal(evt_reference_conv2d(&bad, EVT_F32, x, x, y, NULL, 4), EVT_ERR_INVALID_ARGUMENT);
+}
+
+/* A whole fused kernel's reference: the f64 GEMM feeds the interpreter. */
+static void test_gemm_then_epilogue(void **state)
+{
+    (void)state;
+    const char src[] = "epilogue e { in b : f32[N]\n out y : f32[M, N] = relu(acc + b) }\n";
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "k.evt", src, strlen(src), &m), EVT_OK);
+    evt_interp *in = NULL;
+    assert_int_equal(evt_interp_create(evt_module_find_epilogue(m, "e"), &in), EVT_OK);
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, -1, 0, 2, 3, 0.5f}, bias[2] = {-20, 0}, y[4];
+    double acc[4];
+    assert_int_equal(evt_reference_gemm(2, 2, 3, EVT_F32, a, EVT_LAYOUT_ROW, 3, b, EVT_LAYOUT_ROW, 2,
+                                        acc, NULL, 2),
+                     EVT_OK);
+    evt_interp_set_acc_f64(in, 2, 2, acc, 2);
+    evt_interp_bind(in, "b", bias, sizeof bias, 0);
+    evt_interp_bind(in, "y", y, sizeof y, 2);
+    for (int mode = 0; mode < 2; mode++) {
+        assert_int_equal(evt_interp_run(in, mode ? EVT_INTERP_F64 : EVT_INTERP_F32), EVT_OK);
+        assert_true(y[0] == 0 && y[1] == 4.5f && y[2] == 2 && y[3] == 9);
+    }
+    evt_interp_destroy(in);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm_layouts),
+        cmocka_unit_test(test_gemm_half_types),
+        cmocka_unit_test(test_gemm_errors),
+        cmocka_unit_test(test_conv2d),
+        cmocka_unit_test(test_gemm_then_epilogue),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
