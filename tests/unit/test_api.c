@@ -192,6 +192,18 @@ static void test_parse_file(void **state)
     free(ir);
 }
 
+/* A source over the size limit is refused before a byte of it is read. */
+static void test_size_limit(void **state)
+{
+    fixture *f = *state;
+    evt_module *m = (evt_module *)&m;
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "huge.evt", "x", (size_t)1 << 40, &m),
+                     EVT_ERR_LIMIT);
+    assert_null(m);
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "huge.evt"));
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "limit"));
+}
+
 /* The library copies the source: the caller's buffer may change right away. */
 static void test_source_is_copied(void **state)
 {
@@ -553,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_context),
         cmocka_unit_test_setup_teardown(test_parse_null_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_source_is_copied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_in_buffer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_diagnostics, setup, teardown),
