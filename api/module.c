@@ -205,9 +205,15 @@ const char *evt_module_diag_text(evt_module *m, evt_diag_format format)
     if (!m || (format != EVT_DIAG_TEXT && format != EVT_DIAG_JSON))
         return "";
     strbuf *sb = &m->diag_text[format];
-    if (!sb->len)
+    if (!sb->len && !sb->failed)
         diag_render(&m->diags, format, sb);
-    return sb_str(sb);
+    if (!sb->failed)
+        return sb_str(sb);
+    /* Never a cut-short list that looks whole, nor "" that looks like none. */
+    return format == EVT_DIAG_JSON
+               ? "{\"file\":\"\",\"line\":0,\"column\":0,\"severity\":\"error\","
+                 "\"message\":\"out of memory rendering the diagnostics\"}\n"
+               : "error: out of memory rendering the diagnostics\n";
 }
 
 /* ---- contents -------------------------------------------------------- */

@@ -52,7 +52,7 @@ void ast_parse(arena *a, diag_list *dl, const char *source, size_t len, ast_file
     parse_state ps = {.arena = a, .diags = dl, .file = file, .line = 1, .column = 1};
     yyscan_t scanner;
     if (evt_yylex_init_extra(&ps, &scanner) != 0) {
-        diag_report(dl, EVT_SEV_ERROR, (src_loc){1, 1, 0}, "out of memory starting the scanner");
+        a->failed = 1; /* the module reports EVT_ERR_NO_MEMORY */
         return;
     }
     ps.scanner = scanner;

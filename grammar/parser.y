@@ -15,6 +15,7 @@ int evt_yylex(EVT_YYSTYPE *lval, src_loc *lloc, void *scanner);
 }
 
 %code {
+#include <stdlib.h>
 #include <string.h>
 
 /* A rule's location is where its first symbol starts. */
@@ -28,6 +29,12 @@ int evt_yylex(EVT_YYSTYPE *lval, src_loc *lloc, void *scanner);
 
 #define YYMAXDEPTH PARSE_MAX_STACK
 #define scanner ps->scanner
+
+/* Bison says "memory exhausted" both past YYMAXDEPTH and when its stack
+ * cannot grow; the second is the machine's memory, not the input's nesting. */
+#define YYMALLOC(size) parse_alloc(ps, size)
+#define YYFREE free
+static void *parse_alloc(parse_state *ps, size_t size);
 
 static void evt_yyerror(src_loc *loc, parse_state *ps, const char *msg);
 static ast_stmt *new_stmt(parse_state *ps, ast_stmt_kind kind, src_loc loc, const char *name,
@@ -325,8 +332,18 @@ args
 
 #undef scanner
 
+static void *parse_alloc(parse_state *ps, size_t size)
+{
+    void *p = malloc(size);
+    if (!p)
+        ps->arena->failed = 1;
+    return p;
+}
+
 static void evt_yyerror(src_loc *loc, parse_state *ps, const char *msg)
 {
+    if (ps->arena->failed)
+        return; /* out of memory: the module reports EVT_ERR_NO_MEMORY */
     if (strcmp(msg, "memory exhausted") == 0)
         diag_report(ps->diags, EVT_SEV_ERROR, *loc,
                     "the input is nested too deeply (more than %d open constructs)",

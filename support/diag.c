@@ -104,6 +104,8 @@ void diag_sort(diag_list *dl)
         }
         memcpy(dl->items, items, n * sizeof *items);
         memcpy(dl->offsets, offsets, n * sizeof *offsets);
+    } else {
+        dl->arena->failed = 1; /* unsorted would look like a different answer */
     }
     free(keys);
     free(items);
@@ -164,6 +166,8 @@ static void render_excerpt(const diag_list *dl, size_t offset, strbuf *sb)
         sb_puts(sb, "...");
     sb_putc(sb, '\n');
     sb_putc(&caret, '^');
+    if (caret.failed)
+        sb->failed = 1; /* the whole text failed, not just its caret */
     sb_puts(sb, sb_str(&caret));
     sb_putc(sb, '\n');
     sb_free(&caret);
