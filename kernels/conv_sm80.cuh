@@ -239,20 +239,6 @@ EVT_DEVICE void st_shared_u16(evt_u32 addr, evt_u16 v)
 }
 
 /*
- * evt_cp_async_16 (evt_common.cuh) with the L1-allocating .ca instead of
- * .cg.  Conv reads the same global bytes many times over: every CTA of a
- * column of output tiles reads the same filter tile, and the filter taps
- * of an r x s > 1 conv read mostly the input pixels the previous tap read.
- * Served from L1 these cost no L2 bandwidth, which bounds these kernels.
- */
-EVT_DEVICE void cp_async_ca_16(evt_u32 sdst, const void *gsrc, bool valid)
-{
-    int n = valid ? 16 : 0;
-    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16, %2;"
-                 :: "r"(sdst), "l"(gsrc), "r"(n) : "memory");
-}
-
-/*
  * Where one thread's A and B chunks go.  Both stages are [rows][BK] tiles
  * of kChunks 16-byte chunks per row (smem_tile's swizzle).  Chunk j of the
  * thread is chunk tid + j * kThreads: all of a thread's chunks share the
@@ -326,7 +312,6 @@ struct act_loader {
     int ih0[kRows]; /* input row and column seen by tap (0, 0) */
     int iw0[kRows];
     int soff;       /* swizzled byte offset of chunk 0 in a stage */
-    bool reuse;     /* r s > 1: taps overlap, keep input pixels in L1 */
     kpos kp;
 
     __device__ __forceinline__ void init(const evt_conv_args &a, int m0, int m_lim)
@@ -334,7 +319,6 @@ struct act_loader {
         const int row = (int)threadIdx.x / map::kChunks;
         const int ch = (int)threadIdx.x % map::kChunks;
         soff = map::a_tile::offset(row, ch);
-        reuse = a.r * a.s > 1;
         kp.init(a, ch * 8);
         /* 1x1, stride 1, no padding: output pixel m is input pixel m. */
         const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 &&
@@ -364,8 +348,7 @@ struct act_loader {
     }
 
     /* Fast path: one 16-byte cp.async per chunk (c % 8 == 0). */
-    template <bool CA>
-    __device__ __forceinline__ void load_rows(const evt_conv_args &a, evt_u32 sbase) const
+    __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
     {
         const bool k_ok = kp.r < a.r;
 #pragma unroll
@@ -373,20 +356,9 @@ struct act_loader {
             bool ok = k_ok && (unsigned)(ih0[j] + kp.dh) < (unsigned)a.h &&
                       (unsigned)(iw0[j] + kp.dw) < (unsigned)a.wd;
             const evt_u16 *src = a.x + (evt_i64)(pix[j] + kp.tap) * a.c + kp.c;
-            evt_u32 dst = sbase + soff + j * map::kRowStep * map::kChunks * 16;
-            if (CA)
-                cp_async_ca_16(dst, ok ? src : a.x, ok);
-            else
-                evt_cp_async_16(dst, ok ? src : a.x, ok);
+            evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.x,
+                            ok);
         }
-    }
-
-    __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
-    {
-        if (reuse)
-            load_rows<true>(a, sbase);
-        else
-            load_rows<false>(a, sbase);
     }
 
     /* Slow path: element by element, each element's (r, s, c) stepped from
@@ -448,7 +420,8 @@ struct filt_loader {
 #pragma unroll
         for (int j = 0; j < kRows; ++j, src += step) {
             bool ok = k_ok && n + j * map::kRowStep < a.k;
-            cp_async_ca_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.w, ok);
+            evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.w,
+                            ok);
         }
     }
 
@@ -477,6 +450,30 @@ struct filt_loader {
 };
 
 } /* namespace evt_conv_sm80_detail */
+
+/*
+ * Optional, for kernel skeletons, before the mainloop: desynchronize the
+ * CTAs that share a multiprocessor.  CTAs of the first wave start together
+ * and, with equal work, stay in lockstep: all load, then all multiply, then
+ * all store, so loads never overlap stores.  The j-th CTA of the first wave
+ * on each SM (blockIdx.x / SM count, assuming the block scheduler deals CTAs
+ * out in order) waits j * cycles SM cycles; later waves inherit the offset.
+ * Costs at most a few microseconds once per launch.
+ */
+EVT_DEVICE void evt_conv_sm80_stagger(int cycles)
+{
+    unsigned nsm;
+    asm volatile("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+    unsigned slot = blockIdx.x / nsm;
+    if (cycles <= 0 || slot == 0 || slot >= 8)
+        return;
+    long long t0, t, wait = (long long)slot * cycles;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0));
+    do {
+        asm volatile("nanosleep.u32 256;");
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+    } while (t - t0 < wait);
+}
 
 /*
  * The mainloop: accumulate output tile (tile_m, tile_n) over K = r s c and
