@@ -79,7 +79,10 @@ static void say(const char *fmt, ...)
 /* ---- kernel under test: mainloop + store epilogue ------------------------ */
 
 /* The store is the shape of codegen/emit_cuda.c's epilogue: a thread owns 8
- * consecutive columns of the tile and walks rows tid / CPR, + RPP, ... */
+ * consecutive columns of the tile and walks rows tid / CPR, + RPP, ...
+ * The ragged-edge loops are unrolled with a guard, like evt_store_vec: a
+ * loop to a run-time bound put v[] in local memory, and those 32 bytes per
+ * row made the 1x1 layers 25-40% slower (docs/conv_sm80.md). */
 template <class Cfg, int OUT>
 __device__ __forceinline__ void store_tile(const float *acc, int tile_m, int tile_n, int m, int n,
                                            void *y)
@@ -127,10 +130,9 @@ __device__ __forceinline__ void store_tile(const float *acc, int tile_m, int til
  * (no global stores), MODE 2 store only (a zero tile, no mainloop). */
 template <class Cfg, int OUT, int GROUP_M, int MODE = 0>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    conv_kernel(evt_conv_args args, void *y, int stagger)
+    conv_kernel(evt_conv_args args, void *y)
 {
     extern __shared__ __align__(128) unsigned char smem[];
-    evt_conv_sm80_stagger(stagger);
     const int m = args.n * args.p * args.q, n = args.k;
     int tile_m, tile_n;
     evt_gemm_sm80_tile_coord<Cfg, GROUP_M>((int)blockIdx.x, m, n, &tile_m, &tile_n);
@@ -147,26 +149,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         return;
     }
     store_tile<Cfg, OUT>((const float *)smem, tile_m, tile_n, m, n, y);
-}
-
-/* Persistent variant (bench only): gridDim.x CTAs walk the tiles; tells
- * whether CTA launch overhead matters.  The tile and the pipeline share
- * shared memory, hence the barrier before the next mainloop. */
-template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    conv_kernel_persistent(evt_conv_args args, void *y, int stagger)
-{
-    extern __shared__ __align__(128) unsigned char smem[];
-    evt_conv_sm80_stagger(stagger);
-    const int m = args.n * args.p * args.q, n = args.k;
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
-    for (int t = (int)blockIdx.x; t < tiles; t += (int)gridDim.x) {
-        int tile_m, tile_n;
-        evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tile_m, &tile_n);
-        evt_conv_sm80_mainloop<Cfg>(args, tile_m, tile_n, smem);
-        store_tile<Cfg, OUT_F16>((const float *)smem, tile_m, tile_n, m, n, y);
-        __syncthreads();
-    }
 }
 
 /* The GEMM mainloop on a 1x1 conv's GEMM view (A = x as M x C row-major,
@@ -328,12 +310,11 @@ __global__ void compare_16(const evt_u16 *y, const float *r, long long total, cm
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-/* stagger: evt_conv_sm80_stagger()'s cycles (0: none) */
-typedef void (*launch_fn)(const evt_conv_args &, void *, cudaStream_t, int stagger);
+typedef void (*launch_fn)(const evt_conv_args &, void *, cudaStream_t);
 typedef int (*occ_fn)();
 
 template <class Cfg, int OUT, int GROUP_M, int MODE = 0>
-static void launch(const evt_conv_args &a, void *y, cudaStream_t st, int stagger)
+static void launch(const evt_conv_args &a, void *y, cudaStream_t st)
 {
     static bool attr_set = false;
     if (!attr_set) {
@@ -346,13 +327,13 @@ static void launch(const evt_conv_args &a, void *y, cudaStream_t st, int stagger
     if (tiles == 0)
         return;
     conv_kernel<Cfg, OUT, GROUP_M, MODE>
-        <<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(a, y, stagger);
+        <<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(a, y);
     CK(cudaGetLastError());
 }
 
 /* A 1x1 unpadded stride-1 conv through the GEMM mainloop. */
 template <class Tile>
-static void launch_gemm(const evt_conv_args &a, void *y, cudaStream_t st, int)
+static void launch_gemm(const evt_conv_args &a, void *y, cudaStream_t st)
 {
     typedef evt_gemm_sm80_cfg<Tile, EVT_DT_F16, EVT_ROW_MAJOR, EVT_COL_MAJOR, true> Cfg;
     static bool attr_set = false;
@@ -371,25 +352,6 @@ static void launch_gemm(const evt_conv_args &a, void *y, cudaStream_t st, int)
     g.ldb = a.c;
     long long tiles = ((g.m + Cfg::kBM - 1) / Cfg::kBM) * ((g.n + Cfg::kBN - 1) / Cfg::kBN);
     gemm_kernel<Cfg><<<(unsigned)tiles, Cfg::kThreads, Cfg::kSmemBytes, st>>>(g, y);
-    CK(cudaGetLastError());
-}
-
-template <class Cfg>
-static void launch_persistent(const evt_conv_args &a, void *y, cudaStream_t st, int stagger)
-{
-    static int grid = 0;
-    if (!grid) {
-        CK(cudaFuncSetAttribute(conv_kernel_persistent<Cfg>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-        int per_sm = 0, dev = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_kernel_persistent<Cfg>,
-                                                         Cfg::kThreads, Cfg::kSmemBytes));
-        cudaDeviceProp prop;
-        CK(cudaGetDevice(&dev));
-        CK(cudaGetDeviceProperties(&prop, dev));
-        grid = per_sm * prop.multiProcessorCount;
-    }
-    conv_kernel_persistent<Cfg><<<grid, Cfg::kThreads, Cfg::kSmemBytes, st>>>(a, y, stagger);
     CK(cudaGetLastError());
 }
 
@@ -414,11 +376,10 @@ enum { NCFG = EVT_CONV_SM80_NUM_CFGS };
 static launch_fn g_check[NCFG][2][2];
 /* bench kernels, f16 fast path, f16 output */
 static launch_fn g_bench[NCFG];
-static launch_fn g_persist[NCFG];
 static occ_fn g_occ[NCFG];
 /* --diag: [mainloop only, store only] for three configurations, GEMM mainloop */
 static constexpr int k_diag_ids[3] = {EVT_CONV_SM80_128x256x64_W8_S3, EVT_CONV_SM80_128x128x64_W4_S3,
-                                      EVT_CONV_SM80_64x256x32_W4_S3};
+                                      EVT_CONV_SM80_256x64x32_W4_S4};
 static launch_fn g_diag[3][2];
 static launch_fn g_gemm[2] = {launch_gemm<evt_gemm_sm80_tile<128, 256, 64, 2, 4, 3, 1> >,
                               launch_gemm<evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> >};
@@ -442,7 +403,6 @@ struct for_each_cfg {
         g_check[ID][1][1] = launch<typename cfg_of<ID, EVT_DT_BF16, true>::type, OUT_F32, 8>;
         typedef typename cfg_of<ID, EVT_DT_F16, true>::type B;
         g_bench[ID] = launch<B, OUT_F16, 8>;
-        g_persist[ID] = launch_persistent<B>;
         g_occ[ID] = occupancy<B, OUT_F16, 8>;
         if (ID == 0) {
             diag_entry<0>();
@@ -566,7 +526,7 @@ static int check_problem(int dt, const conv_shape &cs, int shift, cmp_result *dr
             if (al && !fast_ok)
                 continue;
             CK(cudaMemset(y, 0xff, total * 4));
-            g_check[id][dt][al](a, y, 0, 0);
+            g_check[id][dt][al](a, y, 0);
             CK(cudaMemset(dres, 0, sizeof(cmp_result)));
             compare_f32<<<132, 256>>>(y, r, s, total, dres);
             CK(cudaGetLastError());
@@ -768,14 +728,10 @@ static void run_bench(int reps, int num_sms, bool diag)
     for (int id = 0; id < NCFG; ++id)
         say(" cfg%d %d", id, g_occ[id]());
     say("\n");
-    /* SM-cycle offsets per first-wave slot for evt_conv_sm80_stagger() */
-    static const int staggers[] = {0, 2000, 4000, 8000};
-    enum { NST = 4 };
     struct best_row {
         double us;
-        int id, st;
-        int pick;
-        double pick_us[NST];
+        int id, pick;
+        double pick_us;
     } best[NSHAPES];
     for (int si = 0; si < NSHAPES; ++si) {
         const conv_shape &cs = k_shapes[si].cs;
@@ -789,27 +745,24 @@ static void run_bench(int reps, int num_sms, bool diag)
             "heuristic: cfg%d\n",
             cs.n, cs.h, cs.w, cs.c, cs.k, cs.r, cs.s, cs.pad_h, b.m, cs.k, cs.r * cs.s * cs.c,
             b.flop * 1e-9, b.bytes * 1e-6, pick);
-        /* verify: compare with the f32 direct conv; returns the median in us */
-        auto run = [&](launch_fn f, int st, bool verify, bool *agree_out, double *rel_out) {
+        /* verify: compare with the f32 direct conv first; returns the median in us */
+        auto timed = [&](launch_fn f, const char *label, bool verify) {
+            bool agree = true;
+            double rel = 0;
             if (verify) {
                 CK(cudaMemset(b.y, 0xff, b.total * 2));
-                f(b.a, b.y, 0, st);
+                f(b.a, b.y, 0);
                 CK(cudaMemset(dres, 0, sizeof(cmp_result)));
                 compare_16<EVT_DT_F16><<<264, 256>>>(b.y, ref, b.total, dres);
                 CK(cudaGetLastError());
                 cmp_result h;
                 CK(cudaMemcpy(&h, dres, sizeof h, cudaMemcpyDeviceToHost));
-                *rel_out = sqrt(h.err2 / h.ref2);
-                *agree_out = h.bad == 0 && *rel_out < 2e-3;
-                if (!*agree_out)
+                rel = sqrt(h.err2 / h.ref2);
+                agree = h.bad == 0 && rel < 2e-3;
+                if (!agree)
                     g_fail++;
             }
-            return 1e3 * time_ms([&]() { f(b.a, b.y, 0, st); }, flush, flush_bytes, reps);
-        };
-        auto timed = [&](launch_fn f, const char *label, bool verify) {
-            bool agree = true;
-            double rel = 0;
-            double us = run(f, 0, verify, &agree, &rel);
+            double us = 1e3 * time_ms([&]() { f(b.a, b.y, 0); }, flush, flush_bytes, reps);
             say("  %-34s %9.1f us %7.1f TFLOP/s %7.0f GB/s", label, us, b.flop / us * 1e-6,
                 b.bytes / us * 1e-3);
             if (verify)
@@ -819,30 +772,16 @@ static void run_bench(int reps, int num_sms, bool diag)
         };
         best[si].us = 1e30;
         best[si].pick = pick;
-        say("  %-22s %28s %9s %9s %9s   (us; stagger in SM cycles)\n", "config", "stagger 0",
-            "2000", "4000", "8000");
         for (int id = 0; id < NCFG; ++id) {
-            bool agree = true;
-            double rel = 0;
-            double t[NST];
-            for (int k = 0; k < NST; ++k) {
-                t[k] = run(g_bench[id], staggers[k], true, &agree, &rel);
-                if (t[k] < best[si].us) {
-                    best[si].us = t[k];
-                    best[si].id = id;
-                    best[si].st = staggers[k];
-                }
-                if (id == pick)
-                    best[si].pick_us[k] = t[k];
+            char label[64];
+            snprintf(label, sizeof label, "cfg%d %s", id, cfg_name(id));
+            double us = timed(g_bench[id], label, true);
+            if (us < best[si].us) {
+                best[si].us = us;
+                best[si].id = id;
             }
-            say("  cfg%d %-17s %9.1f (%5.1f TFLOP/s) %9.1f %9.1f %9.1f   rel_fro %.2g%s\n", id,
-                cfg_name(id), t[0], b.flop / t[0] * 1e-6, t[1], t[2], t[3], rel,
-                agree ? "" : " MISMATCH");
-            for (int k = 0; k < NST; ++k)
-                t[k] = run(g_persist[id], staggers[k], k == 0, &agree, &rel);
-            say("  %-22s %9.1f (%5.1f TFLOP/s) %9.1f %9.1f %9.1f   rel_fro %.2g%s\n",
-                "  persistent", t[0], b.flop / t[0] * 1e-6, t[1], t[2], t[3], rel,
-                agree ? "" : " MISMATCH");
+            if (id == pick)
+                best[si].pick_us = us;
         }
         if (diag) {
             long long n16 = b.total * 2 / 16;
@@ -868,24 +807,20 @@ static void run_bench(int reps, int num_sms, bool diag)
         free_bench(b);
     }
     say("\n== summary (us; cuDNN columns from the anchors README, not this run) ==\n");
-    say("%-24s %10s %10s %9s %14s %8s %8s %12s %12s\n", "layer", "heuristic", "+stagger",
-        "best", "best cfg", "TFLOP/s", "GB/s", "cuDNN fused", "cuDNN conv");
+    say("%-24s %10s %9s %9s %8s %8s %12s %12s\n", "layer", "heuristic", "best", "best cfg",
+        "TFLOP/s", "GB/s", "cuDNN fused", "cuDNN conv");
     for (int si = 0; si < NSHAPES; ++si) {
         const conv_shape &cs = k_shapes[si].cs;
         char name[64];
         snprintf(name, sizeof name, "%dx%dx%d->%d %dx%d", cs.h, cs.w, cs.c, cs.k, cs.r, cs.s);
-        char bc[32];
-        snprintf(bc, sizeof bc, "cfg%d st%d", best[si].id, best[si].st);
-        double pst = std::min(std::min(best[si].pick_us[1], best[si].pick_us[2]),
-                              best[si].pick_us[3]);
         long long m = (long long)cs.n * out_dim(cs.h, cs.pad_h, cs.dil_h, cs.r, cs.stride_h) *
                       out_dim(cs.w, cs.pad_w, cs.dil_w, cs.s, cs.stride_w);
         double flop = 2.0 * m * cs.k * cs.r * cs.s * cs.c;
-        double bytes = 2.0 * ((double)cs.n * cs.h * cs.w * cs.c + (double)cs.k * cs.r * cs.s * cs.c +
-                              (double)m * cs.k);
-        say("%-24s %10.1f %10.1f %9.1f %14s %8.1f %8.0f %12.1f %12.1f\n", name,
-            best[si].pick_us[0], pst, best[si].us, bc, flop / best[si].us * 1e-6,
-            bytes / best[si].us * 1e-3, k_shapes[si].cudnn_fused_us, k_shapes[si].cudnn_conv_us);
+        double bytes = 2.0 * ((double)cs.n * cs.h * cs.w * cs.c +
+                              (double)cs.k * cs.r * cs.s * cs.c + (double)m * cs.k);
+        say("%-24s %10.1f %9.1f %9d %8.1f %8.0f %12.1f %12.1f\n", name, best[si].pick_us,
+            best[si].us, best[si].id, flop / best[si].us * 1e-6, bytes / best[si].us * 1e-3,
+            k_shapes[si].cudnn_fused_us, k_shapes[si].cudnn_conv_us);
     }
     CK(cudaFree(flush));
     CK(cudaFree(dres));
@@ -894,16 +829,16 @@ static void run_bench(int reps, int num_sms, bool diag)
 /* --profile: a few kernels once each, for ncu. */
 static void run_profile()
 {
-    static const int runs[][2] = {{0, EVT_CONV_SM80_64x128x32_W4_S4},
+    static const int runs[][2] = {{0, EVT_CONV_SM80_128x128x64_W4_S3},
                                   {0, EVT_CONV_SM80_128x256x64_W8_S3},
                                   {2, EVT_CONV_SM80_128x128x64_W4_S3},
                                   {5, EVT_CONV_SM80_128x256x64_W8_S3},
                                   {4, EVT_CONV_SM80_128x64x64_W4_S3}};
     for (const auto &r : runs) {
         bench_bufs b = make_bench(k_shapes[r[0]].cs);
-        g_bench[r[1]](b.a, b.y, 0, 0);
+        g_bench[r[1]](b.a, b.y, 0);
         if (r[0] == 5)
-            g_gemm[0](b.a, b.y, 0, 0);
+            g_gemm[0](b.a, b.y, 0);
         CK(cudaDeviceSynchronize());
         free_bench(b);
     }
@@ -947,9 +882,9 @@ static const char *k_probe =
     "P(2, EVT_DT_F16, false)\n"
     "P(3, EVT_DT_BF16, false)\n"
     "P(4, EVT_DT_F16, true)\n"
-    "P(5, EVT_DT_BF16, true)\n"
-    "P(6, EVT_DT_F16, true)\n"
-    "P(7, EVT_DT_BF16, false)\n";
+    "P(0, EVT_DT_BF16, false)\n"
+    "P(1, EVT_DT_F16, false)\n"
+    "P(4, EVT_DT_BF16, false)\n";
 
 /* 1 when compiled (strict: also without warnings). */
 static int nvrtc_try(const std::string &src, const char *arch, bool strict)

@@ -63,19 +63,19 @@
 
 /*
  * Conv tile configurations, names BMxBNxBK_warps_stages.  Ids are stable:
- * codegen refers to them.  A separate table from the GEMM's because conv
- * wants a narrow-N tile (ResNet layers with k = 64) the GEMM does not.
+ * codegen refers to them.  Ids 0, 1 and 3 are the tiles of the GEMM table's
+ * ids 3, 4 and 2; the table is separate because conv also wants narrow-N
+ * tiles (ResNet layers with k = 64) that the GEMM does not.  Measured and
+ * dropped (docs/conv_sm80.md): 128x128x32, 64x128x32, 64x256x32,
+ * 256x128x32.
  */
 enum evt_conv_sm80_cfg_id {
-    EVT_CONV_SM80_128x256x64_W8_S3 = 0, /* large N, compute-bound; 1 CTA/SM */
-    EVT_CONV_SM80_128x128x64_W4_S3 = 1, /* 2 CTAs/SM */
-    EVT_CONV_SM80_128x64x64_W4_S3 = 2,  /* narrow N (k <= 64) */
-    EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems */
-    EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, 64x64 warp tiles */
-    EVT_CONV_SM80_128x128x32_W4_S4 = 5,
-    EVT_CONV_SM80_64x256x32_W4_S3 = 6,  /* whole N = 256 in one tile, 2 CTAs/SM */
-    EVT_CONV_SM80_64x128x32_W4_S4 = 7,  /* 3 CTAs/SM */
-    EVT_CONV_SM80_NUM_CFGS = 8
+    EVT_CONV_SM80_128x256x64_W8_S3 = 0, /* large problems, 1 CTA/SM */
+    EVT_CONV_SM80_128x128x64_W4_S3 = 1, /* medium problems and short K, 2 CTAs/SM */
+    EVT_CONV_SM80_128x64x64_W4_S3 = 2,  /* narrow N (k <= 64), medium problems */
+    EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems, 4 CTAs/SM */
+    EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, large problems: 64x64 warp tiles */
+    EVT_CONV_SM80_NUM_CFGS = 5
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -90,12 +90,6 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_256x64x32_W4_S4:
         c.bm = 256; c.bn = 64; c.bk = 32; c.warps_m = 4; c.warps_n = 1; c.stages = 4;
         c.min_blocks = 2; break;
-    case EVT_CONV_SM80_128x128x32_W4_S4:
-        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 2; break;
-    case EVT_CONV_SM80_64x256x32_W4_S3:
-        c.bm = 64; c.bk = 32; c.warps_m = 1; c.min_blocks = 2; break;
-    case EVT_CONV_SM80_64x128x32_W4_S4:
-        c.bm = 64; c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 4; c.min_blocks = 3; break;
     default: break;
     }
     return c;
@@ -103,21 +97,31 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
 
 /*
  * Pick a configuration for the conv's GEMM view (m = n p q, n = k,
- * k_gemm = r s c) on num_sms multiprocessors (0: 132).
+ * k_gemm = r s c) on num_sms multiprocessors (0: 132).  As the GEMM's:
+ * the biggest tile that still gives every SM two tiles (one for 1-CTA/SM
+ * tiles' second wave, or both CTAs of a 2-CTA/SM tile), then a tile that
+ * fills every SM once, then 64x64.  k <= 64 takes the narrow-N tiles, which
+ * waste no half-empty MMAs.  Short K (k_gemm <= 128: one or two k tiles, a
+ * memory-bound layer) prefers 128x128 to 128x256: with two CTAs per SM one
+ * CTA's stores overlap the other's loads.  Measured on the H200 on the
+ * ResNet-50 layers, docs/conv_sm80.md.
  */
 EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long long k_gemm,
                                               int num_sms)
 {
     long long sms = num_sms > 0 ? num_sms : 132;
-    (void)k_gemm;
     if (n <= 64) {
-        if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x64x64_W4_S3), m, n) >=
-            2 * sms)
+        if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_256x64x32_W4_S4), m,
+                                    n) >= 2 * sms)
+            return EVT_CONV_SM80_256x64x32_W4_S4;
+        if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x64x64_W4_S3), m,
+                                    n) >= sms)
             return EVT_CONV_SM80_128x64x64_W4_S3;
         return EVT_CONV_SM80_64x64x32_W4_S4;
     }
-    if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x256x64_W8_S3), m, n) >=
-        2 * sms)
+    if (k_gemm > 128 &&
+        evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x256x64_W8_S3), m, n) >=
+            2 * sms)
         return EVT_CONV_SM80_128x256x64_W8_S3;
     if (evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_W4_S3), m, n) >=
         sms)
@@ -168,15 +172,6 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x64x32_W4_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_W4_S4> {
     typedef evt_gemm_sm80_tile<256, 64, 32, 4, 1, 4, 2> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_W4_S4> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 4, 2> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x256x32_W4_S3> {
-    typedef evt_gemm_sm80_tile<64, 256, 32, 1, 4, 3, 2> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x128x32_W4_S4> {
-    typedef evt_gemm_sm80_tile<64, 128, 32, 2, 2, 4, 3> type;
-};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -226,9 +221,7 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
 }
 static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>() &&
                   evt_conv_sm80_tile_matches<2>() && evt_conv_sm80_tile_matches<3>() &&
-                  evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
-                  evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 8,
+                  evt_conv_sm80_tile_matches<4>() && EVT_CONV_SM80_NUM_CFGS == 5,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {
@@ -450,30 +443,6 @@ struct filt_loader {
 };
 
 } /* namespace evt_conv_sm80_detail */
-
-/*
- * Optional, for kernel skeletons, before the mainloop: desynchronize the
- * CTAs that share a multiprocessor.  CTAs of the first wave start together
- * and, with equal work, stay in lockstep: all load, then all multiply, then
- * all store, so loads never overlap stores.  The j-th CTA of the first wave
- * on each SM (blockIdx.x / SM count, assuming the block scheduler deals CTAs
- * out in order) waits j * cycles SM cycles; later waves inherit the offset.
- * Costs at most a few microseconds once per launch.
- */
-EVT_DEVICE void evt_conv_sm80_stagger(int cycles)
-{
-    unsigned nsm;
-    asm volatile("mov.u32 %0, %%nsmid;" : "=r"(nsm));
-    unsigned slot = blockIdx.x / nsm;
-    if (cycles <= 0 || slot == 0 || slot >= 8)
-        return;
-    long long t0, t, wait = (long long)slot * cycles;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0));
-    do {
-        asm volatile("nanosleep.u32 256;");
-        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
-    } while (t - t0 < wait);
-}
 
 /*
  * The mainloop: accumulate output tile (tile_m, tile_n) over K = r s c and
