@@ -35,14 +35,14 @@
  * x, w 16-byte aligned.  Each 16-byte cp.async moves 8 channels of one input
  * pixel: every thread keeps, per A row it copies, the input pixel of filter
  * tap (0, 0) and its (ih, iw) (computed once per CTA), and for its chunk
- * column the current (r, s, c) of K, advanced by BK per k tile with
- * additions only.  Padding, rows past M and k past RSC are zero-filled
+ * column the current (r, s, c) of K, advanced by BK per k tile without
+ * dividing.  Padding, rows past M and k past RSC are zero-filled
  * (cp.async src-size 0).  A 1x1 stride-1 unpadded conv takes the same code
  * with the divisions of the per-CTA setup skipped.  Guarded path
  * (ALIGNED = false): element-wise loads, any c, any 2-byte-aligned x and w.
  *
- * Limits: n * h * wd and n * p * q below 2^31 (pixel indices are int); the
- * offsets inside one pixel row use 64-bit arithmetic.
+ * Limits: n * h * wd and n * p * q below 2^31 (pixel indices are int);
+ * element offsets (pixel * c + channel) are formed in 64 bits.
  */
 #ifndef EVT_CONV_SM80_CUH
 #define EVT_CONV_SM80_CUH
