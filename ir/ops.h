@@ -26,41 +26,41 @@ enum {
     IR_IDEMPOTENT = 1 << 6
 };
 
-#define IR_OPS(X)                                                                \
-    X(IR_CONST, "const", 0, IR_LEAF)                          /* attr.f */       \
-    X(IR_ACC, "acc", 0, IR_LEAF)                              /* accumulator */  \
-    X(IR_INPUT, "input", 0, IR_LEAF)                          /* attr.index */   \
-    X(IR_PARAM, "param", 0, IR_LEAF)                          /* attr.index */   \
-    X(IR_NEG, "neg", 1, IR_FOLD)                              /* -a */           \
-    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD)                 /* a + b */        \
-    X(IR_SUB, "sub", 2, IR_FOLD)                              /* a - b */        \
-    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD)                 /* a * b */        \
-    X(IR_DIV, "div", 2, IR_FOLD)                              /* a / b */        \
-    X(IR_LT, "lt", 2, IR_COMPARE)                             /* a < b */        \
-    X(IR_LE, "le", 2, IR_COMPARE)                             /* a <= b */       \
-    X(IR_GT, "gt", 2, IR_COMPARE)                             /* a > b */        \
-    X(IR_GE, "ge", 2, IR_COMPARE)                             /* a >= b */       \
-    X(IR_EQ, "eq", 2, IR_COMPARE | IR_COMMUTE)                /* a == b */       \
-    X(IR_NE, "ne", 2, IR_COMPARE | IR_COMMUTE)                /* a != b */       \
-    X(IR_SELECT, "select", 3, 0)                              /* c ? a : b */    \
-    X(IR_RELU, "relu", 1, IR_BUILTIN | IR_IDEMPOTENT)                            \
-    X(IR_LEAKY_RELU, "leaky_relu", 2, IR_BUILTIN)                                \
-    X(IR_GELU, "gelu", 1, IR_BUILTIN)                                            \
-    X(IR_GELU_TANH, "gelu_tanh", 1, IR_BUILTIN)                                  \
-    X(IR_SILU, "silu", 1, IR_BUILTIN)                                            \
-    X(IR_SIGMOID, "sigmoid", 1, IR_BUILTIN)                                      \
-    X(IR_TANH, "tanh", 1, IR_BUILTIN)                                            \
-    X(IR_EXP, "exp", 1, IR_BUILTIN)                                              \
-    X(IR_LOG, "log", 1, IR_BUILTIN)                                              \
-    X(IR_SQRT, "sqrt", 1, IR_BUILTIN)                                            \
-    X(IR_RSQRT, "rsqrt", 1, IR_BUILTIN)                                          \
-    X(IR_ABS, "abs", 1, IR_BUILTIN | IR_IDEMPOTENT)                              \
-    X(IR_HARDSWISH, "hardswish", 1, IR_BUILTIN)                                  \
-    X(IR_MIN, "min", 2, IR_BUILTIN | IR_COMMUTE)                                 \
-    X(IR_MAX, "max", 2, IR_BUILTIN | IR_COMMUTE)                                 \
-    X(IR_CLAMP, "clamp", 3, IR_BUILTIN)                                          \
-    X(IR_REDUCE_SUM, "reduce_sum", 1, IR_BUILTIN | IR_REDUCE)                    \
-    X(IR_REDUCE_MAX, "reduce_max", 1, IR_BUILTIN | IR_REDUCE)                    \
+#define IR_OPS(X)                                                                  \
+    X(IR_CONST, "const", 0, IR_LEAF)                            /* attr.f */       \
+    X(IR_ACC, "acc", 0, IR_LEAF)                                /* accumulator */  \
+    X(IR_INPUT, "input", 0, IR_LEAF)                            /* attr.index */   \
+    X(IR_PARAM, "param", 0, IR_LEAF)                            /* attr.index */   \
+    X(IR_NEG, "neg", 1, IR_FOLD)                                /* -a */           \
+    X(IR_ADD, "add", 2, IR_COMMUTE | IR_FOLD)                   /* a + b */        \
+    X(IR_SUB, "sub", 2, IR_FOLD)                                /* a - b */        \
+    X(IR_MUL, "mul", 2, IR_COMMUTE | IR_FOLD)                   /* a * b */        \
+    X(IR_DIV, "div", 2, IR_FOLD)                                /* a / b */        \
+    X(IR_LT, "lt", 2, IR_COMPARE)                               /* a < b */        \
+    X(IR_LE, "le", 2, IR_COMPARE)                               /* a <= b */       \
+    X(IR_GT, "gt", 2, IR_COMPARE)                               /* a > b */        \
+    X(IR_GE, "ge", 2, IR_COMPARE)                               /* a >= b */       \
+    X(IR_EQ, "eq", 2, IR_COMPARE | IR_COMMUTE)                  /* a == b */       \
+    X(IR_NE, "ne", 2, IR_COMPARE | IR_COMMUTE)                  /* a != b */       \
+    X(IR_SELECT, "select", 3, 0)                                /* c ? a : b */    \
+    X(IR_RELU, "relu", 1, IR_BUILTIN | IR_IDEMPOTENT | IR_FOLD)                    \
+    X(IR_LEAKY_RELU, "leaky_relu", 2, IR_BUILTIN | IR_FOLD)                        \
+    X(IR_GELU, "gelu", 1, IR_BUILTIN | IR_FOLD)                                    \
+    X(IR_GELU_TANH, "gelu_tanh", 1, IR_BUILTIN | IR_FOLD)                          \
+    X(IR_SILU, "silu", 1, IR_BUILTIN | IR_FOLD)                                    \
+    X(IR_SIGMOID, "sigmoid", 1, IR_BUILTIN | IR_FOLD)                              \
+    X(IR_TANH, "tanh", 1, IR_BUILTIN | IR_FOLD)                                    \
+    X(IR_EXP, "exp", 1, IR_BUILTIN | IR_FOLD)                                      \
+    X(IR_LOG, "log", 1, IR_BUILTIN | IR_FOLD)                                      \
+    X(IR_SQRT, "sqrt", 1, IR_BUILTIN | IR_FOLD)                                    \
+    X(IR_RSQRT, "rsqrt", 1, IR_BUILTIN | IR_FOLD)                                  \
+    X(IR_ABS, "abs", 1, IR_BUILTIN | IR_IDEMPOTENT | IR_FOLD)                      \
+    X(IR_HARDSWISH, "hardswish", 1, IR_BUILTIN | IR_FOLD)                          \
+    X(IR_MIN, "min", 2, IR_BUILTIN | IR_COMMUTE | IR_FOLD)                         \
+    X(IR_MAX, "max", 2, IR_BUILTIN | IR_COMMUTE | IR_FOLD)                         \
+    X(IR_CLAMP, "clamp", 3, IR_BUILTIN | IR_FOLD)                                  \
+    X(IR_REDUCE_SUM, "reduce_sum", 1, IR_BUILTIN | IR_REDUCE)                      \
+    X(IR_REDUCE_MAX, "reduce_max", 1, IR_BUILTIN | IR_REDUCE)                      \
     X(IR_REDUCE_MIN, "reduce_min", 1, IR_BUILTIN | IR_REDUCE)
 
 typedef enum ir_op {

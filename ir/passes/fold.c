@@ -1,42 +1,27 @@
 /* fold.c - constant folding.
  *
  * Rules:
- *  - op(c1, ..., cn) -> c, for an op with IR_FOLD (+, -, *, / and neg) whose
- *    operands are all constants, where c is computed on the host exactly as
- *    the GPU computes it.  Exact because the host evaluates each in IEEE
- *    binary32 with round-to-nearest-even, one rounding per operation, no
- *    contraction (FLT_EVAL_METHOD == 0, checked below; one operation per
- *    statement), and with subnormals (the generated code is compiled
- *    without flush-to-zero): the same rounded real the GPU's __fadd_rn,
- *    __fsub_rn, __fmul_rn and __fdiv_rn return.  ±inf, -0.0 and subnormal
- *    operands and results fold like any other.  A NaN result folds to the
- *    canonical NaN: NaN bits are unspecified in the contract of
- *    kernels/evt_math.h and every store canonicalises them, so only
+ *  - op(c1, ..., cn) -> c, for an op with IR_FOLD (+, -, *, /, neg and every
+ *    element-wise builtin) whose operands are all constants, where c is
+ *    computed on the host by kernels/evt_math.h, the same code the GPU runs.
+ *    Exact because evt_math.h is built to give bit-identical results on the
+ *    host and the GPU for every non-NaN result (correctly rounded IEEE
+ *    operations and bit manipulation only, no contraction, no libm
+ *    transcendental), and a NaN on both wherever one gives a NaN.  ±inf,
+ *    -0.0 and subnormal operands and results fold like any other.  A NaN
+ *    result folds to the canonical NaN: NaN bits are unspecified in
+ *    evt_math.h's contract and every store canonicalises them, so only
  *    NaN-ness matters, and the canonical one keeps the IR text stable.
+ *    (Host arithmetic is binary32 because evt_math.h refuses to compile
+ *    otherwise: FLT_EVAL_METHOD == 0, no -ffast-math.)
  *  - (c1 CMP c2) ? a : b -> a or b, for constants c1, c2 and any comparison.
  *    The host's IEEE comparison gives the GPU's truth value (a NaN operand
  *    makes every comparison but != false on both; -0.0 == +0.0 on both),
  *    and ?: then returns one operand unchanged.
  *  - a * b + c is never folded into an FMA: each operation rounds on its own.
  */
+#include "../../kernels/evt_math.h"
 #include "passes.h"
-
-#include <float.h>
-#include <math.h>
-#include <string.h>
-
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "constant folding needs float arithmetic evaluated in float (FLT_EVAL_METHOD == 0)"
-#endif
-
-/* The NaN NVIDIA GPUs produce, 0x7fffffff. */
-static float canonical_nan(void)
-{
-    uint32_t bits = 0x7fffffffu;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 static int all_constant(const ir_value *v)
 {
@@ -46,15 +31,32 @@ static int all_constant(const ir_value *v)
     return v->nargs > 0;
 }
 
-/* op(a, b) on the host. */
-static float evaluate(ir_op op, float a, float b)
+/* op(a, b, c) as evt_math.h computes it. */
+static float evaluate(ir_op op, float a, float b, float c)
 {
     switch (op) {
-    case IR_NEG: return -a;
-    case IR_ADD: return a + b;
-    case IR_SUB: return a - b;
-    case IR_MUL: return a * b;
-    default: return a / b; /* IR_DIV */
+    case IR_NEG: return evt_neg(a);
+    case IR_ADD: return evt_add(a, b);
+    case IR_SUB: return evt_sub(a, b);
+    case IR_MUL: return evt_mul(a, b);
+    case IR_DIV: return evt_div(a, b);
+    case IR_RELU: return evt_relu(a);
+    case IR_LEAKY_RELU: return evt_leaky_relu(a, b);
+    case IR_GELU: return evt_gelu(a);
+    case IR_GELU_TANH: return evt_gelu_tanh(a);
+    case IR_SILU: return evt_silu(a);
+    case IR_SIGMOID: return evt_sigmoid(a);
+    case IR_TANH: return evt_tanh(a);
+    case IR_EXP: return evt_exp(a);
+    case IR_LOG: return evt_log(a);
+    case IR_SQRT: return evt_sqrt(a);
+    case IR_RSQRT: return evt_rsqrt(a);
+    case IR_ABS: return evt_abs(a);
+    case IR_HARDSWISH: return evt_hardswish(a);
+    case IR_MIN: return evt_min(a, b);
+    case IR_MAX: return evt_max(a, b);
+    case IR_CLAMP: return evt_clamp(a, b, c);
+    default: return evt_nan(); /* no IR_FOLD op gets here */
     }
 }
 
@@ -81,8 +83,11 @@ static ir_value *fold_value(ir_func *fn, ir_value *v, void *user)
     }
     if (!(ir_op_get(v->op)->flags & IR_FOLD) || !all_constant(v))
         return v;
-    float r = evaluate(v->op, v->args[0]->attr.f, v->nargs > 1 ? v->args[1]->attr.f : 0);
-    return ir_const(fn, isnan(r) ? canonical_nan() : r, v->loc);
+    float arg[3] = {0, 0, 0};
+    for (int i = 0; i < v->nargs; i++)
+        arg[i] = v->args[i]->attr.f;
+    float r = evaluate(v->op, arg[0], arg[1], arg[2]);
+    return ir_const(fn, evt_isnan(r) ? evt_nan() : r, v->loc);
 }
 
 void ir_pass_fold(ir_func *fn)

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "ir/ir.h"
+#include "kernels/evt_math.h"
 
 #include <evt/evt.h>
 #include <math.h>
@@ -85,9 +86,12 @@ static int count_op(const ir_func *fn, ir_op op)
 
 static uint32_t bits(float x)
 {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
+    return evt_f32_bits(x);
+}
+
+static float bits_f32(uint32_t u)
+{
+    return evt_bits_f32(u);
 }
 
 static void assert_const(const ir_value *v, float want)
@@ -228,12 +232,41 @@ static void test_fold_nan(void **state)
                                  "  out a : f32[M, N] = 0 / 0\n"
                                  "  out b : f32[M, N] = (1 / 0) - (1 / 0)\n"
                                  "  out c : f32[M, N] = -(0 / 0)\n"
+                                 "  out d : f32[M, N] = max(0 / 0, 1)\n"
                                  "}");
     fn = run_passes(f, "fold");
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         assert_int_equal(out(fn, i)->op, IR_CONST);
         assert_int_equal(bits(out(fn, i)->attr.f), 0x7fffffffu);
     }
+}
+
+/* Builtins fold through evt_math.h, the code the GPU runs. */
+static void test_fold_builtins(void **state)
+{
+    fixture *f = *state;
+    const ir_func *fn = parse(f, "epilogue e {\n"
+                                 "  out a : f32[M, N] = exp(1)\n"
+                                 "  out b : f32[M, N] = gelu(-0.5)\n"
+                                 "  out c : f32[M, N] = sqrt(2)\n"
+                                 "  out d : f32[M, N] = relu(-0)\n"
+                                 "  out e : f32[M, N] = min(-0, 0)\n"
+                                 "  out g : f32[M, N] = clamp(7, 0, 6)\n"
+                                 "  out h : f32[M, N] = leaky_relu(-2, 0.1)\n"
+                                 "  out i : f32[M, N] = log(0)\n"
+                                 "  out j : f32[M, N] = tanh(1e-40)\n"
+                                 "}");
+    fn = run_passes(f, "fold");
+    assert_const(out(fn, 0), evt_exp(1.0f));
+    assert_const(out(fn, 1), evt_gelu(-0.5f));
+    assert_const(out(fn, 2), sqrtf(2.0f));
+    assert_const(out(fn, 3), 0.0f);
+    assert_const(out(fn, 4), -0.0f);
+    assert_const(out(fn, 5), 6.0f);
+    assert_const(out(fn, 6), evt_mul(0.1f, -2.0f));
+    assert_const(out(fn, 7), -INFINITY);
+    assert_const(out(fn, 8), evt_tanh(1e-40f));
+    assert_true(fpclassify(out(fn, 8)->attr.f) == FP_SUBNORMAL);
 }
 
 static void test_fold_select(void **state)
@@ -256,6 +289,94 @@ static void test_fold_select(void **state)
 }
 
 /* ---- simplify ------------------------------------------------------------- */
+
+/* The rules' exactness, checked on the host with evt_math.h (the code the GPU
+ * runs): both sides give the same bits, or both a NaN (NaN bits are not part
+ * of evt_math.h's contract; stores canonicalise them). */
+static int same(float a, float b)
+{
+    return (evt_isnan(a) && evt_isnan(b)) || bits(a) == bits(b);
+}
+
+enum { NSPECIAL = 26, NRANDOM = 3000 };
+
+/* Zeros, ones, subnormals, normal extremes, infinities, NaNs with payloads
+ * and signs, then random bit patterns. */
+static float sample(size_t i)
+{
+    static const uint32_t special[NSPECIAL] = {
+        0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x80000001,
+        0x007fffff, 0x807fffff, 0x00800000, 0x80800000, 0x7f7fffff, 0xff7fffff,
+        0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x7fffffff,
+        0x3f000000, 0x40000000, 0x40400000, 0xc0c00000, 0x33800000, 0x4b000000,
+        0x3dcccccd, 0x4f000000};
+    if (i < NSPECIAL)
+        return bits_f32(special[i]);
+    uint64_t z = (uint64_t)i * 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9u;
+    return bits_f32((uint32_t)(z >> 32));
+}
+
+static void test_simplify_rules_are_exact(void **state)
+{
+    (void)state;
+    const float inf = INFINITY;
+    for (size_t i = 0; i < NSPECIAL + NRANDOM; i++) {
+        float x = sample(i);
+        assert_true(same(evt_mul(x, 1.0f), x));
+        assert_true(same(evt_div(x, 1.0f), x));
+        assert_true(same(evt_mul(x, -1.0f), evt_neg(x)));
+        assert_true(same(evt_div(x, -1.0f), evt_neg(x)));
+        assert_true(same(evt_add(x, -0.0f), x));
+        assert_true(same(evt_add(-0.0f, x), x));
+        assert_true(same(evt_neg(evt_neg(x)), x));
+        assert_true(same(evt_abs(evt_neg(x)), evt_abs(x)));
+        assert_true(same(evt_relu(evt_relu(x)), evt_relu(x)));
+        assert_true(same(evt_abs(evt_abs(x)), evt_abs(x)));
+        assert_true(same(evt_relu(evt_abs(x)), evt_abs(x)));
+        assert_true(same(evt_abs(evt_relu(x)), evt_relu(x)));
+        assert_true(same(evt_max(x, 0.0f), evt_relu(x)));
+        assert_true(same(evt_max(x, x), x));
+        assert_true(same(evt_min(x, x), x));
+        assert_true(same(evt_max(x, -inf), x));
+        assert_true(same(evt_min(x, inf), x));
+        assert_true(same(evt_leaky_relu(x, 1.0f), x));
+        for (int k = -126; k <= 126; k += 7)
+            assert_true(same(evt_div(x, ldexpf(1.0f, k)), evt_mul(x, ldexpf(1.0f, -k))));
+        for (size_t j = 0; j < NSPECIAL + 40; j++) {
+            float y = sample(j + (i % 7) * 1000);
+            assert_true(same(evt_sub(x, y), evt_add(x, evt_neg(y))));
+            assert_true(same(evt_sub(x, evt_neg(y)), evt_add(x, y)));
+            assert_true(same(evt_add(x, evt_neg(y)), evt_sub(x, y)));
+            assert_true(same(evt_mul(evt_neg(x), evt_neg(y)), evt_mul(x, y)));
+            assert_true(same(evt_div(evt_neg(x), evt_neg(y)), evt_div(x, y)));
+            assert_true(same(evt_mul(evt_neg(x), y), evt_mul(x, evt_neg(y))));
+            assert_true(same(evt_div(evt_neg(x), y), evt_div(x, evt_neg(y))));
+            assert_true(same(evt_div(y, evt_neg(x)), evt_div(evt_neg(y), x)));
+            assert_true(same(evt_clamp(x, y, inf), evt_max(x, y)));
+            assert_true(same(evt_clamp(x, -inf, y), evt_min(x, y)));
+            /* IR_COMMUTE, and the comparison swap */
+            assert_true(same(evt_add(x, y), evt_add(y, x)));
+            assert_true(same(evt_mul(x, y), evt_mul(y, x)));
+            assert_true(same(evt_max(x, y), evt_max(y, x)));
+            assert_true(same(evt_min(x, y), evt_min(y, x)));
+            assert_int_equal(x > y, y < x);
+            assert_int_equal(x >= y, y <= x);
+        }
+    }
+}
+
+/* The rules simplify.c refuses are indeed wrong somewhere. */
+static void test_simplify_refusals_are_needed(void **state)
+{
+    (void)state;
+    assert_false(same(evt_add(-0.0f, 0.0f), -0.0f));                  /* x + 0 -> x */
+    assert_false(same(evt_mul(-1.0f, 0.0f), 0.0f));                   /* x * 0 -> 0 */
+    assert_false(same(evt_sub(INFINITY, INFINITY), 0.0f));           /* x - x -> 0 */
+    assert_false(same(evt_max(-0.0f, -0.0f), evt_relu(-0.0f)));       /* max(x, -0) */
+    assert_false(same(evt_leaky_relu(-INFINITY, 0.0f), evt_relu(-INFINITY)));
+    assert_false(same(evt_div(10.0f, 3.0f) , evt_mul(10.0f, evt_div(1.0f, 3.0f))));
+}
 
 static void test_simplify_in_the_ir(void **state)
 {
@@ -427,7 +548,10 @@ int main(void)
         T(test_level_0_changes_nothing),
         T(test_fold_arithmetic),
         T(test_fold_nan),
+        T(test_fold_builtins),
         T(test_fold_select),
+        T(test_simplify_rules_are_exact),
+        T(test_simplify_refusals_are_needed),
         T(test_simplify_in_the_ir),
         T(test_cse_commutative),
         T(test_strength_powers_of_two),
