@@ -158,16 +158,14 @@ static void emit_value(emitter *e, const ir_value *v)
             line_start(e);
             sb_printf(sb, "evt_load_vec<%s>(p.in%d + col0, ncol, v%d);", elem_const(in->elem), idx, v->id);
             break;
-        case EVT_SHAPE_M:
-            sb_printf(sb, "const float v%d = row_ok ? evt_elem<%s>::load(p.in%d[row]) : 0.0f;",
-                      v->id, elem_const(in->elem), idx);
+        case EVT_SHAPE_M: /* prefetched by the group's load phase */
+            sb_printf(sb, "const float v%d = evt_elem<%s>::load(raw%d[j]);", v->id,
+                      elem_const(in->elem), idx);
             break;
         case EVT_SHAPE_MN:
             sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
             line_start(e);
-            sb_printf(sb, "evt_load_vec<%s>(p.in%d + (evt_i64)row * p.ld_in%d + col0, "
-                          "row_ok ? ncol : 0, v%d);",
-                      elem_const(in->elem), idx, idx, v->id);
+            sb_printf(sb, "evt_convert_vec<%s>(raw%d[j], v%d);", elem_const(in->elem), idx, v->id);
             break;
         }
     } else if (v->op == IR_PARAM) {
@@ -279,7 +277,57 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                       red_name(out->info.reduce));
         }
     }
-    sb_puts(sb, "    for (int r = (int)threadIdx.x / CPR; r < BM; r += RPP) {\n"
+    /* Rows go in groups of G: first every global load of the group is issued
+     * (into raw storage), then the group is computed and stored, so the
+     * loads' latencies overlap instead of adding up row after row. */
+    sb_puts(sb, "    constexpr int ITERS = BM / RPP;\n"
+                "    constexpr int G = ITERS < 8 ? ITERS : 8;\n"
+                "    static_assert(ITERS % G == 0, \"row groups must tile the rows\");\n"
+                "    for (int g = 0; g < ITERS; g += G) {\n");
+    int prefetch = 0;
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        int used = 0;
+        for (size_t j = 0; j < fn->nvalues; j++)
+            used |= fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i;
+        if (!used || !(in->shape & EVT_SHAPE_M))
+            continue;
+        if (in->shape == EVT_SHAPE_MN)
+            sb_printf(sb, "        evt_elem<%s>::type raw%zu[G][EVT_VEC];\n", elem_const(in->elem), i);
+        else
+            sb_printf(sb, "        evt_elem<%s>::type raw%zu[G];\n", elem_const(in->elem), i);
+        prefetch = 1;
+    }
+    if (prefetch) {
+        sb_puts(sb, "#pragma unroll\n"
+                    "        for (int j = 0; j < G; ++j) {\n"
+                    "            const int row = tile_m * BM + (int)threadIdx.x / CPR + (g + j) * RPP;\n"
+                    "            const bool row_ok = row < p.m;\n");
+        for (size_t i = 0; i < fn->ninputs; i++) {
+            const evt_arg_info *in = &fn->inputs[i].info;
+            int used = 0;
+            for (size_t j = 0; j < fn->nvalues; j++)
+                used |= fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i;
+            if (!used || !(in->shape & EVT_SHAPE_M))
+                continue;
+            if (in->shape == EVT_SHAPE_MN)
+                sb_printf(sb, "            evt_load_raw<%s>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
+                              "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
+                          elem_const(in->elem), i, i, i, in->name);
+            else
+                sb_printf(sb, "            raw%zu[j] = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
+                              "/* in %s */\n",
+                          i, i, elem_const(in->elem), in->name);
+        }
+        sb_puts(sb, "        }\n");
+    }
+    /* The compute loop sits one level deeper than it is written below. */
+    strbuf *outer = sb, body;
+    sb_init(&body);
+    sb = e->sb = &body;
+    sb_puts(sb, "#pragma unroll\n"
+                "    for (int j = 0; j < G; ++j) {\n"
+                "        const int r = (int)threadIdx.x / CPR + (g + j) * RPP;\n"
                 "        const int row = tile_m * BM + r;\n"
                 "        const bool row_ok = row < p.m;\n");
     e->indent = 2;
@@ -320,6 +368,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                   e->file, oi->loc.line);
         if (axis == EVT_SHAPE_N) { /* over columns: one result per row */
             sb_printf(sb, "            float part = evt_red<%s>::identity();\n"
+                          "#pragma unroll\n"
                           "            for (int i = 0; i < EVT_VEC; ++i)\n"
                           "                if (row_ok && i < ncol)\n"
                           "                    part = evt_red<%s>::op(part, ",
@@ -330,14 +379,16 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                           "                evt_red<%s>::atomic(p.ws%zu + row, part);\n",
                       rn, rn, o);
         } else if (axis == EVT_SHAPE_M) { /* over rows: partials per column */
-            sb_printf(sb, "            for (int i = 0; i < EVT_VEC; ++i)\n"
+            sb_printf(sb, "#pragma unroll\n"
+                          "            for (int i = 0; i < EVT_VEC; ++i)\n"
                           "                if (row_ok && i < ncol)\n"
                           "                    red%zu[i] = evt_red<%s>::op(red%zu[i], ",
                       o, rn, o);
             ref(sb, x);
             sb_puts(sb, ");\n");
         } else {
-            sb_printf(sb, "            for (int i = 0; i < EVT_VEC; ++i)\n"
+            sb_printf(sb, "#pragma unroll\n"
+                          "            for (int i = 0; i < EVT_VEC; ++i)\n"
                           "                if (row_ok && i < ncol)\n"
                           "                    red%zu = evt_red<%s>::op(red%zu, ",
                       o, rn, o);
@@ -346,6 +397,17 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
         }
         sb_puts(sb, "        }\n");
     }
+    sb_puts(sb, "    }\n");
+    sb = e->sb = outer;
+    for (const char *line = sb_str(&body); *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+        if (line[0] != '#' && line[0] != '\n')
+            sb_puts(sb, "    ");
+        sb_putn(sb, line, len);
+        line += len;
+    }
+    sb_free(&body);
     sb_puts(sb, "    }\n");
     for (size_t o = 0; o < fn->noutputs; o++) {
         const ir_arg *out = &fn->outputs[o];

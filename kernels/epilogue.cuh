@@ -87,6 +87,41 @@ EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, flo
     }
 }
 
+/*
+ * The raw elements p[0..valid) (zero bits past valid), vectorized as
+ * evt_load_vec, for a load phase that issues every load of a row group before
+ * any is used; evt_convert_vec then widens them.
+ */
+template <int E>
+EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
+                             typename evt_elem<E>::type (&t)[EVT_VEC])
+{
+    typedef typename evt_elem<E>::type T;
+    const int bytes = (int)sizeof(T) * EVT_VEC;
+    const int align = bytes > 16 ? 16 : bytes;
+    if (valid == EVT_VEC && ((unsigned long long)p % align) == 0) {
+        if (bytes == 8) {
+            *reinterpret_cast<uint2 *>(t) = *reinterpret_cast<const uint2 *>(p);
+        } else {
+#pragma unroll
+            for (int j = 0; j < bytes / 16; ++j)
+                reinterpret_cast<uint4 *>(t)[j] = reinterpret_cast<const uint4 *>(p)[j];
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < EVT_VEC; ++i)
+            t[i] = i < valid ? p[i] : T(0);
+    }
+}
+
+template <int E>
+EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[EVT_VEC], float (&v)[EVT_VEC])
+{
+#pragma unroll
+    for (int i = 0; i < EVT_VEC; ++i)
+        v[i] = evt_elem<E>::load(t[i]);
+}
+
 /* Stores v[0..valid) converted to E at p: vectorized as evt_load_vec. */
 template <int E>
 EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const float (&v)[EVT_VEC])
