@@ -4,6 +4,7 @@
 #include "../codegen/embedded.h"
 #include "../codegen/nvrtc.h"
 #include "module.h"
+#include "../support/locale.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,11 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int v
     strbuf src, err;
     sb_init(&src);
     sb_init(&err);
-    if (!cg_emit_cuda(k, m->diags.file, target_names[t], variant, &src, &err)) {
+    c_locale_scope loc;
+    c_locale_enter(&loc);
+    int ok = cg_emit_cuda(k, m->diags.file, target_names[t], variant, &src, &err);
+    c_locale_leave(&loc);
+    if (!ok) {
         st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
                         : ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "%s", sb_str(&err));
     } else {

@@ -4,6 +4,7 @@
 #include "../codegen/nvrtc.h"
 #include "../runtime/cache.h"
 #include "../runtime/driver.h"
+#include "../support/locale.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -100,8 +101,21 @@ const char *evt_ctx_last_error(const evt_ctx *ctx)
     return ctx ? ctx->error : "no context";
 }
 
+static evt_status parse_buffer(evt_ctx *ctx, const char *name, const char *source,
+                               size_t length, evt_module **out);
+
 evt_status evt_module_parse_buffer(evt_ctx *ctx, const char *name, const char *source,
                                    size_t length, evt_module **out)
+{
+    c_locale_scope loc;
+    c_locale_enter(&loc);
+    evt_status st = parse_buffer(ctx, name, source, length, out);
+    c_locale_leave(&loc);
+    return st;
+}
+
+static evt_status parse_buffer(evt_ctx *ctx, const char *name, const char *source,
+                               size_t length, evt_module **out)
 {
     if (!ctx || !out || (!source && length))
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
@@ -332,8 +346,12 @@ const char *evt_module_ir_text(evt_module *m)
 {
     if (!usable(m))
         return NULL;
-    if (!m->ir_text.len)
+    if (!m->ir_text.len) {
+        c_locale_scope loc;
+        c_locale_enter(&loc);
         ir_print_module(&m->ir, &m->ir_text);
+        c_locale_leave(&loc);
+    }
     return m->ir_text.failed ? NULL : sb_str(&m->ir_text);
 }
 
@@ -341,8 +359,12 @@ const char *evt_module_dot_text(evt_module *m)
 {
     if (!usable(m))
         return NULL;
-    if (!m->dot_text.len)
+    if (!m->dot_text.len) {
+        c_locale_scope loc;
+        c_locale_enter(&loc);
         for (size_t i = 0; i < m->ir.nfuncs; i++)
             ir_dot_func(m->ir.funcs[i], &m->dot_text);
+        c_locale_leave(&loc);
+    }
     return m->dot_text.failed ? NULL : sb_str(&m->dot_text);
 }

@@ -5,7 +5,7 @@ static int fail(strbuf *why, const ir_func *fn, const ir_value *v, const char *w
 {
     if (why)
         sb_printf(why, "epilogue %s: value %%%d (%s): %s", fn->name, v ? v->id : -1,
-                  v ? ir_op_get(v->op)->name : "-", what);
+                  !v ? "-" : (unsigned)v->op < IR_OP_COUNT ? ir_op_get(v->op)->name : "?", what);
     return 0;
 }
 
