@@ -12,8 +12,9 @@
  *  - the IR never gains computed values (constants may be traded: x / 8 ->
  *    x * 0.125), and -O2 is a fixed point (a second -O2 changes nothing);
  *  - the outputs are bit-identical to -O0's under the f32 reference
- *    interpreter, on random inputs full of NaN, ±inf, -0.0, subnormals and
- *    huge values.
+ *    interpreter (which computes as the GPU does, through kernels/evt_math.h),
+ *    on random problem sizes and inputs full of NaN with payloads, ±inf,
+ *    -0.0, subnormals and huge values, and on random params.
  *
  * EVT_PROPERTY_SEED (default 1) and EVT_PROPERTY_COUNT (default 3000) choose
  * the programs; program i uses seed + i, so a failure prints the one-program
@@ -251,6 +252,47 @@ static void gen_program(gen *g, uint64_t seed)
     put(g, "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with g\n");
 }
 
+/* ---- random data ------------------------------------------------------------ */
+
+/* f32 values on the edges: zeros, infinities, NaNs of both signs with
+ * payloads, subnormals, the largest and smallest normals, values near the
+ * builtins' thresholds; otherwise random bits or small numbers. */
+static float random_f32(rng *r)
+{
+    static const uint32_t special[] = {
+        0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001,
+        0xff812345, 0x7fffffff, 0x00000001, 0x80000001, 0x007fffff, 0x807fffff, 0x00800000,
+        0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, 0x40400000, 0xc0400000, 0x42b20000,
+        0xc2d00000, 0x41a00000, 0xc1a00000, 0x3f000000, 0x4b000000};
+    unsigned k = below(r, 100);
+    uint32_t bits;
+    if (k < 35)
+        bits = special[below(r, sizeof special / sizeof special[0])];
+    else if (k < 60)
+        bits = (uint32_t)next_u64(r);
+    else {
+        float f = ((float)below(r, 2001) - 1000.0f) / 64.0f;
+        memcpy(&bits, &f, sizeof bits);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* n random elements of type elem: f32 from random_f32, the other types as
+ * raw bits (every NaN, infinity and subnormal encoding among them). */
+static void random_fill(rng *r, evt_elem elem, void *dst, size_t n)
+{
+    if (elem == EVT_F32) {
+        for (size_t i = 0; i < n; i++)
+            ((float *)dst)[i] = random_f32(r);
+        return;
+    }
+    unsigned char *p = dst;
+    for (size_t i = 0; i < n * evt_elem_size(elem); i++)
+        p[i] = (unsigned char)next_u64(r);
+}
+
 /* ---- the checks --------------------------------------------------------- */
 
 typedef struct run {
@@ -329,8 +371,119 @@ static size_t computed_values(const ir_func *fn)
     return n;
 }
 
+enum { MAX_ARGS = 64 };
+
+/* A problem size and the data of every input, param and output: the same
+ * for every optimization level of one program. */
+typedef struct problem {
+    long long m, n, ld;
+    float *acc;
+    void *in[MAX_ARGS];
+    size_t in_bytes[MAX_ARGS];
+    int param_set[MAX_ARGS];
+    float param[MAX_ARGS];
+    size_t out_bytes[MAX_ARGS];
+} problem;
+
+static size_t extent(const problem *p, evt_shape shape)
+{
+    switch (shape) {
+    case EVT_SHAPE_MN: return (size_t)(p->m * p->ld);
+    case EVT_SHAPE_M: return (size_t)p->m;
+    case EVT_SHAPE_N: return (size_t)p->n;
+    default: return 1;
+    }
+}
+
+static void make_problem(problem *p, const evt_epilogue *e, uint64_t seed)
+{
+    rng r = {seed ^ 0xda7a5eedu};
+    memset(p, 0, sizeof *p);
+    p->m = 1 + below(&r, 5);
+    p->n = 1 + below(&r, 5);
+    p->ld = p->n + below(&r, 3);
+    p->acc = malloc((size_t)(p->m * p->ld) * sizeof(float));
+    assert_non_null(p->acc);
+    random_fill(&r, EVT_F32, p->acc, (size_t)(p->m * p->ld));
+    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_INPUT); i++) {
+        const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_INPUT, i);
+        size_t n = extent(p, a->shape);
+        p->in_bytes[i] = n * evt_elem_size(a->elem);
+        p->in[i] = malloc(p->in_bytes[i]);
+        assert_non_null(p->in[i]);
+        random_fill(&r, a->elem, p->in[i], n);
+    }
+    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_PARAM); i++) {
+        p->param_set[i] = !evt_epilogue_arg(e, EVT_ARG_PARAM, i)->has_default || chance(&r, 50);
+        p->param[i] = random_f32(&r);
+    }
+    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_OUTPUT); i++) {
+        const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, i);
+        p->out_bytes[i] = extent(p, a->shape) * evt_elem_size(a->elem);
+    }
+}
+
+static void free_problem(problem *p)
+{
+    free(p->acc);
+    for (int i = 0; i < MAX_ARGS; i++)
+        free(p->in[i]);
+}
+
+/* Runs epilogue 0 of m on p in f32 mode; out[i] receives output i's bytes
+ * (padding between rows left as 0xa5, the same at every level). */
+static void interpret(const run *r, evt_module *m, const problem *p, unsigned char **out)
+{
+    const evt_epilogue *e = evt_module_epilogue(m, 0);
+    evt_interp *in = NULL;
+    assert_int_equal(evt_interp_create(e, &in), EVT_OK);
+    evt_status st = evt_interp_set_acc(in, p->m, p->n, p->acc, p->ld);
+    for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_INPUT); i++)
+        st = evt_interp_bind(in, evt_epilogue_arg(e, EVT_ARG_INPUT, i)->name, p->in[i],
+                             p->in_bytes[i], p->ld);
+    for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_PARAM); i++)
+        if (p->param_set[i])
+            st = evt_interp_set_param(in, evt_epilogue_arg(e, EVT_ARG_PARAM, i)->name,
+                                      p->param[i]);
+    for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_OUTPUT); i++) {
+        out[i] = malloc(p->out_bytes[i] + 1);
+        assert_non_null(out[i]);
+        memset(out[i], 0xa5, p->out_bytes[i] + 1);
+        st = evt_interp_bind(in, evt_epilogue_arg(e, EVT_ARG_OUTPUT, i)->name, out[i],
+                             p->out_bytes[i], p->ld);
+    }
+    if (st == EVT_OK)
+        st = evt_interp_run(in, EVT_INTERP_F32);
+    if (st != EVT_OK)
+        fail_with_program(r, "the interpreter failed: %s", evt_interp_last_error(in));
+    evt_interp_destroy(in);
+}
+
+/* Output i at levels 0 and `level` hold the same bytes, or the failure names
+ * the first element that differs. */
+static void compare_outputs(const run *r, const evt_epilogue *e, const problem *p, int level,
+                            unsigned char *const *want, unsigned char *const *got)
+{
+    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_OUTPUT); i++) {
+        if (memcmp(want[i], got[i], p->out_bytes[i]) == 0)
+            continue;
+        const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, i);
+        size_t size = evt_elem_size(a->elem), k = 0;
+        while (memcmp(want[i] + k * size, got[i] + k * size, size) == 0)
+            k++;
+        uint32_t w = 0, g = 0;
+        memcpy(&w, want[i] + k * size, size);
+        memcpy(&g, got[i] + k * size, size);
+        fail_with_program(r,
+                          "output '%s' (%s) differs at -O%d: element %zu is 0x%x at -O0, 0x%x "
+                          "at -O%d (M = %lld, N = %lld, ld = %lld)",
+                          a->name, evt_elem_name(a->elem), level, k, w, g, level, p->m, p->n,
+                          p->ld);
+    }
+}
+
 typedef struct totals {
-    size_t programs, values[3];
+    size_t programs, values[3], outputs;
 } totals;
 
 static void check_program(const run *r, totals *t)
@@ -352,6 +505,20 @@ static void check_program(const run *r, totals *t)
         t->values[1] += evt_module_epilogue(m[1], i)->nvalues;
         t->values[2] += evt_module_epilogue(m[2], i)->nvalues;
     }
+    /* The same outputs at every level, under the interpreter. */
+    problem p;
+    make_problem(&p, evt_module_epilogue(m[0], 0), r->seed);
+    unsigned char *out[3][MAX_ARGS] = {{0}};
+    for (int level = 0; level <= 2; level++)
+        interpret(r, m[level], &p, out[level]);
+    for (int level = 1; level <= 2; level++)
+        compare_outputs(r, evt_module_epilogue(m[0], 0), &p, level, out[0], out[level]);
+    t->outputs += evt_epilogue_arg_count(evt_module_epilogue(m[0], 0), EVT_ARG_OUTPUT);
+    for (int level = 0; level <= 2; level++)
+        for (int i = 0; i < MAX_ARGS; i++)
+            free(out[level][i]);
+    free_problem(&p);
+
     /* -O2 is a fixed point: optimizing its result again changes nothing. */
     size_t len = strlen(evt_module_ir_text(m[2]));
     char *before = malloc(len + 1);
@@ -389,8 +556,9 @@ static void test_random_programs(void **state)
         gen_program(&g, r.seed);
         check_program(&r, &t);
     }
-    printf("%zu programs in %.2f s; IR values -O0 %zu, -O1 %zu, -O2 %zu\n", t.programs,
-           (double)(clock() - start) / CLOCKS_PER_SEC, t.values[0], t.values[1], t.values[2]);
+    printf("%zu programs (%zu outputs) in %.2f s; IR values -O0 %zu, -O1 %zu, -O2 %zu\n",
+           t.programs, t.outputs, (double)(clock() - start) / CLOCKS_PER_SEC, t.values[0],
+           t.values[1], t.values[2]);
     evt_ctx_destroy(ctx);
 }
 
