@@ -86,11 +86,11 @@ build() {
 
 print_summary() {
     say "summary"
-    printf '%-12s %-7s %6s  %s\n' step status time detail
+    printf '%-14s %-7s %6s  %s\n' step status time detail
     local row step st secs detail
     for row in "${rows[@]}"; do
         IFS='|' read -r step st secs detail <<<"$row"
-        printf '%-12s %-7s %5ss  %s\n' "$step" "$st" "$secs" "$detail"
+        printf '%-14s %-7s %5ss  %s\n' "$step" "$st" "$secs" "$detail"
     done
     printf 'total time %ss\n' "$SECONDS"
     echo "summary: $passed passed, $failed failed, $skipped skipped"
