@@ -22,6 +22,9 @@ int cg_variant(int config_id, int aligned);
  * how many, the heuristic's pick for an M x N x K (GEMM view) problem on
  * `sms` multiprocessors, and the shape of one. */
 int cg_num_configs(evt_mainloop ml);
+/* The configuration EVT_CONFIG=<id> forces (for tuning the heuristics and
+ * for quick compile checks: launches and --emit listings use only it), or -1. */
+int cg_forced_config(evt_mainloop ml);
 int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
 

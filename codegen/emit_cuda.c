@@ -23,6 +23,16 @@ static int pick(evt_mainloop ml, long long m, long long n, long long k, int sms)
                                    : evt_conv_sm80_pick(m, n, k, sms);
 }
 
+int cg_forced_config(evt_mainloop ml)
+{
+    const char *s = getenv("EVT_CONFIG");
+    if (!s || !*s)
+        return -1;
+    char *end;
+    long id = strtol(s, &end, 10);
+    return *end == '\0' && id >= 0 && id < cg_num_configs(ml) ? (int)id : -1;
+}
+
 int cg_num_configs(evt_mainloop ml)
 {
     return ml == EVT_MAINLOOP_GEMM ? EVT_GEMM_SM80_NUM_CFGS : EVT_CONV_SM80_NUM_CFGS;
@@ -527,9 +537,12 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *ml = conv ? "conv" : "gemm";
+    const int forced = cg_forced_config(k->mainloop);
     for (int id = 0; id < cg_num_configs(k->mainloop); id++)
         for (int aligned = 1; aligned >= 0; aligned--) {
-            if (variant >= 0 ? variant != cg_variant(id, aligned) : !pickable(k->mainloop, id))
+            if (variant >= 0 ? variant != cg_variant(id, aligned)
+                : forced >= 0 ? id != forced
+                              : !pickable(k->mainloop, id))
                 continue;
             evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, id);
             char tile[32], cfg[160];

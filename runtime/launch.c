@@ -488,17 +488,6 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
     return EVT_OK;
 }
 
-/* EVT_CONFIG=<id> forces a tile configuration (for tuning the heuristic). */
-static int forced_config(evt_mainloop ml)
-{
-    const char *s = getenv("EVT_CONFIG");
-    if (!s || !*s)
-        return -1;
-    char *end;
-    long id = strtol(s, &end, 10);
-    return *end == '\0' && id >= 0 && id < cg_num_configs(ml) ? (int)id : -1;
-}
-
 static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigned block,
                           unsigned smem, rt_cu_stream stream, void *args)
 {
@@ -526,7 +515,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     }
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     evt_mainloop ml = l->k->mainloop;
-    int cfg_id = forced_config(ml);
+    int cfg_id = cg_forced_config(ml);
     if (cfg_id < 0)
         cfg_id = cg_pick(ml, m, n, k, l->sms);
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];

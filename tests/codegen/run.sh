@@ -13,28 +13,34 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 JOBS=${JOBS:-2}
 
-# One line per job: FILE KERNEL TARGET
+# One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing)
 for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
     if [ -f "$err" ] && grep -q ': error: ' "$err"; then continue; fi
+    case "$f" in
+    "$top"/examples/*) targets="sm_80 sm_86 sm_89 sm_90a" full=1 ;;
+    *) targets="sm_80 sm_90a" full=0 ;;
+    esac
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1/p' "$f" |
     while read -r k; do
-        for t in sm_80 sm_86 sm_89 sm_90a; do echo "$f $k $t"; done
+        for t in $targets; do echo "$f $k $t 2"; done
+        [ "$full" = 1 ] && echo "$f $k sm_90a all"
     done
 done > "$tmp/jobs"
 
 cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
-f=$1 k=$2 t=$3
-out=$TMPD/$(basename "$f" .evt).$k.$t.ptx
+f=$1 k=$2 t=$3 cfg=$4
+out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
+if [ "$cfg" = all ]; then unset EVT_CONFIG; else export EVT_CONFIG=$cfg; fi
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
-    echo "FAIL $f $k $t: NVRTC"; sed -n 1,20p "$out.log"; exit 1
+    echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
 fi
 if ! grep -q 'mma.sync.aligned.m16n8k16' "$out"; then
-    echo "FAIL $f $k $t: no mma.sync in the PTX"; exit 1
+    echo "FAIL $f $k $t config $cfg: no mma.sync in the PTX"; exit 1
 fi
-echo "ok   $(basename "$f") $k $t"
+echo "ok   $(basename "$f") $k $t config $cfg"
 EOS
 export EVTC TMPD="$tmp"
 xargs -P "$JOBS" -L 1 sh "$tmp/one.sh" < "$tmp/jobs" > "$tmp/results" 2>&1
