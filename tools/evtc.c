@@ -1,4 +1,6 @@
 /* evtc - the command-line compiler: a thin client of libevt (see ../shared/spec/cli.md). */
+#include "evtc_run.h"
+
 #include <evt/evt.h>
 
 #include <errno.h>
@@ -27,6 +29,9 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fputs("usage: evtc FILE.evt [options]\n"
+          "       evtc run FILE.evt --kernel NAME --gemm M,N,K | --conv N,H,W,C,K,R,S [...]\n"
+          "                          compile, run on the GPU with random inputs, --check, --bench\n"
+          "                          (see evtc run --help)\n"
           "       evtc --help | --version\n"
           "\n"
           "options:\n"
@@ -284,6 +289,8 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "run") == 0)
+        return evtc_run(argc - 1, argv + 1);
     options o = {.emit = EMIT_NONE, .diag_format = EVT_DIAG_TEXT, .opt_level = 2};
     int done;
     int rc = parse_args(argc, argv, &o, &done);

@@ -1,0 +1,1301 @@
+/*
+ * evtc_run.c - `evtc run`: compile one kernel, run it on the GPU on fresh
+ * random inputs, check every output against libevt's f64 reference and
+ * time it (shared/spec/cli.md; docs/runtime.md has the tolerances).
+ *
+ * Everything goes through the public API, as a program embedding libevt
+ * would: evt_launch_* and evt_device_* for the GPU, evt_reference_gemm and
+ * evt_interp_* for the reference, evt_convert_* for element types.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "evtc_run.h"
+
+#include <evt/evt.h>
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_INVALID = 1, EXIT_OUTSIDE = 2, EXIT_MISMATCH = 3 };
+
+/* Above this many multiply-adds the reference covers a sample of rows (see check()). */
+#define FULL_CHECK_MACS (1LL << 32)
+/* The fewest rows a sampled check covers. */
+#define MIN_SAMPLED_ROWS 16
+
+/* ---- options -------------------------------------------------------------- */
+
+typedef struct param_setting {
+    const char *name;
+    float value;
+} param_setting;
+
+typedef struct run_options {
+    const char *file;
+    const char *kernel;
+    long long m, n, k; /* the epilogue's M x N, and the reduction length (r*s*c for conv) */
+    int have_gemm, have_conv;
+    evt_conv_problem conv;
+    int check, bench, special;
+    int opt_level;
+    int have_target;
+    evt_target target;
+    unsigned long long seed;
+    int have_seed;
+    param_setting *params;
+    int nparams;
+    long long ld_pad; /* extra elements in every leading dimension */
+    int warmup, reps;
+} run_options;
+
+static void run_usage(FILE *f)
+{
+    fputs("usage: evtc run FILE.evt --kernel NAME --gemm M,N,K [options]\n"
+          "       evtc run FILE.evt --kernel NAME --conv N,H,W,C,K,R,S[,pad,stride,dilation] [options]\n"
+          "\n"
+          "Compiles kernel NAME for the GPU present, fills the operands and every input\n"
+          "with random values, runs it once, and reports what the options ask for.\n"
+          "\n"
+          "options:\n"
+          "  --kernel NAME        the kernel to run (may be left out if FILE has one)\n"
+          "  --gemm M,N,K         the problem size of a gemm kernel\n"
+          "  --conv N,H,W,C,K,R,S[,pad,stride,dilation]\n"
+          "                       the problem of a conv2d_fprop kernel: input NHWC,\n"
+          "                       filter KRSC (padding, stride, dilation: 0, 1, 1)\n"
+          "  --check              compare every output with the f64 CPU reference;\n"
+          "                       exit 3 on a mismatch\n"
+          "  --bench              print the median time, TFLOP/s and GB/s\n"
+          "  --special            put NaN, +-inf and -0.0 among the input values\n"
+          "  --param NAME=VALUE   set a param (default: its default, else a random\n"
+          "                       value in [0.5, 2)); may be given several times\n"
+          "  --seed S             seed of the random inputs (default: from the clock;\n"
+          "                       the seed used is printed)\n"
+          "  --ld-pad P           add P elements to every leading dimension (gemm\n"
+          "                       operands, [M, N] inputs and outputs)\n"
+          "  --reps R             timed runs for --bench (default 50, after 5 warm-ups)\n"
+          "  --target T           sm_80, sm_86, sm_89 or sm_90a: must be the GPU's own\n"
+          "  -O0, -O1, -O2        optimization level (default -O2)\n"
+          "\n"
+          "exit status: 0 success, 1 invalid source or arguments, 2 failure outside\n"
+          "the source (no GPU, CUDA driver, NVRTC), 3 --check found a mismatch\n",
+          f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fputs("evtc run: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(see evtc run --help)\n", stderr);
+    return EXIT_INVALID;
+}
+
+/* A non-negative decimal integer that fills the whole string. */
+static int parse_count(const char *s, long long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* "M,N,K" */
+static int parse_gemm(const char *s, run_options *o)
+{
+    char buf[128];
+    long long v[3];
+    if (strlen(s) >= sizeof buf)
+        return 0;
+    strcpy(buf, s);
+    char *p = buf;
+    for (int i = 0; i < 3; i++) {
+        char *comma = strchr(p, ',');
+        if ((comma != NULL) != (i < 2))
+            return 0;
+        if (comma)
+            *comma = '\0';
+        if (!parse_count(p, &v[i]) || v[i] > 0x7fffffff)
+            return 0;
+        p = comma + 1;
+    }
+    o->m = v[0];
+    o->n = v[1];
+    o->k = v[2];
+    o->have_gemm = 1;
+    return 1;
+}
+
+/* "N,H,W,C,K,R,S[,pad,stride,dilation]": padding, stride and dilation
+ * apply to both spatial dimensions (default 0, 1, 1). */
+static int parse_conv(const char *s, run_options *o)
+{
+    long long v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+    int count = 0;
+    const char *p = s;
+    while (count < 10) {
+        char num[32];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof num)
+            return 0;
+        memcpy(num, p, len);
+        num[len] = '\0';
+        if (!parse_count(num, &v[count]) || v[count] > 0x7fffffff)
+            return 0;
+        count++;
+        p += len;
+        if (*p == '\0')
+            break;
+        p++;
+    }
+    if (*p || (count != 7 && count != 10))
+        return 0;
+    o->conv = (evt_conv_problem){v[0], v[1], v[2], v[3], v[4], v[5], v[6], (int)v[7], (int)v[7],
+                                 (int)v[8], (int)v[8], (int)v[9], (int)v[9]};
+    o->have_conv = 1;
+    return 1;
+}
+
+/* The value of an option given as "--opt VALUE" or "--opt=VALUE", or NULL. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt)
+{
+    size_t len = strlen(opt);
+    if (strncmp(argv[*i], opt, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    if (argv[*i][len] == '\0' && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int is_option(const char *a, const char *opt)
+{
+    size_t len = strlen(opt);
+    return strncmp(a, opt, len) == 0 && (a[len] == '\0' || a[len] == '=');
+}
+
+static int parse_run_args(int argc, char **argv, run_options *o, int *done)
+{
+    *done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            run_usage(stdout);
+            *done = 1;
+            return 0;
+        } else if (strcmp(a, "--check") == 0) {
+            o->check = 1;
+        } else if (strcmp(a, "--bench") == 0) {
+            o->bench = 1;
+        } else if (strcmp(a, "--special") == 0) {
+            o->special = 1;
+        } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
+            o->opt_level = a[2] - '0';
+        } else if (is_option(a, "--kernel")) {
+            if (!(o->kernel = option_value(argc, argv, &i, "--kernel")))
+                return bad_usage("%s needs a value", "--kernel");
+        } else if (is_option(a, "--gemm")) {
+            if (!(v = option_value(argc, argv, &i, "--gemm")) || !parse_gemm(v, o))
+                return bad_usage("--gemm needs M,N,K: three integers from 0 to 2^31-1 (got '%s')",
+                                 v ? v : "");
+        } else if (is_option(a, "--conv")) {
+            if (!(v = option_value(argc, argv, &i, "--conv")) || !parse_conv(v, o))
+                return bad_usage("--conv needs N,H,W,C,K,R,S or N,H,W,C,K,R,S,pad,stride,dilation "
+                                 "(non-negative integers; got '%s')",
+                                 v ? v : "");
+        } else if (is_option(a, "--target")) {
+            if (!(v = option_value(argc, argv, &i, "--target")))
+                return bad_usage("%s needs a value", "--target");
+            if (evt_target_parse(v, &o->target) != EVT_OK)
+                return bad_usage("unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", v);
+            o->have_target = 1;
+        } else if (is_option(a, "--seed")) {
+            long long s;
+            if (!(v = option_value(argc, argv, &i, "--seed")) || !parse_count(v, &s))
+                return bad_usage("--seed needs a non-negative integer (got '%s')", v ? v : "");
+            o->seed = (unsigned long long)s;
+            o->have_seed = 1;
+        } else if (is_option(a, "--ld-pad")) {
+            if (!(v = option_value(argc, argv, &i, "--ld-pad")) || !parse_count(v, &o->ld_pad) ||
+                o->ld_pad > (1 << 20))
+                return bad_usage("--ld-pad needs an integer from 0 to 2^20 (got '%s')", v ? v : "");
+        } else if (is_option(a, "--reps")) {
+            long long r;
+            if (!(v = option_value(argc, argv, &i, "--reps")) || !parse_count(v, &r) || r < 1 ||
+                r > 100000)
+                return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v ? v : "");
+            o->reps = (int)r;
+        } else if (is_option(a, "--param")) {
+            if (!(v = option_value(argc, argv, &i, "--param")))
+                return bad_usage("%s needs NAME=VALUE", "--param");
+            const char *eq = strchr(v, '=');
+            char *end;
+            if (!eq || eq == v)
+                return bad_usage("--param needs NAME=VALUE (got '%s')", v);
+            double x = strtod(eq + 1, &end);
+            if (eq[1] == '\0' || *end)
+                return bad_usage("--param %s: the value is not a number", v);
+            param_setting *ps = realloc(o->params, (size_t)(o->nparams + 1) * sizeof *ps);
+            if (!ps)
+                return bad_usage("%s", "out of memory");
+            o->params = ps;
+            char *name = malloc((size_t)(eq - v) + 1);
+            if (!name)
+                return bad_usage("%s", "out of memory");
+            memcpy(name, v, (size_t)(eq - v));
+            name[eq - v] = '\0';
+            ps[o->nparams].name = name;
+            ps[o->nparams++].value = (float)x;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return bad_usage("unknown option '%s'", a);
+        } else if (o->file) {
+            return bad_usage("more than one input file given ('%s')", a);
+        } else {
+            o->file = a;
+        }
+    }
+    if (!o->file)
+        return bad_usage("%s", "no input file");
+    if (!o->have_gemm && !o->have_conv)
+        return bad_usage("%s", "no problem size: give --gemm M,N,K or --conv N,H,W,C,K,R,S");
+    if (o->have_gemm && o->have_conv)
+        return bad_usage("%s", "give one of --gemm and --conv");
+    return 0;
+}
+
+/* ---- random values ---------------------------------------------------------- */
+
+/* splitmix64: one 64-bit state, good enough for test data, same on every machine. */
+static unsigned long long next_u64(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi). */
+static double uniform(unsigned long long *s, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(next_u64(s) >> 11) * 0x1.0p-53;
+}
+
+static unsigned long long below(unsigned long long *s, unsigned long long n)
+{
+    return n ? next_u64(s) % n : 0;
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+/*
+ * One device buffer and its host copy.  Every buffer is a row-major
+ * rows x cols matrix with rows `ld` elements apart: A row-major is M x K,
+ * A column-major its transpose K x M (and likewise B); an [M] or [N]
+ * vector is one row; a scalar one element.  The allocation is the exact
+ * minimum, (rows - 1) * ld + cols elements.
+ */
+typedef struct buffer {
+    const char *name;
+    evt_elem elem;
+    long long rows, cols, ld;
+    size_t count; /* elements allocated */
+    size_t bytes;
+    unsigned char *host;
+    void *dev;
+} buffer;
+
+typedef struct run {
+    run_options *o;
+    evt_ctx *ctx;
+    evt_module *m;
+    const evt_kernel *k;
+    const evt_epilogue *ep;
+    evt_launch *launch;
+    char device[128];
+    evt_target target;
+    buffer a, b;
+    buffer *in, *out; /* per epilogue input and output, in declaration order */
+    size_t nin, nout, nparam;
+    float *param; /* the value of each param, as launched */
+    unsigned long long rng;
+} run;
+
+static void shape_extent(evt_shape s, long long m, long long n, long long *rows, long long *cols)
+{
+    if (s == EVT_SHAPE_MN) {
+        *rows = m;
+        *cols = n;
+    } else {
+        *rows = 1;
+        *cols = s == EVT_SHAPE_M ? m : s == EVT_SHAPE_N ? n : 1;
+    }
+}
+
+/* Sets a buffer's geometry; the leading dimension of a matrix gets --ld-pad. */
+static void geometry(buffer *b, const char *name, evt_elem e, long long rows, long long cols,
+                     long long pad)
+{
+    b->name = name;
+    b->elem = e;
+    b->rows = rows;
+    b->cols = cols;
+    b->ld = cols + (rows > 1 || cols > 1 ? pad : 0);
+    b->count = rows && cols ? (size_t)((rows - 1) * b->ld + cols) : 0;
+    b->bytes = b->count * evt_elem_size(e);
+}
+
+/* Prints the message of a failed library call and returns the exit status it means. */
+static int failed(run *r, evt_status st, const char *what)
+{
+    if (st == EVT_ERR_COMPILE && r->m)
+        fputs(evt_module_diag_text(r->m, EVT_DIAG_TEXT), stderr);
+    const char *msg = evt_ctx_last_error(r->ctx);
+    if (st == EVT_ERR_NO_GPU)
+        fprintf(stderr, "evtc run: error: no GPU: %s\n", msg[0] ? msg : evt_status_string(st));
+    else
+        fprintf(stderr, "evtc run: error: %s: %s\n", what, msg[0] ? msg : evt_status_string(st));
+    return st == EVT_ERR_SOURCE || st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_NOT_FOUND ||
+                   st == EVT_ERR_UNSUPPORTED || st == EVT_ERR_UNBOUND
+               ? EXIT_INVALID
+               : EXIT_OUTSIDE;
+}
+
+static int alloc_buffer(run *r, buffer *b)
+{
+    b->host = malloc(b->bytes ? b->bytes : 1);
+    if (!b->host) {
+        fprintf(stderr, "evtc run: error: out of memory for %s (%zu bytes)\n", b->name, b->bytes);
+        return EXIT_OUTSIDE;
+    }
+    evt_status st = evt_device_alloc(r->ctx, b->bytes, &b->dev);
+    return st == EVT_OK ? 0 : failed(r, st, "device memory");
+}
+
+/* ---- input values ------------------------------------------------------------- */
+
+/* NaN, +inf, -inf, -0.0 in turn: what --special sprinkles. */
+static double special_value(unsigned long long i)
+{
+    switch (i % 4) {
+    case 0: return NAN;
+    case 1: return INFINITY;
+    case 2: return -INFINITY;
+    default: return -0.0;
+    }
+}
+
+/*
+ * Random values for one buffer, stored in its element type: uniform in
+ * [-1, 1] rounded to the type, or whole numbers in [-16, 16] for i8 and
+ * i32 (so that they are not nearly all 0).  With --special about one
+ * element in 128 of a non-scalar epilogue input (at least one) is NaN,
+ * +-inf or -0.0, and `operand_specials` elements of A or B are NaN or +-inf.
+ */
+static int fill(run *r, buffer *b, int input_specials, int operand_specials)
+{
+    double *v = malloc((b->count ? b->count : 1) * sizeof *v);
+    if (!v) {
+        fprintf(stderr, "evtc run: error: out of memory\n");
+        return EXIT_OUTSIDE;
+    }
+    int integral = b->elem == EVT_I8 || b->elem == EVT_I32;
+    for (size_t i = 0; i < b->count; i++)
+        v[i] = integral ? floor(uniform(&r->rng, -16, 17)) : uniform(&r->rng, -1, 1);
+    /* Not in a scalar input: one NaN there would make the whole output NaN. */
+    if (r->o->special && b->count && (b->rows > 1 || b->cols > 1 || !input_specials)) {
+        /* Only positions inside the matrix count: the ld padding is never read. */
+        size_t elems = (size_t)(b->rows * b->cols);
+        size_t nspecial = input_specials ? elems / 128 + 1 : (size_t)operand_specials;
+        for (size_t s = 0; s < nspecial; s++) {
+            size_t e = (size_t)below(&r->rng, elems);
+            size_t at = (size_t)(e / (size_t)b->cols) * (size_t)b->ld + e % (size_t)b->cols;
+            v[at] = special_value(input_specials ? below(&r->rng, 4) : below(&r->rng, 3));
+        }
+    }
+    evt_status st = evt_convert_from_f64(b->elem, v, b->host, b->count);
+    free(v);
+    if (st != EVT_OK)
+        return failed(r, st, "converting the inputs");
+    st = evt_device_copy_to(r->ctx, b->dev, b->host, b->bytes);
+    return st == EVT_OK ? 0 : failed(r, st, "copying the inputs to the GPU");
+}
+
+/* Every output starts as all-ones bytes (NaN in the float types), so an
+ * element the kernel never writes shows up in --check. */
+static int poison(run *r, buffer *b)
+{
+    memset(b->host, 0xff, b->bytes);
+    evt_status st = evt_device_copy_to(r->ctx, b->dev, b->host, b->bytes);
+    return st == EVT_OK ? 0 : failed(r, st, "copying to the GPU");
+}
+
+/* ---- set-up -------------------------------------------------------------------- */
+
+/* Parses, optimizes and finds the kernel; prints diagnostics. */
+static int compile(run *r)
+{
+    run_options *o = r->o;
+    evt_status st = evt_module_parse_file(r->ctx, o->file, &r->m);
+    if (r->m)
+        fputs(evt_module_diag_text(r->m, EVT_DIAG_TEXT), stderr);
+    if (st != EVT_OK) {
+        if (!r->m)
+            fprintf(stderr, "evtc run: error: %s\n", evt_ctx_last_error(r->ctx));
+        return st == EVT_ERR_SOURCE || st == EVT_ERR_IO || st == EVT_ERR_LIMIT ? EXIT_INVALID
+                                                                               : EXIT_OUTSIDE;
+    }
+    if (o->kernel) {
+        r->k = evt_module_find_kernel(r->m, o->kernel);
+        if (!r->k) {
+            fprintf(stderr, "evtc run: error: %s has no kernel '%s'\n", o->file, o->kernel);
+            return EXIT_INVALID;
+        }
+    } else if (evt_module_kernel_count(r->m) == 1) {
+        r->k = evt_module_kernel(r->m, 0);
+    } else {
+        fprintf(stderr, "evtc run: error: %s has %zu kernels: name one with --kernel\n", o->file,
+                evt_module_kernel_count(r->m));
+        return EXIT_INVALID;
+    }
+    int conv = evt_kernel_mainloop(r->k) == EVT_MAINLOOP_CONV2D_FPROP;
+    if (conv != o->have_conv) {
+        fprintf(stderr, "evtc run: error: kernel '%s' is a %s kernel: give its size with %s\n",
+                evt_kernel_name(r->k), evt_mainloop_name(evt_kernel_mainloop(r->k)),
+                conv ? "--conv N,H,W,C,K,R,S[,pad,stride,dilation]" : "--gemm M,N,K");
+        return EXIT_INVALID;
+    }
+    if (conv) {
+        long long p, q;
+        const evt_conv_problem *c = &o->conv;
+        if (evt_conv_output_size(c, &p, &q) != EVT_OK) {
+            fprintf(stderr, "evtc run: error: --conv: sizes must be >= 1, and the dilated filter "
+                            "must fit in the padded input\n");
+            return EXIT_INVALID;
+        }
+        o->m = c->n * p * q;
+        o->n = c->k;
+        o->k = c->r * c->s * c->c;
+    }
+    r->ep = evt_kernel_epilogue(r->k);
+    for (int i = 0; i < o->nparams; i++) {
+        const evt_arg_info *p = NULL;
+        for (size_t j = 0; j < evt_epilogue_arg_count(r->ep, EVT_ARG_PARAM); j++)
+            if (strcmp(evt_epilogue_arg(r->ep, EVT_ARG_PARAM, j)->name, o->params[i].name) == 0)
+                p = evt_epilogue_arg(r->ep, EVT_ARG_PARAM, j);
+        if (!p) {
+            fprintf(stderr, "evtc run: error: epilogue '%s' has no param '%s'\n",
+                    evt_epilogue_name(r->ep), o->params[i].name);
+            return EXIT_INVALID;
+        }
+    }
+    evt_optimize_options opt = {.level = o->opt_level};
+    st = evt_module_optimize_with(r->m, &opt);
+    if (st != EVT_OK)
+        return failed(r, st, "optimizing");
+    st = evt_launch_create(r->m, r->k, &r->launch);
+    return st == EVT_OK ? 0 : failed(r, st, "creating the launch");
+}
+
+/* Chooses every param's value: --param, else the default, else random. */
+static int choose_params(run *r)
+{
+    const run_options *o = r->o;
+    r->nparam = evt_epilogue_arg_count(r->ep, EVT_ARG_PARAM);
+    r->param = calloc(r->nparam + 1, sizeof *r->param);
+    if (!r->param)
+        return EXIT_OUTSIDE;
+    for (size_t p = 0; p < r->nparam; p++) {
+        const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_PARAM, p);
+        const char *how = "random";
+        float value = (float)uniform(&r->rng, 0.5, 2.0);
+        if (info->has_default) {
+            value = info->default_value;
+            how = "default";
+        }
+        for (int i = 0; i < o->nparams; i++)
+            if (strcmp(o->params[i].name, info->name) == 0) {
+                value = o->params[i].value;
+                how = "--param";
+            }
+        r->param[p] = value;
+        printf("param %s = %.9g (%s)\n", info->name, (double)value, how);
+        evt_status st = evt_launch_set_param(r->launch, info->name, value);
+        if (st != EVT_OK)
+            return failed(r, st, "setting a param");
+    }
+    return 0;
+}
+
+/* Allocates, fills and binds A, B, every input and every output. */
+static int prepare(run *r)
+{
+    const run_options *o = r->o;
+    const evt_operand_info *oa = evt_kernel_operand(r->k, 0), *ob = evt_kernel_operand(r->k, 1);
+    const evt_conv_problem *c = &o->conv;
+    if (o->have_conv) /* dense NHWC input and KRSC filter, one pixel per row */
+        geometry(&r->a, "x", oa->elem, c->n * c->h * c->w, c->c, 0);
+    else if (oa->layout == EVT_LAYOUT_COL)
+        geometry(&r->a, "a", oa->elem, o->k, o->m, o->ld_pad);
+    else
+        geometry(&r->a, "a", oa->elem, o->m, o->k, o->ld_pad);
+    if (o->have_conv)
+        geometry(&r->b, "w", ob->elem, c->k * c->r * c->s, c->c, 0);
+    else if (ob->layout == EVT_LAYOUT_COL)
+        geometry(&r->b, "b", ob->elem, o->n, o->k, o->ld_pad);
+    else
+        geometry(&r->b, "b", ob->elem, o->k, o->n, o->ld_pad);
+    int rc;
+    if ((rc = alloc_buffer(r, &r->a)) || (rc = fill(r, &r->a, 0, 2)) ||
+        (rc = alloc_buffer(r, &r->b)) || (rc = fill(r, &r->b, 0, 2)))
+        return rc;
+    evt_status st =
+        o->have_conv
+            ? evt_launch_set_conv(r->launch, c, r->a.dev, r->a.bytes, r->b.dev, r->b.bytes)
+            : evt_launch_set_gemm(r->launch, o->m, o->n, o->k, r->a.dev, r->a.ld, r->a.bytes,
+                                  r->b.dev, r->b.ld, r->b.bytes);
+    if (st != EVT_OK)
+        return failed(r, st, o->have_conv ? "setting the conv problem" : "setting the GEMM");
+
+    r->nin = evt_epilogue_arg_count(r->ep, EVT_ARG_INPUT);
+    r->nout = evt_epilogue_arg_count(r->ep, EVT_ARG_OUTPUT);
+    r->in = calloc(r->nin + 1, sizeof *r->in);
+    r->out = calloc(r->nout + 1, sizeof *r->out);
+    if (!r->in || !r->out)
+        return EXIT_OUTSIDE;
+    for (size_t pass = 0; pass < 2; pass++) {
+        evt_arg_kind kind = pass ? EVT_ARG_OUTPUT : EVT_ARG_INPUT;
+        for (size_t i = 0; i < (pass ? r->nout : r->nin); i++) {
+            const evt_arg_info *info = evt_epilogue_arg(r->ep, kind, i);
+            buffer *b = pass ? &r->out[i] : &r->in[i];
+            long long rows, cols;
+            shape_extent(info->shape, o->m, o->n, &rows, &cols);
+            geometry(b, info->name, info->elem, rows, cols, o->ld_pad);
+            if ((rc = alloc_buffer(r, b)) || (rc = pass ? poison(r, b) : fill(r, b, 1, 0)))
+                return rc;
+            st = evt_launch_bind(r->launch, info->name, b->dev, b->bytes,
+                                 info->shape == EVT_SHAPE_MN ? b->ld : 0);
+            if (st != EVT_OK)
+                return failed(r, st, "binding");
+        }
+    }
+    return choose_params(r);
+}
+
+static void release(run *r)
+{
+    buffer *all[2] = {&r->a, &r->b};
+    for (int i = 0; i < 2; i++) {
+        if (all[i]->dev)
+            evt_device_free(r->ctx, all[i]->dev);
+        free(all[i]->host);
+    }
+    for (size_t i = 0; r->in && i < r->nin; i++) {
+        if (r->in[i].dev)
+            evt_device_free(r->ctx, r->in[i].dev);
+        free(r->in[i].host);
+    }
+    for (size_t i = 0; r->out && i < r->nout; i++) {
+        if (r->out[i].dev)
+            evt_device_free(r->ctx, r->out[i].dev);
+        free(r->out[i].host);
+    }
+    free(r->in);
+    free(r->out);
+    free(r->param);
+    evt_launch_destroy(r->launch);
+    evt_module_destroy(r->m);
+}
+
+/* ---- the reference -------------------------------------------------------------- */
+
+/*
+ * The reference for rows rows[0..nrows) of the output: acc = A·B in f64
+ * (evt_reference_gemm), then the epilogue in f64 (evt_interp_*) over
+ * those rows, with the [M, N] and [M] inputs gathered to match.  refs[o]
+ * receives output o, compact: nrows x N values for [M, N], nrows for [M],
+ * N for [N], 1 for a scalar; the last two mean something only when
+ * every row is given.
+ */
+/* One slice of rows of the reference GEMM, for a thread of its own. */
+typedef struct gemm_slice {
+    long long m, n, k;
+    evt_elem elem;
+    const unsigned char *a;
+    evt_layout layout_a;
+    long long lda;
+    const void *b;
+    evt_layout layout_b;
+    long long ldb;
+    double *d;
+    evt_status st;
+} gemm_slice;
+
+static void *gemm_slice_run(void *arg)
+{
+    gemm_slice *g = arg;
+    g->st = evt_reference_gemm(g->m, g->n, g->k, g->elem, g->a, g->layout_a, g->lda, g->b,
+                               g->layout_b, g->ldb, g->d, NULL, g->n > 0 ? g->n : 1);
+    return NULL;
+}
+
+/*
+ * evt_reference_gemm over slices of rows on several threads (it is a pure
+ * function).  Each call widens all of B to doubles, so the threads are as
+ * many as the processors, at most 16, and as many as 4 GiB of such copies.
+ */
+static evt_status parallel_gemm(long long m, long long n, long long k, evt_elem elem,
+                                const void *a, evt_layout layout_a, long long lda, const void *b,
+                                evt_layout layout_b, long long ldb, double *d)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double b_bytes = 8.0 * (double)n * (double)k + 1;
+    long long threads = cpus > 16 ? 16 : cpus < 1 ? 1 : cpus;
+    if (threads > (long long)(4294967296.0 / b_bytes))
+        threads = (long long)(4294967296.0 / b_bytes);
+    if (threads > m / 4)
+        threads = m / 4;
+    if (threads < 1)
+        threads = 1;
+    gemm_slice g[16];
+    pthread_t tid[16];
+    int started[16] = {0};
+    size_t es = evt_elem_size(elem);
+    for (long long t = 0; t < threads; t++) {
+        long long r0 = m * t / threads, r1 = m * (t + 1) / threads;
+        /* Row r0 of A starts r0 rows in (row-major) or r0 elements in (column-major). */
+        size_t off = (size_t)(layout_a == EVT_LAYOUT_COL ? r0 : r0 * lda) * es;
+        g[t] = (gemm_slice){r1 - r0, n, k, elem, (const unsigned char *)a + off, layout_a,
+                            lda, b, layout_b, ldb, d + r0 * n, EVT_OK};
+        started[t] = threads > 1 && pthread_create(&tid[t], NULL, gemm_slice_run, &g[t]) == 0;
+        if (!started[t])
+            gemm_slice_run(&g[t]);
+    }
+    evt_status st = EVT_OK;
+    for (long long t = 0; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        if (g[t].st != EVT_OK)
+            st = g[t].st;
+    }
+    return st;
+}
+
+/* Images of the reference conv for a thread of its own: image `images[i]`
+ * of the batch goes to rows i*p*q... of d. */
+typedef struct conv_slice {
+    evt_conv_problem one; /* the problem with n = 1 */
+    evt_elem elem;
+    const unsigned char *x;
+    const void *w;
+    const long long *images;
+    long long count;
+    double *d;
+    evt_status st;
+} conv_slice;
+
+static void *conv_slice_run(void *arg)
+{
+    conv_slice *c = arg;
+    const evt_conv_problem *p = &c->one;
+    long long pq, pp, qq;
+    evt_conv_output_size(p, &pp, &qq);
+    pq = pp * qq;
+    size_t image = (size_t)(p->h * p->w * p->c) * evt_elem_size(c->elem);
+    for (long long i = 0; i < c->count && c->st == EVT_OK; i++)
+        c->st = evt_reference_conv2d(p, c->elem, c->x + (size_t)c->images[i] * image, c->w,
+                                     c->d + i * pq * p->k, NULL, p->k);
+    return NULL;
+}
+
+/* evt_reference_conv2d for the images whose rows are `rows` (whole images,
+ * in order; see check_rows), on up to 16 threads. */
+static evt_status parallel_conv(const evt_conv_problem *c, evt_elem elem, const void *x,
+                                const void *w, const long long *rows, long long nrows, double *d)
+{
+    long long p, q;
+    if (evt_conv_output_size(c, &p, &q) != EVT_OK)
+        return EVT_ERR_INVALID_ARGUMENT;
+    long long pq = p * q, nimages = nrows / pq;
+    long long *images = malloc((size_t)(nimages + 1) * sizeof *images);
+    if (!images)
+        return EVT_ERR_NO_MEMORY;
+    for (long long i = 0; i < nimages; i++)
+        images[i] = rows[i * pq] / pq;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long long threads = cpus > 16 ? 16 : cpus < 1 ? 1 : cpus;
+    threads = threads > nimages ? (nimages > 0 ? nimages : 1) : threads;
+    conv_slice s[16];
+    pthread_t tid[16];
+    int started[16] = {0};
+    evt_conv_problem one = *c;
+    one.n = 1;
+    for (long long t = 0; t < threads; t++) {
+        long long i0 = nimages * t / threads, i1 = nimages * (t + 1) / threads;
+        s[t] = (conv_slice){one, elem, x, w, images + i0, i1 - i0, d + i0 * pq * c->k, EVT_OK};
+        started[t] = threads > 1 && pthread_create(&tid[t], NULL, conv_slice_run, &s[t]) == 0;
+        if (!started[t])
+            conv_slice_run(&s[t]);
+    }
+    evt_status st = EVT_OK;
+    for (long long t = 0; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        if (s[t].st != EVT_OK)
+            st = s[t].st;
+    }
+    free(images);
+    return st;
+}
+
+static int reference(run *r, const long long *rows, long long nrows, double **refs)
+{
+    const run_options *o = r->o;
+    long long n = o->n, k = o->k;
+    int all = nrows == o->m;
+    int rc = EXIT_OUTSIDE;
+    const evt_operand_info *oa = evt_kernel_operand(r->k, 0), *ob = evt_kernel_operand(r->k, 1);
+    size_t es = evt_elem_size(r->a.elem);
+    const void *a = r->a.host;
+    evt_layout layout_a = oa->layout;
+    long long lda = r->a.ld;
+    unsigned char *rows_a = NULL, **gathered = calloc(r->nin + 1, sizeof *gathered);
+    double *acc = malloc(((size_t)(nrows * n) + 1) * sizeof *acc);
+    evt_interp *in = NULL;
+    if (!gathered || !acc)
+        goto oom;
+    /* A sample of rows: the reference multiplies just those rows of A. */
+    if (!all && !o->have_conv) {
+        if (!(rows_a = malloc((size_t)(nrows * k) * es + 1)))
+            goto oom;
+        for (long long i = 0; i < nrows; i++)
+            for (long long p = 0; p < k; p++) {
+                long long at = oa->layout == EVT_LAYOUT_COL ? p * r->a.ld + rows[i]
+                                                            : rows[i] * r->a.ld + p;
+                memcpy(rows_a + (size_t)(i * k + p) * es, r->a.host + (size_t)at * es, es);
+            }
+        a = rows_a;
+        layout_a = EVT_LAYOUT_ROW;
+        lda = k;
+    }
+    evt_status st =
+        o->have_conv
+            ? parallel_conv(&o->conv, r->a.elem, r->a.host, r->b.host, rows, nrows, acc)
+            : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.host,
+                            ob->layout, r->b.ld > 0 ? r->b.ld : 1, acc);
+    if (st != EVT_OK) {
+        fprintf(stderr, "evtc run: error: the reference %s failed: %s\n",
+                o->have_conv ? "conv2d" : "GEMM", evt_status_string(st));
+        goto done;
+    }
+    if ((st = evt_interp_create(r->ep, &in)) != EVT_OK) {
+        fprintf(stderr, "evtc run: error: the reference interpreter: %s\n", evt_status_string(st));
+        goto done;
+    }
+    for (size_t p = 0; p < r->nparam && st == EVT_OK; p++)
+        st = evt_interp_set_param(in, evt_epilogue_arg(r->ep, EVT_ARG_PARAM, p)->name, r->param[p]);
+    if (st == EVT_OK)
+        st = evt_interp_set_acc_f64(in, nrows, n, acc, n > 0 ? n : 1);
+    /* Inputs: [M, N] and [M] ones cut down to the checked rows. */
+    for (size_t i = 0; i < r->nin && st == EVT_OK; i++) {
+        const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_INPUT, i);
+        const buffer *b = &r->in[i];
+        size_t ies = evt_elem_size(b->elem);
+        if (all || !(info->shape & EVT_SHAPE_M)) {
+            st = evt_interp_bind(in, info->name, b->host, b->bytes, b->ld);
+            continue;
+        }
+        size_t per = info->shape == EVT_SHAPE_MN ? (size_t)n : 1;
+        if (!(gathered[i] = malloc((size_t)nrows * per * ies + 1)))
+            goto oom;
+        for (long long j = 0; j < nrows; j++)
+            memcpy(gathered[i] + (size_t)j * per * ies,
+                   b->host + (size_t)(per == 1 ? rows[j] : rows[j] * b->ld) * ies, per * ies);
+        st = evt_interp_bind(in, info->name, gathered[i], (size_t)nrows * per * ies,
+                             (long long)(per > 0 ? per : 1));
+    }
+    /* Outputs: their f64 values before conversion. */
+    for (size_t i = 0; i < r->nout && st == EVT_OK; i++) {
+        const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i);
+        size_t count = info->shape == EVT_SHAPE_MN  ? (size_t)(nrows * n)
+                       : info->shape == EVT_SHAPE_M ? (size_t)nrows
+                       : info->shape == EVT_SHAPE_N ? (size_t)n
+                                                    : 1;
+        if (!(refs[i] = malloc((count + 1) * sizeof **refs)))
+            goto oom;
+        st = evt_interp_bind_f64(in, info->name, refs[i], count * sizeof **refs,
+                                 info->shape == EVT_SHAPE_MN && n > 0 ? n : 1);
+    }
+    if (st == EVT_OK)
+        st = evt_interp_run(in, EVT_INTERP_F64);
+    if (st != EVT_OK)
+        fprintf(stderr, "evtc run: error: the reference interpreter failed: %s\n",
+                in && evt_interp_last_error(in)[0] ? evt_interp_last_error(in) : evt_status_string(st));
+    rc = st == EVT_OK ? 0 : EXIT_OUTSIDE;
+    goto done;
+oom:
+    fputs("evtc run: error: out of memory for the reference\n", stderr);
+done:
+    evt_interp_destroy(in);
+    for (size_t i = 0; gathered && i < r->nin; i++)
+        free(gathered[i]);
+    free(gathered);
+    free(rows_a);
+    free(acc);
+    return rc;
+}
+
+/* ---- --check ---------------------------------------------------------------------- */
+
+/* Element e of a stored array as an ordinal: neighbouring representable
+ * values differ by 1, and +0 and -0 are both 0. */
+static long long ordinal(evt_elem e, const unsigned char *p)
+{
+    switch (e) {
+    case EVT_I8: return (signed char)p[0];
+    case EVT_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case EVT_F32: {
+        uint32_t u;
+        memcpy(&u, p, 4);
+        return u >> 31 ? -(long long)(u & 0x7fffffffu) : (long long)u;
+    }
+    case EVT_F16:
+    case EVT_BF16: {
+        uint16_t u;
+        memcpy(&u, p, 2);
+        return u >> 15 ? -(long long)(u & 0x7fffu) : (long long)u;
+    }
+    case EVT_E4M3:
+    case EVT_E5M2: return p[0] >> 7 ? -(long long)(p[0] & 0x7fu) : (long long)p[0];
+    }
+    return 0;
+}
+
+/*
+ * The pass mark of an output: the largest relative error
+ * |got - want| / max(|want|, floor) allowed, where want is the f64
+ * reference rounded to the output type.  About two units in the last
+ * place of the type (a value on a rounding boundary may round either way
+ * once the GPU's f32 accumulation has moved it), and 1e-4 for f32, whose
+ * error is the accumulation order of K products and the few-ulp builtins.
+ * A sum reduction adds the order of up to M*N more f32 additions.  Integer
+ * outputs pass within 1 (a rounding step) whatever the relative error.
+ */
+static double tolerance(evt_elem e, evt_reduce red)
+{
+    double tol = 1e-4;
+    switch (e) {
+    case EVT_F32: tol = 1e-4; break;
+    case EVT_F16: tol = 2e-3; break;
+    case EVT_BF16: tol = 1.6e-2; break;
+    case EVT_E4M3: tol = 0.25; break;
+    case EVT_E5M2: tol = 0.5; break;
+    case EVT_I8:
+    case EVT_I32: tol = 0; break;
+    }
+    return red == EVT_REDUCE_SUM && tol < 1e-3 && tol > 0 ? 1e-3 : tol;
+}
+
+typedef struct verdict {
+    long long checked;
+    long long bad;         /* finite values off by more than the tolerance */
+    long long special_bad; /* NaN or inf where the other side has something else */
+    double max_err;        /* over finite values */
+    long long max_ulp;
+    double floor, tol;
+    long long first;       /* index of the first bad value, -1 if none */
+    double first_got, first_want;
+} verdict;
+
+/*
+ * Compares `count` stored values `got` of type e with the reference
+ * `ref` (f64, unrounded).  The floor of the relative error is the root
+ * mean square of the output's finite reference values: a value near zero
+ * after cancellation is judged against the output's scale, not its own.
+ */
+static int compare(evt_elem e, evt_reduce red, const unsigned char *got, const double *ref,
+                   size_t count, verdict *v)
+{
+    size_t es = evt_elem_size(e);
+    unsigned char *want = malloc(count * es + 1);
+    double *wantd = malloc((count + 1) * sizeof *wantd), *gotd = malloc((count + 1) * sizeof *gotd);
+    if (!want || !wantd || !gotd || evt_convert_from_f64(e, ref, want, count) != EVT_OK ||
+        evt_convert_to_f64(e, want, wantd, count) != EVT_OK ||
+        evt_convert_to_f64(e, got, gotd, count) != EVT_OK) {
+        free(want), free(wantd), free(gotd);
+        return 0;
+    }
+    double sq = 0;
+    size_t nfinite = 0;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(wantd[i])) {
+            sq += wantd[i] * wantd[i];
+            nfinite++;
+        }
+    *v = (verdict){.checked = (long long)count, .first = -1, .tol = tolerance(e, red)};
+    v->floor = nfinite ? sqrt(sq / (double)nfinite) : 0;
+    if (!(v->floor >= DBL_MIN))
+        v->floor = DBL_MIN;
+    int integral = e == EVT_I8 || e == EVT_I32;
+    for (size_t i = 0; i < count; i++) {
+        double g = gotd[i], w = wantd[i];
+        int off;
+        if (isnan(g) || isnan(w) || isinf(g) || isinf(w)) {
+            off = !(isnan(g) && isnan(w)) && g != w;
+            v->special_bad += off;
+        } else {
+            double err = fabs(g - w) / fmax(fabs(w), v->floor);
+            long long ulp = llabs(ordinal(e, got + i * es) - ordinal(e, want + i * es));
+            v->max_err = fmax(v->max_err, err);
+            v->max_ulp = ulp > v->max_ulp ? ulp : v->max_ulp;
+            off = integral ? ulp > 1 : !(err <= v->tol);
+            v->bad += off;
+        }
+        if (off && v->first < 0) {
+            v->first = (long long)i;
+            v->first_got = g;
+            v->first_want = w;
+        }
+    }
+    free(want), free(wantd), free(gotd);
+    return 1;
+}
+
+/*
+ * Rows the check covers: all of them up to FULL_CHECK_MACS multiply-adds,
+ * else the first, the last and random others, sorted, as many as fit (at
+ * least MIN_SAMPLED_ROWS).  A conv is sampled by whole images (the p*q
+ * rows of one batch element), since its reference runs image by image.
+ */
+static long long *check_rows(run *r, long long *nrows)
+{
+    const run_options *o = r->o;
+    long long block = 1;
+    if (o->have_conv && o->conv.n > 0)
+        block = o->m / o->conv.n;
+    long long units = block ? o->m / block : 0;
+    double unit_macs = (double)block * (double)o->n * (double)(o->k ? o->k : 1);
+    long long want = units;
+    if (unit_macs * (double)units > (double)FULL_CHECK_MACS) {
+        want = (long long)((double)FULL_CHECK_MACS / unit_macs);
+        long long least = o->have_conv ? 2 : MIN_SAMPLED_ROWS;
+        want = want < least ? least : want;
+        want = want > units ? units : want;
+    }
+    long long *rows = malloc((size_t)(want * block + 1) * sizeof *rows);
+    unsigned char *taken = calloc((size_t)units + 1, 1);
+    if (!rows || !taken) {
+        free(rows);
+        free(taken);
+        return NULL;
+    }
+    long long got = 0;
+    if (want == units) {
+        memset(taken, 1, (size_t)units);
+    } else {
+        taken[0] = taken[units - 1] = 1;
+        got = 2;
+        while (got < want) {
+            long long i = (long long)below(&r->rng, (unsigned long long)units);
+            got += !taken[i];
+            taken[i] = 1;
+        }
+    }
+    got = 0;
+    for (long long u = 0; u < units; u++)
+        for (long long j = 0; taken[u] && j < block; j++)
+            rows[got++] = u * block + j;
+    free(taken);
+    *nrows = got;
+    return rows;
+}
+
+static const char *reduce_suffix(evt_reduce r)
+{
+    switch (r) {
+    case EVT_REDUCE_NONE: return "";
+    case EVT_REDUCE_SUM: return " = reduce_sum";
+    case EVT_REDUCE_MAX: return " = reduce_max";
+    case EVT_REDUCE_MIN: return " = reduce_min";
+    }
+    return "";
+}
+
+/*
+ * Elements of each element-wise output that the kernel never writes.  The
+ * first run started from all-ones bytes; after copying its results back,
+ * this poisons the outputs with zero bytes and runs again: an element the
+ * kernel writes is the same both times (element-wise outputs involve no
+ * atomics), one it skips keeps each poison.  This also finds the skipped
+ * elements whose reference is NaN, which a NaN poison alone would hide.
+ */
+static int count_unwritten(run *r, long long *unwritten)
+{
+    unsigned char **second = calloc(r->nout + 1, sizeof *second);
+    int rc = second ? 0 : EXIT_OUTSIDE;
+    evt_status st = EVT_OK;
+    for (size_t i = 0; !rc && i < r->nout; i++) {
+        buffer *b = &r->out[i];
+        if (evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i)->reduce != EVT_REDUCE_NONE)
+            continue;
+        if (!(second[i] = calloc(b->bytes + 1, 1)))
+            rc = EXIT_OUTSIDE;
+        else if ((st = evt_device_copy_to(r->ctx, b->dev, second[i], b->bytes)) != EVT_OK)
+            rc = failed(r, st, "copying to the GPU");
+    }
+    if (!rc && ((st = evt_launch_run(r->launch, NULL)) != EVT_OK ||
+                (st = evt_device_synchronize(r->ctx)) != EVT_OK))
+        rc = failed(r, st, "launch");
+    for (size_t i = 0; !rc && i < r->nout; i++) {
+        buffer *b = &r->out[i];
+        if (!second[i])
+            continue;
+        if ((st = evt_device_copy_from(r->ctx, second[i], b->dev, b->bytes)) != EVT_OK) {
+            rc = failed(r, st, "copying an output from the GPU");
+            break;
+        }
+        size_t es = evt_elem_size(b->elem);
+        for (long long row = 0; row < b->rows; row++)
+            for (long long col = 0; col < b->cols; col++) {
+                size_t at = (size_t)(row * b->ld + col) * es;
+                unwritten[i] += memcmp(b->host + at, second[i] + at, es) != 0;
+            }
+    }
+    if (rc == EXIT_OUTSIDE && !second)
+        fputs("evtc run: error: out of memory\n", stderr);
+    for (size_t i = 0; second && i < r->nout; i++)
+        free(second[i]);
+    free(second);
+    return rc;
+}
+
+/* --check: every output against the reference; 0, EXIT_MISMATCH or an error. */
+static int check(run *r)
+{
+    const run_options *o = r->o;
+    long long nrows = 0;
+    long long *rows = check_rows(r, &nrows);
+    double **refs = calloc(r->nout + 1, sizeof *refs);
+    long long *unwritten = calloc(r->nout + 1, sizeof *unwritten);
+    int rc = 0;
+    if (!rows || !refs || !unwritten) {
+        fputs("evtc run: error: out of memory for the reference\n", stderr);
+        rc = EXIT_OUTSIDE;
+    }
+    for (size_t i = 0; !rc && i < r->nout; i++) {
+        evt_status st = evt_device_copy_from(r->ctx, r->out[i].host, r->out[i].dev, r->out[i].bytes);
+        if (st != EVT_OK)
+            rc = failed(r, st, "copying an output from the GPU");
+    }
+    if (!rc)
+        rc = count_unwritten(r, unwritten);
+    int all_rows = nrows == o->m;
+    if (!rc && !all_rows)
+        printf("check: %lld of %lld rows%s (the reference covers at most 2^32 multiply-adds)\n",
+               nrows, o->m, o->have_conv ? ", whole images" : "");
+    if (!rc)
+        rc = reference(r, rows, nrows, refs);
+    size_t failed_outputs = 0, checked_outputs = 0;
+    for (size_t i = 0; !rc && i < r->nout; i++) {
+        const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i);
+        buffer *b = &r->out[i];
+        printf("check %s %s%s%s: ", info->name, evt_elem_name(info->elem),
+               evt_shape_name(info->shape), reduce_suffix(info->reduce));
+        int by_row = (info->shape & EVT_SHAPE_M) != 0;
+        if (!by_row && info->reduce != EVT_REDUCE_NONE && !all_rows) {
+            printf("not checked: a reduction over every row, and the check samples rows\n");
+            continue;
+        }
+        /* The stored values of the checked rows, compact, in the reference's order. */
+        size_t es = evt_elem_size(info->elem);
+        size_t per = info->shape == EVT_SHAPE_MN ? (size_t)b->cols : 1;
+        size_t count = by_row ? (size_t)nrows * per : (size_t)b->cols;
+        unsigned char *got = malloc(count * es + 1);
+        if (!got) {
+            rc = EXIT_OUTSIDE;
+            break;
+        }
+        if (!by_row)
+            memcpy(got, b->host, count * es);
+        else if (info->shape == EVT_SHAPE_MN)
+            for (long long j = 0; j < nrows; j++)
+                memcpy(got + (size_t)j * per * es, b->host + (size_t)(rows[j] * b->ld) * es, per * es);
+        else
+            for (long long j = 0; j < nrows; j++)
+                memcpy(got + (size_t)j * es, b->host + (size_t)rows[j] * es, es);
+        verdict v;
+        if (!compare(info->elem, info->reduce, got, refs[i], count, &v)) {
+            free(got);
+            fputs("out of memory\n", stdout);
+            rc = EXIT_OUTSIDE;
+            break;
+        }
+        free(got);
+        int pass = v.bad == 0 && v.special_bad == 0 && unwritten[i] == 0;
+        checked_outputs++;
+        failed_outputs += !pass;
+        printf("max rel err %.2e, max %lld ulp (floor %.3g, tol %.2g): %s\n", v.max_err, v.max_ulp,
+               v.floor, v.tol, pass ? "PASS" : "FAIL");
+        if (unwritten[i])
+            printf("  %lld of %lld elements never written\n", unwritten[i], b->rows * b->cols);
+        if (v.bad || v.special_bad) {
+            long long row = by_row ? rows[v.first / (long long)per] : 0;
+            long long col = info->shape == EVT_SHAPE_MN ? v.first % (long long)per
+                            : by_row                   ? 0
+                                                       : v.first;
+            printf("  %lld of %lld values off, %lld NaN/inf mismatches; first", v.bad, v.checked,
+                   v.special_bad);
+            if (info->shape == EVT_SHAPE_MN)
+                printf(" at [%lld, %lld]", row, col);
+            else if (info->shape == EVT_SHAPE_M)
+                printf(" at [%lld]", row);
+            else if (info->shape == EVT_SHAPE_N)
+                printf(" at [%lld]", col);
+            printf(": got %.9g, want %.9g\n", isnan(v.first_got) ? NAN : v.first_got,
+                   isnan(v.first_want) ? NAN : v.first_want);
+        }
+    }
+    if (!rc) {
+        if (failed_outputs)
+            printf("check: FAIL (%zu of %zu outputs)\n", failed_outputs, checked_outputs);
+        else
+            printf("check: PASS (%zu outputs)\n", checked_outputs);
+        rc = failed_outputs ? EXIT_MISMATCH : 0;
+    }
+    for (size_t i = 0; refs && i < r->nout; i++)
+        free(refs[i]);
+    free(refs);
+    free(rows);
+    free(unwritten);
+    return rc;
+}
+
+/* ---- --bench ---------------------------------------------------------------------- */
+
+static double logical_bytes(const buffer *b)
+{
+    return (double)b->rows * (double)b->cols * (double)evt_elem_size(b->elem);
+}
+
+static int bench(run *r)
+{
+    const run_options *o = r->o;
+    double ms = 0;
+    evt_status st = evt_launch_benchmark(r->launch, NULL, o->warmup, o->reps, &ms);
+    if (st != EVT_OK)
+        return failed(r, st, "benchmark");
+    double bytes = logical_bytes(&r->a) + logical_bytes(&r->b);
+    for (size_t i = 0; i < r->nin; i++)
+        bytes += logical_bytes(&r->in[i]);
+    for (size_t i = 0; i < r->nout; i++)
+        bytes += logical_bytes(&r->out[i]);
+    double flops = 2.0 * (double)o->m * (double)o->n * (double)o->k;
+    double s = ms * 1e-3;
+    printf("bench: %.4f ms (median of %d), %.1f TFLOP/s, %.1f GB/s\n", ms, o->reps,
+           s > 0 ? flops / s * 1e-12 : 0.0, s > 0 ? bytes / s * 1e-9 : 0.0);
+    return 0;
+}
+
+/* ---- evtc run ----------------------------------------------------------------------- */
+
+/* Finds the GPU; --target must name its architecture, since the runtime
+ * compiles for the GPU present. */
+static int find_device(run *r)
+{
+    evt_status st = evt_device_target(r->ctx, &r->target, r->device, sizeof r->device);
+    if (st != EVT_OK) {
+        failed(r, st, "finding the GPU");
+        return EXIT_OUTSIDE; /* EVT_ERR_UNSUPPORTED here is a GPU older than sm_80 */
+    }
+    if (r->o->have_target && r->o->target != r->target) {
+        fprintf(stderr,
+                "evtc run: error: --target %s, but the GPU (%s) is %s: evtc run compiles for "
+                "the GPU present\n",
+                evt_target_name(r->o->target), r->device, evt_target_name(r->target));
+        return EXIT_INVALID;
+    }
+    return 0;
+}
+
+static void print_header(const run *r)
+{
+    const run_options *o = r->o;
+    printf("kernel %s (%s), -O%d: %s(", evt_kernel_name(r->k), o->file, o->opt_level,
+           evt_mainloop_name(evt_kernel_mainloop(r->k)));
+    for (size_t i = 0; i < 3; i++) {
+        const evt_operand_info *op = evt_kernel_operand(r->k, i);
+        printf("%s%s: %s%s", i ? ", " : "", op->name, evt_elem_name(op->elem),
+               op->layout == EVT_LAYOUT_COL ? " col" : op->layout == EVT_LAYOUT_ROW ? " row" : "");
+    }
+    printf(") with %s\n", evt_epilogue_name(r->ep));
+    if (o->have_conv) {
+        const evt_conv_problem *c = &o->conv;
+        printf("conv N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld pad %d stride %d dilation %d "
+               "(M=%lld N=%lld K=%lld)",
+               c->n, c->h, c->w, c->c, c->k, c->r, c->s, c->pad_h, c->stride_h, c->dil_h, o->m,
+               o->n, o->k);
+    } else {
+        printf("gemm M=%lld N=%lld K=%lld", o->m, o->n, o->k);
+    }
+    printf(" on %s (%s), seed %llu%s%s\n", r->device, evt_target_name(r->target), o->seed,
+           o->special ? ", --special" : "", o->ld_pad ? ", padded leading dimensions" : "");
+}
+
+int evtc_run(int argc, char **argv)
+{
+    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50};
+    int done;
+    int rc = parse_run_args(argc, argv, &o, &done);
+    if (!rc && !done) {
+        if (!o.have_seed)
+            o.seed = ((unsigned long long)time(NULL) * 1000003u ^ (unsigned long long)getpid()) %
+                     1000000000u;
+        run r = {.o = &o, .rng = o.seed};
+        if (!(r.ctx = evt_ctx_create())) {
+            fputs("evtc run: error: out of memory\n", stderr);
+            rc = EXIT_OUTSIDE;
+        }
+        if (!rc)
+            rc = compile(&r);
+        if (!rc)
+            rc = find_device(&r);
+        if (!rc) {
+            print_header(&r);
+            rc = prepare(&r);
+        }
+        if (!rc) {
+            evt_status st = evt_launch_run(r.launch, NULL);
+            if (st == EVT_OK)
+                st = evt_device_synchronize(r.ctx);
+            if (st != EVT_OK)
+                rc = failed(&r, st, "launch");
+        }
+        if (!rc && o.check)
+            rc = check(&r);
+        if ((!rc || rc == EXIT_MISMATCH) && o.bench) {
+            int brc = bench(&r);
+            rc = brc ? brc : rc;
+        }
+        fflush(stdout);
+        release(&r);
+        evt_ctx_destroy(r.ctx);
+    }
+    for (int i = 0; i < o.nparams; i++)
+        free((char *)o.params[i].name);
+    free(o.params);
+    return rc;
+}
