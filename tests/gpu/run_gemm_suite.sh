@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# run_gemm_suite.sh - `evtc run --check` over the GPU test matrix: every
+# kernel of examples/*.evt, and the kernels of tests/gpu/cases/ (every
+# builtin and operator, every input shape and element type, every reduction
+# kind and axis, several outputs of every element type, f16 and bf16
+# operands in all four layouts, conv2d_fprop too), on sizes that are not
+# tile multiples, with K not a multiple of 8 (the guarded mainloop), padded
+# leading dimensions and NaN/inf inputs.  Prints one line per run and
+# "N passed, N failed".
+#
+#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [FILTER]
+#
+# -j: runs in parallel (default: the processors; runs of one kernel stay in
+# order, so the first compiles and the rest hit the kernel cache).  -k: keep
+# the logs.  FILTER: only runs whose line contains it.  Exit status: 0 all
+# passed, 1 a run failed, 77 no GPU (ctest: skipped).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+EVTC=${EVTC:-$root/build/evtc}
+jobs=$(nproc 2>/dev/null || echo 8)
+keep=0
+filter=
+while [ $# -gt 0 ]; do
+    case $1 in
+    -j) jobs=$2; shift 2 ;;
+    -k) keep=1; shift ;;
+    *) filter=$1; shift ;;
+    esac
+done
+c=$here/cases
+ex=$root/examples
+
+# One run per line: FILE KERNEL SIZE [evtc run options], where SIZE is
+# M,N,K for a gemm kernel and conv:N,H,W,C,K,R,S[,pad,stride,dilation] for
+# a conv2d_fprop one.  GEMM sizes take M and N from {1, 7, 127, 1000, 4097}
+# and K from {8, 24, 4104}, plus K = 13, which is not a multiple of 8 and
+# so takes the guarded path with a row-major A or a column-major B (as does
+# a conv's C = 13).  The reference covers at most 2^32 multiply-adds (larger
+# runs check a sample of rows); these stay under it, so every output of
+# every run is checked in full.
+runs() {
+    # Every kernel of the examples.
+    for f in "$ex"/*.evt; do
+        for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = conv2d_fprop(.*/\1/p'); do
+            echo "$f $k conv:2,9,9,24,40,3,3,1,1,1"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1"
+            echo "$f $k conv:1,7,7,8,16,1,1"
+            echo "$f $k conv:2,16,16,16,24,3,3,2,1,2"
+            echo "$f $k conv:8,28,28,64,64,3,3,1,1,1"
+            echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --special"
+            echo "$f $k conv:1,1,1,8,8,1,1"
+        done
+        for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
+            echo "$f $k 1000,1000,24"
+            echo "$f $k 127,4097,4104"
+            echo "$f $k 4097,1,8"
+            echo "$f $k 1,1000,4104"
+            echo "$f $k 7,127,13"
+            echo "$f $k 1000,127,24 --special"
+            echo "$f $k 127,1000,8 --ld-pad 8"
+            echo "$f $k 127,127,24 --ld-pad 3"
+        done
+    done
+    # Every builtin, both operand types, -O0 beside -O2.
+    echo "$c/builtins.evt builtins_f16 1000,127,24"
+    echo "$c/builtins.evt builtins_f16 127,1000,4104"
+    echo "$c/builtins.evt builtins_f16 7,7,8"
+    echo "$c/builtins.evt builtins_f16 4097,7,24 --special"
+    echo "$c/builtins.evt builtins_f16 1000,127,24 -O0"
+    echo "$c/builtins.evt builtins_f16 127,127,13 --special -O0"
+    echo "$c/builtins.evt builtins_bf16 1000,1000,24"
+    echo "$c/builtins.evt builtins_bf16 1,4097,13"
+    echo "$c/builtins.evt builtins_bf16 127,127,4104 --special"
+    # Arithmetic, negation, comparisons and ?:.
+    echo "$c/operators.evt operators 1000,127,24"
+    echo "$c/operators.evt operators 4097,7,13 --special"
+    echo "$c/operators.evt operators 127,1000,4104"
+    echo "$c/operators.evt operators 1000,127,24 -O1"
+    # Inputs of every shape and element type; params with and without defaults.
+    echo "$c/inputs.evt inputs 1000,1000,24"
+    echo "$c/inputs.evt inputs 7,4097,8 --special"
+    echo "$c/inputs.evt inputs 127,127,13 --ld-pad 3"
+    echo "$c/inputs.evt inputs 4097,127,24 --param p=0.75 --param q=2"
+    echo "$c/inputs.evt inputs 1,1,4104"
+    echo "$c/inputs.evt inputs_conv conv:2,11,11,16,40,3,3,1,1,1"
+    echo "$c/inputs.evt inputs_conv conv:3,9,7,5,24,3,1,0,2,1 --special"
+    # Every output element type, saturation included.
+    echo "$c/outputs.evt outputs 1000,1000,24"
+    echo "$c/outputs.evt outputs 127,4097,4104"
+    echo "$c/outputs.evt outputs 1000,127,13 --special"
+    echo "$c/outputs.evt outputs 7,1000,8 --ld-pad 8"
+    # Every reduction kind over every axis; tall, wide, tiny.
+    echo "$c/reductions.evt reductions 1000,1000,24"
+    echo "$c/reductions.evt reductions 4097,127,24"
+    echo "$c/reductions.evt reductions 1,4097,8"
+    echo "$c/reductions.evt reductions 4097,1,8"
+    echo "$c/reductions.evt reductions 7,7,13"
+    echo "$c/reductions.evt reductions 1000,127,24 --special"
+    echo "$c/reductions.evt reductions 127,1000,4104"
+    echo "$c/reductions.evt reductions_bf16_cc 1000,1000,24"
+    echo "$c/reductions.evt reductions_bf16_cc 127,4097,13"
+    echo "$c/reductions.evt reductions_bf16_cc 1000,7,4104 --special"
+    echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1"
+    echo "$c/reductions.evt reductions_conv conv:2,8,8,8,8,1,1 --special"
+    # Both operand types in all four layouts.
+    for t in f16 bf16; do
+        for l in rr rc cr cc; do
+            echo "$c/layouts.evt ${l}_$t 1000,127,24"
+            echo "$c/layouts.evt ${l}_$t 127,1000,13"
+        done
+        echo "$c/layouts.evt rc_$t 4097,1000,8 --special"
+        echo "$c/layouts.evt cr_$t 1000,4097,24 --ld-pad 8"
+        echo "$c/layouts.evt cc_$t 7,4097,4104 --special"
+    done
+}
+
+# A machine without a GPU: skip, do not fail.
+probe=$("$EVTC" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 2>&1)
+probe_rc=$?
+if [ $probe_rc -eq 2 ] && printf '%s' "$probe" | grep -q 'no GPU'; then
+    echo "run_gemm_suite: SKIP: no GPU ($(printf '%s' "$probe" | tail -n 1))"
+    exit 77
+fi
+if [ $probe_rc -ne 0 ]; then
+    echo "run_gemm_suite: evtc run cannot run a trivial kernel (status $probe_rc):"
+    printf '%s\n' "$probe"
+    exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/evt-gpu-suite.XXXXXX")
+[ $keep -eq 1 ] || trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/groups" "$work/logs"
+
+# Group the runs by file and kernel: one group runs in order, groups in parallel.
+i=0
+runs | while read -r file kernel size opts; do
+    line="$(basename "$file") $kernel $size $opts"
+    case $line in *"$filter"*) ;; *) continue ;; esac
+    i=$((i + 1))
+    id=$(printf '%03d' $i)
+    group="$work/groups/$(basename "$file" .evt).$kernel"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$file" "$kernel" "$size" "$opts" >>"$group"
+done
+
+run_group() { # GROUP_FILE: runs its lines in order, one log and status each
+    while IFS="$(printf '\t')" read -r id file kernel size opts; do
+        start=$(date +%s.%N)
+        case $size in
+        conv:*) problem="--conv ${size#conv:}" ;;
+        *) problem="--gemm $size" ;;
+        esac
+        # shellcheck disable=SC2086 # problem and opts are lists of options
+        "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts >"$work/logs/$id.log" 2>&1
+        rc=$?
+        end=$(date +%s.%N)
+        printf '%s %s %s %s %s %s %s\n' "$id" "$rc" "$(awk "BEGIN { printf \"%.1f\", $end - $start }")" \
+            "$(basename "$file")" "$kernel" "$size" "$opts" >"$work/logs/$id.status"
+    done <"$1"
+}
+export -f run_group
+export EVTC work
+
+begin=$(date +%s)
+ls "$work"/groups/* 2>/dev/null | xargs -P "$jobs" -I{} bash -c 'run_group "$1"' _ {}
+end=$(date +%s)
+
+passed=0
+failed=0
+for s in "$work"/logs/*.status; do
+    [ -e "$s" ] || continue
+    read -r id rc secs rest <"$s"
+    if [ "$rc" -eq 0 ]; then
+        passed=$((passed + 1))
+        printf 'PASS %5ss  %s\n' "$secs" "$rest"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL %5ss  %s  (exit %s)\n' "$secs" "$rest" "$rc"
+        sed 's/^/    /' "$work/logs/$id.log" | grep -v ': PASS$' | head -n 40
+    fi
+done
+echo "$passed passed, $failed failed ($((end - begin)) s, $jobs jobs)"
+[ $passed -gt 0 ] && [ $failed -eq 0 ]
