@@ -16,8 +16,13 @@
  *    on random problem sizes and inputs full of NaN with payloads, ±inf,
  *    -0.0, subnormals and huge values, and on random params.
  *
- * EVT_PROPERTY_SEED (default 1) and EVT_PROPERTY_COUNT (default 3000) choose
- * the programs; program i uses seed + i, so a failure prints the one-program
+ * On a GPU, a second test runs the kernels generated at -O0 and -O2 on the
+ * same data and compares what they store, byte for byte (problems of one
+ * thread block, so that reduce_sum's atomics add in one order).
+ *
+ * EVT_PROPERTY_SEED (default 1) and EVT_PROPERTY_COUNT (default 10000) choose
+ * the programs, EVT_PROPERTY_GPU_COUNT (default 8) how many of them run on
+ * the GPU; program i uses seed + i, so a failure prints the one-program
  * reproduction and the program's source. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +35,7 @@
 #include <evt/evt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -395,13 +401,14 @@ static size_t extent(const problem *p, evt_shape shape)
     }
 }
 
-static void make_problem(problem *p, const evt_epilogue *e, uint64_t seed)
+/* A random problem of at most max_mn rows and columns for epilogue e. */
+static void make_problem(problem *p, const evt_epilogue *e, uint64_t seed, unsigned max_mn)
 {
     rng r = {seed ^ 0xda7a5eedu};
     memset(p, 0, sizeof *p);
-    p->m = 1 + below(&r, 5);
-    p->n = 1 + below(&r, 5);
-    p->ld = p->n + below(&r, 3);
+    p->m = 1 + below(&r, max_mn);
+    p->n = 1 + below(&r, max_mn);
+    p->ld = p->n + below(&r, 9);
     p->acc = malloc((size_t)(p->m * p->ld) * sizeof(float));
     assert_non_null(p->acc);
     random_fill(&r, EVT_F32, p->acc, (size_t)(p->m * p->ld));
@@ -507,7 +514,7 @@ static void check_program(const run *r, totals *t)
     }
     /* The same outputs at every level, under the interpreter. */
     problem p;
-    make_problem(&p, evt_module_epilogue(m[0], 0), r->seed);
+    make_problem(&p, evt_module_epilogue(m[0], 0), r->seed, 5);
     unsigned char *out[3][MAX_ARGS] = {{0}};
     for (int level = 0; level <= 2; level++)
         interpret(r, m[level], &p, out[level]);
@@ -543,7 +550,7 @@ static void test_random_programs(void **state)
 {
     (void)state;
     uint64_t seed = env_u64("EVT_PROPERTY_SEED", 1);
-    uint64_t count = env_u64("EVT_PROPERTY_COUNT", 3000);
+    uint64_t count = env_u64("EVT_PROPERTY_COUNT", 10000);
     printf("EVT_PROPERTY_SEED=%llu EVT_PROPERTY_COUNT=%llu\n", (unsigned long long)seed,
            (unsigned long long)count);
     evt_ctx *ctx = evt_ctx_create();
@@ -562,10 +569,137 @@ static void test_random_programs(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* ---- on the GPU ------------------------------------------------------------ */
+
+typedef struct gpu {
+    evt_ctx *ctx;
+    const run *r;
+} gpu;
+
+static void *device_copy(gpu *d, const void *host, size_t bytes)
+{
+    void *ptr = NULL;
+    if (evt_device_alloc(d->ctx, bytes ? bytes : 1, &ptr) != EVT_OK ||
+        (bytes && evt_device_copy_to(d->ctx, ptr, host, bytes) != EVT_OK))
+        fail_with_program(d->r, "device memory: %s", evt_ctx_last_error(d->ctx));
+    return ptr;
+}
+
+/* Launches kernel 0 of m on p (inputs already on the device in in_dev, A and
+ * B in a_dev, b_dev) and copies every output back into out[i]. */
+static void launch(gpu *d, evt_module *m, const problem *p, long long k, void *a_dev,
+                   void *b_dev, void *const *in_dev, unsigned char **out)
+{
+    const evt_epilogue *e = evt_module_epilogue(m, 0);
+    size_t nout = evt_epilogue_arg_count(e, EVT_ARG_OUTPUT);
+    void *out_dev[MAX_ARGS] = {0};
+    evt_launch *l = NULL;
+    evt_status st = evt_launch_create(m, evt_module_kernel(m, 0), &l);
+    if (st == EVT_OK)
+        st = evt_launch_set_gemm(l, p->m, p->n, k, a_dev, k, (size_t)(p->m * k) * 2, b_dev, k,
+                                 (size_t)(p->n * k) * 2);
+    for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_INPUT); i++)
+        st = evt_launch_bind(l, evt_epilogue_arg(e, EVT_ARG_INPUT, i)->name, in_dev[i],
+                             p->in_bytes[i], p->ld);
+    for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_PARAM); i++)
+        if (p->param_set[i])
+            st = evt_launch_set_param(l, evt_epilogue_arg(e, EVT_ARG_PARAM, i)->name,
+                                      p->param[i]);
+    for (size_t i = 0; i < nout; i++) {
+        out[i] = malloc(p->out_bytes[i] + 1);
+        assert_non_null(out[i]);
+        memset(out[i], 0xa5, p->out_bytes[i] + 1);
+        out_dev[i] = device_copy(d, out[i], p->out_bytes[i]);
+        if (st == EVT_OK)
+            st = evt_launch_bind(l, evt_epilogue_arg(e, EVT_ARG_OUTPUT, i)->name, out_dev[i],
+                                 p->out_bytes[i], p->ld);
+    }
+    if (st == EVT_OK)
+        st = evt_launch_run(l, NULL);
+    if (st == EVT_OK)
+        st = evt_device_synchronize(d->ctx);
+    for (size_t i = 0; st == EVT_OK && i < nout; i++)
+        st = evt_device_copy_from(d->ctx, out[i], out_dev[i], p->out_bytes[i]);
+    if (st != EVT_OK)
+        fail_with_program(d->r, "the GPU run failed (M = %lld, N = %lld, K = %lld): %s\n%s",
+                          p->m, p->n, k, evt_ctx_last_error(d->ctx),
+                          evt_module_diag_text(m, EVT_DIAG_TEXT));
+    for (size_t i = 0; i < nout; i++)
+        evt_device_free(d->ctx, out_dev[i]);
+    evt_launch_destroy(l);
+}
+
+static void check_program_on_gpu(gpu *d)
+{
+    const run *r = d->r;
+    evt_module *m[3] = {parse(r), NULL, parse_optimized(r, 2)};
+    const evt_epilogue *e = evt_module_epilogue(m[0], 0);
+    problem p;
+    make_problem(&p, e, r->seed, 64); /* one 64x64 tile: one block */
+    rng rr = {r->seed ^ 0x6e6d6d};
+    long long k = 8 * (1 + below(&rr, 8));
+    size_t na = (size_t)(p.m * k), nb = (size_t)(p.n * k);
+    float *ab = malloc((na + nb) * sizeof *ab);
+    unsigned short *ab16 = malloc((na + nb) * sizeof *ab16);
+    assert_true(ab && ab16);
+    for (size_t i = 0; i < na + nb; i++) /* small values, an infinity now and then */
+        ab[i] = chance(&rr, 1) ? INFINITY : ((float)below(&rr, 33) - 16.0f) / 8.0f;
+    assert_int_equal(evt_convert_from_f32(EVT_F16, ab, ab16, na + nb), EVT_OK);
+    void *a_dev = device_copy(d, ab16, na * 2), *b_dev = device_copy(d, ab16 + na, nb * 2);
+    void *in_dev[MAX_ARGS] = {0};
+    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_INPUT); i++)
+        in_dev[i] = device_copy(d, p.in[i], p.in_bytes[i]);
+    unsigned char *out[3][MAX_ARGS] = {{0}};
+    launch(d, m[0], &p, k, a_dev, b_dev, in_dev, out[0]);
+    launch(d, m[2], &p, k, a_dev, b_dev, in_dev, out[2]);
+    compare_outputs(r, e, &p, 2, out[0], out[2]);
+    for (size_t i = 0; i < MAX_ARGS; i++) {
+        free(out[0][i]);
+        free(out[2][i]);
+        evt_device_free(d->ctx, in_dev[i]);
+    }
+    evt_device_free(d->ctx, a_dev);
+    evt_device_free(d->ctx, b_dev);
+    free(ab);
+    free(ab16);
+    free_problem(&p);
+    evt_module_destroy(m[0]);
+    evt_module_destroy(m[2]);
+}
+
+static void test_random_programs_on_gpu(void **state)
+{
+    (void)state;
+    uint64_t seed = env_u64("EVT_PROPERTY_SEED", 1);
+    uint64_t count = env_u64("EVT_PROPERTY_GPU_COUNT", 8);
+    evt_ctx *ctx = evt_ctx_create();
+    assert_non_null(ctx);
+    evt_target target;
+    char name[128];
+    if (count == 0 || evt_device_target(ctx, &target, name, sizeof name) != EVT_OK) {
+        evt_ctx_destroy(ctx);
+        skip();
+    }
+    printf("EVT_PROPERTY_SEED=%llu EVT_PROPERTY_GPU_COUNT=%llu on %s\n",
+           (unsigned long long)seed, (unsigned long long)count, name);
+    static gen g;
+    clock_t start = clock();
+    for (uint64_t i = 0; i < count; i++) {
+        run r = {seed + i, &g, ctx};
+        gpu d = {ctx, &r};
+        gen_program(&g, r.seed);
+        check_program_on_gpu(&d);
+    }
+    printf("%llu programs on the GPU in %.2f s of CPU time\n", (unsigned long long)count,
+           (double)(clock() - start) / CLOCKS_PER_SEC);
+    evt_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_programs),
+        cmocka_unit_test(test_random_programs_on_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
