@@ -107,14 +107,17 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
                     double s = 0;
                     for (long long r = 0; r < c->r; r++) {
                         long long ih = op * c->stride_h - c->pad_h + r * c->dil_h;
-                        if (ih < 0 || ih >= c->h)
-                            continue;
                         for (long long t = 0; t < c->s; t++) {
                             long long iw = oq * c->stride_w - c->pad_w + t * c->dil_w;
-                            if (iw < 0 || iw >= c->w)
-                                continue;
-                            const double *xp = wx + ((b * c->h + ih) * c->w + iw) * c->c;
                             const double *wp = ww + ((ok * c->r + r) * c->s + t) * c->c;
+                            /* Padding is zeros that are multiplied like any input (as
+                             * cuDNN, PyTorch and our implicit GEMM do): 0 * inf is NaN. */
+                            if (ih < 0 || ih >= c->h || iw < 0 || iw >= c->w) {
+                                for (long long ch = 0; ch < c->c; ch++)
+                                    s += 0.0 * wp[ch];
+                                continue;
+                            }
+                            const double *xp = wx + ((b * c->h + ih) * c->w + iw) * c->c;
                             for (long long ch = 0; ch < c->c; ch++)
                                 s += xp[ch] * wp[ch];
                         }
