@@ -24,21 +24,45 @@ def is_tensor(obj):
     return all(hasattr(obj, a) for a in ("data_ptr", "shape", "stride", "dtype", "device"))
 
 
+# Launches read the same few dtype and device objects over and over: their
+# readings are cached by the (hashable) object itself.
+_DTYPE_NAMES = {}
+_DEVICES = {}
+
+
 def dtype_name(dtype):
     """'float16' for torch.float16 or the string 'torch.float16'."""
+    try:
+        return _DTYPE_NAMES[dtype]
+    except (KeyError, TypeError):
+        pass
     s = str(dtype)
-    return s[len("torch."):] if s.startswith("torch.") else s
+    name = s[len("torch."):] if s.startswith("torch.") else s
+    try:
+        _DTYPE_NAMES[dtype] = name
+    except TypeError:  # unhashable
+        pass
+    return name
 
 
 def device_of(obj):
     """(type, index) of obj.device: ("cuda", 0), ("cpu", None); index None if unspecified."""
     dev = obj.device
+    try:
+        return _DEVICES[dev]
+    except (KeyError, TypeError):
+        pass
     kind = getattr(dev, "type", None)
     if kind is not None:
-        return kind, getattr(dev, "index", None)
-    s = str(dev)
-    kind, _, idx = s.partition(":")
-    return kind, int(idx) if idx.isdigit() else None
+        out = kind, getattr(dev, "index", None)
+    else:
+        kind, _, idx = str(dev).partition(":")
+        out = kind, int(idx) if idx.isdigit() else None
+    try:
+        _DEVICES[dev] = out
+    except TypeError:
+        pass
+    return out
 
 
 def device_str(dev):
