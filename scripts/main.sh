@@ -9,12 +9,14 @@
 #   examples   compile examples/*.evt with evtc, once per kind in `emits`
 #              (out/NAME.ir, out/NAME.dot), and render each epilogue's graph
 #              to out/NAME.EPILOGUE.svg when graphviz's `dot` is installed
+#   kernels    compile every kernel of every example with NVRTC for the
+#              default target (the GPU present, else sm_90a; EVT_TARGETS
+#              overrides, e.g. "sm_80 sm_86 sm_89 sm_90a") into
+#              out/KERNEL.TARGET.cubin, with the compile time of each
+#   run        with a GPU: evtc run --check on every kernel (a ragged GEMM
+#              and a small conv), against the f64 CPU reference
 # A table of what each example produced ends the output; the exit status is
-# 0 only when every example compiled.
-#
-# Later stages slot in the same way: CUDA emission joins `emits` (cuda, ptx,
-# cubin per --target), and running each kernel on the GPU when one is present
-# becomes a stage after `examples`, adding its own columns to the table.
+# 0 only when every example compiled and every check passed.
 #
 # Environment:
 #   EVT_OUT   the output folder (default out)
@@ -28,10 +30,11 @@ jobs=${EVT_JOBS:-2}
 out=${EVT_OUT:-out}
 build_dir=build-release
 evtc=$build_dir/evtc
-stages=(bootstrap build examples)
+stages=(bootstrap build examples kernels run)
 emits=(ir dot)
 
-rows=() # "example|kernels|epilogues|files|status" for the table
+rows=()  # "example|kernels|epilogues|files|status" for the first table
+krows=() # "kernel|step|target or size|detail|status" for the second
 status=0
 
 say() { printf '\n==> %s\n' "$*"; }
@@ -104,6 +107,50 @@ stage_examples() {
     done
 }
 
+# Every kernel of every example: NAME|FILE|MAINLOOP.
+example_kernels() {
+    local src k ml
+    for src in examples/*.evt; do
+        sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1 \2/p' "$src" |
+            while read -r k ml; do echo "$k|$src|$ml"; done
+    done
+}
+
+stage_kernels() {
+    local targets=(${EVT_TARGETS:-})
+    local line k src ml t log
+    while IFS='|' read -r k src ml; do
+        for t in "${targets[@]:-}"; do
+            log=$out/$k.${t:-default}.log
+            if [ -n "$t" ]; then
+                "$evtc" "$src" --kernel "$k" --target "$t" --emit=cubin --time -o "$out/$k.$t.cubin" 2>"$log"
+            else
+                (cd "$out" && "$root/$evtc" "$root/$src" --kernel "$k" --emit=cubin --time) 2>"$log"
+            fi && krows+=("$k|cubin|${t:-default}|$(sed -n 's/.*NVRTC \([0-9.]* s\).*/\1/p' "$log")|ok") \
+               || { cat "$log" >&2; krows+=("$k|cubin|${t:-default}|-|FAIL"); status=1; }
+        done
+    done < <(example_kernels)
+}
+
+stage_run() {
+    if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+        echo "no GPU: nothing to run (the kernels are compiled above)"
+        return 0
+    fi
+    local k src ml size log
+    while IFS='|' read -r k src ml; do
+        if [ "$ml" = gemm ]; then size="--gemm 1000,1037,520"; else size="--conv 4,21,19,64,72,3,3,1,1,1"; fi
+        log=$out/$k.run.log
+        if "$evtc" run "$src" --kernel "$k" $size --check >"$log" 2>&1; then
+            krows+=("$k|run --check|$size|$(grep -c ': PASS' "$log") outputs|PASS")
+        else
+            cat "$log" >&2
+            krows+=("$k|run --check|$size|-|FAIL")
+            status=1
+        fi
+    done < <(example_kernels)
+}
+
 print_table() {
     say "summary: $out/"
     printf '%-20s %7s %9s  %-7s %s\n' example kernels epilogues status files
@@ -111,6 +158,13 @@ print_table() {
     for row in "${rows[@]}"; do
         IFS='|' read -r name kernels epilogues files st <<<"$row"
         printf '%-20s %7s %9s  %-7s %s\n' "$name" "$kernels" "$epilogues" "$st" "$files"
+    done
+    [ ${#krows[@]} -gt 0 ] || return 0
+    printf '\n%-22s %-12s %-30s %-12s %s\n' kernel step 'target / size' detail status
+    local k step what detail
+    for row in "${krows[@]}"; do
+        IFS='|' read -r k step what detail st <<<"$row"
+        printf '%-22s %-12s %-30s %-12s %s\n' "$k" "$step" "$what" "$detail" "$st"
     done
 }
 
