@@ -1,4 +1,5 @@
 /* api.c - the public reference interpreter (evt_interp_*) and element conversions. */
+#include "../support/extent.h"
 #include "interp.h"
 
 #include "../kernels/evt_math.h"
@@ -175,17 +176,6 @@ evt_status evt_interp_set_acc_f64(evt_interp *in, long long m, long long n, cons
     return set_acc(in, m, n, NULL, acc, ld);
 }
 
-/* Elements spanned by rows x cols with rows ld apart; -1 on overflow. */
-static long long extent(long long rows, long long cols, long long ld)
-{
-    if (rows == 0 || cols == 0)
-        return 0;
-    long long span;
-    if (__builtin_mul_overflow(rows - 1, ld, &span) || __builtin_add_overflow(span, cols, &span))
-        return -1;
-    return span;
-}
-
 static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_info *info,
                                const interp_buffer *buf, interp_array *arr)
 {
@@ -201,7 +191,7 @@ static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_i
         return fail(in, EVT_ERR_INVALID_ARGUMENT,
                     "%s '%s': the leading dimension %lld is smaller than N = %lld", what,
                     info->name, ld, cols);
-    long long n = extent(rows, cols, ld);
+    long long n = matrix_extent(rows, cols, ld);
     if (n < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "%s '%s': the extent overflows", what,
                     info->name);
@@ -227,7 +217,7 @@ evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
     if (!in->acc_set)
         return fail(in, EVT_ERR_UNBOUND,
                     "the accumulator was never set (evt_interp_set_acc or _set_acc_f64)");
-    if (extent(in->m, in->n, in->ldacc) < 0)
+    if (matrix_extent(in->m, in->n, in->ldacc) < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the accumulator's extent overflows");
     for (size_t i = 0; i < fn->nparams; i++)
         if (!in->param_set[i])

@@ -3,6 +3,7 @@
  * Validation runs on the host before the driver is even loaded, so a bad
  * argument is reported the same way on a machine with no GPU. */
 #define _POSIX_C_SOURCE 200809L
+#include "../support/extent.h"
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
 #include "../kernels/gemm_sm80.cuh"
@@ -231,17 +232,6 @@ evt_status evt_launch_set_param(evt_launch *l, const char *name, float value)
     return fail(l, EVT_ERR_NOT_FOUND, "epilogue '%s' has no param '%s'", l->fn->name, name);
 }
 
-/* Elements spanned by a rows x cols matrix whose rows are ld apart; -1 on overflow. */
-static long long extent(long long rows, long long cols, long long ld)
-{
-    if (rows == 0 || cols == 0)
-        return 0;
-    long long span;
-    if (__builtin_mul_overflow(rows - 1, ld, &span) || __builtin_add_overflow(span, cols, &span))
-        return -1;
-    return span;
-}
-
 /* Checks one buffer of `elems` elements of `esize` bytes, rows `ld` apart. */
 static evt_status check_buffer(evt_launch *l, const char *what, const char *name,
                                const rt_buffer *buf, long long rows, long long cols,
@@ -255,7 +245,7 @@ static evt_status check_buffer(evt_launch *l, const char *what, const char *name
     if (has_ld && ld < cols)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
                     "%s: the leading dimension is smaller than the row length", label);
-    long long n = extent(rows, cols, ld);
+    long long n = matrix_extent(rows, cols, ld);
     if (n < 0)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s: the extent overflows", label);
     if (n == 0)
