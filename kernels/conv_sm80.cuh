@@ -538,20 +538,7 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
         }
     }
 
-    /* Hand the tile over through shared memory, reusing the pipeline's. */
-    evt_cp_async_wait<0>();
-    __syncthreads();
-#pragma unroll
-    for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni) {
-            int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
-            int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
-            evt_u32 p = sbase + (r * Cfg::kAccLd + c) * 4;
-            evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
-            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
-        }
-    __syncthreads();
+    hand_over_acc<Cfg>(acc, sbase, warp_m, warp_n, lane);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -494,6 +494,31 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::kMI][Cfg::kNI][4], co
         }
 }
 
+/*
+ * The mainloop/epilogue interface: waits for the pipeline, then writes the
+ * warp's mma.sync accumulators into shared memory at sbase as row-major
+ * float[kBM][kAccLd] (reusing the pipeline's memory) and synchronises, so the
+ * epilogue reads elements by (row, column) only.  Shared by every sm80 mainloop.
+ */
+template <class Cfg>
+__device__ __forceinline__ void hand_over_acc(const float (&acc)[Cfg::kMI][Cfg::kNI][4],
+                                              evt_u32 sbase, int warp_m, int warp_n, int lane)
+{
+    evt_cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni) {
+            int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
+            int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
+            evt_u32 p = sbase + (r * Cfg::kAccLd + c) * 4;
+            evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
+            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
+        }
+    __syncthreads();
+}
+
 } /* namespace evt_sm80_detail */
 
 /*
@@ -588,20 +613,7 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
         }
     }
 
-    /* Hand the tile over through shared memory, reusing the pipeline's. */
-    evt_cp_async_wait<0>();
-    __syncthreads();
-#pragma unroll
-    for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni) {
-            int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
-            int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
-            evt_u32 p = sbase + (r * Cfg::kAccLd + c) * 4;
-            evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
-            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
-        }
-    __syncthreads();
+    hand_over_acc<Cfg>(acc, sbase, warp_m, warp_n, lane);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */
