@@ -29,7 +29,10 @@ int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
 
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
-void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb);
+void cg_kernel_basename(const ir_kernel *k, strbuf *sb);
+/* The entry point of kernel k for target, tile configuration config_id, fast
+ * (aligned) or guarded: evt_<kernel>_<mainloop>_<BMxBNxBK>[_guarded]_sm<NN>. */
+void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, strbuf *sb);
 /* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */
 int cg_has_reductions(const ir_func *fn);
 

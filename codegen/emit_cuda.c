@@ -479,10 +479,18 @@ int cg_has_reductions(const ir_func *fn)
     return 0;
 }
 
-void cg_kernel_basename(const ir_kernel *k, const char *target, strbuf *sb)
+void cg_kernel_basename(const ir_kernel *k, strbuf *sb)
 {
     sb_printf(sb, "evt_%s_%s", k->name, evt_mainloop_name(k->mainloop));
-    (void)target;
+}
+
+void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, strbuf *sb)
+{
+    evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, config_id);
+    cg_kernel_basename(k, sb);
+    /* "sm_90a" -> "sm90a" */
+    sb_printf(sb, "_%dx%dx%d%s_sm%s", ci.bm, ci.bn, ci.bk, aligned ? "" : "_guarded",
+              strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
 }
 
 int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int variant,
@@ -496,9 +504,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     sb_init(&base);
     sb_init(&sname);
     sb_init(&fname);
-    cg_kernel_basename(k, target, &base);
-    char sm[16]; /* "sm_90a" -> "sm90a" in entry-point names */
-    snprintf(sm, sizeof sm, "sm%s", strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
+    cg_kernel_basename(k, &base);
     sb_printf(&sname, "%s_args", sb_str(&base));
     sb_printf(&fname, "%s_epilogue", sb_str(&base));
 
@@ -511,9 +517,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
         sb_puts(sb, sb_str(&kt));
         sb_free(&kt);
     }
-    sb_printf(sb, " * Target %s.  Entry points: %s_<tile>[_guarded]_%s; the guarded\n"
+    sb_printf(sb, " * Target %s.  Entry points: %s_<tile>[_guarded]_sm<NN>; the guarded\n"
                   " * variants load operands element by element (any alignment, any K).\n */\n",
-              target, sb_str(&base), sm);
+              target, sb_str(&base));
     sb_puts(sb, "#include \"evt_common.cuh\"\n#include \"evt_math.h\"\n#include \"epilogue.cuh\"\n"
                 "#include \"gemm_sm80.cuh\"\n");
     if (conv)
@@ -544,9 +550,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                 : forced >= 0 ? id != forced
                               : !pickable(k->mainloop, id))
                 continue;
-            evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, id);
-            char tile[32], cfg[160];
-            snprintf(tile, sizeof tile, "%dx%dx%d", ci.bm, ci.bn, ci.bk);
+            char cfg[160];
             snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
             if (conv)
                 sb_printf(sb, "typedef evt_conv_sm80_cfg<evt_conv_sm80_tile_of<%d>::type, %s, %s>\n"
@@ -559,8 +563,11 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                           id, dt, al, bl, aligned ? "true" : "false", cfg);
             sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kThreads, %s::kMinBlocks)\n",
                       cfg, cfg);
-            sb_printf(sb, "%s_%s%s_%s(const %s p)\n{\n", sb_str(&base), tile,
-                      aligned ? "" : "_guarded", sm, sb_str(&sname));
+            strbuf entry;
+            sb_init(&entry);
+            cg_entry_name(k, target, id, aligned, &entry);
+            sb_printf(sb, "%s(const %s p)\n{\n", sb_str(&entry), sb_str(&sname));
+            sb_free(&entry);
             sb_printf(sb, "    typedef %s Cfg;\n", cfg);
             sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
                           "    int tile_m, tile_n;\n"

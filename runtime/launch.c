@@ -451,16 +451,15 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
     sb_free(&err);
     rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id)};
     const rt_driver *d = ctx->driver;
-    cg_kernel_basename(l->k, evt_target_name(l->target), &name);
-    size_t base = name.len;
-    sb_printf(&name, "_%dx%dx%d%s_sm%s", r.cfg.bm, r.cfg.bn, r.cfg.bk, aligned ? "" : "_guarded",
-              evt_target_name(l->target) + 3);
+    cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
     int smem = evt_gemm_sm80_smem_bytes(r.cfg);
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
     if (cr == 0 && cg_has_reductions(l->fn)) {
-        name.len = base;
+        name.len = 0;
+        cg_kernel_basename(l->k, &name);
+        size_t base = name.len;
         sb_puts(&name, "_reduce_init");
         cr = d->module_get_function(&r.init, mod, sb_str(&name));
         name.len = base;
