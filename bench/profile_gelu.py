@@ -1,19 +1,49 @@
-"""profile_gelu.py - GEMM + bias + {relu, gelu, gelu_tanh, silu, exp} at 4096^3, for ncu and timing."""
+"""profile_gelu.py - GEMM + bias (+ z) + {relu, gelu, gelu_tanh, silu, exp, sigmoid} at 4096^3,
+each under several epilogue row groups (EVT_ROW_GROUP; "-" = the emitter's choice), for tuning
+codegen's row_group() and for ncu.  Each result is checked against PyTorch first.
+
+    PYTHONPATH=bindings/python python3 bench/profile_gelu.py
+"""
+import os
+
 import torch
+import torch.nn.functional as F
 from triton.testing import do_bench
+
 import evt
 
+FNS = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+       "silu": F.silu, "exp": torch.exp, "sigmoid": torch.sigmoid}
 SRC = "\n".join(f"""
 epilogue e_{f} {{ in bias : f16[N]  out y : f16[M, N] = {f}(acc + bias) }}
-kernel k_{f} = gemm(a: f16 row, b: f16 col, acc: f32) with e_{f}""" for f in ("relu", "gelu", "gelu_tanh", "silu", "exp", "sigmoid"))
+kernel k_{f} = gemm(a: f16 row, b: f16 col, acc: f32) with e_{f}
+epilogue z_{f} {{ in bias : f16[N]  in z : f16[M, N]  out y : f16[M, N] = {f}(acc + bias + z) }}
+kernel kz_{f} = gemm(a: f16 row, b: f16 col, acc: f32) with z_{f}""" for f in FNS)
 m = evt.compile(source=SRC, name="gelu.evt")
 M = N = K = 4096
 a = torch.randn(M, K, device="cuda", dtype=torch.float16)
 w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.float16)
+z = torch.randn(M, N, device="cuda", dtype=torch.float16) * 0.1
 y = torch.empty(M, N, device="cuda", dtype=torch.float16)
-for f in ("relu", "gelu", "gelu_tanh", "silu", "exp", "sigmoid"):
-    l = m.kernel(f"k_{f}").bind(a, w.t(), bias=bias, y=y)
-    l.run()
-    torch.cuda.synchronize()
-    print(f, f"{do_bench(l.run, warmup=10, rep=50, return_mode='median') * 1e3:.0f} us", flush=True)
+acc = a.float() @ w.float().t() + bias.float()
+lt = do_bench(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), warmup=10, rep=50,
+              return_mode="median") * 1e3
+print(f"cuBLASLt bias+gelu {lt:.0f} us (0.55x of it = {lt / 0.55:.0f} us)")
+for f, ref in FNS.items():
+    for kern, extra, r in ((f"k_{f}", {}, ref(acc)), (f"kz_{f}", {"z": z}, ref(acc + z.float()))):
+        res = []
+        for g in ("-", "1", "2", "4", "8"):
+            if g == "-":
+                os.environ.pop("EVT_ROW_GROUP", None)
+            else:
+                os.environ["EVT_ROW_GROUP"] = g
+            l = m.kernel(kern).bind(a, w.t(), bias=bias, y=y, **extra)
+            y.zero_()
+            l.run()
+            torch.cuda.synchronize()
+            err = ((y.float() - r).abs() / (r.abs() + 1)).max().item()
+            ok = "" if err < 2e-2 else f"(WRONG {err:.2g})"
+            res.append(f"G{g}:{do_bench(l.run, warmup=10, rep=50, return_mode='median') * 1e3:.0f}{ok}")
+        os.environ.pop("EVT_ROW_GROUP", None)
+        print(f"{kern:14s}", " ".join(res), flush=True)

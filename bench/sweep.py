@@ -1,9 +1,12 @@
 """sweep.py - time one fused kernel under every tile configuration (EVT_CONFIG),
 to tune the heuristics of kernels/*_sm80.cuh.  Each result is checked first.
+The conv shapes run twice: with the epilogue's L2 prefetch of z (the
+default) and without (EVT_PREFETCH=0).
 
-    PYTHONPATH=bindings/python python3 bench/sweep.py
+    PYTHONPATH=bindings/python python3 bench/sweep.py [gemm] [conv]
 """
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -46,7 +49,8 @@ def sweep(label, launch, nconf, check):
     print(label, " ".join(res), flush=True)
 
 
-for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048)]:
+parts = sys.argv[1:] or ["gemm", "conv"]
+for M, N, K in [] if "gemm" not in parts else [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048)]:
     a = torch.randn(M, K, device=dev, dtype=torch.float16)
     w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
     bias = torch.randn(N, device=dev, dtype=torch.float16)
@@ -60,7 +64,7 @@ for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (20
         sweep(f"{name} {M}x{N}x{K} lt={t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)):.0f}",
               m.kernel(name).bind(a, w.t(), bias=bias, y=y), 5, chk)
 
-for n, h, w_, c, k, r, s, pad, cud in [(128, 56, 56, 64, 256, 1, 1, 0, 164), (128, 56, 56, 64, 64, 3, 3, 1, 83.5),
+for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 56, 64, 256, 1, 1, 0, 164), (128, 56, 56, 64, 64, 3, 3, 1, 83.5),
                                         (128, 28, 28, 128, 512, 1, 1, 0, 69.7), (128, 14, 14, 256, 1024, 1, 1, 0, 48.8),
                                         (128, 14, 14, 256, 256, 3, 3, 1, 56.8), (128, 7, 7, 512, 2048, 1, 1, 0, 36.4)]:
     xx = torch.randn(n, c, h, w_, device=dev, dtype=torch.float16).to(memory_format=cl)
@@ -74,5 +78,8 @@ for n, h, w_, c, k, r, s, pad, cud in [(128, 56, 56, 64, 256, 1, 1, 0, 164), (12
         err = ((y.float() - ref).abs() / (ref.abs() + 1)).max().item()
         assert err < 2e-2, err
     cudnn = t(lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1))
-    sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} cudnn={cudnn:.0f}",
-          m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), 8, chk)
+    for pf in ("1", "0"):
+        os.environ["EVT_PREFETCH"] = pf
+        sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} prefetch={pf} cudnn={cudnn:.0f}",
+              m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), 5, chk)
+    os.environ.pop("EVT_PREFETCH")

@@ -244,6 +244,73 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
     sb_puts(sb, "#endif\n\n");
 }
 
+/* Whether the epilogue reads input i (the optimizer may have dropped it). */
+static int input_used(const ir_func *fn, size_t i)
+{
+    for (size_t j = 0; j < fn->nvalues; j++)
+        if (fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i)
+            return 1;
+    return 0;
+}
+
+/* The [M, N] inputs the entry points ask L2 for before the mainloop
+ * (evt_prefetch_tile); none when EVT_PREFETCH=0, which benchmarks use to
+ * measure what the prefetch buys.  Returns whether it emitted a function. */
+static int emit_prefetch(emitter *e, const char *fname, const char *sname)
+{
+    const ir_func *fn = e->fn;
+    const char *env = getenv("EVT_PREFETCH");
+    int any = 0;
+    for (size_t i = 0; i < fn->ninputs; i++)
+        any |= fn->inputs[i].info.shape == EVT_SHAPE_MN && input_used(fn, i);
+    if (!any || (env && strcmp(env, "0") == 0))
+        return 0;
+    strbuf *sb = e->sb;
+    sb_printf(sb, "/* The [M, N] inputs of epilogue %s, asked of L2 before the mainloop. */\n"
+                  "template <int BM, int BN, int THREADS>\n"
+                  "static __device__ __forceinline__ void %s_prefetch(const %s &p, int tile_m, int tile_n)\n{\n",
+              fn->name, fname, sname);
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (in->shape == EVT_SHAPE_MN && input_used(fn, i))
+            sb_printf(sb, "    evt_prefetch_tile<%s, BM, BN, THREADS>(p.in%zu, p.ld_in%zu, tile_m * BM, "
+                          "tile_n * BN, p.m, p.n); /* in %s */\n",
+                      elem_const(in->elem), i, i, in->name);
+    }
+    sb_puts(sb, "}\n\n");
+    return 1;
+}
+
+/*
+ * Rows per group in the epilogue: G rows' global loads are issued before
+ * any of them is computed, and the G rows' code is unrolled.  Without
+ * per-row loads there is nothing to overlap, so G = 1 keeps the code to one
+ * row (eight elements): at G = 8 a GELU epilogue is 64 inlined copies, and
+ * its instruction fetch, not its arithmetic, set the time (4096^3 GEMM +
+ * bias + GELU, H200: docs/codegen.md).  With loads, cheap epilogues take
+ * G = 8, epilogues with transcendental builtins G = 2.  EVT_ROW_GROUP=1|2|4|8
+ * overrides, for tuning.
+ */
+static int row_group(const ir_func *fn, int has_row_loads)
+{
+    const char *env = getenv("EVT_ROW_GROUP");
+    if (env && (!strcmp(env, "1") || !strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8")))
+        return atoi(env);
+    if (!has_row_loads)
+        return 1;
+    int heavy = 0;
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        switch (fn->values[i]->op) {
+        case IR_GELU: case IR_GELU_TANH: case IR_SILU: case IR_SIGMOID: case IR_TANH:
+        case IR_EXP: case IR_LOG:
+            heavy |= (fn->values[i]->shape & EVT_SHAPE_M) != 0;
+            break;
+        default: break;
+        }
+    }
+    return heavy ? 2 : 8;
+}
+
 static void emit_epilogue(emitter *e, const char *fname, const char *sname)
 {
     strbuf *sb = e->sb;
@@ -290,23 +357,24 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     /* Rows go in groups of G: first every global load of the group is issued
      * (into raw storage), then the group is computed and stored, so the
      * loads' latencies overlap instead of adding up row after row. */
-    sb_puts(sb, "    constexpr int ITERS = BM / RPP;\n"
-                "    constexpr int G = ITERS < 8 ? ITERS : 8;\n"
-                "    static_assert(ITERS % G == 0, \"row groups must tile the rows\");\n"
-                "    for (int g = 0; g < ITERS; g += G) {\n");
     int prefetch = 0;
+    for (size_t i = 0; i < fn->ninputs; i++)
+        prefetch |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
+    const int group = row_group(fn, prefetch);
+    sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
+                  "    constexpr int G = ITERS < %d ? ITERS : %d;\n"
+                  "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
+                  "#pragma unroll 1\n"
+                  "    for (int g = 0; g < ITERS; g += G) {\n",
+              group, group);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
-        int used = 0;
-        for (size_t j = 0; j < fn->nvalues; j++)
-            used |= fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i;
-        if (!used || !(in->shape & EVT_SHAPE_M))
+        if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
             continue;
         if (in->shape == EVT_SHAPE_MN)
             sb_printf(sb, "        evt_elem<%s>::type raw%zu[G][EVT_VEC];\n", elem_const(in->elem), i);
         else
             sb_printf(sb, "        evt_elem<%s>::type raw%zu[G];\n", elem_const(in->elem), i);
-        prefetch = 1;
     }
     if (prefetch) {
         sb_puts(sb, "#pragma unroll\n"
@@ -315,10 +383,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                     "            const bool row_ok = row < p.m;\n");
         for (size_t i = 0; i < fn->ninputs; i++) {
             const evt_arg_info *in = &fn->inputs[i].info;
-            int used = 0;
-            for (size_t j = 0; j < fn->nvalues; j++)
-                used |= fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i;
-            if (!used || !(in->shape & EVT_SHAPE_M))
+            if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
             if (in->shape == EVT_SHAPE_MN)
                 sb_printf(sb, "            evt_load_raw<%s>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
@@ -537,6 +602,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     emit_args_struct(&e, sb_str(&sname), layout);
     free(layout);
     emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
+    const int prefetch = emit_prefetch(&e, sb_str(&fname), sb_str(&sname));
 
     const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];
     const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
@@ -571,8 +637,11 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
             sb_printf(sb, "    typedef %s Cfg;\n", cfg);
             sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
                           "    int tile_m, tile_n;\n"
-                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
-                          "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
+                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n");
+            if (prefetch)
+                sb_printf(sb, "    %s_prefetch<Cfg::kBM, Cfg::kBN, Cfg::kThreads>(p, tile_m, tile_n);\n",
+                          sb_str(&fname));
+            sb_printf(sb, "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
                           "    %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(p, tile_m, tile_n,\n"
                           "        reinterpret_cast<const float *>(smem), reinterpret_cast<float *>(smem));\n"
                           "}\n\n",

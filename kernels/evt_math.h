@@ -201,24 +201,21 @@ EVT_MATH_FN float evtm_div(float a, float b)
  */
 EVT_MATH_FN float evtm_ldexp(float v, int k)
 {
-    if (k > 127) {
-        k = k < 254 ? k : 254;
-        return evt_mul(evt_mul(v, evtm_pow2(k - 127)), evtm_pow2(127));
-    }
-    if (k < -149) {
-        k = k > -275 ? k : -275;
-        return evt_mul(evt_mul(v, evtm_pow2(k + 149)), evtm_pow2(-149));
-    }
-    return evt_mul(v, evtm_pow2(k));
+    /* Selects, not branches (as in every builtin below): the GPU epilogue
+     * then runs eight elements' code interleaved.  The second factor is 1
+     * (exact) when 2^k is a float. */
+    const int hi = k > 127, lo = k < -149;
+    const int k1 = hi ? (k < 254 ? k : 254) - 127 : lo ? (k > -275 ? k : -275) + 149 : k;
+    const float f2 = hi ? evtm_pow2(127) : lo ? evtm_pow2(-149) : 1.0f;
+    return evt_mul(evt_mul(v, evtm_pow2(k1)), f2);
 }
 
 /* x rounded to an integral value, ties to even; NaN and |x| >= 2^23 unchanged. */
 EVT_MATH_FN float evtm_rint(float x)
 {
-    if (!(evt_abs(x) < 8388608.0f))
-        return x;
     float t = x < 0.0f ? -8388608.0f : 8388608.0f;
-    return evt_sub(evt_add(x, t), t);
+    float r = evt_sub(evt_add(x, t), t);
+    return evt_abs(x) < 8388608.0f ? r : x;
 }
 
 /*
@@ -255,17 +252,15 @@ EVT_MATH_FN float evtm_exp_parts(float hi, float lo, int *k)
  */
 EVT_MATH_FN float evtm_mul_sigmoid(float x, float wh, float wl)
 {
+    /* one exp for both sides of w = -20: of -w above, of w below */
+    const int up = wh >= -20.0f;
+    float h = up ? evt_neg(wh) : wh, l = up ? evt_neg(wl) : wl;
+    h = h > -200.0f ? (h < 89.0f ? h : 89.0f) : -200.0f; /* exp_parts' domain, NaN too */
     int k;
-    if (wh > 104.0f)
-        return x;
-    if (wh >= -20.0f) {
-        float t = evtm_exp_parts(evt_neg(wh), evt_neg(wl), &k);
-        return evtm_div(x, evt_add(1.0f, evtm_ldexp(evt_add(1.0f, t), k)));
-    }
-    if (wh < -200.0f)
-        return x < 0.0f ? -0.0f : 0.0f;
-    float t = evtm_exp_parts(wh, wl, &k);
-    return evtm_ldexp(evt_fma(x, t, x), k);
+    float t = evtm_exp_parts(h, l, &k);
+    float e = evtm_ldexp(up ? evt_add(1.0f, t) : evt_fma(x, t, x), k);
+    float r = up ? evtm_div(x, evt_add(1.0f, e)) : e;
+    return wh > 104.0f ? x : wh < -200.0f ? (x < 0.0f ? -0.0f : 0.0f) : r;
 }
 
 /* ---- builtins ------------------------------------------------------- */
@@ -315,15 +310,11 @@ EVT_MATH_FN float evt_clamp(float x, float lo, float hi)
 /* exp(x): 0 below -103.98 (subnormals in between), +inf above 88.72. */
 EVT_MATH_FN float evt_exp(float x)
 {
-    if (evt_isnan(x))
-        return evt_add(x, x);
-    if (x > 89.0f)
-        return evt_inf();
-    if (x < -104.0f)
-        return 0.0f;
+    float h = x > -104.0f ? (x < 89.0f ? x : 89.0f) : -104.0f; /* NaN too */
     int k;
-    float t = evtm_exp_parts(x, 0.0f, &k);
-    return evtm_ldexp(evt_add(1.0f, t), k);
+    float t = evtm_exp_parts(h, 0.0f, &k);
+    float r = evtm_ldexp(evt_add(1.0f, t), k);
+    return evt_isnan(x) ? evt_add(x, x) : x > 89.0f ? evt_inf() : x < -104.0f ? 0.0f : r;
 }
 
 /*
@@ -376,43 +367,37 @@ EVT_MATH_FN float evt_rsqrt(float x)
  */
 EVT_MATH_FN float evt_tanh(float x)
 {
-    if (evt_isnan(x))
-        return evt_add(x, x);
     float a = evt_abs(x);
-    if (a < 2.44140625e-04f) /* x^3/3 is below half an ulp; keeps tanh(-0) = -0 */
-        return x;
-    if (a < 0.625f) {
-        float u = evt_mul(x, x);
-        float p = 2.15268391e-03f;
-        p = evt_fma(p, u, -8.19001347e-03f);
-        p = evt_fma(p, u, 2.1706894e-02f);
-        p = evt_fma(p, u, -5.39481789e-02f);
-        p = evt_fma(p, u, 1.33332208e-01f);
-        p = evt_fma(p, u, -3.33333313e-01f);
-        return evt_fma(evt_mul(x, u), p, x);
-    }
-    float t = 1.0f;
-    if (a < 9.5f) {
-        float e = evt_exp(evt_mul(-2.0f, a));
-        t = evt_sub(1.0f, evtm_div(evt_add(e, e), evt_add(1.0f, e)));
-    }
-    return x < 0.0f ? evt_neg(t) : t;
+    float u = evt_mul(x, x);
+    float p = 2.15268391e-03f;
+    p = evt_fma(p, u, -8.19001347e-03f);
+    p = evt_fma(p, u, 2.1706894e-02f);
+    p = evt_fma(p, u, -5.39481789e-02f);
+    p = evt_fma(p, u, 1.33332208e-01f);
+    p = evt_fma(p, u, -3.33333313e-01f);
+    float small = evt_fma(evt_mul(x, u), p, x);
+    float e = evt_exp(evt_mul(-2.0f, a < 9.5f ? a : 9.5f));
+    float t = a < 9.5f ? evt_sub(1.0f, evtm_div(evt_add(e, e), evt_add(1.0f, e))) : 1.0f;
+    /* below 2^-12 x^3/3 is under half an ulp: x itself, which keeps tanh(-0) = -0 */
+    return evt_isnan(x)           ? evt_add(x, x)
+           : a < 2.44140625e-04f ? x
+           : a < 0.625f          ? small
+           : x < 0.0f            ? evt_neg(t)
+                                 : t;
 }
 
 /* 1 / (1 + exp(-x)); sigmoid(-inf) = +0, sigmoid(+inf) = 1. */
 EVT_MATH_FN float evt_sigmoid(float x)
 {
-    if (evt_isnan(x))
-        return evt_add(x, x);
-    return evtm_mul_sigmoid(1.0f, x, 0.0f);
+    float r = evtm_mul_sigmoid(1.0f, x, 0.0f);
+    return evt_isnan(x) ? evt_add(x, x) : r;
 }
 
 /* x * sigmoid(x); silu(-inf) = -0, silu(+inf) = +inf. */
 EVT_MATH_FN float evt_silu(float x)
 {
-    if (evt_isnan(x))
-        return evt_add(x, x);
-    return evtm_mul_sigmoid(x, x, 0.0f);
+    float r = evtm_mul_sigmoid(x, x, 0.0f);
+    return evt_isnan(x) ? evt_add(x, x) : r;
 }
 
 /*
@@ -428,29 +413,24 @@ EVT_MATH_FN float evt_silu(float x)
  */
 EVT_MATH_FN float evt_gelu(float x)
 {
-    if (evt_isnan(x))
-        return evt_add(x, x);
     float a = evt_abs(x);
-    if (a < 9.31322575e-10f) /* x/2 to within an ulp; keeps gelu(-0) = -0 */
-        return evt_mul(0.5f, x);
-    if (a < 0.5f) {
-        float x2 = evt_mul(x, x);
-        float p = 1.76732588e-04f;
-        p = evt_fma(p, x2, -1.22499233e-03f);
-        p = evt_fma(p, x2, 9.98103805e-03f);
-        p = evt_fma(p, x2, -6.64909333e-02f);
-        p = evt_fma(p, x2, 3.98942292e-01f);
-        return evt_fma(x2, p, evt_mul(0.5f, x));
-    }
-    if (a > 16.5f)
-        return x > 0.0f ? x : -0.0f;
-    float h = evt_mul(a, a);
-    float l = evt_fma(a, a, evt_neg(h));
+    /* |x| < 0.5 */
+    float x2 = evt_mul(x, x);
+    float p = 1.76732588e-04f;
+    p = evt_fma(p, x2, -1.22499233e-03f);
+    p = evt_fma(p, x2, 9.98103805e-03f);
+    p = evt_fma(p, x2, -6.64909333e-02f);
+    p = evt_fma(p, x2, 3.98942292e-01f);
+    float small = evt_fma(x2, p, evt_mul(0.5f, x));
+    /* 0.5 <= |x| <= 16.5, computed on a clamped copy of a (the others select it away) */
+    float ac = a > 0.5f ? (a < 16.5f ? a : 16.5f) : 0.5f;
+    float h = evt_mul(ac, ac);
+    float l = evt_fma(ac, ac, evt_neg(h));
     int k;
     float t = evtm_exp_parts(evt_mul(-0.5f, h), evt_mul(-0.5f, l), &k);
     /* u = 1/(a+3) as uh + ul, since S is sensitive to u's rounding */
-    float d = evt_add(a, 3.0f);
-    float dl = a > 3.0f ? evt_add(evt_sub(a, d), 3.0f) : evt_add(evt_sub(3.0f, d), a);
+    float d = evt_add(ac, 3.0f);
+    float dl = ac > 3.0f ? evt_add(evt_sub(ac, d), 3.0f) : evt_add(evt_sub(3.0f, d), ac);
     float uh = evtm_recip(d);
     float ul = evt_mul(uh, evt_fma(evt_neg(dl), uh, evt_fma(evt_neg(uh), d, 1.0f)));
     float v = evt_sub(uh, 0.17f);
@@ -472,7 +452,13 @@ EVT_MATH_FN float evt_gelu(float x)
     float r = evt_fma(sh, uh, evt_fma(sh, ul, evt_mul(sl, uh))); /* R(a) = S u */
     float xr = evt_mul(x, r);
     float xq = evtm_ldexp(evt_fma(xr, t, xr), k);
-    return x > 0.0f ? evt_sub(x, xq) : xq;
+    float big = x > 0.0f ? evt_sub(x, xq) : xq;
+    /* below 2^-30, x/2 is within an ulp; keeps gelu(-0) = -0 */
+    return evt_isnan(x)            ? evt_add(x, x)
+           : a < 9.31322575e-10f  ? evt_mul(0.5f, x)
+           : a < 0.5f             ? small
+           : a > 16.5f            ? (x > 0.0f ? x : -0.0f)
+                                  : big;
 }
 
 /*
@@ -484,16 +470,12 @@ EVT_MATH_FN float evt_gelu(float x)
  */
 EVT_MATH_FN float evt_gelu_tanh(float x)
 {
-    if (evt_isnan(x))
-        return evt_add(x, x);
-    if (x > 10.0f)
-        return x;
-    if (x < -12.0f)
-        return -0.0f;
+    /* on a clamped copy: the results outside [-12, 10] are selected away (NaN too) */
+    const float xc = x > -12.0f ? (x < 10.0f ? x : 10.0f) : -12.0f;
     const float k0h = 1.59576917f, k0l = -4.53406805e-08f;
     const float k1h = 0.0713548139f, k1l = 2.39883247e-09f;
-    float x2h = evt_mul(x, x);
-    float x2l = evt_fma(x, x, evt_neg(x2h));
+    float x2h = evt_mul(xc, xc);
+    float x2l = evt_fma(xc, xc, evt_neg(x2h));
     float bh = evt_mul(k1h, x2h);
     float bl = evt_add(evt_fma(k1h, x2h, evt_neg(bh)),
                        evt_add(evt_mul(k1h, x2l), evt_mul(k1l, x2h)));
@@ -501,9 +483,10 @@ EVT_MATH_FN float evt_gelu_tanh(float x)
     float v = evt_sub(sh, k0h);
     float se = evt_add(evt_sub(k0h, evt_sub(sh, v)), evt_sub(bh, v));
     float pl = evt_add(se, evt_add(bl, k0l));
-    float wh = evt_mul(x, sh);
-    float wl = evt_add(evt_fma(x, sh, evt_neg(wh)), evt_mul(x, pl));
-    return evtm_mul_sigmoid(x, wh, wl);
+    float wh = evt_mul(xc, sh);
+    float wl = evt_add(evt_fma(xc, sh, evt_neg(wh)), evt_mul(xc, pl));
+    float r = evtm_mul_sigmoid(xc, wh, wl);
+    return evt_isnan(x) ? evt_add(x, x) : x > 10.0f ? x : x < -12.0f ? -0.0f : r;
 }
 
 /*
