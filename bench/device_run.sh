@@ -4,7 +4,7 @@
 #   check   tests/gpu/run_gemm_suite.sh, the embedding example, the Python
 #           binding and the ResNet-50 layers against F.conv2d in float64
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
-#   sweep   bench/sweep.py (every tile configuration, prefetch on and off)
+#   sweep   bench/sweep.py (every tile configuration; conv also at several row groups)
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)

@@ -1,7 +1,7 @@
 """sweep.py - time one fused kernel under every tile configuration (EVT_CONFIG),
 to tune the heuristics of kernels/*_sm80.cuh.  Each result is checked first.
-The conv shapes run twice: with the epilogue's L2 prefetch of z (the
-default) and without (EVT_PREFETCH=0).
+The conv shapes run under the emitter's epilogue row group and under
+EVT_ROW_GROUP=4 and 16 (codegen/emit_cuda.c, row_group()).
 
     PYTHONPATH=bindings/python python3 bench/sweep.py [gemm] [conv]
 """
@@ -78,8 +78,9 @@ for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 
         err = ((y.float() - ref).abs() / (ref.abs() + 1)).max().item()
         assert err < 2e-2, err
     cudnn = t(lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1))
-    for pf in ("1", "0"):
-        os.environ["EVT_PREFETCH"] = pf
-        sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} prefetch={pf} cudnn={cudnn:.0f}",
+    for g in ("-", "4", "16"):
+        if g != "-":
+            os.environ["EVT_ROW_GROUP"] = g
+        sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} G{g} cudnn={cudnn:.0f}",
               m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), 5, chk)
-    os.environ.pop("EVT_PREFETCH")
+        os.environ.pop("EVT_ROW_GROUP", None)

@@ -253,51 +253,24 @@ static int input_used(const ir_func *fn, size_t i)
     return 0;
 }
 
-/* The [M, N] inputs the entry points ask L2 for before the mainloop
- * (evt_prefetch_tile); none when EVT_PREFETCH=0, which benchmarks use to
- * measure what the prefetch buys.  Returns whether it emitted a function. */
-static int emit_prefetch(emitter *e, const char *fname, const char *sname)
-{
-    const ir_func *fn = e->fn;
-    const char *env = getenv("EVT_PREFETCH");
-    int any = 0;
-    for (size_t i = 0; i < fn->ninputs; i++)
-        any |= fn->inputs[i].info.shape == EVT_SHAPE_MN && input_used(fn, i);
-    if (!any || (env && strcmp(env, "0") == 0))
-        return 0;
-    strbuf *sb = e->sb;
-    sb_printf(sb, "/* The [M, N] inputs of epilogue %s, asked of L2 before the mainloop. */\n"
-                  "template <int BM, int BN, int THREADS>\n"
-                  "static __device__ __forceinline__ void %s_prefetch(const %s &p, int tile_m, int tile_n)\n{\n",
-              fn->name, fname, sname);
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        if (in->shape == EVT_SHAPE_MN && input_used(fn, i))
-            sb_printf(sb, "    evt_prefetch_tile<%s, BM, BN, THREADS>(p.in%zu, p.ld_in%zu, tile_m * BM, "
-                          "tile_n * BN, p.m, p.n); /* in %s */\n",
-                      elem_const(in->elem), i, i, in->name);
-    }
-    sb_puts(sb, "}\n\n");
-    return 1;
-}
-
 /*
  * Rows per group in the epilogue: G rows' global loads are issued before
- * any of them is computed, and the G rows' code is unrolled.  Without
- * per-row loads there is nothing to overlap, so G = 1 keeps the code to one
- * row (eight elements): at G = 8 a GELU epilogue is 64 inlined copies, and
- * its instruction fetch, not its arithmetic, set the time (4096^3 GEMM +
- * bias + GELU, H200: docs/codegen.md).  With loads, cheap epilogues take
- * G = 8, epilogues with transcendental builtins G = 2.  EVT_ROW_GROUP=1|2|4|8
- * overrides, for tuning.
+ * any of them is computed, and the G rows' code is unrolled.  Unrolling
+ * costs instruction fetch: a GELU epilogue at G = 8 is 64 inlined copies,
+ * which made the 4096^3 GEMM + bias + GELU 30% slower than at G = 2 while
+ * the builtins still branched (H200, bench/profile_gelu.py, docs/codegen.md).
+ * Without per-row loads there is nothing to overlap: G = 2.  With loads,
+ * G = 8 for cheap epilogues, 4 for those with transcendental builtins.
+ * EVT_ROW_GROUP=1|2|4|8|16 overrides, for tuning.
  */
 static int row_group(const ir_func *fn, int has_row_loads)
 {
     const char *env = getenv("EVT_ROW_GROUP");
-    if (env && (!strcmp(env, "1") || !strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8")))
+    if (env && (!strcmp(env, "1") || !strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8") ||
+                !strcmp(env, "16")))
         return atoi(env);
     if (!has_row_loads)
-        return 1;
+        return 2;
     int heavy = 0;
     for (size_t i = 0; i < fn->nvalues; i++) {
         switch (fn->values[i]->op) {
@@ -308,7 +281,7 @@ static int row_group(const ir_func *fn, int has_row_loads)
         default: break;
         }
     }
-    return heavy ? 2 : 8;
+    return heavy ? 4 : 8;
 }
 
 static void emit_epilogue(emitter *e, const char *fname, const char *sname)
@@ -357,10 +330,10 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     /* Rows go in groups of G: first every global load of the group is issued
      * (into raw storage), then the group is computed and stored, so the
      * loads' latencies overlap instead of adding up row after row. */
-    int prefetch = 0;
+    int row_loads = 0;
     for (size_t i = 0; i < fn->ninputs; i++)
-        prefetch |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
-    const int group = row_group(fn, prefetch);
+        row_loads |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
+    const int group = row_group(fn, row_loads);
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
                   "    constexpr int G = ITERS < %d ? ITERS : %d;\n"
                   "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
@@ -376,7 +349,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
         else
             sb_printf(sb, "        evt_elem<%s>::type raw%zu[G];\n", elem_const(in->elem), i);
     }
-    if (prefetch) {
+    if (row_loads) {
         sb_puts(sb, "#pragma unroll\n"
                     "        for (int j = 0; j < G; ++j) {\n"
                     "            const int row = tile_m * BM + (int)threadIdx.x / CPR + (g + j) * RPP;\n"
@@ -602,7 +575,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     emit_args_struct(&e, sb_str(&sname), layout);
     free(layout);
     emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
-    const int prefetch = emit_prefetch(&e, sb_str(&fname), sb_str(&sname));
 
     const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];
     const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
@@ -637,11 +609,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
             sb_printf(sb, "    typedef %s Cfg;\n", cfg);
             sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
                           "    int tile_m, tile_n;\n"
-                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n");
-            if (prefetch)
-                sb_printf(sb, "    %s_prefetch<Cfg::kBM, Cfg::kBN, Cfg::kThreads>(p, tile_m, tile_n);\n",
-                          sb_str(&fname));
-            sb_printf(sb, "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
+                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                          "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
                           "    %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(p, tile_m, tile_n,\n"
                           "        reinterpret_cast<const float *>(smem), reinterpret_cast<float *>(smem));\n"
                           "}\n\n",

@@ -161,36 +161,6 @@ EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const fl
     }
 }
 
-/*
- * Asks L2 for the BM x BN tile of an [M, N] input (row stride ld elements,
- * any sign, 0 too) at (row0, col0), one prefetch per 128-byte line, rows
- * past m and columns past n skipped.  Entry points call it before the
- * mainloop, so that the epilogue's loads of the tile, issued a mainloop
- * later, find it in L2 instead of waiting on DRAM: on memory-bound layers
- * (a 1x1 conv with a residual) that wait is most of the epilogue.  A hint
- * only: no result depends on it.  A row that does not start on a line
- * boundary touches one line more.
- */
-template <int E, int BM, int BN, int THREADS>
-EVT_DEVICE void evt_prefetch_tile(const typename evt_elem<E>::type *p, evt_i64 ld, int row0,
-                                  int col0, int m, int n)
-{
-    typedef typename evt_elem<E>::type T;
-    constexpr int SEG = 128 / (int)sizeof(T);                /* elements per line */
-    constexpr int LINES = ((int)sizeof(T) * BN + 127) / 128; /* per aligned row */
-    const bool aligned = (unsigned long long)p % 128 == 0 && (ld * (evt_i64)sizeof(T)) % 128 == 0 &&
-                         (col0 * (int)sizeof(T)) % 128 == 0;
-    const int lpr = aligned ? LINES : LINES + 1;
-    const int last = (col0 + BN < n ? col0 + BN : n) - 1;
-    for (int l = (int)threadIdx.x; l < BM * lpr; l += THREADS) {
-        const int row = row0 + l / lpr;
-        int col = col0 + (l % lpr) * SEG;
-        col = col < last ? col : last;
-        if (row < m && col >= col0)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (evt_i64)row * ld + col));
-    }
-}
-
 /* ---- reductions --------------------------------------------------------- */
 
 enum { EVT_RED_SUM = 0, EVT_RED_MAX = 1, EVT_RED_MIN = 2 };

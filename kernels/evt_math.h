@@ -158,13 +158,6 @@ EVT_MATH_FN float evt_inf(void)
 
 /* ---- internal helpers (evtm_): exact scaling, rounding, exp's core ----- */
 
-/* 2^k exactly, for k in [-149, 127]. */
-EVT_MATH_FN float evtm_pow2(int k)
-{
-    return k >= -126 ? evt_bits_f32((unsigned int)(k + 127) << 23)
-                     : evt_bits_f32(1u << (k + 149));
-}
-
 /*
  * 1/b and a/b from fma alone, for 2^-125 <= b <= 2^125 (b > 0), where the
  * builtins divide by something they know to be in range.  IEEE division
@@ -195,27 +188,28 @@ EVT_MATH_FN float evtm_div(float a, float b)
 }
 
 /*
- * v * 2^k with a single rounding, for any k, provided 2^-24 <= |v| < 2^24
- * or v is 0.  Two factors are needed when 2^k is not a float; the first
- * product is then exact (or already overflowed / far below 2^-149).
+ * v * 2^k with a single rounding, for any k, provided 2^-24 <= |v| < 2^24,
+ * v is 0 or v is infinite.  2^k is applied as 2^k1 * 2^k2, k1 = k / 2, both
+ * normal floats once k is clamped to [-252, 254] (beyond it the result is 0
+ * or inf either way).  The first product is exact: v 2^k1 is normal for
+ * k >= -205, and below that the result underflows to 0 whatever its
+ * rounding; where it overflows (k >= 210) so does the result.  Selects and
+ * integer arithmetic only, no branch (as in every builtin below: the GPU
+ * epilogue then runs eight elements' code interleaved).
  */
 EVT_MATH_FN float evtm_ldexp(float v, int k)
 {
-    /* Selects, not branches (as in every builtin below): the GPU epilogue
-     * then runs eight elements' code interleaved.  The second factor is 1
-     * (exact) when 2^k is a float. */
-    const int hi = k > 127, lo = k < -149;
-    const int k1 = hi ? (k < 254 ? k : 254) - 127 : lo ? (k > -275 ? k : -275) + 149 : k;
-    const float f2 = hi ? evtm_pow2(127) : lo ? evtm_pow2(-149) : 1.0f;
-    return evt_mul(evt_mul(v, evtm_pow2(k1)), f2);
+    k = k < -252 ? -252 : k > 254 ? 254 : k;
+    const int k1 = k / 2;
+    const float f1 = evt_bits_f32((unsigned int)(k1 + 127) << 23);
+    const float f2 = evt_bits_f32((unsigned int)(k - k1 + 127) << 23);
+    return evt_mul(evt_mul(v, f1), f2);
 }
 
 /* x rounded to an integral value, ties to even; NaN and |x| >= 2^23 unchanged. */
 EVT_MATH_FN float evtm_rint(float x)
 {
-    float t = x < 0.0f ? -8388608.0f : 8388608.0f;
-    float r = evt_sub(evt_add(x, t), t);
-    return evt_abs(x) < 8388608.0f ? r : x;
+    return rintf(x); /* exact (round to nearest even is never changed); one cvt.rni on the GPU */
 }
 
 /*

@@ -447,12 +447,31 @@ static void test_fma_division(void **state)
     assert_true(same_bits(evtm_div(6.0f, 3.0f), 2.0f) && same_bits(evtm_recip(4.0f), 0.25f));
 }
 
+/* evtm_ldexp is v * 2^k with one rounding (f64 ldexp then one rounding to
+ * f32 is that), for 2^-24 <= |v| < 2^24 and k far past both ends. */
+static void test_ldexp(void **state)
+{
+    (void)state;
+    long wrong = 0;
+    for (int i = 0; i < 3000000; i++) {
+        uint32_t u = rnd32();
+        float v = bits(((u % 48u + 103u) << 23) | (rnd32() & 0x807fffffu));
+        int k = (int)(rnd32() % 701u) - 350;
+        wrong += !same_bits(evtm_ldexp(v, k), (float)ldexp((double)v, k));
+    }
+    assert_int_equal(wrong, 0);
+    assert_true(same_bits(evtm_ldexp(0.0f, -300), 0.0f) && same_bits(evtm_ldexp(-0.0f, 300), -0.0f));
+    assert_true(same_bits(evtm_ldexp(-evt_inf(), -300), -evt_inf()));
+    assert_true(same_bits(evtm_ldexp(1.0f, -149), bits(1u)) && same_bits(evtm_ldexp(1.5f, -150), bits(1u)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtins_vs_libm),
         cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_fma_division),
+        cmocka_unit_test(test_ldexp),
         cmocka_unit_test(test_min_max_rules),
         cmocka_unit_test(test_f16),
         cmocka_unit_test(test_bf16),
