@@ -8,6 +8,8 @@
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)
+#   sass    the SASS of that conv's cubins (cuobjdump, into $OUT) and ncu's
+#           instruction mix and hottest source lines
 # Build here first (the GPU machine has no flex/bison/cmake):
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu -j2
 # then on the device (run tool, carry ["build-gpu"]):  bash bench/device_run.sh build-gpu [SECTION...]
@@ -45,6 +47,18 @@ for s in $sections; do
             --section WarpStateStats --section LaunchStats \
             python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0} >"$out/ncu.log" 2>&1
         grep -E "evt_|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Achieved Occupancy|Theoretical Occupancy|Duration|Registers Per|Stall|Warp Cycles Per Issued|Block Limit" "$out/ncu.log" | head -n 60
+        ;;
+    sass)
+        rm -rf /tmp/evt-sass-cache
+        EVT_CACHE_DIR=/tmp/evt-sass-cache python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0}
+        for f in /tmp/evt-sass-cache/*.cubin; do
+            /usr/local/cuda/bin/cuobjdump -sass "$f" >"$out/$(basename "$f" .cubin).sass"
+        done
+        EVT_CACHE_DIR=/tmp/evt-sass-cache /usr/local/cuda/bin/ncu --kernel-name regex:evt_c_add --launch-skip 3 \
+            --launch-count 1 --section InstructionStats --section SourceCounters --section WarpStateStats \
+            --print-details all python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0} \
+            >"$out/ncu_src.log" 2>&1
+        tail -n 80 "$out/ncu_src.log"
         ;;
     *) echo "unknown section $s"; exit 2 ;;
     esac
