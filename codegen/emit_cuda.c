@@ -290,7 +290,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     const ir_func *fn = e->fn;
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
-    sb_puts(sb, "template <int BM, int BN, int THREADS, int ACC_LD>\n");
+    sb_puts(sb, "template <int BM, int BN, int THREADS, int ACC_LD, bool FAST>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
                   "    const float *acc, float *scratch)\n{\n",
               fname, sname);
@@ -299,7 +299,8 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                 "    static_assert(THREADS % CPR == 0 && BM % RPP == 0, \"tile/thread mismatch\");\n"
                 "    const int c = ((int)threadIdx.x % CPR) * EVT_VEC;\n"
                 "    const int col0 = tile_n * BN + c;\n"
-                "    const int ncol = p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
+                "    const int ncol = FAST ? EVT_VEC\n"
+                "                   : p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
                 "    (void)acc; (void)scratch;\n");
     e->indent = 1;
     /* Once per thread: scalars, then [N] values of this column chunk. */
@@ -353,13 +354,13 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
         sb_puts(sb, "#pragma unroll\n"
                     "        for (int j = 0; j < G; ++j) {\n"
                     "            const int row = tile_m * BM + (int)threadIdx.x / CPR + (g + j) * RPP;\n"
-                    "            const bool row_ok = row < p.m;\n");
+                    "            const bool row_ok = FAST || row < p.m;\n");
         for (size_t i = 0; i < fn->ninputs; i++) {
             const evt_arg_info *in = &fn->inputs[i].info;
             if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
             if (in->shape == EVT_SHAPE_MN)
-                sb_printf(sb, "            evt_load_raw<%s>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
+                sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
                               "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
                           elem_const(in->elem), i, i, i, in->name);
             else
@@ -377,7 +378,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                 "    for (int j = 0; j < G; ++j) {\n"
                 "        const int r = (int)threadIdx.x / CPR + (g + j) * RPP;\n"
                 "        const int row = tile_m * BM + r;\n"
-                "        const bool row_ok = row < p.m;\n");
+                "        const bool row_ok = FAST || row < p.m;\n");
     e->indent = 2;
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
@@ -392,7 +393,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
             sb_printf(sb, "        { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
             if (v->shape == EVT_SHAPE_MN) {
                 sb_printf(sb, "            if (row_ok)\n"
-                              "                evt_store_vec<%s>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, v%d);\n",
                           elem_const(oi->elem), o, o, v->id);
             } else {
@@ -402,7 +403,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                             "                t[i] = ");
                 ref(sb, v);
                 sb_printf(sb, ";\n            if (row_ok)\n"
-                              "                evt_store_vec<%s>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, t);\n",
                           elem_const(oi->elem), o, o);
             }
@@ -576,6 +577,20 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     free(layout);
     emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
 
+    /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
+     * operand aligned for vector access. */
+    strbuf fast;
+    sb_init(&fast);
+    sb_puts(&fast, "(evt_i64)(tile_m + 1) * Cfg::kBM <= p.m && (evt_i64)(tile_n + 1) * Cfg::kBN <= p.n");
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && input_used(fn, i))
+            sb_printf(&fast, " &&\n        evt_vec_ok<%s>(p.in%zu, p.ld_in%zu)",
+                      elem_const(fn->inputs[i].info.elem), i, i);
+    for (size_t o = 0; o < fn->noutputs; o++)
+        if (fn->outputs[o].info.reduce == EVT_REDUCE_NONE)
+            sb_printf(&fast, " &&\n        evt_vec_ok<%s>(p.out%zu, p.ld_out%zu)",
+                      elem_const(fn->outputs[o].info.elem), o, o);
+
     const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];
     const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
@@ -611,11 +626,16 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                           "    int tile_m, tile_n;\n"
                           "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
                           "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
-                          "    %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(p, tile_m, tile_n,\n"
-                          "        reinterpret_cast<const float *>(smem), reinterpret_cast<float *>(smem));\n"
+                          "    const float *acc = reinterpret_cast<const float *>(smem);\n"
+                          "    float *scratch = reinterpret_cast<float *>(smem);\n"
+                          "    if (%s)\n"
+                          "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
+                          "    else\n"
+                          "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
                           "}\n\n",
-                      ml, sb_str(&fname));
+                      ml, sb_str(&fast), sb_str(&fname), sb_str(&fname));
         }
+    sb_free(&fast);
     if (cg_has_reductions(fn))
         emit_reduce_kernels(&e, sb_str(&base), sb_str(&sname));
     sb_free(&base);

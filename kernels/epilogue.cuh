@@ -102,16 +102,17 @@ EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, flo
 /*
  * The raw elements p[0..valid) (zero bits past valid), vectorized as
  * evt_load_vec, for a load phase that issues every load of a row group before
- * any is used; evt_convert_vec then widens them.
+ * any is used; evt_convert_vec then widens them.  FAST: the caller knows the
+ * chunk is whole and aligned (evt_vec_ok), so no test is made.
  */
-template <int E>
+template <int E, bool FAST = false>
 EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
                              typename evt_elem<E>::type (&t)[EVT_VEC])
 {
     typedef typename evt_elem<E>::type T;
     const int bytes = (int)sizeof(T) * EVT_VEC;
     const int align = bytes > 16 ? 16 : bytes;
-    if (valid == EVT_VEC && ((unsigned long long)p % align) == 0) {
+    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % align) == 0)) {
         if (bytes == 8) {
             *reinterpret_cast<uint2 *>(t) = *reinterpret_cast<const uint2 *>(p);
         } else {
@@ -134,14 +135,15 @@ EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[EVT_VEC], 
         v[i] = evt_elem<E>::load(t[i]);
 }
 
-/* Stores v[0..valid) converted to E at p: vectorized as evt_load_vec. */
-template <int E>
+/* Stores v[0..valid) converted to E at p: vectorized as evt_load_vec (FAST as
+ * evt_load_raw). */
+template <int E, bool FAST = false>
 EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const float (&v)[EVT_VEC])
 {
     typedef typename evt_elem<E>::type T;
     const int bytes = (int)sizeof(T) * EVT_VEC;
     const int align = bytes > 16 ? 16 : bytes;
-    if (valid == EVT_VEC && ((unsigned long long)p % align) == 0) {
+    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % align) == 0)) {
         T t[EVT_VEC];
 #pragma unroll
         for (int i = 0; i < EVT_VEC; ++i)
@@ -159,6 +161,22 @@ EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const fl
             if (i < valid)
                 p[i] = evt_elem<E>::store(v[i]);
     }
+}
+
+/*
+ * Whether every chunk p + row * ld + col0 (col0 a multiple of EVT_VEC) of an
+ * [M, N] operand is aligned for evt_load_raw's and evt_store_vec's vector
+ * access: the base and the row pitch both are.  Entry points take the FAST
+ * epilogue, free of per-row bounds and alignment tests, for a tile inside
+ * the problem whose [M, N] operands all pass.
+ */
+template <int E>
+EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
+{
+    const int bytes = (int)sizeof(typename evt_elem<E>::type) * EVT_VEC;
+    const int align = bytes > 16 ? 16 : bytes;
+    return (unsigned long long)p % align == 0 &&
+           ld * (evt_i64)sizeof(typename evt_elem<E>::type) % align == 0;
 }
 
 /* ---- reductions --------------------------------------------------------- */
