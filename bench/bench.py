@@ -37,7 +37,7 @@ def t(fn):
     return do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e-3  # seconds
 
 
-def side_by_side(*fns, rounds=3):
+def side_by_side(*fns, rounds=5):
     """Times fns in turn, `rounds` times over, and returns each one's median of its
     round medians: clocks and L2 state drift over a run (the same kernel moved 10%
     between measurements minutes apart), and alternating keeps that drift out of the
@@ -107,7 +107,7 @@ def main():
     lines = [f"# Benchmarks\n", f"Measured by `bench/bench.py` on {header}.",
              f"Ceilings in the same run: copy {bw / 1e9:.0f} GB/s, cuBLAS f16 8192^3 "
              f"{peak / 1e12:.0f} TFLOP/s. Times are medians of CUDA-event timings "
-             "(triton do_bench, L2 flushed) in µs, each the median of three rounds that alternate "
+             "(triton do_bench, L2 flushed) in µs, each the median of five rounds that alternate "
              "our kernel and the peers; ratios are peer time / our time (above 1: we are faster); "
              "floor/time is the fraction of the roofline floor reached.\n"]
 
