@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # device_run.sh - one device call: correctness first, then the timings this
 # session's work changes, as one short table.  Sections (default: all):
-#   check   tests/gpu/run_gemm_suite.sh, the embedding example, the Python
+#   check   tests/gpu/run_gemm_suite.sh, the embedding example, every builtin
+#           on the GPU against evt_math.h's C build bit for bit, the Python
 #           binding and the ResNet-50 layers against F.conv2d in float64
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
 #   sweep   bench/sweep.py (every tile configuration; conv also at several row groups)
@@ -32,6 +33,8 @@ for s in $sections; do
         summary+=("gemm suite: $(tail -n 1 "$out/suite.log") (exit $?)")
         "$build/examples/embed/embed" >"$out/embed.log" 2>&1
         summary+=("embed: exit $? $(tail -n 1 "$out/embed.log")")
+        "$build/tests/gpu/math_bits" >"$out/math_bits.log" 2>&1
+        summary+=("math bits: exit $? $(tail -n 1 "$out/math_bits.log")")
         python3 tests/python/test_binding.py >"$out/python.log" 2>&1
         summary+=("python binding: exit $? $(tail -n 3 "$out/python.log" | tr '\n' ' ')")
         python3 tests/python/test_resnet_shapes.py >"$out/resnet.log" 2>&1

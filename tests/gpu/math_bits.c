@@ -1,0 +1,143 @@
+/*
+ * math_bits.c - the claim of kernels/evt_math.h, on the GPU: every builtin
+ * computed by a generated kernel gives the same f32 bits as the header's C
+ * build (what the CPU reference interpreter runs), for 2^22 inputs: every
+ * exponent with random mantissas and signs, a quarter dense in [-30, 30],
+ * and the special values.  NaN results only need to be NaN on both sides.
+ * One kernel, one f32 output per builtin; its mainloop result is unused.
+ * Exit status: 0 PASS, 1 FAIL or error, 77 no GPU (the ctest skip code).
+ */
+#include <evt/evt.h>
+
+#include "kernels/evt_math.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NFN 14
+static const char *const names[NFN] = {"exp",  "log",       "tanh",    "sigmoid", "silu",
+                                       "gelu", "gelu_tanh", "hardswish", "rsqrt", "sqrt",
+                                       "relu", "abs",       "leaky_relu", "div"};
+
+static float leaky_(float x) { return evt_leaky_relu(x, 0.01f); }
+static float relu_(float x) { return evt_relu(x); }
+static float abs_(float x) { return evt_abs(x); }
+static float div_(float x) { return evt_div(1.0f, x); }
+static float (*const cpu[NFN])(float) = {evt_exp,  evt_log,       evt_tanh,     evt_sigmoid, evt_silu,
+                                         evt_gelu, evt_gelu_tanh, evt_hardswish, evt_rsqrt,  evt_sqrt,
+                                         relu_,    abs_,          leaky_,       div_};
+
+enum { M = 2048, N = 2048, K = 16 };
+
+static uint32_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return (uint32_t)(*s >> 16);
+}
+
+int main(void)
+{
+    static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 3.0f, -3.0f, 9.5f, 16.5f,
+                                    -16.5f, 20.0f, -20.0f, 88.7229f, 89.0f, -103.98f, -104.0f,
+                                    104.0f, 1e-45f, -1e-45f, 1.17549435e-38f, 3e38f, -3e38f};
+    char src[2048];
+    size_t len = 0;
+    len += (size_t)snprintf(src + len, sizeof src - len, "epilogue all {\n    in x : f32[M, N]\n");
+    for (int f = 0; f < NFN; f++) {
+        const char *expr = f == 12 ? "leaky_relu(x, 0.01)" : f == 13 ? "1.0 / x" : NULL;
+        if (expr)
+            len += (size_t)snprintf(src + len, sizeof src - len, "    out y%d : f32[M, N] = %s\n", f, expr);
+        else
+            len += (size_t)snprintf(src + len, sizeof src - len, "    out y%d : f32[M, N] = %s(x)\n", f,
+                                    names[f]);
+    }
+    len += (size_t)snprintf(src + len, sizeof src - len,
+                            "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with all\n");
+
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    evt_launch *launch = NULL;
+    void *dx = NULL, *da = NULL, *db = NULL, *dy[NFN] = {NULL};
+    float *x = malloc(sizeof *x * M * N), *y = malloc(sizeof *y * M * N);
+    uint16_t *ab = malloc(2u * M * K);
+    int rc = 1;
+    evt_status st = EVT_ERR_NO_MEMORY;
+    if (!ctx || !x || !y || !ab)
+        goto fail;
+    st = evt_module_parse_buffer(ctx, "math_bits.evt", src, len, &m);
+    if (st != EVT_OK) {
+        fputs(m ? evt_module_diag_text(m, EVT_DIAG_TEXT) : "", stderr);
+        goto fail;
+    }
+    if ((st = evt_module_optimize(m, 2)) != EVT_OK ||
+        (st = evt_launch_create(m, evt_module_find_kernel(m, "k"), &launch)) != EVT_OK)
+        goto fail;
+
+    uint64_t seed = 0x2545f4914f6cdd1du;
+    for (size_t i = 0; i < (size_t)M * N; i++) {
+        uint32_t u = rnd(&seed);
+        if (i < sizeof special / sizeof special[0])
+            x[i] = special[i];
+        else if (i % 4 == 0) /* dense in [-30, 30] */
+            x[i] = (float)((int32_t)u / 71582788.27);
+        else
+            x[i] = evt_bits_f32(u);
+    }
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        ab[i] = (uint16_t)(0x3c00u | (rnd(&seed) & 0x3ffu)); /* f16 in [1, 2): the unused acc */
+    const size_t xb = 4u * M * N, abb = 2u * M * K;
+    if ((st = evt_device_alloc(ctx, xb, &dx)) != EVT_OK || (st = evt_device_alloc(ctx, abb, &da)) != EVT_OK ||
+        (st = evt_device_alloc(ctx, abb, &db)) != EVT_OK ||
+        (st = evt_device_copy_to(ctx, dx, x, xb)) != EVT_OK ||
+        (st = evt_device_copy_to(ctx, da, ab, abb)) != EVT_OK ||
+        (st = evt_device_copy_to(ctx, db, ab, abb)) != EVT_OK ||
+        (st = evt_launch_set_gemm(launch, M, N, K, da, K, abb, db, K, abb)) != EVT_OK ||
+        (st = evt_launch_bind(launch, "x", dx, xb, N)) != EVT_OK)
+        goto fail;
+    for (int f = 0; f < NFN; f++) {
+        char name[16];
+        snprintf(name, sizeof name, "y%d", f);
+        if ((st = evt_device_alloc(ctx, xb, &dy[f])) != EVT_OK ||
+            (st = evt_launch_bind(launch, name, dy[f], xb, N)) != EVT_OK)
+            goto fail;
+    }
+    if ((st = evt_launch_run(launch, NULL)) != EVT_OK || (st = evt_device_synchronize(ctx)) != EVT_OK)
+        goto fail;
+    long total_bad = 0;
+    for (int f = 0; f < NFN; f++) {
+        if ((st = evt_device_copy_from(ctx, y, dy[f], xb)) != EVT_OK)
+            goto fail;
+        long bad = 0;
+        for (size_t i = 0; i < (size_t)M * N; i++) {
+            float r = cpu[f](x[i]);
+            int same = evt_isnan(r) ? evt_isnan(y[i]) : evt_f32_bits(r) == evt_f32_bits(y[i]);
+            if (!same && bad++ < 3)
+                fprintf(stderr, "math_bits: %s(%a): GPU %a, CPU %a\n", names[f], (double)x[i], (double)y[i],
+                        (double)r);
+        }
+        printf("math_bits: %-10s %ld of %d differ\n", names[f], bad, M * N);
+        total_bad += bad;
+    }
+    printf("math_bits: %s\n", total_bad ? "FAIL" : "PASS");
+    rc = total_bad ? 1 : 0;
+
+fail:
+    if (st == EVT_ERR_NO_GPU) {
+        printf("math_bits: no GPU (%s): skipped\n", evt_ctx_last_error(ctx));
+        rc = 77;
+    } else if (st != EVT_OK) {
+        fprintf(stderr, "math_bits: %s: %s\n", evt_status_string(st), ctx ? evt_ctx_last_error(ctx) : "");
+    }
+    evt_device_free(ctx, dx);
+    evt_device_free(ctx, da);
+    evt_device_free(ctx, db);
+    for (int f = 0; f < NFN; f++)
+        evt_device_free(ctx, dy[f]);
+    evt_launch_destroy(launch);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+    free(x), free(y), free(ab);
+    return rc;
+}
