@@ -16,14 +16,17 @@
 int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int variant,
                  strbuf *sb, strbuf *err);
 /* The variant number of tile configuration `config_id` (gemm_sm80.cuh), aligned
- * (fast path) or guarded; -1 if the kernel is not built for that configuration. */
-int cg_variant(int config_id, int aligned);
+ * (fast path) or guarded, plain or split-K (the _splitk and _splitsum entries
+ * of evt_sm80_split_tail); -1 if the kernel is not built for that configuration. */
+int cg_variant(int config_id, int aligned, int split);
 /* Tile configurations of a mainloop (ids of kernels/<mainloop>_sm80.cuh):
  * how many, the heuristic's pick for an M x N x K (GEMM view) problem on
  * `sms` multiprocessors, and the shape of one. */
 int cg_num_configs(evt_mainloop ml);
 /* The configuration EVT_CONFIG=<id> forces (for tuning the heuristics and
- * for quick compile checks: launches and --emit listings use only it), or -1. */
+ * for quick compile checks: launches and --emit listings use only it), or -1.
+ * EVT_SPLITK=1 adds the split-K entries to --emit listings and makes launches
+ * split every tile in two (for tests); EVT_SPLITK=0 turns split-K off. */
 int cg_forced_config(evt_mainloop ml);
 int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
@@ -31,8 +34,11 @@ evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, strbuf *sb);
 /* The entry point of kernel k for target, tile configuration config_id, fast
- * (aligned) or guarded: evt_<kernel>_<mainloop>_<BMxBNxBK>[_guarded]_sm<NN>. */
-void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, strbuf *sb);
+ * (aligned) or guarded, plain (split 0), split-K main (1) or split-K sum (2):
+ * evt_<kernel>_<mainloop>_<BMxBNxBK>[_guarded][_splitk|_splitsum]_sm<NN>.
+ * The split entries take (args, float *split_ws, int split_full, int splits). */
+void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, int split,
+                   strbuf *sb);
 /* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */
 int cg_has_reductions(const ir_func *fn);
 

@@ -504,11 +504,11 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
     }
 }
 
-int cg_variant(int config_id, int aligned)
+int cg_variant(int config_id, int aligned, int split)
 {
     if (config_id < 0 || config_id >= EVT_GEMM_SM80_NUM_CFGS + EVT_CONV_SM80_NUM_CFGS)
         return -1;
-    return config_id * 2 + !aligned;
+    return (config_id * 2 + !aligned) * 2 + !!split;
 }
 
 int cg_has_reductions(const ir_func *fn)
@@ -524,12 +524,14 @@ void cg_kernel_basename(const ir_kernel *k, strbuf *sb)
     sb_printf(sb, "evt_%s_%s", k->name, evt_mainloop_name(k->mainloop));
 }
 
-void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, strbuf *sb)
+void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, int split,
+                   strbuf *sb)
 {
     evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, config_id);
     cg_kernel_basename(k, sb);
     /* "sm_90a" -> "sm90a" */
-    sb_printf(sb, "_%dx%dx%d%s_sm%s", ci.bm, ci.bn, ci.bk, aligned ? "" : "_guarded",
+    sb_printf(sb, "_%dx%dx%d%s%s_sm%s", ci.bm, ci.bn, ci.bk, aligned ? "" : "_guarded",
+              split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
 }
 
@@ -598,44 +600,76 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *ml = conv ? "conv" : "gemm";
     const int forced = cg_forced_config(k->mainloop);
+    const char *splitk_env = getenv("EVT_SPLITK");
+    const int list_split = splitk_env && strcmp(splitk_env, "1") == 0;
+    /* k tiles of the whole K, for the split entries */
+    const char *k_tiles = conv ? "(p.mainloop.r * p.mainloop.s * p.mainloop.c + Cfg::kBK - 1) / Cfg::kBK"
+                               : "(p.mainloop.k + Cfg::kBK - 1) / Cfg::kBK";
     for (int id = 0; id < cg_num_configs(k->mainloop); id++)
-        for (int aligned = 1; aligned >= 0; aligned--) {
-            if (variant >= 0 ? variant != cg_variant(id, aligned)
-                : forced >= 0 ? id != forced
-                              : !pickable(k->mainloop, id))
-                continue;
-            char cfg[160];
-            snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
-            if (conv)
-                sb_printf(sb, "typedef evt_conv_sm80_cfg<evt_conv_sm80_tile_of<%d>::type, %s, %s>\n"
+        for (int aligned = 1; aligned >= 0; aligned--)
+            for (int split = 0; split <= 1; split++) {
+                if (variant >= 0 ? variant != cg_variant(id, aligned, split)
+                    : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k->mainloop, id)))
+                    continue;
+                char cfg[160];
+                snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
+                if (conv)
+                    sb_printf(sb, "typedef evt_conv_sm80_cfg<evt_conv_sm80_tile_of<%d>::type, %s, %s>\n"
+                                  "    %s;\n",
+                              id, dt, aligned ? "true" : "false", cfg);
+                else
+                    sb_printf(sb,
+                              "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
                               "    %s;\n",
-                          id, dt, aligned ? "true" : "false", cfg);
-            else
-                sb_printf(sb,
-                          "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
-                          "    %s;\n",
-                          id, dt, al, bl, aligned ? "true" : "false", cfg);
-            sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kThreads, %s::kMinBlocks)\n",
-                      cfg, cfg);
-            strbuf entry;
-            sb_init(&entry);
-            cg_entry_name(k, target, id, aligned, &entry);
-            sb_printf(sb, "%s(const %s p)\n{\n", sb_str(&entry), sb_str(&sname));
-            sb_free(&entry);
-            sb_printf(sb, "    typedef %s Cfg;\n", cfg);
-            sb_printf(sb, "    extern __shared__ __align__(128) unsigned char smem[];\n"
-                          "    int tile_m, tile_n;\n"
-                          "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
-                          "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
-                          "    const float *acc = reinterpret_cast<const float *>(smem);\n"
-                          "    float *scratch = reinterpret_cast<float *>(smem);\n"
-                          "    if (%s)\n"
-                          "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
-                          "    else\n"
-                          "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
-                          "}\n\n",
-                      ml, sb_str(&fast), sb_str(&fname), sb_str(&fname));
-        }
+                              id, dt, al, bl, aligned ? "true" : "false", cfg);
+                for (int part = 0; part <= split; part++) {
+                    /* split: part 0 is the split main entry, part 1 the sum */
+                    strbuf entry;
+                    sb_init(&entry);
+                    cg_entry_name(k, target, id, aligned, split ? 1 + part : 0, &entry);
+                    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kThreads, %s::kMinBlocks)\n"
+                                  "%s(const %s p%s)\n{\n"
+                                  "    typedef %s Cfg;\n"
+                                  "    extern __shared__ __align__(128) unsigned char smem[];\n"
+                                  "    int tile_m, tile_n;\n",
+                              cfg, cfg, sb_str(&entry), sb_str(&sname),
+                              split ? ", float *split_ws, int split_full, int splits" : "", cfg);
+                    sb_free(&entry);
+                    if (!split)
+                        sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                                      "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
+                                  ml);
+                    else if (part == 0)
+                        sb_printf(sb,
+                                  "    /* CTAs past split_full compute a share of K of a tail tile */\n"
+                                  "    const int j = (int)blockIdx.x - split_full;\n"
+                                  "    const int tile = j < 0 ? (int)blockIdx.x : split_full + j / splits;\n"
+                                  "    evt_gemm_sm80_tile_coord<Cfg>(tile, p.m, p.n, &tile_m, &tile_n);\n"
+                                  "    const int per = (%s + splits - 1) / splits;\n"
+                                  "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem,\n"
+                                  "        j < 0 ? 0 : j %% splits * per, j < 0 ? 1 << 30 : j %% splits * per + per);\n"
+                                  "    if (j >= 0) {\n"
+                                  "        evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
+                                  "            reinterpret_cast<const float *>(smem), split_ws + (evt_i64)j * Cfg::kBM * Cfg::kBN);\n"
+                                  "        return;\n"
+                                  "    }\n",
+                                  k_tiles, ml);
+                    else
+                        sb_puts(sb, "    /* tail tile split_full + blockIdx.x: the sum of its partial tiles */\n"
+                                    "    evt_gemm_sm80_tile_coord<Cfg>(split_full + (int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                                    "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
+                                    "        split_ws + (evt_i64)blockIdx.x * splits * Cfg::kBM * Cfg::kBN, splits,\n"
+                                    "        reinterpret_cast<float *>(smem));\n");
+                    sb_printf(sb, "    const float *acc = reinterpret_cast<const float *>(smem);\n"
+                                  "    float *scratch = reinterpret_cast<float *>(smem);\n"
+                                  "    if (%s)\n"
+                                  "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
+                                  "    else\n"
+                                  "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
+                                  "}\n\n",
+                              sb_str(&fast), sb_str(&fname), sb_str(&fname));
+                }
+            }
     sb_free(&fast);
     if (cg_has_reductions(fn))
         emit_reduce_kernels(&e, sb_str(&base), sb_str(&sname));

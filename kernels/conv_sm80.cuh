@@ -307,12 +307,12 @@ struct act_loader {
     int soff;       /* swizzled byte offset of chunk 0 in a stage */
     kpos kp;
 
-    __device__ __forceinline__ void init(const evt_conv_args &a, int m0, int m_lim)
+    __device__ __forceinline__ void init(const evt_conv_args &a, int m0, int m_lim, int k0)
     {
         const int row = (int)threadIdx.x / map::kChunks;
         const int ch = (int)threadIdx.x % map::kChunks;
         soff = map::a_tile::offset(row, ch);
-        kp.init(a, ch * 8);
+        kp.init(a, k0 + ch * 8);
         /* 1x1, stride 1, no padding: output pixel m is input pixel m. */
         const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 &&
                                a.pad_h == 0 && a.pad_w == 0 && a.p == a.h && a.q == a.wd;
@@ -388,14 +388,14 @@ struct filt_loader {
     int k;    /* K position of chunk 0 in the next k tile */
     int soff;
 
-    __device__ __forceinline__ void init(const evt_conv_args &a, int n0, int ld_)
+    __device__ __forceinline__ void init(const evt_conv_args &a, int n0, int ld_, int k0)
     {
         const int row = (int)threadIdx.x / map::kChunks;
         const int ch = (int)threadIdx.x % map::kChunks;
         soff = map::b_tile::offset(row, ch);
         ld = ld_;
         n = n0 + row;
-        k = ch * 8;
+        k = k0 + ch * 8;
         ptr = a.w + (evt_i64)(n < a.k ? n : 0) * ld + k;
     }
 
@@ -455,7 +455,8 @@ struct filt_loader {
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args, int tile_m,
-                                                       int tile_n, unsigned char *smem)
+                                                       int tile_n, unsigned char *smem,
+                                                       int kt_begin = 0, int kt_end = 1 << 30)
 {
     using namespace evt_sm80_detail;
     using namespace evt_conv_sm80_detail;
@@ -466,13 +467,17 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
     const int warp_n = warp % Cfg::kWarpsN;
     const int m_lim = args.n * args.p * args.q;
     const int k_gemm = args.r * args.s * args.c;
-    const int k_tiles = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
+    /* k tiles [kt_begin, kt_end) of K, as the GEMM's; the loaders start at
+     * kt_begin and step from there */
+    const int kt_all = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
+    const int k_last = kt_end < kt_all ? kt_end : kt_all;
+    const int k_tiles = k_last > kt_begin ? k_last - kt_begin : 0;
     const evt_u32 sbase = evt_smem_addr(smem);
 
     act_loader<Cfg> la;
     filt_loader<Cfg> lb;
-    la.init(args, tile_m * Cfg::kBM, m_lim);
-    lb.init(args, tile_n * Cfg::kBN, k_gemm);
+    la.init(args, tile_m * Cfg::kBM, m_lim, k_tiles ? kt_begin * Cfg::kBK : 0);
+    lb.init(args, tile_n * Cfg::kBN, k_gemm, k_tiles ? kt_begin * Cfg::kBK : 0);
 
     float acc[Cfg::kMI][Cfg::kNI][4];
 #pragma unroll

@@ -179,6 +179,40 @@ EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
            ld * (evt_i64)sizeof(typename evt_elem<E>::type) % align == 0;
 }
 
+/* ---- split-K (evt_sm80_split_tail) ------------------------------------- */
+
+/* A CTA's partial accumulator tile (smem, rows ACC_LD apart) to its slot of
+ * the split workspace: BM x BN floats, dense. */
+template <int BM, int BN, int THREADS, int ACC_LD>
+EVT_DEVICE void evt_split_store(const float *acc, float *slot)
+{
+    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
+        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
+        reinterpret_cast<float4 *>(slot)[i] = *reinterpret_cast<const float4 *>(acc + r * ACC_LD + c);
+    }
+}
+
+/* The sum of a tile's `splits` partial tiles, slot 0 first (so the result
+ * does not depend on which CTA finished first), into the smem accumulator
+ * layout the epilogue reads; ends with a barrier. */
+template <int BM, int BN, int THREADS, int ACC_LD>
+EVT_DEVICE void evt_split_sum(const float *slots, int splits, float *acc)
+{
+    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
+        float4 t = reinterpret_cast<const float4 *>(slots)[i];
+        for (int s = 1; s < splits; ++s) {
+            const float4 u = reinterpret_cast<const float4 *>(slots + (evt_i64)s * BM * BN)[i];
+            t.x = __fadd_rn(t.x, u.x);
+            t.y = __fadd_rn(t.y, u.y);
+            t.z = __fadd_rn(t.z, u.z);
+            t.w = __fadd_rn(t.w, u.w);
+        }
+        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
+        *reinterpret_cast<float4 *>(acc + r * ACC_LD + c) = t;
+    }
+    __syncthreads();
+}
+
 /* ---- reductions --------------------------------------------------------- */
 
 enum { EVT_RED_SUM = 0, EVT_RED_MAX = 1, EVT_RED_MIN = 2 };

@@ -147,6 +147,29 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k
 }
 
 /*
+ * Split-K of the last, partial wave ("tail"), for any sm80 mainloop: of
+ * `tiles` output tiles on num_sms multiprocessors holding `per_sm` CTAs
+ * each, the first *full (whole waves) run as usual and each of the other
+ * tiles - tail < one wave - is computed by *splits CTAs over a share of the
+ * k_tiles k tiles each, whose partial sums a second kernel adds (in a fixed
+ * order) before the epilogue.  *splits = 1 (and *full = tiles): no split,
+ * when the tail is empty, at least half a wave already, or K too short
+ * (at least 4 k tiles per share).  E.g. 392 tiles on 132 x 2 slots: 264
+ * run whole, 128 in two halves, 1.5 waves of time instead of 2.
+ */
+EVT_C_INLINE EVT_HD void evt_sm80_split_tail(long long tiles, int per_sm, int num_sms, long long k_tiles,
+                                             long long *full, int *splits)
+{
+    long long slots = (long long)(num_sms > 0 ? num_sms : 132) * (per_sm > 0 ? per_sm : 1);
+    long long tail = tiles % slots;
+    long long s = tail > 0 ? slots / tail : 1;
+    s = s < 4 ? s : 4;
+    s = s < k_tiles / 4 ? s : k_tiles / 4;
+    *full = s >= 2 ? tiles - tail : tiles;
+    *splits = s >= 2 ? (int)s : 1;
+}
+
+/*
  * 1 when the Aligned = true mainloop may run: a_layout / b_layout are
  * EVT_ROW_MAJOR (0) or EVT_COL_MAJOR (1), a_addr / b_addr the base
  * addresses as integers.  See the conditions at the top of this file.
@@ -536,7 +559,8 @@ __device__ __forceinline__ void hand_over_acc(const float (&acc)[Cfg::kMI][Cfg::
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args, int tile_m,
-                                                       int tile_n, unsigned char *smem)
+                                                       int tile_n, unsigned char *smem,
+                                                       int kt_begin = 0, int kt_end = 1 << 30)
 {
     using namespace evt_sm80_detail;
     const int tid = threadIdx.x;
@@ -544,7 +568,10 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
     const int warp = tid >> 5;
     const int warp_m = warp / Cfg::kWarpsN;
     const int warp_n = warp % Cfg::kWarpsN;
-    const int k_tiles = (args.k + Cfg::kBK - 1) / Cfg::kBK;
+    /* k tiles [kt_begin, kt_end) of K (all of them by default; split-K
+     * entry points give each CTA a part) */
+    const int kt_all = (args.k + Cfg::kBK - 1) / Cfg::kBK;
+    const int k_tiles = kt_end < kt_all ? kt_end : kt_all;
     const evt_u32 sbase = evt_smem_addr(smem);
 
     loader<Cfg, true> la;
@@ -563,14 +590,14 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
 
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 1; ++s) {
-        if (s < k_tiles) {
+        if (kt_begin + s < k_tiles) {
             evt_u32 st = sbase + s * Cfg::kStageBytes;
             if (Cfg::kAligned) {
-                la.load_async(st, s);
-                lb.load_async(st + Cfg::kAStageBytes, s);
+                la.load_async(st, kt_begin + s);
+                lb.load_async(st + Cfg::kAStageBytes, kt_begin + s);
             } else {
-                la.load_guarded(st, s);
-                lb.load_guarded(st + Cfg::kAStageBytes, s);
+                la.load_guarded(st, kt_begin + s);
+                lb.load_guarded(st + Cfg::kAStageBytes, kt_begin + s);
             }
         }
         evt_cp_async_commit();
@@ -583,7 +610,7 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
     int write_stage = Cfg::kStages - 1;
     load_frags<Cfg>(f[0], sbase, sbase + Cfg::kAStageBytes, 0, warp_m, warp_n, lane);
 
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    for (int kt = kt_begin; kt < k_tiles; ++kt) {
 #pragma unroll
         for (int kk = 0; kk < Cfg::kKSteps; ++kk) {
             if (kk == Cfg::kKSteps - 1) {

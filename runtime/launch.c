@@ -30,6 +30,7 @@ typedef struct rt_resolved {
     rt_cu_context ctx;
     int variant; /* cg_variant; -1: empty slot */
     rt_cu_function main, init, finish;
+    rt_cu_function sum; /* split-K variants: the _splitsum entry */
     evt_gemm_sm80_cfg_info cfg;
 } rt_resolved;
 
@@ -49,6 +50,8 @@ struct evt_launch {
     int *param_set;
     rt_cu_ptr workspace; /* reduction words, allocated on first need */
     size_t workspace_bytes;
+    rt_cu_ptr split_ws; /* split-K partial tiles, likewise */
+    size_t split_ws_bytes;
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
     int sms;
@@ -110,6 +113,8 @@ void evt_launch_destroy(evt_launch *l)
         return;
     if (l->workspace && l->m->ctx->driver)
         l->m->ctx->driver->mem_free(l->workspace);
+    if (l->split_ws && l->m->ctx->driver)
+        l->m->ctx->driver->mem_free(l->split_ws);
     free(l->inputs);
     free(l->outputs);
     free(l->params);
@@ -428,11 +433,11 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
 }
 
 /* Finds (compiling and loading on first use) the functions of `variant`. */
-static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int aligned,
+static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int aligned, int split,
                           const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
-    int variant = cg_variant(cfg_id, aligned);
+    int variant = cg_variant(cfg_id, aligned, split);
     for (int i = 0; i < RT_RESOLVED; i++)
         if (l->resolved[i].variant == variant && l->resolved[i].ctx == cu_ctx) {
             *out = &l->resolved[i];
@@ -449,13 +454,20 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
         return st;
     }
     sb_free(&err);
-    rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id)};
+    rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id)};
     const rt_driver *d = ctx->driver;
-    cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, &name);
+    cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
     int smem = evt_gemm_sm80_smem_bytes(r.cfg);
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
+    if (cr == 0 && split) {
+        name.len = 0;
+        cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, 2, &name);
+        cr = d->module_get_function(&r.sum, mod, sb_str(&name));
+        if (cr == 0 && smem > 48 * 1024)
+            cr = d->func_set_attribute(r.sum, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
+    }
     if (cr == 0 && cg_has_reductions(l->fn)) {
         name.len = 0;
         cg_kernel_basename(l->k, &name);
@@ -477,12 +489,53 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
     return EVT_OK;
 }
 
+/* The split-K workspace, grown to `bytes`. */
+static evt_status ensure_split_ws(evt_launch *l, size_t bytes)
+{
+    evt_ctx *ctx = l->m->ctx;
+    if (bytes <= l->split_ws_bytes)
+        return EVT_OK;
+    if (l->split_ws)
+        ctx->driver->mem_free(l->split_ws);
+    l->split_ws = 0;
+    l->split_ws_bytes = 0;
+    if (ctx->driver->mem_alloc(&l->split_ws, bytes) != 0)
+        return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %zu bytes of split-K workspace", bytes);
+    l->split_ws_bytes = bytes;
+    return EVT_OK;
+}
+
+static evt_status launch_params(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigned block,
+                                unsigned smem, rt_cu_stream stream, void **params)
+{
+    rt_cu_result r = ctx->driver->launch_kernel(f, grid, 1, 1, block, 1, 1, smem, stream, params, NULL);
+    return r ? driver_fail(ctx, r, "cuLaunchKernel") : EVT_OK;
+}
+
 static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigned block,
                           unsigned smem, rt_cu_stream stream, void *args)
 {
     void *params[] = {args};
-    rt_cu_result r = ctx->driver->launch_kernel(f, grid, 1, 1, block, 1, 1, smem, stream, params, NULL);
-    return r ? driver_fail(ctx, r, "cuLaunchKernel") : EVT_OK;
+    return launch_params(ctx, f, grid, block, smem, stream, params);
+}
+
+/* How the tiles are split (evt_sm80_split_tail; EVT_SPLITK=0 never splits,
+ * EVT_SPLITK=1 splits every tile in two where K has two k tiles, for tests). */
+static void split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long long k,
+                       long long *full, int *splits)
+{
+    const char *env = getenv("EVT_SPLITK");
+    long long k_tiles = (k + cfg.bk - 1) / cfg.bk;
+    *full = tiles;
+    *splits = 1;
+    if (env && strcmp(env, "0") == 0)
+        return;
+    if (env && strcmp(env, "1") == 0) {
+        if (k_tiles >= 2)
+            *full = 0, *splits = 2;
+        return;
+    }
+    evt_sm80_split_tail(tiles, cfg.min_blocks, sms, k_tiles, full, splits);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
@@ -514,8 +567,11 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                                    ob->layout == EVT_LAYOUT_COL, m, n, k,
                                                    (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
                       : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
+    long long tiles = evt_gemm_sm80_num_tiles(cg_config(ml, cfg_id), m, n), full;
+    int splits;
+    split_plan(cg_config(ml, cfg_id), tiles, l->sms, k, &full, &splits);
     const rt_resolved *fns = NULL;
-    if ((st = resolve(l, cu_ctx, cfg_id, aligned, &fns)) != EVT_OK)
+    if ((st = resolve(l, cu_ctx, cfg_id, aligned, splits > 1, &fns)) != EVT_OK)
         return st;
 
     /* Reductions meet in a workspace of 32-bit words. */
@@ -547,10 +603,21 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     unsigned small_grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
     if (words > 0)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
-    long long tiles = evt_gemm_sm80_num_tiles(fns->cfg, m, n);
-    if (st == EVT_OK && tiles > 0)
-        st = launch1(ctx, fns->main, (unsigned)tiles, (unsigned)evt_gemm_sm80_threads(fns->cfg),
-                     (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg), s, args);
+    const unsigned threads = (unsigned)evt_gemm_sm80_threads(fns->cfg);
+    const unsigned smem = (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg);
+    if (st == EVT_OK && tiles > 0 && splits == 1)
+        st = launch1(ctx, fns->main, (unsigned)tiles, threads, smem, s, args);
+    if (st == EVT_OK && tiles > 0 && splits > 1) {
+        /* the whole waves and the tail's shares, then the tail's sums */
+        const long long tail = tiles - full;
+        st = ensure_split_ws(l, (size_t)(tail * splits) * (size_t)(fns->cfg.bm * fns->cfg.bn) * 4);
+        int full_i = (int)full;
+        void *params[] = {args, &l->split_ws, &full_i, &splits};
+        if (st == EVT_OK)
+            st = launch_params(ctx, fns->main, (unsigned)(full + tail * splits), threads, smem, s, params);
+        if (st == EVT_OK)
+            st = launch_params(ctx, fns->sum, (unsigned)tail, threads, smem, s, params);
+    }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
     return st;

@@ -13,7 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 JOBS=${JOBS:-2}
 
-# One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing)
+# One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing;
+# "1s": configuration 1 with its split-K entries, EVT_SPLITK=1)
 for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
@@ -25,7 +26,7 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt; do
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1/p' "$f" |
     while read -r k; do
         for t in $targets; do echo "$f $k $t 2"; done
-        [ "$full" = 1 ] && echo "$f $k sm_90a all"
+        [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 1s"
     done
 done > "$tmp/jobs"
 
@@ -33,13 +34,22 @@ cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
 f=$1 k=$2 t=$3 cfg=$4
 out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
-if [ "$cfg" = all ]; then unset EVT_CONFIG; else export EVT_CONFIG=$cfg; fi
+case $cfg in
+all) unset EVT_CONFIG ;;
+*s) export EVT_CONFIG=${cfg%s} EVT_SPLITK=1 ;;
+*) export EVT_CONFIG=$cfg ;;
+esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
     echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
 fi
 if ! grep -q 'mma.sync.aligned.m16n8k16' "$out"; then
     echo "FAIL $f $k $t config $cfg: no mma.sync in the PTX"; exit 1
 fi
+case $cfg in
+*s) if ! grep -q '_splitk_sm' "$out" || ! grep -q '_splitsum_sm' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no split-K entry points"; exit 1
+    fi ;;
+esac
 echo "ok   $(basename "$f") $k $t config $cfg"
 EOS
 export EVTC TMPD="$tmp"

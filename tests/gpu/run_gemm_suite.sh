@@ -38,7 +38,10 @@ ex=$root/examples
 # so takes the guarded path with a row-major A or a column-major B (as does
 # a conv's C = 13).  The reference covers at most 2^32 multiply-adds (larger
 # runs check a sample of rows); these stay under it, so every output of
-# every run is checked in full.
+# every run is checked in full, except the two that exercise the split-K
+# heuristic on its own.  --splitk (a suite option, not evtc's) runs with
+# EVT_SPLITK=1: every tile split in two, partial sums added by the
+# _splitsum kernel.
 runs() {
     # Every kernel of the examples.
     for f in "$ex"/*.evt; do
@@ -50,6 +53,8 @@ runs() {
             echo "$f $k conv:8,28,28,64,64,3,3,1,1,1"
             echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --special"
             echo "$f $k conv:1,1,1,8,8,1,1"
+            echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --splitk"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --splitk"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -60,6 +65,8 @@ runs() {
             echo "$f $k 1000,127,24 --special"
             echo "$f $k 127,1000,8 --ld-pad 8"
             echo "$f $k 127,127,24 --ld-pad 3"
+            echo "$f $k 1000,1000,4104 --splitk"
+            echo "$f $k 127,1000,4104 --splitk --special"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.
@@ -103,6 +110,15 @@ runs() {
     echo "$c/reductions.evt reductions_bf16_cc 1000,7,4104 --special"
     echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1"
     echo "$c/reductions.evt reductions_conv conv:2,8,8,8,8,1,1 --special"
+    # Split-K: forced, with reductions and the guarded path, and chosen by the
+    # heuristic (a tail of 60 tiles split four ways; the 14x14x256 -> 256 3x3
+    # ResNet-50 layer, its tail split two ways).
+    echo "$c/reductions.evt reductions 1000,127,4104 --splitk"
+    echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1 --splitk"
+    echo "$c/layouts.evt rr_f16 1000,127,4099 --splitk"
+    echo "$c/layouts.evt cc_bf16 127,1000,4104 --splitk --ld-pad 8"
+    echo "$c/layouts.evt rc_f16 2304,2304,1024"
+    echo "$c/inputs.evt inputs_conv conv:128,14,14,256,256,3,3,1,1,1"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
         for l in rr rc cr cc; do
@@ -150,8 +166,13 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         conv:*) problem="--conv ${size#conv:}" ;;
         *) problem="--gemm $size" ;;
         esac
+        splitk=
+        case " $opts " in
+        *" --splitk "*) splitk=1 opts=$(printf '%s' "$opts" | sed 's/--splitk//') ;;
+        esac
         # shellcheck disable=SC2086 # problem and opts are lists of options
-        "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts >"$work/logs/$id.log" 2>&1
+        EVT_SPLITK=$splitk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
+            >"$work/logs/$id.log" 2>&1
         rc=$?
         end=$(date +%s.%N)
         printf '%s %s %s %s %s %s %s\n' "$id" "$rc" "$(awk "BEGIN { printf \"%.1f\", $end - $start }")" \

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <evt/evt.h>
+#include "kernels/gemm_sm80.cuh"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,31 @@ static void test_null_arguments_are_refused(void **state)
     evt_launch_destroy(NULL);
 }
 
+/* The split-K plan: whole waves run whole, a tail under half a wave is
+ * split (at most four ways, at least four k tiles a share), otherwise no split. */
+static void test_split_tail_plan(void **state)
+{
+    (void)state;
+    long long full;
+    int splits;
+    evt_sm80_split_tail(392, 2, 132, 36, &full, &splits); /* 14x14x256 -> 256 3x3, 128x128 */
+    assert_true(full == 264 && splits == 2);
+    evt_sm80_split_tail(324, 2, 132, 16, &full, &splits); /* tail 60: four ways */
+    assert_true(full == 264 && splits == 4);
+    evt_sm80_split_tail(324, 2, 132, 8, &full, &splits); /* only two shares of four k tiles */
+    assert_true(full == 264 && splits == 2);
+    evt_sm80_split_tail(400, 2, 132, 64, &full, &splits); /* tail 136: over half a wave */
+    assert_true(full == 400 && splits == 1);
+    evt_sm80_split_tail(528, 2, 132, 64, &full, &splits); /* whole waves */
+    assert_true(full == 528 && splits == 1);
+    evt_sm80_split_tail(300, 2, 132, 7, &full, &splits); /* K too short */
+    assert_true(full == 300 && splits == 1);
+    evt_sm80_split_tail(10, 1, 132, 64, &full, &splits); /* under one wave: all split */
+    assert_true(full == 0 && splits == 4);
+    evt_sm80_split_tail(0, 1, 132, 64, &full, &splits);
+    assert_true(full == 0 && splits == 1);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -410,6 +436,7 @@ int main(void)
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),
+        cmocka_unit_test(test_split_tail_plan),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
