@@ -254,6 +254,25 @@ def test_module_close():
         m.kernels
 
 
+def test_module_and_launch_collected_together():
+    # The library's contract: a launch goes before its module.  Collected in
+    # one cycle, their finalizers run in no set order; the module's destroys
+    # every launch still alive first, and a launch's own does nothing after.
+    import gc
+    m = examples()
+    k = m.kernel("mlp_up")
+    M, N, K = 8, 16, 32
+    launch = k.bind(FakeTensor((M, K), "bfloat16"), FakeTensor((K, N), "bfloat16", stride=(1, K)),
+                    b=FakeTensor((N,), "bfloat16"), y=FakeTensor((M, N), "bfloat16"))
+    live = m._live
+    assert len(live) == 1
+    m._finalizer()  # the module's finalizer first, as the collector may order them
+    assert not live
+    launch._native.close()  # then the launch's: a no-op, not a second destroy
+    del m, k, launch
+    gc.collect()
+
+
 # ---- without a GPU: argument checks raise before anything is launched --------------
 
 M, N, K = 64, 128, 32

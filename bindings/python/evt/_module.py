@@ -79,9 +79,20 @@ def _stream_handle(stream, index):
     return int(stream)
 
 
-def _destroy(ctx, mod):
+def _destroy(ctx, mod, live=()):
+    # Launches borrow the module: any still alive go first.  A module and its
+    # launches collected together run their finalizers in no set order, so
+    # both kinds go through `live`, the module's set of native launch handles.
+    for h in list(live):
+        _destroy_launch(h, live)
     lib.evt_module_destroy(mod)
     lib.evt_ctx_destroy(ctx)
+
+
+def _destroy_launch(h, live):
+    if h in live:
+        live.discard(h)
+        lib.evt_launch_destroy(h)
 
 
 def _diags(mod):
@@ -144,7 +155,8 @@ class Module:
         self._mod = mod
         self._lock = threading.RLock()
         self._launches = weakref.WeakSet()
-        self._finalizer = weakref.finalize(self, _destroy, ctx, mod)
+        self._live = set()  # native handles of the launches not yet destroyed
+        self._finalizer = weakref.finalize(self, _destroy, ctx, mod, self._live)
 
     # -- lifetime
     def close(self):
@@ -766,7 +778,8 @@ class _Handle:
         h = ctypes.c_void_p()
         module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
         self.h = h.value
-        self._finalizer = weakref.finalize(self, lib.evt_launch_destroy, self.h)
+        module._live.add(self.h)
+        self._finalizer = weakref.finalize(self, _destroy_launch, self.h, module._live)
         module._launches.add(self)
 
     @property
