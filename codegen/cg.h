@@ -17,7 +17,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                  strbuf *sb, strbuf *err);
 /* The variant number of tile configuration `config_id` (gemm_sm80.cuh), aligned
  * (fast path) or guarded, plain or split-K (the _splitk and _splitsum entries
- * of evt_sm80_split_tail); -1 if the kernel is not built for that configuration. */
+ * of evt_sm80_split_plan); -1 if the kernel is not built for that configuration. */
 int cg_variant(int config_id, int aligned, int split);
 /* Tile configurations of a mainloop (ids of kernels/<mainloop>_sm80.cuh):
  * how many, the heuristic's pick for an M x N x K (GEMM view) problem on

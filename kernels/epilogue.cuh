@@ -179,7 +179,7 @@ EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
            ld * (evt_i64)sizeof(typename evt_elem<E>::type) % align == 0;
 }
 
-/* ---- split-K (evt_sm80_split_tail) ------------------------------------- */
+/* ---- split-K (evt_sm80_split_plan) ------------------------------------- */
 
 /* A CTA's partial accumulator tile (smem, rows ACC_LD apart) to its slot of
  * the split workspace: BM x BN floats, dense. */

@@ -147,25 +147,27 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k
 }
 
 /*
- * Split-K of the last, partial wave ("tail"), for any sm80 mainloop: of
- * `tiles` output tiles on num_sms multiprocessors holding `per_sm` CTAs
- * each, the first *full (whole waves) run as usual and each of the other
- * tiles - tail < one wave - is computed by *splits CTAs over a share of the
+ * Split-K, for any sm80 mainloop: of `tiles` output tiles on num_sms
+ * multiprocessors holding `per_sm` CTAs each, the first *full run as usual
+ * and each of the others is computed by *splits CTAs over a share of the
  * k_tiles k tiles each, whose partial sums a second kernel adds (in a fixed
- * order) before the epilogue.  *splits = 1 (and *full = tiles): no split,
- * when the tail is empty, at least half a wave already, or K too short
- * (at least 4 k tiles per share).  E.g. 392 tiles on 132 x 2 slots: 264
- * run whole, 128 in two halves, 1.5 waves of time instead of 2.
+ * order) before the epilogue.  The entry points take any *full; the plan
+ * splits only a grid that fills under a quarter of the CTA slots (then all
+ * of it, up to four ways, at least four k tiles a share): on the H200 that
+ * took 256x512x16384 from 97 to 39 us and 512x512x8192 from 55 to 35, while
+ * splitting a half-filled grid (1024x1024x8192: 81 -> 85 us) or the last
+ * partial wave of a larger one (the 14x14x256 -> 256 3x3 ResNet-50 layer,
+ * 264 tiles whole and 128 in halves: 90 -> 107 us) lost.  *splits = 1 and
+ * *full = tiles: no split.
  */
-EVT_C_INLINE EVT_HD void evt_sm80_split_tail(long long tiles, int per_sm, int num_sms, long long k_tiles,
+EVT_C_INLINE EVT_HD void evt_sm80_split_plan(long long tiles, int per_sm, int num_sms, long long k_tiles,
                                              long long *full, int *splits)
 {
     long long slots = (long long)(num_sms > 0 ? num_sms : 132) * (per_sm > 0 ? per_sm : 1);
-    long long tail = tiles % slots;
-    long long s = tail > 0 ? slots / tail : 1;
+    long long s = tiles > 0 && 4 * tiles <= slots ? slots / tiles : 1;
     s = s < 4 ? s : 4;
     s = s < k_tiles / 4 ? s : k_tiles / 4;
-    *full = s >= 2 ? tiles - tail : tiles;
+    *full = s >= 2 ? 0 : tiles;
     *splits = s >= 2 ? (int)s : 1;
 }
 

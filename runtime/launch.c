@@ -519,7 +519,7 @@ static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigne
     return launch_params(ctx, f, grid, block, smem, stream, params);
 }
 
-/* How the tiles are split (evt_sm80_split_tail; EVT_SPLITK=0 never splits,
+/* How the tiles are split (evt_sm80_split_plan; EVT_SPLITK=0 never splits,
  * EVT_SPLITK=1 splits every tile in two where K has two k tiles, for tests). */
 static void split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long long k,
                        long long *full, int *splits)
@@ -535,7 +535,7 @@ static void split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, lon
             *full = 0, *splits = 2;
         return;
     }
-    evt_sm80_split_tail(tiles, cfg.min_blocks, sms, k_tiles, full, splits);
+    evt_sm80_split_plan(tiles, cfg.min_blocks, sms, k_tiles, full, splits);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
@@ -608,7 +608,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     if (st == EVT_OK && tiles > 0 && splits == 1)
         st = launch1(ctx, fns->main, (unsigned)tiles, threads, smem, s, args);
     if (st == EVT_OK && tiles > 0 && splits > 1) {
-        /* the whole waves and the tail's shares, then the tail's sums */
+        /* tiles below split_full whole, the others in shares, then their sums */
         const long long tail = tiles - full;
         st = ensure_split_ws(l, (size_t)(tail * splits) * (size_t)(fns->cfg.bm * fns->cfg.bn) * 4);
         int full_i = (int)full;

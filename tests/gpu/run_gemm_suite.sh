@@ -38,8 +38,7 @@ ex=$root/examples
 # so takes the guarded path with a row-major A or a column-major B (as does
 # a conv's C = 13).  The reference covers at most 2^32 multiply-adds (larger
 # runs check a sample of rows); these stay under it, so every output of
-# every run is checked in full, except the two that exercise the split-K
-# heuristic on its own.  --splitk (a suite option, not evtc's) runs with
+# every run is checked in full.  --splitk (a suite option, not evtc's) runs with
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.
 runs() {
@@ -111,14 +110,13 @@ runs() {
     echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1"
     echo "$c/reductions.evt reductions_conv conv:2,8,8,8,8,1,1 --special"
     # Split-K: forced, with reductions and the guarded path, and chosen by the
-    # heuristic (a tail of 60 tiles split four ways; the 14x14x256 -> 256 3x3
-    # ResNet-50 layer, its tail split two ways).
+    # plan (36 and 8 tiles of 64x64, split four ways).
     echo "$c/reductions.evt reductions 1000,127,4104 --splitk"
     echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1 --splitk"
     echo "$c/layouts.evt rr_f16 1000,127,4099 --splitk"
     echo "$c/layouts.evt cc_bf16 127,1000,4104 --splitk --ld-pad 8"
-    echo "$c/layouts.evt rc_f16 2304,2304,1024"
-    echo "$c/inputs.evt inputs_conv conv:128,14,14,256,256,3,3,1,1,1"
+    echo "$c/layouts.evt rc_f16 250,513,4104"
+    echo "$c/reductions.evt reductions 127,250,4104 --special"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
         for l in rr rc cr cc; do

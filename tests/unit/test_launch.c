@@ -379,28 +379,28 @@ static void test_null_arguments_are_refused(void **state)
     evt_launch_destroy(NULL);
 }
 
-/* The split-K plan: whole waves run whole, a tail under half a wave is
- * split (at most four ways, at least four k tiles a share), otherwise no split. */
-static void test_split_tail_plan(void **state)
+/* The split-K plan: a grid under a quarter of the CTA slots is split (at
+ * most four ways, at least four k tiles a share), anything larger is not. */
+static void test_split_plan(void **state)
 {
     (void)state;
     long long full;
     int splits;
-    evt_sm80_split_tail(392, 2, 132, 36, &full, &splits); /* 14x14x256 -> 256 3x3, 128x128 */
-    assert_true(full == 264 && splits == 2);
-    evt_sm80_split_tail(324, 2, 132, 16, &full, &splits); /* tail 60: four ways */
-    assert_true(full == 264 && splits == 4);
-    evt_sm80_split_tail(324, 2, 132, 8, &full, &splits); /* only two shares of four k tiles */
-    assert_true(full == 264 && splits == 2);
-    evt_sm80_split_tail(400, 2, 132, 64, &full, &splits); /* tail 136: over half a wave */
-    assert_true(full == 400 && splits == 1);
-    evt_sm80_split_tail(528, 2, 132, 64, &full, &splits); /* whole waves */
-    assert_true(full == 528 && splits == 1);
-    evt_sm80_split_tail(300, 2, 132, 7, &full, &splits); /* K too short */
-    assert_true(full == 300 && splits == 1);
-    evt_sm80_split_tail(10, 1, 132, 64, &full, &splits); /* under one wave: all split */
+    evt_sm80_split_plan(32, 4, 132, 512, &full, &splits); /* 256x512x16384, 64x64 tiles */
     assert_true(full == 0 && splits == 4);
-    evt_sm80_split_tail(0, 1, 132, 64, &full, &splits);
+    evt_sm80_split_plan(64, 4, 132, 256, &full, &splits); /* 512x512x8192 */
+    assert_true(full == 0 && splits == 4);
+    evt_sm80_split_plan(100, 2, 132, 64, &full, &splits); /* 100 of 264 slots: over a quarter */
+    assert_true(full == 100 && splits == 1);
+    evt_sm80_split_plan(60, 2, 132, 64, &full, &splits); /* 264 / 60: four ways */
+    assert_true(full == 0 && splits == 4);
+    evt_sm80_split_plan(60, 2, 132, 8, &full, &splits); /* only two shares of four k tiles */
+    assert_true(full == 0 && splits == 2);
+    evt_sm80_split_plan(392, 2, 132, 36, &full, &splits); /* a whole wave and a tail: no split */
+    assert_true(full == 392 && splits == 1);
+    evt_sm80_split_plan(10, 1, 132, 7, &full, &splits); /* K too short */
+    assert_true(full == 10 && splits == 1);
+    evt_sm80_split_plan(0, 1, 132, 64, &full, &splits);
     assert_true(full == 0 && splits == 1);
 }
 
@@ -436,7 +436,7 @@ int main(void)
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),
-        cmocka_unit_test(test_split_tail_plan),
+        cmocka_unit_test(test_split_plan),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
