@@ -336,12 +336,14 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     for (size_t i = 0; i < fn->ninputs; i++)
         row_loads |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
     const int group = row_group(fn, row_loads);
+    /* the checked (edge-tile) instance takes one row at a time: it runs on few
+     * tiles, and its unrolled code costs NVRTC time */
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
-                  "    constexpr int G = ITERS < %d ? ITERS : %d;\n"
+                  "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS : (FAST ? %d : %d);\n"
                   "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
                   "#pragma unroll 1\n"
                   "    for (int g = 0; g < ITERS; g += G) {\n",
-              group, group);
+              group, 1, group, 1);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
         if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
