@@ -239,12 +239,17 @@ def test_generated_code():
         k.cuda("sm_99")
 
 
+def bind_fake_mlp_up(m):
+    """examples' mlp_up bound to small fake tensors (no GPU needed)."""
+    M, N, K = 8, 16, 32
+    return m.kernel("mlp_up").bind(FakeTensor((M, K), "bfloat16"),
+                                   FakeTensor((K, N), "bfloat16", stride=(1, K)),
+                                   b=FakeTensor((N,), "bfloat16"), y=FakeTensor((M, N), "bfloat16"))
+
+
 def test_module_close():
     m = examples()
-    k = m.kernel("mlp_up")
-    M, N, K = 8, 16, 32
-    launch = k.bind(FakeTensor((M, K), "bfloat16"), FakeTensor((K, N), "bfloat16", stride=(1, K)),
-                    b=FakeTensor((N,), "bfloat16"), y=FakeTensor((M, N), "bfloat16"))
+    launch = bind_fake_mlp_up(m)
     with m:
         pass
     assert m.closed
@@ -260,16 +265,13 @@ def test_module_and_launch_collected_together():
     # every launch still alive first, and a launch's own does nothing after.
     import gc
     m = examples()
-    k = m.kernel("mlp_up")
-    M, N, K = 8, 16, 32
-    launch = k.bind(FakeTensor((M, K), "bfloat16"), FakeTensor((K, N), "bfloat16", stride=(1, K)),
-                    b=FakeTensor((N,), "bfloat16"), y=FakeTensor((M, N), "bfloat16"))
+    launch = bind_fake_mlp_up(m)
     live = m._live
     assert len(live) == 1
     m._finalizer()  # the module's finalizer first, as the collector may order them
     assert not live
     launch._native.close()  # then the launch's: a no-op, not a second destroy
-    del m, k, launch
+    del m, launch
     gc.collect()
 
 

@@ -19,30 +19,7 @@
 
 #define EXAMPLES EVT_SOURCE_DIR "/tests/golden/examples.evt"
 
-typedef struct fixture {
-    evt_ctx *ctx;
-    evt_module *m;
-    evt_interp *in;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    if (!f || !(f->ctx = evt_ctx_create()))
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    evt_interp_destroy(f->in);
-    evt_module_destroy(f->m);
-    evt_ctx_destroy(f->ctx);
-    free(f);
-    return 0;
-}
+#include "module_fixture.h"
 
 /* Parses src and makes an interpreter for its epilogue `name`. */
 static evt_interp *interp_for(fixture *f, const char *src, const char *name)

@@ -14,28 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fixture {
-    evt_ctx *ctx;
-    evt_module *m;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    if (!f || !(f->ctx = evt_ctx_create()))
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    evt_module_destroy(f->m);
-    evt_ctx_destroy(f->ctx);
-    free(f);
-    return 0;
-}
+#include "module_fixture.h"
 
 /* Parses src (which must be valid) into f->m and returns its first epilogue. */
 static const ir_func *parse(fixture *f, const char *src)
