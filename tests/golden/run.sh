@@ -19,32 +19,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-: "${EVTC:?set EVTC to the evtc binary}"
-case $EVTC in
-/*) ;;
-*) EVTC=$(pwd)/$EVTC ;;
-esac
-[ -x "$EVTC" ] || { echo "run.sh: $EVTC is not executable" >&2; exit 2; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/evt-golden.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-pass=0
-fail=0
-
-# check CASE WHAT WANT_FILE GOT_FILE: diff, or regenerate under UPDATE=1.
-check() {
-    if [ "${UPDATE:-}" = 1 ]; then
-        cp "$4" "$3"
-        return 0
-    fi
-    if diff -u "$3" "$4" >"$tmp/diff"; then
-        return 0
-    fi
-    echo "FAIL $1: $2 differs"
-    cat "$tmp/diff"
-    return 1
-}
+. "$here/lib.sh"
 
 # run_evtc OUT ERR ARGS...: runs evtc; sets rc.
 run_evtc() {
