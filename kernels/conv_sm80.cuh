@@ -442,16 +442,37 @@ struct filt_loader {
     }
 };
 
+/* The conv's k tile loads for run_pipeline: both loaders step K in order. */
+template <class Cfg>
+struct conv_stage_loader {
+    act_loader<Cfg> a;
+    filt_loader<Cfg> b;
+    const evt_conv_args *args;
+
+    __device__ __forceinline__ void operator()(evt_u32 stage)
+    {
+        if (Cfg::kAligned) {
+            a.load_async(*args, stage);
+            b.load_async(*args, stage + Cfg::kAStageBytes);
+        } else {
+            a.load_guarded(*args, stage);
+            b.load_guarded(*args, stage + Cfg::kAStageBytes);
+        }
+        a.kp.advance(*args, Cfg::kBK);
+        b.advance();
+    }
+};
+
 } /* namespace evt_conv_sm80_detail */
 
 /*
- * The mainloop: accumulate output tile (tile_m, tile_n) over K = r s c and
- * leave it in smem as float[Cfg::kBM][Cfg::kAccLd] (see the top of this
- * file).  All Cfg::kThreads threads must call it; smem must be at least
+ * The mainloop: accumulate output tile (tile_m, tile_n) over k tiles
+ * [kt_begin, kt_end) of K = r s c (all by default) and leave it in smem as
+ * float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
+ * Cfg::kThreads threads must call it; smem must be at least
  * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
- * is gemm_sm80.cuh's (kStages - 1 k tiles in flight, fragments of step s + 1
- * loaded while step s multiplies); k tiles are loaded strictly in order,
- * which is what lets the loaders step K incrementally.
+ * is gemm_sm80.cuh's run_pipeline; k tiles are loaded strictly in order,
+ * which is what lets the loaders step K incrementally from kt_begin.
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args, int tile_m,
@@ -461,89 +482,18 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
     using namespace evt_sm80_detail;
     using namespace evt_conv_sm80_detail;
     const int tid = threadIdx.x;
-    const int lane = tid & 31;
     const int warp = tid >> 5;
-    const int warp_m = warp / Cfg::kWarpsN;
-    const int warp_n = warp % Cfg::kWarpsN;
-    const int m_lim = args.n * args.p * args.q;
     const int k_gemm = args.r * args.s * args.c;
-    /* k tiles [kt_begin, kt_end) of K, as the GEMM's; the loaders start at
-     * kt_begin and step from there */
     const int kt_all = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
     const int k_last = kt_end < kt_all ? kt_end : kt_all;
     const int k_tiles = k_last > kt_begin ? k_last - kt_begin : 0;
-    const evt_u32 sbase = evt_smem_addr(smem);
 
-    act_loader<Cfg> la;
-    filt_loader<Cfg> lb;
-    la.init(args, tile_m * Cfg::kBM, m_lim, k_tiles ? kt_begin * Cfg::kBK : 0);
-    lb.init(args, tile_n * Cfg::kBN, k_gemm, k_tiles ? kt_begin * Cfg::kBK : 0);
-
-    float acc[Cfg::kMI][Cfg::kNI][4];
-#pragma unroll
-    for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                acc[mi][ni][e] = 0.0f;
-
-#pragma unroll
-    for (int s = 0; s < Cfg::kStages - 1; ++s) {
-        if (s < k_tiles) {
-            evt_u32 st = sbase + s * Cfg::kStageBytes;
-            if (Cfg::kAligned) {
-                la.load_async(args, st);
-                lb.load_async(args, st + Cfg::kAStageBytes);
-            } else {
-                la.load_guarded(args, st);
-                lb.load_guarded(args, st + Cfg::kAStageBytes);
-            }
-            la.kp.advance(args, Cfg::kBK);
-            lb.advance();
-        }
-        evt_cp_async_commit();
-    }
-    evt_cp_async_wait<Cfg::kStages - 2>();
-    __syncthreads();
-
-    frags<Cfg> f[2];
-    int read_stage = 0;
-    int write_stage = Cfg::kStages - 1;
-    load_frags<Cfg>(f[0], sbase, sbase + Cfg::kAStageBytes, 0, warp_m, warp_n, lane);
-
-    for (int kt = 0; kt < k_tiles; ++kt) {
-#pragma unroll
-        for (int kk = 0; kk < Cfg::kKSteps; ++kk) {
-            if (kk == Cfg::kKSteps - 1) {
-                evt_cp_async_wait<Cfg::kStages - 2>();
-                __syncthreads();
-                read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
-            }
-            evt_u32 rs = sbase + read_stage * Cfg::kStageBytes;
-            load_frags<Cfg>(f[(kk + 1) & 1], rs, rs + Cfg::kAStageBytes,
-                            (kk + 1) % Cfg::kKSteps, warp_m, warp_n, lane);
-            if (kk == 0) {
-                if (kt + Cfg::kStages - 1 < k_tiles) {
-                    evt_u32 ws = sbase + write_stage * Cfg::kStageBytes;
-                    if (Cfg::kAligned) {
-                        la.load_async(args, ws);
-                        lb.load_async(args, ws + Cfg::kAStageBytes);
-                    } else {
-                        la.load_guarded(args, ws);
-                        lb.load_guarded(args, ws + Cfg::kAStageBytes);
-                    }
-                    la.kp.advance(args, Cfg::kBK);
-                    lb.advance();
-                }
-                evt_cp_async_commit();
-                write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
-            }
-            mma_step<Cfg>(acc, f[kk & 1]);
-        }
-    }
-
-    hand_over_acc<Cfg>(acc, sbase, warp_m, warp_n, lane);
+    conv_stage_loader<Cfg> load;
+    load.a.init(args, tile_m * Cfg::kBM, args.n * args.p * args.q, k_tiles ? kt_begin * Cfg::kBK : 0);
+    load.b.init(args, tile_n * Cfg::kBN, k_gemm, k_tiles ? kt_begin * Cfg::kBK : 0);
+    load.args = &args;
+    run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
+                      tid & 31);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -544,43 +544,21 @@ __device__ __forceinline__ void hand_over_acc(const float (&acc)[Cfg::kMI][Cfg::
     __syncthreads();
 }
 
-} /* namespace evt_sm80_detail */
-
 /*
- * The mainloop: accumulate the (tile_m, tile_n) output tile over all of K
- * and leave it in smem as float[Cfg::kBM][Cfg::kAccLd] (see the top of this
- * file).  All Cfg::kThreads threads of the CTA must call it; smem must be
- * at least Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.
- *
- * Pipeline: kStages - 1 k tiles are in flight while one is consumed.  Each
- * k tile is kKSteps k16 steps; fragments for step s + 1 are loaded from
- * shared memory while the mma of step s run (two fragment buffers).  The
- * wait and barrier for the next stage sit before the last step's fragment
- * load, and the copy into the stage freed by that barrier is issued in the
- * first step of the next k tile.
+ * The multi-stage pipeline every sm80 mainloop runs over its k tiles, and
+ * then the accumulator hand-off.  Loads: kStages - 1 k tiles are in flight
+ * while one is consumed; load(stage_address) copies the next k tile in
+ * order into a stage (cp.async, or plain loads and st.shared), and is called
+ * exactly k_tiles times.  Each k tile is kKSteps k16 steps; fragments for
+ * step s + 1 are loaded from shared memory while the mma of step s run (two
+ * fragment buffers).  The wait and barrier for the next stage sit before
+ * the last step's fragment load, and the copy into the stage freed by that
+ * barrier is issued in the first step of the next k tile.
  */
-template <class Cfg>
-__device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args, int tile_m,
-                                                       int tile_n, unsigned char *smem,
-                                                       int kt_begin = 0, int kt_end = 1 << 30)
+template <class Cfg, class Load>
+__device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sbase, int warp_m,
+                                             int warp_n, int lane)
 {
-    using namespace evt_sm80_detail;
-    const int tid = threadIdx.x;
-    const int lane = tid & 31;
-    const int warp = tid >> 5;
-    const int warp_m = warp / Cfg::kWarpsN;
-    const int warp_n = warp % Cfg::kWarpsN;
-    /* k tiles [kt_begin, kt_end) of K (all of them by default; split-K
-     * entry points give each CTA a part) */
-    const int kt_all = (args.k + Cfg::kBK - 1) / Cfg::kBK;
-    const int k_tiles = kt_end < kt_all ? kt_end : kt_all;
-    const evt_u32 sbase = evt_smem_addr(smem);
-
-    loader<Cfg, true> la;
-    loader<Cfg, false> lb;
-    la.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
-    lb.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
-
     float acc[Cfg::kMI][Cfg::kNI][4];
 #pragma unroll
     for (int mi = 0; mi < Cfg::kMI; ++mi)
@@ -592,16 +570,8 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
 
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 1; ++s) {
-        if (kt_begin + s < k_tiles) {
-            evt_u32 st = sbase + s * Cfg::kStageBytes;
-            if (Cfg::kAligned) {
-                la.load_async(st, kt_begin + s);
-                lb.load_async(st + Cfg::kAStageBytes, kt_begin + s);
-            } else {
-                la.load_guarded(st, kt_begin + s);
-                lb.load_guarded(st + Cfg::kAStageBytes, kt_begin + s);
-            }
-        }
+        if (s < k_tiles)
+            load(sbase + s * Cfg::kStageBytes);
         evt_cp_async_commit();
     }
     evt_cp_async_wait<Cfg::kStages - 2>();
@@ -612,7 +582,7 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
     int write_stage = Cfg::kStages - 1;
     load_frags<Cfg>(f[0], sbase, sbase + Cfg::kAStageBytes, 0, warp_m, warp_n, lane);
 
-    for (int kt = kt_begin; kt < k_tiles; ++kt) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
         for (int kk = 0; kk < Cfg::kKSteps; ++kk) {
             if (kk == Cfg::kKSteps - 1) {
@@ -624,17 +594,8 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
             load_frags<Cfg>(f[(kk + 1) & 1], rs, rs + Cfg::kAStageBytes,
                             (kk + 1) % Cfg::kKSteps, warp_m, warp_n, lane);
             if (kk == 0) {
-                int next = kt + Cfg::kStages - 1;
-                if (next < k_tiles) {
-                    evt_u32 ws = sbase + write_stage * Cfg::kStageBytes;
-                    if (Cfg::kAligned) {
-                        la.load_async(ws, next);
-                        lb.load_async(ws + Cfg::kAStageBytes, next);
-                    } else {
-                        la.load_guarded(ws, next);
-                        lb.load_guarded(ws + Cfg::kAStageBytes, next);
-                    }
-                }
+                if (kt + Cfg::kStages - 1 < k_tiles)
+                    load(sbase + write_stage * Cfg::kStageBytes);
                 evt_cp_async_commit();
                 write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
             }
@@ -643,6 +604,55 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
     }
 
     hand_over_acc<Cfg>(acc, sbase, warp_m, warp_n, lane);
+}
+
+/* The GEMM's k tile loads for run_pipeline: A and B of k tile kt, then kt + 1, ... */
+template <class Cfg>
+struct gemm_stage_loader {
+    loader<Cfg, true> a;
+    loader<Cfg, false> b;
+    int kt;
+
+    __device__ __forceinline__ void operator()(evt_u32 stage)
+    {
+        if (Cfg::kAligned) {
+            a.load_async(stage, kt);
+            b.load_async(stage + Cfg::kAStageBytes, kt);
+        } else {
+            a.load_guarded(stage, kt);
+            b.load_guarded(stage + Cfg::kAStageBytes, kt);
+        }
+        ++kt;
+    }
+};
+
+} /* namespace evt_sm80_detail */
+
+/*
+ * The mainloop: accumulate the (tile_m, tile_n) output tile over k tiles
+ * [kt_begin, kt_end) of K (all of them by default; split-K entry points give
+ * each CTA a share) and leave it in smem as float[Cfg::kBM][Cfg::kAccLd]
+ * (see the top of this file).  All Cfg::kThreads threads of the CTA must
+ * call it; smem must be at least Cfg::kSmemBytes of dynamic shared memory,
+ * 128-byte aligned.  The pipeline is evt_sm80_detail::run_pipeline.
+ */
+template <class Cfg>
+__device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args, int tile_m,
+                                                       int tile_n, unsigned char *smem,
+                                                       int kt_begin = 0, int kt_end = 1 << 30)
+{
+    using namespace evt_sm80_detail;
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int kt_all = (args.k + Cfg::kBK - 1) / Cfg::kBK;
+    const int k_last = kt_end < kt_all ? kt_end : kt_all;
+
+    gemm_stage_loader<Cfg> load;
+    load.a.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
+    load.b.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
+    load.kt = kt_begin;
+    run_pipeline<Cfg>(k_last > kt_begin ? k_last - kt_begin : 0, load, evt_smem_addr(smem),
+                      warp / Cfg::kWarpsN, warp % Cfg::kWarpsN, tid & 31);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */
