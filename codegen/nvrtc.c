@@ -41,9 +41,13 @@ cg_nvrtc *cg_nvrtc_load(strbuf *err)
                                 "/usr/local/cuda/lib64/libnvrtc.so.13",
                                 "/usr/local/cuda/lib64/libnvrtc.so"};
     void *lib = NULL;
+    /* RTLD_NODELETE: NVRTC stays mapped when the last context lets it go.
+     * Unmapping it would buy little (the next context loads it again), and
+     * its C++ runtime keeps allocations reachable only from its own data,
+     * which LeakSanitizer would report as leaks once the mapping is gone. */
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !lib; i++)
         if (candidates[i] && candidates[i][0])
-            lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+            lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib) {
         sb_puts(err, "cannot load NVRTC (libnvrtc.so.13): install the CUDA 13 toolkit or set "
                      "EVT_NVRTC_LIBRARY to its path");
