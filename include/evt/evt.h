@@ -416,7 +416,11 @@ EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, fl
 /*
  * Validates, compiles or fetches the kernel for the current device, and
  * launches it on `stream` (a CUstream; NULL for the legacy default stream).
- * Asynchronous: returns once the work is enqueued.
+ * Asynchronous: returns once the work is enqueued.  A launch owns device
+ * workspaces (reduction partials, split-K partial tiles) that its runs use:
+ * runs of one launch must not overlap on two streams (use a launch per
+ * stream), and a workspace that grows is freed with cuMemFree, which waits
+ * for the work using it.
  */
 EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
 
