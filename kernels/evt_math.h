@@ -130,14 +130,24 @@ EVT_MATH_FN float evt_sqrt(float x)
 #endif
 }
 
+/* -x and |x|: the sign bit alone (a NaN's sign is unspecified).  On the GPU
+ * as float operations, which fold into the next instruction's operand. */
 EVT_MATH_FN float evt_neg(float x)
 {
+#ifdef EVT_MATH_CUDA
+    return -x;
+#else
     return evt_bits_f32(evt_f32_bits(x) ^ 0x80000000u);
+#endif
 }
 
 EVT_MATH_FN float evt_abs(float x)
 {
+#ifdef EVT_MATH_CUDA
+    return fabsf(x);
+#else
     return evt_bits_f32(evt_f32_bits(x) & 0x7fffffffu);
+#endif
 }
 
 EVT_MATH_FN int evt_isnan(float x)
