@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_INVALID = 1, EXIT_FAILURE_OUTSIDE = 2 };
-
 typedef enum emit_kind { EMIT_NONE, EMIT_IR, EMIT_DOT, EMIT_CUDA, EMIT_PTX, EMIT_CUBIN } emit_kind;
 
 typedef struct options {
@@ -56,12 +54,17 @@ static void usage(FILE *f)
           f);
 }
 
+int evtc_usage_error(const char *program, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: error: ", program);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see %s --help)\n", program);
+    return EXIT_INVALID;
+}
+
 static int bad_usage(const char *fmt, const char *arg)
 {
-    fputs("evtc: error: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(see evtc --help)\n", stderr);
-    return EXIT_INVALID;
+    return evtc_usage_error("evtc", fmt, arg);
 }
 
 /* Checks a comma-separated list of pass names against the library's. */
@@ -178,13 +181,13 @@ static int write_bytes(const char *path, const void *data, size_t size)
     FILE *f = path ? fopen(path, "wb") : stdout;
     if (!f) {
         fprintf(stderr, "evtc: error: cannot write %s: %s\n", path, strerror(errno));
-        return EXIT_FAILURE_OUTSIDE;
+        return EXIT_OUTSIDE;
     }
     int bad = fwrite(data, 1, size, f) != size;
     bad |= path ? fclose(f) != 0 : fflush(f) != 0;
     if (bad) {
         fprintf(stderr, "evtc: error: writing %s failed\n", path ? path : "output");
-        return EXIT_FAILURE_OUTSIDE;
+        return EXIT_OUTSIDE;
     }
     return 0;
 }
@@ -213,7 +216,7 @@ static int optimize(const options *o, evt_ctx *ctx, evt_module *m)
     if (st == EVT_OK)
         return 0;
     fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
-    return EXIT_FAILURE_OUTSIDE;
+    return EXIT_OUTSIDE;
 }
 
 /* --emit=cuda|ptx|cubin: every selected kernel for every target. */
@@ -230,7 +233,7 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
     FILE *text_out = NULL;
     if (o->emit != EMIT_CUBIN && o->output && !(text_out = fopen(o->output, "wb"))) {
         fprintf(stderr, "evtc: error: cannot write %s: %s\n", o->output, strerror(errno));
-        return EXIT_FAILURE_OUTSIDE;
+        return EXIT_OUTSIDE;
     }
     int rc = 0;
     for (size_t i = 0; i < nk && !rc; i++) {
@@ -259,7 +262,7 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
             if (st != EVT_OK) {
                 fputs(evt_module_diag_text(m, o->diag_format), stderr);
                 fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
-                rc = st == EVT_ERR_UNSUPPORTED ? EXIT_INVALID : EXIT_FAILURE_OUTSIDE;
+                rc = st == EVT_ERR_UNSUPPORTED ? EXIT_INVALID : EXIT_OUTSIDE;
             } else {
                 if (o->show_time && o->emit != EMIT_CUDA)
                     fprintf(stderr, "evtc: %s %s: NVRTC %.3f s\n", evt_kernel_name(k),
@@ -274,7 +277,7 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
                     rc = write_bytes(path, bytes, size);
                 } else if (fwrite(bytes, 1, size, text_out ? text_out : stdout) != size) {
                     fputs("evtc: error: writing the output failed\n", stderr);
-                    rc = EXIT_FAILURE_OUTSIDE;
+                    rc = EXIT_OUTSIDE;
                 }
             }
             evt_free(owned);
@@ -282,7 +285,7 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
     }
     if (text_out && fclose(text_out) != 0 && !rc) {
         fputs("evtc: error: writing the output failed\n", stderr);
-        rc = EXIT_FAILURE_OUTSIDE;
+        rc = EXIT_OUTSIDE;
     }
     return rc;
 }
@@ -300,7 +303,7 @@ int main(int argc, char **argv)
     evt_ctx *ctx = evt_ctx_create();
     if (!ctx) {
         fputs("evtc: error: out of memory\n", stderr);
-        return EXIT_FAILURE_OUTSIDE;
+        return EXIT_OUTSIDE;
     }
     evt_module *m = NULL;
     evt_status st = evt_module_parse_file(ctx, o.file, &m);
@@ -310,7 +313,7 @@ int main(int argc, char **argv)
         if (!m)
             fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
         rc = st == EVT_ERR_SOURCE || st == EVT_ERR_IO || st == EVT_ERR_LIMIT ? EXIT_INVALID
-                                                                              : EXIT_FAILURE_OUTSIDE;
+                                                                              : EXIT_OUTSIDE;
     } else if (o.kernel && !evt_module_find_kernel(m, o.kernel)) {
         fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", o.file, o.kernel);
         rc = EXIT_INVALID;
@@ -325,7 +328,7 @@ int main(int argc, char **argv)
             rc = emit_kernels(&o, ctx, m);
         } else if (o.emit == EMIT_IR || o.emit == EMIT_DOT) {
             const char *text = o.emit == EMIT_IR ? evt_module_ir_text(m) : evt_module_dot_text(m);
-            rc = text ? write_output(&o, text) : EXIT_FAILURE_OUTSIDE;
+            rc = text ? write_output(&o, text) : EXIT_OUTSIDE;
         }
     }
     evt_module_destroy(m);

@@ -23,8 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { EXIT_INVALID = 1, EXIT_OUTSIDE = 2, EXIT_MISMATCH = 3 };
-
 /* Above this many multiply-adds the reference covers a sample of rows (see check()). */
 #define FULL_CHECK_MACS (1LL << 32)
 /* The fewest rows a sampled check covers. */
@@ -90,10 +88,7 @@ static void run_usage(FILE *f)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-    fputs("evtc run: error: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(see evtc run --help)\n", stderr);
-    return EXIT_INVALID;
+    return evtc_usage_error("evtc run", fmt, arg);
 }
 
 /* A non-negative decimal integer that fills the whole string. */
