@@ -47,34 +47,9 @@
 #include "../kernels/evt_common.cuh"
 #include "../kernels/gemm_sm80.cuh"
 #include "../kernels/conv_sm80.cuh"
+#include "harness.cuh"
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(2);                                                                           \
-        }                                                                                      \
-    } while (0)
 
-enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2 };
-
-static FILE *g_log = nullptr;
-static int g_fail = 0, g_pass = 0;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[2048];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fputs(buf, stdout);
-    fflush(stdout);
-    if (g_log)
-        fputs(buf, g_log);
-}
 
 /* ---- kernel under test: mainloop + store epilogue ------------------------ */
 
@@ -193,13 +168,6 @@ __global__ void fill_random(evt_u16 *p, long long n, unsigned long long seed, fl
         float u = (hash32(seed * 0x9e3779b97f4a7c15ull + i) >> 8) * (1.0f / 8388608.0f) - 1.0f;
         p[i] = evt_from_f32<DT>(u * scale);
     }
-}
-
-__global__ void fill_u16(evt_u16 *p, long long n, evt_u16 v)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        p[i] = v;
 }
 
 /* Direct conv: r[m][k] = sum over taps and channels, s = sum |x w|; one
@@ -417,7 +385,6 @@ struct for_each_cfg<NCFG> {
     static void init() {}
 };
 
-static const char *dt_name(int dt) { return dt == EVT_DT_F16 ? "f16" : "bf16"; }
 
 static const char *cfg_name(int id)
 {
@@ -636,13 +603,6 @@ static void run_checks(bool quick)
 }
 
 /* ---- bench --------------------------------------------------------------- */
-
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Median time of f in ms; before each run a 256 MB memset evicts L2. */
 template <class F>

@@ -36,15 +36,7 @@
 
 #include "../kernels/evt_common.cuh"
 #include "../kernels/gemm_sm80.cuh"
-
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(2);                                                                           \
-        }                                                                                      \
-    } while (0)
+#include "harness.cuh"
 
 #define CKB(x)                                                                                 \
     do {                                                                                       \
@@ -55,7 +47,6 @@
         }                                                                                      \
     } while (0)
 
-enum { OUT_F32 = 0, OUT_F16 = 1, OUT_BF16 = 2 };
 
 /* ---- kernels under test: mainloop + trivial epilogue -------------------- */
 
@@ -122,13 +113,6 @@ __global__ void fill_random(evt_u16 *p, long long rows, long long cols, long lon
         float u = (hash32(seed * 0x9e3779b97f4a7c15ull + i) >> 8) * (1.0f / 8388608.0f) - 1.0f;
         p[r * ld + c] = evt_from_f32<DT>(u);
     }
-}
-
-__global__ void fill_u16(evt_u16 *p, long long n, evt_u16 v)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        p[i] = v;
 }
 
 /* f64 reference: r = A * B, s = sum |a * b|; 16x16 shared-memory tiles. */
@@ -330,7 +314,6 @@ static void init_tables()
 
 /* ---- check --------------------------------------------------------------- */
 
-static const char *dt_name(int dt) { return dt == EVT_DT_F16 ? "f16" : "bf16"; }
 
 struct matrix {
     evt_u16 *alloc = nullptr; /* with room for a misaligned base */
@@ -339,21 +322,6 @@ struct matrix {
 };
 
 static unsigned long long g_seed = 12345;
-static int g_fail = 0, g_pass = 0;
-static FILE *g_log = nullptr;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fputs(buf, stdout);
-    if (g_log)
-        fputs(buf, g_log);
-}
 
 /* rows x cols, contiguous along cols; pad adds to ld, shift misaligns. */
 static matrix make_matrix(int dt, long long rows, long long cols, long long pad, int shift)
@@ -560,13 +528,6 @@ static void run_checks(bool quick, int max_dim)
 }
 
 /* ---- bench --------------------------------------------------------------- */
-
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 template <class F>
 static double time_ms(F f, int warmup, int reps)
