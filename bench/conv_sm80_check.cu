@@ -149,16 +149,6 @@ __global__ void write_only(uint4 *y, long long n16)
 
 /* ---- helpers ------------------------------------------------------------- */
 
-__device__ __forceinline__ unsigned hash32(unsigned long long x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (unsigned)x;
-}
-
 /* n values uniform in [-scale, scale). */
 template <int DT>
 __global__ void fill_random(evt_u16 *p, long long n, unsigned long long seed, float scale)

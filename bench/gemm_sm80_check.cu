@@ -90,16 +90,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
 /* ---- helpers ------------------------------------------------------------- */
 
-__device__ __forceinline__ unsigned hash32(unsigned long long x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (unsigned)x;
-}
-
 /* Fill rows x cols (stored with leading dimension ld, contiguous along cols)
  * with uniform [-1, 1) values; the caller poisons the padding beforehand. */
 template <int DT>

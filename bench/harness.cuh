@@ -2,7 +2,8 @@
  * harness.cuh - what the standalone mainloop harnesses share
  * (bench/gemm_sm80_check.cu, bench/conv_sm80_check.cu): the CUDA error
  * check, the output types of their store epilogues, the report (stdout and
- * a log file, pass/fail counters), a 16-bit fill kernel, the median.
+ * a log file, pass/fail counters), the input hash, a 16-bit fill kernel,
+ * the median.
  */
 #ifndef EVT_BENCH_HARNESS_CUH
 #define EVT_BENCH_HARNESS_CUH
@@ -48,6 +49,17 @@ static void say(const char *fmt, ...)
 }
 
 static const char *dt_name(int dt) { return dt == EVT_DT_F16 ? "f16" : "bf16"; }
+
+/* A 64-bit mix (splitmix64's finalizer): the random inputs' generator. */
+__device__ __forceinline__ unsigned hash32(unsigned long long x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (unsigned)x;
+}
 
 /* p[0..n) = v (NaN poison for padding and outputs). */
 __global__ void fill_u16(evt_u16 *p, long long n, evt_u16 v)
