@@ -24,31 +24,12 @@ echo "== plain C part (C11, -Werror) =="
 printf '#include "kernels/gemm_sm80.cuh"\n#include "kernels/conv_sm80.cuh"\nint main(void) { return evt_conv_sm80_pick(1, 1, 1, 0) < 0 || !evt_conv_sm80_fast_path_ok(8, 16, 32); }\n' |
     cc -std=c11 -Wall -Wextra -Werror -pedantic -I. -x c - -o "$BUILD/conv_c_part" && "$BUILD/conv_c_part" && echo ok
 
-echo "== build (sm_$ARCH) =="
-start=$(date +%s)
-nvcc -O3 -std=c++17 -gencode=arch=compute_$ARCH,code=sm_$ARCH --split-compile=0 -Xptxas -v \
-    -o "$BUILD/conv_sm80_check" bench/conv_sm80_check.cu -lnvrtc 2>"$LOGS/conv_ptxas.log" ||
-    { cat "$LOGS/conv_ptxas.log"; exit 1; }
-echo "built in $(( $(date +%s) - start )) s"
-# registers and spills of the conv kernels, one line each
-awk '/Compiling entry function .*conv_kernel/ { name = $0; sub(/.*function ./, "", name); sub(/. for .*/, "", name) }
-     /bytes spill stores/ && name != "" { spill = $5 " " $6 " " $7 " " $8 " " $9 }
-     /Used [0-9]+ registers/ && name != "" { match($0, /Used [0-9]+ registers/); regs = substr($0, RSTART + 5, RLENGTH - 15);
-         n++; if (regs + 0 > maxr) maxr = regs + 0; if (spill !~ /^0 bytes spill/) { bad++; print "  SPILL: " name ": " spill }
-         name = "" }
-     END { printf "  %d conv kernels, max %d registers, %d with spills\n", n, maxr, bad }' "$LOGS/conv_ptxas.log" |
-    { command -v c++filt >/dev/null && c++filt || cat; }
+. bench/harness.sh
+harness_build conv_sm80_check bench/conv_sm80_check.cu conv_kernel -lnvrtc
 
 echo "== check and bench =="
 rc=0
-nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv -lms 100 \
-    >"$LOGS/conv_clocks.csv" 2>/dev/null &
-smi=$!
-CONV_CHECK_LOG="$LOGS/conv_check.log" "$BUILD/conv_sm80_check" "$@" || rc=$?
-kill "$smi" 2>/dev/null || true
-awk -F', ' 'NR > 1 && $3 + 0 > 300 { n++; c += $2; if (min == "" || $2 + 0 < min) min = $2 + 0; if ($3 + 0 > p) p = $3 + 0 }
-    END { if (n) printf "under load (%d samples > 300 W): mean SM clock %.0f MHz, min %d MHz, max power %.0f W\n", n, c / n, min, p }' \
-    "$LOGS/conv_clocks.csv" || true
+CONV_CHECK_LOG="$LOGS/conv_check.log" harness_run "$LOGS/conv_clocks.csv" "$BUILD/conv_sm80_check" "$@" || rc=$?
 
 if [ "${CONV_NCU:-0}" = 1 ]; then
     echo "== ncu (conv_ncu.txt) =="
