@@ -36,7 +36,10 @@ void cg_kernel_basename(const ir_kernel *k, strbuf *sb);
 /* The entry point of kernel k for target, tile configuration config_id, fast
  * (aligned) or guarded, plain (split 0), split-K main (1) or split-K sum (2):
  * evt_<kernel>_<mainloop>_<BMxBNxBK>[_guarded][_splitk|_splitsum]_sm<NN>.
- * The split entries take (args, float *split_ws, int split_full, int splits). */
+ * The split entries take (args, float *split_ws, int splits): _splitk runs
+ * tiles x splits CTAs, each a share of K of tile blockIdx.x / splits into
+ * slot blockIdx.x; _splitsum one CTA per tile, adding its slots and running
+ * the epilogue. */
 void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, int split,
                    strbuf *sb);
 /* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */

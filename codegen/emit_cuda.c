@@ -604,9 +604,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     const int forced = cg_forced_config(k->mainloop);
     const char *splitk_env = getenv("EVT_SPLITK");
     const int list_split = splitk_env && strcmp(splitk_env, "1") == 0;
-    /* k tiles of the whole K, for the split entries */
-    const char *k_tiles = conv ? "(p.mainloop.r * p.mainloop.s * p.mainloop.c + Cfg::kBK - 1) / Cfg::kBK"
-                               : "(p.mainloop.k + Cfg::kBK - 1) / Cfg::kBK";
     for (int id = 0; id < cg_num_configs(k->mainloop); id++)
         for (int aligned = 1; aligned >= 0; aligned--)
             for (int split = 0; split <= 1; split++) {
@@ -635,33 +632,28 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
                                   "    int tile_m, tile_n;\n",
                               cfg, cfg, sb_str(&entry), sb_str(&sname),
-                              split ? ", float *split_ws, int split_full, int splits" : "", cfg);
+                              split ? ", float *split_ws, int splits" : "", cfg);
                     sb_free(&entry);
                     if (!split)
                         sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
                                       "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
                                   ml);
-                    else if (part == 0)
-                        sb_printf(sb,
-                                  "    /* CTAs past split_full compute a share of K of a tail tile */\n"
-                                  "    const int j = (int)blockIdx.x - split_full;\n"
-                                  "    const int tile = j < 0 ? (int)blockIdx.x : split_full + j / splits;\n"
-                                  "    evt_gemm_sm80_tile_coord<Cfg>(tile, p.m, p.n, &tile_m, &tile_n);\n"
-                                  "    const int per = (%s + splits - 1) / splits;\n"
-                                  "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem,\n"
-                                  "        j < 0 ? 0 : j %% splits * per, j < 0 ? 1 << 30 : j %% splits * per + per);\n"
-                                  "    if (j >= 0) {\n"
-                                  "        evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
-                                  "            reinterpret_cast<const float *>(smem), split_ws + (evt_i64)j * Cfg::kBM * Cfg::kBN);\n"
-                                  "        return;\n"
-                                  "    }\n",
-                                  k_tiles, ml);
-                    else
-                        sb_puts(sb, "    /* tail tile split_full + blockIdx.x: the sum of its partial tiles */\n"
-                                    "    evt_gemm_sm80_tile_coord<Cfg>(split_full + (int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                    else if (part == 0) {
+                        /* share blockIdx.x % splits of tile blockIdx.x / splits, to slot blockIdx.x */
+                        sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x / splits, p.m, p.n, &tile_m, &tile_n);\n"
+                                      "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n"
+                                      "    evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
+                                      "        reinterpret_cast<const float *>(smem), split_ws + (evt_i64)blockIdx.x * Cfg::kBM * Cfg::kBN);\n"
+                                      "}\n\n",
+                                  ml);
+                        continue;
+                    } else {
+                        sb_puts(sb, "    /* tile blockIdx.x: the sum of its partial tiles */\n"
+                                    "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
                                     "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                     "        split_ws + (evt_i64)blockIdx.x * splits * Cfg::kBM * Cfg::kBN, splits,\n"
                                     "        reinterpret_cast<float *>(smem));\n");
+                    }
                     sb_printf(sb, "    const float *acc = reinterpret_cast<const float *>(smem);\n"
                                   "    float *scratch = reinterpret_cast<float *>(smem);\n"
                                   "    if (%s)\n"

@@ -466,31 +466,31 @@ struct conv_stage_loader {
 } /* namespace evt_conv_sm80_detail */
 
 /*
- * The mainloop: accumulate output tile (tile_m, tile_n) over k tiles
- * [kt_begin, kt_end) of K = r s c (all by default) and leave it in smem as
- * float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
+ * The mainloop: accumulate output tile (tile_m, tile_n) over share `share`
+ * of `shares` of the k tiles of K = r s c (all by default) and leave it in
+ * smem as float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
  * Cfg::kThreads threads must call it; smem must be at least
  * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
  * is gemm_sm80.cuh's run_pipeline; k tiles are loaded strictly in order,
- * which is what lets the loaders step K incrementally from kt_begin.
+ * which is what lets the loaders step K incrementally from the share's first.
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args, int tile_m,
                                                        int tile_n, unsigned char *smem,
-                                                       int kt_begin = 0, int kt_end = 1 << 30)
+                                                       int share = 0, int shares = 1)
 {
     using namespace evt_sm80_detail;
     using namespace evt_conv_sm80_detail;
     const int tid = threadIdx.x;
     const int warp = tid >> 5;
     const int k_gemm = args.r * args.s * args.c;
-    const int kt_all = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
-    const int k_last = kt_end < kt_all ? kt_end : kt_all;
-    const int k_tiles = k_last > kt_begin ? k_last - kt_begin : 0;
+    int kt_begin;
+    const int k_tiles = evt_sm80_k_share((k_gemm + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
+    const int k0 = k_tiles ? kt_begin * Cfg::kBK : 0;
 
     conv_stage_loader<Cfg> load;
-    load.a.init(args, tile_m * Cfg::kBM, args.n * args.p * args.q, k_tiles ? kt_begin * Cfg::kBK : 0);
-    load.b.init(args, tile_n * Cfg::kBN, k_gemm, k_tiles ? kt_begin * Cfg::kBK : 0);
+    load.a.init(args, tile_m * Cfg::kBM, args.n * args.p * args.q, k0);
+    load.b.init(args, tile_n * Cfg::kBN, k_gemm, k0);
     load.args = &args;
     run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
                       tid & 31);

@@ -147,28 +147,34 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k
 }
 
 /*
- * Split-K, for any sm80 mainloop: of `tiles` output tiles on num_sms
- * multiprocessors holding `per_sm` CTAs each, the first *full run as usual
- * and each of the others is computed by *splits CTAs over a share of the
- * k_tiles k tiles each, whose partial sums a second kernel adds (in a fixed
- * order) before the epilogue.  The entry points take any *full; the plan
- * splits only a grid that fills under a quarter of the CTA slots (then all
- * of it, up to four ways, at least four k tiles a share): on the H200 that
- * took 256x512x16384 from 97 to 39 us and 512x512x8192 from 55 to 35, while
- * splitting a half-filled grid (1024x1024x8192: 81 -> 85 us) or the last
- * partial wave of a larger one (the 14x14x256 -> 256 3x3 ResNet-50 layer,
- * 264 tiles whole and 128 in halves: 90 -> 107 us) lost.  *splits = 1 and
- * *full = tiles: no split.
+ * Split-K, for any sm80 mainloop: how many CTAs compute each of `tiles`
+ * output tiles on num_sms multiprocessors holding `per_sm` CTAs each, every
+ * one over a share of the k_tiles k tiles (evt_sm80_k_share), with a second
+ * kernel adding the partial tiles in a fixed order before the epilogue.  A
+ * grid that fills under a quarter of the CTA slots is split, up to four
+ * ways, at least four k tiles a share; anything larger is not (1).  On the
+ * H200 that took 256x512x16384 from 97 to 39 us and 512x512x8192 from 55 to
+ * 35, while splitting a half-filled grid (1024x1024x8192: 81 -> 85 us) or the
+ * last partial wave of a larger one (the 14x14x256 -> 256 3x3 ResNet-50
+ * layer: 90 -> 107 us) lost.
  */
-EVT_C_INLINE EVT_HD void evt_sm80_split_plan(long long tiles, int per_sm, int num_sms, long long k_tiles,
-                                             long long *full, int *splits)
+EVT_C_INLINE EVT_HD int evt_sm80_split_plan(long long tiles, int per_sm, int num_sms, long long k_tiles)
 {
     long long slots = (long long)(num_sms > 0 ? num_sms : 132) * (per_sm > 0 ? per_sm : 1);
     long long s = tiles > 0 && 4 * tiles <= slots ? slots / tiles : 1;
     s = s < 4 ? s : 4;
     s = s < k_tiles / 4 ? s : k_tiles / 4;
-    *full = s >= 2 ? 0 : tiles;
-    *splits = s >= 2 ? (int)s : 1;
+    return s >= 2 ? (int)s : 1;
+}
+
+/* Share `share` of `shares` of k_tiles k tiles: the first k tile in *begin,
+ * the count returned (0 for a share past the end). */
+EVT_C_INLINE EVT_HD int evt_sm80_k_share(int k_tiles, int share, int shares, int *begin)
+{
+    const int per = (k_tiles + shares - 1) / shares;
+    const int first = share * per, last = first + per < k_tiles ? first + per : k_tiles;
+    *begin = first;
+    return last > first ? last - first : 0;
 }
 
 /*
@@ -629,30 +635,31 @@ struct gemm_stage_loader {
 } /* namespace evt_sm80_detail */
 
 /*
- * The mainloop: accumulate the (tile_m, tile_n) output tile over k tiles
- * [kt_begin, kt_end) of K (all of them by default; split-K entry points give
- * each CTA a share) and leave it in smem as float[Cfg::kBM][Cfg::kAccLd]
- * (see the top of this file).  All Cfg::kThreads threads of the CTA must
- * call it; smem must be at least Cfg::kSmemBytes of dynamic shared memory,
- * 128-byte aligned.  The pipeline is evt_sm80_detail::run_pipeline.
+ * The mainloop: accumulate the (tile_m, tile_n) output tile over share
+ * `share` of `shares` of K's k tiles (all of K by default; split-K entry
+ * points give each CTA a share) and leave it in smem as
+ * float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
+ * Cfg::kThreads threads of the CTA must call it; smem must be at least
+ * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
+ * is evt_sm80_detail::run_pipeline.
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args, int tile_m,
                                                        int tile_n, unsigned char *smem,
-                                                       int kt_begin = 0, int kt_end = 1 << 30)
+                                                       int share = 0, int shares = 1)
 {
     using namespace evt_sm80_detail;
     const int tid = threadIdx.x;
     const int warp = tid >> 5;
-    const int kt_all = (args.k + Cfg::kBK - 1) / Cfg::kBK;
-    const int k_last = kt_end < kt_all ? kt_end : kt_all;
+    int kt_begin;
+    const int k_tiles = evt_sm80_k_share((args.k + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
 
     gemm_stage_loader<Cfg> load;
     load.a.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
     load.b.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
     load.kt = kt_begin;
-    run_pipeline<Cfg>(k_last > kt_begin ? k_last - kt_begin : 0, load, evt_smem_addr(smem),
-                      warp / Cfg::kWarpsN, warp % Cfg::kWarpsN, tid & 31);
+    run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
+                      tid & 31);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -489,19 +489,21 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
     return EVT_OK;
 }
 
-/* The split-K workspace, grown to `bytes`. */
-static evt_status ensure_split_ws(evt_launch *l, size_t bytes)
+/* Grows one of the launch's device workspaces (*buf, *have bytes) to at
+ * least `bytes`; the contents are not kept. */
+static evt_status grow_workspace(evt_launch *l, rt_cu_ptr *buf, size_t *have, size_t bytes,
+                                 const char *what)
 {
     evt_ctx *ctx = l->m->ctx;
-    if (bytes <= l->split_ws_bytes)
+    if (bytes <= *have)
         return EVT_OK;
-    if (l->split_ws)
-        ctx->driver->mem_free(l->split_ws);
-    l->split_ws = 0;
-    l->split_ws_bytes = 0;
-    if (ctx->driver->mem_alloc(&l->split_ws, bytes) != 0)
-        return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %zu bytes of split-K workspace", bytes);
-    l->split_ws_bytes = bytes;
+    if (*buf)
+        ctx->driver->mem_free(*buf);
+    *buf = 0;
+    *have = 0;
+    if (ctx->driver->mem_alloc(buf, bytes) != 0)
+        return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %zu bytes of %s workspace", bytes, what);
+    *have = bytes;
     return EVT_OK;
 }
 
@@ -519,23 +521,18 @@ static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigne
     return launch_params(ctx, f, grid, block, smem, stream, params);
 }
 
-/* How the tiles are split (evt_sm80_split_plan; EVT_SPLITK=0 never splits,
- * EVT_SPLITK=1 splits every tile in two where K has two k tiles, for tests). */
-static void split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long long k,
-                       long long *full, int *splits)
+/* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
+ * splits, EVT_SPLITK=1 splits every tile in two where K has two k tiles, for
+ * tests). */
+static int split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long long k)
 {
     const char *env = getenv("EVT_SPLITK");
     long long k_tiles = (k + cfg.bk - 1) / cfg.bk;
-    *full = tiles;
-    *splits = 1;
     if (env && strcmp(env, "0") == 0)
-        return;
-    if (env && strcmp(env, "1") == 0) {
-        if (k_tiles >= 2)
-            *full = 0, *splits = 2;
-        return;
-    }
-    evt_sm80_split_plan(tiles, cfg.min_blocks, sms, k_tiles, full, splits);
+        return 1;
+    if (env && strcmp(env, "1") == 0)
+        return k_tiles >= 2 ? 2 : 1;
+    return evt_sm80_split_plan(tiles, cfg.min_blocks, sms, k_tiles);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
@@ -567,9 +564,8 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                                    ob->layout == EVT_LAYOUT_COL, m, n, k,
                                                    (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
                       : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
-    long long tiles = evt_gemm_sm80_num_tiles(cg_config(ml, cfg_id), m, n), full;
-    int splits;
-    split_plan(cg_config(ml, cfg_id), tiles, l->sms, k, &full, &splits);
+    long long tiles = evt_gemm_sm80_num_tiles(cg_config(ml, cfg_id), m, n);
+    int splits = split_plan(cg_config(ml, cfg_id), tiles, l->sms, k);
     const rt_resolved *fns = NULL;
     if ((st = resolve(l, cu_ctx, cfg_id, aligned, splits > 1, &fns)) != EVT_OK)
         return st;
@@ -578,16 +574,9 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     long long words = 0;
     for (size_t o = 0; o < l->fn->noutputs; o++)
         words += reduction_words(l, o);
-    if (words > 0 && (size_t)words * 4 > l->workspace_bytes) {
-        if (l->workspace)
-            ctx->driver->mem_free(l->workspace);
-        l->workspace = 0;
-        l->workspace_bytes = 0;
-        if (ctx->driver->mem_alloc(&l->workspace, (size_t)words * 4) != 0)
-            return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %lld bytes of reduction workspace",
-                            words * 4);
-        l->workspace_bytes = (size_t)words * 4;
-    }
+    if ((st = grow_workspace(l, &l->workspace, &l->workspace_bytes, (size_t)words * 4,
+                             "reduction")) != EVT_OK)
+        return st;
     unsigned char args[CG_MAX_FIELDS * 8];
     pack(l, args);
     rt_cu_ptr ws = l->workspace;
@@ -608,15 +597,14 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     if (st == EVT_OK && tiles > 0 && splits == 1)
         st = launch1(ctx, fns->main, (unsigned)tiles, threads, smem, s, args);
     if (st == EVT_OK && tiles > 0 && splits > 1) {
-        /* tiles below split_full whole, the others in shares, then their sums */
-        const long long tail = tiles - full;
-        st = ensure_split_ws(l, (size_t)(tail * splits) * (size_t)(fns->cfg.bm * fns->cfg.bn) * 4);
-        int full_i = (int)full;
-        void *params[] = {args, &l->split_ws, &full_i, &splits};
+        /* every tile's shares into their slots, then each tile's sum and epilogue */
+        st = grow_workspace(l, &l->split_ws, &l->split_ws_bytes,
+                            (size_t)(tiles * splits) * (size_t)(fns->cfg.bm * fns->cfg.bn) * 4, "split-K");
+        void *params[] = {args, &l->split_ws, &splits};
         if (st == EVT_OK)
-            st = launch_params(ctx, fns->main, (unsigned)(full + tail * splits), threads, smem, s, params);
+            st = launch_params(ctx, fns->main, (unsigned)(tiles * splits), threads, smem, s, params);
         if (st == EVT_OK)
-            st = launch_params(ctx, fns->sum, (unsigned)tail, threads, smem, s, params);
+            st = launch_params(ctx, fns->sum, (unsigned)tiles, threads, smem, s, params);
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);

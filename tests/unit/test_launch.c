@@ -380,28 +380,29 @@ static void test_null_arguments_are_refused(void **state)
 }
 
 /* The split-K plan: a grid under a quarter of the CTA slots is split (at
- * most four ways, at least four k tiles a share), anything larger is not. */
+ * most four ways, at least four k tiles a share), anything larger is not;
+ * the shares cover K once, in order. */
 static void test_split_plan(void **state)
 {
     (void)state;
-    long long full;
-    int splits;
-    evt_sm80_split_plan(32, 4, 132, 512, &full, &splits); /* 256x512x16384, 64x64 tiles */
-    assert_true(full == 0 && splits == 4);
-    evt_sm80_split_plan(64, 4, 132, 256, &full, &splits); /* 512x512x8192 */
-    assert_true(full == 0 && splits == 4);
-    evt_sm80_split_plan(100, 2, 132, 64, &full, &splits); /* 100 of 264 slots: over a quarter */
-    assert_true(full == 100 && splits == 1);
-    evt_sm80_split_plan(60, 2, 132, 64, &full, &splits); /* 264 / 60: four ways */
-    assert_true(full == 0 && splits == 4);
-    evt_sm80_split_plan(60, 2, 132, 8, &full, &splits); /* only two shares of four k tiles */
-    assert_true(full == 0 && splits == 2);
-    evt_sm80_split_plan(392, 2, 132, 36, &full, &splits); /* a whole wave and a tail: no split */
-    assert_true(full == 392 && splits == 1);
-    evt_sm80_split_plan(10, 1, 132, 7, &full, &splits); /* K too short */
-    assert_true(full == 10 && splits == 1);
-    evt_sm80_split_plan(0, 1, 132, 64, &full, &splits);
-    assert_true(full == 0 && splits == 1);
+    assert_int_equal(evt_sm80_split_plan(32, 4, 132, 512), 4); /* 256x512x16384, 64x64 tiles */
+    assert_int_equal(evt_sm80_split_plan(64, 4, 132, 256), 4); /* 512x512x8192 */
+    assert_int_equal(evt_sm80_split_plan(100, 2, 132, 64), 1); /* 100 of 264 slots: over a quarter */
+    assert_int_equal(evt_sm80_split_plan(60, 2, 132, 64), 4);  /* 264 / 60: four ways */
+    assert_int_equal(evt_sm80_split_plan(60, 2, 132, 8), 2);   /* only two shares of four k tiles */
+    assert_int_equal(evt_sm80_split_plan(392, 2, 132, 36), 1); /* a whole wave and a tail */
+    assert_int_equal(evt_sm80_split_plan(10, 1, 132, 7), 1);   /* K too short */
+    assert_int_equal(evt_sm80_split_plan(0, 1, 132, 64), 1);
+    for (int k_tiles = 0; k_tiles <= 40; k_tiles++)
+        for (int shares = 1; shares <= 4; shares++) {
+            int next = 0;
+            for (int s = 0; s < shares; s++) {
+                int begin, n = evt_sm80_k_share(k_tiles, s, shares, &begin);
+                assert_true(n >= 0 && (n == 0 || begin == next));
+                next += n;
+            }
+            assert_int_equal(next, k_tiles);
+        }
 }
 
 int main(void)
