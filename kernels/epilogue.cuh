@@ -70,54 +70,33 @@ EVT_DEVICE void evt_load_acc(const float *acc, float (&v)[EVT_VEC])
     }
 }
 
-/*
- * Loads elements p[0..valid) converted to f32 (the rest of v is 0): one
- * vector load when the chunk is whole and aligned, else element by element.
- */
-template <int E>
-EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, float (&v)[EVT_VEC])
-{
-    typedef typename evt_elem<E>::type T;
-    const int bytes = (int)sizeof(T) * EVT_VEC;
-    const int align = bytes > 16 ? 16 : bytes;
-    if (valid == EVT_VEC && ((unsigned long long)p % align) == 0) {
-        T t[EVT_VEC];
-        if (bytes == 8) {
-            *reinterpret_cast<uint2 *>(t) = *reinterpret_cast<const uint2 *>(p);
-        } else {
-#pragma unroll
-            for (int j = 0; j < bytes / 16; ++j)
-                reinterpret_cast<uint4 *>(t)[j] = reinterpret_cast<const uint4 *>(p)[j];
-        }
-#pragma unroll
-        for (int i = 0; i < EVT_VEC; ++i)
-            v[i] = evt_elem<E>::load(t[i]);
-    } else {
-#pragma unroll
-        for (int i = 0; i < EVT_VEC; ++i)
-            v[i] = i < valid ? evt_elem<E>::load(p[i]) : 0.0f;
-    }
-}
+/* The bytes of a chunk of EVT_VEC elements of T, and the alignment its vector
+ * access needs (one uint2 for 8 bytes, else 16-byte uint4s). */
+template <class T>
+struct evt_chunk {
+    static constexpr int kBytes = (int)sizeof(T) * EVT_VEC;
+    static constexpr int kAlign = kBytes > 16 ? 16 : kBytes;
+};
 
 /*
- * The raw elements p[0..valid) (zero bits past valid), vectorized as
- * evt_load_vec, for a load phase that issues every load of a row group before
- * any is used; evt_convert_vec then widens them.  FAST: the caller knows the
- * chunk is whole and aligned (evt_vec_ok), so no test is made.
+ * The raw elements p[0..valid) (zero bits past valid): one vector load when
+ * the chunk is whole and aligned, else element by element.  A load phase
+ * issues every load of a row group this way before any is used;
+ * evt_convert_vec then widens them.  FAST: the caller knows the chunk is
+ * whole and aligned (evt_vec_ok), so no test is made.
  */
 template <int E, bool FAST = false>
 EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
                              typename evt_elem<E>::type (&t)[EVT_VEC])
 {
     typedef typename evt_elem<E>::type T;
-    const int bytes = (int)sizeof(T) * EVT_VEC;
-    const int align = bytes > 16 ? 16 : bytes;
-    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % align) == 0)) {
-        if (bytes == 8) {
+    typedef evt_chunk<T> C;
+    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % C::kAlign) == 0)) {
+        if (C::kBytes == 8) {
             *reinterpret_cast<uint2 *>(t) = *reinterpret_cast<const uint2 *>(p);
         } else {
 #pragma unroll
-            for (int j = 0; j < bytes / 16; ++j)
+            for (int j = 0; j < C::kBytes / 16; ++j)
                 reinterpret_cast<uint4 *>(t)[j] = reinterpret_cast<const uint4 *>(p)[j];
         }
     } else {
@@ -135,24 +114,32 @@ EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[EVT_VEC], 
         v[i] = evt_elem<E>::load(t[i]);
 }
 
-/* Stores v[0..valid) converted to E at p: vectorized as evt_load_vec (FAST as
+/* Elements p[0..valid) converted to f32 (the rest of v is 0). */
+template <int E>
+EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, float (&v)[EVT_VEC])
+{
+    typename evt_elem<E>::type t[EVT_VEC];
+    evt_load_raw<E>(p, valid, t);
+    evt_convert_vec<E>(t, v);
+}
+
+/* Stores v[0..valid) converted to E at p, vectorized as evt_load_raw (FAST as
  * evt_load_raw). */
 template <int E, bool FAST = false>
 EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const float (&v)[EVT_VEC])
 {
     typedef typename evt_elem<E>::type T;
-    const int bytes = (int)sizeof(T) * EVT_VEC;
-    const int align = bytes > 16 ? 16 : bytes;
-    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % align) == 0)) {
+    typedef evt_chunk<T> C;
+    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % C::kAlign) == 0)) {
         T t[EVT_VEC];
 #pragma unroll
         for (int i = 0; i < EVT_VEC; ++i)
             t[i] = evt_elem<E>::store(v[i]);
-        if (bytes == 8) {
+        if (C::kBytes == 8) {
             *reinterpret_cast<uint2 *>(p) = *reinterpret_cast<const uint2 *>(t);
         } else {
 #pragma unroll
-            for (int j = 0; j < bytes / 16; ++j)
+            for (int j = 0; j < C::kBytes / 16; ++j)
                 reinterpret_cast<uint4 *>(p)[j] = reinterpret_cast<const uint4 *>(t)[j];
         }
     } else {
@@ -173,10 +160,9 @@ EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const fl
 template <int E>
 EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
 {
-    const int bytes = (int)sizeof(typename evt_elem<E>::type) * EVT_VEC;
-    const int align = bytes > 16 ? 16 : bytes;
-    return (unsigned long long)p % align == 0 &&
-           ld * (evt_i64)sizeof(typename evt_elem<E>::type) % align == 0;
+    typedef typename evt_elem<E>::type T;
+    return (unsigned long long)p % evt_chunk<T>::kAlign == 0 &&
+           ld * (evt_i64)sizeof(T) % evt_chunk<T>::kAlign == 0;
 }
 
 /* ---- split-K (evt_sm80_split_plan) ------------------------------------- */
