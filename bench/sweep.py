@@ -1,7 +1,7 @@
 """sweep.py - time one fused kernel under every tile configuration (EVT_CONFIG),
 to tune the heuristics of kernels/*_sm80.cuh.  Each result is checked first.
-The conv shapes run under the emitter's epilogue row group and under
-EVT_ROW_GROUP=4 and 16 (codegen/emit_cuda.c, row_group()).
+The conv shapes run under the emitter's epilogue row group, and under each
+of SWEEP_G's (e.g. SWEEP_G="- 4 16": EVT_ROW_GROUP, codegen/emit_cuda.c).
 
     PYTHONPATH=bindings/python python3 bench/sweep.py [gemm] [conv]
 """
@@ -25,6 +25,7 @@ kernel g_relu = gemm(a: f16 row, b: f16 col, acc: f32) with relu_b
 kernel c_add_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with add_relu
 """
 m = evt.compile(source=SRC, name="sweep.evt")
+GEMM_CONFIGS, CONV_CONFIGS = 6, 7  # kernels/gemm_sm80.cuh, kernels/conv_sm80.cuh
 
 
 def t(fn):
@@ -62,7 +63,7 @@ for M, N, K in [] if "gemm" not in parts else [(4096, 4096, 4096), (8192, 8192, 
             err = ((y.float() - r).abs() / (r.abs() + 1)).max().item()
             assert err < 2e-2, err
         sweep(f"{name} {M}x{N}x{K} lt={t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)):.0f}",
-              m.kernel(name).bind(a, w.t(), bias=bias, y=y), 5, chk)
+              m.kernel(name).bind(a, w.t(), bias=bias, y=y), GEMM_CONFIGS, chk)
 
 for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 56, 64, 256, 1, 1, 0, 164), (128, 56, 56, 64, 64, 3, 3, 1, 83.5),
                                         (128, 28, 28, 128, 512, 1, 1, 0, 69.7), (128, 14, 14, 256, 1024, 1, 1, 0, 48.8),
@@ -78,9 +79,9 @@ for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 
         err = ((y.float() - ref).abs() / (ref.abs() + 1)).max().item()
         assert err < 2e-2, err
     cudnn = t(lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1))
-    for g in ("-", "4", "16"):
+    for g in os.environ.get("SWEEP_G", "-").split():
         if g != "-":
             os.environ["EVT_ROW_GROUP"] = g
         sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} G{g} cudnn={cudnn:.0f}",
-              m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), 5, chk)
+              m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), CONV_CONFIGS, chk)
         os.environ.pop("EVT_ROW_GROUP", None)

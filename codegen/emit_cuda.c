@@ -291,14 +291,16 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     const ir_func *fn = e->fn;
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
-    sb_puts(sb, "template <int BM, int BN, int THREADS, int ACC_LD, bool FAST>\n");
+    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
                   "    const float *acc, float *scratch)\n{\n",
               fname, sname);
-    sb_puts(sb, "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
+    sb_puts(sb, "    constexpr int THREADS = TEAM::kThreads; /* evt_epi_team */\n"
+                "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
                 "    constexpr int RPP = THREADS / CPR;   /* rows per pass */\n"
                 "    static_assert(THREADS % CPR == 0 && BM % RPP == 0, \"tile/thread mismatch\");\n"
-                "    const int c = ((int)threadIdx.x % CPR) * EVT_VEC;\n"
+                "    const int tid = TEAM::tid();\n"
+                "    const int c = (tid % CPR) * EVT_VEC;\n"
                 "    const int col0 = tile_n * BN + c;\n"
                 "    const int ncol = FAST ? EVT_VEC\n"
                 "                   : p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
@@ -356,7 +358,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     if (row_loads) {
         sb_puts(sb, "#pragma unroll\n"
                     "        for (int j = 0; j < G; ++j) {\n"
-                    "            const int row = tile_m * BM + (int)threadIdx.x / CPR + (g + j) * RPP;\n"
+                    "            const int row = tile_m * BM + tid / CPR + (g + j) * RPP;\n"
                     "            const bool row_ok = FAST || row < p.m;\n");
         for (size_t i = 0; i < fn->ninputs; i++) {
             const evt_arg_info *in = &fn->inputs[i].info;
@@ -379,7 +381,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     sb = e->sb = &body;
     sb_puts(sb, "#pragma unroll\n"
                 "    for (int j = 0; j < G; ++j) {\n"
-                "        const int r = (int)threadIdx.x / CPR + (g + j) * RPP;\n"
+                "        const int r = tid / CPR + (g + j) * RPP;\n"
                 "        const int row = tile_m * BM + r;\n"
                 "        const bool row_ok = FAST || row < p.m;\n");
     e->indent = 2;
@@ -468,11 +470,11 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
         int axis = out->value->attr.axis;
         const char *rn = red_name(out->info.reduce);
         if (axis == EVT_SHAPE_M)
-            sb_printf(sb, "    evt_reduce_cols<%s, BN, THREADS>(red%zu, scratch, c, ncol, p.ws%zu + "
+            sb_printf(sb, "    evt_reduce_cols<%s, BN, TEAM>(red%zu, scratch, c, ncol, p.ws%zu + "
                           "(col0 < p.n ? col0 : 0));\n",
                       rn, o, o);
         else if (axis == EVT_SHAPE_MN)
-            sb_printf(sb, "    evt_reduce_block<%s, THREADS>(red%zu, scratch, p.ws%zu);\n", rn, o, o);
+            sb_printf(sb, "    evt_reduce_block<%s, TEAM>(red%zu, scratch, p.ws%zu);\n", rn, o, o);
     }
     sb_puts(sb, "}\n\n");
 }
@@ -532,7 +534,10 @@ void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int al
     evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, config_id);
     cg_kernel_basename(k, sb);
     /* "sm_90a" -> "sm90a" */
-    sb_printf(sb, "_%dx%dx%d%s%s_sm%s", ci.bm, ci.bn, ci.bk, aligned ? "" : "_guarded",
+    sb_printf(sb, "_%dx%dx%d", ci.bm, ci.bn, ci.bk);
+    if (ci.ws)
+        sb_printf(sb, "_ws%d", ci.stages);
+    sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
 }
@@ -610,6 +615,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                 if (variant >= 0 ? variant != cg_variant(id, aligned, split)
                     : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k->mainloop, id)))
                     continue;
+                const int ws = cg_config(k->mainloop, id).ws;
+                if (ws && split)
+                    continue; /* a warp-specialized configuration never splits K */
                 char cfg[160];
                 snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
                 if (conv)
@@ -626,7 +634,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                     strbuf entry;
                     sb_init(&entry);
                     cg_entry_name(k, target, id, aligned, split ? 1 + part : 0, &entry);
-                    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kThreads, %s::kMinBlocks)\n"
+                    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n"
                                   "%s(const %s p%s)\n{\n"
                                   "    typedef %s Cfg;\n"
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
@@ -634,6 +642,26 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                               cfg, cfg, sb_str(&entry), sb_str(&sname),
                               split ? ", float *split_ws, int splits" : "", cfg);
                     sb_free(&entry);
+                    if (ws) {
+                        /* the epilogue runs on the epilogue warps, tile after tile */
+                        sb_printf(sb, "    struct epi {\n"
+                                      "        const %s &p;\n"
+                                      "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc) const\n"
+                                      "        {\n"
+                                      "            typedef evt_epi_team<Cfg::kThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
+                                      "            if (%s)\n"
+                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, acc);\n"
+                                      "            else\n"
+                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, acc);\n"
+                                      "        }\n"
+                                      "    };\n"
+                                      "    (void)tile_m; (void)tile_n;\n"
+                                      "    const epi e = {p};\n"
+                                      "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e);\n"
+                                      "}\n\n",
+                                  sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname), ml);
+                        continue;
+                    }
                     if (!split)
                         sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
                                       "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
@@ -657,9 +685,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                     sb_printf(sb, "    const float *acc = reinterpret_cast<const float *>(smem);\n"
                                   "    float *scratch = reinterpret_cast<float *>(smem);\n"
                                   "    if (%s)\n"
-                                  "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
+                                  "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
                                   "    else\n"
-                                  "        %s<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
+                                  "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
                                   "}\n\n",
                               sb_str(&fast), sb_str(&fname), sb_str(&fname));
                 }

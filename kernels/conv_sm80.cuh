@@ -75,13 +75,15 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x64x64_W4_S3 = 2,  /* narrow N (k <= 64), medium problems */
     EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems, 4 CTAs/SM */
     EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, large problems: 64x64 warp tiles */
-    EVT_CONV_SM80_NUM_CFGS = 5
+    EVT_CONV_SM80_128x128x64_W4_S3_WS = 5, /* warp-specialized, persistent, 1 CTA/SM */
+    EVT_CONV_SM80_128x128x64_W4_S4_WS = 6, /* the same, one stage deeper */
+    EVT_CONV_SM80_NUM_CFGS = 7
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -90,6 +92,9 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_256x64x32_W4_S4:
         c.bm = 256; c.bn = 64; c.bk = 32; c.warps_m = 4; c.warps_n = 1; c.stages = 4;
         c.min_blocks = 2; break;
+    case EVT_CONV_SM80_128x128x64_W4_S3_WS: c.bn = 128; c.warps_n = 2; c.ws = 1; break;
+    case EVT_CONV_SM80_128x128x64_W4_S4_WS:
+        c.bn = 128; c.warps_n = 2; c.stages = 4; c.ws = 1; break;
     default: break;
     }
     return c;
@@ -172,6 +177,12 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x64x32_W4_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_W4_S4> {
     typedef evt_gemm_sm80_tile<256, 64, 32, 4, 1, 4, 2> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S3_WS> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 1, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S4_WS> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -193,7 +204,8 @@ struct evt_conv_sm80_cfg : Tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * Tile::kStages;
     static constexpr int kAccBytes = Tile::kBM * Tile::kAccLd * 4;
-    static constexpr int kSmemBytes = kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+    static constexpr int kSmemBytes = Tile::kWS ? kPipeBytes + kAccBytes
+                                                : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
 
     static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
                   "operand type must be EVT_DT_F16 or EVT_DT_BF16");
@@ -213,15 +225,14 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).warps_n == T::kWarpsN &&
            evt_conv_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
-           32 * evt_conv_sm80_cfg_lookup(ID).warps_m * evt_conv_sm80_cfg_lookup(ID).warps_n ==
-               T::kThreads &&
-           (T::kStages * (T::kBM + T::kBN) * T::kBK * 2 > T::kBM * (T::kBN + EVT_GEMM_SM80_ACC_PAD) * 4
-                ? T::kStages * (T::kBM + T::kBN) * T::kBK * 2
-                : T::kBM * (T::kBN + EVT_GEMM_SM80_ACC_PAD) * 4) == C::kSmemBytes;
+           (evt_conv_sm80_cfg_lookup(ID).ws != 0) == T::kWS &&
+           evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
+           evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
 }
 static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>() &&
                   evt_conv_sm80_tile_matches<2>() && evt_conv_sm80_tile_matches<3>() &&
-                  evt_conv_sm80_tile_matches<4>() && EVT_CONV_SM80_NUM_CFGS == 5,
+                  evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
+                  evt_conv_sm80_tile_matches<6>() && EVT_CONV_SM80_NUM_CFGS == 7,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {
@@ -449,6 +460,16 @@ struct conv_stage_loader {
     filt_loader<Cfg> b;
     const evt_conv_args *args;
 
+    /* Tile (tile_m, tile_n), from k tile kt_begin on. */
+    __device__ __forceinline__ void start(const evt_conv_args &args_, int tile_m, int tile_n,
+                                          int kt_begin)
+    {
+        const int k_gemm = args_.r * args_.s * args_.c;
+        a.init(args_, tile_m * Cfg::kBM, args_.n * args_.p * args_.q, kt_begin * Cfg::kBK);
+        b.init(args_, tile_n * Cfg::kBN, k_gemm, kt_begin * Cfg::kBK);
+        args = &args_;
+    }
+
     __device__ __forceinline__ void operator()(evt_u32 stage)
     {
         if (Cfg::kAligned) {
@@ -486,14 +507,23 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
     const int k_gemm = args.r * args.s * args.c;
     int kt_begin;
     const int k_tiles = evt_sm80_k_share((k_gemm + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
-    const int k0 = k_tiles ? kt_begin * Cfg::kBK : 0;
 
     conv_stage_loader<Cfg> load;
-    load.a.init(args, tile_m * Cfg::kBM, args.n * args.p * args.q, k0);
-    load.b.init(args, tile_n * Cfg::kBN, k_gemm, k0);
-    load.args = &args;
+    load.start(args, tile_m, tile_n, k_tiles ? kt_begin : 0);
     run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
                       tid & 31);
+}
+
+/* The conv under gemm_sm80.cuh's warp-specialized schedule
+ * (evt_sm80_detail::ws_run): epi(tile_m, tile_n, acc) runs on the epilogue
+ * warps for every tile of the CTA. */
+template <class Cfg, class Epi>
+__device__ __forceinline__ void evt_conv_sm80_ws(const evt_conv_args &args, unsigned char *smem,
+                                                 const Epi &epi)
+{
+    const int k_gemm = args.r * args.s * args.c;
+    evt_sm80_detail::ws_run<Cfg, evt_conv_sm80_detail::conv_stage_loader<Cfg> >(
+        args, args.n * args.p * args.q, args.k, (k_gemm + Cfg::kBK - 1) / Cfg::kBK, smem, epi);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -165,6 +165,25 @@ EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
            ld * (evt_i64)sizeof(T) % evt_chunk<T>::kAlign == 0;
 }
 
+/*
+ * The threads that run an epilogue: THREADS of them from thread FIRST on,
+ * synchronising on named barrier BAR (0: __syncthreads, the whole CTA).
+ * A plain kernel's epilogue is the whole CTA; a warp-specialized kernel's
+ * (gemm_sm80.cuh, ws_run) is its epilogue warps, with a barrier of their own.
+ */
+template <int THREADS, int FIRST = 0, int BAR = 0>
+struct evt_epi_team {
+    static constexpr int kThreads = THREADS;
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x - FIRST; }
+    static __device__ __forceinline__ void sync()
+    {
+        if (BAR == 0)
+            __syncthreads();
+        else
+            asm volatile("bar.sync %0, %1;" ::"n"(BAR), "n"(THREADS) : "memory");
+    }
+};
+
 /* ---- split-K (evt_sm80_split_plan) ------------------------------------- */
 
 /* A CTA's partial accumulator tile (smem, rows ACC_LD apart) to its slot of
@@ -276,42 +295,43 @@ EVT_DEVICE float evt_reduce_lanes(float x)
  * memory (scratch: RPP * BN floats, free once the tile is consumed), then
  * one atomic per column per CTA.  All threads must call it.
  */
-template <int OP, int BN, int THREADS>
+template <int OP, int BN, class TEAM>
 EVT_DEVICE void evt_reduce_cols(const float (&part)[EVT_VEC], float *scratch, int c, int valid,
                                 evt_u32 *ws_cols)
 {
+    constexpr int THREADS = TEAM::kThreads;
     constexpr int CPR = BN / EVT_VEC;
     constexpr int RPP = THREADS / CPR;
-    const int rgroup = (int)threadIdx.x / CPR;
-    __syncthreads();
+    const int rgroup = TEAM::tid() / CPR;
+    TEAM::sync();
 #pragma unroll
     for (int i = 0; i < EVT_VEC; ++i)
         scratch[rgroup * BN + c + i] = part[i];
-    __syncthreads();
-    for (int col = (int)threadIdx.x; col < BN; col += THREADS) {
+    TEAM::sync();
+    for (int col = TEAM::tid(); col < BN; col += THREADS) {
         float x = scratch[col];
         for (int g = 1; g < RPP; ++g)
             x = evt_red<OP>::op(x, scratch[g * BN + col]);
         scratch[col] = x;
     }
-    __syncthreads();
+    TEAM::sync();
     if (rgroup == 0)
         for (int i = 0; i < valid; ++i)
             evt_red<OP>::atomic(ws_cols + i, scratch[c + i]);
 }
 
 /* Whole-tile reduction (scalar result): one atomic per CTA.  All threads call it. */
-template <int OP, int THREADS>
+template <int OP, class TEAM>
 EVT_DEVICE void evt_reduce_block(float x, float *scratch, evt_u32 *ws)
 {
     x = evt_reduce_lanes<OP, 32>(x);
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0)
-        scratch[threadIdx.x >> 5] = x;
-    __syncthreads();
-    if (threadIdx.x == 0) {
+    TEAM::sync();
+    if ((TEAM::tid() & 31) == 0)
+        scratch[TEAM::tid() >> 5] = x;
+    TEAM::sync();
+    if (TEAM::tid() == 0) {
         float y = scratch[0];
-        for (int w = 1; w < THREADS / 32; ++w)
+        for (int w = 1; w < TEAM::kThreads / 32; ++w)
             y = evt_red<OP>::op(y, scratch[w]);
         evt_red<OP>::atomic(ws, y);
     }

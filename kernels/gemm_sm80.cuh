@@ -72,7 +72,8 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_64x64x32_W4_S4 = 2,   /* small or skinny problems, 4 CTAs/SM */
     EVT_GEMM_SM80_128x256x64_W8_S3 = 3, /* large problems, 1 CTA/SM */
     EVT_GEMM_SM80_128x128x64_W4_S3 = 4, /* medium problems, 2 CTAs/SM */
-    EVT_GEMM_SM80_NUM_CFGS = 5
+    EVT_GEMM_SM80_128x128x64_W4_S4_WS = 5, /* warp-specialized, persistent, 1 CTA/SM */
+    EVT_GEMM_SM80_NUM_CFGS = 6
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -80,6 +81,7 @@ typedef struct evt_gemm_sm80_cfg_info {
     int warps_m, warps_n; /* warp grid; warp tile = bm/warps_m x bn/warps_n */
     int stages;           /* cp.async pipeline depth */
     int min_blocks;       /* __launch_bounds__ minimum CTAs per SM */
+    int ws;               /* 1: warp-specialized and persistent (evt_sm80_ws_run) */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -90,7 +92,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -98,23 +100,40 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
     case EVT_GEMM_SM80_128x256x64_W8_S3: c.bk = 64; c.stages = 3; break;
     case EVT_GEMM_SM80_128x128x64_W4_S3:
         c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 3; c.min_blocks = 2; break;
+    case EVT_GEMM_SM80_128x128x64_W4_S4_WS:
+        c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 4; c.ws = 1; break;
     default: break;
     }
     return c;
 }
 
+/* Threads of a CTA: the mma warps, and as many epilogue warps in a
+ * warp-specialized configuration. */
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_threads(evt_gemm_sm80_cfg_info c)
 {
-    return 32 * c.warps_m * c.warps_n;
+    return 32 * c.warps_m * c.warps_n * (c.ws ? 2 : 1);
 }
 
 /* Dynamic shared memory a CTA needs: the larger of the pipeline and the
- * f32 accumulator tile that reuses it. */
+ * f32 accumulator tile that reuses it; both side by side when
+ * warp-specialized (the next tile's k tiles load while the epilogue warps
+ * read the accumulator tile). */
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_info c)
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
-    return pipe > acc ? pipe : acc;
+    return c.ws ? pipe + acc : pipe > acc ? pipe : acc;
+}
+
+/* CTAs to launch for `tiles` output tiles: one per tile, or for a
+ * warp-specialized configuration one per CTA slot (min_blocks per SM on
+ * num_sms multiprocessors, 0: 132), each walking tiles blockIdx.x,
+ * + gridDim.x, ... */
+EVT_C_INLINE EVT_HD long long evt_gemm_sm80_grid(evt_gemm_sm80_cfg_info c, long long tiles,
+                                                 int num_sms)
+{
+    long long slots = (long long)(num_sms > 0 ? num_sms : 132) * (c.min_blocks > 0 ? c.min_blocks : 1);
+    return c.ws && tiles > slots ? slots : tiles;
 }
 
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c,
@@ -213,7 +232,8 @@ struct evt_gemm_args {
     evt_i64 lda, ldb; /* in elements */
 };
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS>
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
+          bool WS = false>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -222,7 +242,9 @@ struct evt_gemm_sm80_tile {
     static constexpr int kWarpsN = WARPS_N;
     static constexpr int kStages = STAGES;
     static constexpr int kMinBlocks = MIN_BLOCKS;
-    static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
+    static constexpr bool kWS = WS;
+    static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma warps' */
+    static constexpr int kCtaThreads = WS ? 2 * kThreads : kThreads; /* + the epilogue warps */
     static constexpr int kWM = BM / WARPS_M; /* warp tile */
     static constexpr int kWN = BN / WARPS_N;
     static constexpr int kMI = kWM / 16; /* m16 fragments per warp */
@@ -237,7 +259,8 @@ struct evt_gemm_sm80_tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
-    static constexpr int kSmemBytes = kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+    static constexpr int kSmemBytes = WS ? kPipeBytes + kAccBytes
+                                         : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
@@ -247,7 +270,7 @@ struct evt_gemm_sm80_tile {
     static_assert(BM % 64 == 0 && BN % 64 == 0,
                   "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks)");
     static_assert(STAGES >= 2 && STAGES <= 8, "2..8 pipeline stages");
-    static_assert(kThreads <= 1024, "too many warps");
+    static_assert(kCtaThreads <= 1024, "too many warps");
     static_assert(kAccLd % 32 == 8, "acc row stride must be 8 (mod 32) floats");
     static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
@@ -269,6 +292,9 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S3> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> type;
 };
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S4_WS> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, true> type;
+};
 
 /* The C table and the tile types must agree: the host launches by the
  * former, the device code is built from the latter. */
@@ -282,12 +308,14 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).warps_n == T::kWarpsN &&
            evt_gemm_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
-           evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kThreads &&
+           (evt_gemm_sm80_cfg_lookup(ID).ws != 0) == T::kWS &&
+           evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
 }
 static_assert(evt_gemm_sm80_tile_matches<0>() && evt_gemm_sm80_tile_matches<1>() &&
                   evt_gemm_sm80_tile_matches<2>() && evt_gemm_sm80_tile_matches<3>() &&
-                  evt_gemm_sm80_tile_matches<4>() && EVT_GEMM_SM80_NUM_CFGS == 5,
+                  evt_gemm_sm80_tile_matches<4>() && evt_gemm_sm80_tile_matches<5>() &&
+                  EVT_GEMM_SM80_NUM_CFGS == 6,
               "evt_gemm_sm80_cfg_lookup() and evt_gemm_sm80_tile_of<> disagree");
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
@@ -619,6 +647,15 @@ struct gemm_stage_loader {
     loader<Cfg, false> b;
     int kt;
 
+    /* Tile (tile_m, tile_n), from k tile kt_begin on. */
+    __device__ __forceinline__ void start(const evt_gemm_args &args, int tile_m, int tile_n,
+                                          int kt_begin)
+    {
+        a.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
+        b.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
+        kt = kt_begin;
+    }
+
     __device__ __forceinline__ void operator()(evt_u32 stage)
     {
         if (Cfg::kAligned) {
@@ -655,11 +692,189 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
     const int k_tiles = evt_sm80_k_share((args.k + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
 
     gemm_stage_loader<Cfg> load;
-    load.a.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
-    load.b.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
-    load.kt = kt_begin;
+    load.start(args, tile_m, tile_n, kt_begin);
     run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
                       tid & 31);
+}
+
+/*
+ * The warp-specialized, persistent schedule (configurations with ws = 1):
+ * one CTA per slot walks the output tiles blockIdx.x, + gridDim.x, ...
+ * Its first Cfg::kThreads threads (the mma warps) run the k tiles of all
+ * its tiles as one stream through the pipeline, so the next tile's first
+ * k tiles load while this one finishes; after a tile's last k tile they
+ * write the accumulators to their own shared-memory tile (at
+ * Cfg::kPipeBytes, float[kBM][kAccLd], as the other mainloops leave it at
+ * 0) and go on with the next tile.  The other Cfg::kThreads threads (the
+ * epilogue warps) run epi(tile_m, tile_n, acc) on each finished tile, so a
+ * tile's epilogue overlaps the next tile's mainloop.  Named barriers:
+ * EVT_SM80_BAR_PIPE among the mma warps (their __syncthreads),
+ * EVT_SM80_BAR_FULL / _EMPTY hand the accumulator tile over and back, and
+ * EVT_SM80_BAR_EPI is the epilogue warps' own (evt_epi_team).  Load is the
+ * mainloop's stage loader (start(args, tile_m, tile_n, 0) then one call per
+ * k tile, in order).  Launch evt_gemm_sm80_grid() CTAs of
+ * Cfg::kCtaThreads threads with Cfg::kSmemBytes of shared memory.
+ */
+#define EVT_SM80_BAR_PIPE 1
+#define EVT_SM80_BAR_FULL 2
+#define EVT_SM80_BAR_EMPTY 3
+#define EVT_SM80_BAR_EPI 4
+
+namespace evt_sm80_detail {
+
+EVT_DEVICE void bar_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+EVT_DEVICE void bar_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* The stream of k tiles over a CTA's tiles, as loaded: which tile the next
+ * load belongs to and how many of its k tiles are left. */
+template <class Cfg, class Load, class Args>
+struct tile_stream {
+    Load load;
+    int tile, left, tiles, k_tiles, m, n;
+
+    __device__ __forceinline__ void start(const Args &args)
+    {
+        int tm, tn;
+        evt_gemm_sm80_tile_coord<Cfg>(tile, m, n, &tm, &tn);
+        load.start(args, tm, tn, 0);
+        left = k_tiles;
+    }
+
+    /* Loads the next k tile of the stream into `stage`, if there is one. */
+    __device__ __forceinline__ void next(const Args &args, evt_u32 stage)
+    {
+        if (left == 0 && tile < tiles && k_tiles > 0) {
+            tile += gridDim.x;
+            if (tile < tiles)
+                start(args);
+        }
+        if (left > 0 && tile < tiles) {
+            load(stage);
+            --left;
+        }
+    }
+};
+
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
+                                       unsigned char *smem, const Epi &epi)
+{
+    static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int both = Cfg::kCtaThreads;
+    float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes);
+    const int tid = threadIdx.x;
+
+    if (tid >= Cfg::kThreads) { /* epilogue warps */
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            bar_sync(EVT_SM80_BAR_FULL, both);
+            int tm, tn;
+            evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            epi(tm, tn, acc_tile);
+            if (t + (int)gridDim.x < tiles)
+                bar_arrive(EVT_SM80_BAR_EMPTY, both);
+        }
+        return;
+    }
+
+    const int warp = tid >> 5, lane = tid & 31;
+    const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
+    const evt_u32 sbase = evt_smem_addr(smem);
+    tile_stream<Cfg, Load, Args> ts;
+    ts.tile = blockIdx.x;
+    ts.tiles = tiles;
+    ts.k_tiles = k_tiles;
+    ts.m = m;
+    ts.n = n;
+    ts.left = 0;
+    if (ts.tile < tiles) {
+        ts.start(args);
+    }
+    /* Every stage filled first; then each k tile's last step refills the
+     * stage its barrier freed, so kStages - 1 loads stay in flight. */
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages; ++s) {
+        ts.next(args, sbase + s * Cfg::kStageBytes);
+        evt_cp_async_commit();
+    }
+    evt_cp_async_wait<Cfg::kStages - 1>();
+    bar_sync(EVT_SM80_BAR_PIPE, Cfg::kThreads);
+
+    int read_stage = 0, write_stage = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        float acc[Cfg::kMI][Cfg::kNI][4];
+#pragma unroll
+        for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    acc[mi][ni][e] = 0.0f;
+        frags<Cfg> f[2];
+        if (k_tiles > 0) {
+            evt_u32 rs = sbase + read_stage * Cfg::kStageBytes;
+            load_frags<Cfg>(f[0], rs, rs + Cfg::kAStageBytes, 0, warp_m, warp_n, lane);
+        }
+        for (int kt = 0; kt < k_tiles; ++kt) {
+#pragma unroll
+            for (int kk = 0; kk < Cfg::kKSteps; ++kk) {
+                if (kk == Cfg::kKSteps - 1) {
+                    /* the next k tile has landed, and every warp is done
+                     * with this one's stage: refill it */
+                    evt_cp_async_wait<Cfg::kStages - 2>();
+                    bar_sync(EVT_SM80_BAR_PIPE, Cfg::kThreads);
+                    ts.next(args, sbase + write_stage * Cfg::kStageBytes);
+                    evt_cp_async_commit();
+                    write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+                    read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+                    if (kt + 1 < k_tiles) {
+                        evt_u32 rs = sbase + read_stage * Cfg::kStageBytes;
+                        load_frags<Cfg>(f[Cfg::kKSteps & 1], rs, rs + Cfg::kAStageBytes, 0, warp_m,
+                                        warp_n, lane);
+                    }
+                } else {
+                    evt_u32 rs = sbase + read_stage * Cfg::kStageBytes;
+                    load_frags<Cfg>(f[(kk + 1) & 1], rs, rs + Cfg::kAStageBytes, kk + 1, warp_m,
+                                    warp_n, lane);
+                }
+                mma_step<Cfg>(acc, f[kk & 1]);
+            }
+        }
+        /* hand the tile over once the epilogue warps are done with the last */
+        if (t != (int)blockIdx.x)
+            bar_sync(EVT_SM80_BAR_EMPTY, both);
+        const evt_u32 abase = evt_smem_addr(acc_tile);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::kNI; ++ni) {
+                int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
+                int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
+                evt_u32 p = abase + (r * Cfg::kAccLd + c) * 4;
+                evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
+                evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
+            }
+        bar_arrive(EVT_SM80_BAR_FULL, both);
+    }
+    evt_cp_async_wait<0>();
+}
+
+} /* namespace evt_sm80_detail */
+
+/* The GEMM under the warp-specialized schedule (evt_sm80_detail::ws_run). */
+template <class Cfg, class Epi>
+__device__ __forceinline__ void evt_gemm_sm80_ws(const evt_gemm_args &args, unsigned char *smem,
+                                                 const Epi &epi)
+{
+    evt_sm80_detail::ws_run<Cfg, evt_sm80_detail::gemm_stage_loader<Cfg> >(
+        args, args.m, args.n, (args.k + Cfg::kBK - 1) / Cfg::kBK, smem, epi);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -528,8 +528,8 @@ static int split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long
 {
     const char *env = getenv("EVT_SPLITK");
     long long k_tiles = (k + cfg.bk - 1) / cfg.bk;
-    if (env && strcmp(env, "0") == 0)
-        return 1;
+    if (cfg.ws || (env && strcmp(env, "0") == 0))
+        return 1; /* a warp-specialized grid is persistent: it never splits */
     if (env && strcmp(env, "1") == 0)
         return k_tiles >= 2 ? 2 : 1;
     return evt_sm80_split_plan(tiles, cfg.min_blocks, sms, k_tiles);
@@ -595,7 +595,8 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     const unsigned threads = (unsigned)evt_gemm_sm80_threads(fns->cfg);
     const unsigned smem = (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg);
     if (st == EVT_OK && tiles > 0 && splits == 1)
-        st = launch1(ctx, fns->main, (unsigned)tiles, threads, smem, s, args);
+        st = launch1(ctx, fns->main, (unsigned)evt_gemm_sm80_grid(fns->cfg, tiles, l->sms), threads,
+                     smem, s, args);
     if (st == EVT_OK && tiles > 0 && splits > 1) {
         /* every tile's shares into their slots, then each tile's sum and epilogue */
         st = grow_workspace(l, &l->split_ws, &l->split_ws_bytes,

@@ -14,19 +14,22 @@ trap 'rm -rf "$tmp"' EXIT
 JOBS=${JOBS:-2}
 
 # One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing;
-# "1s": configuration 1 with its split-K entries, EVT_SPLITK=1)
-for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt; do
+# "1s": configuration 1 with its split-K entries, EVT_SPLITK=1; "5w":
+# configuration 5, warp-specialized, whose entry must use named barriers)
+for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/reductions.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
     if [ -f "$err" ] && grep -q ': error: ' "$err"; then continue; fi
     case "$f" in
     "$top"/examples/*) targets="sm_80 sm_86 sm_89 sm_90a" full=1 ;;
+    "$top"/tests/gpu/*) targets="" full=2 ;;
     *) targets="sm_80 sm_90a" full=0 ;;
     esac
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1/p' "$f" |
     while read -r k; do
         for t in $targets; do echo "$f $k $t 2"; done
         [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 1s"
+        [ "$full" != 0 ] && echo "$f $k sm_90a 5w"
     done
 done > "$tmp/jobs"
 
@@ -37,6 +40,7 @@ out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
 case $cfg in
 all) unset EVT_CONFIG ;;
 *s) export EVT_CONFIG=${cfg%s} EVT_SPLITK=1 ;;
+*w) export EVT_CONFIG=${cfg%w} ;;
 *) export EVT_CONFIG=$cfg ;;
 esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
@@ -48,6 +52,9 @@ fi
 case $cfg in
 *s) if ! grep -q '_splitk_sm' "$out" || ! grep -q '_splitsum_sm' "$out"; then
         echo "FAIL $f $k $t config $cfg: no split-K entry points"; exit 1
+    fi ;;
+*w) if ! grep -q '_ws[0-9]_sm' "$out" || ! grep -q 'bar.arrive' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no warp-specialized entry point"; exit 1
     fi ;;
 esac
 echo "ok   $(basename "$f") $k $t config $cfg"

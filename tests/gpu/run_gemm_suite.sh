@@ -40,7 +40,9 @@ ex=$root/examples
 # runs check a sample of rows); these stay under it, so every output of
 # every run is checked in full.  --splitk (a suite option, not evtc's) runs with
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
-# _splitsum kernel.
+# _splitsum kernel.  --config N (also the suite's) forces tile configuration N
+# (EVT_CONFIG): the warp-specialized, persistent ones (GEMM 5, conv 5 and 6)
+# run here on grids of more tiles than CTAs, so every CTA walks several.
 runs() {
     # Every kernel of the examples.
     for f in "$ex"/*.evt; do
@@ -54,6 +56,10 @@ runs() {
             echo "$f $k conv:1,1,1,8,8,1,1"
             echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --splitk"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --splitk"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 5"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 6"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 5 --special"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 6"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -66,6 +72,9 @@ runs() {
             echo "$f $k 127,127,24 --ld-pad 3"
             echo "$f $k 1000,1000,4104 --splitk"
             echo "$f $k 127,1000,4104 --splitk --special"
+            echo "$f $k 2000,2000,520 --config 5"
+            echo "$f $k 4097,1000,24 --config 5 --special"
+            echo "$f $k 1000,127,13 --config 5"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.
@@ -117,6 +126,13 @@ runs() {
     echo "$c/layouts.evt cc_bf16 127,1000,4104 --splitk --ld-pad 8"
     echo "$c/layouts.evt rc_f16 250,513,4104"
     echo "$c/reductions.evt reductions 127,250,4104 --special"
+    # Reductions under the warp-specialized configurations (the epilogue
+    # warps' own barrier).
+    echo "$c/reductions.evt reductions 4097,1000,24 --config 5"
+    echo "$c/reductions.evt reductions 2000,2000,520 --config 5 --special"
+    echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 5"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 5"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 6"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
         for l in rr rc cr cc; do
@@ -168,8 +184,14 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         case " $opts " in
         *" --splitk "*) splitk=1 opts=$(printf '%s' "$opts" | sed 's/--splitk//') ;;
         esac
+        config=
+        case " $opts " in
+        *" --config "*)
+            config=$(printf '%s' "$opts" | sed 's/.*--config \([0-9]*\).*/\1/')
+            opts=$(printf '%s' "$opts" | sed 's/--config [0-9]*//') ;;
+        esac
         # shellcheck disable=SC2086 # problem and opts are lists of options
-        EVT_SPLITK=$splitk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
+        EVT_CONFIG=$config EVT_SPLITK=$splitk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
             >"$work/logs/$id.log" 2>&1
         rc=$?
         end=$(date +%s.%N)
