@@ -75,8 +75,8 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x64x64_W4_S3 = 2,  /* narrow N (k <= 64), medium problems */
     EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems, 4 CTAs/SM */
     EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, large problems: 64x64 warp tiles */
-    EVT_CONV_SM80_128x128x64_W4_S3_WS = 5, /* warp-specialized, persistent, 1 CTA/SM */
-    EVT_CONV_SM80_128x128x64_W4_S4_WS = 6, /* the same, one stage deeper */
+    EVT_CONV_SM80_128x128x64_W4_S3_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
+    EVT_CONV_SM80_128x128x64_W8_S3_WS4 = 6, /* the same with 8 mma warps of 64x32 */
     EVT_CONV_SM80_NUM_CFGS = 7
 };
 
@@ -92,9 +92,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_256x64x32_W4_S4:
         c.bm = 256; c.bn = 64; c.bk = 32; c.warps_m = 4; c.warps_n = 1; c.stages = 4;
         c.min_blocks = 2; break;
-    case EVT_CONV_SM80_128x128x64_W4_S3_WS: c.bn = 128; c.warps_n = 2; c.ws = 1; break;
-    case EVT_CONV_SM80_128x128x64_W4_S4_WS:
-        c.bn = 128; c.warps_n = 2; c.stages = 4; c.ws = 1; break;
+    case EVT_CONV_SM80_128x128x64_W4_S3_WS4: c.bn = 128; c.warps_n = 2; c.ws = 4; break;
+    case EVT_CONV_SM80_128x128x64_W8_S3_WS4: c.bn = 128; c.ws = 4; break;
     default: break;
     }
     return c;
@@ -177,11 +176,11 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_64x64x32_W4_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_W4_S4> {
     typedef evt_gemm_sm80_tile<256, 64, 32, 4, 1, 4, 2> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S3_WS> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 1, true> type;
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S3_WS4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 1, 4> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S4_WS> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, true> type;
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W8_S3_WS4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 1, 4> type;
 };
 
 /*
@@ -225,7 +224,7 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).warps_n == T::kWarpsN &&
            evt_conv_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
-           (evt_conv_sm80_cfg_lookup(ID).ws != 0) == T::kWS &&
+           evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
 }

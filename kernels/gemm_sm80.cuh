@@ -72,7 +72,7 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_64x64x32_W4_S4 = 2,   /* small or skinny problems, 4 CTAs/SM */
     EVT_GEMM_SM80_128x256x64_W8_S3 = 3, /* large problems, 1 CTA/SM */
     EVT_GEMM_SM80_128x128x64_W4_S3 = 4, /* medium problems, 2 CTAs/SM */
-    EVT_GEMM_SM80_128x128x64_W4_S4_WS = 5, /* warp-specialized, persistent, 1 CTA/SM */
+    EVT_GEMM_SM80_128x128x64_W8_S4_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
     EVT_GEMM_SM80_NUM_CFGS = 6
 };
 
@@ -81,7 +81,8 @@ typedef struct evt_gemm_sm80_cfg_info {
     int warps_m, warps_n; /* warp grid; warp tile = bm/warps_m x bn/warps_n */
     int stages;           /* cp.async pipeline depth */
     int min_blocks;       /* __launch_bounds__ minimum CTAs per SM */
-    int ws;               /* 1: warp-specialized and persistent (evt_sm80_ws_run) */
+    int ws;               /* epilogue warps of a warp-specialized, persistent
+                           * configuration (evt_sm80_detail::ws_run); 0: none */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -100,18 +101,18 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
     case EVT_GEMM_SM80_128x256x64_W8_S3: c.bk = 64; c.stages = 3; break;
     case EVT_GEMM_SM80_128x128x64_W4_S3:
         c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 3; c.min_blocks = 2; break;
-    case EVT_GEMM_SM80_128x128x64_W4_S4_WS:
-        c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 4; c.ws = 1; break;
+    case EVT_GEMM_SM80_128x128x64_W8_S4_WS4:
+        c.bn = 128; c.bk = 64; c.stages = 4; c.ws = 4; break;
     default: break;
     }
     return c;
 }
 
-/* Threads of a CTA: the mma warps, and as many epilogue warps in a
+/* Threads of a CTA: the mma warps, and the epilogue warps of a
  * warp-specialized configuration. */
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_threads(evt_gemm_sm80_cfg_info c)
 {
-    return 32 * c.warps_m * c.warps_n * (c.ws ? 2 : 1);
+    return 32 * (c.warps_m * c.warps_n + c.ws);
 }
 
 /* Dynamic shared memory a CTA needs: the larger of the pipeline and the
@@ -233,7 +234,7 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          bool WS = false>
+          int WS_WARPS = 0>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -242,9 +243,10 @@ struct evt_gemm_sm80_tile {
     static constexpr int kWarpsN = WARPS_N;
     static constexpr int kStages = STAGES;
     static constexpr int kMinBlocks = MIN_BLOCKS;
-    static constexpr bool kWS = WS;
+    static constexpr bool kWS = WS_WARPS > 0;
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma warps' */
-    static constexpr int kCtaThreads = WS ? 2 * kThreads : kThreads; /* + the epilogue warps */
+    static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
+    static constexpr int kCtaThreads = kThreads + kEpiThreads;
     static constexpr int kWM = BM / WARPS_M; /* warp tile */
     static constexpr int kWN = BN / WARPS_N;
     static constexpr int kMI = kWM / 16; /* m16 fragments per warp */
@@ -259,7 +261,7 @@ struct evt_gemm_sm80_tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
-    static constexpr int kSmemBytes = WS ? kPipeBytes + kAccBytes
+    static constexpr int kSmemBytes = kWS ? kPipeBytes + kAccBytes
                                          : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
@@ -292,8 +294,8 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S3> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> type;
 };
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S4_WS> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, true> type;
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W8_S4_WS4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4> type;
 };
 
 /* The C table and the tile types must agree: the host launches by the
@@ -308,7 +310,7 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).warps_n == T::kWarpsN &&
            evt_gemm_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
-           (evt_gemm_sm80_cfg_lookup(ID).ws != 0) == T::kWS &&
+           evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
 }
@@ -705,9 +707,11 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
  * k tiles load while this one finishes; after a tile's last k tile they
  * write the accumulators to their own shared-memory tile (at
  * Cfg::kPipeBytes, float[kBM][kAccLd], as the other mainloops leave it at
- * 0) and go on with the next tile.  The other Cfg::kThreads threads (the
+ * 0) and go on with the next tile.  The Cfg::kEpiThreads threads after them (the
  * epilogue warps) run epi(tile_m, tile_n, acc) on each finished tile, so a
- * tile's epilogue overlaps the next tile's mainloop.  Named barriers:
+ * tile's epilogue overlaps the next tile's mainloop, and before each tile
+ * run epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its
+ * [M, N] inputs: their loads then wait on L2, not DRAM).  Named barriers:
  * EVT_SM80_BAR_PIPE among the mma warps (their __syncthreads),
  * EVT_SM80_BAR_FULL / _EMPTY hand the accumulator tile over and back, and
  * EVT_SM80_BAR_EPI is the epilogue warps' own (evt_epi_team).  Load is the
@@ -768,14 +772,23 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
-    const int both = Cfg::kCtaThreads;
+    const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
     float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes);
     const int tid = threadIdx.x;
 
     if (tid >= Cfg::kThreads) { /* epilogue warps */
+        int tm, tn;
+        if ((int)blockIdx.x < tiles) {
+            evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn);
+        }
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            /* the next tile's [M, N] inputs into L2 while this one is made */
+            if (t + (int)gridDim.x < tiles) {
+                evt_gemm_sm80_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn);
+            }
             bar_sync(EVT_SM80_BAR_FULL, both);
-            int tm, tn;
             evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
             epi(tm, tn, acc_tile);
             if (t + (int)gridDim.x < tiles)
