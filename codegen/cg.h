@@ -24,11 +24,12 @@ int cg_variant(int config_id, int aligned, int split);
  * `sms` multiprocessors, and the shape of one. */
 int cg_num_configs(evt_mainloop ml);
 /* The configuration EVT_CONFIG=<id> forces (for tuning the heuristics and
- * for quick compile checks: launches and --emit listings use only it), or -1.
+ * for quick compile checks: launches and --emit listings use only it), or -1
+ * (also when k cannot run it on target: wgmma configurations are sm_90a's).
  * EVT_SPLITK=1 adds the split-K entries to --emit listings and makes launches
  * split every tile in two (for tests); EVT_SPLITK=0 turns split-K off. */
-int cg_forced_config(evt_mainloop ml);
-int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms);
+int cg_forced_config(const ir_kernel *k, const char *target);
+int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
 
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */

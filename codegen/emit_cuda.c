@@ -16,21 +16,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tile heuristic of the mainloop (part 1 of its kernels/ header). */
-static int pick(evt_mainloop ml, long long m, long long n, long long k, int sms)
+/* Whether kernel k may run tile configuration id on target: the wgmma
+ * configurations need sm_90a and K-contiguous operands (a conv's always are;
+ * a GEMM's when A is row-major and B column-major). */
+static int usable(const ir_kernel *k, const char *target, int id)
 {
-    return ml == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_pick(m, n, k, sms)
-                                   : evt_conv_sm80_pick(m, n, k, sms);
+    if (!cg_config(k->mainloop, id).wgmma)
+        return 1;
+    return strcmp(target, "sm_90a") == 0 &&
+           (k->mainloop == EVT_MAINLOOP_CONV2D_FPROP ||
+            (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL));
 }
 
-int cg_forced_config(evt_mainloop ml)
+/* The tile heuristic of the mainloop (part 1 of its kernels/ header). */
+static int pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk,
+                int sms)
+{
+    (void)target;
+    return k->mainloop == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_pick(m, n, kk, sms)
+                                            : evt_conv_sm80_pick(m, n, kk, sms);
+}
+
+int cg_forced_config(const ir_kernel *k, const char *target)
 {
     const char *s = getenv("EVT_CONFIG");
     if (!s || !*s)
         return -1;
     char *end;
     long id = strtol(s, &end, 10);
-    return *end == '\0' && id >= 0 && id < cg_num_configs(ml) ? (int)id : -1;
+    return *end == '\0' && id >= 0 && id < cg_num_configs(k->mainloop) && usable(k, target, (int)id)
+               ? (int)id
+               : -1;
 }
 
 int cg_num_configs(evt_mainloop ml)
@@ -38,9 +54,9 @@ int cg_num_configs(evt_mainloop ml)
     return ml == EVT_MAINLOOP_GEMM ? EVT_GEMM_SM80_NUM_CFGS : EVT_CONV_SM80_NUM_CFGS;
 }
 
-int cg_pick(evt_mainloop ml, long long m, long long n, long long k, int sms)
+int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms)
 {
-    return pick(ml, m, n, k, sms);
+    return pick(k, target, m, n, kk, sms);
 }
 
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id)
@@ -48,18 +64,21 @@ evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id)
     return ml == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_cfg_lookup(id) : evt_conv_sm80_cfg_lookup(id);
 }
 
-/* Whether the heuristic can pick configuration `id`: those make up the full
- * listing of --emit.  The heuristics only compare tile counts with multiples
- * of the SM count (and N with small bounds), so sizes 2^0..2^31 and the SM
- * counts of real parts reach every branch they have. */
-static int pickable(evt_mainloop ml, int id)
+/* Whether the heuristic can pick configuration `id` for k on target: those
+ * make up the full listing of --emit.  The heuristics only compare tile
+ * counts with multiples of the SM count (and N and K with small bounds), so
+ * sizes 2^0..2^31 and the SM counts of real parts reach every branch they
+ * have. */
+static int pickable(const ir_kernel *k, const char *target, int id)
 {
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
+    static const long long ks[] = {64, 128, 4096};
     for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
-        for (int i = 0; i < 32; i++)
-            for (int j = 0; j < 32; j++)
-                if (pick(ml, 1ll << i, 1ll << j, 4096, sms[s]) == id)
-                    return 1;
+        for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
+            for (int i = 0; i < 32; i++)
+                for (int j = 0; j < 32; j++)
+                    if (pick(k, target, 1ll << i, 1ll << j, ks[q], sms[s]) == id)
+                        return 1;
     return 0;
 }
 
@@ -636,14 +655,14 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *ml = conv ? "conv" : "gemm";
-    const int forced = cg_forced_config(k->mainloop);
+    const int forced = cg_forced_config(k, target);
     const char *splitk_env = getenv("EVT_SPLITK");
     const int list_split = splitk_env && strcmp(splitk_env, "1") == 0;
     for (int id = 0; id < cg_num_configs(k->mainloop); id++)
         for (int aligned = 1; aligned >= 0; aligned--)
             for (int split = 0; split <= 1; split++) {
                 if (variant >= 0 ? variant != cg_variant(id, aligned, split)
-                    : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k->mainloop, id)))
+                    : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k, target, id)))
                     continue;
                 const int ws = cg_config(k->mainloop, id).ws;
                 if (ws && split)

@@ -77,13 +77,15 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, large problems: 64x64 warp tiles */
     EVT_CONV_SM80_128x128x64_W4_S3_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
     EVT_CONV_SM80_128x128x64_W8_S3_WS4 = 6, /* the same with 8 mma warps of 64x32 */
-    EVT_CONV_SM80_NUM_CFGS = 7
+    EVT_CONV_SM80_128x256x64_WG2_S4 = 7, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
+    EVT_CONV_SM80_128x128x64_WG2_S3 = 8, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
+    EVT_CONV_SM80_NUM_CFGS = 9
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -94,6 +96,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x128x64_W4_S3_WS4: c.bn = 128; c.warps_n = 2; c.ws = 4; break;
     case EVT_CONV_SM80_128x128x64_W8_S3_WS4: c.bn = 128; c.ws = 4; break;
+    case EVT_CONV_SM80_128x256x64_WG2_S4: c.stages = 4; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x128x64_WG2_S3: c.bn = 128; c.min_blocks = 2; c.wgmma = 1; break;
     default: break;
     }
     return c;
@@ -182,6 +186,12 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S3_WS4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W8_S3_WS4> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 1, 4> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x256x64_WG2_S4> {
+    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1, 0, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S3> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -203,8 +213,7 @@ struct evt_conv_sm80_cfg : Tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * Tile::kStages;
     static constexpr int kAccBytes = Tile::kBM * Tile::kAccLd * 4;
-    static constexpr int kSmemBytes = Tile::kWS ? kPipeBytes + kAccBytes
-                                                : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+    static constexpr int kSmemBytes = Tile::kSmemBytes; /* the tile's, as for the GEMM */
 
     static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
                   "operand type must be EVT_DT_F16 or EVT_DT_BF16");
@@ -225,13 +234,15 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
+           (evt_conv_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
 }
 static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>() &&
                   evt_conv_sm80_tile_matches<2>() && evt_conv_sm80_tile_matches<3>() &&
                   evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
-                  evt_conv_sm80_tile_matches<6>() && EVT_CONV_SM80_NUM_CFGS == 7,
+                  evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
+                  evt_conv_sm80_tile_matches<8>() && EVT_CONV_SM80_NUM_CFGS == 9,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {
@@ -509,8 +520,11 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
 
     conv_stage_loader<Cfg> load;
     load.start(args, tile_m, tile_n, k_tiles ? kt_begin : 0);
-    run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
-                      tid & 31);
+    if constexpr (Cfg::kWgmma)
+        run_pipeline_wgmma<Cfg>(k_tiles, load, evt_smem_addr(smem));
+    else
+        run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN,
+                          warp % Cfg::kWarpsN, tid & 31);
 }
 
 /* The conv under gemm_sm80.cuh's warp-specialized schedule

@@ -73,7 +73,9 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_128x256x64_W8_S3 = 3, /* large problems, 1 CTA/SM */
     EVT_GEMM_SM80_128x128x64_W4_S3 = 4, /* medium problems, 2 CTAs/SM */
     EVT_GEMM_SM80_128x128x64_W8_S4_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
-    EVT_GEMM_SM80_NUM_CFGS = 6
+    EVT_GEMM_SM80_128x256x64_WG2_S4 = 6, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
+    EVT_GEMM_SM80_128x128x64_WG2_S3 = 7, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
+    EVT_GEMM_SM80_NUM_CFGS = 8
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -81,6 +83,7 @@ typedef struct evt_gemm_sm80_cfg_info {
     int warps_m, warps_n; /* warp grid; warp tile = bm/warps_m x bn/warps_n */
     int stages;           /* cp.async pipeline depth */
     int min_blocks;       /* __launch_bounds__ minimum CTAs per SM */
+    int wgmma;            /* 1: sm_90a warpgroup MMAs (run_pipeline_wgmma) */
     int ws;               /* epilogue warps of a warp-specialized, persistent
                            * configuration (evt_sm80_detail::ws_run); 0: none */
 } evt_gemm_sm80_cfg_info;
@@ -93,7 +96,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -103,6 +106,9 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
         c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 3; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_128x128x64_W8_S4_WS4:
         c.bn = 128; c.bk = 64; c.stages = 4; c.ws = 4; break;
+    case EVT_GEMM_SM80_128x256x64_WG2_S4: c.bk = 64; c.wgmma = 1; break;
+    case EVT_GEMM_SM80_128x128x64_WG2_S3:
+        c.bn = 128; c.bk = 64; c.stages = 3; c.min_blocks = 2; c.wgmma = 1; break;
     default: break;
     }
     return c;
@@ -123,7 +129,7 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
-    return c.ws ? pipe + acc : pipe > acc ? pipe : acc;
+    return (c.ws ? pipe + acc : pipe > acc ? pipe : acc) + (c.wgmma ? 1024 : 0);
 }
 
 /* CTAs to launch for `tiles` output tiles: one per tile, or for a
@@ -234,7 +240,7 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS = 0>
+          int WS_WARPS = 0, bool WGMMA = false>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -244,6 +250,7 @@ struct evt_gemm_sm80_tile {
     static constexpr int kStages = STAGES;
     static constexpr int kMinBlocks = MIN_BLOCKS;
     static constexpr bool kWS = WS_WARPS > 0;
+    static constexpr bool kWgmma = WGMMA;
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
     static constexpr int kCtaThreads = kThreads + kEpiThreads;
@@ -261,8 +268,9 @@ struct evt_gemm_sm80_tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
-    static constexpr int kSmemBytes = kWS ? kPipeBytes + kAccBytes
-                                         : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes;
+    static constexpr int kSmemBytes = (kWS ? kPipeBytes + kAccBytes
+                                          : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes) +
+                                      (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
@@ -297,6 +305,12 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S3> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W8_S4_WS4> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4> type;
 };
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_WG2_S4> {
+    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1, 0, true> type;
+};
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_WG2_S3> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
+};
 
 /* The C table and the tile types must agree: the host launches by the
  * former, the device code is built from the latter. */
@@ -311,13 +325,15 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
+           (evt_gemm_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
 }
 static_assert(evt_gemm_sm80_tile_matches<0>() && evt_gemm_sm80_tile_matches<1>() &&
                   evt_gemm_sm80_tile_matches<2>() && evt_gemm_sm80_tile_matches<3>() &&
                   evt_gemm_sm80_tile_matches<4>() && evt_gemm_sm80_tile_matches<5>() &&
-                  EVT_GEMM_SM80_NUM_CFGS == 6,
+                  evt_gemm_sm80_tile_matches<6>() && evt_gemm_sm80_tile_matches<7>() &&
+                  EVT_GEMM_SM80_NUM_CFGS == 8,
               "evt_gemm_sm80_cfg_lookup() and evt_gemm_sm80_tile_of<> disagree");
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
@@ -642,6 +658,120 @@ __device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sb
     hand_over_acc<Cfg>(acc, sbase, warp_m, warp_n, lane);
 }
 
+/*
+ * The sm_90a pipeline (configurations with wgmma = 1): the same cp.async
+ * loads into the same stages, multiplied by warpgroup MMAs straight from
+ * shared memory.  A BK = 64 stage of a K-contiguous operand is, row after
+ * row of 128 bytes with 16-byte chunk c stored at c ^ (row & 7), exactly
+ * wgmma's 128-byte-swizzled K-major layout, so only the descriptors are new.
+ * Warpgroup g (warps 4g..4g+3) computes rows 64g..64g+63 of the tile and all
+ * kBN columns, kBN / 128 m64n128k16 MMAs per k16 step; its accumulators are
+ * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
+ * while one is multiplied and the MMAs of the one before drain
+ * (wgmma.wait_group 1); the stage they read is refilled after the next
+ * barrier.  Compiled only for sm_90a; the runtime never picks these
+ * configurations for other targets.
+ */
+template <int DT> struct wgmma_n128;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+template <> struct wgmma_n128<EVT_DT_F16> {
+    static __device__ __forceinline__ void run(float (&d)[64], evt_u64 da, evt_u64 db)
+    {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                     : "l"(da), "l"(db));
+    }
+};
+template <> struct wgmma_n128<EVT_DT_BF16> {
+    static __device__ __forceinline__ void run(float (&d)[64], evt_u64 da, evt_u64 db)
+    {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                     : "l"(da), "l"(db));
+    }
+};
+#endif
+
+/* A K-major, 128-byte-swizzled operand tile at shared address saddr (1024-byte
+ * aligned): 8-row groups 1024 bytes apart. */
+EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
+{
+    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | ((evt_u64)(1024 >> 4) << 32) |
+           ((evt_u64)1 << 62);
+}
+
+template <class Cfg, class Load>
+__device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(Cfg::kAKContig && Cfg::kBKContig && Cfg::kBK == 64,
+                  "the wgmma pipeline takes K-contiguous operands and BK = 64");
+    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
+                  "one warpgroup per 64 rows; N in m64n128 steps");
+    static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
+    constexpr int NH = Cfg::kBN / 128;
+    const evt_u32 sbase = (sbase_raw + 1023u) & ~1023u; /* the swizzle atoms' alignment */
+    const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
+    float acc[NH][64];
+#pragma unroll
+    for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int i = 0; i < 64; ++i)
+            acc[h][i] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 2; ++s) {
+        if (s < k_tiles)
+            load(sbase + s * Cfg::kStageBytes);
+        evt_cp_async_commit();
+    }
+    int stage = 0, write_stage = Cfg::kStages - 2;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        evt_cp_async_wait<Cfg::kStages - 3>();
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads();
+        const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * 128;
+        const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int h = 0; h < NH; ++h)
+                wgmma_n128<Cfg::kDType>::run(acc[h], wgmma_desc(sa) + 2 * kk,
+                                             wgmma_desc(sb + h * 128 * 128) + 2 * kk);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        if (kt + Cfg::kStages - 2 < k_tiles)
+            load(sbase + write_stage * Cfg::kStageBytes);
+        evt_cp_async_commit();
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
+        write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    evt_cp_async_wait<0>();
+    __syncthreads();
+    /* the accumulator tile, as run_pipeline leaves it */
+#pragma unroll
+    for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+            int r = wgi * 64 + warp * 16 + (lane >> 2);
+            int c = h * 128 + j * 8 + (lane & 3) * 2;
+            evt_u32 p = sbase_raw + (r * Cfg::kAccLd + c) * 4;
+            evt_st_shared_v2f(p, acc[h][4 * j], acc[h][4 * j + 1]);
+            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[h][4 * j + 2], acc[h][4 * j + 3]);
+        }
+    __syncthreads();
+#else
+    (void)k_tiles; (void)load; (void)sbase_raw;
+    __trap(); /* never launched: wgmma configurations are sm_90a's */
+#endif
+}
+
 /* The GEMM's k tile loads for run_pipeline: A and B of k tile kt, then kt + 1, ... */
 template <class Cfg>
 struct gemm_stage_loader {
@@ -695,8 +825,11 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
 
     gemm_stage_loader<Cfg> load;
     load.start(args, tile_m, tile_n, kt_begin);
-    run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN, warp % Cfg::kWarpsN,
-                      tid & 31);
+    if constexpr (Cfg::kWgmma)
+        run_pipeline_wgmma<Cfg>(k_tiles, load, evt_smem_addr(smem));
+    else
+        run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN,
+                          warp % Cfg::kWarpsN, tid & 31);
 }
 
 /*

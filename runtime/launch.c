@@ -554,9 +554,10 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     }
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     evt_mainloop ml = l->k->mainloop;
-    int cfg_id = cg_forced_config(ml);
+    const char *target = evt_target_name(l->target);
+    int cfg_id = cg_forced_config(l->k, target);
     if (cfg_id < 0)
-        cfg_id = cg_pick(ml, m, n, k, l->sms);
+        cfg_id = cg_pick(l->k, target, m, n, k, l->sms);
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     int aligned = ml == EVT_MAINLOOP_GEMM
