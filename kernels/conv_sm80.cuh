@@ -79,7 +79,10 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_W8_S3_WS4 = 6, /* the same with 8 mma warps of 64x32 */
     EVT_CONV_SM80_128x256x64_WG2_S4 = 7, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
     EVT_CONV_SM80_128x128x64_WG2_S3 = 8, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
-    EVT_CONV_SM80_NUM_CFGS = 9
+    EVT_CONV_SM80_128x64x64_WG2_S4 = 9,  /* sm_90a wgmma, narrow N, 2 CTAs/SM */
+    EVT_CONV_SM80_256x64x64_WG4_S4 = 10, /* sm_90a wgmma, narrow N, 4 warpgroups */
+    EVT_CONV_SM80_192x128x64_WG3_S4 = 11, /* sm_90a wgmma, 3 warpgroups (whole waves) */
+    EVT_CONV_SM80_NUM_CFGS = 12
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -98,6 +101,12 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_128x128x64_W8_S3_WS4: c.bn = 128; c.ws = 4; break;
     case EVT_CONV_SM80_128x256x64_WG2_S4: c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x64_WG2_S3: c.bn = 128; c.min_blocks = 2; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x64x64_WG2_S4:
+        c.bn = 64; c.stages = 4; c.min_blocks = 2; c.wgmma = 1; break;
+    case EVT_CONV_SM80_256x64x64_WG4_S4:
+        c.bm = 256; c.bn = 64; c.warps_m = 4; c.stages = 4; c.wgmma = 1; break;
+    case EVT_CONV_SM80_192x128x64_WG3_S4:
+        c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
     default: break;
     }
     return c;
@@ -192,6 +201,15 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x256x64_WG2_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x64_WG2_S4> {
+    typedef evt_gemm_sm80_tile<128, 64, 64, 2, 4, 4, 2, 0, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x64_WG4_S4> {
+    typedef evt_gemm_sm80_tile<256, 64, 64, 4, 4, 4, 1, 0, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S4> {
+    typedef evt_gemm_sm80_tile<192, 128, 64, 3, 4, 4, 1, 0, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -242,7 +260,9 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<2>() && evt_conv_sm80_tile_matches<3>() &&
                   evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
-                  evt_conv_sm80_tile_matches<8>() && EVT_CONV_SM80_NUM_CFGS == 9,
+                  evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
+                  evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 12,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {
@@ -262,12 +282,20 @@ template <class Cfg>
 struct chunk_map {
     static constexpr int kChunks = Cfg::kBK / 8;
     static constexpr int kRowStep = Cfg::kThreads / kChunks;
-    static constexpr int kARows = Cfg::kBM / kRowStep; /* A chunks per thread per stage */
-    static constexpr int kBRows = Cfg::kBN / kRowStep;
+    /* A and B chunks per thread per stage; where kRowStep does not divide a
+     * tile (3 warpgroups), the last pass copies only the rows left. */
+    static constexpr int kARows = (Cfg::kBM + kRowStep - 1) / kRowStep;
+    static constexpr int kBRows = (Cfg::kBN + kRowStep - 1) / kRowStep;
     static_assert(Cfg::kThreads % kChunks == 0 && kRowStep % 8 == 0,
                   "a CTA must copy whole 8-row swizzle groups per pass");
-    static_assert(Cfg::kBM % kRowStep == 0 && Cfg::kBN % kRowStep == 0,
-                  "threads must divide a stage's 16-byte chunks");
+
+    /* Whether pass j of this thread (tile row row0 + j kRowStep) is inside a
+     * tile of R rows. */
+    template <int R>
+    static __device__ __forceinline__ bool in_tile(int row0, int j)
+    {
+        return R % kRowStep == 0 || row0 + j * kRowStep < R;
+    }
     typedef evt_sm80_detail::smem_tile<Cfg::kBM, Cfg::kBK> a_tile;
     typedef evt_sm80_detail::smem_tile<Cfg::kBN, Cfg::kBK> b_tile;
 };
@@ -365,8 +393,11 @@ struct act_loader {
     __device__ __forceinline__ void load_async(const evt_conv_args &a, evt_u32 sbase) const
     {
         const bool k_ok = kp.r < a.r;
+        const int row0 = (int)threadIdx.x / map::kChunks;
 #pragma unroll
         for (int j = 0; j < kRows; ++j) {
+            if (!map::template in_tile<Cfg::kBM>(row0, j))
+                continue;
             bool ok = k_ok && (unsigned)(ih0[j] + kp.dh) < (unsigned)a.h &&
                       (unsigned)(iw0[j] + kp.dw) < (unsigned)a.wd;
             const evt_u16 *src = a.x + (evt_i64)(pix[j] + kp.tap) * a.c + kp.c;
@@ -380,11 +411,14 @@ struct act_loader {
     __device__ __forceinline__ void load_guarded(const evt_conv_args &a, evt_u32 sbase) const
     {
         kpos e = kp;
+        const int row0 = (int)threadIdx.x / map::kChunks;
 #pragma unroll 1
         for (int i = 0; i < 8; ++i) {
             const bool k_ok = e.r < a.r;
 #pragma unroll
             for (int j = 0; j < kRows; ++j) {
+                if (!map::template in_tile<Cfg::kBM>(row0, j))
+                    continue;
                 evt_u16 v = 0;
                 if (k_ok && (unsigned)(ih0[j] + e.dh) < (unsigned)a.h &&
                     (unsigned)(iw0[j] + e.dw) < (unsigned)a.wd)
@@ -431,8 +465,11 @@ struct filt_loader {
         const bool k_ok = k < ld;
         const evt_u16 *src = ptr;
         const evt_i64 step = (evt_i64)map::kRowStep * ld;
+        const int row0 = (int)threadIdx.x / map::kChunks;
 #pragma unroll
         for (int j = 0; j < kRows; ++j, src += step) {
+            if (!map::template in_tile<Cfg::kBN>(row0, j))
+                continue;
             bool ok = k_ok && n + j * map::kRowStep < a.k;
             evt_cp_async_16(sbase + soff + j * map::kRowStep * map::kChunks * 16, ok ? src : a.w,
                             ok);
@@ -441,8 +478,11 @@ struct filt_loader {
 
     __device__ __forceinline__ void load_guarded(const evt_conv_args &a, evt_u32 sbase) const
     {
+        const int row0 = (int)threadIdx.x / map::kChunks;
 #pragma unroll 2
         for (int j = 0; j < kRows; ++j) {
+            if (!map::template in_tile<Cfg::kBN>(row0, j))
+                continue;
             const int nj = n + j * map::kRowStep;
             evt_u32 wd[4];
 #pragma unroll
