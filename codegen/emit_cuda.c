@@ -28,13 +28,18 @@ static int usable(const ir_kernel *k, const char *target, int id)
             (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL));
 }
 
-/* The tile heuristic of the mainloop (part 1 of its kernels/ header). */
+/* The tile heuristic of the mainloop (part 1 of its kernels/ header): the
+ * sm_90a one where the kernel can run wgmma configurations there. */
 static int pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk,
                 int sms)
 {
-    (void)target;
-    return k->mainloop == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_pick(m, n, kk, sms)
-                                            : evt_conv_sm80_pick(m, n, kk, sms);
+    /* usable() of a wgmma configuration: sm_90a and K-contiguous operands */
+    const int sm90 = usable(k, target, k->mainloop == EVT_MAINLOOP_GEMM
+                                           ? EVT_GEMM_SM80_128x256x64_WG2_S4
+                                           : EVT_CONV_SM80_128x256x64_WG2_S4);
+    if (k->mainloop == EVT_MAINLOOP_GEMM)
+        return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms) : evt_gemm_sm80_pick(m, n, kk, sms);
+    return sm90 ? evt_conv_sm90_pick(m, n, kk, sms) : evt_conv_sm80_pick(m, n, kk, sms);
 }
 
 int cg_forced_config(const ir_kernel *k, const char *target)

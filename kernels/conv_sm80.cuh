@@ -82,7 +82,8 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x64x64_WG2_S4 = 9,  /* sm_90a wgmma, narrow N, 2 CTAs/SM */
     EVT_CONV_SM80_256x64x64_WG4_S4 = 10, /* sm_90a wgmma, narrow N, 4 warpgroups */
     EVT_CONV_SM80_192x128x64_WG3_S4 = 11, /* sm_90a wgmma, 3 warpgroups (whole waves) */
-    EVT_CONV_SM80_NUM_CFGS = 12
+    EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 12, /* sm_90a wgmma + 4 epilogue warps, persistent */
+    EVT_CONV_SM80_NUM_CFGS = 13
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -107,6 +108,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bm = 256; c.bn = 64; c.warps_m = 4; c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_192x128x64_WG3_S4:
         c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x128x64_WG2_S4_WS4:
+        c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 4; break;
     default: break;
     }
     return c;
@@ -144,6 +147,39 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long lon
         sms)
         return EVT_CONV_SM80_128x128x64_W4_S3;
     return EVT_CONV_SM80_64x64x32_W4_S4;
+}
+
+/*
+ * The conv heuristic on sm_90a (wgmma; a conv's operands are always
+ * K-contiguous): where evt_conv_sm80_pick takes a 128-row tile with k > 64,
+ * the wgmma tile whose waves cost least (evt_sm90_wave_cost): 128x256, or
+ * 128x128 at two CTAs per SM (first choice at K <= 128, where a CTA's
+ * stores overlap the other's loads), or 192x128, three warpgroups, about
+ * 15% slower per tile but whole waves where the others leave half of one
+ * idle.  Narrow layers (k <= 64) keep the mma.sync tiles: wgmma's 128x64
+ * and 256x64 lost there.  On the H200 (docs/conv_sm80.md): 14x14x256 -> 256
+ * 3x3 88 -> 71 us (192x128), 28x28x128 -> 512 1x1 93 -> 85 (128x128),
+ * 7x7x512 -> 2048 1x1 50 -> 43 (128x256).
+ */
+EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long long k_gemm, int num_sms)
+{
+    int classic = evt_conv_sm80_pick(m, n, k_gemm, num_sms);
+    if (n <= 64 || classic == EVT_CONV_SM80_64x64x32_W4_S4)
+        return classic;
+    /* candidates in order of preference on equal cost (no static table:
+     * device code has no function statics) */
+    int best = k_gemm <= 128 ? EVT_CONV_SM80_128x128x64_WG2_S3 : EVT_CONV_SM80_128x256x64_WG2_S4;
+    long long best_cost = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(best), m, n, num_sms, 0);
+    for (int i = 0; i < 3; ++i) {
+        int id = i == 0 ? EVT_CONV_SM80_128x128x64_WG2_S3
+               : i == 1 ? EVT_CONV_SM80_128x256x64_WG2_S4 : EVT_CONV_SM80_192x128x64_WG3_S4;
+        long long c = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(id), m, n, num_sms, i == 2 ? 15 : 0);
+        if (c < best_cost) {
+            best = id;
+            best_cost = c;
+        }
+    }
+    return best;
 }
 
 /* 1 when the ALIGNED = true mainloop may run: c % 8 == 0 (so r s c and
@@ -210,6 +246,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x64_WG4_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S4> {
     typedef evt_gemm_sm80_tile<192, 128, 64, 3, 4, 4, 1, 0, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -262,7 +301,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 12,
+                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

@@ -75,7 +75,8 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_128x128x64_W8_S4_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
     EVT_GEMM_SM80_128x256x64_WG2_S4 = 6, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
     EVT_GEMM_SM80_128x128x64_WG2_S3 = 7, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
-    EVT_GEMM_SM80_NUM_CFGS = 8
+    EVT_GEMM_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
+    EVT_GEMM_SM80_NUM_CFGS = 9
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -109,6 +110,8 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
     case EVT_GEMM_SM80_128x256x64_WG2_S4: c.bk = 64; c.wgmma = 1; break;
     case EVT_GEMM_SM80_128x128x64_WG2_S3:
         c.bn = 128; c.bk = 64; c.stages = 3; c.min_blocks = 2; c.wgmma = 1; break;
+    case EVT_GEMM_SM80_128x128x64_WG2_S4_WS4:
+        c.bn = 128; c.bk = 64; c.wgmma = 1; c.ws = 4; break;
     default: break;
     }
     return c;
@@ -170,6 +173,42 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k
         sms)
         return EVT_GEMM_SM80_128x128x64_W4_S3;
     return EVT_GEMM_SM80_64x64x32_W4_S4;
+}
+
+/*
+ * sm_90a (wgmma configurations): the work one SM does for a grid of
+ * configuration c, counted in whole waves of its CTA slots (tile area x CTAs
+ * per SM x waves), scaled by penalty_pct for tiles that run below the
+ * others' rate.  The sm_90a heuristics take the cheapest.
+ */
+EVT_C_INLINE EVT_HD long long evt_sm90_wave_cost(evt_gemm_sm80_cfg_info c, long long m, long long n,
+                                                int num_sms, int penalty_pct)
+{
+    long long slots = (long long)(num_sms > 0 ? num_sms : 132) * c.min_blocks;
+    long long waves = (evt_gemm_sm80_num_tiles(c, m, n) + slots - 1) / slots;
+    return waves * c.bm * c.bn * c.min_blocks * (100 + penalty_pct);
+}
+
+/*
+ * The GEMM heuristic on sm_90a when A is row-major and B column-major (the
+ * wgmma configurations' K-contiguous operands): where evt_gemm_sm80_pick
+ * takes a 128-wide tile, the wgmma 128x256 tile or, where its waves cost
+ * less (or as much, with K of at most two k tiles), the wgmma 128x128 tile
+ * at two CTAs per SM.  Small problems keep 64x64 tiles and split-K.  On the
+ * H200, GEMM + bias + ReLU 4096^3 went from 284 to 211 us with the 128x256
+ * tile, 2048^3 from 42 to 31 (docs/gemm_sm80.md).
+ */
+EVT_C_INLINE EVT_HD int evt_gemm_sm90_pick(long long m, long long n, long long k, int num_sms)
+{
+    int classic = evt_gemm_sm80_pick(m, n, k, num_sms);
+    if (classic == EVT_GEMM_SM80_64x64x32_W4_S4)
+        return classic;
+    long long wide = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), m,
+                                        n, num_sms, 0);
+    long long square = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_WG2_S3),
+                                          m, n, num_sms, 0);
+    return square < wide || (square == wide && k <= 128) ? EVT_GEMM_SM80_128x128x64_WG2_S3
+                                                         : EVT_GEMM_SM80_128x256x64_WG2_S4;
 }
 
 /*
@@ -311,6 +350,9 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_WG2_S4> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_WG2_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
 };
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_WG2_S4_WS4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4, true> type;
+};
 
 /* The C table and the tile types must agree: the host launches by the
  * former, the device code is built from the latter. */
@@ -333,7 +375,7 @@ static_assert(evt_gemm_sm80_tile_matches<0>() && evt_gemm_sm80_tile_matches<1>()
                   evt_gemm_sm80_tile_matches<2>() && evt_gemm_sm80_tile_matches<3>() &&
                   evt_gemm_sm80_tile_matches<4>() && evt_gemm_sm80_tile_matches<5>() &&
                   evt_gemm_sm80_tile_matches<6>() && evt_gemm_sm80_tile_matches<7>() &&
-                  EVT_GEMM_SM80_NUM_CFGS == 8,
+                  evt_gemm_sm80_tile_matches<8>() && EVT_GEMM_SM80_NUM_CFGS == 9,
               "evt_gemm_sm80_cfg_lookup() and evt_gemm_sm80_tile_of<> disagree");
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
@@ -921,6 +963,85 @@ struct tile_stream {
     }
 };
 
+/* ws_run's mma warps under wgmma (sm_90a): run_pipeline_wgmma's k loop over
+ * the tile stream, kStages - 2 k tiles loading ahead across tiles. */
+template <class Cfg, class Load, class Args>
+__device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, int k_tiles,
+                                               int tiles, unsigned char *smem, float *acc_tile)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(Cfg::kAKContig && Cfg::kBKContig && Cfg::kBK == 64 && Cfg::kStages >= 3 &&
+                      Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 64 == 0,
+                  "the wgmma pipeline's conditions (run_pipeline_wgmma)");
+    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128;
+    constexpr int NH = Cfg::kBN / NC;
+    const evt_u32 sbase = (evt_smem_addr(smem) + 1023u) & ~1023u;
+    const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
+    tile_stream<Cfg, Load, Args> ts;
+    ts.tile = blockIdx.x;
+    ts.tiles = tiles;
+    ts.k_tiles = k_tiles;
+    ts.m = m;
+    ts.n = n;
+    ts.left = 0;
+    if (ts.tile < tiles)
+        ts.start(args);
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 2; ++s) {
+        ts.next(args, sbase + s * Cfg::kStageBytes);
+        evt_cp_async_commit();
+    }
+    int stage = 0, write_stage = Cfg::kStages - 2;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        float acc[NH][NC / 2];
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+#pragma unroll
+            for (int i = 0; i < NC / 2; ++i)
+                acc[h][i] = 0.0f;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            evt_cp_async_wait<Cfg::kStages - 3>();
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            bar_sync(EVT_SM80_BAR_PIPE, Cfg::kThreads);
+            const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * 128;
+            const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+                for (int h = 0; h < NH; ++h)
+                    wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc(sa) + 2 * kk,
+                                                   wgmma_desc(sb + h * NC * 128) + 2 * kk);
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            ts.next(args, sbase + write_stage * Cfg::kStageBytes);
+            evt_cp_async_commit();
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
+            write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (t != (int)blockIdx.x)
+            bar_sync(EVT_SM80_BAR_EMPTY, Cfg::kCtaThreads);
+        const evt_u32 abase = evt_smem_addr(acc_tile);
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+#pragma unroll
+            for (int j = 0; j < NC / 8; ++j) {
+                int r = wgi * 64 + warp * 16 + (lane >> 2);
+                int c = h * NC + j * 8 + (lane & 3) * 2;
+                evt_u32 p = abase + (r * Cfg::kAccLd + c) * 4;
+                evt_st_shared_v2f(p, acc[h][4 * j], acc[h][4 * j + 1]);
+                evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[h][4 * j + 2], acc[h][4 * j + 3]);
+            }
+        bar_arrive(EVT_SM80_BAR_FULL, Cfg::kCtaThreads);
+    }
+    evt_cp_async_wait<0>();
+#else
+    (void)args; (void)m; (void)n; (void)k_tiles; (void)tiles; (void)smem; (void)acc_tile;
+    __trap(); /* never launched: wgmma configurations are sm_90a's */
+#endif
+}
+
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
                                        unsigned char *smem, const Epi &epi)
@@ -928,7 +1049,8 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
     const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
-    float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes);
+    /* past the stages (and their 1024-byte alignment slack under wgmma) */
+    float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
     const int tid = threadIdx.x;
 
     if (tid >= Cfg::kThreads) { /* epilogue warps */
@@ -952,6 +1074,10 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
         return;
     }
 
+    if constexpr (Cfg::kWgmma) {
+        ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+        return;
+    }
     const int warp = tid >> 5, lane = tid & 31;
     const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
     const evt_u32 sbase = evt_smem_addr(smem);

@@ -43,7 +43,7 @@ ex=$root/examples
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG): the warp-specialized, persistent ones (GEMM 5, conv 5 and 6)
 # run here on grids of more tiles than CTAs, so every CTA walks several; the
-# sm_90a wgmma ones are GEMM 6 and 7, conv 7 to 11.
+# sm_90a wgmma ones are GEMM 6 to 8, conv 7 to 12 (GEMM 8 and conv 12 both).
 runs() {
     # Every kernel of the examples.
     for f in "$ex"/*.evt; do
@@ -70,6 +70,9 @@ runs() {
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 10 --special"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 11"
             echo "$f $k conv:16,17,13,13,136,3,3,1,1,1 --config 11 --special"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 12"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12 --special"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 12"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -89,6 +92,8 @@ runs() {
             echo "$f $k 1000,127,13 --config 6 --special"
             echo "$f $k 4097,1000,24 --config 7"
             echo "$f $k 127,1000,4104 --config 7 --splitk"
+            echo "$f $k 2000,2000,520 --config 8"
+            echo "$f $k 4097,1000,24 --config 8 --special"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.
@@ -151,6 +156,8 @@ runs() {
     # column-major; conv 7 and 8), every layout and the guarded path.
     echo "$c/reductions.evt reductions 2000,2000,520 --config 7"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 7 --special"
+    echo "$c/reductions.evt reductions 2000,2000,520 --config 8"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 12 --special"
     for l in rr rc cr cc; do
         echo "$c/layouts.evt ${l}_bf16 1000,1000,4104 --config 6"
         echo "$c/layouts.evt ${l}_f16 1000,127,13 --config 7"
