@@ -11,6 +11,7 @@
 
 #include <evt/evt.h>
 #include "kernels/gemm_sm80.cuh"
+#include "kernels/conv_sm80.cuh"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,41 @@ static void test_split_plan(void **state)
         }
 }
 
+/* The sm_90a heuristics on the shapes they were measured on (H200, 132 SMs:
+ * docs/conv_sm80.md, docs/gemm_sm80.md), and the launch sizes of the
+ * warp-specialized and wgmma configurations. */
+static void test_sm90_picks(void **state)
+{
+    (void)state;
+    /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c */
+    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132), EVT_CONV_SM80_128x128x64_WG2_S3);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132), EVT_CONV_SM80_128x128x64_WG2_S3);
+    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132), EVT_CONV_SM80_192x128x64_WG3_S4);
+    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132), evt_conv_sm80_pick(64, 64, 64, 132));
+    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132), EVT_GEMM_SM80_64x64x32_W4_S4);
+    /* 192x128: three warpgroups, 384 threads; a whole wave of 1.98 */
+    evt_gemm_sm80_cfg_info c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_192x128x64_WG3_S4);
+    assert_int_equal(evt_gemm_sm80_threads(c), 384);
+    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * (192 + 128) * 64 * 2 + 1024);
+    /* warp-specialized: the mma warps and 4 epilogue warps; the pipeline and
+     * the accumulator tile side by side; one CTA per slot, never more than tiles */
+    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_W4_S3_WS4);
+    assert_int_equal(evt_gemm_sm80_threads(c), 256);
+    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 3 * 256 * 64 * 2 + 128 * 136 * 4);
+    assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
+    assert_int_equal(evt_gemm_sm80_grid(c, 100, 132), 100);
+    c = evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_WG2_S4_WS4);
+    assert_int_equal(evt_gemm_sm80_threads(c), 384);
+    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * 256 * 64 * 2 + 128 * 136 * 4 + 1024);
+    assert_int_equal(evt_gemm_sm80_grid(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), 512, 132),
+                     512);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -438,6 +474,7 @@ int main(void)
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),
         cmocka_unit_test(test_split_plan),
+        cmocka_unit_test(test_sm90_picks),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
