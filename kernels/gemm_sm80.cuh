@@ -619,22 +619,54 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::kMI][Cfg::kNI][4], co
  * float[kBM][kAccLd] (reusing the pipeline's memory) and synchronises, so the
  * epilogue reads elements by (row, column) only.  Shared by every sm80 mainloop.
  */
+/* One m16n8 accumulator fragment (a quad: rows r and r + 8, columns c and
+ * c + 1; mma.sync's and, per warp, wgmma's layout) into the row-major
+ * float[kBM][kAccLd] tile at shared address base. */
+template <class Cfg>
+__device__ __forceinline__ void store_acc_quad(evt_u32 base, int r, int c, float a0, float a1,
+                                               float a2, float a3)
+{
+    evt_u32 p = base + (r * Cfg::kAccLd + c) * 4;
+    evt_st_shared_v2f(p, a0, a1);
+    evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, a2, a3);
+}
+
+/* A warp's mma.sync accumulators into the tile at base. */
+template <class Cfg>
+__device__ __forceinline__ void store_acc(const float (&acc)[Cfg::kMI][Cfg::kNI][4], evt_u32 base,
+                                          int warp_m, int warp_n, int lane)
+{
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni)
+            store_acc_quad<Cfg>(base, warp_m * Cfg::kWM + mi * 16 + (lane >> 2),
+                                warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2, acc[mi][ni][0],
+                                acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]);
+}
+
+/* A warpgroup's wgmma accumulators (NH chunks of NC columns) into the tile
+ * at base: warp w of warpgroup g holds rows 64 g + 16 w .. + 15. */
+template <class Cfg, int NC, int NH>
+__device__ __forceinline__ void store_acc_wgmma(const float (&acc)[NH][NC / 2], evt_u32 base,
+                                                int wgi, int warp, int lane)
+{
+#pragma unroll
+    for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int j = 0; j < NC / 8; ++j)
+            store_acc_quad<Cfg>(base, wgi * 64 + warp * 16 + (lane >> 2),
+                                h * NC + j * 8 + (lane & 3) * 2, acc[h][4 * j], acc[h][4 * j + 1],
+                                acc[h][4 * j + 2], acc[h][4 * j + 3]);
+}
+
 template <class Cfg>
 __device__ __forceinline__ void hand_over_acc(const float (&acc)[Cfg::kMI][Cfg::kNI][4],
                                               evt_u32 sbase, int warp_m, int warp_n, int lane)
 {
     evt_cp_async_wait<0>();
     __syncthreads();
-#pragma unroll
-    for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni) {
-            int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
-            int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
-            evt_u32 p = sbase + (r * Cfg::kAccLd + c) * 4;
-            evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
-            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
-        }
+    store_acc<Cfg>(acc, sbase, warp_m, warp_n, lane);
     __syncthreads();
 }
 
@@ -818,17 +850,7 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     evt_cp_async_wait<0>();
     __syncthreads();
-    /* the accumulator tile, as run_pipeline leaves it */
-#pragma unroll
-    for (int h = 0; h < NH; ++h)
-#pragma unroll
-        for (int j = 0; j < NC / 8; ++j) {
-            int r = wgi * 64 + warp * 16 + (lane >> 2);
-            int c = h * NC + j * 8 + (lane & 3) * 2;
-            evt_u32 p = sbase_raw + (r * Cfg::kAccLd + c) * 4;
-            evt_st_shared_v2f(p, acc[h][4 * j], acc[h][4 * j + 1]);
-            evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[h][4 * j + 2], acc[h][4 * j + 3]);
-        }
+    store_acc_wgmma<Cfg, NC, NH>(acc, sbase_raw, wgi, warp, lane); /* as run_pipeline leaves it */
     __syncthreads();
 #else
     (void)k_tiles; (void)load; (void)sbase_raw;
@@ -1022,17 +1044,7 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         if (t != (int)blockIdx.x)
             bar_sync(EVT_SM80_BAR_EMPTY, Cfg::kCtaThreads);
-        const evt_u32 abase = evt_smem_addr(acc_tile);
-#pragma unroll
-        for (int h = 0; h < NH; ++h)
-#pragma unroll
-            for (int j = 0; j < NC / 8; ++j) {
-                int r = wgi * 64 + warp * 16 + (lane >> 2);
-                int c = h * NC + j * 8 + (lane & 3) * 2;
-                evt_u32 p = abase + (r * Cfg::kAccLd + c) * 4;
-                evt_st_shared_v2f(p, acc[h][4 * j], acc[h][4 * j + 1]);
-                evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[h][4 * j + 2], acc[h][4 * j + 3]);
-            }
+        store_acc_wgmma<Cfg, NC, NH>(acc, evt_smem_addr(acc_tile), wgi, warp, lane);
         bar_arrive(EVT_SM80_BAR_FULL, Cfg::kCtaThreads);
     }
     evt_cp_async_wait<0>();
@@ -1144,17 +1156,7 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
         /* hand the tile over once the epilogue warps are done with the last */
         if (t != (int)blockIdx.x)
             bar_sync(EVT_SM80_BAR_EMPTY, both);
-        const evt_u32 abase = evt_smem_addr(acc_tile);
-#pragma unroll
-        for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < Cfg::kNI; ++ni) {
-                int r = warp_m * Cfg::kWM + mi * 16 + (lane >> 2);
-                int c = warp_n * Cfg::kWN + ni * 8 + (lane & 3) * 2;
-                evt_u32 p = abase + (r * Cfg::kAccLd + c) * 4;
-                evt_st_shared_v2f(p, acc[mi][ni][0], acc[mi][ni][1]);
-                evt_st_shared_v2f(p + 8 * Cfg::kAccLd * 4, acc[mi][ni][2], acc[mi][ni][3]);
-            }
+        store_acc<Cfg>(acc, evt_smem_addr(acc_tile), warp_m, warp_n, lane);
         bar_arrive(EVT_SM80_BAR_FULL, both);
     }
     evt_cp_async_wait<0>();
