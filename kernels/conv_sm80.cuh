@@ -169,11 +169,11 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long lon
     /* candidates in order of preference on equal cost (no static table:
      * device code has no function statics) */
     int best = k_gemm <= 128 ? EVT_CONV_SM80_128x128x64_WG2_S3 : EVT_CONV_SM80_128x256x64_WG2_S4;
-    long long best_cost = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(best), m, n, num_sms, 0);
+    double best_cost = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(best), m, n, num_sms, 0);
     for (int i = 0; i < 3; ++i) {
         int id = i == 0 ? EVT_CONV_SM80_128x128x64_WG2_S3
                : i == 1 ? EVT_CONV_SM80_128x256x64_WG2_S4 : EVT_CONV_SM80_192x128x64_WG3_S4;
-        long long c = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(id), m, n, num_sms, i == 2 ? 15 : 0);
+        double c = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(id), m, n, num_sms, i == 2 ? 15 : 0);
         if (c < best_cost) {
             best = id;
             best_cost = c;

@@ -181,12 +181,14 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k
  * per SM x waves), scaled by penalty_pct for tiles that run below the
  * others' rate.  The sm_90a heuristics take the cheapest.
  */
-EVT_C_INLINE EVT_HD long long evt_sm90_wave_cost(evt_gemm_sm80_cfg_info c, long long m, long long n,
-                                                int num_sms, int penalty_pct)
+EVT_C_INLINE EVT_HD double evt_sm90_wave_cost(evt_gemm_sm80_cfg_info c, long long m, long long n,
+                                             int num_sms, int penalty_pct)
 {
+    /* a double: 2^31 x 2^31 problems have 2^48 tiles, and the product would
+     * overflow 64 bits; exact (so ties stay ties) below 2^53 */
     long long slots = (long long)(num_sms > 0 ? num_sms : 132) * c.min_blocks;
     long long waves = (evt_gemm_sm80_num_tiles(c, m, n) + slots - 1) / slots;
-    return waves * c.bm * c.bn * c.min_blocks * (100 + penalty_pct);
+    return (double)waves * c.bm * c.bn * c.min_blocks * (100 + penalty_pct);
 }
 
 /*
@@ -203,9 +205,9 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm90_pick(long long m, long long n, long long k
     int classic = evt_gemm_sm80_pick(m, n, k, num_sms);
     if (classic == EVT_GEMM_SM80_64x64x32_W4_S4)
         return classic;
-    long long wide = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), m,
+    double wide = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), m,
                                         n, num_sms, 0);
-    long long square = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_WG2_S3),
+    double square = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_WG2_S3),
                                           m, n, num_sms, 0);
     return square < wide || (square == wide && k <= 128) ? EVT_GEMM_SM80_128x128x64_WG2_S3
                                                          : EVT_GEMM_SM80_128x256x64_WG2_S4;
