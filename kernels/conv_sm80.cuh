@@ -83,7 +83,10 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_256x64x64_WG4_S4 = 10, /* sm_90a wgmma, narrow N, 4 warpgroups */
     EVT_CONV_SM80_192x128x64_WG3_S4 = 11, /* sm_90a wgmma, 3 warpgroups (whole waves) */
     EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 12, /* sm_90a wgmma + 4 epilogue warps, persistent */
-    EVT_CONV_SM80_NUM_CFGS = 13
+    EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 13, /* the same with 8 epilogue warps */
+    EVT_CONV_SM80_192x128x64_WG3_S5 = 14,     /* id 11, one stage deeper */
+    EVT_CONV_SM80_128x128x32_WG2_S6 = 15,     /* id 8 in BK = 32 stages: 4 in flight */
+    EVT_CONV_SM80_NUM_CFGS = 16
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -110,6 +113,12 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x64_WG2_S4_WS4:
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 4; break;
+    case EVT_CONV_SM80_128x128x64_WG2_S4_WS8:
+        c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 8; break;
+    case EVT_CONV_SM80_192x128x64_WG3_S5:
+        c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 5; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x128x32_WG2_S6:
+        c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
     default: break;
     }
     return c;
@@ -249,6 +258,15 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS4> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS8> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 8, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S5> {
+    typedef evt_gemm_sm80_tile<192, 128, 64, 3, 4, 5, 1, 0, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -301,7 +319,9 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
+                  evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
+                  evt_conv_sm80_tile_matches<14>() && evt_conv_sm80_tile_matches<15>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 16,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

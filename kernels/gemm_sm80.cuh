@@ -739,7 +739,8 @@ __device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sb
  * loads into the same stages, multiplied by warpgroup MMAs straight from
  * shared memory.  A BK = 64 stage of a K-contiguous operand is, row after
  * row of 128 bytes with 16-byte chunk c stored at c ^ (row & 7), exactly
- * wgmma's 128-byte-swizzled K-major layout, so only the descriptors are new.
+ * wgmma's 128-byte-swizzled K-major layout (a BK = 32 one, c ^ ((row >> 1)
+ * & 3) in 64-byte rows, its 64-byte swizzle), so only the descriptors are new.
  * Warpgroup g (warps 4g..4g+3) computes rows 64g..64g+63 of the tile and all
  * kBN columns, m64n128k16 MMAs (m64n64k16 for kBN = 64) per k16 step; its accumulators are
  * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
@@ -793,20 +794,25 @@ template <> struct wgmma_op<EVT_DT_BF16, 128> {
 };
 #endif
 
-/* A K-major, 128-byte-swizzled operand tile at shared address saddr (1024-byte
- * aligned): 8-row groups 1024 bytes apart. */
+/* A K-major operand tile of BK-element rows at shared address saddr: rows
+ * of 128 bytes (BK = 64) in wgmma's 128-byte swizzle, 8-row groups 1024
+ * bytes apart; rows of 64 bytes (BK = 32) in its 64-byte swizzle (smem_tile's
+ * c ^ ((row >> 1) & 3)), groups 512 bytes apart. */
+template <int BK>
 EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
 {
-    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | ((evt_u64)(1024 >> 4) << 32) |
-           ((evt_u64)1 << 62);
+    static_assert(BK == 32 || BK == 64, "wgmma stages are BK = 32 or 64");
+    constexpr evt_u64 layout = BK == 64 ? 1 : 2, group = 8 * BK * 2;
+    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | ((group >> 4) << 32) |
+           (layout << 62);
 }
 
 template <class Cfg, class Load>
 __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    static_assert(Cfg::kAKContig && Cfg::kBKContig && Cfg::kBK == 64,
-                  "the wgmma pipeline takes K-contiguous operands and BK = 64");
+    static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32),
+                  "the wgmma pipeline takes K-contiguous operands and BK = 32 or 64");
     static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 64 == 0,
                   "one warpgroup per 64 rows; N in m64n64 or m64n128 steps");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
@@ -832,15 +838,15 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
         evt_cp_async_wait<Cfg::kStages - 3>();
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         __syncthreads();
-        const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * 128;
+        const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * Cfg::kBK * 2;
         const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
+        for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
             for (int h = 0; h < NH; ++h)
-                wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc(sa) + 2 * kk,
-                                               wgmma_desc(sb + h * NC * 128) + 2 * kk);
+                wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc<Cfg::kBK>(sa) + 2 * kk,
+                                               wgmma_desc<Cfg::kBK>(sb + h * NC * Cfg::kBK * 2) + 2 * kk);
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         if (kt + Cfg::kStages - 2 < k_tiles)
             load(sbase + write_stage * Cfg::kStageBytes);
@@ -994,7 +1000,8 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
                                                int tiles, unsigned char *smem, float *acc_tile)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    static_assert(Cfg::kAKContig && Cfg::kBKContig && Cfg::kBK == 64 && Cfg::kStages >= 3 &&
+    static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32) &&
+                      Cfg::kStages >= 3 &&
                       Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 64 == 0,
                   "the wgmma pipeline's conditions (run_pipeline_wgmma)");
     constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128;
@@ -1027,15 +1034,15 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
             evt_cp_async_wait<Cfg::kStages - 3>();
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             bar_sync(EVT_SM80_BAR_PIPE, Cfg::kThreads);
-            const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * 128;
+            const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * Cfg::kBK * 2;
             const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-            for (int kk = 0; kk < 4; ++kk)
+            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
                 for (int h = 0; h < NH; ++h)
-                    wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc(sa) + 2 * kk,
-                                                   wgmma_desc(sb + h * NC * 128) + 2 * kk);
+                    wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc<Cfg::kBK>(sa) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK>(sb + h * NC * Cfg::kBK * 2) + 2 * kk);
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
             ts.next(args, sbase + write_stage * Cfg::kStageBytes);
             evt_cp_async_commit();

@@ -43,7 +43,7 @@ ex=$root/examples
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG): the warp-specialized, persistent ones (GEMM 5, conv 5 and 6)
 # run here on grids of more tiles than CTAs, so every CTA walks several; the
-# sm_90a wgmma ones are GEMM 6 to 8, conv 7 to 12 (GEMM 8 and conv 12 both).
+# sm_90a wgmma ones are GEMM 6 to 8, conv 7 to 15 (GEMM 8, conv 12 and 13 both).
 runs() {
     # Every kernel of the examples.
     for f in "$ex"/*.evt; do
@@ -73,6 +73,12 @@ runs() {
             echo "$f $k conv:32,28,28,32,136,1,1 --config 12"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12 --special"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 12"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 13"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 13 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 14"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 15"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 15"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 15 --special"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -158,6 +164,8 @@ runs() {
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 7 --special"
     echo "$c/reductions.evt reductions 2000,2000,520 --config 8"
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 12 --special"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 13"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 15"
     for l in rr rc cr cc; do
         echo "$c/layouts.evt ${l}_bf16 1000,1000,4104 --config 6"
         echo "$c/layouts.evt ${l}_f16 1000,127,13 --config 7"
