@@ -86,7 +86,8 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 13, /* the same with 8 epilogue warps */
     EVT_CONV_SM80_192x128x64_WG3_S5 = 14,     /* id 11, one stage deeper */
     EVT_CONV_SM80_128x128x32_WG2_S6 = 15,     /* id 8 in BK = 32 stages: 4 in flight */
-    EVT_CONV_SM80_NUM_CFGS = 16
+    EVT_CONV_SM80_128x128x32_WG2_S8_WS8 = 16, /* id 13 in BK = 32 stages */
+    EVT_CONV_SM80_NUM_CFGS = 17
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -119,6 +120,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 5; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x32_WG2_S6:
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x128x32_WG2_S8_WS8:
+        c.bn = 128; c.bk = 32; c.stages = 8; c.wgmma = 1; c.ws = 8; break;
     default: break;
     }
     return c;
@@ -177,10 +180,10 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long lon
         return classic;
     /* candidates in order of preference on equal cost (no static table:
      * device code has no function statics) */
-    int best = k_gemm <= 128 ? EVT_CONV_SM80_128x128x64_WG2_S3 : EVT_CONV_SM80_128x256x64_WG2_S4;
+    int best = k_gemm <= 128 ? EVT_CONV_SM80_128x128x32_WG2_S6 : EVT_CONV_SM80_128x256x64_WG2_S4;
     double best_cost = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(best), m, n, num_sms, 0);
     for (int i = 0; i < 3; ++i) {
-        int id = i == 0 ? EVT_CONV_SM80_128x128x64_WG2_S3
+        int id = i == 0 ? EVT_CONV_SM80_128x128x32_WG2_S6
                : i == 1 ? EVT_CONV_SM80_128x256x64_WG2_S4 : EVT_CONV_SM80_192x128x64_WG3_S4;
         double c = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(id), m, n, num_sms, i == 2 ? 15 : 0);
         if (c < best_cost) {
@@ -267,6 +270,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S5> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S8_WS8> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 8, 1, 8, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -321,7 +327,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
                   evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
                   evt_conv_sm80_tile_matches<14>() && evt_conv_sm80_tile_matches<15>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 16,
+                  evt_conv_sm80_tile_matches<16>() && EVT_CONV_SM80_NUM_CFGS == 17,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

@@ -43,7 +43,7 @@ ex=$root/examples
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG): the warp-specialized, persistent ones (GEMM 5, conv 5 and 6)
 # run here on grids of more tiles than CTAs, so every CTA walks several; the
-# sm_90a wgmma ones are GEMM 6 to 8, conv 7 to 15 (GEMM 8, conv 12 and 13 both).
+# sm_90a wgmma ones are GEMM 6 to 8, conv 7 to 16 (GEMM 8, conv 12, 13 and 16 both).
 runs() {
     # Every kernel of the examples.
     for f in "$ex"/*.evt; do
@@ -79,6 +79,8 @@ runs() {
             echo "$f $k conv:32,28,28,32,136,1,1 --config 15"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 15"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 15 --special"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 16"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 16 --special"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"

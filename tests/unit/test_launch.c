@@ -413,9 +413,9 @@ static void test_sm90_picks(void **state)
 {
     (void)state;
     /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c */
-    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132), EVT_CONV_SM80_128x128x64_WG2_S3);
+    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132), EVT_CONV_SM80_128x128x32_WG2_S6);
     assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132), EVT_CONV_SM80_256x64x32_W4_S4);
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132), EVT_CONV_SM80_128x128x64_WG2_S3);
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132), EVT_CONV_SM80_128x128x32_WG2_S6);
     assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132), EVT_CONV_SM80_192x128x64_WG3_S4);
     assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
