@@ -62,12 +62,15 @@
 /* ======================= Part 1: plain C ================================= */
 
 /*
- * Conv tile configurations, names BMxBNxBK_warps_stages.  Ids are stable:
- * codegen refers to them.  Ids 0, 1 and 3 are the tiles of the GEMM table's
- * ids 3, 4 and 2; the table is separate because conv also wants narrow-N
- * tiles (ResNet layers with k = 64) that the GEMM does not.  Measured and
- * dropped (docs/conv_sm80.md): 128x128x32, 64x128x32, 64x256x32,
- * 256x128x32.
+ * Conv tile configurations, names BMxBNxBK_warps_stages (WGn: n wgmma
+ * warpgroups; WSn: n epilogue warps beside them).  Ids are stable: codegen
+ * refers to them.  Ids 0, 1 and 3 are the tiles of the GEMM table's ids 3, 4
+ * and 2; the table is separate because conv also wants narrow-N tiles
+ * (ResNet layers with k = 64) that the GEMM does not.  Measured and dropped
+ * (docs/conv_sm80.md): 128x128x32, 64x128x32, 64x256x32, 256x128x32; in
+ * session 3 128x128x64 wgmma at 2 CTAs/SM (id 10 is faster), 128x64 and
+ * 256x64 wgmma (id 4 is), 192x128 in 5 stages, 8 mma.sync warps beside 4
+ * epilogue warps, and BK = 32 stages beside 8 epilogue warps.
  */
 enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x256x64_W8_S3 = 0, /* large problems, 1 CTA/SM */
@@ -75,19 +78,13 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x64x64_W4_S3 = 2,  /* narrow N (k <= 64), medium problems */
     EVT_CONV_SM80_64x64x32_W4_S4 = 3,   /* small problems, 4 CTAs/SM */
     EVT_CONV_SM80_256x64x32_W4_S4 = 4,  /* narrow N, large problems: 64x64 warp tiles */
-    EVT_CONV_SM80_128x128x64_W4_S3_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
-    EVT_CONV_SM80_128x128x64_W8_S3_WS4 = 6, /* the same with 8 mma warps of 64x32 */
-    EVT_CONV_SM80_128x256x64_WG2_S4 = 7, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
-    EVT_CONV_SM80_128x128x64_WG2_S3 = 8, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
-    EVT_CONV_SM80_128x64x64_WG2_S4 = 9,  /* sm_90a wgmma, narrow N, 2 CTAs/SM */
-    EVT_CONV_SM80_256x64x64_WG4_S4 = 10, /* sm_90a wgmma, narrow N, 4 warpgroups */
-    EVT_CONV_SM80_192x128x64_WG3_S4 = 11, /* sm_90a wgmma, 3 warpgroups (whole waves) */
-    EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 12, /* sm_90a wgmma + 4 epilogue warps, persistent */
-    EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 13, /* the same with 8 epilogue warps */
-    EVT_CONV_SM80_192x128x64_WG3_S5 = 14,     /* id 11, one stage deeper */
-    EVT_CONV_SM80_128x128x32_WG2_S6 = 15,     /* id 8 in BK = 32 stages: 4 in flight */
-    EVT_CONV_SM80_128x128x32_WG2_S8_WS8 = 16, /* id 13 in BK = 32 stages */
-    EVT_CONV_SM80_NUM_CFGS = 17
+    EVT_CONV_SM80_128x128x64_W4_S3_WS4 = 5,  /* warp-specialized: + 4 epilogue warps, persistent */
+    EVT_CONV_SM80_128x256x64_WG2_S4 = 6,     /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
+    EVT_CONV_SM80_192x128x64_WG3_S4 = 7,     /* sm_90a wgmma, 3 warpgroups (whole waves) */
+    EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
+    EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 9, /* the same with 8 epilogue warps */
+    EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
+    EVT_CONV_SM80_NUM_CFGS = 11
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -103,25 +100,15 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bm = 256; c.bn = 64; c.bk = 32; c.warps_m = 4; c.warps_n = 1; c.stages = 4;
         c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x128x64_W4_S3_WS4: c.bn = 128; c.warps_n = 2; c.ws = 4; break;
-    case EVT_CONV_SM80_128x128x64_W8_S3_WS4: c.bn = 128; c.ws = 4; break;
     case EVT_CONV_SM80_128x256x64_WG2_S4: c.stages = 4; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x128x64_WG2_S3: c.bn = 128; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x64x64_WG2_S4:
-        c.bn = 64; c.stages = 4; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_256x64x64_WG4_S4:
-        c.bm = 256; c.bn = 64; c.warps_m = 4; c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_192x128x64_WG3_S4:
         c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x64_WG2_S4_WS4:
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 4; break;
     case EVT_CONV_SM80_128x128x64_WG2_S4_WS8:
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 8; break;
-    case EVT_CONV_SM80_192x128x64_WG3_S5:
-        c.bm = 192; c.bn = 128; c.warps_m = 3; c.stages = 5; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x32_WG2_S6:
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x128x32_WG2_S8_WS8:
-        c.bn = 128; c.bk = 32; c.stages = 8; c.wgmma = 1; c.ws = 8; break;
     default: break;
     }
     return c;
@@ -240,20 +227,8 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_W4_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W4_S3_WS4> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 1, 4> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_W8_S3_WS4> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 1, 4> type;
-};
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x256x64_WG2_S4> {
     typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S3> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x64_WG2_S4> {
-    typedef evt_gemm_sm80_tile<128, 64, 64, 2, 4, 4, 2, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x64_WG4_S4> {
-    typedef evt_gemm_sm80_tile<256, 64, 64, 4, 4, 4, 1, 0, true> type;
 };
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S4> {
     typedef evt_gemm_sm80_tile<192, 128, 64, 3, 4, 4, 1, 0, true> type;
@@ -264,14 +239,8 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS8> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 8, true> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x128x64_WG3_S5> {
-    typedef evt_gemm_sm80_tile<192, 128, 64, 3, 4, 5, 1, 0, true> type;
-};
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S8_WS8> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 8, 1, 8, true> type;
 };
 
 /*
@@ -324,10 +293,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
-                  evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
-                  evt_conv_sm80_tile_matches<14>() && evt_conv_sm80_tile_matches<15>() &&
-                  evt_conv_sm80_tile_matches<16>() && EVT_CONV_SM80_NUM_CFGS == 17,
+                  evt_conv_sm80_tile_matches<10>() && EVT_CONV_SM80_NUM_CFGS == 11,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

@@ -61,10 +61,13 @@
 /* ======================= Part 1: plain C ================================= */
 
 /*
- * Tile configurations; the names read BMxBNxBK_warps_stages.  Every warp
- * computes a 64x64 tile (32x32 in the small one).  Ids are stable: codegen
- * refers to them.  Others measured and dropped (docs/gemm_sm80.md):
- * 128x128x32 with 8 warps of 64x32, 256x128x32/64, 128x256x64 with 4 stages.
+ * Tile configurations; the names read BMxBNxBK_warps_stages (WGn: n wgmma
+ * warpgroups, sm_90a).  Every mma.sync warp computes a 64x64 tile (32x32 in
+ * the small one), every warpgroup 64 rows.  Ids are stable: codegen refers
+ * to them.  Others measured and dropped (docs/gemm_sm80.md): 128x128x32
+ * with 8 warps of 64x32, 256x128x32/64, 128x256x64 with 4 stages; in
+ * session 3 the warp-specialized 128x128 tiles (8 mma.sync warps or 2
+ * warpgroups beside 4 epilogue warps), slower than ids 3 and 5.
  */
 enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_128x256x32_W8_S4 = 0, /* 1 CTA/SM */
@@ -72,11 +75,9 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_64x64x32_W4_S4 = 2,   /* small or skinny problems, 4 CTAs/SM */
     EVT_GEMM_SM80_128x256x64_W8_S3 = 3, /* large problems, 1 CTA/SM */
     EVT_GEMM_SM80_128x128x64_W4_S3 = 4, /* medium problems, 2 CTAs/SM */
-    EVT_GEMM_SM80_128x128x64_W8_S4_WS4 = 5, /* warp-specialized (+ 4 epilogue warps), persistent */
-    EVT_GEMM_SM80_128x256x64_WG2_S4 = 6, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
-    EVT_GEMM_SM80_128x128x64_WG2_S3 = 7, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
-    EVT_GEMM_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
-    EVT_GEMM_SM80_NUM_CFGS = 9
+    EVT_GEMM_SM80_128x256x64_WG2_S4 = 5, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
+    EVT_GEMM_SM80_128x128x64_WG2_S3 = 6, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
+    EVT_GEMM_SM80_NUM_CFGS = 7
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -105,13 +106,9 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
     case EVT_GEMM_SM80_128x256x64_W8_S3: c.bk = 64; c.stages = 3; break;
     case EVT_GEMM_SM80_128x128x64_W4_S3:
         c.bn = 128; c.bk = 64; c.warps_n = 2; c.stages = 3; c.min_blocks = 2; break;
-    case EVT_GEMM_SM80_128x128x64_W8_S4_WS4:
-        c.bn = 128; c.bk = 64; c.stages = 4; c.ws = 4; break;
     case EVT_GEMM_SM80_128x256x64_WG2_S4: c.bk = 64; c.wgmma = 1; break;
     case EVT_GEMM_SM80_128x128x64_WG2_S3:
         c.bn = 128; c.bk = 64; c.stages = 3; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_GEMM_SM80_128x128x64_WG2_S4_WS4:
-        c.bn = 128; c.bk = 64; c.wgmma = 1; c.ws = 4; break;
     default: break;
     }
     return c;
@@ -343,17 +340,11 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_W8_S3> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W4_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 3, 2> type;
 };
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_W8_S4_WS4> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4> type;
-};
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_WG2_S4> {
     typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1, 0, true> type;
 };
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_WG2_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
-};
-template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_WG2_S4_WS4> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 4, 1, 4, true> type;
 };
 
 /* The C table and the tile types must agree: the host launches by the
@@ -376,8 +367,7 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
 static_assert(evt_gemm_sm80_tile_matches<0>() && evt_gemm_sm80_tile_matches<1>() &&
                   evt_gemm_sm80_tile_matches<2>() && evt_gemm_sm80_tile_matches<3>() &&
                   evt_gemm_sm80_tile_matches<4>() && evt_gemm_sm80_tile_matches<5>() &&
-                  evt_gemm_sm80_tile_matches<6>() && evt_gemm_sm80_tile_matches<7>() &&
-                  evt_gemm_sm80_tile_matches<8>() && EVT_GEMM_SM80_NUM_CFGS == 9,
+                  evt_gemm_sm80_tile_matches<6>() && EVT_GEMM_SM80_NUM_CFGS == 7,
               "evt_gemm_sm80_cfg_lookup() and evt_gemm_sm80_tile_of<> disagree");
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
@@ -742,36 +732,17 @@ __device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sb
  * wgmma's 128-byte-swizzled K-major layout (a BK = 32 one, c ^ ((row >> 1)
  * & 3) in 64-byte rows, its 64-byte swizzle), so only the descriptors are new.
  * Warpgroup g (warps 4g..4g+3) computes rows 64g..64g+63 of the tile and all
- * kBN columns, m64n128k16 MMAs (m64n64k16 for kBN = 64) per k16 step; its accumulators are
+ * kBN columns, kBN / 128 m64n128k16 MMAs per k16 step; its accumulators are
  * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
  * while one is multiplied and the MMAs of the one before drain
  * (wgmma.wait_group 1); the stage they read is refilled after the next
  * barrier.  Compiled only for sm_90a; the runtime never picks these
  * configurations for other targets.
  */
-/* d += A B for a 64 x N tile: d holds N / 2 floats per thread. */
+/* d += A B for a 64 x N tile: d holds N / 2 floats per thread (N = 128; an
+ * m64n64 version lost to mma.sync on the narrow layers it was for). */
 template <int DT, int N> struct wgmma_op;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <> struct wgmma_op<EVT_DT_F16, 64> {
-    static __device__ __forceinline__ void run(float (&d)[32], evt_u64 da, evt_u64 db)
-    {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                     : "l"(da), "l"(db));
-    }
-};
-template <> struct wgmma_op<EVT_DT_BF16, 64> {
-    static __device__ __forceinline__ void run(float (&d)[32], evt_u64 da, evt_u64 db)
-    {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                     : "l"(da), "l"(db));
-    }
-};
 template <> struct wgmma_op<EVT_DT_F16, 128> {
     static __device__ __forceinline__ void run(float (&d)[64], evt_u64 da, evt_u64 db)
     {
@@ -813,10 +784,10 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32),
                   "the wgmma pipeline takes K-contiguous operands and BK = 32 or 64");
-    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 64 == 0,
-                  "one warpgroup per 64 rows; N in m64n64 or m64n128 steps");
+    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
+                  "one warpgroup per 64 rows; N in m64n128 steps");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
-    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128; /* columns per MMA */
+    constexpr int NC = 128; /* columns per MMA */
     constexpr int NH = Cfg::kBN / NC;
     const evt_u32 sbase = (sbase_raw + 1023u) & ~1023u; /* the swizzle atoms' alignment */
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
@@ -1002,9 +973,9 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32) &&
                       Cfg::kStages >= 3 &&
-                      Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 64 == 0,
+                      Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
                   "the wgmma pipeline's conditions (run_pipeline_wgmma)");
-    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128;
+    constexpr int NC = 128;
     constexpr int NH = Cfg::kBN / NC;
     const evt_u32 sbase = (evt_smem_addr(smem) + 1023u) & ~1023u;
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;

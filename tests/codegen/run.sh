@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every kernel (gemm and conv2d_fprop) of every example and valid golden file
 # compiles with NVRTC
-# for all four targets, and the PTX holds tensor-core mma instructions.  The
+# for all four targets, and the PTX holds tensor-core MMA instructions
+# (mma.sync; wgmma in sm_90a's wgmma configurations).  The
 # argument layout the runtime packs (codegen/layout.c) is checked field by
 # field by nvcc, which, unlike NVRTC, has offsetof.
 #   EVTC=build/evtc sh tests/codegen/run.sh
@@ -14,8 +15,9 @@ trap 'rm -rf "$tmp"' EXIT
 JOBS=${JOBS:-2}
 
 # One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing;
-# "1s": configuration 1 with its split-K entries, EVT_SPLITK=1; "5w":
-# configuration 5, warp-specialized, whose entry must use named barriers)
+# "1s": configuration 1 with its split-K entries, EVT_SPLITK=1; "Nw":
+# configuration N, warp-specialized, whose entry must use named barriers;
+# "Ng": configuration N, sm_90a wgmma, whose PTX must hold wgmma)
 for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/reductions.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
@@ -25,11 +27,19 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
     "$top"/tests/gpu/*) targets="" full=2 ;;
     *) targets="sm_80 sm_90a" full=0 ;;
     esac
-    sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1/p' "$f" |
-    while read -r k; do
+    sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1 \2/p' "$f" |
+    while read -r k ml; do
         for t in $targets; do echo "$f $k $t 2"; done
         [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 1s"
-        [ "$full" != 0 ] && echo "$f $k sm_90a 5w"
+        # conv: the warp-specialized 5 (mma.sync) and 9 (wgmma), wgmma 7; GEMM: wgmma 5
+        if [ "$full" != 0 ] && [ "$ml" = conv2d_fprop ]; then
+            echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"
+        fi
+        # a GEMM runs wgmma only with A row-major and B column-major
+        if [ "$full" = 1 ] && [ "$ml" = gemm ] &&
+            grep -Eq "^kernel[ \t]+$k[ \t]*=[ \t]*gemm\(a: *[a-z0-9]+ +row, *b: *[a-z0-9]+ +col" "$f"; then
+            echo "$f $k sm_90a 5g"
+        fi
     done
 done > "$tmp/jobs"
 
@@ -41,13 +51,14 @@ case $cfg in
 all) unset EVT_CONFIG ;;
 *s) export EVT_CONFIG=${cfg%s} EVT_SPLITK=1 ;;
 *w) export EVT_CONFIG=${cfg%w} ;;
+*g) export EVT_CONFIG=${cfg%g} ;;
 *) export EVT_CONFIG=$cfg ;;
 esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
     echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
 fi
-if ! grep -q 'mma.sync.aligned.m16n8k16' "$out"; then
-    echo "FAIL $f $k $t config $cfg: no mma.sync in the PTX"; exit 1
+if ! grep -q 'mma.sync.aligned.m16n8k16\|wgmma.mma_async' "$out"; then
+    echo "FAIL $f $k $t config $cfg: no tensor-core MMA (mma.sync, wgmma) in the PTX"; exit 1
 fi
 case $cfg in
 *s) if ! grep -q '_splitk_sm' "$out" || ! grep -q '_splitsum_sm' "$out"; then
@@ -55,6 +66,9 @@ case $cfg in
     fi ;;
 *w) if ! grep -q '_ws[0-9]_sm' "$out" || ! grep -q 'bar.arrive' "$out"; then
         echo "FAIL $f $k $t config $cfg: no warp-specialized entry point"; exit 1
+    fi ;;
+*g) if ! grep -q 'wgmma.mma_async' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1
     fi ;;
 esac
 echo "ok   $(basename "$f") $k $t config $cfg"

@@ -41,9 +41,10 @@ ex=$root/examples
 # every run is checked in full.  --splitk (a suite option, not evtc's) runs with
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
-# (EVT_CONFIG): the warp-specialized, persistent ones (GEMM 5, conv 5 and 6)
-# run here on grids of more tiles than CTAs, so every CTA walks several; the
-# sm_90a wgmma ones are GEMM 6 to 8, conv 7 to 16 (GEMM 8, conv 12, 13 and 16 both).
+# (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
+# (GEMM 5 and 6, conv 6 to 10) and the warp-specialized, persistent ones
+# (conv 5, 8 and 9), these on grids of more tiles than CTAs, so every CTA
+# walks several.
 runs() {
     # Every kernel of the examples.
     for f in "$ex"/*.evt; do
@@ -58,29 +59,22 @@ runs() {
             echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --splitk"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --splitk"
             echo "$f $k conv:32,28,28,32,136,1,1 --config 5"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 6"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 5 --special"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 6"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 5"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 6"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 6 --special"
+            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 6 --splitk"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 7"
-            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 7 --special"
+            echo "$f $k conv:16,17,13,13,136,3,3,1,1,1 --config 7 --special"
             echo "$f $k conv:32,28,28,32,136,1,1 --config 8"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 8 --special"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 8"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 8 --splitk"
-            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 9"
-            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 10 --special"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 11"
-            echo "$f $k conv:16,17,13,13,136,3,3,1,1,1 --config 11 --special"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 12"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12 --special"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 12"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 13"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 13 --special"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 14"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 15"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 15"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 15 --special"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 16"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 16 --special"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 9"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 9 --special"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 10"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 10 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10 --splitk"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -94,14 +88,9 @@ runs() {
             echo "$f $k 1000,1000,4104 --splitk"
             echo "$f $k 127,1000,4104 --splitk --special"
             echo "$f $k 2000,2000,520 --config 5"
-            echo "$f $k 4097,1000,24 --config 5 --special"
-            echo "$f $k 1000,127,13 --config 5"
-            echo "$f $k 2000,2000,520 --config 6"
-            echo "$f $k 1000,127,13 --config 6 --special"
-            echo "$f $k 4097,1000,24 --config 7"
-            echo "$f $k 127,1000,4104 --config 7 --splitk"
-            echo "$f $k 2000,2000,520 --config 8"
-            echo "$f $k 4097,1000,24 --config 8 --special"
+            echo "$f $k 1000,127,13 --config 5 --special"
+            echo "$f $k 4097,1000,24 --config 6"
+            echo "$f $k 127,1000,4104 --config 6 --splitk"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.
@@ -154,23 +143,19 @@ runs() {
     echo "$c/layouts.evt rc_f16 250,513,4104"
     echo "$c/reductions.evt reductions 127,250,4104 --special"
     # Reductions under the warp-specialized configurations (the epilogue
-    # warps' own barrier).
-    echo "$c/reductions.evt reductions 4097,1000,24 --config 5"
-    echo "$c/reductions.evt reductions 2000,2000,520 --config 5 --special"
-    echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 5"
+    # warps' own barrier) and the sm_90a wgmma ones.
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 5"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 6"
-    # The sm_90a wgmma configurations (GEMM 6 and 7 when A is row-major and B
-    # column-major; conv 7 and 8), every layout and the guarded path.
-    echo "$c/reductions.evt reductions 2000,2000,520 --config 7"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 7 --special"
-    echo "$c/reductions.evt reductions 2000,2000,520 --config 8"
-    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 12 --special"
-    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 13"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 15"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 8"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 9 --special"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 10"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 6 --special"
+    echo "$c/reductions.evt reductions 2000,2000,520 --config 5"
+    echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 6"
+    # wgmma in every GEMM layout (used only by A row-major, B column-major)
+    # and the guarded path.
     for l in rr rc cr cc; do
-        echo "$c/layouts.evt ${l}_bf16 1000,1000,4104 --config 6"
-        echo "$c/layouts.evt ${l}_f16 1000,127,13 --config 7"
+        echo "$c/layouts.evt ${l}_bf16 1000,1000,4104 --config 5"
+        echo "$c/layouts.evt ${l}_f16 1000,127,13 --config 6"
     done
     # Both operand types in all four layouts.
     for t in f16 bf16; do

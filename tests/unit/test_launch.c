@@ -434,8 +434,8 @@ static void test_sm90_picks(void **state)
     assert_int_equal(evt_gemm_sm80_smem_bytes(c), 3 * 256 * 64 * 2 + 128 * 136 * 4);
     assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
     assert_int_equal(evt_gemm_sm80_grid(c, 100, 132), 100);
-    c = evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_WG2_S4_WS4);
-    assert_int_equal(evt_gemm_sm80_threads(c), 384);
+    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_WG2_S4_WS8);
+    assert_int_equal(evt_gemm_sm80_threads(c), 512);
     assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * 256 * 64 * 2 + 128 * 136 * 4 + 1024);
     assert_int_equal(evt_gemm_sm80_grid(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), 512, 132),
                      512);
