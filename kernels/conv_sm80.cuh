@@ -84,10 +84,7 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
     EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 9, /* the same with 8 epilogue warps */
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
-    EVT_CONV_SM80_128x64x32_WG2_S8 = 11,     /* sm_90a wgmma, narrow N, 2 CTAs/SM */
-    EVT_CONV_SM80_256x64x32_WG4_S6 = 12,     /* sm_90a wgmma, narrow N, 4 warpgroups */
-    EVT_CONV_SM80_128x64x32_WG2_S5 = 13,     /* sm_90a wgmma, narrow N, 3 CTAs/SM */
-    EVT_CONV_SM80_NUM_CFGS = 14
+    EVT_CONV_SM80_NUM_CFGS = 11
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -112,12 +109,6 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 8; break;
     case EVT_CONV_SM80_128x128x32_WG2_S6:
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x64x32_WG2_S8:
-        c.bn = 64; c.bk = 32; c.stages = 8; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_256x64x32_WG4_S6:
-        c.bm = 256; c.bn = 64; c.bk = 32; c.warps_m = 4; c.stages = 6; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x64x32_WG2_S5:
-        c.bn = 64; c.bk = 32; c.stages = 5; c.min_blocks = 3; c.wgmma = 1; break;
     default: break;
     }
     return c;
@@ -251,15 +242,6 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS8> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x32_WG2_S8> {
-    typedef evt_gemm_sm80_tile<128, 64, 32, 2, 4, 8, 2, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_256x64x32_WG4_S6> {
-    typedef evt_gemm_sm80_tile<256, 64, 32, 4, 4, 6, 1, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x32_WG2_S5> {
-    typedef evt_gemm_sm80_tile<128, 64, 32, 2, 4, 5, 3, 0, true> type;
-};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -311,9 +293,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
-                  evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 14,
+                  evt_conv_sm80_tile_matches<10>() && EVT_CONV_SM80_NUM_CFGS == 11,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

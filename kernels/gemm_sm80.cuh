@@ -732,36 +732,17 @@ __device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sb
  * wgmma's 128-byte-swizzled K-major layout (a BK = 32 one, c ^ ((row >> 1)
  * & 3) in 64-byte rows, its 64-byte swizzle), so only the descriptors are new.
  * Warpgroup g (warps 4g..4g+3) computes rows 64g..64g+63 of the tile and all
- * kBN columns, kBN / 128 m64n128k16 MMAs (one m64n64k16 for kBN = 64) per k16 step; its accumulators are
+ * kBN columns, kBN / 128 m64n128k16 MMAs per k16 step; its accumulators are
  * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
  * while one is multiplied and the MMAs of the one before drain
  * (wgmma.wait_group 1); the stage they read is refilled after the next
  * barrier.  Compiled only for sm_90a; the runtime never picks these
  * configurations for other targets.
  */
-/* d += A B for a 64 x N tile: d holds N / 2 floats per thread. */
+/* d += A B for a 64 x N tile: d holds N / 2 floats per thread (N = 128; an
+ * m64n64 version lost to mma.sync on the narrow layers it was for). */
 template <int DT, int N> struct wgmma_op;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <> struct wgmma_op<EVT_DT_F16, 64> {
-    static __device__ __forceinline__ void run(float (&d)[32], evt_u64 da, evt_u64 db)
-    {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                     : "l"(da), "l"(db));
-    }
-};
-template <> struct wgmma_op<EVT_DT_BF16, 64> {
-    static __device__ __forceinline__ void run(float (&d)[32], evt_u64 da, evt_u64 db)
-    {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                     : "l"(da), "l"(db));
-    }
-};
 template <> struct wgmma_op<EVT_DT_F16, 128> {
     static __device__ __forceinline__ void run(float (&d)[64], evt_u64 da, evt_u64 db)
     {
@@ -803,10 +784,10 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32),
                   "the wgmma pipeline takes K-contiguous operands and BK = 32 or 64");
-    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && (Cfg::kBN == 64 || Cfg::kBN % 128 == 0),
-                  "one warpgroup per 64 rows; N in m64n128 steps, or one m64n64");
+    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
+                  "one warpgroup per 64 rows; N in m64n128 steps");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
-    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128; /* columns per MMA */
+    constexpr int NC = 128; /* columns per MMA */
     constexpr int NH = Cfg::kBN / NC;
     const evt_u32 sbase = (sbase_raw + 1023u) & ~1023u; /* the swizzle atoms' alignment */
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
@@ -992,9 +973,9 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32) &&
                       Cfg::kStages >= 3 &&
-                      Cfg::kThreads == 128 * (Cfg::kBM / 64) && (Cfg::kBN == 64 || Cfg::kBN % 128 == 0),
+                      Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
                   "the wgmma pipeline's conditions (run_pipeline_wgmma)");
-    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128;
+    constexpr int NC = 128;
     constexpr int NH = Cfg::kBN / NC;
     const evt_u32 sbase = (evt_smem_addr(smem) + 1023u) & ~1023u;
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;

@@ -42,7 +42,7 @@ ex=$root/examples
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
-# (GEMM 5 and 6, conv 6 to 13) and the warp-specialized, persistent ones
+# (GEMM 5 and 6, conv 6 to 10) and the warp-specialized, persistent ones
 # (conv 5, 8 and 9), these on grids of more tiles than CTAs, so every CTA
 # walks several.
 runs() {
@@ -75,11 +75,6 @@ runs() {
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 10 --special"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10 --splitk"
-            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 11"
-            echo "$f $k conv:16,17,13,13,40,3,3,1,1,1 --config 11 --special"
-            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 12"
-            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 12 --special"
-            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 13 --special"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
