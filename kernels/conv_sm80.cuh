@@ -68,9 +68,10 @@
  * and 2; the table is separate because conv also wants narrow-N tiles
  * (ResNet layers with k = 64) that the GEMM does not.  Measured and dropped
  * (docs/conv_sm80.md): 128x128x32, 64x128x32, 64x256x32, 256x128x32; in
- * session 3 128x128x64 wgmma at 2 CTAs/SM (id 10 is faster), 128x64 and
- * 256x64 wgmma (id 4 is), 192x128 in 5 stages, 8 mma.sync warps beside 4
- * epilogue warps, and BK = 32 stages beside 8 epilogue warps.
+ * session 3 128x128x64 wgmma at 2 CTAs/SM (id 10 is faster), m64n64 wgmma
+ * tiles 128x64 and 256x64 in BK = 64 or 32 stages at 1-3 CTAs/SM (id 4 is
+ * faster), 192x128 in 5 stages, 8 mma.sync warps beside 4 epilogue warps,
+ * and BK = 32 stages beside 8 epilogue warps.
  */
 enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x256x64_W8_S3 = 0, /* large problems, 1 CTA/SM */
