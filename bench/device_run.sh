@@ -73,8 +73,11 @@ for s in $sections; do
         /usr/local/cuda/bin/ncu --kernel-name regex:evt_ --launch-skip 3 --launch-count 2 \
             --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
             --section WarpStateStats --section LaunchStats \
+            --metrics 'regex:smsp__warp_issue_stalled_.*_per_warp_active\.pct' \
             python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0} >"$out/ncu.log" 2>&1
-        grep -E "evt_|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Achieved Occupancy|Theoretical Occupancy|Duration|Registers Per|Stall|Warp Cycles Per Issued|Block Limit" "$out/ncu.log" | head -n 60
+        grep -E "evt_|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Achieved Occupancy|Theoretical Occupancy|Duration|Registers Per|Warp Cycles Per Issued|Block Limit" "$out/ncu.log" | head -n 60
+        # stall reasons above 3% of active warps' cycles
+        awk '/evt_/ {print} /warp_issue_stalled/ && $NF + 0 > 3 {print "   ", $1, $NF}' "$out/ncu.log" | head -n 40
         ;;
     sass)
         rm -rf /tmp/evt-sass-cache
