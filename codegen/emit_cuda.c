@@ -300,24 +300,16 @@ static size_t stage_offset(const ir_func *fn, size_t i)
 
 enum { STAGE_BUDGET = 48 * 1024 }; /* staged bytes a tile may take at most */
 
-/* The stageable inputs, in input order, while they fit STAGE_BUDGET: input i
- * is staged in a BM x BN tile when (stage_offset + its size) BM BN fits (the
- * generated code tests the same). */
 int cg_staged_bytes(const ir_kernel *k, int config_id, int split)
 {
     evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, config_id);
     if (!ci.stage || ci.ws || split)
         return 0;
     size_t bytes = 0;
-    for (size_t i = 0; i < k->epilogue->ninputs; i++) {
-        if (!stageable(k->epilogue, i))
-            continue;
-        size_t end = (stage_offset(k->epilogue, i) + evt_elem_size(k->epilogue->inputs[i].info.elem)) *
-                     (size_t)ci.bm * ci.bn;
-        if (end <= STAGE_BUDGET)
-            bytes = end;
-    }
-    return (int)bytes;
+    for (size_t i = 0; i < k->epilogue->ninputs; i++)
+        if (stageable(k->epilogue, i))
+            bytes += (size_t)ci.bm * ci.bn * evt_elem_size(k->epilogue->inputs[i].info.elem);
+    return bytes <= STAGE_BUDGET ? (int)bytes : 0;
 }
 
 int cg_smem_bytes(const ir_kernel *k, int config_id, int split)
@@ -441,14 +433,12 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
             if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
             if (in->shape == EVT_SHAPE_MN && stageable(fn, i))
-                sb_printf(sb, "            evt_load_raw<%s, FAST>(STAGED && %zu * BM * BN <= %d\n"
-                              "                ? reinterpret_cast<const evt_elem<%s>::type *>(staged + %zu * BM * BN) +\n"
-                              "                      (row - tile_m * BM) * BN + c\n"
+                sb_printf(sb, "            evt_load_raw<%s, FAST>(STAGED ? reinterpret_cast<const evt_elem<%s>::type *>(\n"
+                              "                staged + %zu * BM * BN) + (row - tile_m * BM) * BN + c\n"
                               "                : p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
                               "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
-                          elem_const(in->elem),
-                          stage_offset(fn, i) + evt_elem_size(in->elem), STAGE_BUDGET,
-                          elem_const(in->elem), stage_offset(fn, i), i, i, i, in->name);
+                          elem_const(in->elem), elem_const(in->elem), stage_offset(fn, i), i, i, i,
+                          in->name);
             else if (in->shape == EVT_SHAPE_MN)
                 sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
                               "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
@@ -609,7 +599,7 @@ static void emit_stage(emitter *e, const char *fname, const char *sname)
         if (!stageable(fn, i))
             continue;
         const evt_arg_info *in = &fn->inputs[i].info;
-        sb_printf(sb, "    if (%zu * BM * BN <= %d) { /* in %s: 16-byte chunks, CPR_ of a tile row */\n"
+        sb_printf(sb, "    { /* in %s: 16-byte chunks, CPR_ of a tile row */\n"
                       "        typedef evt_elem<%s>::type T;\n"
                       "        constexpr int EPC = 16 / (int)sizeof(T), CPR_ = BN / EPC;\n"
                       "        const evt_u32 base = evt_smem_addr(staged + %zu * BM * BN);\n"
@@ -619,8 +609,7 @@ static void emit_stage(emitter *e, const char *fname, const char *sname)
                       "                                               tile_n * BN + ch * EPC, true);\n"
                       "        }\n"
                       "    }\n",
-                  stage_offset(fn, i) + evt_elem_size(in->elem), STAGE_BUDGET, in->name,
-                  elem_const(in->elem), stage_offset(fn, i), i, i);
+                  in->name, elem_const(in->elem), stage_offset(fn, i), i, i);
     }
     sb_puts(sb, "    evt_cp_async_commit();\n}\n\n");
 }
