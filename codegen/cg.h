@@ -31,12 +31,6 @@ int cg_num_configs(evt_mainloop ml);
 int cg_forced_config(const ir_kernel *k, const char *target);
 int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
-/* Bytes of shared memory after the mainloop's that configuration id's
- * entry points copy the epilogue's [M, N] inputs into (staging configurations,
- * plain entries only: split == 0; 16- and 32-bit inputs, at most 48 KB a
- * tile; else 0), and the dynamic shared memory of the entry point. */
-int cg_staged_bytes(const ir_kernel *k, int config_id, int split);
-int cg_smem_bytes(const ir_kernel *k, int config_id, int split);
 
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, strbuf *sb);

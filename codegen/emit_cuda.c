@@ -277,47 +277,6 @@ static int input_used(const ir_func *fn, size_t i)
     return 0;
 }
 
-/* Whether [M, N] input i can be staged in shared memory by 16-byte cp.async
- * (whole tiles only, whose rows evt_vec_ok has checked): 16- and 32-bit
- * elements. */
-static int stageable(const ir_func *fn, size_t i)
-{
-    const evt_arg_info *in = &fn->inputs[i].info;
-    size_t size = evt_elem_size(in->elem);
-    return in->shape == EVT_SHAPE_MN && input_used(fn, i) && (size == 2 || size == 4);
-}
-
-/* Where stageable input i starts in the staged block, in BM x BN units of
- * one byte (the sizes of the stageable inputs before it). */
-static size_t stage_offset(const ir_func *fn, size_t i)
-{
-    size_t off = 0;
-    for (size_t j = 0; j < i; j++)
-        if (stageable(fn, j))
-            off += evt_elem_size(fn->inputs[j].info.elem);
-    return off;
-}
-
-enum { STAGE_BUDGET = 48 * 1024 }; /* staged bytes a tile may take at most */
-
-int cg_staged_bytes(const ir_kernel *k, int config_id, int split)
-{
-    evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, config_id);
-    if (!ci.stage || ci.ws || split)
-        return 0;
-    size_t bytes = 0;
-    for (size_t i = 0; i < k->epilogue->ninputs; i++)
-        if (stageable(k->epilogue, i))
-            bytes += (size_t)ci.bm * ci.bn * evt_elem_size(k->epilogue->inputs[i].info.elem);
-    return bytes <= STAGE_BUDGET ? (int)bytes : 0;
-}
-
-int cg_smem_bytes(const ir_kernel *k, int config_id, int split)
-{
-    return evt_gemm_sm80_smem_bytes(cg_config(k->mainloop, config_id)) +
-           cg_staged_bytes(k, config_id, split);
-}
-
 /*
  * Rows per group in the epilogue: G rows' global loads are issued before
  * any of them is computed, and the G rows' code is unrolled.  Unrolling
@@ -356,11 +315,9 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     const ir_func *fn = e->fn;
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
-    /* STAGED (with FAST): the stageable [M, N] inputs are read from `staged`
-     * (the entry's cp.async copies, dense BM x BN each, in input order) */
-    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool STAGED = false>\n");
+    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
-                  "    const float *acc, float *scratch, const unsigned char *staged = nullptr)\n{\n",
+                  "    const float *acc, float *scratch)\n{\n",
               fname, sname);
     sb_puts(sb, "    constexpr int THREADS = TEAM::kThreads; /* evt_epi_team */\n"
                 "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
@@ -371,8 +328,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                 "    const int col0 = tile_n * BN + c;\n"
                 "    const int ncol = FAST ? EVT_VEC\n"
                 "                   : p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
-                "    (void)acc; (void)scratch; (void)staged;\n"
-                "    static_assert(FAST || !STAGED, \"staged inputs are whole tiles'\");\n");
+                "    (void)acc; (void)scratch;\n");
     e->indent = 1;
     /* Once per thread: scalars, then [N] values of this column chunk. */
     for (int pass = 0; pass < 2; pass++)
@@ -432,14 +388,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
             const evt_arg_info *in = &fn->inputs[i].info;
             if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
-            if (in->shape == EVT_SHAPE_MN && stageable(fn, i))
-                sb_printf(sb, "            evt_load_raw<%s, FAST>(STAGED ? reinterpret_cast<const evt_elem<%s>::type *>(\n"
-                              "                staged + %zu * BM * BN) + (row - tile_m * BM) * BN + c\n"
-                              "                : p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
-                              "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
-                          elem_const(in->elem), elem_const(in->elem), stage_offset(fn, i), i, i, i,
-                          in->name);
-            else if (in->shape == EVT_SHAPE_MN)
+            if (in->shape == EVT_SHAPE_MN)
                 sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
                               "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
                           elem_const(in->elem), i, i, i, in->name);
@@ -583,37 +532,6 @@ static void emit_prefetch(emitter *e, const char *fname, const char *sname)
     sb_puts(sb, "}\n\n");
 }
 
-/* The copy of a whole tile's stageable [M, N] inputs into shared memory
- * (cp.async, one group): entry points of staging configurations issue it
- * before the mainloop, whose cp.async waits complete it. */
-static void emit_stage(emitter *e, const char *fname, const char *sname)
-{
-    strbuf *sb = e->sb;
-    const ir_func *fn = e->fn;
-    sb_puts(sb, "template <int BM, int BN, int THREADS>\n");
-    sb_printf(sb, "static __device__ __forceinline__ void %s_stage(const %s &p, int tile_m, int tile_n,\n"
-                  "    unsigned char *staged)\n{\n"
-                  "    (void)p; (void)tile_m; (void)tile_n; (void)staged;\n",
-              fname, sname);
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        if (!stageable(fn, i))
-            continue;
-        const evt_arg_info *in = &fn->inputs[i].info;
-        sb_printf(sb, "    { /* in %s: 16-byte chunks, CPR_ of a tile row */\n"
-                      "        typedef evt_elem<%s>::type T;\n"
-                      "        constexpr int EPC = 16 / (int)sizeof(T), CPR_ = BN / EPC;\n"
-                      "        const evt_u32 base = evt_smem_addr(staged + %zu * BM * BN);\n"
-                      "        for (int x = (int)threadIdx.x; x < BM * CPR_; x += THREADS) {\n"
-                      "            const int r = x / CPR_, ch = x %% CPR_;\n"
-                      "            evt_cp_async_16(base + x * 16, p.in%zu + (evt_i64)(tile_m * BM + r) * p.ld_in%zu +\n"
-                      "                                               tile_n * BN + ch * EPC, true);\n"
-                      "        }\n"
-                      "    }\n",
-                  in->name, elem_const(in->elem), stage_offset(fn, i), i, i);
-    }
-    sb_puts(sb, "    evt_cp_async_commit();\n}\n\n");
-}
-
 /* Kernels that set the workspace to each reduction's identity, and that
  * convert the finished workspace into the outputs. */
 static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
@@ -722,7 +640,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     free(layout);
     emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
     emit_prefetch(&e, sb_str(&fname), sb_str(&sname));
-    emit_stage(&e, sb_str(&fname), sb_str(&sname));
 
     /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
      * operand aligned for vector access. */
@@ -802,25 +719,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                       "}\n\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
                                   sb_str(&fname), ml);
-                        continue;
-                    }
-                    if (!split && cg_staged_bytes(k, id, 0) > 0) {
-                        /* a whole tile's [M, N] inputs load into shared memory past the
-                         * mainloop's beside the mainloop (the first cp.async group) */
-                        sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
-                                      "    unsigned char *staged = smem + Cfg::kSmemBytes;\n"
-                                      "    const bool fast = %s;\n"
-                                      "    if (fast)\n"
-                                      "        %s_stage<Cfg::kBM, Cfg::kBN, Cfg::kThreads>(p, tile_m, tile_n, staged);\n"
-                                      "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
-                                      "    const float *acc = reinterpret_cast<const float *>(smem);\n"
-                                      "    float *scratch = reinterpret_cast<float *>(smem);\n"
-                                      "    if (fast)\n"
-                                      "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, true, true>(p, tile_m, tile_n, acc, scratch, staged);\n"
-                                      "    else\n"
-                                      "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
-                                      "}\n\n",
-                                  sb_str(&fast), sb_str(&fname), ml, sb_str(&fname), sb_str(&fname));
                         continue;
                     }
                     if (!split)

@@ -32,7 +32,6 @@ typedef struct rt_resolved {
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
     evt_gemm_sm80_cfg_info cfg;
-    int smem; /* dynamic shared memory of main (cg_smem_bytes) */
 } rt_resolved;
 
 enum { RT_RESOLVED = 4 };
@@ -455,12 +454,11 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
         return st;
     }
     sb_free(&err);
-    rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id),
-                     cg_smem_bytes(l->k, cfg_id, split)};
+    rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id)};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
-    int smem = r.smem;
+    int smem = evt_gemm_sm80_smem_bytes(r.cfg);
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
     if (cr == 0 && split) {
@@ -596,7 +594,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     if (words > 0)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
     const unsigned threads = (unsigned)evt_gemm_sm80_threads(fns->cfg);
-    const unsigned smem = (unsigned)fns->smem;
+    const unsigned smem = (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg);
     if (st == EVT_OK && tiles > 0 && splits == 1)
         st = launch1(ctx, fns->main, (unsigned)evt_gemm_sm80_grid(fns->cfg, tiles, l->sms), threads,
                      smem, s, args);
