@@ -193,13 +193,13 @@ static void emit_value(emitter *e, const ir_value *v)
             sb_printf(sb, "evt_load_vec<%s>(p.in%d + col0, ncol, v%d);", elem_const(in->elem), idx, v->id);
             break;
         case EVT_SHAPE_M: /* prefetched by the group's load phase */
-            sb_printf(sb, "const float v%d = evt_elem<%s>::load(R.raw%d[j]);", v->id,
+            sb_printf(sb, "const float v%d = evt_elem<%s>::load(raw%d[j]);", v->id,
                       elem_const(in->elem), idx);
             break;
         case EVT_SHAPE_MN:
             sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
             line_start(e);
-            sb_printf(sb, "evt_convert_vec<%s>(R.raw%d[j], v%d);", elem_const(in->elem), idx, v->id);
+            sb_printf(sb, "evt_convert_vec<%s>(raw%d[j], v%d);", elem_const(in->elem), idx, v->id);
             break;
         }
     } else if (v->op == IR_PARAM) {
@@ -309,83 +309,16 @@ static int row_group(const ir_func *fn, int has_row_loads)
     return heavy ? 4 : 16;
 }
 
-/* The epilogue's row groups: their size G (the checked, edge-tile instance
- * takes one row at a time: it runs on few tiles, and its unrolled code costs
- * NVRTC time) and the raw storage of one group's [M] and [M, N] loads, with
- * the loads themselves (all issued before any is used). */
-static void emit_rows(emitter *e, const char *fname, const char *sname, int group)
-{
-    strbuf *sb = e->sb;
-    const ir_func *fn = e->fn;
-    sb_printf(sb, "/* Row groups of epilogue %s: size and one group's loads. */\n"
-                  "template <int BM, int BN, int THREADS, bool FAST>\n"
-                  "struct %s_rows {\n"
-                  "    static constexpr int CPR = BN / EVT_VEC, RPP = THREADS / CPR, ITERS = BM / RPP;\n"
-                  "    static constexpr int G = ITERS < (FAST ? %d : 1) ? ITERS : (FAST ? %d : 1);\n"
-                  "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n",
-              fn->name, fname, group, group);
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
-            continue;
-        if (in->shape == EVT_SHAPE_MN)
-            sb_printf(sb, "    evt_elem<%s>::type raw%zu[G][EVT_VEC];\n", elem_const(in->elem), i);
-        else
-            sb_printf(sb, "    evt_elem<%s>::type raw%zu[G];\n", elem_const(in->elem), i);
-    }
-    sb_printf(sb, "    __device__ __forceinline__ void load(const %s &p, int tile_m, int tile_n, int tid, int g)\n"
-                  "    {\n"
-                  "        (void)p; (void)tile_m; (void)tile_n; (void)tid; (void)g;\n",
-              sname);
-    int any = 0;
-    for (size_t i = 0; i < fn->ninputs; i++)
-        any |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
-    if (any) {
-        sb_puts(sb, "        const int col0 = tile_n * BN + (tid % CPR) * EVT_VEC;\n"
-                    "        const int ncol = FAST ? EVT_VEC\n"
-                    "                       : p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
-                    "#pragma unroll\n"
-                    "        for (int j = 0; j < G; ++j) {\n"
-                    "            const int row = tile_m * BM + tid / CPR + (g + j) * RPP;\n"
-                    "            const bool row_ok = FAST || row < p.m;\n");
-        for (size_t i = 0; i < fn->ninputs; i++) {
-            const evt_arg_info *in = &fn->inputs[i].info;
-            if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
-                continue;
-            if (in->shape == EVT_SHAPE_MN)
-                sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
-                              "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
-                          elem_const(in->elem), i, i, i, in->name);
-            else
-                sb_printf(sb, "            raw%zu[j] = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
-                              "/* in %s */\n",
-                          i, i, elem_const(in->elem), in->name);
-        }
-        sb_puts(sb, "        }\n");
-    }
-    sb_puts(sb, "    }\n};\n\n");
-}
-
 static void emit_epilogue(emitter *e, const char *fname, const char *sname)
 {
     strbuf *sb = e->sb;
     const ir_func *fn = e->fn;
-    /* Rows go in groups of G: first every global load of the group is issued
-     * (into raw storage), then the group is computed and stored, so the
-     * loads' latencies overlap instead of adding up row after row. */
-    int row_loads = 0;
-    for (size_t i = 0; i < fn->ninputs; i++)
-        row_loads |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
-    const int group = row_group(fn, row_loads);
-    emit_rows(e, fname, sname, group);
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
-    /* PRE: the caller has loaded the (single) row group into *pre already
-     * (preloading entry points issue the loads before the mainloop) */
-    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool PRE = false>\n");
+    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
-                  "    const float *acc, float *scratch, %s_rows<BM, BN, TEAM::kThreads, FAST> *pre = nullptr)\n{\n",
-              fname, sname, fname);
+                  "    const float *acc, float *scratch)\n{\n",
+              fname, sname);
     sb_puts(sb, "    constexpr int THREADS = TEAM::kThreads; /* evt_epi_team */\n"
                 "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
                 "    constexpr int RPP = THREADS / CPR;   /* rows per pass */\n"
@@ -395,7 +328,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                 "    const int col0 = tile_n * BN + c;\n"
                 "    const int ncol = FAST ? EVT_VEC\n"
                 "                   : p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
-                "    (void)acc; (void)scratch; (void)pre;\n");
+                "    (void)acc; (void)scratch;\n");
     e->indent = 1;
     /* Once per thread: scalars, then [N] values of this column chunk. */
     for (int pass = 0; pass < 2; pass++)
@@ -422,16 +355,50 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                       red_name(out->info.reduce));
         }
     }
-    sb_printf(sb, "    typedef %s_rows<BM, BN, THREADS, FAST> Rows;\n"
-                  "    constexpr int ITERS = Rows::ITERS, G = Rows::G;\n"
-                  "    static_assert(!PRE || G == ITERS, \"a preloaded epilogue is one row group\");\n"
+    /* Rows go in groups of G: first every global load of the group is issued
+     * (into raw storage), then the group is computed and stored, so the
+     * loads' latencies overlap instead of adding up row after row. */
+    int row_loads = 0;
+    for (size_t i = 0; i < fn->ninputs; i++)
+        row_loads |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
+    const int group = row_group(fn, row_loads);
+    /* the checked (edge-tile) instance takes one row at a time: it runs on few
+     * tiles, and its unrolled code costs NVRTC time */
+    sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
+                  "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS : (FAST ? %d : %d);\n"
+                  "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
                   "#pragma unroll 1\n"
-                  "    for (int g = 0; g < ITERS; g += G) {\n"
-                  "        Rows rows;\n"
-                  "        Rows &R = PRE ? *pre : rows;\n"
-                  "        if (!PRE)\n"
-                  "            R.load(p, tile_m, tile_n, tid, g);\n",
-              fname);
+                  "    for (int g = 0; g < ITERS; g += G) {\n",
+              group, 1, group, 1);
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
+            continue;
+        if (in->shape == EVT_SHAPE_MN)
+            sb_printf(sb, "        evt_elem<%s>::type raw%zu[G][EVT_VEC];\n", elem_const(in->elem), i);
+        else
+            sb_printf(sb, "        evt_elem<%s>::type raw%zu[G];\n", elem_const(in->elem), i);
+    }
+    if (row_loads) {
+        sb_puts(sb, "#pragma unroll\n"
+                    "        for (int j = 0; j < G; ++j) {\n"
+                    "            const int row = tile_m * BM + tid / CPR + (g + j) * RPP;\n"
+                    "            const bool row_ok = FAST || row < p.m;\n");
+        for (size_t i = 0; i < fn->ninputs; i++) {
+            const evt_arg_info *in = &fn->inputs[i].info;
+            if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
+                continue;
+            if (in->shape == EVT_SHAPE_MN)
+                sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
+                              "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
+                          elem_const(in->elem), i, i, i, in->name);
+            else
+                sb_printf(sb, "            raw%zu[j] = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
+                              "/* in %s */\n",
+                          i, i, elem_const(in->elem), in->name);
+        }
+        sb_puts(sb, "        }\n");
+    }
     /* The compute loop sits one level deeper than it is written below. */
     strbuf *outer = sb, body;
     sb_init(&body);
@@ -623,8 +590,6 @@ void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int al
     sb_printf(sb, "_%dx%dx%d", ci.bm, ci.bn, ci.bk);
     if (ci.ws)
         sb_printf(sb, "_ws%d", ci.stages);
-    if (ci.preload)
-        sb_puts(sb, "_pl");
     sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
@@ -754,26 +719,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                       "}\n\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
                                   sb_str(&fname), ml);
-                        continue;
-                    }
-                    if (!split && cg_config(k->mainloop, id).preload) {
-                        /* a whole tile's row loads go out before the mainloop, into registers */
-                        sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
-                                      "    const bool fast = %s;\n"
-                                      "    %s_rows<Cfg::kBM, Cfg::kBN, Cfg::kThreads, true> pre;\n"
-                                      "    if (fast && pre.G == pre.ITERS)\n"
-                                      "        pre.load(p, tile_m, tile_n, (int)threadIdx.x, 0);\n"
-                                      "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n"
-                                      "    const float *acc = reinterpret_cast<const float *>(smem);\n"
-                                      "    float *scratch = reinterpret_cast<float *>(smem);\n"
-                                      "    if (fast && pre.G == pre.ITERS)\n"
-                                      "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, true, pre.G == pre.ITERS>(p, tile_m, tile_n, acc, scratch, &pre);\n"
-                                      "    else if (fast)\n"
-                                      "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
-                                      "    else\n"
-                                      "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
-                                      "}\n\n",
-                                  sb_str(&fast), sb_str(&fname), ml, sb_str(&fname), sb_str(&fname), sb_str(&fname));
                         continue;
                     }
                     if (!split)

@@ -85,15 +85,13 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
     EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 9, /* the same with 8 epilogue warps */
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
-    EVT_CONV_SM80_128x128x32_WG2_S6_PL = 11, /* id 10, epilogue row loads before the mainloop */
-    EVT_CONV_SM80_128x256x64_WG2_S4_PL = 12, /* id 6, the same */
-    EVT_CONV_SM80_NUM_CFGS = 13
+    EVT_CONV_SM80_NUM_CFGS = 11
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -112,9 +110,6 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 8; break;
     case EVT_CONV_SM80_128x128x32_WG2_S6:
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x128x32_WG2_S6_PL:
-        c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; c.preload = 1; break;
-    case EVT_CONV_SM80_128x256x64_WG2_S4_PL: c.stages = 4; c.wgmma = 1; c.preload = 1; break;
     default: break;
     }
     return c;
@@ -248,12 +243,6 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS8> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6_PL> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x256x64_WG2_S4_PL> {
-    typedef evt_gemm_sm80_tile<128, 256, 64, 2, 4, 4, 1, 0, true> type;
-};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -305,8 +294,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
-                  evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
+                  evt_conv_sm80_tile_matches<10>() && EVT_CONV_SM80_NUM_CFGS == 11,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

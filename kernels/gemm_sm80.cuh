@@ -88,8 +88,6 @@ typedef struct evt_gemm_sm80_cfg_info {
     int wgmma;            /* 1: sm_90a warpgroup MMAs (run_pipeline_wgmma) */
     int ws;               /* epilogue warps of a warp-specialized, persistent
                            * configuration (evt_sm80_detail::ws_run); 0: none */
-    int preload;          /* 1: whole tiles issue the epilogue's row loads
-                           * before the mainloop (into registers) */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -100,7 +98,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
