@@ -949,6 +949,19 @@ struct tile_stream {
         left = k_tiles;
     }
 
+    /* The stream of this CTA's tiles blockIdx.x, + gridDim.x, ... of `tiles`. */
+    __device__ __forceinline__ void begin(const Args &args, int tiles_, int k_tiles_, int m_, int n_)
+    {
+        tile = blockIdx.x;
+        tiles = tiles_;
+        k_tiles = k_tiles_;
+        m = m_;
+        n = n_;
+        left = 0;
+        if (tile < tiles)
+            start(args);
+    }
+
     /* Loads the next k tile of the stream into `stage`, if there is one. */
     __device__ __forceinline__ void next(const Args &args, evt_u32 stage)
     {
@@ -980,14 +993,7 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
     const evt_u32 sbase = (evt_smem_addr(smem) + 1023u) & ~1023u;
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
     tile_stream<Cfg, Load, Args> ts;
-    ts.tile = blockIdx.x;
-    ts.tiles = tiles;
-    ts.k_tiles = k_tiles;
-    ts.m = m;
-    ts.n = n;
-    ts.left = 0;
-    if (ts.tile < tiles)
-        ts.start(args);
+    ts.begin(args, tiles, k_tiles, m, n);
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 2; ++s) {
         ts.next(args, sbase + s * Cfg::kStageBytes);
@@ -1034,55 +1040,18 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
 #endif
 }
 
-template <class Cfg, class Load, class Args, class Epi>
-__device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
-                                       unsigned char *smem, const Epi &epi)
+/* ws_run's mma warps under mma.sync: run_pipeline's k loop over the tile
+ * stream, kStages - 1 k tiles loading ahead across tiles. */
+template <class Cfg, class Load, class Args>
+__device__ __forceinline__ void ws_mma_warps(const Args &args, int m, int n, int k_tiles,
+                                             int tiles, unsigned char *smem, float *acc_tile)
 {
-    static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
     const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
-    /* past the stages (and their 1024-byte alignment slack under wgmma) */
-    float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
-    const int tid = threadIdx.x;
-
-    if (tid >= Cfg::kThreads) { /* epilogue warps */
-        int tm, tn;
-        if ((int)blockIdx.x < tiles) {
-            evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
-            epi.prefetch(tm, tn);
-        }
-        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-            /* the next tile's [M, N] inputs into L2 while this one is made */
-            if (t + (int)gridDim.x < tiles) {
-                evt_gemm_sm80_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
-                epi.prefetch(tm, tn);
-            }
-            bar_sync(EVT_SM80_BAR_FULL, both);
-            evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
-            epi(tm, tn, acc_tile);
-            if (t + (int)gridDim.x < tiles)
-                bar_arrive(EVT_SM80_BAR_EMPTY, both);
-        }
-        return;
-    }
-
-    if constexpr (Cfg::kWgmma) {
-        ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
-        return;
-    }
-    const int warp = tid >> 5, lane = tid & 31;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
     const evt_u32 sbase = evt_smem_addr(smem);
     tile_stream<Cfg, Load, Args> ts;
-    ts.tile = blockIdx.x;
-    ts.tiles = tiles;
-    ts.k_tiles = k_tiles;
-    ts.m = m;
-    ts.n = n;
-    ts.left = 0;
-    if (ts.tile < tiles) {
-        ts.start(args);
-    }
+    ts.begin(args, tiles, k_tiles, m, n);
     /* Every stage filled first; then each k tile's last step refills the
      * stage its barrier freed, so kStages - 1 loads stay in flight. */
 #pragma unroll
@@ -1140,6 +1109,44 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
         bar_arrive(EVT_SM80_BAR_FULL, both);
     }
     evt_cp_async_wait<0>();
+}
+
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
+                                       unsigned char *smem, const Epi &epi)
+{
+    static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
+    /* past the stages (and their 1024-byte alignment slack under wgmma) */
+    float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
+    const int tid = threadIdx.x;
+
+    if (tid >= Cfg::kThreads) { /* epilogue warps */
+        int tm, tn;
+        if ((int)blockIdx.x < tiles) {
+            evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn);
+        }
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            /* the next tile's [M, N] inputs into L2 while this one is made */
+            if (t + (int)gridDim.x < tiles) {
+                evt_gemm_sm80_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn);
+            }
+            bar_sync(EVT_SM80_BAR_FULL, both);
+            evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            epi(tm, tn, acc_tile);
+            if (t + (int)gridDim.x < tiles)
+                bar_arrive(EVT_SM80_BAR_EMPTY, both);
+        }
+        return;
+    }
+
+    if constexpr (Cfg::kWgmma)
+        ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+    else
+        ws_mma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
 }
 
 } /* namespace evt_sm80_detail */
