@@ -778,6 +778,42 @@ EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
            (layout << 62);
 }
 
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/*
+ * One k tile of the wgmma pipeline, at stage `stage` of the stages at sbase:
+ * waits for it (cp.async, then the async proxy's view and sync(), the MMA
+ * warps' barrier), multiplies it into warpgroup wgi's acc, refills stage
+ * `write_stage`, whose MMAs every warpgroup has drained by now, through
+ * load_next(its address) (which may load nothing; a group is committed
+ * anyway), lets this k tile's MMAs run while the last one's drain, and
+ * advances both stages.
+ */
+template <class Cfg, int NC, int NH, class Sync, class LoadNext>
+__device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 sbase, int wgi,
+                                             int &stage, int &write_stage, Sync sync,
+                                             LoadNext load_next)
+{
+    evt_cp_async_wait<Cfg::kStages - 3>();
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    sync();
+    const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * Cfg::kBK * 2;
+    const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+            wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc<Cfg::kBK>(sa) + 2 * kk,
+                                           wgmma_desc<Cfg::kBK>(sb + h * NC * Cfg::kBK * 2) + 2 * kk);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    load_next(sbase + write_stage * Cfg::kStageBytes);
+    evt_cp_async_commit();
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
+    write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+}
+#endif
+
 template <class Cfg, class Load>
 __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
 {
@@ -805,27 +841,13 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
         evt_cp_async_commit();
     }
     int stage = 0, write_stage = Cfg::kStages - 2;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-        evt_cp_async_wait<Cfg::kStages - 3>();
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        __syncthreads();
-        const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * Cfg::kBK * 2;
-        const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-#pragma unroll
-            for (int h = 0; h < NH; ++h)
-                wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc<Cfg::kBK>(sa) + 2 * kk,
-                                               wgmma_desc<Cfg::kBK>(sb + h * NC * Cfg::kBK * 2) + 2 * kk);
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        if (kt + Cfg::kStages - 2 < k_tiles)
-            load(sbase + write_stage * Cfg::kStageBytes);
-        evt_cp_async_commit();
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
-        write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
-    }
+    for (int kt = 0; kt < k_tiles; ++kt)
+        wgmma_k_tile<Cfg, NC, NH>(
+            acc, sbase, wgi, stage, write_stage, [] { __syncthreads(); },
+            [&](evt_u32 s) {
+                if (kt + Cfg::kStages - 2 < k_tiles)
+                    load(s);
+            });
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     evt_cp_async_wait<0>();
     __syncthreads();
@@ -1007,26 +1029,11 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
 #pragma unroll
             for (int i = 0; i < NC / 2; ++i)
                 acc[h][i] = 0.0f;
-        for (int kt = 0; kt < k_tiles; ++kt) {
-            evt_cp_async_wait<Cfg::kStages - 3>();
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            bar_sync(EVT_SM80_BAR_PIPE, Cfg::kThreads);
-            const evt_u32 sa = sbase + stage * Cfg::kStageBytes + wgi * 64 * Cfg::kBK * 2;
-            const evt_u32 sb = sbase + stage * Cfg::kStageBytes + Cfg::kAStageBytes;
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-#pragma unroll
-                for (int h = 0; h < NH; ++h)
-                    wgmma_op<Cfg::kDType, NC>::run(acc[h], wgmma_desc<Cfg::kBK>(sa) + 2 * kk,
-                                                   wgmma_desc<Cfg::kBK>(sb + h * NC * Cfg::kBK * 2) + 2 * kk);
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            ts.next(args, sbase + write_stage * Cfg::kStageBytes);
-            evt_cp_async_commit();
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
-            write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
-        }
+        for (int kt = 0; kt < k_tiles; ++kt)
+            wgmma_k_tile<Cfg, NC, NH>(
+                acc, sbase, wgi, stage, write_stage,
+                [] { bar_sync(EVT_SM80_BAR_PIPE, Cfg::kThreads); },
+                [&](evt_u32 s) { ts.next(args, s); });
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         if (t != (int)blockIdx.x)
             bar_sync(EVT_SM80_BAR_EMPTY, Cfg::kCtaThreads);
