@@ -17,7 +17,9 @@ JOBS=${JOBS:-2}
 # One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing;
 # "1s": configuration 1 with its split-K entries, EVT_SPLITK=1; "Nw":
 # configuration N, warp-specialized, whose entry must use named barriers;
-# "Ng": configuration N, sm_90a wgmma, whose PTX must hold wgmma)
+# "Ng": configuration N, sm_90a wgmma, whose PTX must hold wgmma; "Nx": a
+# wgmma configuration N forced where the kernel cannot run it, so the PTX
+# must hold none)
 for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/reductions.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
@@ -42,6 +44,11 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
         fi
     done
 done > "$tmp/jobs"
+# wgmma is sm_90a's and K-contiguous operands' only: forced elsewhere, ignored
+echo "$top/examples/examples.evt mlp_up sm_80 5x" >> "$tmp/jobs"
+echo "$top/examples/resnet_block.evt resnet_add_relu sm_89 6x" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a 5x" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/layouts.evt cc_bf16 sm_90a 5x" >> "$tmp/jobs"
 
 cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
@@ -52,6 +59,7 @@ all) unset EVT_CONFIG ;;
 *s) export EVT_CONFIG=${cfg%s} EVT_SPLITK=1 ;;
 *w) export EVT_CONFIG=${cfg%w} ;;
 *g) export EVT_CONFIG=${cfg%g} ;;
+*x) export EVT_CONFIG=${cfg%x} ;;
 *) export EVT_CONFIG=$cfg ;;
 esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
@@ -69,6 +77,10 @@ case $cfg in
     fi ;;
 *g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1
+    fi ;;
+*x) # off sm_90a a wgmma entry compiles to a trap, so look for both
+    if grep -q 'wgmma\|trap;' "$out"; then
+        echo "FAIL $f $k $t config $cfg: a wgmma entry where the kernel cannot run it"; exit 1
     fi ;;
 esac
 echo "ok   $(basename "$f") $k $t config $cfg"
