@@ -16,16 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether kernel k may run tile configuration id on target: the wgmma
- * configurations need sm_90a and K-contiguous operands (a conv's always are;
- * a GEMM's when A is row-major and B column-major). */
-static int usable(const ir_kernel *k, const char *target, int id)
+/* Whether kernel k can run the wgmma configurations on target: sm_90a and
+ * K-contiguous operands (a conv's always are; a GEMM's when A is row-major
+ * and B column-major). */
+static int wgmma_ok(const ir_kernel *k, const char *target)
 {
-    if (!cg_config(k->mainloop, id).wgmma)
-        return 1;
     return strcmp(target, "sm_90a") == 0 &&
            (k->mainloop == EVT_MAINLOOP_CONV2D_FPROP ||
             (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL));
+}
+
+/* Whether kernel k may run tile configuration id on target. */
+static int usable(const ir_kernel *k, const char *target, int id)
+{
+    return !cg_config(k->mainloop, id).wgmma || wgmma_ok(k, target);
 }
 
 /* The tile heuristic of the mainloop (part 1 of its kernels/ header): the
@@ -33,10 +37,7 @@ static int usable(const ir_kernel *k, const char *target, int id)
 static int pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk,
                 int sms)
 {
-    /* usable() of a wgmma configuration: sm_90a and K-contiguous operands */
-    const int sm90 = usable(k, target, k->mainloop == EVT_MAINLOOP_GEMM
-                                           ? EVT_GEMM_SM80_128x256x64_WG2_S4
-                                           : EVT_CONV_SM80_128x256x64_WG2_S4);
+    const int sm90 = wgmma_ok(k, target);
     if (k->mainloop == EVT_MAINLOOP_GEMM)
         return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms) : evt_gemm_sm80_pick(m, n, kk, sms);
     return sm90 ? evt_conv_sm90_pick(m, n, kk, sms) : evt_conv_sm80_pick(m, n, kk, sms);
@@ -503,35 +504,6 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     sb_puts(sb, "}\n\n");
 }
 
-/* The L2 prefetch of a tile's [M, N] inputs (warp-specialized entries run it
- * a tile ahead): one 128-byte line per thread and step, rows and columns
- * inside the problem only. */
-static void emit_prefetch(emitter *e, const char *fname, const char *sname)
-{
-    strbuf *sb = e->sb;
-    const ir_func *fn = e->fn;
-    sb_puts(sb, "template <int BM, int BN, class TEAM>\n");
-    sb_printf(sb, "static __device__ __forceinline__ void %s_prefetch(const %s &p, int tile_m, int tile_n)\n{\n"
-                  "    (void)p; (void)tile_m; (void)tile_n;\n",
-              fname, sname);
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        if (in->shape != EVT_SHAPE_MN || !input_used(fn, i))
-            continue;
-        sb_printf(sb, "    { /* in %s */\n"
-                      "        constexpr int EPL = 128 / (int)sizeof(evt_elem<%s>::type); /* elements per line */\n"
-                      "        constexpr int LPR = (BN + EPL - 1) / EPL;                   /* lines per tile row */\n"
-                      "        for (int x = TEAM::tid(); x < BM * LPR; x += TEAM::kThreads) {\n"
-                      "            const int row = tile_m * BM + x / LPR, col = tile_n * BN + x %% LPR * EPL;\n"
-                      "            if (row < p.m && col < p.n)\n"
-                      "                evt_prefetch_l2(p.in%zu + (evt_i64)row * p.ld_in%zu + col);\n"
-                      "        }\n"
-                      "    }\n",
-                  in->name, elem_const(in->elem), i, i);
-    }
-    sb_puts(sb, "}\n\n");
-}
-
 /* Kernels that set the workspace to each reduction's identity, and that
  * convert the finished workspace into the outputs. */
 static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
@@ -639,7 +611,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     emit_args_struct(&e, sb_str(&sname), layout);
     free(layout);
     emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
-    emit_prefetch(&e, sb_str(&fname), sb_str(&sname));
 
     /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
      * operand aligned for vector access. */
@@ -692,33 +663,28 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                   "%s(const %s p%s)\n{\n"
                                   "    typedef %s Cfg;\n"
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
-                                  "    int tile_m, tile_n;\n",
+                                  "%s",
                               cfg, cfg, sb_str(&entry), sb_str(&sname),
-                              split ? ", float *split_ws, int splits" : "", cfg);
+                              split ? ", float *split_ws, int splits" : "", cfg,
+                              ws ? "" : "    int tile_m, tile_n;\n");
                     sb_free(&entry);
                     if (ws) {
                         /* the epilogue runs on the epilogue warps, tile after tile */
                         sb_printf(sb, "    struct epi {\n"
+                                      "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
                                       "        const %s &p;\n"
                                       "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc) const\n"
                                       "        {\n"
-                                      "            typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
                                       "            if (%s)\n"
                                       "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, acc);\n"
                                       "            else\n"
                                       "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, acc);\n"
                                       "        }\n"
-                                      "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n) const\n"
-                                      "        {\n"
-                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> >(p, tile_m, tile_n);\n"
-                                      "        }\n"
                                       "    };\n"
-                                      "    (void)tile_m; (void)tile_n;\n"
                                       "    const epi e = {p};\n"
                                       "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e);\n"
                                       "}\n\n",
-                                  sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
-                                  sb_str(&fname), ml);
+                                  sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname), ml);
                         continue;
                     }
                     if (!split)

@@ -574,7 +574,7 @@ struct conv_stage_loader {
  * smem as float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
  * Cfg::kThreads threads must call it; smem must be at least
  * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
- * is gemm_sm80.cuh's run_pipeline; k tiles are loaded strictly in order,
+ * is gemm_sm80.cuh's run_mainloop; k tiles are loaded strictly in order,
  * which is what lets the loaders step K incrementally from the share's first.
  */
 template <class Cfg>
@@ -585,18 +585,13 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
     using namespace evt_sm80_detail;
     using namespace evt_conv_sm80_detail;
     const int tid = threadIdx.x;
-    const int warp = tid >> 5;
     const int k_gemm = args.r * args.s * args.c;
     int kt_begin;
     const int k_tiles = evt_sm80_k_share((k_gemm + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
 
     conv_stage_loader<Cfg> load;
     load.start(args, tile_m, tile_n, k_tiles ? kt_begin : 0);
-    if constexpr (Cfg::kWgmma)
-        run_pipeline_wgmma<Cfg>(k_tiles, load, evt_smem_addr(smem));
-    else
-        run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN,
-                          warp % Cfg::kWarpsN, tid & 31);
+    run_mainloop<Cfg>(k_tiles, load, smem, tid);
 }
 
 /* The conv under gemm_sm80.cuh's warp-specialized schedule

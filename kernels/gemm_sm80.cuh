@@ -888,6 +888,21 @@ struct gemm_stage_loader {
     }
 };
 
+/* A mainloop's k tiles through the configuration's pipeline (wgmma or
+ * mma.sync), leaving the accumulator tile at smem; every mainloop ends so.
+ * tid: threadIdx.x, read by the caller before it sets up its loader (read
+ * after, the sm80 kernels spill a few bytes more). */
+template <class Cfg, class Load>
+__device__ __forceinline__ void run_mainloop(int k_tiles, Load &load, unsigned char *smem, int tid)
+{
+    const int warp = tid >> 5;
+    if constexpr (Cfg::kWgmma)
+        run_pipeline_wgmma<Cfg>(k_tiles, load, evt_smem_addr(smem));
+    else
+        run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN,
+                          warp % Cfg::kWarpsN, tid & 31);
+}
+
 } /* namespace evt_sm80_detail */
 
 /*
@@ -897,7 +912,7 @@ struct gemm_stage_loader {
  * float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
  * Cfg::kThreads threads of the CTA must call it; smem must be at least
  * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
- * is evt_sm80_detail::run_pipeline.
+ * is evt_sm80_detail::run_mainloop's.
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args, int tile_m,
@@ -906,17 +921,12 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
 {
     using namespace evt_sm80_detail;
     const int tid = threadIdx.x;
-    const int warp = tid >> 5;
     int kt_begin;
     const int k_tiles = evt_sm80_k_share((args.k + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
 
     gemm_stage_loader<Cfg> load;
     load.start(args, tile_m, tile_n, kt_begin);
-    if constexpr (Cfg::kWgmma)
-        run_pipeline_wgmma<Cfg>(k_tiles, load, evt_smem_addr(smem));
-    else
-        run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN,
-                          warp % Cfg::kWarpsN, tid & 31);
+    run_mainloop<Cfg>(k_tiles, load, smem, tid);
 }
 
 /*
@@ -929,9 +939,7 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
  * Cfg::kPipeBytes, float[kBM][kAccLd], as the other mainloops leave it at
  * 0) and go on with the next tile.  The Cfg::kEpiThreads threads after them (the
  * epilogue warps) run epi(tile_m, tile_n, acc) on each finished tile, so a
- * tile's epilogue overlaps the next tile's mainloop, and before each tile
- * run epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its
- * [M, N] inputs: their loads then wait on L2, not DRAM).  Named barriers:
+ * tile's epilogue overlaps the next tile's mainloop.  Named barriers:
  * EVT_SM80_BAR_PIPE among the mma warps (their __syncthreads),
  * EVT_SM80_BAR_FULL / _EMPTY hand the accumulator tile over and back, and
  * EVT_SM80_BAR_EPI is the epilogue warps' own (evt_epi_team).  Load is the
@@ -1130,18 +1138,9 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
     const int tid = threadIdx.x;
 
     if (tid >= Cfg::kThreads) { /* epilogue warps */
-        int tm, tn;
-        if ((int)blockIdx.x < tiles) {
-            evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
-            epi.prefetch(tm, tn);
-        }
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-            /* the next tile's [M, N] inputs into L2 while this one is made */
-            if (t + (int)gridDim.x < tiles) {
-                evt_gemm_sm80_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
-                epi.prefetch(tm, tn);
-            }
             bar_sync(EVT_SM80_BAR_FULL, both);
+            int tm, tn;
             evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
             epi(tm, tn, acc_tile);
             if (t + (int)gridDim.x < tiles)
