@@ -127,6 +127,13 @@ EVT_DEVICE void evt_st_shared_v2f(evt_u32 addr, float x, float y)
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" :: "r"(addr), "f"(x), "f"(y) : "memory");
 }
 
+/* Brings the 128-byte line holding p into L2 (a hint: nothing is loaded
+ * into registers, and the caller keeps p inside its tensor). */
+EVT_DEVICE void evt_prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
+}
+
 /* ---- cp.async ----------------------------------------------------------- */
 
 /*

@@ -939,7 +939,9 @@ __device__ __forceinline__ void evt_gemm_sm80_mainloop(const evt_gemm_args &args
  * Cfg::kPipeBytes, float[kBM][kAccLd], as the other mainloops leave it at
  * 0) and go on with the next tile.  The Cfg::kEpiThreads threads after them (the
  * epilogue warps) run epi(tile_m, tile_n, acc) on each finished tile, so a
- * tile's epilogue overlaps the next tile's mainloop.  Named barriers:
+ * tile's epilogue overlaps the next tile's mainloop, and before each tile
+ * run epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its
+ * [M, N] inputs: their loads then wait on L2, not DRAM).  Named barriers:
  * EVT_SM80_BAR_PIPE among the mma warps (their __syncthreads),
  * EVT_SM80_BAR_FULL / _EMPTY hand the accumulator tile over and back, and
  * EVT_SM80_BAR_EPI is the epilogue warps' own (evt_epi_team).  Load is the
@@ -1138,9 +1140,18 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
     const int tid = threadIdx.x;
 
     if (tid >= Cfg::kThreads) { /* epilogue warps */
+        int tm, tn;
+        if ((int)blockIdx.x < tiles) {
+            evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn);
+        }
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            /* the next tile's [M, N] inputs into L2 while this one is made */
+            if (t + (int)gridDim.x < tiles) {
+                evt_gemm_sm80_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn);
+            }
             bar_sync(EVT_SM80_BAR_FULL, both);
-            int tm, tn;
             evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
             epi(tm, tn, acc_tile);
             if (t + (int)gridDim.x < tiles)
