@@ -11,6 +11,8 @@
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)
+#   peers   Nsight Compute on one launch each of cuDNN's fused and plain conv and
+#           ours (bench/profile_peers.py): the peer's kernel names, grids, registers
 #   sass    the SASS of that conv's cubins (cuobjdump, into $OUT) and ncu's
 #           instruction mix and hottest source lines
 # Build here first (the GPU machine has no flex/bison/cmake):
@@ -78,6 +80,12 @@ for s in $sections; do
         grep -E "evt_|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Achieved Occupancy|Theoretical Occupancy|Duration|Registers Per|Warp Cycles Per Issued|Block Limit" "$out/ncu.log" | head -n 60
         # stall reasons above 3% of active warps' cycles
         awk '/evt_/ {print} /warp_issue_stalled/ && $NF + 0 > 3 {print "   ", $1, $NF}' "$out/ncu.log" | head -n 40
+        ;;
+    peers)
+        /usr/local/cuda/bin/ncu --profile-from-start off --section LaunchStats --section SpeedOfLight \
+            --section Occupancy --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
+            python3 bench/profile_peers.py ${PEER_SHAPES:-} >"$out/peers.log" 2>&1
+        grep -E "^shape|^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|L2 Cache Throughput|Registers Per|Block Size|Grid Size|Shared Memory Configuration Size|Dynamic Shared|Achieved Occupancy|dram__bytes|lts__t_sector_hit" "$out/peers.log" | head -n 150
         ;;
     sass)
         rm -rf /tmp/evt-sass-cache

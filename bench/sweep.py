@@ -1,7 +1,8 @@
 """sweep.py - time one fused kernel under every tile configuration (EVT_CONFIG),
 to tune the heuristics of kernels/*_sm80.cuh.  Each result is checked first.
 The conv shapes run under the emitter's epilogue row group, and under each
-of SWEEP_G's (e.g. SWEEP_G="- 4 16": EVT_ROW_GROUP, codegen/emit_cuda.c).
+of SWEEP_G's (e.g. SWEEP_G="- 4 16": EVT_ROW_GROUP, codegen/emit_cuda.c);
+SWEEP_IDS="10 11" times only those configurations.
 
     PYTHONPATH=bindings/python python3 bench/sweep.py [gemm] [conv]
 """
@@ -25,7 +26,7 @@ kernel g_relu = gemm(a: f16 row, b: f16 col, acc: f32) with relu_b
 kernel c_add_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with add_relu
 """
 m = evt.compile(source=SRC, name="sweep.evt")
-GEMM_CONFIGS, CONV_CONFIGS = 7, 11  # kernels/gemm_sm80.cuh, kernels/conv_sm80.cuh
+GEMM_CONFIGS, CONV_CONFIGS = 7, 12  # kernels/gemm_sm80.cuh, kernels/conv_sm80.cuh
 
 
 def t(fn):
@@ -34,7 +35,8 @@ def t(fn):
 
 def sweep(label, launch, nconf, check):
     res = []
-    for cid in range(nconf):
+    ids = os.environ.get("SWEEP_IDS")  # e.g. "10 11": only these configurations
+    for cid in [int(i) for i in ids.split()] if ids else range(nconf):
         os.environ["EVT_CONFIG"] = str(cid)
         try:
             launch.run()

@@ -591,6 +591,8 @@ void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int al
     sb_printf(sb, "_%dx%dx%d", ci.bm, ci.bn, ci.bk);
     if (ci.ws)
         sb_printf(sb, "_ws%d", ci.stages);
+    else if (ci.pp)
+        sb_printf(sb, "_pp%d", ci.stages);
     sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
@@ -670,7 +672,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                 if (variant >= 0 ? variant != cg_variant(id, aligned, split)
                     : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k, target, id)))
                     continue;
-                const int ws = cg_config(k->mainloop, id).ws;
+                const int pp = cg_config(k->mainloop, id).pp;
+                const int ws = cg_config(k->mainloop, id).ws || pp;
                 if (ws && split)
                     continue; /* a warp-specialized configuration never splits K */
                 char cfg[160];
@@ -699,9 +702,11 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                               ws ? "" : "    int tile_m, tile_n;\n");
                     sb_free(&entry);
                     if (ws) {
-                        /* the epilogue runs on the epilogue warps, tile after tile */
+                        /* the epilogue runs on the epilogue warps (pp: each
+                         * consumer warpgroup), tile after tile; the L2
+                         * prefetch on them (pp: the producer) */
                         sb_printf(sb, "    struct epi {\n"
-                                      "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
+                                      "%s"
                                       "        const %s &p;\n"
                                       "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc) const\n"
                                       "        {\n"
@@ -712,12 +717,16 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                       "        }\n"
                                       "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n) const\n"
                                       "        {\n"
-                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(p, tile_m, tile_n);\n"
+                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, PTeam>(p, tile_m, tile_n);\n"
                                       "        }\n"
                                       "    };\n"
                                       "    const epi e = {p};\n"
                                       "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e);\n"
                                       "}\n\n",
+                                  pp ? "        typedef evt_wg_team Team;\n"
+                                       "        typedef evt_epi_team<Cfg::kThreads> PTeam;\n"
+                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
+                                       "        typedef Team PTeam;\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
                                   sb_str(&fname), ml);
                         continue;

@@ -85,13 +85,14 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
     EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 9, /* the same with 8 epilogue warps */
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
-    EVT_CONV_SM80_NUM_CFGS = 11
+    EVT_CONV_SM80_128x128x32_PP2_S5 = 11,    /* sm_90a: a producer warpgroup, 2 wgmma consumers */
+    EVT_CONV_SM80_NUM_CFGS = 12
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -110,6 +111,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 8; break;
     case EVT_CONV_SM80_128x128x32_WG2_S6:
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x128x32_PP2_S5:
+        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; break;
     default: break;
     }
     return c;
@@ -243,6 +246,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS8> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 5, 1, 0, true, 2> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -285,6 +291,7 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
+           evt_conv_sm80_cfg_lookup(ID).pp == T::kPP &&
            (evt_conv_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
@@ -294,7 +301,8 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<4>() && evt_conv_sm80_tile_matches<5>() &&
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
-                  evt_conv_sm80_tile_matches<10>() && EVT_CONV_SM80_NUM_CFGS == 11,
+                  evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 12,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

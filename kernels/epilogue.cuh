@@ -184,6 +184,17 @@ struct evt_epi_team {
     }
 };
 
+/* The team of a producer/consumer configuration's consumer warpgroup
+ * (gemm_sm80.cuh, pp_run): its 128 threads, named barrier 4 + warpgroup. */
+struct evt_wg_team {
+    static constexpr int kThreads = 128;
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x & 127; }
+    static __device__ __forceinline__ void sync()
+    {
+        asm volatile("bar.sync %0, 128;" ::"r"(4 + ((int)threadIdx.x >> 7)) : "memory");
+    }
+};
+
 /* ---- split-K (evt_sm80_split_plan) ------------------------------------- */
 
 /* A CTA's partial accumulator tile (smem, rows ACC_LD apart) to its slot of

@@ -88,6 +88,10 @@ typedef struct evt_gemm_sm80_cfg_info {
     int wgmma;            /* 1: sm_90a warpgroup MMAs (run_pipeline_wgmma) */
     int ws;               /* epilogue warps of a warp-specialized, persistent
                            * configuration (evt_sm80_detail::ws_run); 0: none */
+    int pp;               /* consumer warpgroups of a producer/consumer persistent
+                           * configuration (evt_sm80_detail::pp_run), each with
+                           * its own tile; the warps above are the producer's.
+                           * 0: none */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -98,7 +102,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -114,12 +118,16 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
     return c;
 }
 
-/* Threads of a CTA: the mma warps, and the epilogue warps of a
- * warp-specialized configuration. */
+/* Threads of a CTA: the mma (or producer) warps, the epilogue warps of a
+ * warp-specialized configuration and the consumer warpgroups of a
+ * producer/consumer one. */
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_threads(evt_gemm_sm80_cfg_info c)
 {
-    return 32 * (c.warps_m * c.warps_n + c.ws);
+    return 32 * (c.warps_m * c.warps_n + c.ws) + 128 * c.pp;
 }
+
+/* Shared memory of a producer/consumer configuration's mbarriers. */
+#define EVT_GEMM_SM80_BAR_BYTES 256
 
 /* Dynamic shared memory a CTA needs: the larger of the pipeline and the
  * f32 accumulator tile that reuses it; both side by side when
@@ -129,7 +137,8 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
-    return (c.ws ? pipe + acc : pipe > acc ? pipe : acc) + (c.wgmma ? 1024 : 0);
+    return c.pp ? pipe + c.pp * acc + EVT_GEMM_SM80_BAR_BYTES + 1024
+                : (c.ws ? pipe + acc : pipe > acc ? pipe : acc) + (c.wgmma ? 1024 : 0);
 }
 
 /* CTAs to launch for `tiles` output tiles: one per tile, or for a
@@ -140,7 +149,7 @@ EVT_C_INLINE EVT_HD long long evt_gemm_sm80_grid(evt_gemm_sm80_cfg_info c, long 
                                                  int num_sms)
 {
     long long slots = (long long)(num_sms > 0 ? num_sms : 132) * (c.min_blocks > 0 ? c.min_blocks : 1);
-    return c.ws && tiles > slots ? slots : tiles;
+    return (c.ws || c.pp) && tiles > slots ? slots : tiles;
 }
 
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR long long evt_gemm_sm80_num_tiles(evt_gemm_sm80_cfg_info c,
@@ -278,7 +287,7 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS = 0, bool WGMMA = false>
+          int WS_WARPS = 0, bool WGMMA = false, int PP = 0>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -289,9 +298,10 @@ struct evt_gemm_sm80_tile {
     static constexpr int kMinBlocks = MIN_BLOCKS;
     static constexpr bool kWS = WS_WARPS > 0;
     static constexpr bool kWgmma = WGMMA;
-    static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma warps' */
+    static constexpr int kPP = PP; /* consumer warpgroups (pp_run) */
+    static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
-    static constexpr int kCtaThreads = kThreads + kEpiThreads;
+    static constexpr int kCtaThreads = kThreads + kEpiThreads + 128 * PP;
     static constexpr int kWM = BM / WARPS_M; /* warp tile */
     static constexpr int kWN = BN / WARPS_N;
     static constexpr int kMI = kWM / 16; /* m16 fragments per warp */
@@ -306,9 +316,12 @@ struct evt_gemm_sm80_tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
-    static constexpr int kSmemBytes = (kWS ? kPipeBytes + kAccBytes
-                                          : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes) +
-                                      (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
+    static constexpr int kSmemBytes =
+        PP ? kPipeBytes + PP * kAccBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
+           : (kWS ? kPipeBytes + kAccBytes : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes) +
+                 (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
+    static_assert(PP == 0 || (WGMMA && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
+                  "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
@@ -360,6 +373,7 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).stages == T::kStages &&
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
+           evt_gemm_sm80_cfg_lookup(ID).pp == T::kPP &&
            (evt_gemm_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
@@ -1128,9 +1142,172 @@ __device__ __forceinline__ void ws_mma_warps(const Args &args, int m, int n, int
     evt_cp_async_wait<0>();
 }
 
+/*
+ * The producer/consumer persistent schedule (configurations with pp = 2,
+ * sm_90a): warpgroup 0, the producer, copies the k tiles of all the CTA's
+ * tiles blockIdx.x, + gridDim.x, ... in order into a ring of kStages stages
+ * (cp.async, its kThreads = 128 threads; a stage's "full" mbarrier completes
+ * when every producer thread's copies into it have landed); consumer
+ * warpgroup c (1 + c) takes the CTA's tiles c, c + 2, ...: it multiplies
+ * a whole 128-row tile (two m64 wgmma rows), frees each stage ("empty"
+ * mbarrier, one arrival per warp) once its MMAs are done, hands the tensor
+ * cores to the other consumer ("turn" mbarriers: the mainloops of tiles
+ * 0, 1, 2, ... run one after the other), writes the
+ * accumulators to its own tile in shared memory and runs the epilogue
+ * there with its 128 threads (evt_wg_team: barrier 4 + warpgroup).  So one
+ * consumer's epilogue overlaps the other's mainloop and the producer's loads
+ * of the tiles after; before each tile's loads the producer L2-prefetches
+ * the [M, N] inputs of the CTA's next tile (epi.prefetch, producer team).
+ * Shared memory, 1024-aligned: the stages, the consumers' accumulator
+ * tiles, the mbarriers.
+ */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+EVT_DEVICE void mbar_init(evt_u32 bar, int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+EVT_DEVICE void mbar_wait(evt_u32 bar, int parity)
+{
+    asm volatile("{\n.reg .pred p;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
+}
+
+EVT_DEVICE void mbar_arrive(evt_u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+/* Arrives on bar once this thread's cp.async copies so far have landed (the
+ * arrival counts toward the barrier's initial count). */
+EVT_DEVICE void mbar_arrive_cp_async(evt_u32 bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+#endif
+
 template <class Cfg, class Load, class Args, class Epi>
-__device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
+__device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
                                        unsigned char *smem, const Epi &epi)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 && Cfg::kBN == 128 &&
+                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
+                  "pp_run: a 128-thread producer, two consumers of 128x128 tiles, K-contiguous");
+    static_assert((2 * Cfg::kStages + 2) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
+    constexpr int NC = 128;
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const evt_u32 raw = evt_smem_addr(smem);
+    const evt_u32 sbase = (raw + 1023u) & ~1023u;
+    const evt_u32 full = sbase + Cfg::kPipeBytes + 2 * Cfg::kAccBytes, empty = full + 8 * Cfg::kStages;
+    const evt_u32 turn = empty + 8 * Cfg::kStages; /* turn + 8 c: consumer c may start */
+    const int tid = threadIdx.x, wg = tid >> 7;
+    if (tid == 0) {
+        for (int s = 0; s < Cfg::kStages; ++s) {
+            mbar_init(full + 8 * s, Cfg::kThreads);
+            mbar_init(empty + 8 * s, 4);
+        }
+        mbar_init(turn, 4);
+        mbar_init(turn + 8, 4);
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* the producer */
+        Load load;
+        int q = 0; /* k tiles loaded so far */
+        int tm, tn;
+        if ((int)blockIdx.x < tiles) {
+            evt_gemm_sm80_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn);
+        }
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            if (t + (int)gridDim.x < tiles) {
+                evt_gemm_sm80_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn);
+            }
+            evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            load.start(args, tm, tn, 0);
+            for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+                const int s = q % Cfg::kStages;
+                mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
+                load(sbase + s * Cfg::kStageBytes);
+                if (Cfg::kAligned)
+                    mbar_arrive_cp_async(full + 8 * s);
+                else
+                    mbar_arrive(full + 8 * s); /* the guarded loads are plain stores */
+            }
+        }
+        evt_cp_async_wait<0>();
+        return;
+    }
+
+    /* a consumer */
+    const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
+    const int bar = 4 + wg; /* evt_wg_team's */
+    float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes +
+                                                c * Cfg::kAccBytes);
+    const evt_u32 acc_addr = evt_smem_addr(acc_tile);
+    int j = c; /* the CTA's tile number */
+    for (int t = blockIdx.x + c * gridDim.x; t < tiles; t += 2 * gridDim.x, j += 2) {
+        float acc[2][1][NC / 2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < NC / 2; ++i)
+                acc[h][0][i] = 0.0f;
+        /* The consumers' mainloops take turns, tile j after tile j - 1's
+         * (whose four warps arrive on this consumer's turn barrier).  Besides
+         * giving the tensor cores to one warpgroup at a time, that keeps the
+         * stage parities below unambiguous: every k tile before this tile's
+         * first has been waited for, so each stage is at most one phase
+         * behind the one waited on. */
+        if (j > 0)
+            mbar_wait(turn + 8 * c, ((j - 1) >> 1) & 1);
+        int q = j * k_tiles, prev = 0;
+        for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+            const int s = q % Cfg::kStages;
+            mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            const evt_u32 sa = sbase + s * Cfg::kStageBytes;
+            const evt_u32 sb = sa + Cfg::kAStageBytes;
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    wgmma_op<Cfg::kDType, NC>::run(acc[h][0],
+                                                   wgmma_desc<Cfg::kBK>(sa + h * 64 * Cfg::kBK * 2) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK>(sb) + 2 * kk);
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (kt > 0 && lane == 0)
+                mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
+            prev = s;
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (lane == 0) {
+            if (k_tiles > 0)
+                mbar_arrive(empty + 8 * prev);
+            mbar_arrive(turn + 8 * (1 - c)); /* tile j + 1's turn */
+        }
+        bar_sync(bar, 128); /* the last epilogue is done with the tile */
+        store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
+        store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
+        bar_sync(bar, 128);
+        int tm, tn;
+        evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        epi(tm, tn, acc_tile);
+    }
+#else
+    (void)args; (void)m; (void)n; (void)k_tiles; (void)smem; (void)epi;
+    __trap(); /* never launched: producer/consumer configurations are sm_90a's */
+#endif
+}
+
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n, int k_tiles,
+                                                 unsigned char *smem, const Epi &epi)
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
@@ -1164,6 +1341,18 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
         ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
     else
         ws_mma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+}
+
+/* A persistent schedule: epilogue warps beside the mma warps (ws), or a
+ * producer and consumer warpgroups (pp). */
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
+                                       unsigned char *smem, const Epi &epi)
+{
+    if constexpr (Cfg::kPP > 0)
+        pp_run<Cfg, Load>(args, m, n, k_tiles, smem, epi);
+    else
+        ws_epi_warps_run<Cfg, Load>(args, m, n, k_tiles, smem, epi);
 }
 
 } /* namespace evt_sm80_detail */

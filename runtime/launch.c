@@ -528,8 +528,8 @@ static int split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long
 {
     const char *env = getenv("EVT_SPLITK");
     long long k_tiles = (k + cfg.bk - 1) / cfg.bk;
-    if (cfg.ws || (env && strcmp(env, "0") == 0))
-        return 1; /* a warp-specialized grid is persistent: it never splits */
+    if (cfg.ws || cfg.pp || (env && strcmp(env, "0") == 0))
+        return 1; /* a warp-specialized or producer/consumer grid is persistent: never split */
     if (env && strcmp(env, "1") == 0)
         return k_tiles >= 2 ? 2 : 1;
     return evt_sm80_split_plan(tiles, cfg.min_blocks, sms, k_tiles);

@@ -17,6 +17,7 @@ JOBS=${JOBS:-2}
 # One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing;
 # "1s": configuration 1 with its split-K entries, EVT_SPLITK=1; "Nw":
 # configuration N, warp-specialized, whose entry must use named barriers;
+# "Np": configuration N, a producer and wgmma consumers on mbarriers;
 # "Ng": configuration N, sm_90a wgmma, whose PTX must hold wgmma; "Nx": a
 # wgmma configuration N forced where the kernel cannot run it, so the PTX
 # must hold none)
@@ -33,9 +34,10 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
     while read -r k ml; do
         for t in $targets; do echo "$f $k $t 2"; done
         [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 1s"
-        # conv: the warp-specialized 5 (mma.sync) and 9 (wgmma), wgmma 7; GEMM: wgmma 5
+        # conv: the warp-specialized 5 (mma.sync) and 9 (wgmma), wgmma 7, producer/consumer 11;
+        # GEMM: wgmma 5
         if [ "$full" != 0 ] && [ "$ml" = conv2d_fprop ]; then
-            echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"
+            echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"; echo "$f $k sm_90a 11p"
         fi
         # a GEMM runs wgmma only with A row-major and B column-major
         if [ "$full" = 1 ] && [ "$ml" = gemm ] &&
@@ -58,6 +60,7 @@ case $cfg in
 all) unset EVT_CONFIG ;;
 *s) export EVT_CONFIG=${cfg%s} EVT_SPLITK=1 ;;
 *w) export EVT_CONFIG=${cfg%w} ;;
+*p) export EVT_CONFIG=${cfg%p} ;;
 *g) export EVT_CONFIG=${cfg%g} ;;
 *x) export EVT_CONFIG=${cfg%x} ;;
 *) export EVT_CONFIG=$cfg ;;
@@ -74,6 +77,10 @@ case $cfg in
     fi ;;
 *w) if ! grep -q '_ws[0-9]_sm' "$out" || ! grep -q 'bar.arrive' "$out"; then
         echo "FAIL $f $k $t config $cfg: no warp-specialized entry point"; exit 1
+    fi ;;
+*p) if ! grep -q '_pp[0-9]_sm' "$out" || ! grep -q 'mbarrier.try_wait' "$out" ||
+        ! grep -q 'wgmma.mma_async' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no producer/consumer entry point"; exit 1
     fi ;;
 *g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1
