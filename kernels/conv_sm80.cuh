@@ -86,7 +86,8 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 9, /* the same with 8 epilogue warps */
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
     EVT_CONV_SM80_128x128x32_PP2_S5 = 11,    /* sm_90a: a producer warpgroup, 2 wgmma consumers */
-    EVT_CONV_SM80_NUM_CFGS = 12
+    EVT_CONV_SM80_192x256x64_WG3_S4 = 12,    /* sm_90a wgmma, 3 warpgroups of m64n256, 1 CTA/SM */
+    EVT_CONV_SM80_NUM_CFGS = 13
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -113,6 +114,7 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x32_PP2_S5:
         c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; break;
+    case EVT_CONV_SM80_192x256x64_WG3_S4: c.bm = 192; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
     default: break;
     }
     return c;
@@ -159,10 +161,13 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long lon
  * 128x128 at two CTAs per SM (first choice at K <= 128, where a CTA's
  * stores overlap the other's loads), or 192x128, three warpgroups, about
  * 15% slower per tile but whole waves where the others leave half of one
- * idle.  Narrow layers (k <= 64) keep the mma.sync tiles: wgmma's 128x64
+ * idle, or 192x256, three warpgroups of m64n256, taken only where its waves
+ * cost 10% less than the others' (on equal cost 128x256 was faster).
+ * Narrow layers (k <= 64) keep the mma.sync tiles: wgmma's 128x64
  * and 256x64 lost there.  On the H200 (docs/conv_sm80.md): 14x14x256 -> 256
- * 3x3 88 -> 71 us (192x128), 28x28x128 -> 512 1x1 93 -> 85 (128x128),
- * 7x7x512 -> 2048 1x1 50 -> 43 (128x256).
+ * 3x3 88 -> 71 us (192x128) -> 66 (192x256: 131 tiles, one wave),
+ * 28x28x128 -> 512 1x1 93 -> 85 (128x128), 7x7x512 -> 2048 1x1 50 -> 43
+ * (128x256).
  */
 EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long long k_gemm, int num_sms)
 {
@@ -173,10 +178,12 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long lon
      * device code has no function statics) */
     int best = k_gemm <= 128 ? EVT_CONV_SM80_128x128x32_WG2_S6 : EVT_CONV_SM80_128x256x64_WG2_S4;
     double best_cost = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(best), m, n, num_sms, 0);
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
         int id = i == 0 ? EVT_CONV_SM80_128x128x32_WG2_S6
-               : i == 1 ? EVT_CONV_SM80_128x256x64_WG2_S4 : EVT_CONV_SM80_192x128x64_WG3_S4;
-        double c = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(id), m, n, num_sms, i == 2 ? 15 : 0);
+               : i == 1 ? EVT_CONV_SM80_128x256x64_WG2_S4
+               : i == 2 ? EVT_CONV_SM80_192x128x64_WG3_S4 : EVT_CONV_SM80_192x256x64_WG3_S4;
+        double c = evt_sm90_wave_cost(evt_conv_sm80_cfg_lookup(id), m, n, num_sms,
+                                      i == 2 ? 15 : i == 3 ? 10 : 0);
         if (c < best_cost) {
             best = id;
             best_cost = c;
@@ -249,6 +256,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 5, 1, 0, true, 2> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x256x64_WG3_S4> {
+    typedef evt_gemm_sm80_tile<192, 256, 64, 3, 4, 4, 1, 0, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -302,7 +312,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 12,
+                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

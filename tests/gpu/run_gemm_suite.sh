@@ -42,7 +42,7 @@ ex=$root/examples
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
-# (GEMM 5 and 6, conv 6 to 11) and the persistent ones (conv 5, 8 and 9:
+# (GEMM 5 and 6, conv 6 to 12) and the persistent ones (conv 5, 8 and 9:
 # warp-specialized; 11: a producer and two consumer warpgroups), these on
 # grids of more tiles than CTAs, so every CTA walks several, and on fewer.
 runs() {
@@ -66,6 +66,9 @@ runs() {
             echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 6 --splitk"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 7"
             echo "$f $k conv:16,17,13,13,136,3,3,1,1,1 --config 7 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12"
+            echo "$f $k conv:16,17,13,13,520,3,3,1,1,1 --config 12 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12 --splitk"
             echo "$f $k conv:32,28,28,32,136,1,1 --config 8"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 8 --special"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 8"
@@ -154,6 +157,7 @@ runs() {
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 9 --special"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 10"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 6 --special"
+    echo "$c/reductions.evt reductions_conv conv:16,17,13,13,520,3,3,1,1,1 --config 12"
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 11"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 11 --special"
     echo "$c/reductions.evt reductions 2000,2000,520 --config 5"

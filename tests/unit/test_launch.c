@@ -417,7 +417,7 @@ static void test_sm90_picks(void **state)
     assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132), EVT_CONV_SM80_256x64x32_W4_S4);
     assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132), EVT_CONV_SM80_128x128x32_WG2_S6);
     assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132), EVT_CONV_SM80_192x128x64_WG3_S4);
+    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132), EVT_CONV_SM80_192x256x64_WG3_S4);
     assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132), evt_conv_sm80_pick(64, 64, 64, 132));
     assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
@@ -434,6 +434,18 @@ static void test_sm90_picks(void **state)
     assert_int_equal(evt_gemm_sm80_smem_bytes(c), 3 * 256 * 64 * 2 + 128 * 136 * 4);
     assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
     assert_int_equal(evt_gemm_sm80_grid(c, 100, 132), 100);
+    /* 192x256: three warpgroups, four stages in 225 KB */
+    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_192x256x64_WG3_S4);
+    assert_int_equal(evt_gemm_sm80_threads(c), 384);
+    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * (192 + 256) * 64 * 2 + 1024);
+    /* producer/consumer: a producer warpgroup and two consumers, each with
+     * its own accumulator tile, plus the mbarriers; persistent */
+    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x32_PP2_S5);
+    assert_int_equal(evt_gemm_sm80_threads(c), 384);
+    assert_int_equal(evt_gemm_sm80_smem_bytes(c),
+                     5 * 256 * 32 * 2 + 2 * 128 * 136 * 4 + EVT_GEMM_SM80_BAR_BYTES + 1024);
+    assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
+    assert_int_equal(evt_gemm_sm80_grid(c, 7, 132), 7);
     c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_WG2_S4_WS8);
     assert_int_equal(evt_gemm_sm80_threads(c), 512);
     assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * 256 * 64 * 2 + 128 * 136 * 4 + 1024);
