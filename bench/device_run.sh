@@ -72,7 +72,7 @@ for s in $sections; do
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     ncu)
-        /usr/local/cuda/bin/ncu --kernel-name regex:evt_ --launch-skip 3 --launch-count 2 \
+        /usr/local/cuda/bin/ncu --clock-control none --kernel-name regex:evt_ --launch-skip 3 --launch-count 2 \
             --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
             --section WarpStateStats --section LaunchStats \
             --metrics 'regex:smsp__warp_issue_stalled_.*_per_warp_active\.pct' \
@@ -82,7 +82,7 @@ for s in $sections; do
         awk '/evt_/ {print} /warp_issue_stalled/ && $NF + 0 > 3 {print "   ", $1, $NF}' "$out/ncu.log" | head -n 40
         ;;
     peers)
-        /usr/local/cuda/bin/ncu --profile-from-start off --section LaunchStats --section SpeedOfLight \
+        /usr/local/cuda/bin/ncu --clock-control none --profile-from-start off --section LaunchStats --section SpeedOfLight \
             --section Occupancy --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
             python3 bench/profile_peers.py ${PEER_SHAPES:-} >"$out/peers.log" 2>&1
         grep -E "^shape|^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|L2 Cache Throughput|Registers Per|Block Size|Grid Size|Shared Memory Configuration Size|Dynamic Shared|Achieved Occupancy|dram__bytes|lts__t_sector_hit" "$out/peers.log" | head -n 150
@@ -93,7 +93,7 @@ for s in $sections; do
         for f in /tmp/evt-sass-cache/*.cubin; do
             /usr/local/cuda/bin/cuobjdump -sass "$f" >"$out/$(basename "$f" .cubin).sass"
         done
-        EVT_CACHE_DIR=/tmp/evt-sass-cache /usr/local/cuda/bin/ncu --kernel-name regex:evt_c_add --launch-skip 3 \
+        EVT_CACHE_DIR=/tmp/evt-sass-cache /usr/local/cuda/bin/ncu --clock-control none --kernel-name regex:evt_c_add --launch-skip 3 \
             --launch-count 1 --section InstructionStats --section SourceCounters --section WarpStateStats \
             --print-details all python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0} \
             >"$out/ncu_src.log" 2>&1
