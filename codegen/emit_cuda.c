@@ -592,7 +592,7 @@ void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int al
     if (ci.ws)
         sb_printf(sb, "_ws%d", ci.stages);
     else if (ci.pp)
-        sb_printf(sb, "_pp%d", ci.stages);
+        sb_printf(sb, "_pp%d%s", ci.stages, ci.tma ? "_tma" : "");
     sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
@@ -673,6 +673,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                     : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k, target, id)))
                     continue;
                 const int pp = cg_config(k->mainloop, id).pp;
+                /* a TMA configuration's fast path takes the tensor maps */
+                const int tma = cg_config(k->mainloop, id).tma && aligned && !split;
                 const int ws = cg_config(k->mainloop, id).ws || pp;
                 if (ws && split)
                     continue; /* a warp-specialized configuration never splits K */
@@ -698,7 +700,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
                                   "%s",
                               cfg, cfg, sb_str(&entry), sb_str(&sname),
-                              split ? ", float *split_ws, int splits" : "", cfg,
+                              split ? ", float *split_ws, int splits"
+                              : tma ? ", const __grid_constant__ evt_tma_maps tma" : "", cfg,
                               ws ? "" : "    int tile_m, tile_n;\n");
                     sb_free(&entry);
                     if (ws) {
@@ -721,14 +724,14 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                       "        }\n"
                                       "    };\n"
                                       "    const epi e = {p};\n"
-                                      "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e);\n"
+                                      "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e%s);\n"
                                       "}\n\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
                                        "        typedef evt_epi_team<Cfg::kThreads> PTeam;\n"
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
                                        "        typedef Team PTeam;\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
-                                  sb_str(&fname), ml);
+                                  sb_str(&fname), ml, tma ? ", &tma" : "");
                         continue;
                     }
                     if (!split)

@@ -87,13 +87,14 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
     EVT_CONV_SM80_128x128x32_PP2_S5 = 11,    /* sm_90a: a producer warpgroup, 2 wgmma consumers */
     EVT_CONV_SM80_192x256x64_WG3_S4 = 12,    /* sm_90a wgmma, 3 warpgroups of m64n256, 1 CTA/SM */
-    EVT_CONV_SM80_NUM_CFGS = 13
+    EVT_CONV_SM80_128x128x32_PP2_S5_TMA = 13, /* id 11 loading its stages with TMA (c % 32 == 0) */
+    EVT_CONV_SM80_NUM_CFGS = 14
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -115,6 +116,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_128x128x32_PP2_S5:
         c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; break;
     case EVT_CONV_SM80_192x256x64_WG3_S4: c.bm = 192; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x128x32_PP2_S5_TMA:
+        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; c.tma = 1; break;
     default: break;
     }
     return c;
@@ -259,6 +262,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x256x64_WG3_S4> {
     typedef evt_gemm_sm80_tile<192, 256, 64, 3, 4, 4, 1, 0, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5_TMA> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 5, 1, 0, true, 2, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -302,6 +308,7 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_conv_sm80_cfg_lookup(ID).pp == T::kPP &&
+           (evt_conv_sm80_cfg_lookup(ID).tma != 0) == T::kTma &&
            (evt_conv_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
@@ -312,7 +319,8 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
+                  evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 14,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {
@@ -556,6 +564,7 @@ struct filt_loader {
 /* The conv's k tile loads for run_pipeline: both loaders step K in order. */
 template <class Cfg>
 struct conv_stage_loader {
+    static constexpr bool kTma = false;
     act_loader<Cfg> a;
     filt_loader<Cfg> b;
     const evt_conv_args *args;
@@ -583,6 +592,70 @@ struct conv_stage_loader {
         b.advance();
     }
 };
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/*
+ * The k tile loads of a TMA configuration's fast path (pp_run's producer,
+ * one thread): the stage's A rows are the im2col map's column of kBM output
+ * pixels from the tile's first on, at filter tap (r, s) and channels c0 ..
+ * c0 + kBK; its B rows the tiled filter map's box at (k0, tile_n * kBN).
+ * The maps (the runtime's, runtime/launch.c) put the box's lower corner at
+ * minus the padding and the upper at padding - (filter - 1) dilation, step
+ * by the stride, and zero-fill what falls outside the input or past the
+ * last image or filter; so a load starts where the first pixel's window
+ * does and is offset by the tap times the dilation.  c % kBK == 0: a k tile
+ * never straddles two taps.
+ */
+template <class Cfg>
+struct conv_tma_loader {
+    static constexpr bool kTma = true;
+    const evt_tma_maps *maps;
+    int w0, h0, n0, col0; /* the tile's first window, filter row */
+    int k0, c0, r, s;     /* the next k tile: its k, channel and tap */
+    int c, sz, dil_h, dil_w;
+
+    __device__ __forceinline__ void start(const evt_conv_args &a, int tile_m, int tile_n, int kt_begin)
+    {
+        (void)kt_begin; /* persistent tiles start at k tile 0 */
+        const int m0 = tile_m * Cfg::kBM, pq = a.p * a.q;
+        n0 = m0 / pq;
+        const int rem = m0 - n0 * pq, p0 = rem / a.q, q0 = rem - p0 * a.q;
+        h0 = p0 * a.stride_h - a.pad_h;
+        w0 = q0 * a.stride_w - a.pad_w;
+        col0 = tile_n * Cfg::kBN;
+        k0 = c0 = r = s = 0;
+        c = a.c;
+        sz = a.s;
+        dil_h = a.dil_h;
+        dil_w = a.dil_w;
+    }
+
+    /* Stage `stage` <- the next k tile; completes on mbarrier `full`. */
+    __device__ __forceinline__ void issue(evt_u32 stage, evt_u32 full)
+    {
+        evt_sm80_detail::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
+        const unsigned short ow = (unsigned short)(s * dil_w), oh = (unsigned short)(r * dil_h);
+        asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};"
+                     ::"r"(stage), "l"(&maps->a), "r"(full), "r"(c0), "r"(w0), "r"(h0), "r"(n0),
+                     "h"(ow), "h"(oh)
+                     : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%3, %4}], [%2];"
+                     ::"r"(stage + Cfg::kAStageBytes), "l"(&maps->b), "r"(full), "r"(k0), "r"(col0)
+                     : "memory");
+        k0 += Cfg::kBK;
+        c0 += Cfg::kBK;
+        if (c0 == c) {
+            c0 = 0;
+            if (++s == sz) {
+                s = 0;
+                ++r;
+            }
+        }
+    }
+};
+#endif
 
 } /* namespace evt_conv_sm80_detail */
 
@@ -617,11 +690,21 @@ __device__ __forceinline__ void evt_conv_sm80_mainloop(const evt_conv_args &args
  * warps for every tile of the CTA. */
 template <class Cfg, class Epi>
 __device__ __forceinline__ void evt_conv_sm80_ws(const evt_conv_args &args, unsigned char *smem,
-                                                 const Epi &epi)
+                                                 const Epi &epi, const evt_tma_maps *maps = nullptr)
 {
     const int k_gemm = args.r * args.s * args.c;
-    evt_sm80_detail::ws_run<Cfg, evt_conv_sm80_detail::conv_stage_loader<Cfg> >(
-        args, args.n * args.p * args.q, args.k, (k_gemm + Cfg::kBK - 1) / Cfg::kBK, smem, epi);
+    const int m = args.n * args.p * args.q, k_tiles = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (Cfg::kTma && Cfg::kAligned) {
+        evt_conv_sm80_detail::conv_tma_loader<Cfg> load;
+        load.maps = maps;
+        evt_sm80_detail::ws_run<Cfg>(args, m, args.k, k_tiles, smem, epi, load);
+        return;
+    }
+#endif
+    (void)maps;
+    evt_sm80_detail::ws_run<Cfg, evt_conv_sm80_detail::conv_stage_loader<Cfg> >(args, m, args.k,
+                                                                               k_tiles, smem, epi);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -92,6 +92,8 @@ typedef struct evt_gemm_sm80_cfg_info {
                            * configuration (evt_sm80_detail::pp_run), each with
                            * its own tile; the warps above are the producer's.
                            * 0: none */
+    int tma;              /* 1: a pp configuration's fast path loads its stages
+                           * with TMA (the kernel takes evt_tma_maps) */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -102,7 +104,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -279,6 +281,17 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_fast_path_ok(int a_layout, int b_layout, l
 #endif
 
 /* Problem description.  Pointers are to f16/bf16 storage (evt_u16). */
+/* A TMA tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned), and
+ * the pair a TMA configuration's entry point takes as a second, grid-constant
+ * parameter (conv: the input's im2col map and the filter's tiled map, made by
+ * the runtime per launch). */
+struct alignas(64) evt_tma_map {
+    evt_u64 opaque[16];
+};
+struct evt_tma_maps {
+    evt_tma_map a, b;
+};
+
 struct evt_gemm_args {
     const evt_u16 *a; /* M x K, layout per Cfg::kALayout */
     const evt_u16 *b; /* K x N, layout per Cfg::kBLayout */
@@ -287,7 +300,7 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS = 0, bool WGMMA = false, int PP = 0>
+          int WS_WARPS = 0, bool WGMMA = false, int PP = 0, bool TMA = false>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -299,6 +312,7 @@ struct evt_gemm_sm80_tile {
     static constexpr bool kWS = WS_WARPS > 0;
     static constexpr bool kWgmma = WGMMA;
     static constexpr int kPP = PP; /* consumer warpgroups (pp_run) */
+    static constexpr bool kTma = TMA; /* pp_run's fast path loads with TMA */
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
     static constexpr int kCtaThreads = kThreads + kEpiThreads + 128 * PP;
@@ -322,6 +336,7 @@ struct evt_gemm_sm80_tile {
                  (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
     static_assert(PP == 0 || (WGMMA && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
+    static_assert(!TMA || (PP > 0 && BK == 32), "TMA stages: producer/consumer tiles, 64-byte rows");
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
@@ -374,6 +389,7 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_gemm_sm80_cfg_lookup(ID).pp == T::kPP &&
+           (evt_gemm_sm80_cfg_lookup(ID).tma != 0) == T::kTma &&
            (evt_gemm_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
@@ -1179,6 +1195,14 @@ EVT_DEVICE void mbar_arrive(evt_u32 bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
+/* Arrives on bar and adds `bytes` to the transaction count its phase waits
+ * for (the TMA copies' complete_tx). */
+EVT_DEVICE void mbar_arrive_expect_tx(evt_u32 bar, evt_u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
 /* Arrives on bar once this thread's cp.async copies so far have landed (the
  * arrival counts toward the barrier's initial count). */
 EVT_DEVICE void mbar_arrive_cp_async(evt_u32 bar)
@@ -1189,7 +1213,7 @@ EVT_DEVICE void mbar_arrive_cp_async(evt_u32 bar)
 
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
-                                       unsigned char *smem, const Epi &epi)
+                                       unsigned char *smem, const Epi &epi, Load load)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 && Cfg::kBN == 128 &&
@@ -1205,7 +1229,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
-            mbar_init(full + 8 * s, Cfg::kThreads);
+            /* TMA: one arrival (with the stage's bytes); cp.async: every thread's */
+            mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
             mbar_init(empty + 8 * s, 4);
         }
         mbar_init(turn, 4);
@@ -1214,7 +1239,6 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     __syncthreads();
 
     if (wg == 0) { /* the producer */
-        Load load;
         int q = 0; /* k tiles loaded so far */
         int tm, tn;
         if ((int)blockIdx.x < tiles) {
@@ -1231,11 +1255,16 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             for (int kt = 0; kt < k_tiles; ++kt, ++q) {
                 const int s = q % Cfg::kStages;
                 mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
-                load(sbase + s * Cfg::kStageBytes);
-                if (Cfg::kAligned)
-                    mbar_arrive_cp_async(full + 8 * s);
-                else
-                    mbar_arrive(full + 8 * s); /* the guarded loads are plain stores */
+                if constexpr (Load::kTma) {
+                    if (tid == 0) /* one thread issues the copies (its load holds the k position) */
+                        load.issue(sbase + s * Cfg::kStageBytes, full + 8 * s);
+                } else {
+                    load(sbase + s * Cfg::kStageBytes);
+                    if (Cfg::kAligned)
+                        mbar_arrive_cp_async(full + 8 * s);
+                    else
+                        mbar_arrive(full + 8 * s); /* the guarded loads are plain stores */
+                }
             }
         }
         evt_cp_async_wait<0>();
@@ -1300,7 +1329,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         epi(tm, tn, acc_tile);
     }
 #else
-    (void)args; (void)m; (void)n; (void)k_tiles; (void)smem; (void)epi;
+    (void)args; (void)m; (void)n; (void)k_tiles; (void)smem; (void)epi; (void)load;
     __trap(); /* never launched: producer/consumer configurations are sm_90a's */
 #endif
 }
@@ -1347,10 +1376,10 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
  * producer and consumer warpgroups (pp). */
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
-                                       unsigned char *smem, const Epi &epi)
+                                       unsigned char *smem, const Epi &epi, Load load = Load())
 {
     if constexpr (Cfg::kPP > 0)
-        pp_run<Cfg, Load>(args, m, n, k_tiles, smem, epi);
+        pp_run<Cfg, Load>(args, m, n, k_tiles, smem, epi, load);
     else
         ws_epi_warps_run<Cfg, Load>(args, m, n, k_tiles, smem, epi);
 }

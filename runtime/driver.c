@@ -59,6 +59,8 @@ rt_driver *rt_driver_load(strbuf *err)
     LOAD(event_elapsed, "cuEventElapsedTime_v2", "cuEventElapsedTime");
     LOAD(event_destroy, "cuEventDestroy_v2", "cuEventDestroy");
 #undef LOAD
+    *(void **)&d->tensor_map_im2col = dlsym(lib, "cuTensorMapEncodeIm2col"); /* optional */
+    *(void **)&d->tensor_map_tiled = dlsym(lib, "cuTensorMapEncodeTiled");
     if (missing) {
         sb_puts(err, "the CUDA driver found lacks entry points evt needs (too old)");
         rt_driver_unload(d);

@@ -54,7 +54,30 @@ typedef struct rt_driver {
     rt_cu_result (*event_synchronize)(rt_cu_event);
     rt_cu_result (*event_elapsed)(float *, rt_cu_event, rt_cu_event);
     rt_cu_result (*event_destroy)(rt_cu_event);
+    /* Tensor maps (CUDA 12+; NULL where the driver lacks them, and then no
+     * kernel uses TMA): cuTensorMapEncodeIm2col and cuTensorMapEncodeTiled,
+     * with the enums as ints and the 128-byte CUtensorMap as bytes. */
+    rt_cu_result (*tensor_map_im2col)(void *map, int dtype, unsigned rank, void *addr,
+                                      const unsigned long long *dims,
+                                      const unsigned long long *strides, const int *lower,
+                                      const int *upper, unsigned channels, unsigned pixels,
+                                      const unsigned *elem_strides, int interleave, int swizzle,
+                                      int l2_promotion, int oob_fill);
+    rt_cu_result (*tensor_map_tiled)(void *map, int dtype, unsigned rank, void *addr,
+                                     const unsigned long long *dims,
+                                     const unsigned long long *strides, const unsigned *box,
+                                     const unsigned *elem_strides, int interleave, int swizzle,
+                                     int l2_promotion, int oob_fill);
 } rt_driver;
+
+/* CUtensorMap* enum values (cuda.h) */
+enum {
+    RT_TMAP_F16 = 6,
+    RT_TMAP_BF16 = 9,
+    RT_TMAP_SWIZZLE_64B = 2,
+    RT_TMAP_L2_128B = 2,
+    RT_TMAP_L2_256B = 3
+};
 
 /* Loads libcuda.so.1 and cuInit()s it; NULL with the reason in err. */
 rt_driver *rt_driver_load(strbuf *err);

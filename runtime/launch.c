@@ -521,6 +521,47 @@ static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigne
     return launch_params(ctx, f, grid, block, smem, stream, params);
 }
 
+/* The tensor maps a TMA configuration's entry takes (evt_tma_maps). */
+typedef struct rt_tma_maps {
+    _Alignas(64) unsigned char a[128];
+    unsigned char b[128];
+} rt_tma_maps;
+
+/*
+ * A conv's TMA maps (conv_tma_loader, kernels/conv_sm80.cuh): x as a
+ * (c, w, h, n) tensor read in im2col columns of cfg.bm pixels by cfg.bk
+ * channels, its box from minus the padding to padding - (filter - 1)
+ * dilation and stepping by the stride; the filter as a (r s c, k) matrix
+ * read in cfg.bk x cfg.bn boxes; both 64-byte swizzled (the wgmma stages'
+ * layout).  0 where they cannot be made: a driver without tensor maps, c
+ * not a multiple of cfg.bk, or sizes past TMA's limits (the driver says).
+ */
+static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    const long long *z = l->sizes; /* n h w c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
+    if (!d->tensor_map_im2col || !d->tensor_map_tiled || z[3] % cfg.bk != 0)
+        return 0;
+    const int dt = l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
+    const unsigned long long xdims[4] = {(unsigned long long)z[3], (unsigned long long)z[2],
+                                         (unsigned long long)z[1], (unsigned long long)z[0]};
+    const unsigned long long xstrides[3] = {xdims[0] * 2, xdims[0] * xdims[1] * 2,
+                                            xdims[0] * xdims[1] * xdims[2] * 2};
+    const int lower[2] = {(int)-z[10], (int)-z[9]};
+    const int upper[2] = {(int)(z[10] - (z[6] - 1) * z[14]), (int)(z[9] - (z[5] - 1) * z[13])};
+    const unsigned estrides[4] = {1, (unsigned)z[12], (unsigned)z[11], 1};
+    if (d->tensor_map_im2col(maps->a, dt, 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
+                             (unsigned)cfg.bk, (unsigned)cfg.bm, estrides, 0, RT_TMAP_SWIZZLE_64B,
+                             RT_TMAP_L2_128B, 0) != 0)
+        return 0;
+    const unsigned long long wdims[2] = {(unsigned long long)(z[5] * z[6] * z[3]),
+                                         (unsigned long long)z[4]};
+    const unsigned long long wstrides[1] = {wdims[0] * 2};
+    const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)cfg.bn}, ones[2] = {1, 1};
+    return d->tensor_map_tiled(maps->b, dt, 2, l->operands[1].ptr, wdims, wstrides, box, ones, 0,
+                               RT_TMAP_SWIZZLE_64B, RT_TMAP_L2_128B, 0) == 0;
+}
+
 /* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
  * splits, EVT_SPLITK=1 splits every tile in two where K has two k tiles, for
  * tests). */
@@ -565,6 +606,10 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                                    ob->layout == EVT_LAYOUT_COL, m, n, k,
                                                    (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
                       : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
+    rt_tma_maps maps;
+    const int tma = cg_config(ml, cfg_id).tma;
+    if (tma && !(aligned && conv_tma_maps(l, cg_config(ml, cfg_id), &maps)))
+        cfg_id = EVT_CONV_SM80_128x128x32_PP2_S5; /* the same tile, loaded with cp.async */
     long long tiles = evt_gemm_sm80_num_tiles(cg_config(ml, cfg_id), m, n);
     int splits = split_plan(cg_config(ml, cfg_id), tiles, l->sms, k);
     const rt_resolved *fns = NULL;
@@ -595,9 +640,11 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
     const unsigned threads = (unsigned)evt_gemm_sm80_threads(fns->cfg);
     const unsigned smem = (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg);
-    if (st == EVT_OK && tiles > 0 && splits == 1)
-        st = launch1(ctx, fns->main, (unsigned)evt_gemm_sm80_grid(fns->cfg, tiles, l->sms), threads,
-                     smem, s, args);
+    if (st == EVT_OK && tiles > 0 && splits == 1) {
+        void *params[] = {args, &maps}; /* the maps: TMA entries' second parameter */
+        st = launch_params(ctx, fns->main, (unsigned)evt_gemm_sm80_grid(fns->cfg, tiles, l->sms),
+                           threads, smem, s, params);
+    }
     if (st == EVT_OK && tiles > 0 && splits > 1) {
         /* every tile's shares into their slots, then each tile's sum and epilogue */
         st = grow_workspace(l, &l->split_ws, &l->split_ws_bytes,
