@@ -88,13 +88,15 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x32_PP2_S5 = 11,    /* sm_90a: a producer warpgroup, 2 wgmma consumers */
     EVT_CONV_SM80_192x256x64_WG3_S4 = 12,    /* sm_90a wgmma, 3 warpgroups of m64n256, 1 CTA/SM */
     EVT_CONV_SM80_128x128x32_PP2_S5_TMA = 13, /* id 11 loading its stages with TMA (c % 32 == 0) */
-    EVT_CONV_SM80_NUM_CFGS = 14
+    EVT_CONV_SM80_128x128x32_PP2_S9_TMA_SH = 14, /* to measure: one shared accumulator tile */
+    EVT_CONV_SM80_128x128x64_PP2_S4_TMA_SH = 15, /* to measure */
+    EVT_CONV_SM80_NUM_CFGS = 16
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -118,6 +120,12 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_192x256x64_WG3_S4: c.bm = 192; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x128x32_PP2_S5_TMA:
         c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; c.tma = 1; break;
+    case EVT_CONV_SM80_128x128x32_PP2_S9_TMA_SH:
+        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 9; c.wgmma = 1; c.pp = 2; c.tma = 1;
+        c.pp_shared = 1; break;
+    case EVT_CONV_SM80_128x128x64_PP2_S4_TMA_SH:
+        c.bn = 128; c.warps_n = 2; c.stages = 4; c.wgmma = 1; c.pp = 2; c.tma = 1;
+        c.pp_shared = 1; break;
     default: break;
     }
     return c;
@@ -265,6 +273,12 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x256x64_WG3_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5_TMA> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 5, 1, 0, true, 2, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S9_TMA_SH> {
+    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 9, 1, 0, true, 2, true, true> type;
+};
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_PP2_S4_TMA_SH> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, 0, true, 2, true, true> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -309,6 +323,8 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_conv_sm80_cfg_lookup(ID).pp == T::kPP &&
            (evt_conv_sm80_cfg_lookup(ID).tma != 0) == T::kTma &&
+           (evt_conv_sm80_cfg_lookup(ID).pp_shared ? 1 : evt_conv_sm80_cfg_lookup(ID).pp) ==
+               (T::kPP ? T::kPPAcc : 0) &&
            (evt_conv_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
@@ -320,7 +336,8 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
                   evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 14,
+                  evt_conv_sm80_tile_matches<14>() && evt_conv_sm80_tile_matches<15>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 16,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

@@ -94,6 +94,8 @@ typedef struct evt_gemm_sm80_cfg_info {
                            * 0: none */
     int tma;              /* 1: a pp configuration's fast path loads its stages
                            * with TMA (the kernel takes evt_tma_maps) */
+    int pp_shared;        /* 1: a pp configuration's consumers share one
+                           * accumulator tile, their epilogues taking turns */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -104,7 +106,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -139,7 +141,7 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
-    return c.pp ? pipe + c.pp * acc + EVT_GEMM_SM80_BAR_BYTES + 1024
+    return c.pp ? pipe + (c.pp_shared ? 1 : c.pp) * acc + EVT_GEMM_SM80_BAR_BYTES + 1024
                 : (c.ws ? pipe + acc : pipe > acc ? pipe : acc) + (c.wgmma ? 1024 : 0);
 }
 
@@ -300,7 +302,8 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS = 0, bool WGMMA = false, int PP = 0, bool TMA = false>
+          int WS_WARPS = 0, bool WGMMA = false, int PP = 0, bool TMA = false,
+          bool PP_SHARED = false>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -313,6 +316,7 @@ struct evt_gemm_sm80_tile {
     static constexpr bool kWgmma = WGMMA;
     static constexpr int kPP = PP; /* consumer warpgroups (pp_run) */
     static constexpr bool kTma = TMA; /* pp_run's fast path loads with TMA */
+    static constexpr int kPPAcc = PP_SHARED ? 1 : PP; /* pp_run's accumulator tiles */
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
     static constexpr int kCtaThreads = kThreads + kEpiThreads + 128 * PP;
@@ -331,12 +335,13 @@ struct evt_gemm_sm80_tile {
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
     static constexpr int kSmemBytes =
-        PP ? kPipeBytes + PP * kAccBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
+        PP ? kPipeBytes + kPPAcc * kAccBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
            : (kWS ? kPipeBytes + kAccBytes : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes) +
                  (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
     static_assert(PP == 0 || (WGMMA && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
-    static_assert(!TMA || (PP > 0 && BK == 32), "TMA stages: producer/consumer tiles, 64-byte rows");
+    static_assert(!TMA || (PP > 0 && (BK == 32 || BK == 64)),
+                  "TMA stages: producer/consumer tiles, 64- or 128-byte rows");
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
@@ -345,7 +350,7 @@ struct evt_gemm_sm80_tile {
                   "BK must be 32 or 64 (the swizzle and fragment double-buffering assume it)");
     static_assert(BM % 64 == 0 && BN % 64 == 0,
                   "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks)");
-    static_assert(STAGES >= 2 && STAGES <= 8, "2..8 pipeline stages");
+    static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0), "2..8 pipeline stages (cp.async groups)");
     static_assert(kCtaThreads <= 1024, "too many warps");
     static_assert(kAccLd % 32 == 8, "acc row stride must be 8 (mod 32) floats");
     static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
@@ -390,6 +395,8 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_gemm_sm80_cfg_lookup(ID).pp == T::kPP &&
            (evt_gemm_sm80_cfg_lookup(ID).tma != 0) == T::kTma &&
+           (evt_gemm_sm80_cfg_lookup(ID).pp_shared ? 1 : evt_gemm_sm80_cfg_lookup(ID).pp) ==
+               (T::kPP ? T::kPPAcc : 0) &&
            (evt_gemm_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
@@ -1219,13 +1226,16 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 && Cfg::kBN == 128 &&
                       Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
                   "pp_run: a 128-thread producer, two consumers of 128x128 tiles, K-contiguous");
-    static_assert((2 * Cfg::kStages + 2) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
+    static_assert((2 * Cfg::kStages + 4) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
+    constexpr bool kShared = Cfg::kPPAcc == 1;
     constexpr int NC = 128;
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
-    const evt_u32 full = sbase + Cfg::kPipeBytes + 2 * Cfg::kAccBytes, empty = full + 8 * Cfg::kStages;
+    const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kPPAcc * Cfg::kAccBytes;
+    const evt_u32 empty = full + 8 * Cfg::kStages;
     const evt_u32 turn = empty + 8 * Cfg::kStages; /* turn + 8 c: consumer c may start */
+    const evt_u32 eturn = turn + 16; /* eturn + 8 c: consumer c may use the shared tile */
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
@@ -1233,8 +1243,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
             mbar_init(empty + 8 * s, 4);
         }
-        mbar_init(turn, 4);
-        mbar_init(turn + 8, 4);
+        for (int b = 0; b < 4; ++b)
+            mbar_init(turn + 8 * b, 4);
     }
     __syncthreads();
 
@@ -1275,7 +1285,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
     float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes +
-                                                c * Cfg::kAccBytes);
+                                                (kShared ? 0 : c) * Cfg::kAccBytes);
     const evt_u32 acc_addr = evt_smem_addr(acc_tile);
     int j = c; /* the CTA's tile number */
     for (int t = blockIdx.x + c * gridDim.x; t < tiles; t += 2 * gridDim.x, j += 2) {
@@ -1320,6 +1330,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                 mbar_arrive(empty + 8 * prev);
             mbar_arrive(turn + 8 * (1 - c)); /* tile j + 1's turn */
         }
+        if (kShared && j > 0) /* tile j - 1's epilogue is done with the shared tile */
+            mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
         bar_sync(bar, 128); /* the last epilogue is done with the tile */
         store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
         store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
@@ -1327,6 +1339,11 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         int tm, tn;
         evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
         epi(tm, tn, acc_tile);
+        if (kShared) {
+            __syncwarp(); /* the warp's reads of the tile are done */
+            if (lane == 0)
+                mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
+        }
     }
 #else
     (void)args; (void)m; (void)n; (void)k_tiles; (void)smem; (void)epi; (void)load;

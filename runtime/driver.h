@@ -75,6 +75,7 @@ enum {
     RT_TMAP_F16 = 6,
     RT_TMAP_BF16 = 9,
     RT_TMAP_SWIZZLE_64B = 2,
+    RT_TMAP_SWIZZLE_128B = 3,
     RT_TMAP_L2_128B = 2,
     RT_TMAP_L2_256B = 3
 };

@@ -532,16 +532,18 @@ typedef struct rt_tma_maps {
  * (c, w, h, n) tensor read in im2col columns of cfg.bm pixels by cfg.bk
  * channels, its box from minus the padding to padding - (filter - 1)
  * dilation and stepping by the stride; the filter as a (r s c, k) matrix
- * read in cfg.bk x cfg.bn boxes; both 64-byte swizzled (the wgmma stages'
- * layout).  0 where they cannot be made: a driver without tensor maps, c
+ * read in cfg.bk x cfg.bn boxes; both swizzled as the wgmma stages are
+ * (rows of cfg.bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where they cannot be made: a driver without tensor maps, c
  * not a multiple of cfg.bk, or sizes past TMA's limits (the driver says).
  */
 static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
 {
     const rt_driver *d = l->m->ctx->driver;
     const long long *z = l->sizes; /* n h w c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
-    if (!d->tensor_map_im2col || !d->tensor_map_tiled || z[3] % cfg.bk != 0)
+    if (!d->tensor_map_im2col || !d->tensor_map_tiled || z[3] % cfg.bk != 0 ||
+        (cfg.bk != 32 && cfg.bk != 64))
         return 0;
+    const int swizzle = cfg.bk == 32 ? RT_TMAP_SWIZZLE_64B : RT_TMAP_SWIZZLE_128B;
     const int dt = l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
     const unsigned long long xdims[4] = {(unsigned long long)z[3], (unsigned long long)z[2],
                                          (unsigned long long)z[1], (unsigned long long)z[0]};
@@ -551,7 +553,7 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
     const int upper[2] = {(int)(z[10] - (z[6] - 1) * z[14]), (int)(z[9] - (z[5] - 1) * z[13])};
     const unsigned estrides[4] = {1, (unsigned)z[12], (unsigned)z[11], 1};
     if (d->tensor_map_im2col(maps->a, dt, 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
-                             (unsigned)cfg.bk, (unsigned)cfg.bm, estrides, 0, RT_TMAP_SWIZZLE_64B,
+                             (unsigned)cfg.bk, (unsigned)cfg.bm, estrides, 0, swizzle,
                              RT_TMAP_L2_128B, 0) != 0)
         return 0;
     const unsigned long long wdims[2] = {(unsigned long long)(z[5] * z[6] * z[3]),
@@ -559,7 +561,7 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
     const unsigned long long wstrides[1] = {wdims[0] * 2};
     const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)cfg.bn}, ones[2] = {1, 1};
     return d->tensor_map_tiled(maps->b, dt, 2, l->operands[1].ptr, wdims, wstrides, box, ones, 0,
-                               RT_TMAP_SWIZZLE_64B, RT_TMAP_L2_128B, 0) == 0;
+                               swizzle, RT_TMAP_L2_128B, 0) == 0;
 }
 
 /* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
