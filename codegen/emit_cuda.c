@@ -35,12 +35,12 @@ static int usable(const ir_kernel *k, const char *target, int id)
 /* The tile heuristic of the mainloop (part 1 of its kernels/ header): the
  * sm_90a one where the kernel can run wgmma configurations there. */
 static int pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk,
-                int sms)
+                int sms, int tma)
 {
     const int sm90 = wgmma_ok(k, target);
     if (k->mainloop == EVT_MAINLOOP_GEMM)
         return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms) : evt_gemm_sm80_pick(m, n, kk, sms);
-    return sm90 ? evt_conv_sm90_pick(m, n, kk, sms) : evt_conv_sm80_pick(m, n, kk, sms);
+    return sm90 ? evt_conv_sm90_pick(m, n, kk, sms, tma) : evt_conv_sm80_pick(m, n, kk, sms);
 }
 
 int cg_forced_config(const ir_kernel *k, const char *target)
@@ -60,9 +60,10 @@ int cg_num_configs(evt_mainloop ml)
     return ml == EVT_MAINLOOP_GEMM ? EVT_GEMM_SM80_NUM_CFGS : EVT_CONV_SM80_NUM_CFGS;
 }
 
-int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms)
+int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms,
+            int tma)
 {
-    return pick(k, target, m, n, kk, sms);
+    return pick(k, target, m, n, kk, sms, tma);
 }
 
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id)
@@ -83,8 +84,9 @@ static int pickable(const ir_kernel *k, const char *target, int id)
         for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
             for (int i = 0; i < 32; i++)
                 for (int j = 0; j < 32; j++)
-                    if (pick(k, target, 1ll << i, 1ll << j, ks[q], sms[s]) == id)
-                        return 1;
+                    for (int tma = 0; tma <= 1; tma++)
+                        if (pick(k, target, 1ll << i, 1ll << j, ks[q], sms[s], tma) == id)
+                            return 1;
     return 0;
 }
 
@@ -592,7 +594,7 @@ void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int al
     if (ci.ws)
         sb_printf(sb, "_ws%d", ci.stages);
     else if (ci.pp)
-        sb_printf(sb, "_pp%d%s", ci.stages, ci.tma ? "_tma" : "");
+        sb_printf(sb, "_pp%d", ci.stages);
     sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
@@ -673,8 +675,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                     : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k, target, id)))
                     continue;
                 const int pp = cg_config(k->mainloop, id).pp;
-                /* a TMA configuration's fast path takes the tensor maps */
-                const int tma = cg_config(k->mainloop, id).tma && aligned && !split;
+                /* a producer/consumer fast path loads with TMA: it takes the tensor maps */
+                const int tma = pp && aligned;
                 const int ws = cg_config(k->mainloop, id).ws || pp;
                 if (ws && split)
                     continue; /* a warp-specialized configuration never splits K */

@@ -85,18 +85,15 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_WG2_S4_WS4 = 8, /* sm_90a wgmma + 4 epilogue warps, persistent */
     EVT_CONV_SM80_128x128x64_WG2_S4_WS8 = 9, /* the same with 8 epilogue warps */
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
-    EVT_CONV_SM80_128x128x32_PP2_S5 = 11,    /* sm_90a: a producer warpgroup, 2 wgmma consumers */
+    EVT_CONV_SM80_128x128x64_PP2_S4 = 11,    /* sm_90a: a TMA producer, 2 wgmma consumers, persistent */
     EVT_CONV_SM80_192x256x64_WG3_S4 = 12,    /* sm_90a wgmma, 3 warpgroups of m64n256, 1 CTA/SM */
-    EVT_CONV_SM80_128x128x32_PP2_S5_TMA = 13, /* id 11 loading its stages with TMA (c % 32 == 0) */
-    EVT_CONV_SM80_128x128x32_PP2_S9_TMA_SH = 14, /* to measure: one shared accumulator tile */
-    EVT_CONV_SM80_128x128x64_PP2_S4_TMA_SH = 15, /* to measure */
-    EVT_CONV_SM80_NUM_CFGS = 16
+    EVT_CONV_SM80_NUM_CFGS = 13
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -115,17 +112,9 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
         c.bn = 128; c.stages = 4; c.wgmma = 1; c.ws = 8; break;
     case EVT_CONV_SM80_128x128x32_WG2_S6:
         c.bn = 128; c.bk = 32; c.stages = 6; c.min_blocks = 2; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x128x32_PP2_S5:
-        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; break;
+    case EVT_CONV_SM80_128x128x64_PP2_S4:
+        c.bn = 128; c.warps_n = 2; c.stages = 4; c.wgmma = 1; c.pp = 2; break;
     case EVT_CONV_SM80_192x256x64_WG3_S4: c.bm = 192; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
-    case EVT_CONV_SM80_128x128x32_PP2_S5_TMA:
-        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 5; c.wgmma = 1; c.pp = 2; c.tma = 1; break;
-    case EVT_CONV_SM80_128x128x32_PP2_S9_TMA_SH:
-        c.bn = 128; c.bk = 32; c.warps_n = 2; c.stages = 9; c.wgmma = 1; c.pp = 2; c.tma = 1;
-        c.pp_shared = 1; break;
-    case EVT_CONV_SM80_128x128x64_PP2_S4_TMA_SH:
-        c.bn = 128; c.warps_n = 2; c.stages = 4; c.wgmma = 1; c.pp = 2; c.tma = 1;
-        c.pp_shared = 1; break;
     default: break;
     }
     return c;
@@ -173,14 +162,21 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long lon
  * stores overlap the other's loads), or 192x128, three warpgroups, about
  * 15% slower per tile but whole waves where the others leave half of one
  * idle, or 192x256, three warpgroups of m64n256, taken only where its waves
- * cost 10% less than the others' (on equal cost 128x256 was faster).
- * Narrow layers (k <= 64) keep the mma.sync tiles: wgmma's 128x64
- * and 256x64 lost there.  On the H200 (docs/conv_sm80.md): 14x14x256 -> 256
- * 3x3 88 -> 71 us (192x128) -> 66 (192x256: 131 tiles, one wave),
- * 28x28x128 -> 512 1x1 93 -> 85 (128x128), 7x7x512 -> 2048 1x1 50 -> 43
- * (128x256).
+ * cost 10% less than the others' (on equal cost 128x256 was faster).  Where
+ * tma is set (the producer/consumer tile's TMA maps can be made: c a
+ * multiple of its BK, the fast path) and K is longer than two of its k
+ * tiles, the producer/consumer tile at a quarter below its waves' cost: it
+ * ran 13-29% faster than the best of the others on the three such ResNet-50
+ * layers; at K <= 128 (memory-bound 1x1 layers) it lost to 128x128 at two
+ * CTAs per SM.  Narrow layers (k <= 64) keep the mma.sync tiles: wgmma's
+ * 128x64 and 256x64 lost there.  On the H200 (docs/conv_sm80.md):
+ * 14x14x256 -> 256 3x3 88 -> 71 us (192x128) -> 66 (192x256: 131 tiles,
+ * one wave) -> 52 (producer/consumer), 28x28x128 -> 512 1x1 93 -> 85
+ * (128x128), 7x7x512 -> 2048 1x1 50 -> 43 (128x256) -> 37, 14x14x256 ->
+ * 1024 1x1 59 -> 54.
  */
-EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long long k_gemm, int num_sms)
+EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long long k_gemm, int num_sms,
+                                              int tma)
 {
     int classic = evt_conv_sm80_pick(m, n, k_gemm, num_sms);
     if (n <= 64 || classic == EVT_CONV_SM80_64x64x32_W4_S4)
@@ -200,6 +196,9 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long lon
             best_cost = c;
         }
     }
+    const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4);
+    if (tma && k_gemm > 2 * pp.bk && evt_sm90_wave_cost(pp, m, n, num_sms, -25) < best_cost)
+        best = EVT_CONV_SM80_128x128x64_PP2_S4;
     return best;
 }
 
@@ -264,20 +263,11 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_WG2_S4_WS8> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_WG2_S6> {
     typedef evt_gemm_sm80_tile<128, 128, 32, 2, 4, 6, 2, 0, true> type;
 };
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 5, 1, 0, true, 2> type;
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_PP2_S4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, 0, true, 2> type;
 };
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x256x64_WG3_S4> {
     typedef evt_gemm_sm80_tile<192, 256, 64, 3, 4, 4, 1, 0, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S5_TMA> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 5, 1, 0, true, 2, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x32_PP2_S9_TMA_SH> {
-    typedef evt_gemm_sm80_tile<128, 128, 32, 2, 2, 9, 1, 0, true, 2, true, true> type;
-};
-template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_PP2_S4_TMA_SH> {
-    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, 0, true, 2, true, true> type;
 };
 
 /*
@@ -322,9 +312,6 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_conv_sm80_cfg_lookup(ID).pp == T::kPP &&
-           (evt_conv_sm80_cfg_lookup(ID).tma != 0) == T::kTma &&
-           (evt_conv_sm80_cfg_lookup(ID).pp_shared ? 1 : evt_conv_sm80_cfg_lookup(ID).pp) ==
-               (T::kPP ? T::kPPAcc : 0) &&
            (evt_conv_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
@@ -335,9 +322,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
-                  evt_conv_sm80_tile_matches<14>() && evt_conv_sm80_tile_matches<15>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 16,
+                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {
@@ -711,17 +696,18 @@ __device__ __forceinline__ void evt_conv_sm80_ws(const evt_conv_args &args, unsi
 {
     const int k_gemm = args.r * args.s * args.c;
     const int m = args.n * args.p * args.q, k_tiles = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
+    (void)maps;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    if constexpr (Cfg::kTma && Cfg::kAligned) {
+    if constexpr (Cfg::kPP > 0 && Cfg::kAligned) { /* producer/consumer fast path: TMA */
         evt_conv_sm80_detail::conv_tma_loader<Cfg> load;
         load.maps = maps;
         evt_sm80_detail::ws_run<Cfg>(args, m, args.k, k_tiles, smem, epi, load);
-        return;
-    }
+    } else
 #endif
-    (void)maps;
-    evt_sm80_detail::ws_run<Cfg, evt_conv_sm80_detail::conv_stage_loader<Cfg> >(args, m, args.k,
-                                                                               k_tiles, smem, epi);
+    {
+        evt_sm80_detail::ws_run<Cfg, evt_conv_sm80_detail::conv_stage_loader<Cfg> >(
+            args, m, args.k, k_tiles, smem, epi);
+    }
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

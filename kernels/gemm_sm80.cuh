@@ -90,12 +90,10 @@ typedef struct evt_gemm_sm80_cfg_info {
                            * configuration (evt_sm80_detail::ws_run); 0: none */
     int pp;               /* consumer warpgroups of a producer/consumer persistent
                            * configuration (evt_sm80_detail::pp_run), each with
-                           * its own tile; the warps above are the producer's.
+                           * its own tiles, sharing one accumulator tile; the
+                           * warps above are the producer's, whose fast path
+                           * loads with TMA (the entry takes evt_tma_maps).
                            * 0: none */
-    int tma;              /* 1: a pp configuration's fast path loads its stages
-                           * with TMA (the kernel takes evt_tma_maps) */
-    int pp_shared;        /* 1: a pp configuration's consumers share one
-                           * accumulator tile, their epilogues taking turns */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -106,7 +104,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -141,7 +139,7 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
-    return c.pp ? pipe + (c.pp_shared ? 1 : c.pp) * acc + EVT_GEMM_SM80_BAR_BYTES + 1024
+    return c.pp ? pipe + acc + EVT_GEMM_SM80_BAR_BYTES + 1024
                 : (c.ws ? pipe + acc : pipe > acc ? pipe : acc) + (c.wgmma ? 1024 : 0);
 }
 
@@ -187,18 +185,20 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_pick(long long m, long long n, long long k
 
 /*
  * sm_90a (wgmma configurations): the work one SM does for a grid of
- * configuration c, counted in whole waves of its CTA slots (tile area x CTAs
- * per SM x waves), scaled by penalty_pct for tiles that run below the
- * others' rate.  The sm_90a heuristics take the cheapest.
+ * configuration c, counted in whole waves of its tile slots (tile area x
+ * tiles in flight per SM, CTAs or a producer/consumer CTA's consumers, x
+ * waves), scaled by penalty_pct for tiles that run below (or, negative,
+ * above) the others' rate.  The sm_90a heuristics take the cheapest.
  */
 EVT_C_INLINE EVT_HD double evt_sm90_wave_cost(evt_gemm_sm80_cfg_info c, long long m, long long n,
                                              int num_sms, int penalty_pct)
 {
     /* a double: 2^31 x 2^31 problems have 2^48 tiles, and the product would
      * overflow 64 bits; exact (so ties stay ties) below 2^53 */
-    long long slots = (long long)(num_sms > 0 ? num_sms : 132) * c.min_blocks;
+    const int per_sm = c.pp ? c.pp : c.min_blocks;
+    long long slots = (long long)(num_sms > 0 ? num_sms : 132) * per_sm;
     long long waves = (evt_gemm_sm80_num_tiles(c, m, n) + slots - 1) / slots;
-    return (double)waves * c.bm * c.bn * c.min_blocks * (100 + penalty_pct);
+    return (double)waves * c.bm * c.bn * per_sm * (100 + penalty_pct);
 }
 
 /*
@@ -302,8 +302,7 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS = 0, bool WGMMA = false, int PP = 0, bool TMA = false,
-          bool PP_SHARED = false>
+          int WS_WARPS = 0, bool WGMMA = false, int PP = 0>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -315,8 +314,7 @@ struct evt_gemm_sm80_tile {
     static constexpr bool kWS = WS_WARPS > 0;
     static constexpr bool kWgmma = WGMMA;
     static constexpr int kPP = PP; /* consumer warpgroups (pp_run) */
-    static constexpr bool kTma = TMA; /* pp_run's fast path loads with TMA */
-    static constexpr int kPPAcc = PP_SHARED ? 1 : PP; /* pp_run's accumulator tiles */
+
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
     static constexpr int kCtaThreads = kThreads + kEpiThreads + 128 * PP;
@@ -335,13 +333,12 @@ struct evt_gemm_sm80_tile {
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
     static constexpr int kSmemBytes =
-        PP ? kPipeBytes + kPPAcc * kAccBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
+        PP ? kPipeBytes + kAccBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
            : (kWS ? kPipeBytes + kAccBytes : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes) +
                  (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
     static_assert(PP == 0 || (WGMMA && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
-    static_assert(!TMA || (PP > 0 && (BK == 32 || BK == 64)),
-                  "TMA stages: producer/consumer tiles, 64- or 128-byte rows");
+
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
@@ -394,9 +391,6 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_gemm_sm80_cfg_lookup(ID).pp == T::kPP &&
-           (evt_gemm_sm80_cfg_lookup(ID).tma != 0) == T::kTma &&
-           (evt_gemm_sm80_cfg_lookup(ID).pp_shared ? 1 : evt_gemm_sm80_cfg_lookup(ID).pp) ==
-               (T::kPP ? T::kPPAcc : 0) &&
            (evt_gemm_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
@@ -1168,21 +1162,26 @@ __device__ __forceinline__ void ws_mma_warps(const Args &args, int m, int n, int
 /*
  * The producer/consumer persistent schedule (configurations with pp = 2,
  * sm_90a): warpgroup 0, the producer, copies the k tiles of all the CTA's
- * tiles blockIdx.x, + gridDim.x, ... in order into a ring of kStages stages
- * (cp.async, its kThreads = 128 threads; a stage's "full" mbarrier completes
- * when every producer thread's copies into it have landed); consumer
- * warpgroup c (1 + c) takes the CTA's tiles c, c + 2, ...: it multiplies
- * a whole 128-row tile (two m64 wgmma rows), frees each stage ("empty"
+ * tiles blockIdx.x, + gridDim.x, ... in order into a ring of kStages stages.
+ * On the fast path (Load::kTma) one thread issues each stage's TMA copies,
+ * which complete the stage's "full" mbarrier by their bytes; on the guarded
+ * path all 128 threads store element by element and arrive.  Consumer
+ * warpgroup c (1 + c) takes the CTA's tiles c, c + 2, ...: it multiplies a
+ * whole 128-row tile (two m64 wgmma rows), frees each stage ("empty"
  * mbarrier, one arrival per warp) once its MMAs are done, hands the tensor
- * cores to the other consumer ("turn" mbarriers: the mainloops of tiles
- * 0, 1, 2, ... run one after the other), writes the
- * accumulators to its own tile in shared memory and runs the epilogue
- * there with its 128 threads (evt_wg_team: barrier 4 + warpgroup).  So one
- * consumer's epilogue overlaps the other's mainloop and the producer's loads
- * of the tiles after; before each tile's loads the producer L2-prefetches
- * the [M, N] inputs of the CTA's next tile (epi.prefetch, producer team).
- * Shared memory, 1024-aligned: the stages, the consumers' accumulator
- * tiles, the mbarriers.
+ * cores to the other consumer ("turn" mbarriers: the mainloops of tiles 0,
+ * 1, 2, ... run one after the other), then, once the other consumer's
+ * epilogue is done with it ("eturn" mbarriers, likewise in tile order),
+ * writes its accumulators to the one accumulator tile in shared memory and
+ * runs the epilogue there with its 128 threads (evt_wg_team: barrier 4 +
+ * warpgroup).  So one consumer's epilogue overlaps the other's mainloop and
+ * the producer's loads of the tiles after; before each tile's loads the
+ * producer L2-prefetches the [M, N] inputs of the CTA's next tile
+ * (epi.prefetch, producer team).  Shared memory, 1024-aligned: the stages,
+ * the accumulator tile, the mbarriers.  One accumulator tile rather than
+ * one per consumer leaves room for four 32 KB stages (BK = 64): on the H200
+ * that took the 14x14x256 -> 256 3x3 ResNet-50 layer from 69 to 52 us
+ * (nine BK = 32 stages: 69; two tiles and five: 71).
  */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 EVT_DEVICE void mbar_init(evt_u32 bar, int count)
@@ -1210,12 +1209,6 @@ EVT_DEVICE void mbar_arrive_expect_tx(evt_u32 bar, evt_u32 bytes)
                  : "memory");
 }
 
-/* Arrives on bar once this thread's cp.async copies so far have landed (the
- * arrival counts toward the barrier's initial count). */
-EVT_DEVICE void mbar_arrive_cp_async(evt_u32 bar)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
-}
 #endif
 
 template <class Cfg, class Load, class Args, class Epi>
@@ -1227,15 +1220,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                       Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
                   "pp_run: a 128-thread producer, two consumers of 128x128 tiles, K-contiguous");
     static_assert((2 * Cfg::kStages + 4) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
-    constexpr bool kShared = Cfg::kPPAcc == 1;
     constexpr int NC = 128;
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
-    const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kPPAcc * Cfg::kAccBytes;
+    const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
     const evt_u32 empty = full + 8 * Cfg::kStages;
     const evt_u32 turn = empty + 8 * Cfg::kStages; /* turn + 8 c: consumer c may start */
-    const evt_u32 eturn = turn + 16; /* eturn + 8 c: consumer c may use the shared tile */
+    const evt_u32 eturn = turn + 16; /* eturn + 8 c: consumer c may use the accumulator tile */
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
@@ -1269,11 +1261,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                     if (tid == 0) /* one thread issues the copies (its load holds the k position) */
                         load.issue(sbase + s * Cfg::kStageBytes, full + 8 * s);
                 } else {
-                    load(sbase + s * Cfg::kStageBytes);
-                    if (Cfg::kAligned)
-                        mbar_arrive_cp_async(full + 8 * s);
-                    else
-                        mbar_arrive(full + 8 * s); /* the guarded loads are plain stores */
+                    static_assert(!Cfg::kAligned, "pp_run's fast path loads with TMA");
+                    load(sbase + s * Cfg::kStageBytes); /* plain stores */
+                    mbar_arrive(full + 8 * s);
                 }
             }
         }
@@ -1284,8 +1274,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     /* a consumer */
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
-    float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes +
-                                                (kShared ? 0 : c) * Cfg::kAccBytes);
+    float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes);
     const evt_u32 acc_addr = evt_smem_addr(acc_tile);
     int j = c; /* the CTA's tile number */
     for (int t = blockIdx.x + c * gridDim.x; t < tiles; t += 2 * gridDim.x, j += 2) {
@@ -1330,20 +1319,17 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                 mbar_arrive(empty + 8 * prev);
             mbar_arrive(turn + 8 * (1 - c)); /* tile j + 1's turn */
         }
-        if (kShared && j > 0) /* tile j - 1's epilogue is done with the shared tile */
+        if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
             mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
-        bar_sync(bar, 128); /* the last epilogue is done with the tile */
         store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
         store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
         bar_sync(bar, 128);
         int tm, tn;
         evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
         epi(tm, tn, acc_tile);
-        if (kShared) {
-            __syncwarp(); /* the warp's reads of the tile are done */
-            if (lane == 0)
-                mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
-        }
+        __syncwarp(); /* the warp's reads of the tile are done */
+        if (lane == 0)
+            mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
     }
 #else
     (void)args; (void)m; (void)n; (void)k_tiles; (void)smem; (void)epi; (void)load;

@@ -598,9 +598,6 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     evt_mainloop ml = l->k->mainloop;
     const char *target = evt_target_name(l->target);
-    int cfg_id = cg_forced_config(l->k, target);
-    if (cfg_id < 0)
-        cfg_id = cg_pick(l->k, target, m, n, k, l->sms);
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     int aligned = ml == EVT_MAINLOOP_GEMM
@@ -608,10 +605,20 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                                    ob->layout == EVT_LAYOUT_COL, m, n, k,
                                                    (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
                       : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
+    /* A producer/consumer configuration's fast path loads with TMA: picked
+     * only where its maps can be made; forced without them, it runs guarded. */
+    const int forced = cg_forced_config(l->k, target);
+    const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4);
+    const int tma = ml == EVT_MAINLOOP_CONV2D_FPROP && aligned && ctx->driver->tensor_map_im2col &&
+                    ctx->driver->tensor_map_tiled && l->sizes[3] % pp.bk == 0;
+    int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
     rt_tma_maps maps;
-    const int tma = cg_config(ml, cfg_id).tma;
-    if (tma && !(aligned && conv_tma_maps(l, cg_config(ml, cfg_id), &maps)))
-        cfg_id = EVT_CONV_SM80_128x128x32_PP2_S5; /* the same tile, loaded with cp.async */
+    if (cg_config(ml, cfg_id).pp && aligned && !conv_tma_maps(l, cg_config(ml, cfg_id), &maps)) {
+        if (forced >= 0)
+            aligned = 0; /* the guarded entry, element by element */
+        else
+            cfg_id = cg_pick(l->k, target, m, n, k, l->sms, 0); /* the driver refused them */
+    }
     long long tiles = evt_gemm_sm80_num_tiles(cg_config(ml, cfg_id), m, n);
     int splits = split_plan(cg_config(ml, cfg_id), tiles, l->sms, k);
     const rt_resolved *fns = NULL;

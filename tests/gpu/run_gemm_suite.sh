@@ -42,9 +42,9 @@ ex=$root/examples
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
-# (GEMM 5 and 6, conv 6 to 13) and the persistent ones (conv 5, 8 and 9:
-# warp-specialized; 11: a producer and two consumer warpgroups, 13: the same
-# loading with TMA), these on
+# (GEMM 5 and 6, conv 6 to 12) and the persistent ones (conv 5, 8 and 9:
+# warp-specialized; 11: a producer and two consumer warpgroups, loading
+# with TMA where c is a multiple of 64, else guarded), these on
 # grids of more tiles than CTAs, so every CTA walks several, and on fewer.
 runs() {
     # Every kernel of the examples.
@@ -84,18 +84,13 @@ runs() {
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 11"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 11"
             echo "$f $k conv:1,7,7,8,16,1,1 --config 11"
-            # 13-15: TMA loads where c is a multiple of the k tile (else
-            # 11's cp.async); 14, 15 with one accumulator tile for both consumers
-            for id in 13 14 15; do
-                echo "$f $k conv:32,28,28,64,136,1,1 --config $id"
-                echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config $id --special"
-                echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config $id"
-                echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config $id"
-                echo "$f $k conv:2,21,17,128,48,5,5,2,2,1 --config $id"
-                echo "$f $k conv:2,15,13,64,40,7,7,3,2,1 --config $id"
-                echo "$f $k conv:2,15,13,32,40,3,3,1,1,1 --config $id"
-                echo "$f $k conv:1,7,7,8,16,1,1 --config $id"
-            done
+            # ... and with TMA loads (c a multiple of 64)
+            echo "$f $k conv:32,28,28,64,136,1,1 --config 11"
+            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config 11 --special"
+            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 11"
+            echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config 11"
+            echo "$f $k conv:2,21,17,128,48,5,5,2,2,1 --config 11"
+            echo "$f $k conv:2,15,13,64,40,7,7,3,2,1 --config 11"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -173,9 +168,7 @@ runs() {
     echo "$c/reductions.evt reductions_conv conv:16,17,13,13,520,3,3,1,1,1 --config 12"
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 11"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 11 --special"
-    for id in 13 14 15; do
-        echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config $id"
-    done
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config 11"
     echo "$c/reductions.evt reductions 2000,2000,520 --config 5"
     echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 6"
     # wgmma in every GEMM layout (used only by A row-major, B column-major)

@@ -413,13 +413,19 @@ static void test_sm90_picks(void **state)
 {
     (void)state;
     /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c */
-    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132), EVT_CONV_SM80_256x64x32_W4_S4);
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132), EVT_CONV_SM80_192x256x64_WG3_S4);
-    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132), EVT_CONV_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132), evt_conv_sm80_pick(64, 64, 64, 132));
+    /* with TMA maps (c a multiple of 64) the producer/consumer tile where K > 128 */
+    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 1), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
+    /* without: the cp.async tiles */
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 0), EVT_CONV_SM80_192x256x64_WG3_S4);
+    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1), evt_conv_sm80_pick(64, 64, 64, 132));
     assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132), EVT_GEMM_SM80_64x64x32_W4_S4);
@@ -438,12 +444,12 @@ static void test_sm90_picks(void **state)
     c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_192x256x64_WG3_S4);
     assert_int_equal(evt_gemm_sm80_threads(c), 384);
     assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * (192 + 256) * 64 * 2 + 1024);
-    /* producer/consumer: a producer warpgroup and two consumers, each with
-     * its own accumulator tile, plus the mbarriers; persistent */
-    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x32_PP2_S5);
+    /* producer/consumer: a producer warpgroup and two consumers sharing one
+     * accumulator tile, plus the mbarriers; persistent */
+    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4);
     assert_int_equal(evt_gemm_sm80_threads(c), 384);
     assert_int_equal(evt_gemm_sm80_smem_bytes(c),
-                     5 * 256 * 32 * 2 + 2 * 128 * 136 * 4 + EVT_GEMM_SM80_BAR_BYTES + 1024);
+                     4 * 256 * 64 * 2 + 128 * 136 * 4 + EVT_GEMM_SM80_BAR_BYTES + 1024);
     assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
     assert_int_equal(evt_gemm_sm80_grid(c, 7, 132), 7);
     c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_WG2_S4_WS8);
