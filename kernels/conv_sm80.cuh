@@ -87,7 +87,8 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x32_WG2_S6 = 10,    /* sm_90a wgmma, BK = 32 stages, 2 CTAs/SM */
     EVT_CONV_SM80_128x128x64_PP2_S4 = 11,    /* sm_90a: a TMA producer, 2 wgmma consumers, persistent */
     EVT_CONV_SM80_192x256x64_WG3_S4 = 12,    /* sm_90a wgmma, 3 warpgroups of m64n256, 1 CTA/SM */
-    EVT_CONV_SM80_NUM_CFGS = 13
+    EVT_CONV_SM80_128x64x64_PP2_S7 = 13,     /* the same for narrow layers (k <= 64) */
+    EVT_CONV_SM80_NUM_CFGS = 14
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
@@ -115,6 +116,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_128x128x64_PP2_S4:
         c.bn = 128; c.warps_n = 2; c.stages = 4; c.wgmma = 1; c.pp = 2; break;
     case EVT_CONV_SM80_192x256x64_WG3_S4: c.bm = 192; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
+    case EVT_CONV_SM80_128x64x64_PP2_S7:
+        c.bn = 64; c.warps_n = 2; c.stages = 7; c.wgmma = 1; c.pp = 2; break;
     default: break;
     }
     return c;
@@ -168,8 +171,10 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long lon
  * tiles, the producer/consumer tile at a quarter below its waves' cost: it
  * ran 13-29% faster than the best of the others on the three such ResNet-50
  * layers; at K <= 128 (memory-bound 1x1 layers) it lost to 128x128 at two
- * CTAs per SM.  Narrow layers (k <= 64) keep the mma.sync tiles: wgmma's
- * 128x64 and 256x64 lost there.  On the H200 (docs/conv_sm80.md):
+ * CTAs per SM.  Narrow layers (k <= 64) take the 128x64 producer/consumer
+ * tile on the same terms (K > 128, TMA, two tiles per consumer), else keep
+ * the mma.sync tiles: the cp.async wgmma 128x64 and 256x64 tiles lost there
+ * (56x56x64 -> 64 3x3: 119 -> 94 us).  On the H200 (docs/conv_sm80.md):
  * 14x14x256 -> 256 3x3 88 -> 71 us (192x128) -> 66 (192x256: 131 tiles,
  * one wave) -> 52 (producer/consumer), 28x28x128 -> 512 1x1 93 -> 85
  * (128x128), 7x7x512 -> 2048 1x1 50 -> 43 (128x256) -> 37, 14x14x256 ->
@@ -179,7 +184,14 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long lon
                                               int tma)
 {
     int classic = evt_conv_sm80_pick(m, n, k_gemm, num_sms);
-    if (n <= 64 || classic == EVT_CONV_SM80_64x64x32_W4_S4)
+    if (n <= 64) { /* the narrow producer/consumer tile where it has two tiles a consumer */
+        const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x64x64_PP2_S7);
+        return tma && k_gemm > 2 * pp.bk &&
+                       evt_gemm_sm80_num_tiles(pp, m, n) >= 4LL * (num_sms > 0 ? num_sms : 132)
+                   ? EVT_CONV_SM80_128x64x64_PP2_S7
+                   : classic;
+    }
+    if (classic == EVT_CONV_SM80_64x64x32_W4_S4)
         return classic;
     /* candidates in order of preference on equal cost (no static table:
      * device code has no function statics) */
@@ -269,6 +281,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_PP2_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x256x64_WG3_S4> {
     typedef evt_gemm_sm80_tile<192, 256, 64, 3, 4, 4, 1, 0, true> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x64_PP2_S7> {
+    typedef evt_gemm_sm80_tile<128, 64, 64, 2, 2, 7, 1, 0, true, 2> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -322,7 +337,8 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<6>() && evt_conv_sm80_tile_matches<7>() &&
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
-                  evt_conv_sm80_tile_matches<12>() && EVT_CONV_SM80_NUM_CFGS == 13,
+                  evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
+                  EVT_CONV_SM80_NUM_CFGS == 14,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

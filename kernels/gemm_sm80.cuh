@@ -794,6 +794,26 @@ template <> struct wgmma_op<EVT_DT_BF16, 128> {
                      : "l"(da), "l"(db));
     }
 };
+template <> struct wgmma_op<EVT_DT_F16, 64> { /* the producer/consumer tile of narrow convs */
+    static __device__ __forceinline__ void run(float (&d)[32], evt_u64 da, evt_u64 db)
+    {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                     : "l"(da), "l"(db));
+    }
+};
+template <> struct wgmma_op<EVT_DT_BF16, 64> { /* the producer/consumer tile of narrow convs */
+    static __device__ __forceinline__ void run(float (&d)[32], evt_u64 da, evt_u64 db)
+    {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                     : "l"(da), "l"(db));
+    }
+};
 #endif
 
 /* A K-major operand tile of BK-element rows at shared address saddr: rows
@@ -1216,11 +1236,12 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                                        unsigned char *smem, const Epi &epi, Load load)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 && Cfg::kBN == 128 &&
+    static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 &&
+                      (Cfg::kBN == 128 || Cfg::kBN == 64) &&
                       Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
-                  "pp_run: a 128-thread producer, two consumers of 128x128 tiles, K-contiguous");
+                  "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles, K-contiguous");
     static_assert((2 * Cfg::kStages + 4) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
-    constexpr int NC = 128;
+    constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;

@@ -34,10 +34,10 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
     while read -r k ml; do
         for t in $targets; do echo "$f $k $t 2"; done
         [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 1s"
-        # conv: the warp-specialized 5 (mma.sync) and 9 (wgmma), wgmma 7, producer/consumer 11;
+        # conv: the warp-specialized 5 (mma.sync) and 9 (wgmma), wgmma 7, producer/consumer 11, 13;
         # GEMM: wgmma 5
         if [ "$full" != 0 ] && [ "$ml" = conv2d_fprop ]; then
-            echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"; echo "$f $k sm_90a 11p"
+            echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"; echo "$f $k sm_90a 11p"; echo "$f $k sm_90a 13p"
         fi
         # a GEMM runs wgmma only with A row-major and B column-major
         if [ "$full" = 1 ] && [ "$ml" = gemm ] &&

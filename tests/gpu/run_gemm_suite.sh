@@ -42,9 +42,9 @@ ex=$root/examples
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
-# (GEMM 5 and 6, conv 6 to 12) and the persistent ones (conv 5, 8 and 9:
-# warp-specialized; 11: a producer and two consumer warpgroups, loading
-# with TMA where c is a multiple of 64, else guarded), these on
+# (GEMM 5 and 6, conv 6 to 13) and the persistent ones (conv 5, 8 and 9:
+# warp-specialized; 11 and 13: a producer and two consumer warpgroups,
+# loading with TMA where c is a multiple of 64, else guarded), these on
 # grids of more tiles than CTAs, so every CTA walks several, and on fewer.
 runs() {
     # Every kernel of the examples.
@@ -91,6 +91,11 @@ runs() {
             echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config 11"
             echo "$f $k conv:2,21,17,128,48,5,5,2,2,1 --config 11"
             echo "$f $k conv:2,15,13,64,40,7,7,3,2,1 --config 11"
+            # 13: the producer/consumer tile of narrow layers (128x64)
+            echo "$f $k conv:8,30,30,64,64,3,3,1,1,1 --config 13"
+            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 13 --special"
+            echo "$f $k conv:2,19,23,128,24,3,3,2,1,2 --config 13"
+            echo "$f $k conv:32,28,28,32,56,1,1 --config 13"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"

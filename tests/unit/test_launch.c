@@ -415,7 +415,9 @@ static void test_sm90_picks(void **state)
     /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c */
     /* with TMA maps (c a multiple of 64) the producer/consumer tile where K > 128 */
     assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 1), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 1), EVT_CONV_SM80_128x64x64_PP2_S7);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 0), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 64, 132, 1), EVT_CONV_SM80_256x64x32_W4_S4);
     assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
     assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
     assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
