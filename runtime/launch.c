@@ -612,7 +612,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     const int tma = ml == EVT_MAINLOOP_CONV2D_FPROP && aligned && ctx->driver->tensor_map_im2col &&
                     ctx->driver->tensor_map_tiled && l->sizes[3] % pp.bk == 0;
     int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
-    rt_tma_maps maps;
+    rt_tma_maps maps = {{0}, {0}};
     if (cg_config(ml, cfg_id).pp && aligned && !conv_tma_maps(l, cg_config(ml, cfg_id), &maps)) {
         if (forced >= 0)
             aligned = 0; /* the guarded entry, element by element */

@@ -79,6 +79,7 @@ runs() {
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 10 --special"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10 --splitk"
+            # 11, guarded (c not a multiple of 64: no TMA maps) ...
             echo "$f $k conv:32,28,28,32,136,1,1 --config 11"
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 11 --special"
             echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 11"
