@@ -1252,7 +1252,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
-            /* TMA: one arrival (with the stage's bytes); cp.async: every thread's */
+            /* TMA: one arrival (with the stage's bytes); guarded: every producer thread's */
             mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
             mbar_init(empty + 8 * s, 4);
         }
@@ -1288,8 +1288,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                 }
             }
         }
-        evt_cp_async_wait<0>();
-        return;
+        return; /* the consumers wait for the copies in flight */
     }
 
     /* a consumer */
@@ -1317,7 +1316,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         for (int kt = 0; kt < k_tiles; ++kt, ++q) {
             const int s = q % Cfg::kStages;
             mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* the guarded stores */
             const evt_u32 sa = sbase + s * Cfg::kStageBytes;
             const evt_u32 sb = sa + Cfg::kAStageBytes;
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
