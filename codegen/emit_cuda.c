@@ -708,8 +708,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                     sb_free(&entry);
                     if (ws) {
                         /* the epilogue runs on the epilogue warps (pp: each
-                         * consumer warpgroup), tile after tile; the L2
-                         * prefetch on them (pp: the producer) */
+                         * consumer warpgroup), tile after tile; ws_run's L2
+                         * prefetch on the epilogue warps (pp_run has none) */
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p;\n"
@@ -722,16 +722,14 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                       "        }\n"
                                       "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n) const\n"
                                       "        {\n"
-                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, PTeam>(p, tile_m, tile_n);\n"
+                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(p, tile_m, tile_n);\n"
                                       "        }\n"
                                       "    };\n"
                                       "    const epi e = {p};\n"
                                       "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e%s);\n"
                                       "}\n\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
-                                       "        typedef evt_epi_team<Cfg::kThreads> PTeam;\n"
-                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n"
-                                       "        typedef Team PTeam;\n",
+                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
                                   sb_str(&fname), ml, tma ? ", &tma" : "");
                         continue;

@@ -169,16 +169,16 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long lon
  * tma is set (the producer/consumer tile's TMA maps can be made: c a
  * multiple of its BK, the fast path) and K is longer than two of its k
  * tiles, the producer/consumer tile at a quarter below its waves' cost: it
- * ran 13-29% faster than the best of the others on the three such ResNet-50
+ * ran 11-30% faster than the best of the others on the three such ResNet-50
  * layers; at K <= 128 (memory-bound 1x1 layers) it lost to 128x128 at two
  * CTAs per SM.  Narrow layers (k <= 64) take the 128x64 producer/consumer
  * tile on the same terms (K > 128, TMA, two tiles per consumer), else keep
  * the mma.sync tiles: the cp.async wgmma 128x64 and 256x64 tiles lost there
- * (56x56x64 -> 64 3x3: 119 -> 94 us).  On the H200 (docs/conv_sm80.md):
+ * (56x56x64 -> 64 3x3: 119 -> 87 us).  On the H200 (docs/conv_sm80.md):
  * 14x14x256 -> 256 3x3 88 -> 71 us (192x128) -> 66 (192x256: 131 tiles,
- * one wave) -> 52 (producer/consumer), 28x28x128 -> 512 1x1 93 -> 85
- * (128x128), 7x7x512 -> 2048 1x1 50 -> 43 (128x256) -> 37, 14x14x256 ->
- * 1024 1x1 59 -> 54.
+ * one wave) -> 51 (producer/consumer), 28x28x128 -> 512 1x1 93 -> 85
+ * (128x128), 7x7x512 -> 2048 1x1 50 -> 43 (128x256) -> 33, 14x14x256 ->
+ * 1024 1x1 59 -> 50.
  */
 EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long long k_gemm, int num_sms,
                                               int tma)
