@@ -29,8 +29,9 @@ int cg_num_configs(evt_mainloop ml);
  * EVT_SPLITK=1 adds the split-K entries to --emit listings and makes launches
  * split every tile in two (for tests); EVT_SPLITK=0 turns split-K off. */
 int cg_forced_config(const ir_kernel *k, const char *target);
-/* tma: a conv's producer/consumer configuration may be picked (its TMA maps
- * can be made: the fast path, c a multiple of its BK, a driver with them) */
+/* tma: a producer/consumer configuration may be picked (its TMA maps can be
+ * made: the fast path, a driver with them, and for a conv c a multiple of
+ * its BK) */
 int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms,
             int tma);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);

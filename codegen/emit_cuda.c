@@ -39,7 +39,7 @@ static int pick(const ir_kernel *k, const char *target, long long m, long long n
 {
     const int sm90 = wgmma_ok(k, target);
     if (k->mainloop == EVT_MAINLOOP_GEMM)
-        return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms) : evt_gemm_sm80_pick(m, n, kk, sms);
+        return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms, tma) : evt_gemm_sm80_pick(m, n, kk, sms);
     return sm90 ? evt_conv_sm90_pick(m, n, kk, sms, tma) : evt_conv_sm80_pick(m, n, kk, sms);
 }
 

@@ -77,7 +77,8 @@ enum evt_gemm_sm80_cfg_id {
     EVT_GEMM_SM80_128x128x64_W4_S3 = 4, /* medium problems, 2 CTAs/SM */
     EVT_GEMM_SM80_128x256x64_WG2_S4 = 5, /* sm_90a wgmma, 2 warpgroups, 1 CTA/SM */
     EVT_GEMM_SM80_128x128x64_WG2_S3 = 6, /* sm_90a wgmma, 2 warpgroups, 2 CTAs/SM */
-    EVT_GEMM_SM80_NUM_CFGS = 7
+    EVT_GEMM_SM80_128x128x64_PP2_S4 = 7, /* sm_90a: a TMA producer, 2 wgmma consumers, persistent */
+    EVT_GEMM_SM80_NUM_CFGS = 8
 };
 
 typedef struct evt_gemm_sm80_cfg_info {
@@ -115,6 +116,8 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_looku
     case EVT_GEMM_SM80_128x256x64_WG2_S4: c.bk = 64; c.wgmma = 1; break;
     case EVT_GEMM_SM80_128x128x64_WG2_S3:
         c.bn = 128; c.bk = 64; c.stages = 3; c.min_blocks = 2; c.wgmma = 1; break;
+    case EVT_GEMM_SM80_128x128x64_PP2_S4:
+        c.bn = 128; c.bk = 64; c.warps_n = 2; c.wgmma = 1; c.pp = 2; break;
     default: break;
     }
     return c;
@@ -208,13 +211,22 @@ EVT_C_INLINE EVT_HD double evt_sm90_wave_cost(evt_gemm_sm80_cfg_info c, long lon
  * less (or as much, with K of at most two k tiles), the wgmma 128x128 tile
  * at two CTAs per SM.  Small problems keep 64x64 tiles and split-K.  On the
  * H200, GEMM + bias + ReLU 4096^3 went from 284 to 211 us with the 128x256
- * tile, 2048^3 from 42 to 31 (docs/gemm_sm80.md).
+ * tile, 2048^3 from 42 to 31 (docs/gemm_sm80.md).  Where tma is set (the
+ * fast path and a driver with tensor maps), K is longer than two k tiles and
+ * every consumer gets two tiles or more, the producer/consumer tile: GEMM +
+ * bias + GELU 4096^3 268 -> 248 us, 8192^3 2105 -> 1957, 16384x1024x4096
+ * 315 -> 269 (at 2048^3, one tile a consumer, it lost: 47 -> 49).
  */
-EVT_C_INLINE EVT_HD int evt_gemm_sm90_pick(long long m, long long n, long long k, int num_sms)
+EVT_C_INLINE EVT_HD int evt_gemm_sm90_pick(long long m, long long n, long long k, int num_sms,
+                                           int tma)
 {
     int classic = evt_gemm_sm80_pick(m, n, k, num_sms);
     if (classic == EVT_GEMM_SM80_64x64x32_W4_S4)
         return classic;
+    const evt_gemm_sm80_cfg_info pp = evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_PP2_S4);
+    if (tma && k > 2 * pp.bk &&
+        evt_gemm_sm80_num_tiles(pp, m, n) >= 2LL * pp.pp * (num_sms > 0 ? num_sms : 132))
+        return EVT_GEMM_SM80_128x128x64_PP2_S4;
     double wide = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), m,
                                         n, num_sms, 0);
     double square = evt_sm90_wave_cost(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x128x64_WG2_S3),
@@ -376,6 +388,9 @@ template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x256x64_WG2_S4> {
 template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_WG2_S3> {
     typedef evt_gemm_sm80_tile<128, 128, 64, 2, 4, 3, 2, 0, true> type;
 };
+template <> struct evt_gemm_sm80_tile_of<EVT_GEMM_SM80_128x128x64_PP2_S4> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 4, 1, 0, true, 2> type;
+};
 
 /* The C table and the tile types must agree: the host launches by the
  * former, the device code is built from the latter. */
@@ -398,7 +413,8 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
 static_assert(evt_gemm_sm80_tile_matches<0>() && evt_gemm_sm80_tile_matches<1>() &&
                   evt_gemm_sm80_tile_matches<2>() && evt_gemm_sm80_tile_matches<3>() &&
                   evt_gemm_sm80_tile_matches<4>() && evt_gemm_sm80_tile_matches<5>() &&
-                  evt_gemm_sm80_tile_matches<6>() && EVT_GEMM_SM80_NUM_CFGS == 7,
+                  evt_gemm_sm80_tile_matches<6>() && evt_gemm_sm80_tile_matches<7>() &&
+                  EVT_GEMM_SM80_NUM_CFGS == 8,
               "evt_gemm_sm80_cfg_lookup() and evt_gemm_sm80_tile_of<> disagree");
 
 template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
@@ -913,6 +929,7 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
 /* The GEMM's k tile loads for run_pipeline: A and B of k tile kt, then kt + 1, ... */
 template <class Cfg>
 struct gemm_stage_loader {
+    static constexpr bool kTma = false;
     loader<Cfg, true> a;
     loader<Cfg, false> b;
     int kt;
@@ -1402,13 +1419,60 @@ __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_til
 
 } /* namespace evt_sm80_detail */
 
-/* The GEMM under the warp-specialized schedule (evt_sm80_detail::ws_run). */
+namespace evt_sm80_detail {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* The k tile loads of a producer/consumer GEMM's fast path (pp_run's
+ * producer, one thread): the runtime's tiled TMA maps of A (K x M) and B
+ * (K x N), both K-contiguous, boxes of kBK x kBM and kBK x kBN, zero-filled
+ * past M, N and K. */
+template <class Cfg>
+struct gemm_tma_loader {
+    static constexpr bool kTma = true;
+    const evt_tma_maps *maps;
+    int row0, col0, k0;
+
+    __device__ __forceinline__ void start(const evt_gemm_args &, int tile_m, int tile_n, int)
+    {
+        row0 = tile_m * Cfg::kBM;
+        col0 = tile_n * Cfg::kBN;
+        k0 = 0;
+    }
+
+    __device__ __forceinline__ void issue(evt_u32 stage, evt_u32 full)
+    {
+        mbar_arrive_expect_tx(full, Cfg::kStageBytes);
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%3, %4}], [%2];"
+                     ::"r"(stage), "l"(&maps->a), "r"(full), "r"(k0), "r"(row0) : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%3, %4}], [%2];"
+                     ::"r"(stage + Cfg::kAStageBytes), "l"(&maps->b), "r"(full), "r"(k0), "r"(col0)
+                     : "memory");
+        k0 += Cfg::kBK;
+    }
+};
+#endif
+} /* namespace evt_sm80_detail */
+
+/* The GEMM under a persistent schedule (evt_sm80_detail::ws_run); a
+ * producer/consumer configuration's fast path loads with the TMA maps. */
 template <class Cfg, class Epi>
 __device__ __forceinline__ void evt_gemm_sm80_ws(const evt_gemm_args &args, unsigned char *smem,
-                                                 const Epi &epi)
+                                                 const Epi &epi, const evt_tma_maps *maps = nullptr)
 {
-    evt_sm80_detail::ws_run<Cfg, evt_sm80_detail::gemm_stage_loader<Cfg> >(
-        args, args.m, args.n, (args.k + Cfg::kBK - 1) / Cfg::kBK, smem, epi);
+    const int k_tiles = (args.k + Cfg::kBK - 1) / Cfg::kBK;
+    (void)maps;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (Cfg::kPP > 0 && Cfg::kAligned) {
+        evt_sm80_detail::gemm_tma_loader<Cfg> load;
+        load.maps = maps;
+        evt_sm80_detail::ws_run<Cfg>(args, args.m, args.n, k_tiles, smem, epi, load);
+    } else
+#endif
+    {
+        evt_sm80_detail::ws_run<Cfg, evt_sm80_detail::gemm_stage_loader<Cfg> >(args, args.m, args.n,
+                                                                              k_tiles, smem, epi);
+    }
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -564,6 +564,31 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
                                swizzle, RT_TMAP_L2_128B, 0) == 0;
 }
 
+/* A GEMM's TMA maps (gemm_tma_loader, kernels/gemm_sm80.cuh): A row-major
+ * as a (k, m) tensor and B column-major as a (k, n) one, read in cfg.bk x
+ * cfg.bm and cfg.bk x cfg.bn boxes, swizzled as the wgmma stages are.  0
+ * where the driver cannot make them. */
+static int gemm_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    if (!d->tensor_map_tiled || (cfg.bk != 32 && cfg.bk != 64))
+        return 0;
+    const int dt = l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
+    const int swizzle = cfg.bk == 32 ? RT_TMAP_SWIZZLE_64B : RT_TMAP_SWIZZLE_128B;
+    const unsigned ones[2] = {1, 1};
+    for (int i = 0; i < 2; i++) {
+        const rt_buffer *op = &l->operands[i];
+        const unsigned long long dims[2] = {(unsigned long long)l->dims[2],
+                                            (unsigned long long)l->dims[i]};
+        const unsigned long long strides[1] = {(unsigned long long)op->ld * 2};
+        const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)(i ? cfg.bn : cfg.bm)};
+        if (d->tensor_map_tiled(i ? maps->b : maps->a, dt, 2, op->ptr, dims, strides, box, ones, 0,
+                                swizzle, RT_TMAP_L2_128B, 0) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
  * splits, EVT_SPLITK=1 splits every tile in two where K has two k tiles, for
  * tests). */
@@ -609,11 +634,14 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
      * only where its maps can be made; forced without them, it runs guarded. */
     const int forced = cg_forced_config(l->k, target);
     const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4);
-    const int tma = ml == EVT_MAINLOOP_CONV2D_FPROP && aligned && ctx->driver->tensor_map_im2col &&
-                    ctx->driver->tensor_map_tiled && l->sizes[3] % pp.bk == 0;
+    const int tma = aligned && ctx->driver->tensor_map_im2col && ctx->driver->tensor_map_tiled &&
+                    (ml == EVT_MAINLOOP_GEMM
+                         ? oa->layout == EVT_LAYOUT_ROW && ob->layout == EVT_LAYOUT_COL
+                         : l->sizes[3] % pp.bk == 0);
     int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
     rt_tma_maps maps = {{0}, {0}};
-    if (cg_config(ml, cfg_id).pp && aligned && !conv_tma_maps(l, cg_config(ml, cfg_id), &maps)) {
+    if (cg_config(ml, cfg_id).pp && aligned &&
+        !(ml == EVT_MAINLOOP_GEMM ? gemm_tma_maps : conv_tma_maps)(l, cg_config(ml, cfg_id), &maps)) {
         if (forced >= 0)
             aligned = 0; /* the guarded entry, element by element */
         else

@@ -39,10 +39,11 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
         if [ "$full" != 0 ] && [ "$ml" = conv2d_fprop ]; then
             echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"; echo "$f $k sm_90a 11p"; echo "$f $k sm_90a 13p"
         fi
-        # a GEMM runs wgmma only with A row-major and B column-major
+        # a GEMM runs wgmma (5) and the producer/consumer tile (7) only with A
+        # row-major and B column-major
         if [ "$full" = 1 ] && [ "$ml" = gemm ] &&
             grep -Eq "^kernel[ \t]+$k[ \t]*=[ \t]*gemm\(a: *[a-z0-9]+ +row, *b: *[a-z0-9]+ +col" "$f"; then
-            echo "$f $k sm_90a 5g"
+            echo "$f $k sm_90a 5g"; echo "$f $k sm_90a 7p"
         fi
     done
 done > "$tmp/jobs"

@@ -178,11 +178,16 @@ runs() {
     echo "$c/reductions.evt reductions 2000,2000,520 --config 5"
     echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 6"
     # wgmma in every GEMM layout (used only by A row-major, B column-major)
-    # and the guarded path.
+    # and the guarded path; 7, the TMA producer/consumer tile, likewise.
     for l in rr rc cr cc; do
         echo "$c/layouts.evt ${l}_bf16 1000,1000,4104 --config 5"
         echo "$c/layouts.evt ${l}_f16 1000,127,13 --config 6"
+        echo "$c/layouts.evt ${l}_f16 1000,1000,4104 --config 7"
+        echo "$c/layouts.evt ${l}_bf16 127,1000,13 --config 7"
     done
+    echo "$c/layouts.evt rc_f16 4097,1000,24 --config 7 --special"
+    echo "$c/layouts.evt rc_bf16 3000,2000,520 --config 7"
+    echo "$c/reductions.evt reductions 2000,2000,520 --config 7"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
         for l in rr rc cr cc; do

@@ -428,9 +428,15 @@ static void test_sm90_picks(void **state)
     assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 0), EVT_CONV_SM80_192x256x64_WG3_S4);
     assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1), evt_conv_sm80_pick(64, 64, 64, 132));
-    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132), EVT_GEMM_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132), EVT_GEMM_SM80_64x64x32_W4_S4);
+    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132, 0), EVT_GEMM_SM80_64x64x32_W4_S4);
+    /* with TMA maps: the producer/consumer tile where each consumer gets two tiles */
+    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 1), EVT_GEMM_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(16384, 1024, 4096, 132, 1), EVT_GEMM_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 1), EVT_GEMM_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 64, 132, 1), evt_gemm_sm90_pick(4096, 4096, 64, 132, 0));
+    assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132, 1), EVT_GEMM_SM80_64x64x32_W4_S4);
     /* 192x128: three warpgroups, 384 threads; a whole wave of 1.98 */
     evt_gemm_sm80_cfg_info c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_192x128x64_WG3_S4);
     assert_int_equal(evt_gemm_sm80_threads(c), 384);
