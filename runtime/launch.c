@@ -533,8 +533,9 @@ typedef struct rt_tma_maps {
  * channels, its box from minus the padding to padding - (filter - 1)
  * dilation and stepping by the stride; the filter as a (r s c, k) matrix
  * read in cfg.bk x cfg.bn boxes; both swizzled as the wgmma stages are
- * (rows of cfg.bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where they cannot be made: a driver without tensor maps, c
- * not a multiple of cfg.bk, or sizes past TMA's limits (the driver says).
+ * (rows of cfg.bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where
+ * they cannot be made: a driver without tensor maps, c not a multiple of
+ * cfg.bk, or sizes past TMA's limits (the driver says).
  */
 static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
 {
@@ -633,11 +634,11 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     /* A producer/consumer configuration's fast path loads with TMA: picked
      * only where its maps can be made; forced without them, it runs guarded. */
     const int forced = cg_forced_config(l->k, target);
-    const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4);
-    const int tma = aligned && ctx->driver->tensor_map_im2col && ctx->driver->tensor_map_tiled &&
+    const int conv_bk = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4).bk; /* and 13's */
+    const int tma = aligned && ctx->driver->tensor_map_tiled &&
                     (ml == EVT_MAINLOOP_GEMM
                          ? oa->layout == EVT_LAYOUT_ROW && ob->layout == EVT_LAYOUT_COL
-                         : l->sizes[3] % pp.bk == 0);
+                         : ctx->driver->tensor_map_im2col && l->sizes[3] % conv_bk == 0);
     int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
     rt_tma_maps maps = {{0}, {0}};
     if (cg_config(ml, cfg_id).pp && aligned &&
