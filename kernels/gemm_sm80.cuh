@@ -786,8 +786,9 @@ __device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sb
  * barrier.  Compiled only for sm_90a; the runtime never picks these
  * configurations for other targets.
  */
-/* d += A B for a 64 x N tile: d holds N / 2 floats per thread (N = 128; an
- * m64n64 version lost to mma.sync on the narrow layers it was for). */
+/* d += A B for a 64 x N tile: d holds N / 2 floats per thread.  N = 128
+ * everywhere but the narrow producer/consumer conv tile (N = 64; under the
+ * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers). */
 template <int DT, int N> struct wgmma_op;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 template <> struct wgmma_op<EVT_DT_F16, 128> {
