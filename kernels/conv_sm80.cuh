@@ -658,10 +658,7 @@ struct conv_tma_loader {
                      ::"r"(stage), "l"(&maps->a), "r"(full), "r"(c0), "r"(w0), "r"(h0), "r"(n0),
                      "h"(ow), "h"(oh)
                      : "memory");
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                     " [%0], [%1, {%3, %4}], [%2];"
-                     ::"r"(stage + Cfg::kAStageBytes), "l"(&maps->b), "r"(full), "r"(k0), "r"(col0)
-                     : "memory");
+        evt_sm80_detail::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
         k0 += Cfg::kBK;
         c0 += Cfg::kBK;
         if (c0 == c) {

@@ -297,8 +297,8 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_fast_path_ok(int a_layout, int b_layout, l
 /* Problem description.  Pointers are to f16/bf16 storage (evt_u16). */
 /* A TMA tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned), and
  * the pair a TMA configuration's entry point takes as a second, grid-constant
- * parameter (conv: the input's im2col map and the filter's tiled map, made by
- * the runtime per launch). */
+ * parameter (GEMM: A's and B's tiled maps; conv: the input's im2col map and
+ * the filter's tiled map; made by the runtime per launch). */
 struct alignas(64) evt_tma_map {
     evt_u64 opaque[16];
 };
@@ -1248,6 +1248,15 @@ EVT_DEVICE void mbar_arrive_expect_tx(evt_u32 bar, evt_u32 bytes)
                  : "memory");
 }
 
+/* The box of 2D tiled tensor map `map` at (x, y) (x the contiguous
+ * coordinate) into shared memory at dst; completes on mbarrier bar. */
+EVT_DEVICE void tma_load_2d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, int x, int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst), "l"(map), "r"(bar), "r"(x), "r"(y)
+                 : "memory");
+}
+
 #endif
 
 template <class Cfg, class Load, class Args, class Epi>
@@ -1442,13 +1451,8 @@ struct gemm_tma_loader {
     __device__ __forceinline__ void issue(evt_u32 stage, evt_u32 full)
     {
         mbar_arrive_expect_tx(full, Cfg::kStageBytes);
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                     " [%0], [%1, {%3, %4}], [%2];"
-                     ::"r"(stage), "l"(&maps->a), "r"(full), "r"(k0), "r"(row0) : "memory");
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                     " [%0], [%1, {%3, %4}], [%2];"
-                     ::"r"(stage + Cfg::kAStageBytes), "l"(&maps->b), "r"(full), "r"(k0), "r"(col0)
-                     : "memory");
+        tma_load_2d(stage, &maps->a, full, k0, row0);
+        tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
         k0 += Cfg::kBK;
     }
 };
