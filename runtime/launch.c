@@ -527,6 +527,33 @@ typedef struct rt_tma_maps {
     unsigned char b[128];
 } rt_tma_maps;
 
+/* The operands' element type as a CUtensorMapDataType. */
+static int tma_dtype(const evt_launch *l)
+{
+    return l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
+}
+
+/* A's or B's swizzle: rows of cfg.bk = 32 or 64 16-bit elements are the
+ * wgmma stages' 64- or 128-byte swizzle; -1 for other k tiles. */
+static int tma_swizzle(evt_gemm_sm80_cfg_info cfg)
+{
+    return cfg.bk == 32 ? RT_TMAP_SWIZZLE_64B : cfg.bk == 64 ? RT_TMAP_SWIZZLE_128B : -1;
+}
+
+/* A tiled map of a K-contiguous operand: `rows` rows of k 16-bit elements,
+ * ld apart, read in cfg.bk x box_rows boxes; 0 where the driver refuses. */
+static int tiled_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned char *map,
+                     void *ptr, long long k, long long rows, long long ld, int box_rows)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    const unsigned long long dims[2] = {(unsigned long long)k, (unsigned long long)rows};
+    const unsigned long long strides[1] = {(unsigned long long)ld * 2};
+    const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)box_rows}, ones[2] = {1, 1};
+    return d->tensor_map_tiled && tma_swizzle(cfg) >= 0 &&
+           d->tensor_map_tiled(map, tma_dtype(l), 2, ptr, dims, strides, box, ones, 0, tma_swizzle(cfg),
+                               RT_TMAP_L2_128B, 0) == 0;
+}
+
 /*
  * A conv's TMA maps (conv_tma_loader, kernels/conv_sm80.cuh): x as a
  * (c, w, h, n) tensor read in im2col columns of cfg.bm pixels by cfg.bk
@@ -541,11 +568,8 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
 {
     const rt_driver *d = l->m->ctx->driver;
     const long long *z = l->sizes; /* n h w c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
-    if (!d->tensor_map_im2col || !d->tensor_map_tiled || z[3] % cfg.bk != 0 ||
-        (cfg.bk != 32 && cfg.bk != 64))
+    if (!d->tensor_map_im2col || z[3] % cfg.bk != 0 || tma_swizzle(cfg) < 0)
         return 0;
-    const int swizzle = cfg.bk == 32 ? RT_TMAP_SWIZZLE_64B : RT_TMAP_SWIZZLE_128B;
-    const int dt = l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
     const unsigned long long xdims[4] = {(unsigned long long)z[3], (unsigned long long)z[2],
                                          (unsigned long long)z[1], (unsigned long long)z[0]};
     const unsigned long long xstrides[3] = {xdims[0] * 2, xdims[0] * xdims[1] * 2,
@@ -553,16 +577,12 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
     const int lower[2] = {(int)-z[10], (int)-z[9]};
     const int upper[2] = {(int)(z[10] - (z[6] - 1) * z[14]), (int)(z[9] - (z[5] - 1) * z[13])};
     const unsigned estrides[4] = {1, (unsigned)z[12], (unsigned)z[11], 1};
-    if (d->tensor_map_im2col(maps->a, dt, 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
-                             (unsigned)cfg.bk, (unsigned)cfg.bm, estrides, 0, swizzle,
+    if (d->tensor_map_im2col(maps->a, tma_dtype(l), 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
+                             (unsigned)cfg.bk, (unsigned)cfg.bm, estrides, 0, tma_swizzle(cfg),
                              RT_TMAP_L2_128B, 0) != 0)
         return 0;
-    const unsigned long long wdims[2] = {(unsigned long long)(z[5] * z[6] * z[3]),
-                                         (unsigned long long)z[4]};
-    const unsigned long long wstrides[1] = {wdims[0] * 2};
-    const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)cfg.bn}, ones[2] = {1, 1};
-    return d->tensor_map_tiled(maps->b, dt, 2, l->operands[1].ptr, wdims, wstrides, box, ones, 0,
-                               swizzle, RT_TMAP_L2_128B, 0) == 0;
+    const long long rsc = z[5] * z[6] * z[3];
+    return tiled_map(l, cfg, maps->b, l->operands[1].ptr, rsc, z[4], rsc, cfg.bn);
 }
 
 /* A GEMM's TMA maps (gemm_tma_loader, kernels/gemm_sm80.cuh): A row-major
@@ -571,23 +591,9 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
  * where the driver cannot make them. */
 static int gemm_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
 {
-    const rt_driver *d = l->m->ctx->driver;
-    if (!d->tensor_map_tiled || (cfg.bk != 32 && cfg.bk != 64))
-        return 0;
-    const int dt = l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
-    const int swizzle = cfg.bk == 32 ? RT_TMAP_SWIZZLE_64B : RT_TMAP_SWIZZLE_128B;
-    const unsigned ones[2] = {1, 1};
-    for (int i = 0; i < 2; i++) {
-        const rt_buffer *op = &l->operands[i];
-        const unsigned long long dims[2] = {(unsigned long long)l->dims[2],
-                                            (unsigned long long)l->dims[i]};
-        const unsigned long long strides[1] = {(unsigned long long)op->ld * 2};
-        const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)(i ? cfg.bn : cfg.bm)};
-        if (d->tensor_map_tiled(i ? maps->b : maps->a, dt, 2, op->ptr, dims, strides, box, ones, 0,
-                                swizzle, RT_TMAP_L2_128B, 0) != 0)
-            return 0;
-    }
-    return 1;
+    const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
+    return tiled_map(l, cfg, maps->a, a->ptr, l->dims[2], l->dims[0], a->ld, cfg.bm) &&
+           tiled_map(l, cfg, maps->b, b->ptr, l->dims[2], l->dims[1], b->ld, cfg.bn);
 }
 
 /* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
