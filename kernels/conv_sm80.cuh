@@ -187,7 +187,7 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long lon
     if (n <= 64) { /* the narrow producer/consumer tile where it has two tiles a consumer */
         const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x64x64_PP2_S7);
         return tma && k_gemm > 2 * pp.bk &&
-                       evt_gemm_sm80_num_tiles(pp, m, n) >= 4LL * (num_sms > 0 ? num_sms : 132)
+                       evt_gemm_sm80_num_tiles(pp, m, n) >= 2LL * pp.pp * (num_sms > 0 ? num_sms : 132)
                    ? EVT_CONV_SM80_128x64x64_PP2_S7
                    : classic;
     }
