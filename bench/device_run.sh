@@ -9,6 +9,8 @@
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
 #   sweep   bench/sweep.py (every tile configuration; conv also at several row groups)
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
+#   ab      bench/ab.py: the heuristic's pick, forced configurations ($AB_GEMM,
+#           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)
 #   peers   Nsight Compute on one launch each of cuDNN's fused and plain conv and
@@ -69,6 +71,7 @@ for s in $sections; do
         ;;
     gelu) python3 bench/profile_gelu.py 2>&1 | tee "$out/gelu.log" ;;
     sweep) python3 bench/sweep.py ${SWEEP:-conv} 2>&1 | tee "$out/sweep.log" ;;
+    ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     ncu)

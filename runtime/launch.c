@@ -56,6 +56,7 @@ struct evt_launch {
     evt_target target;
     int sms;
     rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
+    char plan[160];                    /* evt_launch_plan: what the last run enqueued */
 };
 
 #if defined(__GNUC__)
@@ -701,7 +702,21 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
+    if (st == EVT_OK) {
+        const evt_gemm_sm80_cfg_info c = fns->cfg;
+        snprintf(l->plan, sizeof l->plan, "%s config %d %dx%dx%d s%d%s%s %s grid %lld splits %d",
+                 target, cfg_id, c.bm, c.bn, c.bk, c.stages,
+                 c.pp && aligned ? " tma" : "",
+                 c.pp ? " producer/consumer" : c.ws ? " warp-specialized" : c.wgmma ? " wgmma" : " mma.sync",
+                 aligned ? "fast" : "guarded",
+                 splits > 1 ? tiles * splits : evt_gemm_sm80_grid(c, tiles, l->sms), splits);
+    }
     return st;
+}
+
+const char *evt_launch_plan(const evt_launch *l)
+{
+    return l && l->plan[0] ? l->plan : NULL;
 }
 
 static int cmp_double(const void *a, const void *b)

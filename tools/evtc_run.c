@@ -1202,6 +1202,7 @@ static int bench(run *r)
     double s = ms * 1e-3;
     printf("bench: %.4f ms (median of %d), %.1f TFLOP/s, %.1f GB/s\n", ms, o->reps,
            s > 0 ? flops / s * 1e-12 : 0.0, s > 0 ? bytes / s * 1e-9 : 0.0);
+    printf("plan: %s\n", evt_launch_plan(r->launch));
     return 0;
 }
 

@@ -577,6 +577,22 @@ def test_gpu_gemm_bias_gelu():
         check_close(y, ref, f"mlp_up {m}x{n}x{kk}")
 
 
+def test_gpu_launch_plan():
+    need_gpu()
+    k = examples().kernel("mlp_up")
+    target = evt.device_target()[0]
+    torch.manual_seed(2)
+    for (m, n, kk, path) in [(512, 1024, 256, "fast"), (100, 70, 13, "guarded")]:
+        x = torch.randn(m, kk, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, kk, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        with k.bind(x, w.t(), b=b) as launch:
+            assert launch.plan is None
+            launch.run()
+            plan = launch.plan
+            assert plan.startswith(f"{target} config ") and f" {path} grid " in plan, plan
+
+
 def test_gpu_padded_views_and_given_outputs():
     need_gpu()
     k = examples().kernel("mlp_up")

@@ -127,6 +127,8 @@ static void test_valid_launch_without_gpu_is_no_gpu(void **state)
     bind_all_but(f, NULL);
     assert_int_equal(evt_launch_run(f->l, NULL), EVT_ERR_NO_GPU);
     assert_true(strlen(evt_ctx_last_error(f->ctx)) > 0);
+    assert_null(evt_launch_plan(f->l)); /* nothing was enqueued */
+    assert_null(evt_launch_plan(NULL));
     assert_int_equal(evt_launch_run(f->l, NULL), EVT_ERR_NO_GPU); /* again: no crash, same answer */
     double ms = -1;
     assert_int_equal(evt_launch_benchmark(f->l, NULL, 1, 3, &ms), EVT_ERR_NO_GPU);

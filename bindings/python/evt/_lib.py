@@ -136,6 +136,7 @@ _PROTOTYPES = {
 # Declared in evt.h but possibly not yet in the library loaded: looked up
 # only if present, and the binding says so when it needs one that is missing.
 _OPTIONAL = {
+    "evt_launch_plan": (_s, [_p]),
     "evt_conv_output_size": (_st, [ctypes.POINTER(ConvProblem), ctypes.POINTER(_ll),
                                    ctypes.POINTER(_ll)]),
     "evt_launch_set_conv": (_st, [_p, ctypes.POINTER(ConvProblem), _p, _z, _p, _z]),

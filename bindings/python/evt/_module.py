@@ -842,6 +842,16 @@ class Launch:
                                                    ctypes.byref(ms)))
         return ms.value
 
+    @property
+    def plan(self):
+        """What the last run() enqueued, one line (evt_launch_plan): target,
+        tile configuration, fast or guarded path, TMA, grid, split-K; None
+        before the first run."""
+        if not _lib.has("evt_launch_plan"):
+            raise UnsupportedError(f"the libevt loaded ({_lib.path}) has no evt_launch_plan")
+        with self.kernel.module._lock:
+            return _lib.text(lib.evt_launch_plan(self._live()))
+
     def close(self):
         """Releases the launch and its tensors (the outputs stay valid)."""
         if self._native is not None:
