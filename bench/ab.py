@@ -73,7 +73,7 @@ if "gemm" in parts:
                 lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                 lambda: close("gemm", launch.result(), ref))
 if "conv" in parts:
-    ids = [int(i) for i in os.environ.get("AB_CONV", "10 11 13").split()]
+    ids = [int(i) for i in os.environ.get("AB_CONV", "10 11 14").split()]
     for n, h, w_, c, k, r, pad in [(128, 56, 56, 64, 256, 1, 0), (128, 28, 28, 128, 512, 1, 0),
                                    (128, 14, 14, 256, 1024, 1, 0), (128, 56, 56, 64, 64, 3, 1),
                                    (128, 14, 14, 256, 256, 3, 1), (128, 7, 7, 512, 2048, 1, 0)]:

@@ -35,6 +35,10 @@ int cg_forced_config(const ir_kernel *k, const char *target);
 int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms,
             int tma);
 evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
+/* The epilogue input a staged configuration (cfg.staged) copies into shared
+ * memory ahead of the epilogue: the first [M, N] f16 or bf16 input the
+ * epilogue reads; -1 if none. */
+int cg_staged_input(const ir_func *fn);
 
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, strbuf *sb);

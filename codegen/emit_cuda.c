@@ -26,10 +26,12 @@ static int wgmma_ok(const ir_kernel *k, const char *target)
             (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL));
 }
 
-/* Whether kernel k may run tile configuration id on target. */
+/* Whether kernel k may run tile configuration id on target (a staged
+ * configuration only where the epilogue has an input to stage). */
 static int usable(const ir_kernel *k, const char *target, int id)
 {
-    return !cg_config(k->mainloop, id).wgmma || wgmma_ok(k, target);
+    const evt_gemm_sm80_cfg_info c = cg_config(k->mainloop, id);
+    return (!c.wgmma || wgmma_ok(k, target)) && (!c.staged || cg_staged_input(k->epilogue) >= 0);
 }
 
 /* The tile heuristic of the mainloop (part 1 of its kernels/ header): the
@@ -40,7 +42,8 @@ static int pick(const ir_kernel *k, const char *target, long long m, long long n
     const int sm90 = wgmma_ok(k, target);
     if (k->mainloop == EVT_MAINLOOP_GEMM)
         return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms, tma) : evt_gemm_sm80_pick(m, n, kk, sms);
-    return sm90 ? evt_conv_sm90_pick(m, n, kk, sms, tma) : evt_conv_sm80_pick(m, n, kk, sms);
+    return sm90 ? evt_conv_sm90_pick(m, n, kk, sms, tma, cg_staged_input(k->epilogue) >= 0)
+                : evt_conv_sm80_pick(m, n, kk, sms);
 }
 
 int cg_forced_config(const ir_kernel *k, const char *target)
@@ -280,6 +283,16 @@ static int input_used(const ir_func *fn, size_t i)
     return 0;
 }
 
+int cg_staged_input(const ir_func *fn)
+{
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (in->shape == EVT_SHAPE_MN && (in->elem == EVT_F16 || in->elem == EVT_BF16) && input_used(fn, i))
+            return (int)i;
+    }
+    return -1;
+}
+
 /*
  * Rows per group in the epilogue: G rows' global loads are issued before
  * any of them is computed, and the G rows' code is unrolled.  Unrolling
@@ -318,9 +331,11 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     const ir_func *fn = e->fn;
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
-    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST>\n");
+    /* STAGED: the staged input (cg_staged_input) is read from the dense
+     * BM x BN shared tile `staged` that pp_run's producer filled */
+    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool STAGED = false>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
-                  "    const float *acc, float *scratch)\n{\n",
+                  "    const float *acc, float *scratch, const void *staged = nullptr)\n{\n",
               fname, sname);
     sb_puts(sb, "    constexpr int THREADS = TEAM::kThreads; /* evt_epi_team */\n"
                 "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
@@ -331,7 +346,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                 "    const int col0 = tile_n * BN + c;\n"
                 "    const int ncol = FAST ? EVT_VEC\n"
                 "                   : p.n - col0 < 0 ? 0 : (p.n - col0 < EVT_VEC ? p.n - col0 : EVT_VEC);\n"
-                "    (void)acc; (void)scratch;\n");
+                "    (void)acc; (void)scratch; (void)staged;\n");
     e->indent = 1;
     /* Once per thread: scalars, then [N] values of this column chunk. */
     for (int pass = 0; pass < 2; pass++)
@@ -391,7 +406,16 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
             const evt_arg_info *in = &fn->inputs[i].info;
             if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
-            if (in->shape == EVT_SHAPE_MN)
+            if (in->shape == EVT_SHAPE_MN && (int)i == cg_staged_input(fn))
+                sb_printf(sb, "            if constexpr (STAGED) /* in %s, staged */\n"
+                              "                evt_load_raw<%s, true>(static_cast<const evt_elem<%s>::type *>(staged) + "
+                              "(row - tile_m * BM) * BN + c, EVT_VEC, raw%zu[j]);\n"
+                              "            else\n"
+                              "                evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
+                              "row_ok ? ncol : 0, raw%zu[j]);\n",
+                          in->name, elem_const(in->elem), elem_const(in->elem), i, elem_const(in->elem),
+                          i, i, i);
+            else if (in->shape == EVT_SHAPE_MN)
                 sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
                               "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
                           elem_const(in->elem), i, i, i, in->name);
@@ -594,7 +618,7 @@ void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int al
     if (ci.ws)
         sb_printf(sb, "_ws%d", ci.stages);
     else if (ci.pp)
-        sb_printf(sb, "_pp%d", ci.stages);
+        sb_printf(sb, "_pp%d%s", ci.stages, ci.staged ? "_staged" : "");
     sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
               strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
@@ -709,29 +733,42 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                     if (ws) {
                         /* the epilogue runs on the epilogue warps (pp: each
                          * consumer warpgroup), tile after tile; ws_run's L2
-                         * prefetch on the epilogue warps (pp_run has none) */
+                         * prefetch on the epilogue warps (pp_run has none);
+                         * a staged configuration's producer calls stage() */
+                        const int st = cg_config(k->mainloop, id).staged ? cg_staged_input(fn) : -1;
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p;\n"
-                                      "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc) const\n"
+                                      "        const evt_tma_maps *tma;\n"
+                                      "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc,\n"
+                                      "                                                   const void *staged = nullptr) const\n"
                                       "        {\n"
                                       "            if (%s)\n"
-                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, acc);\n"
+                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "            else\n"
-                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, acc);\n"
+                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "        }\n"
                                       "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n) const\n"
                                       "        {\n"
                                       "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(p, tile_m, tile_n);\n"
-                                      "        }\n"
-                                      "    };\n"
-                                      "    const epi e = {p};\n"
-                                      "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e%s);\n"
-                                      "}\n\n",
+                                      "        }\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n",
-                                  sb_str(&sname), sb_str(&fast), sb_str(&fname), sb_str(&fname),
-                                  sb_str(&fname), ml, tma ? ", &tma" : "");
+                                  sb_str(&sname), sb_str(&fast), sb_str(&fname), st >= 0 ? "true" : "false",
+                                  sb_str(&fname), st >= 0 ? "true" : "false", sb_str(&fname));
+                        if (st >= 0)
+                            sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
+                                          "                                              int tid) const\n"
+                                          "        { /* in %s */\n"
+                                          "            evt_sm80_detail::stage_tile<Cfg>(dst, bar, tile_m, tile_n, tid, tma ? &tma->staged : nullptr,\n"
+                                          "                                             p.in%d, p.ld_in%d, p.m, p.n);\n"
+                                          "        }\n",
+                                      fn->inputs[st].info.name, st, st);
+                        sb_printf(sb, "    };\n"
+                                      "    const epi e = {p, %s};\n"
+                                      "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e%s);\n"
+                                      "}\n\n",
+                                  tma ? "&tma" : "nullptr", ml, tma ? ", &tma" : "");
                         continue;
                     }
                     if (!split)

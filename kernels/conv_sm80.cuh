@@ -88,13 +88,14 @@ enum evt_conv_sm80_cfg_id {
     EVT_CONV_SM80_128x128x64_PP2_S4 = 11,    /* sm_90a: a TMA producer, 2 wgmma consumers, persistent */
     EVT_CONV_SM80_192x256x64_WG3_S4 = 12,    /* sm_90a wgmma, 3 warpgroups of m64n256, 1 CTA/SM */
     EVT_CONV_SM80_128x64x64_PP2_S7 = 13,     /* the same for narrow layers (k <= 64) */
-    EVT_CONV_SM80_NUM_CFGS = 14
+    EVT_CONV_SM80_128x128x64_PP2_S2_ST2 = 14, /* id 11 in 2 stages, the residual staged by TMA */
+    EVT_CONV_SM80_NUM_CFGS = 15
 };
 
 EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_cfg_lookup(int id)
 {
     /* bm, bn, bk, warps_m, warps_n, stages, min_blocks */
-    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 64, 2, 4, 3, 1, 0, 0, 0, 0};
     switch (id) {
     case EVT_CONV_SM80_128x128x64_W4_S3: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_CONV_SM80_128x64x64_W4_S3: c.bn = 64; c.warps_n = 2; c.min_blocks = 2; break;
@@ -118,6 +119,8 @@ EVT_CONV_INLINE EVT_HD EVT_CONV_CONSTEXPR evt_gemm_sm80_cfg_info evt_conv_sm80_c
     case EVT_CONV_SM80_192x256x64_WG3_S4: c.bm = 192; c.warps_m = 3; c.stages = 4; c.wgmma = 1; break;
     case EVT_CONV_SM80_128x64x64_PP2_S7:
         c.bn = 64; c.warps_n = 2; c.stages = 7; c.wgmma = 1; c.pp = 2; break;
+    case EVT_CONV_SM80_128x128x64_PP2_S2_ST2:
+        c.bn = 128; c.warps_n = 2; c.stages = 2; c.wgmma = 1; c.pp = 2; c.staged = 2; break;
     default: break;
     }
     return c;
@@ -181,9 +184,13 @@ EVT_CONV_INLINE EVT_HD int evt_conv_sm80_pick(long long m, long long n, long lon
  * 1024 1x1 59 -> 50.
  */
 EVT_CONV_INLINE EVT_HD int evt_conv_sm90_pick(long long m, long long n, long long k_gemm, int num_sms,
-                                              int tma)
+                                              int tma, int staged)
 {
     int classic = evt_conv_sm80_pick(m, n, k_gemm, num_sms);
+    const long long sms = num_sms > 0 ? num_sms : 132;
+    if (tma && staged && n > 64 && k_gemm <= 128 &&
+        evt_gemm_sm80_num_tiles(evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S2_ST2), m, n) >= 4 * sms)
+        return EVT_CONV_SM80_128x128x64_PP2_S2_ST2; /* memory-bound: the residual staged ahead */
     if (n <= 64) { /* the narrow producer/consumer tile where it has two tiles a consumer */
         const evt_gemm_sm80_cfg_info pp = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x64x64_PP2_S7);
         return tma && k_gemm > 2 * pp.bk &&
@@ -284,6 +291,9 @@ template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_192x256x64_WG3_S4> {
 template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x64x64_PP2_S7> {
     typedef evt_gemm_sm80_tile<128, 64, 64, 2, 2, 7, 1, 0, true, 2> type;
 };
+template <> struct evt_conv_sm80_tile_of<EVT_CONV_SM80_128x128x64_PP2_S2_ST2> {
+    typedef evt_gemm_sm80_tile<128, 128, 64, 2, 2, 2, 1, 0, true, 2, 2> type;
+};
 
 /*
  * A tile plus operand type and path.  The smem constants are restated here
@@ -327,6 +337,7 @@ __host__ __device__ constexpr bool evt_conv_sm80_tile_matches()
            evt_conv_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_conv_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_conv_sm80_cfg_lookup(ID).pp == T::kPP &&
+           evt_conv_sm80_cfg_lookup(ID).staged == T::kStaged &&
            (evt_conv_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_conv_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_conv_sm80_cfg_lookup(ID)) == C::kSmemBytes;
@@ -338,7 +349,7 @@ static_assert(evt_conv_sm80_tile_matches<0>() && evt_conv_sm80_tile_matches<1>()
                   evt_conv_sm80_tile_matches<8>() && evt_conv_sm80_tile_matches<9>() &&
                   evt_conv_sm80_tile_matches<10>() && evt_conv_sm80_tile_matches<11>() &&
                   evt_conv_sm80_tile_matches<12>() && evt_conv_sm80_tile_matches<13>() &&
-                  EVT_CONV_SM80_NUM_CFGS == 14,
+                  evt_conv_sm80_tile_matches<14>() && EVT_CONV_SM80_NUM_CFGS == 15,
               "evt_conv_sm80_cfg_lookup() and evt_conv_sm80_tile_of<> disagree");
 
 namespace evt_conv_sm80_detail {

@@ -95,6 +95,11 @@ typedef struct evt_gemm_sm80_cfg_info {
                            * warps above are the producer's, whose fast path
                            * loads with TMA (the entry takes evt_tma_maps).
                            * 0: none */
+    int staged;           /* producer/consumer only: shared-memory tiles (one
+                           * per consumer) that the producer fills with the
+                           * tile's values of the epilogue's first 16-bit
+                           * [M, N] input (codegen's cg_staged_input) while
+                           * the mainloops run; 0: none */
 } evt_gemm_sm80_cfg_info;
 
 /* Padding of the accumulator tile's rows, in floats: a row stride of
@@ -105,7 +110,7 @@ typedef struct evt_gemm_sm80_cfg_info {
 EVT_C_INLINE EVT_HD EVT_CONSTEXPR evt_gemm_sm80_cfg_info evt_gemm_sm80_cfg_lookup(int id)
 {
     /* A switch rather than a static table: device code has no function statics. */
-    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0};
+    evt_gemm_sm80_cfg_info c = {128, 256, 32, 2, 4, 4, 1, 0, 0, 0, 0};
     switch (id) {
     case EVT_GEMM_SM80_128x128x32_W4_S4: c.bn = 128; c.warps_n = 2; c.min_blocks = 2; break;
     case EVT_GEMM_SM80_64x64x32_W4_S4:
@@ -142,7 +147,7 @@ EVT_C_INLINE EVT_HD EVT_CONSTEXPR int evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg
 {
     int pipe = c.stages * (c.bm + c.bn) * c.bk * 2;
     int acc = c.bm * (c.bn + EVT_GEMM_SM80_ACC_PAD) * 4;
-    return c.pp ? pipe + acc + EVT_GEMM_SM80_BAR_BYTES + 1024
+    return c.pp ? pipe + acc + c.staged * c.bm * c.bn * 2 + EVT_GEMM_SM80_BAR_BYTES + 1024
                 : (c.ws ? pipe + acc : pipe > acc ? pipe : acc) + (c.wgmma ? 1024 : 0);
 }
 
@@ -296,14 +301,16 @@ EVT_C_INLINE EVT_HD int evt_gemm_sm80_fast_path_ok(int a_layout, int b_layout, l
 
 /* Problem description.  Pointers are to f16/bf16 storage (evt_u16). */
 /* A TMA tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned), and
- * the pair a TMA configuration's entry point takes as a second, grid-constant
+ * the maps a TMA configuration's entry point takes as a second, grid-constant
  * parameter (GEMM: A's and B's tiled maps; conv: the input's im2col map and
- * the filter's tiled map; made by the runtime per launch). */
+ * the filter's tiled map; a staged epilogue input's tiled map; made by the
+ * runtime per launch). */
 struct alignas(64) evt_tma_map {
     evt_u64 opaque[16];
 };
 struct evt_tma_maps {
     evt_tma_map a, b;
+    evt_tma_map staged; /* the staged epilogue input's tiled map (cfg.staged) */
 };
 
 struct evt_gemm_args {
@@ -314,7 +321,7 @@ struct evt_gemm_args {
 };
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS = 0, bool WGMMA = false, int PP = 0>
+          int WS_WARPS = 0, bool WGMMA = false, int PP = 0, int STAGED = 0>
 struct evt_gemm_sm80_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -326,6 +333,7 @@ struct evt_gemm_sm80_tile {
     static constexpr bool kWS = WS_WARPS > 0;
     static constexpr bool kWgmma = WGMMA;
     static constexpr int kPP = PP; /* consumer warpgroups (pp_run) */
+    static constexpr int kStaged = STAGED; /* staged epilogue input tiles (pp_run) */
 
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the mma (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
@@ -344,12 +352,14 @@ struct evt_gemm_sm80_tile {
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = kStageBytes * STAGES;
     static constexpr int kAccBytes = BM * kAccLd * 4;
+    static constexpr int kStagedTileBytes = BM * BN * 2; /* one staged 16-bit input tile */
     static constexpr int kSmemBytes =
-        PP ? kPipeBytes + kAccBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
+        PP ? kPipeBytes + kAccBytes + STAGED * kStagedTileBytes + EVT_GEMM_SM80_BAR_BYTES + 1024
            : (kWS ? kPipeBytes + kAccBytes : kPipeBytes > kAccBytes ? kPipeBytes : kAccBytes) +
                  (WGMMA ? 1024 : 0); /* + the stages' 1024-byte alignment */
     static_assert(PP == 0 || (WGMMA && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
+    static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
 
 
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
@@ -406,6 +416,7 @@ __host__ __device__ constexpr bool evt_gemm_sm80_tile_matches()
            evt_gemm_sm80_cfg_lookup(ID).min_blocks == T::kMinBlocks &&
            evt_gemm_sm80_cfg_lookup(ID).ws * 32 == T::kEpiThreads &&
            evt_gemm_sm80_cfg_lookup(ID).pp == T::kPP &&
+           evt_gemm_sm80_cfg_lookup(ID).staged == T::kStaged &&
            (evt_gemm_sm80_cfg_lookup(ID).wgmma != 0) == T::kWgmma &&
            evt_gemm_sm80_threads(evt_gemm_sm80_cfg_lookup(ID)) == T::kCtaThreads &&
            evt_gemm_sm80_smem_bytes(evt_gemm_sm80_cfg_lookup(ID)) == T::kSmemBytes;
@@ -1259,6 +1270,41 @@ EVT_DEVICE void tma_load_2d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, in
 
 #endif
 
+/*
+ * A staged epilogue input's tile (pp_run, Cfg::kStaged): rows tile_m * kBM ..
+ * and columns tile_n * kBN .. of a 16-bit [M, N] tensor (src, ld) into the
+ * dense kBM x kBN shared tile at dst, completing on mbarrier bar.  The fast
+ * path (TMA: the runtime's tiled map, one thread) zero-fills past the
+ * problem; the guarded path's kThreads producer threads copy element by
+ * element (any alignment) and arrive.  Called by the producer warpgroup.
+ */
+template <class Cfg>
+EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int tid,
+                           const evt_tma_map *map, const evt_u16 *src, evt_i64 ld, int m, int n)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (Cfg::kAligned) {
+        (void)src; (void)ld; (void)m; (void)n;
+        if (tid == 0) {
+            mbar_arrive_expect_tx(bar, Cfg::kStagedTileBytes);
+            tma_load_2d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM);
+        }
+    } else {
+        (void)map;
+        for (int x = tid; x < Cfg::kBM * Cfg::kBN; x += Cfg::kThreads) {
+            const int row = tile_m * Cfg::kBM + x / Cfg::kBN, col = tile_n * Cfg::kBN + x % Cfg::kBN;
+            const evt_u16 v = row < m && col < n ? src[(evt_i64)row * ld + col] : (evt_u16)0;
+            asm volatile("st.shared.u16 [%0], %1;" ::"r"(dst + 2 * x), "h"(v) : "memory");
+        }
+        mbar_arrive(bar);
+    }
+#else
+    (void)dst; (void)bar; (void)tile_m; (void)tile_n; (void)tid; (void)map; (void)src; (void)ld;
+    (void)m; (void)n;
+    __trap(); /* never launched: producer/consumer configurations are sm_90a's */
+#endif
+}
+
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
                                        unsigned char *smem, const Epi &epi, Load load)
@@ -1268,15 +1314,20 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                       (Cfg::kBN == 128 || Cfg::kBN == 64) &&
                       Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
                   "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles, K-contiguous");
-    static_assert((2 * Cfg::kStages + 4) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
+    static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_GEMM_SM80_BAR_BYTES, "mbarriers");
+    static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
-    const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
+    /* staged + c * kStagedTileBytes: consumer c's staged input tile */
+    const evt_u32 staged = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
+    const evt_u32 full = staged + Cfg::kStaged * Cfg::kStagedTileBytes;
     const evt_u32 empty = full + 8 * Cfg::kStages;
     const evt_u32 turn = empty + 8 * Cfg::kStages; /* turn + 8 c: consumer c may start */
     const evt_u32 eturn = turn + 16; /* eturn + 8 c: consumer c may use the accumulator tile */
+    const evt_u32 sfull = eturn + 16;  /* sfull + 8 c: consumer c's staged tile is loaded */
+    const evt_u32 sempty = sfull + 16; /* sempty + 8 c: consumer c is done reading it */
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
@@ -1286,13 +1337,17 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         }
         for (int b = 0; b < 4; ++b)
             mbar_init(turn + 8 * b, 4);
+        for (int b = 0; b < 2; ++b) {
+            mbar_init(sfull + 8 * b, Load::kTma ? 1 : Cfg::kThreads);
+            mbar_init(sempty + 8 * b, 4);
+        }
     }
     __syncthreads();
 
     if (wg == 0) { /* the producer */
         int q = 0; /* k tiles loaded so far */
         int tm, tn;
-        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
             evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
             load.start(args, tm, tn, 0);
             for (int kt = 0; kt < k_tiles; ++kt, ++q) {
@@ -1306,6 +1361,13 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                     load(sbase + s * Cfg::kStageBytes); /* plain stores */
                     mbar_arrive(full + 8 * s);
                 }
+            }
+            if constexpr (Cfg::kStaged > 0) {
+                /* tile j's epilogue input, into its consumer's (j % 2) staged
+                 * tile once that consumer's epilogue of tile j - 2 is done with it */
+                const int c = j & 1;
+                mbar_wait(sempty + 8 * c, ((j >> 1) & 1) ^ 1);
+                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, tid);
             }
         }
         return; /* the consumers wait for the copies in flight */
@@ -1366,10 +1428,18 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         bar_sync(bar, 128);
         int tm, tn;
         evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
-        epi(tm, tn, acc_tile);
-        __syncwarp(); /* the warp's reads of the tile are done */
-        if (lane == 0)
+        if constexpr (Cfg::kStaged > 0) {
+            mbar_wait(sfull + 8 * c, (j >> 1) & 1);
+            epi(tm, tn, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
+        } else {
+            epi(tm, tn, acc_tile, nullptr);
+        }
+        __syncwarp(); /* the warp's reads of the tiles are done */
+        if (lane == 0) {
             mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
+            if constexpr (Cfg::kStaged > 0)
+                mbar_arrive(sempty + 8 * c); /* the producer may stage tile j + 2 */
+        }
     }
 #else
     (void)args; (void)m; (void)n; (void)k_tiles; (void)smem; (void)epi; (void)load;

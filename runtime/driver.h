@@ -74,6 +74,7 @@ typedef struct rt_driver {
 enum {
     RT_TMAP_F16 = 6,
     RT_TMAP_BF16 = 9,
+    RT_TMAP_SWIZZLE_NONE = 0,
     RT_TMAP_SWIZZLE_64B = 2,
     RT_TMAP_SWIZZLE_128B = 3,
     RT_TMAP_L2_128B = 2,

@@ -526,6 +526,7 @@ static evt_status launch1(evt_ctx *ctx, rt_cu_function f, unsigned grid, unsigne
 typedef struct rt_tma_maps {
     _Alignas(64) unsigned char a[128];
     unsigned char b[128];
+    unsigned char staged[128];
 } rt_tma_maps;
 
 /* The operands' element type as a CUtensorMapDataType. */
@@ -597,6 +598,39 @@ static int gemm_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
            tiled_map(l, cfg, maps->b, b->ptr, l->dims[2], l->dims[1], b->ld, cfg.bn);
 }
 
+/* A staged configuration's map of the epilogue input it stages
+ * (cg_staged_input; pp_run's stage_tile): the [M, N] tensor as an (n, m)
+ * matrix of 16-bit elements, ld apart, read in cfg.bn x cfg.bm boxes,
+ * unswizzled (the epilogue reads the tile dense), zero-filled past the
+ * problem.  1 for a configuration that stages nothing; 0 where the map
+ * cannot be made (base or row stride not 16-byte aligned, a driver without
+ * tensor maps). */
+static int staged_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned char *map)
+{
+    if (!cfg.staged)
+        return 1;
+    const rt_driver *d = l->m->ctx->driver;
+    const int i = cg_staged_input(l->fn);
+    if (i < 0 || !d->tensor_map_tiled)
+        return 0;
+    const rt_buffer *in = &l->inputs[i];
+    if ((uintptr_t)in->ptr % 16 != 0 || (in->ld * 2) % 16 != 0)
+        return 0;
+    const unsigned long long dims[2] = {(unsigned long long)l->dims[1], (unsigned long long)l->dims[0]};
+    const unsigned long long strides[1] = {(unsigned long long)in->ld * 2};
+    const unsigned box[2] = {(unsigned)cfg.bn, (unsigned)cfg.bm}, ones[2] = {1, 1};
+    const int dtype = l->fn->inputs[i].info.elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
+    return d->tensor_map_tiled(map, dtype, 2, in->ptr, dims, strides, box, ones, 0, RT_TMAP_SWIZZLE_NONE,
+                               RT_TMAP_L2_128B, 0) == 0;
+}
+
+/* Every map a TMA configuration's fast path takes. */
+static int tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+{
+    return (l->k->mainloop == EVT_MAINLOOP_GEMM ? gemm_tma_maps : conv_tma_maps)(l, cfg, maps) &&
+           staged_map(l, cfg, maps->staged);
+}
+
 /* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
  * splits, EVT_SPLITK=1 splits every tile in two where K has two k tiles, for
  * tests). */
@@ -647,9 +681,8 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                          ? oa->layout == EVT_LAYOUT_ROW && ob->layout == EVT_LAYOUT_COL
                          : ctx->driver->tensor_map_im2col && l->sizes[3] % conv_bk == 0);
     int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
-    rt_tma_maps maps = {{0}, {0}};
-    if (cg_config(ml, cfg_id).pp && aligned &&
-        !(ml == EVT_MAINLOOP_GEMM ? gemm_tma_maps : conv_tma_maps)(l, cg_config(ml, cfg_id), &maps)) {
+    rt_tma_maps maps = {{0}, {0}, {0}};
+    if (cg_config(ml, cfg_id).pp && aligned && !tma_maps(l, cg_config(ml, cfg_id), &maps)) {
         if (forced >= 0)
             aligned = 0; /* the guarded entry, element by element */
         else

@@ -42,8 +42,8 @@ ex=$root/examples
 # EVT_SPLITK=1: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config N (also the suite's) forces tile configuration N
 # (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
-# (GEMM 5 and 6, conv 6 to 13) and the persistent ones (conv 5, 8 and 9:
-# warp-specialized; 11 and 13: a producer and two consumer warpgroups,
+# (GEMM 5 and 6, conv 6 to 14) and the persistent ones (conv 5, 8 and 9:
+# warp-specialized; 11, 13 and 14: a producer and two consumer warpgroups,
 # loading with TMA where c is a multiple of 64, else guarded), these on
 # grids of more tiles than CTAs, so every CTA walks several, and on fewer.
 runs() {
@@ -97,6 +97,15 @@ runs() {
             echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 13 --special"
             echo "$f $k conv:2,19,23,128,24,3,3,2,1,2 --config 13"
             echo "$f $k conv:32,28,28,32,56,1,1 --config 13"
+            # 14: 11 in two stages, the residual staged into shared memory by
+            # the producer (TMA where c % 64 == 0, element by element else)
+            echo "$f $k conv:32,28,28,64,136,1,1 --config 14"
+            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config 14 --special"
+            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 14"
+            echo "$f $k conv:2,15,13,128,200,1,1 --config 14"
+            echo "$f $k conv:5,14,14,64,1000,1,1,0,2,1 --config 14"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config 14"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 14 --special"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -175,6 +184,10 @@ runs() {
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 11"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 11 --special"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config 11"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config 14"
+    echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config 14"
+    echo "$c/inputs.evt inputs_conv conv:3,17,13,64,40,1,1 --config 14 --special"
+    echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config 14"
     echo "$c/reductions.evt reductions 2000,2000,520 --config 5"
     echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 6"
     # wgmma in every GEMM layout (used only by A row-major, B column-major)

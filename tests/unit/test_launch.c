@@ -416,20 +416,20 @@ static void test_sm90_picks(void **state)
     (void)state;
     /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c */
     /* with TMA maps (c a multiple of 64) the producer/consumer tile where K > 128 */
-    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 1), EVT_CONV_SM80_128x64x64_PP2_S7);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 0), EVT_CONV_SM80_256x64x32_W4_S4);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 64, 132, 1), EVT_CONV_SM80_256x64x32_W4_S4);
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 1, 0), EVT_CONV_SM80_128x64x64_PP2_S7);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 0, 0), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 64, 132, 1, 0), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1, 0), EVT_CONV_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 1, 0), EVT_CONV_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 1, 0), EVT_CONV_SM80_128x128x64_PP2_S4);
     /* without: the cp.async tiles */
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 0), EVT_CONV_SM80_192x256x64_WG3_S4);
-    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1), evt_conv_sm80_pick(64, 64, 64, 132));
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 0, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 0, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 0, 0), EVT_CONV_SM80_192x256x64_WG3_S4);
+    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 0, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
+    assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1, 0), evt_conv_sm80_pick(64, 64, 64, 132));
     assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132, 0), EVT_GEMM_SM80_64x64x32_W4_S4);
