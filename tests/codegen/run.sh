@@ -52,6 +52,10 @@ echo "$top/examples/examples.evt mlp_up sm_80 5x" >> "$tmp/jobs"
 echo "$top/examples/resnet_block.evt resnet_add_relu sm_89 6x" >> "$tmp/jobs"
 echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a 5x" >> "$tmp/jobs"
 echo "$top/tests/gpu/cases/layouts.evt cc_bf16 sm_90a 5x" >> "$tmp/jobs"
+# 14 stages the epilogue's first 16-bit [M, N] input: built only where there is one
+echo "$top/examples/resnet_block.evt resnet_add_relu sm_90a 14t" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/inputs.evt inputs_conv sm_90a 14t" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/reductions.evt reductions_conv sm_90a 14n" >> "$tmp/jobs"
 
 cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
@@ -63,6 +67,8 @@ all) unset EVT_CONFIG ;;
 *w) export EVT_CONFIG=${cfg%w} ;;
 *p) export EVT_CONFIG=${cfg%p} ;;
 *g) export EVT_CONFIG=${cfg%g} ;;
+*t) export EVT_CONFIG=${cfg%t} ;;
+*n) export EVT_CONFIG=${cfg%n} ;;
 *x) export EVT_CONFIG=${cfg%x} ;;
 *) export EVT_CONFIG=$cfg ;;
 esac
@@ -82,6 +88,13 @@ case $cfg in
 *p) if ! grep -q '_pp[0-9]_sm' "$out" || ! grep -q 'mbarrier.try_wait' "$out" ||
         ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no producer/consumer entry point"; exit 1
+    fi ;;
+*t) if ! grep -q '_pp2_staged_sm90a' "$out" || ! grep -q '_pp2_staged_guarded_sm90a' "$out" ||
+        ! grep -q 'cp.async.bulk.tensor.2d' "$out" || ! grep -q 'st.shared.u16' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no staged producer/consumer entry points"; exit 1
+    fi ;;
+*n) if grep -q '_staged' "$out"; then
+        echo "FAIL $f $k $t config $cfg: a staged entry for an epilogue with nothing to stage"; exit 1
     fi ;;
 *g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1

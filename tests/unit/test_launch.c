@@ -430,6 +430,14 @@ static void test_sm90_picks(void **state)
     assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 0, 0), EVT_CONV_SM80_192x256x64_WG3_S4);
     assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 0, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1, 0), evt_conv_sm80_pick(64, 64, 64, 132));
+    /* an epilogue input to stage, K <= 128 (the memory-bound 1x1 layers): 14,
+     * where its maps can be made and every consumer gets two tiles */
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1, 1), EVT_CONV_SM80_128x128x64_PP2_S2_ST2);
+    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1, 1), EVT_CONV_SM80_128x128x64_PP2_S2_ST2);
+    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 0, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
+    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
+    assert_int_equal(evt_conv_sm90_pick(401408, 64, 64, 132, 1, 1), EVT_CONV_SM80_256x64x32_W4_S4);
+    assert_int_equal(evt_conv_sm90_pick(6272, 512, 128, 132, 1, 1), evt_conv_sm90_pick(6272, 512, 128, 132, 1, 0));
     assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132, 0), EVT_GEMM_SM80_64x64x32_W4_S4);
@@ -462,6 +470,12 @@ static void test_sm90_picks(void **state)
                      4 * 256 * 64 * 2 + 128 * 136 * 4 + EVT_GEMM_SM80_BAR_BYTES + 1024);
     assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
     assert_int_equal(evt_gemm_sm80_grid(c, 7, 132), 7);
+    /* 14: two stages, the accumulator tile and a staged 16-bit tile per consumer */
+    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S2_ST2);
+    assert_int_equal(evt_gemm_sm80_threads(c), 384);
+    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 2 * 256 * 64 * 2 + 128 * 136 * 4 + 2 * 128 * 128 * 2 +
+                                                      EVT_GEMM_SM80_BAR_BYTES + 1024);
+    assert_true(evt_gemm_sm80_smem_bytes(c) <= 227 * 1024);
     c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_WG2_S4_WS8);
     assert_int_equal(evt_gemm_sm80_threads(c), 512);
     assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * 256 * 64 * 2 + 128 * 136 * 4 + 1024);
