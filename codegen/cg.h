@@ -39,10 +39,6 @@ evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id);
  * memory ahead of the epilogue: the first [M, N] f16 or bf16 input the
  * epilogue reads; -1 if none. */
 int cg_staged_input(const ir_func *fn);
-/* The output whose tile a staged configuration's fast path writes over the
- * staged input's and stores by TMA: the first [M, N] f16 or bf16 output
- * that is not a reduction, where an input is staged; -1 if none. */
-int cg_staged_output(const ir_func *fn);
 
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, strbuf *sb);

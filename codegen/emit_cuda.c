@@ -293,19 +293,6 @@ int cg_staged_input(const ir_func *fn)
     return -1;
 }
 
-int cg_staged_output(const ir_func *fn)
-{
-    if (cg_staged_input(fn) < 0)
-        return -1;
-    for (size_t o = 0; o < fn->noutputs; o++) {
-        const evt_arg_info *out = &fn->outputs[o].info;
-        if (out->reduce == EVT_REDUCE_NONE && out->shape == EVT_SHAPE_MN &&
-            (out->elem == EVT_F16 || out->elem == EVT_BF16))
-            return (int)o;
-    }
-    return -1;
-}
-
 /*
  * Rows per group in the epilogue: G rows' global loads are issued before
  * any of them is computed, and the G rows' code is unrolled.  Unrolling
@@ -345,13 +332,10 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
     /* STAGED: the staged input (cg_staged_input) is read from the dense
-     * BM x BN shared tile `staged` that pp_run's producer filled; STAGED_OUT:
-     * the staged output (cg_staged_output) is written there in its place
-     * (each thread writes the chunks it read), for a TMA store */
-    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool STAGED = false,\n"
-                "          bool STAGED_OUT = false>\n");
+     * BM x BN shared tile `staged` that pp_run's producer filled */
+    sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool STAGED = false>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
-                  "    const float *acc, float *scratch, void *staged = nullptr)\n{\n",
+                  "    const float *acc, float *scratch, const void *staged = nullptr)\n{\n",
               fname, sname);
     sb_puts(sb, "    constexpr int THREADS = TEAM::kThreads; /* evt_epi_team */\n"
                 "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
@@ -463,31 +447,22 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
         const ir_value *v = out->value;
         if (oi->reduce == EVT_REDUCE_NONE) {
             sb_printf(sb, "        { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
-            char val[32];
             if (v->shape == EVT_SHAPE_MN) {
-                snprintf(val, sizeof val, "v%d", v->id);
+                sb_printf(sb, "            if (row_ok)\n"
+                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "col0, ncol, v%d);\n",
+                          elem_const(oi->elem), o, o, v->id);
             } else {
-                snprintf(val, sizeof val, "t");
                 sb_puts(sb, "            float t[EVT_VEC];\n"
                             "#pragma unroll\n"
                             "            for (int i = 0; i < EVT_VEC; ++i)\n"
                             "                t[i] = ");
                 ref(sb, v);
-                sb_puts(sb, ";\n");
+                sb_printf(sb, ";\n            if (row_ok)\n"
+                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                              "col0, ncol, t);\n",
+                          elem_const(oi->elem), o, o);
             }
-            if ((int)o == cg_staged_output(fn))
-                sb_printf(sb, "            if constexpr (STAGED_OUT) /* staged: stored by TMA after the epilogue */\n"
-                              "                evt_store_vec<%s, true>(static_cast<evt_elem<%s>::type *>(staged) + r * BN + c, "
-                              "EVT_VEC, %s);\n"
-                              "            else if (row_ok)\n"
-                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
-                              "col0, ncol, %s);\n",
-                          elem_const(oi->elem), elem_const(oi->elem), val, elem_const(oi->elem), o, o, val);
-            else
-                sb_printf(sb, "            if (row_ok)\n"
-                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
-                              "col0, ncol, %s);\n",
-                          elem_const(oi->elem), o, o, val);
             sb_puts(sb, "        }\n");
             continue;
         }
@@ -761,20 +736,17 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                          * prefetch on the epilogue warps (pp_run has none);
                          * a staged configuration's producer calls stage() */
                         const int st = cg_config(k->mainloop, id).staged ? cg_staged_input(fn) : -1;
-                        /* the fast path also stores the staged output by TMA */
-                        const int so = st >= 0 && aligned ? cg_staged_output(fn) : -1;
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p;\n"
                                       "        const evt_tma_maps *tma;\n"
                                       "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc,\n"
-                                      "                                                   void *staged = nullptr) const\n"
+                                      "                                                   const void *staged = nullptr) const\n"
                                       "        {\n"
                                       "            if (%s)\n"
-                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, true, %s, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
+                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "            else\n"
-                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, false, %s, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
-                                      "%s"
+                                      "                %s<Cfg::kBM, Cfg::kBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "        }\n"
                                       "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n) const\n"
                                       "        {\n"
@@ -783,11 +755,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                   pp ? "        typedef evt_wg_team Team;\n"
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), st >= 0 ? "true" : "false",
-                                  so >= 0 ? "true" : "false", sb_str(&fname), st >= 0 ? "true" : "false",
-                                  so >= 0 ? "true" : "false",
-                                  so >= 0 ? "            evt_sm80_detail::store_staged<Cfg, Team>(staged, &tma->staged_out, tile_m, tile_n);\n"
-                                          : "",
-                                  sb_str(&fname));
+                                  sb_str(&fname), st >= 0 ? "true" : "false", sb_str(&fname));
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
                                           "                                              int tid) const\n"

@@ -310,8 +310,7 @@ struct alignas(64) evt_tma_map {
 };
 struct evt_tma_maps {
     evt_tma_map a, b;
-    evt_tma_map staged;     /* the staged epilogue input's tiled map (cfg.staged) */
-    evt_tma_map staged_out; /* the output stored from the staged tile (cfg.staged) */
+    evt_tma_map staged; /* the staged epilogue input's tiled map (cfg.staged) */
 };
 
 struct evt_gemm_args {
@@ -1306,34 +1305,6 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
 #endif
 }
 
-/*
- * The output tile a fast-path epilogue wrote into its staged tile (in place
- * of the input it read there) to global memory by one TMA store through map
- * (the runtime's; it drops what falls past the problem).  Called by the
- * consumer warpgroup `Team` after the epilogue: every thread's writes are
- * made visible to the async proxy, then the team's first thread issues the
- * store and waits until it has read the tile, so that the producer may
- * refill it once that thread's warp arrives on the tile's empty barrier.
- */
-template <class Cfg, class Team>
-EVT_DEVICE void store_staged(const void *tile, const evt_tma_map *map, int tile_m, int tile_n)
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    Team::sync();
-    if (Team::tid() == 0) {
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
-                     ::"l"(map), "r"(evt_smem_addr(tile)), "r"(tile_n * Cfg::kBN), "r"(tile_m * Cfg::kBM)
-                     : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-    }
-#else
-    (void)tile; (void)map; (void)tile_m; (void)tile_n;
-    __trap(); /* never launched: producer/consumer configurations are sm_90a's */
-#endif
-}
-
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
                                        unsigned char *smem, const Epi &epi, Load load)
@@ -1459,7 +1430,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         evt_gemm_sm80_tile_coord<Cfg>(t, m, n, &tm, &tn);
         if constexpr (Cfg::kStaged > 0) {
             mbar_wait(sfull + 8 * c, (j >> 1) & 1);
-            epi(tm, tn, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes); /* may store it by TMA */
+            epi(tm, tn, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
         } else {
             epi(tm, tn, acc_tile, nullptr);
         }

@@ -527,7 +527,6 @@ typedef struct rt_tma_maps {
     _Alignas(64) unsigned char a[128];
     unsigned char b[128];
     unsigned char staged[128];
-    unsigned char staged_out[128];
 } rt_tma_maps;
 
 /* The operands' element type as a CUtensorMapDataType. */
@@ -599,42 +598,37 @@ static int gemm_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
            tiled_map(l, cfg, maps->b, b->ptr, l->dims[2], l->dims[1], b->ld, cfg.bn);
 }
 
-/* A map of a 16-bit [M, N] epilogue tensor for a staged configuration's
- * tiles: an (n, m) matrix, ld elements apart, in cfg.bn x cfg.bm boxes,
- * unswizzled (the epilogue reads and writes the tile dense), zero-filled
- * (loads) or dropped (stores) past the problem; 0 where it cannot be made
- * (base or row stride not 16-byte aligned, a driver without tensor maps). */
-static int epilogue_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned char *map,
-                        const rt_buffer *t, evt_elem elem)
-{
-    const rt_driver *d = l->m->ctx->driver;
-    if (!d->tensor_map_tiled || (uintptr_t)t->ptr % 16 != 0 || (t->ld * 2) % 16 != 0)
-        return 0;
-    const unsigned long long dims[2] = {(unsigned long long)l->dims[1], (unsigned long long)l->dims[0]};
-    const unsigned long long strides[1] = {(unsigned long long)t->ld * 2};
-    const unsigned box[2] = {(unsigned)cfg.bn, (unsigned)cfg.bm}, ones[2] = {1, 1};
-    return d->tensor_map_tiled(map, elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16, 2, t->ptr, dims, strides,
-                               box, ones, 0, RT_TMAP_SWIZZLE_NONE, RT_TMAP_L2_128B, 0) == 0;
-}
-
-/* A staged configuration's maps (pp_run's stage_tile and store_staged): the
- * input it stages (cg_staged_input) and the output it stores from the
- * staged tile (cg_staged_output), if any.  1 for a configuration that
- * stages nothing. */
-static int staged_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+/* A staged configuration's map of the epilogue input it stages
+ * (cg_staged_input; pp_run's stage_tile): the [M, N] tensor as an (n, m)
+ * matrix of 16-bit elements, ld apart, read in cfg.bn x cfg.bm boxes,
+ * unswizzled (the epilogue reads the tile dense), zero-filled past the
+ * problem.  1 for a configuration that stages nothing; 0 where the map
+ * cannot be made (base or row stride not 16-byte aligned, a driver without
+ * tensor maps). */
+static int staged_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned char *map)
 {
     if (!cfg.staged)
         return 1;
-    const int i = cg_staged_input(l->fn), o = cg_staged_output(l->fn);
-    return i >= 0 && epilogue_map(l, cfg, maps->staged, &l->inputs[i], l->fn->inputs[i].info.elem) &&
-           (o < 0 || epilogue_map(l, cfg, maps->staged_out, &l->outputs[o], l->fn->outputs[o].info.elem));
+    const rt_driver *d = l->m->ctx->driver;
+    const int i = cg_staged_input(l->fn);
+    if (i < 0 || !d->tensor_map_tiled)
+        return 0;
+    const rt_buffer *in = &l->inputs[i];
+    if ((uintptr_t)in->ptr % 16 != 0 || (in->ld * 2) % 16 != 0)
+        return 0;
+    const unsigned long long dims[2] = {(unsigned long long)l->dims[1], (unsigned long long)l->dims[0]};
+    const unsigned long long strides[1] = {(unsigned long long)in->ld * 2};
+    const unsigned box[2] = {(unsigned)cfg.bn, (unsigned)cfg.bm}, ones[2] = {1, 1};
+    const int dtype = l->fn->inputs[i].info.elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
+    return d->tensor_map_tiled(map, dtype, 2, in->ptr, dims, strides, box, ones, 0, RT_TMAP_SWIZZLE_NONE,
+                               RT_TMAP_L2_128B, 0) == 0;
 }
 
 /* Every map a TMA configuration's fast path takes. */
 static int tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
 {
     return (l->k->mainloop == EVT_MAINLOOP_GEMM ? gemm_tma_maps : conv_tma_maps)(l, cfg, maps) &&
-           staged_maps(l, cfg, maps);
+           staged_map(l, cfg, maps->staged);
 }
 
 /* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
@@ -687,7 +681,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                          ? oa->layout == EVT_LAYOUT_ROW && ob->layout == EVT_LAYOUT_COL
                          : ctx->driver->tensor_map_im2col && l->sizes[3] % conv_bk == 0);
     int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
-    rt_tma_maps maps = {{0}, {0}, {0}, {0}};
+    rt_tma_maps maps = {{0}, {0}, {0}};
     if (cg_config(ml, cfg_id).pp && aligned && !tma_maps(l, cg_config(ml, cfg_id), &maps)) {
         if (forced >= 0)
             aligned = 0; /* the guarded entry, element by element */
