@@ -1397,7 +1397,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         for (int kt = 0; kt < k_tiles; ++kt, ++q) {
             const int s = q % Cfg::kStages;
             mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* the guarded stores */
+            if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             const evt_u32 sa = sbase + s * Cfg::kStageBytes;
             const evt_u32 sb = sa + Cfg::kAStageBytes;
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
