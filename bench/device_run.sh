@@ -13,6 +13,8 @@
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)
+#   ncugemm Nsight Compute on our GEMM + bias + GELU and cuBLASLt's (bench/profile_gemm.py,
+#           $NCU_GEMM, default 4096 4096 4096): time, tensor pipe, L2 bytes, clusters, stalls
 #   peers   Nsight Compute on one launch each of cuDNN's fused and plain conv and
 #           ours (bench/profile_peers.py): the peer's kernel names, grids, registers
 #   sass    the SASS of that conv's cubins (cuobjdump, into $OUT) and ncu's
@@ -74,6 +76,13 @@ for s in $sections; do
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
+    ncugemm)
+        /usr/local/cuda/bin/ncu --clock-control none --launch-skip 4 --launch-count 2 \
+            --section SpeedOfLight --section LaunchStats \
+            --metrics 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,launch__cluster_dim_x,launch__cluster_dim_y,regex:smsp__warp_issue_stalled_.*_per_warp_active\.pct' \
+            python3 bench/profile_gemm.py ${NCU_GEMM:-4096 4096 4096} >"$out/ncu_gemm.log" 2>&1
+        awk '/evt_|nvjet|gemm/ && /\(/ {print} /Duration|pipe_tensor_cycles|lts__t_bytes|dram__bytes|cluster_dim|Registers Per|Dynamic Shared/ {print "   ", $0} /stalled/ && $NF + 0 > 3 {print "   ", $1, $NF}' "$out/ncu_gemm.log" | head -n 50
+        ;;
     ncu)
         /usr/local/cuda/bin/ncu --clock-control none --kernel-name regex:evt_ --launch-skip 3 --launch-count 2 \
             --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
