@@ -402,27 +402,26 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                     "        for (int j = 0; j < G; ++j) {\n"
                     "            const int row = tile_m * BM + tid / CPR + (g + j) * RPP;\n"
                     "            const bool row_ok = FAST || row < p.m;\n");
+        const int staged_in = cg_staged_input(fn);
         for (size_t i = 0; i < fn->ninputs; i++) {
             const evt_arg_info *in = &fn->inputs[i].info;
             if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
-            if (in->shape == EVT_SHAPE_MN && (int)i == cg_staged_input(fn))
-                sb_printf(sb, "            if constexpr (STAGED) /* in %s, staged */\n"
-                              "                evt_load_raw<%s, true>(static_cast<const evt_elem<%s>::type *>(staged) + "
-                              "(row - tile_m * BM) * BN + c, EVT_VEC, raw%zu[j]);\n"
-                              "            else\n"
-                              "                evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
-                              "row_ok ? ncol : 0, raw%zu[j]);\n",
-                          in->name, elem_const(in->elem), elem_const(in->elem), i, elem_const(in->elem),
-                          i, i, i);
-            else if (in->shape == EVT_SHAPE_MN)
+            if (in->shape == EVT_SHAPE_MN) {
+                if ((int)i == staged_in) /* from shared memory where staged, else as any [M, N] input */
+                    sb_printf(sb, "            if constexpr (STAGED) /* in %s, staged */\n"
+                                  "                evt_load_raw<%s, true>(static_cast<const evt_elem<%s>::type *>(staged) + "
+                                  "(row - tile_m * BM) * BN + c, EVT_VEC, raw%zu[j]);\n"
+                                  "            else\n    ",
+                              in->name, elem_const(in->elem), elem_const(in->elem), i);
                 sb_printf(sb, "            evt_load_raw<%s, FAST>(p.in%zu + (evt_i64)row * p.ld_in%zu + col0, "
                               "row_ok ? ncol : 0, raw%zu[j]); /* in %s */\n",
                           elem_const(in->elem), i, i, i, in->name);
-            else
+            } else {
                 sb_printf(sb, "            raw%zu[j] = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
                               "/* in %s */\n",
                           i, i, elem_const(in->elem), in->name);
+            }
         }
         sb_puts(sb, "        }\n");
     }
