@@ -56,7 +56,13 @@ struct evt_launch {
     evt_target target;
     int sms;
     rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
-    char plan[160];                    /* evt_launch_plan: what the last run enqueued */
+    /* what the last successful run enqueued (ran == 0: none yet); evt_launch_plan
+     * formats it into plan when asked, not on every run */
+    struct {
+        int ran, cfg_id, aligned, splits;
+        long long grid;
+    } last;
+    char plan[160];
 };
 
 #if defined(__GNUC__)
@@ -718,10 +724,11 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
     const unsigned threads = (unsigned)evt_gemm_sm80_threads(fns->cfg);
     const unsigned smem = (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg);
+    /* the main entry's CTAs: split, one per tile share; else one per tile or CTA slot */
+    const long long grid = splits > 1 ? tiles * splits : evt_gemm_sm80_grid(fns->cfg, tiles, l->sms);
     if (st == EVT_OK && tiles > 0 && splits == 1) {
         void *params[] = {args, &maps}; /* the maps: TMA entries' second parameter */
-        st = launch_params(ctx, fns->main, (unsigned)evt_gemm_sm80_grid(fns->cfg, tiles, l->sms),
-                           threads, smem, s, params);
+        st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
     }
     if (st == EVT_OK && tiles > 0 && splits > 1) {
         /* every tile's shares into their slots, then each tile's sum and epilogue */
@@ -729,27 +736,33 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                             (size_t)(tiles * splits) * (size_t)(fns->cfg.bm * fns->cfg.bn) * 4, "split-K");
         void *params[] = {args, &l->split_ws, &splits};
         if (st == EVT_OK)
-            st = launch_params(ctx, fns->main, (unsigned)(tiles * splits), threads, smem, s, params);
+            st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
         if (st == EVT_OK)
             st = launch_params(ctx, fns->sum, (unsigned)tiles, threads, smem, s, params);
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
     if (st == EVT_OK) {
-        const evt_gemm_sm80_cfg_info c = fns->cfg;
-        snprintf(l->plan, sizeof l->plan, "%s config %d %dx%dx%d s%d%s%s %s grid %lld splits %d",
-                 target, cfg_id, c.bm, c.bn, c.bk, c.stages,
-                 c.pp && aligned ? " tma" : "",
-                 c.pp ? " producer/consumer" : c.ws ? " warp-specialized" : c.wgmma ? " wgmma" : " mma.sync",
-                 aligned ? "fast" : "guarded",
-                 splits > 1 ? tiles * splits : evt_gemm_sm80_grid(c, tiles, l->sms), splits);
+        l->last.ran = 1;
+        l->last.cfg_id = cfg_id;
+        l->last.aligned = aligned;
+        l->last.splits = splits;
+        l->last.grid = grid;
     }
     return st;
 }
 
-const char *evt_launch_plan(const evt_launch *l)
+const char *evt_launch_plan(evt_launch *l)
 {
-    return l && l->plan[0] ? l->plan : NULL;
+    if (!l || !l->last.ran)
+        return NULL;
+    const evt_gemm_sm80_cfg_info c = cg_config(l->k->mainloop, l->last.cfg_id);
+    snprintf(l->plan, sizeof l->plan, "%s config %d %dx%dx%d s%d%s%s %s grid %lld splits %d",
+             evt_target_name(l->target), l->last.cfg_id, c.bm, c.bn, c.bk, c.stages,
+             c.pp && l->last.aligned ? " tma" : "",
+             c.pp ? " producer/consumer" : c.ws ? " warp-specialized" : c.wgmma ? " wgmma" : " mma.sync",
+             l->last.aligned ? "fast" : "guarded", l->last.grid, l->last.splits);
+    return l->plan;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -429,10 +429,11 @@ EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
  * target, the tile configuration (its id and shape), whether it ran the
  * aligned fast path or the guarded one, TMA loads, the grid and the split-K
  * factor, e.g. "sm_90a config 11 128x128x64 s4 tma producer/consumer fast
- * grid 132 splits 1".  NULL before the first run.  Owned by the launch;
- * valid until its next run or destroy.  For tuning and bug reports.
+ * grid 132 splits 1".  NULL before the first run.  Formatted when called
+ * (a run only records it), into a buffer owned by the launch: valid until
+ * the next evt_launch_plan or destroy.  For tuning and bug reports.
  */
-EVT_API const char *evt_launch_plan(const evt_launch *launch);
+EVT_API const char *evt_launch_plan(evt_launch *launch);
 
 /*
  * Times evt_launch_run on `stream`: `warmup` untimed runs, then `reps`
