@@ -414,29 +414,43 @@ static void test_split_plan(void **state)
 static void test_sm90_picks(void **state)
 {
     (void)state;
-    /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c */
-    /* with TMA maps (c a multiple of 64) the producer/consumer tile where K > 128 */
-    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 1, 0), EVT_CONV_SM80_128x64x64_PP2_S7);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 576, 132, 0, 0), EVT_CONV_SM80_256x64x32_W4_S4);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 64, 132, 1, 0), EVT_CONV_SM80_256x64x32_W4_S4);
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1, 0), EVT_CONV_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 1, 0), EVT_CONV_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 1, 0), EVT_CONV_SM80_128x128x64_PP2_S4);
-    /* without: the cp.async tiles */
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 0, 0), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 0, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_conv_sm90_pick(25088, 256, 2304, 132, 0, 0), EVT_CONV_SM80_192x256x64_WG3_S4);
-    assert_int_equal(evt_conv_sm90_pick(6272, 2048, 512, 132, 0, 0), EVT_CONV_SM80_128x256x64_WG2_S4);
+    /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c;
+     * tma: the maps can be made (c a multiple of 64); staged: the epilogue has
+     * an input to stage */
+    static const struct {
+        long long m, n, k;
+        int tma, staged, want;
+    } conv[] = {
+        /* with TMA maps the producer/consumer tile where K > 128 */
+        {401408, 256, 64, 1, 0, EVT_CONV_SM80_128x128x32_WG2_S6},
+        {401408, 64, 576, 1, 0, EVT_CONV_SM80_128x64x64_PP2_S7},
+        {401408, 64, 576, 0, 0, EVT_CONV_SM80_256x64x32_W4_S4},
+        {401408, 64, 64, 1, 0, EVT_CONV_SM80_256x64x32_W4_S4},
+        {100352, 512, 128, 1, 0, EVT_CONV_SM80_128x128x32_WG2_S6},
+        {25088, 1024, 256, 1, 0, EVT_CONV_SM80_128x128x64_PP2_S4},
+        {25088, 256, 2304, 1, 0, EVT_CONV_SM80_128x128x64_PP2_S4},
+        {6272, 2048, 512, 1, 0, EVT_CONV_SM80_128x128x64_PP2_S4},
+        /* without: the cp.async tiles */
+        {100352, 512, 128, 0, 0, EVT_CONV_SM80_128x128x32_WG2_S6},
+        {25088, 1024, 256, 0, 0, EVT_CONV_SM80_128x256x64_WG2_S4},
+        {25088, 256, 2304, 0, 0, EVT_CONV_SM80_192x256x64_WG3_S4},
+        {6272, 2048, 512, 0, 0, EVT_CONV_SM80_128x256x64_WG2_S4},
+        /* an input to stage, K <= 128 (the memory-bound 1x1 layers): 14 where
+         * its maps can be made and every consumer gets two tiles */
+        {100352, 512, 128, 1, 1, EVT_CONV_SM80_128x128x64_PP2_S2_ST2},
+        {401408, 256, 64, 1, 1, EVT_CONV_SM80_128x128x64_PP2_S2_ST2},
+        {100352, 512, 128, 0, 1, EVT_CONV_SM80_128x128x32_WG2_S6},
+        {25088, 1024, 256, 1, 1, EVT_CONV_SM80_128x128x64_PP2_S4},
+        {401408, 64, 64, 1, 1, EVT_CONV_SM80_256x64x32_W4_S4},
+    };
+    for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++) {
+        const int got = evt_conv_sm90_pick(conv[i].m, conv[i].n, conv[i].k, 132, conv[i].tma, conv[i].staged);
+        if (got != conv[i].want)
+            fail_msg("conv pick %lldx%lldx%lld tma %d staged %d: config %d, want %d", conv[i].m, conv[i].n,
+                     conv[i].k, conv[i].tma, conv[i].staged, got, conv[i].want);
+    }
     assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1, 0), evt_conv_sm80_pick(64, 64, 64, 132));
-    /* an epilogue input to stage, K <= 128 (the memory-bound 1x1 layers): 14,
-     * where its maps can be made and every consumer gets two tiles */
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 1, 1), EVT_CONV_SM80_128x128x64_PP2_S2_ST2);
-    assert_int_equal(evt_conv_sm90_pick(401408, 256, 64, 132, 1, 1), EVT_CONV_SM80_128x128x64_PP2_S2_ST2);
-    assert_int_equal(evt_conv_sm90_pick(100352, 512, 128, 132, 0, 1), EVT_CONV_SM80_128x128x32_WG2_S6);
-    assert_int_equal(evt_conv_sm90_pick(25088, 1024, 256, 132, 1, 1), EVT_CONV_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_conv_sm90_pick(401408, 64, 64, 132, 1, 1), EVT_CONV_SM80_256x64x32_W4_S4);
+    /* too few tiles for 14 (one a consumer): as if there were nothing to stage */
     assert_int_equal(evt_conv_sm90_pick(6272, 512, 128, 132, 1, 1), evt_conv_sm90_pick(6272, 512, 128, 132, 1, 0));
     assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
     assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
