@@ -1,0 +1,110 @@
+/*
+ * tile_configs.h - every tile configuration of every mainloop, one row each.
+ *
+ * Plain C (C11, C++, nvcc, NVRTC).  The planner (plan/) derives its host-side
+ * table from these rows, kernels/common/tile.cuh the device-side tile types
+ * (evt_tile_<name>), and codegen the entry-point names
+ * (evt_<kernel>_<mainloop>_<name>[_guarded][_splitk|_splitsum]_<target>).
+ * A configuration is known everywhere by its name: evt_launch_plan, forcing
+ * one (evt_tuning.config, evtc --config), the tests and the docs.
+ *
+ * Columns of X(name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages,
+ *              min_blocks, ws, pp, staged):
+ *   name        family (sm80: mma.sync, any target; sm90: wgmma, sm_90a),
+ *               schedule (wgN: N wgmma warpgroups, wsN: N epilogue warps
+ *               beside the MMA warps, ppN: a producer warpgroup and N
+ *               consumer warpgroups), the CTA tile BMxBNxBK, wN the mma.sync
+ *               warps, sN the pipeline stages, _staged the residual staged
+ *               by the producer.  tests/unit/test_plan.c checks that every
+ *               name says what its row holds.
+ *   mainloops   EVT_TILE_GEMM, EVT_TILE_CONV or both: where it was measured
+ *   mma         EVT_TILE_MMA_SYNC (mma.sync m16n8k16, sm_80 and later) or
+ *               EVT_TILE_WGMMA (warpgroup MMAs, sm_90a only)
+ *   bm bn bk    the CTA tile
+ *   warps_m/_n  the MMA (pp: producer) warps' grid
+ *   stages      pipeline depth
+ *   min_blocks  CTAs per SM the kernel is built for (__launch_bounds__)
+ *   ws          epilogue warps of a warp-specialized persistent schedule
+ *   pp          consumer warpgroups of a producer/consumer persistent schedule
+ *   staged      shared tiles (one per consumer) for the epilogue's first
+ *               16-bit [M, N] input, filled by the producer
+ *
+ * Adding a configuration is one row here plus its tests (docs/codegen.md);
+ * whether the heuristic considers it is plan/heuristic.c's business.
+ * What was measured and dropped is in docs/sm80.md and docs/sm90.md.
+ */
+#ifndef EVT_TILE_CONFIGS_H
+#define EVT_TILE_CONFIGS_H
+
+#define EVT_TILE_GEMM 1
+#define EVT_TILE_CONV 2
+#define EVT_TILE_MMA_SYNC 0
+#define EVT_TILE_WGMMA 1
+
+/* name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged */
+#define EVT_TILE_CONFIGS(X)                                                                       \
+    X(sm80_128x256x32_w8_s4, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC, 128, 256, 32, 2, 4, 4, 1, 0, 0, 0) \
+    X(sm80_128x128x32_w4_s4, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC, 128, 128, 32, 2, 2, 4, 2, 0, 0, 0) \
+    X(sm80_64x64x32_w4_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 64, 64, 32, 2, 2, 4,  \
+      4, 0, 0, 0)                                                                                 \
+    X(sm80_128x256x64_w8_s3, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 256, 64, 2,   \
+      4, 3, 1, 0, 0, 0)                                                                           \
+    X(sm80_128x128x64_w4_s3, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 128, 64, 2,   \
+      2, 3, 2, 0, 0, 0)                                                                           \
+    X(sm80_128x64x64_w4_s3, EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 64, 64, 2, 2, 3, 2, 0, 0, 0)   \
+    X(sm80_256x64x32_w4_s4, EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 256, 64, 32, 4, 1, 4, 2, 0, 0, 0)   \
+    X(sm80_ws4_128x128x64_w4_s3, EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 128, 64, 2, 2, 3, 1, 4,  \
+      0, 0)                                                                                       \
+    X(sm90_wg2_128x256x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 256, 64, 2, 4,  \
+      4, 1, 0, 0, 0)                                                                              \
+    X(sm90_wg2_128x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 3, 2, 0, 0, 0)   \
+    X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6, 2, 0, 0, 0)   \
+    X(sm90_wg3_192x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 192, 128, 64, 3, 4, 4, 1, 0, 0, 0)   \
+    X(sm90_wg3_192x256x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 192, 256, 64, 3, 4, 4, 1, 0, 0, 0)   \
+    X(sm90_wg2_ws4_128x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 4, 1, 4, 0, \
+      0)                                                                                          \
+    X(sm90_wg2_ws8_128x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 4, 1, 8, 0, \
+      0)                                                                                          \
+    X(sm90_pp2_128x128x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2,  \
+      4, 1, 0, 2, 0)                                                                              \
+    X(sm90_pp2_128x64x64_s7, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64, 2, 2, 7, 1, 0, 2, 0)     \
+    X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 2, 1, 0,  \
+      2, 2)
+
+/* The configurations as symbols, in table order: EVT_TILE_<name>. */
+enum evt_tile_id {
+#define EVT_TILE_ID(name, ...) EVT_TILE_##name,
+    EVT_TILE_CONFIGS(EVT_TILE_ID)
+#undef EVT_TILE_ID
+    EVT_TILE_COUNT
+};
+
+/*
+ * What a row implies, written once for the host and the device.
+ * The accumulator tile's rows are padded by EVT_TILE_ACC_PAD floats: a row
+ * stride of 8 (mod 32) words makes the mainloops' float2 stores
+ * conflict-free and keeps rows 16-byte aligned for float4 reads.
+ */
+#define EVT_TILE_ACC_PAD 8
+/* mbarriers of a producer/consumer schedule */
+#define EVT_TILE_BAR_BYTES 256
+/* Threads of a CTA: the MMA (or producer) warps, the epilogue warps of a
+ * warp-specialized schedule, the consumer warpgroups of a producer/consumer one. */
+#define EVT_TILE_THREADS(warps_m, warps_n, ws, pp) (32 * ((warps_m) * (warps_n) + (ws)) + 128 * (pp))
+#define EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) ((stages) * ((bm) + (bn)) * (bk) * 2)
+#define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)
+/* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
+ * accumulator tile that reuses it; both side by side for the persistent
+ * schedules (the next tile loads while the epilogue reads the accumulators),
+ * with the staged tiles and mbarriers of a producer/consumer one; wgmma
+ * stages add 1 KB to align them to their 1024-byte swizzle atom. */
+#define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
+    ((pp) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +                \
+                (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
+          : ((ws) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn)          \
+                  : EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) > EVT_TILE_ACC_BYTES(bm, bn)          \
+                        ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages)                                 \
+                        : EVT_TILE_ACC_BYTES(bm, bn)) +                                           \
+                (mma == EVT_TILE_WGMMA ? 1024 : 0))
+
+#endif /* EVT_TILE_CONFIGS_H */

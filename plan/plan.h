@@ -1,0 +1,144 @@
+/*
+ * plan.h - deciding what runs: the targets' capabilities, the tile
+ * configurations (kernels/tile_configs.h as data), whether a configuration
+ * can run a kernel on a problem, the heuristic, split-K and the fallback
+ * when the driver refuses a TMA map.
+ *
+ * Sits between ir/ and codegen/ + runtime/: codegen asks it which
+ * configurations a kernel's full listing holds, the runtime asks it for a
+ * launch's plan; neither chooses on its own.  Pure functions over const
+ * tables: no state, no environment, no driver.
+ */
+#ifndef EVT_PLAN_PLAN_H
+#define EVT_PLAN_PLAN_H
+
+#include "evt/evt.h"
+#include "../ir/ir.h"
+#include "../kernels/tile_configs.h"
+
+/* ---- targets: what each sm_XX can do ---------------------------------- */
+
+typedef struct plan_target {
+    evt_target target;
+    const char *name;     /* "sm_90a", as evt_target_name spells it */
+    const char *suffix;   /* "sm90a": entry-point names */
+    int cc;               /* compute capability, 90 */
+    int wgmma;            /* warpgroup MMAs (sm_90a) */
+    int tma;              /* tensor-memory-accelerator copies and mbarrier tx counts */
+    int fp8;              /* fp8 tensor-core operands */
+    int smem_per_block;   /* most dynamic shared memory a CTA may opt into, bytes */
+    int sms_default;      /* SMs assumed when the device does not say (plans for --emit) */
+} plan_target;
+
+/* The capabilities of target t; NULL for a value outside evt_target. */
+const plan_target *plan_target_info(evt_target t);
+
+/* ---- the tile configurations ------------------------------------------ */
+
+typedef struct plan_config {
+    enum evt_tile_id id; /* its row in kernels/tile_configs.h */
+    const char *name;    /* "sm90_pp2_128x128x64_s4" */
+    unsigned mainloops;  /* EVT_TILE_GEMM | EVT_TILE_CONV */
+    int wgmma;           /* mma == EVT_TILE_WGMMA */
+    int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged;
+    int threads;    /* EVT_TILE_THREADS */
+    int smem_bytes; /* EVT_TILE_SMEM_BYTES */
+} plan_config;
+
+/* The table, in tile_configs.h's order: plan_configs[EVT_TILE_<name>]. */
+extern const plan_config plan_configs[EVT_TILE_COUNT];
+/* A configuration by name; NULL if none has it. */
+const plan_config *plan_config_find(const char *name);
+/* Whether c keeps a persistent grid (warp-specialized or producer/consumer):
+ * one CTA per slot walking tiles, never split. */
+int plan_config_persistent(const plan_config *c);
+/* Output tiles of an m x n problem. */
+long long plan_config_tiles(const plan_config *c, long long m, long long n);
+
+/* ---- a kernel on a problem -------------------------------------------- */
+
+/* What the planner needs to know of a kernel; plan_kernel_of fills it from the IR. */
+typedef struct plan_kernel {
+    evt_mainloop mainloop;
+    int k_contiguous; /* both operands K-contiguous (A row-major, B column-major; every conv) */
+    int stageable;    /* the epilogue reads a 16-bit [M, N] input a staged configuration can stage */
+} plan_kernel;
+
+/* The planner's view of kernel k. */
+plan_kernel plan_kernel_of(const ir_kernel *k);
+/* The epilogue input a staged configuration copies into shared memory ahead
+ * of the epilogue: the first [M, N] f16 or bf16 input the epilogue reads;
+ * -1 if none. */
+int plan_staged_input(const ir_func *fn);
+
+/*
+ * Whether the operands allow the fast path (16-byte cp.async or TMA loads):
+ * a GEMM's contiguous extents and leading dimensions multiples of 8
+ * elements and both bases 16-byte aligned (a_col / b_col: the operand is
+ * column-major); a conv's c a multiple of 8 and x, w 16-byte aligned.  The
+ * guarded path takes anything else.
+ */
+int plan_gemm_aligned(int a_col, int b_col, long long m, long long n, long long k,
+                      unsigned long long a_addr, long long lda, unsigned long long b_addr,
+                      long long ldb);
+int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long w_addr);
+
+/* A launch's problem on a device. */
+typedef struct plan_problem {
+    evt_target target;
+    int sms;               /* the device's multiprocessors; 0: the target's default */
+    long long m, n, k;     /* the GEMM view: a conv's m = n p q, n = k, k = r s c */
+    long long conv_c;      /* a conv's input channels (its TMA maps need c % bk == 0); 0 for a GEMM */
+    int aligned;           /* the operands allow the fast path (kernels' fast-path test) */
+    int driver_tma;        /* the driver can make the tensor maps this kernel's TMA loads need */
+} plan_problem;
+
+/* The caller's choices; zero-initialized means the planner decides everything. */
+typedef struct plan_options {
+    const plan_config *config; /* forced; NULL: the heuristic's */
+    int split_k;               /* 0: the planner's, 1: never, n >= 2: n ways where K allows */
+} plan_options;
+
+typedef struct plan {
+    const plan_config *config;
+    int aligned;     /* fast path; else the guarded entry (element by element) */
+    int tma;         /* the fast path loads through TMA maps (a producer/consumer configuration) */
+    int splits;      /* CTAs per tile (split-K), 1: none */
+    long long tiles; /* output tiles */
+    long long grid;  /* CTAs of the main entry */
+} plan;
+
+/*
+ * Whether configuration c can run kernel k on target t at all, whatever the
+ * problem: its mainloop has it, the target has its instructions (wgmma is
+ * sm_90a's) and the shared memory, the operands are K-contiguous where its
+ * MMAs need that, a staged configuration has an input to stage.  1, or 0
+ * with a one-sentence reason in *why (a static string) when why is not NULL.
+ */
+int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const char **why);
+
+/*
+ * Whether the heuristic can ever pick c for k on t: the configurations a
+ * full listing (--emit, evt_kernel_cuda) holds.  A subset of plan_can_run.
+ */
+int plan_listed(const plan_config *c, const plan_kernel *k, evt_target t);
+
+/*
+ * The plan of one launch: the forced configuration (which must pass
+ * plan_can_run, else 0 and *why) or the heuristic's, the fast or guarded
+ * path, TMA, split-K, tiles and grid.  1 on success.
+ */
+int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o, plan *out,
+              const char **why);
+
+/*
+ * The driver refused the TMA maps of *pl (made by plan_make with pl->tma):
+ * a forced configuration falls back to its guarded entry, the heuristic's
+ * pick is made again without TMA.  Updates *pl.
+ */
+void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_options *o, plan *pl);
+
+/* One line for evt_launch_plan: "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1". */
+void plan_describe(const plan *pl, evt_target t, char *buf, size_t n);
+
+#endif
