@@ -45,12 +45,31 @@ static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, c
     return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "%s: the kernel is not of this module", fn);
 }
 
-evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, const char **text)
+/* The full listing under the context's tuning: its configuration only
+ * (which must be able to run k on t), with the split-K entries when it
+ * forces splits. */
+static evt_status listing(evt_module *m, const evt_kernel *k, evt_target t, cg_select *sel)
 {
-    return kernel_source(m, k, t, -1, text);
+    const plan_options *o = &m->ctx->tuning;
+    *sel = (cg_select){o->config, -1, o->split_k >= 2 ? 2 : 0, m->ctx->row_group};
+    const char *why;
+    const plan_kernel pk = plan_kernel_of(k);
+    if (o->config && !plan_can_run(o->config, &pk, t, &why))
+        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "configuration %s cannot run kernel '%s' on %s: %s",
+                        o->config->name, k->name, evt_target_name(t), why);
+    return EVT_OK;
 }
 
-evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, const char **text)
+{
+    cg_select sel;
+    evt_status st = check_args(m, k, t, "evt_kernel_cuda");
+    if (st == EVT_OK)
+        st = listing(m, k, t, &sel);
+    return st == EVT_OK ? kernel_source(m, k, t, &sel, text) : st;
+}
+
+evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
                          const char **text)
 {
     evt_status st = check_args(m, k, t, "evt_kernel_cuda");
@@ -64,7 +83,7 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int v
     sb_init(&err);
     c_locale_scope loc;
     c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, target_names[t], variant, &src, &err);
+    int ok = cg_emit_cuda(k, m->diags.file, t, sel, &src, &err);
     c_locale_leave(&loc);
     if (!ok) {
         st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
@@ -82,10 +101,14 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int v
 evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
                               evt_binary_format format, void **data, size_t *size, double *seconds)
 {
-    return kernel_compile(m, k, t, -1, format, data, size, seconds);
+    cg_select sel;
+    evt_status st = check_args(m, k, t, "evt_kernel_compile");
+    if (st == EVT_OK)
+        st = listing(m, k, t, &sel);
+    return st == EVT_OK ? kernel_compile(m, k, t, &sel, format, data, size, seconds) : st;
 }
 
-evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
                           evt_binary_format format, void **data, size_t *size, double *seconds)
 {
     evt_status st = check_args(m, k, t, "evt_kernel_compile");
@@ -97,7 +120,7 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int 
     *data = NULL;
     *size = 0;
     const char *src;
-    if ((st = kernel_source(m, k, t, variant, &src)) != EVT_OK)
+    if ((st = kernel_source(m, k, t, sel, &src)) != EVT_OK)
         return st;
     strbuf log;
     sb_init(&log);

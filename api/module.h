@@ -4,6 +4,8 @@
 
 #include "../grammar/ast.h"
 #include "../ir/ir.h"
+#include "../plan/plan.h"
+#include "../codegen/cg.h"
 
 #include <evt/evt.h>
 
@@ -18,6 +20,8 @@ struct evt_ctx {
     struct cg_nvrtc *nvrtc;         /* loaded on first compile; NULL before */
     struct rt_driver *driver;       /* loaded on first launch; NULL before */
     struct rt_cached_module *cache; /* loaded CUmodules, newest first */
+    plan_options tuning;            /* evt_ctx_set_tuning: where compiles and launches start */
+    int row_group;
 };
 
 struct evt_module {
@@ -32,12 +36,17 @@ struct evt_module {
     strbuf ir_text, dot_text;
 };
 
-/* evt_kernel_cuda and evt_kernel_compile for one entry-point variant
- * (cg_variant; -1 for all), as the runtime compiles them. */
-evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+/* evt_kernel_cuda and evt_kernel_compile for the entry points sel names,
+ * as the runtime compiles them. */
+evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
                          const char **text);
-evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
                           evt_binary_format format, void **data, size_t *size, double *seconds);
+
+/* A caller's evt_tuning, checked: the planner's options and the row group
+ * (0: the code generator's).  EVT_OK, or the status evt_ctx_set_tuning
+ * documents with the reason on ctx. */
+evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, plan_options *opt, int *row_group);
 
 /* Records the reason for a failure on the context and returns status. */
 evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)

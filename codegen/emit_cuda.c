@@ -9,89 +9,10 @@
  * [M, N] values per element.  A value with several users is one variable. */
 #include "cg.h"
 #include "layout.h"
-#include "../kernels/gemm_sm80.cuh"
-#include "../kernels/conv_sm80.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Whether kernel k can run the wgmma configurations on target: sm_90a and
- * K-contiguous operands (a conv's always are; a GEMM's when A is row-major
- * and B column-major). */
-static int wgmma_ok(const ir_kernel *k, const char *target)
-{
-    return strcmp(target, "sm_90a") == 0 &&
-           (k->mainloop == EVT_MAINLOOP_CONV2D_FPROP ||
-            (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL));
-}
-
-/* Whether kernel k may run tile configuration id on target (a staged
- * configuration only where the epilogue has an input to stage). */
-static int usable(const ir_kernel *k, const char *target, int id)
-{
-    const evt_gemm_sm80_cfg_info c = cg_config(k->mainloop, id);
-    return (!c.wgmma || wgmma_ok(k, target)) && (!c.staged || cg_staged_input(k->epilogue) >= 0);
-}
-
-/* The tile heuristic of the mainloop (part 1 of its kernels/ header): the
- * sm_90a one where the kernel can run wgmma configurations there. */
-static int pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk,
-                int sms, int tma)
-{
-    const int sm90 = wgmma_ok(k, target);
-    if (k->mainloop == EVT_MAINLOOP_GEMM)
-        return sm90 ? evt_gemm_sm90_pick(m, n, kk, sms, tma) : evt_gemm_sm80_pick(m, n, kk, sms);
-    return sm90 ? evt_conv_sm90_pick(m, n, kk, sms, tma, cg_staged_input(k->epilogue) >= 0)
-                : evt_conv_sm80_pick(m, n, kk, sms);
-}
-
-int cg_forced_config(const ir_kernel *k, const char *target)
-{
-    const char *s = getenv("EVT_CONFIG");
-    if (!s || !*s)
-        return -1;
-    char *end;
-    long id = strtol(s, &end, 10);
-    return *end == '\0' && id >= 0 && id < cg_num_configs(k->mainloop) && usable(k, target, (int)id)
-               ? (int)id
-               : -1;
-}
-
-int cg_num_configs(evt_mainloop ml)
-{
-    return ml == EVT_MAINLOOP_GEMM ? EVT_GEMM_SM80_NUM_CFGS : EVT_CONV_SM80_NUM_CFGS;
-}
-
-int cg_pick(const ir_kernel *k, const char *target, long long m, long long n, long long kk, int sms,
-            int tma)
-{
-    return pick(k, target, m, n, kk, sms, tma);
-}
-
-evt_gemm_sm80_cfg_info cg_config(evt_mainloop ml, int id)
-{
-    return ml == EVT_MAINLOOP_GEMM ? evt_gemm_sm80_cfg_lookup(id) : evt_conv_sm80_cfg_lookup(id);
-}
-
-/* Whether the heuristic can pick configuration `id` for k on target: those
- * make up the full listing of --emit.  The heuristics only compare tile
- * counts with multiples of the SM count (and N and K with small bounds), so
- * sizes 2^0..2^31 and the SM counts of real parts reach every branch they
- * have. */
-static int pickable(const ir_kernel *k, const char *target, int id)
-{
-    static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    static const long long ks[] = {64, 128, 4096};
-    for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
-        for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
-            for (int i = 0; i < 32; i++)
-                for (int j = 0; j < 32; j++)
-                    for (int tma = 0; tma <= 1; tma++)
-                        if (pick(k, target, 1ll << i, 1ll << j, ks[q], sms[s], tma) == id)
-                            return 1;
-    return 0;
-}
 
 static const char *storage_type(evt_elem e)
 {
@@ -283,16 +204,6 @@ static int input_used(const ir_func *fn, size_t i)
     return 0;
 }
 
-int cg_staged_input(const ir_func *fn)
-{
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        if (in->shape == EVT_SHAPE_MN && (in->elem == EVT_F16 || in->elem == EVT_BF16) && input_used(fn, i))
-            return (int)i;
-    }
-    return -1;
-}
-
 /*
  * Rows per group in the epilogue: G rows' global loads are issued before
  * any of them is computed, and the G rows' code is unrolled.  Unrolling
@@ -302,14 +213,12 @@ int cg_staged_input(const ir_func *fn)
  * Without per-row loads there is nothing to overlap: G = 2.  With loads,
  * G = 16 for cheap epilogues (the ResNet-50 1x1 convs with a residual ran
  * 3-5% faster than at 8), 4 for those with transcendental builtins.
- * EVT_ROW_GROUP=1|2|4|8|16 overrides, for tuning.
+ * cg_select.row_group (evt_tuning.row_group) overrides it, for tuning.
  */
-static int row_group(const ir_func *fn, int has_row_loads)
+static int row_group(const ir_func *fn, int has_row_loads, int forced)
 {
-    const char *env = getenv("EVT_ROW_GROUP");
-    if (env && (!strcmp(env, "1") || !strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8") ||
-                !strcmp(env, "16")))
-        return atoi(env);
+    if (forced)
+        return forced;
     if (!has_row_loads)
         return 2;
     int heavy = 0;
@@ -325,7 +234,7 @@ static int row_group(const ir_func *fn, int has_row_loads)
     return heavy ? 4 : 16;
 }
 
-static void emit_epilogue(emitter *e, const char *fname, const char *sname)
+static void emit_epilogue(emitter *e, const char *fname, const char *sname, int forced_group)
 {
     strbuf *sb = e->sb;
     const ir_func *fn = e->fn;
@@ -379,7 +288,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
     int row_loads = 0;
     for (size_t i = 0; i < fn->ninputs; i++)
         row_loads |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
-    const int group = row_group(fn, row_loads);
+    const int group = row_group(fn, row_loads, forced_group);
     /* the checked (edge-tile) instance takes one row at a time: it runs on few
      * tiles, and its unrolled code costs NVRTC time */
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
@@ -402,7 +311,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname)
                     "        for (int j = 0; j < G; ++j) {\n"
                     "            const int row = tile_m * BM + tid / CPR + (g + j) * RPP;\n"
                     "            const bool row_ok = FAST || row < p.m;\n");
-        const int staged_in = cg_staged_input(fn);
+        const int staged_in = plan_staged_input(fn);
         for (size_t i = 0; i < fn->ninputs; i++) {
             const evt_arg_info *in = &fn->inputs[i].info;
             if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
@@ -587,13 +496,6 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
     }
 }
 
-int cg_variant(int config_id, int aligned, int split)
-{
-    if (config_id < 0 || config_id >= EVT_GEMM_SM80_NUM_CFGS + EVT_CONV_SM80_NUM_CFGS)
-        return -1;
-    return (config_id * 2 + !aligned) * 2 + !!split;
-}
-
 int cg_has_reductions(const ir_func *fn)
 {
     for (size_t o = 0; o < fn->noutputs; o++)
@@ -607,23 +509,25 @@ void cg_kernel_basename(const ir_kernel *k, strbuf *sb)
     sb_printf(sb, "evt_%s_%s", k->name, evt_mainloop_name(k->mainloop));
 }
 
-void cg_entry_name(const ir_kernel *k, const char *target, int config_id, int aligned, int split,
-                   strbuf *sb)
+void cg_entry_name(const ir_kernel *k, evt_target target, const plan_config *c, int aligned,
+                   int split, strbuf *sb)
 {
-    evt_gemm_sm80_cfg_info ci = cg_config(k->mainloop, config_id);
     cg_kernel_basename(k, sb);
-    /* "sm_90a" -> "sm90a" */
-    sb_printf(sb, "_%dx%dx%d", ci.bm, ci.bn, ci.bk);
-    if (ci.ws)
-        sb_printf(sb, "_ws%d", ci.stages);
-    else if (ci.pp)
-        sb_printf(sb, "_pp%d%s", ci.stages, ci.staged ? "_staged" : "");
-    sb_printf(sb, "%s%s_sm%s", aligned ? "" : "_guarded",
-              split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "",
-              strncmp(target, "sm_", 3) == 0 ? target + 3 : target);
+    sb_printf(sb, "_%s%s%s_%s", c->name, aligned ? "" : "_guarded",
+              split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "", plan_target_info(target)->suffix);
 }
 
-int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int variant,
+/* Whether sel asks for configuration c: the full listing holds what the
+ * planner may pick for k on target. */
+static int selected(const cg_select *sel, const plan_config *c, const ir_kernel *k, evt_target target)
+{
+    if (sel->config)
+        return sel->config == c;
+    const plan_kernel pk = plan_kernel_of(k);
+    return plan_listed(c, &pk, target);
+}
+
+int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const cg_select *sel,
                  strbuf *sb, strbuf *err)
 {
     const ir_func *fn = k->epilogue;
@@ -647,13 +551,12 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
         sb_puts(sb, sb_str(&kt));
         sb_free(&kt);
     }
-    sb_printf(sb, " * Target %s.  Entry points: %s_<tile>[_guarded]_sm<NN>; the guarded\n"
+    sb_printf(sb, " * Target %s.  Entry points: %s_<config>[_guarded]_sm<NN>; the guarded\n"
                   " * variants load operands element by element (any alignment, any K).\n */\n",
-              target, sb_str(&base));
-    sb_puts(sb, "#include \"evt_common.cuh\"\n#include \"evt_math.h\"\n#include \"epilogue.cuh\"\n"
-                "#include \"gemm_sm80.cuh\"\n");
-    if (conv)
-        sb_puts(sb, "#include \"conv_sm80.cuh\"\n");
+              evt_target_name(target), sb_str(&base));
+    sb_puts(sb, "#include \"common/evt_common.cuh\"\n#include \"common/evt_math.h\"\n"
+                "#include \"common/epilogue.cuh\"\n");
+    sb_puts(sb, conv ? "#include \"mainloops/conv2d_fprop.cuh\"\n" : "#include \"mainloops/gemm.cuh\"\n");
     sb_putc(sb, '\n');
     cg_layout *layout = malloc(sizeof *layout);
     if (!layout || !cg_layout_of(k, layout)) {
@@ -666,7 +569,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     }
     emit_args_struct(&e, sb_str(&sname), layout);
     free(layout);
-    emit_epilogue(&e, sb_str(&fname), sb_str(&sname));
+    emit_epilogue(&e, sb_str(&fname), sb_str(&sname), sel->row_group);
     emit_prefetch(&e, sb_str(&fname), sb_str(&sname));
 
     /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
@@ -688,37 +591,35 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *ml = conv ? "conv" : "gemm";
-    const int forced = cg_forced_config(k, target);
-    const char *splitk_env = getenv("EVT_SPLITK");
-    const int list_split = splitk_env && strcmp(splitk_env, "1") == 0;
-    for (int id = 0; id < cg_num_configs(k->mainloop); id++)
+    for (int id = 0; id < EVT_TILE_COUNT; id++)
         for (int aligned = 1; aligned >= 0; aligned--)
             for (int split = 0; split <= 1; split++) {
-                if (variant >= 0 ? variant != cg_variant(id, aligned, split)
-                    : (split && !list_split) || (forced >= 0 ? id != forced : !pickable(k, target, id)))
+                const plan_config *c = &plan_configs[id];
+                if (!selected(sel, c, k, target) || (sel->aligned >= 0 && aligned != sel->aligned) ||
+                    (sel->split != 2 && split != sel->split))
                     continue;
-                const int pp = cg_config(k->mainloop, id).pp;
+                const int pp = c->pp;
                 /* a producer/consumer fast path loads with TMA: it takes the tensor maps */
                 const int tma = pp && aligned;
-                const int ws = cg_config(k->mainloop, id).ws || pp;
+                const int ws = plan_config_persistent(c);
                 if (ws && split)
-                    continue; /* a warp-specialized configuration never splits K */
-                char cfg[160];
-                snprintf(cfg, sizeof cfg, "%s_cfg%d%s", sb_str(&base), id, aligned ? "" : "g");
+                    continue; /* a persistent configuration never splits K */
+                char cfg[200];
+                snprintf(cfg, sizeof cfg, "%s_%s%s_cfg", sb_str(&base), c->name, aligned ? "" : "_guarded");
                 if (conv)
-                    sb_printf(sb, "typedef evt_conv_sm80_cfg<evt_conv_sm80_tile_of<%d>::type, %s, %s>\n"
+                    sb_printf(sb, "typedef evt_conv_cfg<evt_tile_%s, %s, %s>\n"
                                   "    %s;\n",
-                              id, dt, aligned ? "true" : "false", cfg);
+                              c->name, dt, aligned ? "true" : "false", cfg);
                 else
                     sb_printf(sb,
-                              "typedef evt_gemm_sm80_cfg<evt_gemm_sm80_tile_of<%d>::type, %s, %s, %s, %s>\n"
+                              "typedef evt_gemm_cfg<evt_tile_%s, %s, %s, %s, %s>\n"
                               "    %s;\n",
-                              id, dt, al, bl, aligned ? "true" : "false", cfg);
+                              c->name, dt, al, bl, aligned ? "true" : "false", cfg);
                 for (int part = 0; part <= split; part++) {
                     /* split: part 0 is the split main entry, part 1 the sum */
                     strbuf entry;
                     sb_init(&entry);
-                    cg_entry_name(k, target, id, aligned, split ? 1 + part : 0, &entry);
+                    cg_entry_name(k, target, c, aligned, split ? 1 + part : 0, &entry);
                     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n"
                                   "%s(const %s p%s)\n{\n"
                                   "    typedef %s Cfg;\n"
@@ -734,7 +635,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                          * consumer warpgroup), tile after tile; ws_run's L2
                          * prefetch on the epilogue warps (pp_run has none);
                          * a staged configuration's producer calls stage() */
-                        const int st = cg_config(k->mainloop, id).staged ? cg_staged_input(fn) : -1;
+                        const int st = c->staged ? plan_staged_input(fn) : -1;
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p;\n"
@@ -752,32 +653,32 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                                       "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(p, tile_m, tile_n);\n"
                                       "        }\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
-                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_SM80_BAR_EPI> Team;\n",
+                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
                                   sb_str(&sname), sb_str(&fast), sb_str(&fname), st >= 0 ? "true" : "false",
                                   sb_str(&fname), st >= 0 ? "true" : "false", sb_str(&fname));
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
                                           "                                              int tid) const\n"
                                           "        { /* in %s */\n"
-                                          "            evt_sm80_detail::stage_tile<Cfg>(dst, bar, tile_m, tile_n, tid, tma ? &tma->staged : nullptr,\n"
-                                          "                                             p.in%d, p.ld_in%d, p.m, p.n);\n"
+                                          "            evt_sm90::stage_tile<Cfg>(dst, bar, tile_m, tile_n, tid, tma ? &tma->staged : nullptr,\n"
+                                          "                                       p.in%d, p.ld_in%d, p.m, p.n);\n"
                                           "        }\n",
                                       fn->inputs[st].info.name, st, st);
                         sb_printf(sb, "    };\n"
                                       "    const epi e = {p, %s};\n"
-                                      "    evt_%s_sm80_ws<Cfg>(p.mainloop, smem, e%s);\n"
+                                      "    evt_%s_persistent<Cfg>(p.mainloop, smem, e%s);\n"
                                       "}\n\n",
                                   tma ? "&tma" : "nullptr", ml, tma ? ", &tma" : "");
                         continue;
                     }
                     if (!split)
-                        sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
-                                      "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
+                        sb_printf(sb, "    evt_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                                      "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
                                   ml);
                     else if (part == 0) {
                         /* share blockIdx.x % splits of tile blockIdx.x / splits, to slot blockIdx.x */
-                        sb_printf(sb, "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x / splits, p.m, p.n, &tile_m, &tile_n);\n"
-                                      "    evt_%s_sm80_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n"
+                        sb_printf(sb, "    evt_tile_coord<Cfg>((int)blockIdx.x / splits, p.m, p.n, &tile_m, &tile_n);\n"
+                                      "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n"
                                       "    evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                       "        reinterpret_cast<const float *>(smem), split_ws + (evt_i64)blockIdx.x * Cfg::kBM * Cfg::kBN);\n"
                                       "}\n\n",
@@ -785,7 +686,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, const char *target, int v
                         continue;
                     } else {
                         sb_puts(sb, "    /* tile blockIdx.x: the sum of its partial tiles */\n"
-                                    "    evt_gemm_sm80_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                                    "    evt_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
                                     "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                     "        split_ws + (evt_i64)blockIdx.x * splits * Cfg::kBM * Cfg::kBN, splits,\n"
                                     "        reinterpret_cast<float *>(smem));\n");

@@ -2,7 +2,7 @@
 #include "../support/extent.h"
 #include "interp.h"
 
-#include "../kernels/evt_math.h"
+#include "../kernels/common/evt_math.h"
 
 #include <stdarg.h>
 #include <stdint.h>

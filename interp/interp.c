@@ -1,7 +1,7 @@
 /* interp.c - evaluating an epilogue on the CPU, in f32 (bit for bit the GPU's) or f64. */
 #include "interp.h"
 
-#include "../kernels/evt_math.h"
+#include "../kernels/common/evt_math.h"
 
 #include <math.h>
 #include <stdarg.h>

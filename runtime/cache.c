@@ -87,12 +87,12 @@ static void write_file(const char *path, const void *data, size_t size)
         remove(tmp);
 }
 
-int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, int variant,
+int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
                     rt_cu_context cu_ctx, rt_cu_module *out, evt_status *status, strbuf *err)
 {
     evt_ctx *ctx = m->ctx;
     const char *src;
-    if ((*status = kernel_source(m, k, t, variant, &src)) != EVT_OK) {
+    if ((*status = kernel_source(m, k, t, sel, &src)) != EVT_OK) {
         sb_puts(err, evt_ctx_last_error(ctx));
         return 0;
     }
@@ -122,7 +122,7 @@ int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, int varian
     size_t size = 0;
     void *cubin = disk ? read_file(path, &size) : NULL;
     if (!cubin) {
-        *status = kernel_compile(m, k, t, variant, EVT_BINARY_CUBIN, &cubin, &size, NULL);
+        *status = kernel_compile(m, k, t, sel, EVT_BINARY_CUBIN, &cubin, &size, NULL);
         if (*status != EVT_OK) {
             sb_puts(err, evt_ctx_last_error(ctx));
             return 0;

@@ -6,8 +6,7 @@
 #include "../support/extent.h"
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
-#include "../kernels/gemm_sm80.cuh"
-#include "../kernels/conv_sm80.cuh"
+#include "../plan/plan.h"
 #include "cache.h"
 
 #include <limits.h>
@@ -28,10 +27,10 @@ typedef struct rt_buffer {
  * a repeated launch costs a validation, a pack and cuLaunchKernel. */
 typedef struct rt_resolved {
     rt_cu_context ctx;
-    int variant; /* cg_variant; -1: empty slot */
+    const plan_config *cfg; /* NULL: empty slot */
+    int aligned, split, row_group;
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
-    evt_gemm_sm80_cfg_info cfg;
 } rt_resolved;
 
 enum { RT_RESOLVED = 4 };
@@ -55,14 +54,13 @@ struct evt_launch {
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
     int sms;
+    plan_options tuning; /* evt_launch_set_tuning */
+    int row_group;
     rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
-    /* what the last successful run enqueued (ran == 0: none yet); evt_launch_plan
-     * formats it into plan when asked, not on every run */
-    struct {
-        int ran, cfg_id, aligned, splits;
-        long long grid;
-    } last;
-    char plan[160];
+    /* what the last successful run enqueued (last.config == NULL: none yet);
+     * evt_launch_plan formats it into text when asked, not on every run */
+    plan last;
+    char plan_text[160];
 };
 
 #if defined(__GNUC__)
@@ -99,8 +97,8 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->m = m;
     l->k = k;
     l->fn = fn;
-    for (int i = 0; i < RT_RESOLVED; i++)
-        l->resolved[i].variant = -1;
+    l->tuning = m->ctx->tuning;
+    l->row_group = m->ctx->row_group;
     if (!cg_layout_of(k, &l->layout)) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
@@ -439,38 +437,42 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
     return st;
 }
 
-/* Finds (compiling and loading on first use) the functions of `variant`. */
-static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int aligned, int split,
-                          const rt_resolved **out)
+/* Finds (compiling and loading on first use) the functions of plan pl's
+ * entry points. */
+static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
-    int variant = cg_variant(cfg_id, aligned, split);
-    for (int i = 0; i < RT_RESOLVED; i++)
-        if (l->resolved[i].variant == variant && l->resolved[i].ctx == cu_ctx) {
-            *out = &l->resolved[i];
+    const int split = pl->splits > 1;
+    for (int i = 0; i < RT_RESOLVED; i++) {
+        const rt_resolved *r = &l->resolved[i];
+        if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
+            r->row_group == l->row_group && r->ctx == cu_ctx) {
+            *out = r;
             return EVT_OK;
         }
+    }
     rt_cu_module mod;
     evt_status st;
     strbuf err, name;
     sb_init(&err);
     sb_init(&name);
-    if (!rt_cache_module(l->m, l->k, l->target, variant, cu_ctx, &mod, &st, &err)) {
+    const cg_select sel = {pl->config, pl->aligned, split, l->row_group};
+    if (!rt_cache_module(l->m, l->k, l->target, &sel, cu_ctx, &mod, &st, &err)) {
         ctx_fail(ctx, st, "%s", sb_str(&err));
         sb_free(&err);
         return st;
     }
     sb_free(&err);
-    rt_resolved r = {cu_ctx, variant, NULL, NULL, NULL, NULL, cg_config(l->k->mainloop, cfg_id)};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->row_group, NULL, NULL, NULL, NULL};
     const rt_driver *d = ctx->driver;
-    cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, split, &name);
+    cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
-    int smem = evt_gemm_sm80_smem_bytes(r.cfg);
+    int smem = pl->config->smem_bytes;
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
     if (cr == 0 && split) {
         name.len = 0;
-        cg_entry_name(l->k, evt_target_name(l->target), cfg_id, aligned, 2, &name);
+        cg_entry_name(l->k, l->target, pl->config, pl->aligned, 2, &name);
         cr = d->module_get_function(&r.sum, mod, sb_str(&name));
         if (cr == 0 && smem > 48 * 1024)
             cr = d->func_set_attribute(r.sum, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
@@ -541,42 +543,42 @@ static int tma_dtype(const evt_launch *l)
     return l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
 }
 
-/* A's or B's swizzle: rows of cfg.bk = 32 or 64 16-bit elements are the
+/* A's or B's swizzle: rows of cfg->bk = 32 or 64 16-bit elements are the
  * wgmma stages' 64- or 128-byte swizzle; -1 for other k tiles. */
-static int tma_swizzle(evt_gemm_sm80_cfg_info cfg)
+static int tma_swizzle(const plan_config *cfg)
 {
-    return cfg.bk == 32 ? RT_TMAP_SWIZZLE_64B : cfg.bk == 64 ? RT_TMAP_SWIZZLE_128B : -1;
+    return cfg->bk == 32 ? RT_TMAP_SWIZZLE_64B : cfg->bk == 64 ? RT_TMAP_SWIZZLE_128B : -1;
 }
 
 /* A tiled map of a K-contiguous operand: `rows` rows of k 16-bit elements,
- * ld apart, read in cfg.bk x box_rows boxes; 0 where the driver refuses. */
-static int tiled_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned char *map,
+ * ld apart, read in cfg->bk x box_rows boxes; 0 where the driver refuses. */
+static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char *map,
                      void *ptr, long long k, long long rows, long long ld, int box_rows)
 {
     const rt_driver *d = l->m->ctx->driver;
     const unsigned long long dims[2] = {(unsigned long long)k, (unsigned long long)rows};
     const unsigned long long strides[1] = {(unsigned long long)ld * 2};
-    const unsigned box[2] = {(unsigned)cfg.bk, (unsigned)box_rows}, ones[2] = {1, 1};
+    const unsigned box[2] = {(unsigned)cfg->bk, (unsigned)box_rows}, ones[2] = {1, 1};
     return d->tensor_map_tiled && tma_swizzle(cfg) >= 0 &&
            d->tensor_map_tiled(map, tma_dtype(l), 2, ptr, dims, strides, box, ones, 0, tma_swizzle(cfg),
                                RT_TMAP_L2_128B, 0) == 0;
 }
 
 /*
- * A conv's TMA maps (conv_tma_loader, kernels/conv_sm80.cuh): x as a
- * (c, w, h, n) tensor read in im2col columns of cfg.bm pixels by cfg.bk
+ * A conv's TMA maps (kernels/mainloops/conv2d_fprop.cuh's tma_loader): x as a
+ * (c, w, h, n) tensor read in im2col columns of cfg->bm pixels by cfg->bk
  * channels, its box from minus the padding to padding - (filter - 1)
  * dilation and stepping by the stride; the filter as a (r s c, k) matrix
- * read in cfg.bk x cfg.bn boxes; both swizzled as the wgmma stages are
- * (rows of cfg.bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where
+ * read in cfg->bk x cfg->bn boxes; both swizzled as the wgmma stages are
+ * (rows of cfg->bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where
  * they cannot be made: a driver without tensor maps, c not a multiple of
- * cfg.bk, or sizes past TMA's limits (the driver says).
+ * cfg->bk, or sizes past TMA's limits (the driver says).
  */
-static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_driver *d = l->m->ctx->driver;
     const long long *z = l->sizes; /* n h w c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
-    if (!d->tensor_map_im2col || z[3] % cfg.bk != 0 || tma_swizzle(cfg) < 0)
+    if (!d->tensor_map_im2col || z[3] % cfg->bk != 0 || tma_swizzle(cfg) < 0)
         return 0;
     const unsigned long long xdims[4] = {(unsigned long long)z[3], (unsigned long long)z[2],
                                          (unsigned long long)z[1], (unsigned long long)z[0]};
@@ -586,37 +588,37 @@ static int conv_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma
     const int upper[2] = {(int)(z[10] - (z[6] - 1) * z[14]), (int)(z[9] - (z[5] - 1) * z[13])};
     const unsigned estrides[4] = {1, (unsigned)z[12], (unsigned)z[11], 1};
     if (d->tensor_map_im2col(maps->a, tma_dtype(l), 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
-                             (unsigned)cfg.bk, (unsigned)cfg.bm, estrides, 0, tma_swizzle(cfg),
+                             (unsigned)cfg->bk, (unsigned)cfg->bm, estrides, 0, tma_swizzle(cfg),
                              RT_TMAP_L2_128B, 0) != 0)
         return 0;
     const long long rsc = z[5] * z[6] * z[3];
-    return tiled_map(l, cfg, maps->b, l->operands[1].ptr, rsc, z[4], rsc, cfg.bn);
+    return tiled_map(l, cfg, maps->b, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn);
 }
 
-/* A GEMM's TMA maps (gemm_tma_loader, kernels/gemm_sm80.cuh): A row-major
- * as a (k, m) tensor and B column-major as a (k, n) one, read in cfg.bk x
- * cfg.bm and cfg.bk x cfg.bn boxes, swizzled as the wgmma stages are.  0
+/* A GEMM's TMA maps (kernels/mainloops/gemm.cuh's tma_loader): A row-major
+ * as a (k, m) tensor and B column-major as a (k, n) one, read in cfg->bk x
+ * cfg->bm and cfg->bk x cfg->bn boxes, swizzled as the wgmma stages are.  0
  * where the driver cannot make them. */
-static int gemm_tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+static int gemm_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
-    return tiled_map(l, cfg, maps->a, a->ptr, l->dims[2], l->dims[0], a->ld, cfg.bm) &&
-           tiled_map(l, cfg, maps->b, b->ptr, l->dims[2], l->dims[1], b->ld, cfg.bn);
+    return tiled_map(l, cfg, maps->a, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm) &&
+           tiled_map(l, cfg, maps->b, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn);
 }
 
 /* A staged configuration's map of the epilogue input it stages
  * (cg_staged_input; pp_run's stage_tile): the [M, N] tensor as an (n, m)
- * matrix of 16-bit elements, ld apart, read in cfg.bn x cfg.bm boxes,
+ * matrix of 16-bit elements, ld apart, read in cfg->bn x cfg->bm boxes,
  * unswizzled (the epilogue reads the tile dense), zero-filled past the
  * problem.  1 for a configuration that stages nothing; 0 where the map
  * cannot be made (base or row stride not 16-byte aligned, a driver without
  * tensor maps). */
-static int staged_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned char *map)
+static int staged_map(const evt_launch *l, const plan_config *cfg, unsigned char *map)
 {
-    if (!cfg.staged)
+    if (!cfg->staged)
         return 1;
     const rt_driver *d = l->m->ctx->driver;
-    const int i = cg_staged_input(l->fn);
+    const int i = plan_staged_input(l->fn);
     if (i < 0 || !d->tensor_map_tiled)
         return 0;
     const rt_buffer *in = &l->inputs[i];
@@ -624,31 +626,17 @@ static int staged_map(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, unsigned 
         return 0;
     const unsigned long long dims[2] = {(unsigned long long)l->dims[1], (unsigned long long)l->dims[0]};
     const unsigned long long strides[1] = {(unsigned long long)in->ld * 2};
-    const unsigned box[2] = {(unsigned)cfg.bn, (unsigned)cfg.bm}, ones[2] = {1, 1};
+    const unsigned box[2] = {(unsigned)cfg->bn, (unsigned)cfg->bm}, ones[2] = {1, 1};
     const int dtype = l->fn->inputs[i].info.elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
     return d->tensor_map_tiled(map, dtype, 2, in->ptr, dims, strides, box, ones, 0, RT_TMAP_SWIZZLE_NONE,
                                RT_TMAP_L2_128B, 0) == 0;
 }
 
 /* Every map a TMA configuration's fast path takes. */
-static int tma_maps(const evt_launch *l, evt_gemm_sm80_cfg_info cfg, rt_tma_maps *maps)
+static int tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     return (l->k->mainloop == EVT_MAINLOOP_GEMM ? gemm_tma_maps : conv_tma_maps)(l, cfg, maps) &&
            staged_map(l, cfg, maps->staged);
-}
-
-/* How many CTAs compute each tile (evt_sm80_split_plan; EVT_SPLITK=0 never
- * splits, EVT_SPLITK=1 splits every tile in two where K has two k tiles, for
- * tests). */
-static int split_plan(evt_gemm_sm80_cfg_info cfg, long long tiles, int sms, long long k)
-{
-    const char *env = getenv("EVT_SPLITK");
-    long long k_tiles = (k + cfg.bk - 1) / cfg.bk;
-    if (cfg.ws || cfg.pp || (env && strcmp(env, "0") == 0))
-        return 1; /* a warp-specialized or producer/consumer grid is persistent: never split */
-    if (env && strcmp(env, "1") == 0)
-        return k_tiles >= 2 ? 2 : 1;
-    return evt_sm80_split_plan(tiles, cfg.min_blocks, sms, k_tiles);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
@@ -669,35 +657,25 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
         l->device_ctx = cu_ctx;
     }
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
-    evt_mainloop ml = l->k->mainloop;
-    const char *target = evt_target_name(l->target);
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
-    int aligned = ml == EVT_MAINLOOP_GEMM
-                      ? evt_gemm_sm80_fast_path_ok(oa->layout == EVT_LAYOUT_COL,
-                                                   ob->layout == EVT_LAYOUT_COL, m, n, k,
-                                                   (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld)
-                      : evt_conv_sm80_fast_path_ok(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr);
-    /* A producer/consumer configuration's fast path loads with TMA: picked
-     * only where its maps can be made; forced without them, it runs guarded. */
-    const int forced = cg_forced_config(l->k, target);
-    const int conv_bk = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4).bk; /* and 13's */
-    const int tma = aligned && ctx->driver->tensor_map_tiled &&
-                    (ml == EVT_MAINLOOP_GEMM
-                         ? oa->layout == EVT_LAYOUT_ROW && ob->layout == EVT_LAYOUT_COL
-                         : ctx->driver->tensor_map_im2col && l->sizes[3] % conv_bk == 0);
-    int cfg_id = forced >= 0 ? forced : cg_pick(l->k, target, m, n, k, l->sms, tma);
+    const int conv = l->k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
+    const plan_kernel pk = plan_kernel_of(l->k);
+    plan_problem prob = {l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, 0,
+                         ctx->driver->tensor_map_tiled && (!conv || ctx->driver->tensor_map_im2col)};
+    prob.aligned = conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
+                        : plan_gemm_aligned(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m,
+                                            n, k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld);
+    plan pl;
+    const char *why = NULL;
+    if (!plan_make(&pk, &prob, &l->tuning, &pl, &why))
+        return fail(l, EVT_ERR_UNSUPPORTED, "configuration %s cannot run on %s: %s",
+                    l->tuning.config ? l->tuning.config->name : "?", evt_target_name(l->target), why);
     rt_tma_maps maps = {{0}, {0}, {0}};
-    if (cg_config(ml, cfg_id).pp && aligned && !tma_maps(l, cg_config(ml, cfg_id), &maps)) {
-        if (forced >= 0)
-            aligned = 0; /* the guarded entry, element by element */
-        else
-            cfg_id = cg_pick(l->k, target, m, n, k, l->sms, 0); /* the driver refused them */
-    }
-    long long tiles = evt_gemm_sm80_num_tiles(cg_config(ml, cfg_id), m, n);
-    int splits = split_plan(cg_config(ml, cfg_id), tiles, l->sms, k);
+    if (pl.tma && !tma_maps(l, pl.config, &maps))
+        plan_tma_refused(&pk, &prob, &l->tuning, &pl); /* the driver refused them */
     const rt_resolved *fns = NULL;
-    if ((st = resolve(l, cu_ctx, cfg_id, aligned, splits > 1, &fns)) != EVT_OK)
+    if ((st = resolve(l, cu_ctx, &pl, &fns)) != EVT_OK)
         return st;
 
     /* Reductions meet in a workspace of 32-bit words. */
@@ -722,10 +700,10 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     unsigned small_grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
     if (words > 0)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
-    const unsigned threads = (unsigned)evt_gemm_sm80_threads(fns->cfg);
-    const unsigned smem = (unsigned)evt_gemm_sm80_smem_bytes(fns->cfg);
-    /* the main entry's CTAs: split, one per tile share; else one per tile or CTA slot */
-    const long long grid = splits > 1 ? tiles * splits : evt_gemm_sm80_grid(fns->cfg, tiles, l->sms);
+    const unsigned threads = (unsigned)pl.config->threads;
+    const unsigned smem = (unsigned)pl.config->smem_bytes;
+    const long long tiles = pl.tiles, grid = pl.grid;
+    int splits = pl.splits;
     if (st == EVT_OK && tiles > 0 && splits == 1) {
         void *params[] = {args, &maps}; /* the maps: TMA entries' second parameter */
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
@@ -733,7 +711,7 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     if (st == EVT_OK && tiles > 0 && splits > 1) {
         /* every tile's shares into their slots, then each tile's sum and epilogue */
         st = grow_workspace(l, &l->split_ws, &l->split_ws_bytes,
-                            (size_t)(tiles * splits) * (size_t)(fns->cfg.bm * fns->cfg.bn) * 4, "split-K");
+                            (size_t)(tiles * splits) * (size_t)(fns->cfg->bm * fns->cfg->bn) * 4, "split-K");
         void *params[] = {args, &l->split_ws, &splits};
         if (st == EVT_OK)
             st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
@@ -742,27 +720,34 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
-    if (st == EVT_OK) {
-        l->last.ran = 1;
-        l->last.cfg_id = cfg_id;
-        l->last.aligned = aligned;
-        l->last.splits = splits;
-        l->last.grid = grid;
-    }
+    if (st == EVT_OK)
+        l->last = pl;
     return st;
 }
 
 const char *evt_launch_plan(evt_launch *l)
 {
-    if (!l || !l->last.ran)
+    if (!l || !l->last.config)
         return NULL;
-    const evt_gemm_sm80_cfg_info c = cg_config(l->k->mainloop, l->last.cfg_id);
-    snprintf(l->plan, sizeof l->plan, "%s config %d %dx%dx%d s%d%s%s %s grid %lld splits %d",
-             evt_target_name(l->target), l->last.cfg_id, c.bm, c.bn, c.bk, c.stages,
-             c.pp && l->last.aligned ? " tma" : "",
-             c.pp ? " producer/consumer" : c.ws ? " warp-specialized" : c.wgmma ? " wgmma" : " mma.sync",
-             l->last.aligned ? "fast" : "guarded", l->last.grid, l->last.splits);
-    return l->plan;
+    plan_describe(&l->last, l->target, l->plan_text, sizeof l->plan_text);
+    return l->plan_text;
+}
+
+evt_status evt_launch_set_tuning(evt_launch *l, const evt_tuning *tuning)
+{
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    plan_options opt;
+    int group;
+    evt_status st = tuning_parse(l->m->ctx, tuning, &opt, &group);
+    if (st == EVT_OK && opt.config && !(opt.config->mainloops & (l->k->mainloop == EVT_MAINLOOP_GEMM ? EVT_TILE_GEMM : EVT_TILE_CONV)))
+        st = fail(l, EVT_ERR_UNSUPPORTED, "configuration %s is not a %s configuration", opt.config->name,
+                  evt_mainloop_name(l->k->mainloop));
+    if (st == EVT_OK) {
+        l->tuning = opt;
+        l->row_group = group;
+    }
+    return st;
 }
 
 static int cmp_double(const void *a, const void *b)

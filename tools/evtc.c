@@ -2,6 +2,7 @@
 #include "evtc_run.h"
 
 #include <evt/evt.h>
+#include "tuning.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -304,6 +305,10 @@ int main(int argc, char **argv)
     if (!ctx) {
         fputs("evtc: error: out of memory\n", stderr);
         return EXIT_OUTSIDE;
+    }
+    if (!evtc_tuning_from_env(ctx)) {
+        evt_ctx_destroy(ctx);
+        return EXIT_INVALID;
     }
     evt_module *m = NULL;
     evt_status st = evt_module_parse_file(ctx, o.file, &m);

@@ -11,6 +11,7 @@
 #include "evtc_run.h"
 
 #include <evt/evt.h>
+#include "tuning.h"
 
 #include <errno.h>
 #include <float.h>
@@ -1264,6 +1265,8 @@ int evtc_run(int argc, char **argv)
         if (!(r.ctx = evt_ctx_create())) {
             fputs("evtc run: error: out of memory\n", stderr);
             rc = EXIT_OUTSIDE;
+        } else if (!evtc_tuning_from_env(r.ctx)) {
+            rc = EXIT_INVALID;
         }
         if (!rc)
             rc = compile(&r);

@@ -316,6 +316,48 @@ EVT_API const char *evt_target_name(evt_target target);
 /* Parses a target name as evt_target_name spells it; EVT_ERR_INVALID_ARGUMENT if unknown. */
 EVT_API evt_status evt_target_parse(const char *name, evt_target *out);
 
+/* ---- tuning: overriding the planner and the code generator ----------- */
+
+/*
+ * What runs is the planner's choice (a tile configuration, split-K) and the
+ * code generator's (the epilogue's row groups); for tuning and tests a
+ * program may force them.  A zero-initialized evt_tuning decides nothing.
+ */
+typedef struct evt_tuning {
+    /* A tile configuration by name (evt_config_name, e.g.
+     * "sm90_pp2_128x128x64_s4"); NULL or "": the planner's pick.  Forced on
+     * a kernel or target that cannot run it, compiling and launching fail
+     * with EVT_ERR_UNSUPPORTED and the reason. */
+    const char *config;
+    /* 0: the planner's split-K; 1: never split K; n >= 2: split every
+     * tile's K n ways where K has n k tiles (fewer where it has fewer;
+     * persistent configurations never split).  With n >= 2 the full
+     * listing (evt_kernel_cuda) also holds the split-K entry points. */
+    int split_k;
+    /* Rows per epilogue row group: 0 the code generator's choice, or 1, 2,
+     * 4, 8 or 16. */
+    int row_group;
+} evt_tuning;
+
+/*
+ * Sets the tuning that compiles (evt_kernel_cuda, evt_kernel_compile) and
+ * launches created afterwards start from; the name is copied.  NULL resets
+ * it.  EVT_ERR_NOT_FOUND for an unknown configuration name,
+ * EVT_ERR_INVALID_ARGUMENT for a split_k below 0 or a row_group not listed.
+ */
+EVT_API evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning);
+/* The number of tile configurations, and the name of the i-th (a static
+ * string; NULL for i out of range).  docs/codegen.md says what a name says. */
+EVT_API int evt_config_count(void);
+EVT_API const char *evt_config_name(int i);
+/*
+ * Whether tile configuration `config` can run `kernel` on `target`: EVT_OK,
+ * or EVT_ERR_UNSUPPORTED with the reason in evt_ctx_last_error
+ * (EVT_ERR_NOT_FOUND for an unknown name).
+ */
+EVT_API evt_status evt_kernel_config_check(evt_module *module, const evt_kernel *kernel,
+                                           evt_target target, const char *config);
+
 /*
  * The CUDA C++ source of `kernel` for `target` into *text, owned by the
  * module (valid until it is destroyed).  Generate after evt_module_optimize:
@@ -425,11 +467,18 @@ EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, fl
 EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
 
 /*
+ * Replaces the launch's tuning (which starts as its context's at
+ * evt_launch_create); NULL returns to the planner's choices.  Errors as
+ * evt_ctx_set_tuning's; whether the configuration can run the kernel on the
+ * GPU is checked by evt_launch_run (EVT_ERR_UNSUPPORTED).
+ */
+EVT_API evt_status evt_launch_set_tuning(evt_launch *launch, const evt_tuning *tuning);
+
+/*
  * What the launch's last successful evt_launch_run enqueued, one line: the
- * target, the tile configuration (its id and shape), whether it ran the
- * aligned fast path or the guarded one, TMA loads, the grid and the split-K
- * factor, e.g. "sm_90a config 11 128x128x64 s4 tma producer/consumer fast
- * grid 132 splits 1".  NULL before the first run.  Formatted when called
+ * target, the tile configuration by name, whether it ran the aligned fast
+ * path or the guarded one, TMA loads, the grid and the split-K factor, e.g.
+ * "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1".  NULL before the first run.  Formatted when called
  * (a run only records it), into a buffer owned by the launch: valid until
  * the next evt_launch_plan or destroy.  For tuning and bug reports.
  */
@@ -459,7 +508,7 @@ EVT_API evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *nam
  * evaluates one epilogue on host arrays and mirrors evt_launch: bind inputs
  * and outputs by name, set params, set the accumulator, run.  Two modes:
  * EVT_INTERP_F32 performs exactly the f32 operations of the generated
- * kernels (kernels/evt_math.h, shared with them), so every non-NaN result
+ * kernels (kernels/common/evt_math.h, shared with them), so every non-NaN result
  * is bit-identical to the GPU's except where a reduction sums in another
  * order; EVT_INTERP_F64 does every operation in double with libm, for
  * error bounds.  Reductions add in index order (docs/interpreter.md).

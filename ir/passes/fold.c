@@ -3,7 +3,7 @@
  * Rules:
  *  - op(c1, ..., cn) -> c, for an op with IR_FOLD (+, -, *, /, neg and every
  *    element-wise builtin) whose operands are all constants, where c is
- *    computed on the host by kernels/evt_math.h, the same code the GPU runs.
+ *    computed on the host by kernels/common/evt_math.h, the same code the GPU runs.
  *    Exact because evt_math.h is built to give bit-identical results on the
  *    host and the GPU for every non-NaN result (correctly rounded IEEE
  *    operations and bit manipulation only, no contraction, no libm
@@ -20,7 +20,7 @@
  *    and ?: then returns one operand unchanged.
  *  - a * b + c is never folded into an FMA: each operation rounds on its own.
  */
-#include "../../kernels/evt_math.h"
+#include "../../kernels/common/evt_math.h"
 #include "passes.h"
 
 static int all_constant(const ir_value *v)

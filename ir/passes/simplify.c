@@ -1,6 +1,6 @@
 /* simplify.c - algebraic simplification, exact in f32 on every input.
  *
- * What "exact" means here is the contract of kernels/evt_math.h, which both
+ * What "exact" means here is the contract of kernels/common/evt_math.h, which both
  * the GPU and the reference interpreter compute with: every operation gives
  * the same bits on both for every non-NaN result, and a NaN wherever either
  * gives a NaN; a NaN's sign and payload are unspecified, and every store

@@ -14,13 +14,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 JOBS=${JOBS:-2}
 
-# One line per job: FILE KERNEL TARGET CONFIG ("all": the full listing;
-# "1s": configuration 1 with its split-K entries, EVT_SPLITK=1; "Nw":
-# configuration N, warp-specialized, whose entry must use named barriers;
-# "Np": configuration N, a producer and wgmma consumers on mbarriers;
-# "Ng": configuration N, sm_90a wgmma, whose PTX must hold wgmma; "Nx": a
-# wgmma configuration N forced where the kernel cannot run it, so the PTX
-# must hold none)
+# One line per job: FILE KERNEL TARGET CONFIG, CONFIG being "all" (the full
+# listing), "2" (the full listing, NVRTC only) or NAME:KIND, the tile
+# configuration NAME forced (EVT_CONFIG) and KIND what its PTX must show:
+# "s" its split-K entries (EVT_SPLITK=2), "w" a warp-specialized entry on
+# named barriers, "p" a producer and wgmma consumers on mbarriers, "g"
+# wgmma, "t" the staged entries, "x" a configuration the kernel cannot run
+# there, which evtc must refuse with the reason (exit 1)
 for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/reductions.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
@@ -33,44 +33,56 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1 \2/p' "$f" |
     while read -r k ml; do
         for t in $targets; do echo "$f $k $t 2"; done
-        [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 1s"
-        # conv: the warp-specialized 5 (mma.sync) and 9 (wgmma), wgmma 7, producer/consumer 11, 13;
-        # GEMM: wgmma 5
+        [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 sm80_128x128x64_w4_s3:s"
+        # conv: the warp-specialized ones (mma.sync, wgmma), a three-warpgroup
+        # wgmma tile, the producer/consumer ones
         if [ "$full" != 0 ] && [ "$ml" = conv2d_fprop ]; then
-            echo "$f $k sm_90a 5w"; echo "$f $k sm_90a 9w"; echo "$f $k sm_90a 7g"; echo "$f $k sm_90a 11p"; echo "$f $k sm_90a 13p"
+            for c in sm80_ws4_128x128x64_w4_s3:w sm90_wg2_ws8_128x128x64_s4:w sm90_wg3_192x128x64_s4:g \
+                sm90_pp2_128x128x64_s4:p sm90_pp2_128x64x64_s7:p; do
+                echo "$f $k sm_90a $c"
+            done
         fi
-        # a GEMM runs wgmma (5) and the producer/consumer tile (7) only with A
+        # a GEMM runs wgmma and the producer/consumer tile only with A
         # row-major and B column-major
         if [ "$full" = 1 ] && [ "$ml" = gemm ] &&
             grep -Eq "^kernel[ \t]+$k[ \t]*=[ \t]*gemm\(a: *[a-z0-9]+ +row, *b: *[a-z0-9]+ +col" "$f"; then
-            echo "$f $k sm_90a 5g"; echo "$f $k sm_90a 7p"
+            echo "$f $k sm_90a sm90_wg2_128x256x64_s4:g"; echo "$f $k sm_90a sm90_pp2_128x128x64_s4:p"
         fi
     done
 done > "$tmp/jobs"
-# wgmma is sm_90a's and K-contiguous operands' only: forced elsewhere, ignored
-echo "$top/examples/examples.evt mlp_up sm_80 5x" >> "$tmp/jobs"
-echo "$top/examples/resnet_block.evt resnet_add_relu sm_89 6x" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a 5x" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/layouts.evt cc_bf16 sm_90a 5x" >> "$tmp/jobs"
-# 14 stages the epilogue's first 16-bit [M, N] input: built only where there is one
-echo "$top/examples/resnet_block.evt resnet_add_relu sm_90a 14t" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/inputs.evt inputs_conv sm_90a 14t" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/reductions.evt reductions_conv sm_90a 14n" >> "$tmp/jobs"
+# wgmma is sm_90a's and K-contiguous operands' only: forced elsewhere, refused
+echo "$top/examples/examples.evt mlp_up sm_80 sm90_wg2_128x256x64_s4:x" >> "$tmp/jobs"
+echo "$top/examples/resnet_block.evt resnet_add_relu sm_89 sm90_wg2_128x128x32_s6:x" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a sm90_wg2_128x256x64_s4:x" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/layouts.evt cc_bf16 sm_90a sm90_pp2_128x128x64_s4:x" >> "$tmp/jobs"
+# a conv-only configuration on a GEMM; 128x256 tiles do not fit sm_86's shared memory
+echo "$top/examples/examples.evt train_fwd sm_80 sm80_256x64x32_w4_s4:x" >> "$tmp/jobs"
+echo "$top/examples/examples.evt train_fwd sm_86 sm80_128x256x64_w8_s3:x" >> "$tmp/jobs"
+# the staged configuration stages the epilogue's first 16-bit [M, N] input:
+# built only where there is one
+echo "$top/examples/resnet_block.evt resnet_add_relu sm_90a sm90_pp2_128x128x64_s2_staged:t" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/inputs.evt inputs_conv sm_90a sm90_pp2_128x128x64_s2_staged:t" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/reductions.evt reductions_conv sm_90a sm90_pp2_128x128x64_s2_staged:x" >> "$tmp/jobs"
 
 cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
 f=$1 k=$2 t=$3 cfg=$4
 out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
+unset EVT_CONFIG EVT_SPLITK
 case $cfg in
-all) unset EVT_CONFIG ;;
-*s) export EVT_CONFIG=${cfg%s} EVT_SPLITK=1 ;;
-*w) export EVT_CONFIG=${cfg%w} ;;
-*p) export EVT_CONFIG=${cfg%p} ;;
-*g) export EVT_CONFIG=${cfg%g} ;;
-*t) export EVT_CONFIG=${cfg%t} ;;
-*n) export EVT_CONFIG=${cfg%n} ;;
-*x) export EVT_CONFIG=${cfg%x} ;;
-*) export EVT_CONFIG=$cfg ;;
+all|2) ;;
+*:s) export EVT_CONFIG=${cfg%:s} EVT_SPLITK=2 ;;
+*) export EVT_CONFIG=${cfg%:?} ;;
+esac
+case $cfg in
+*:x)
+    "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"
+    rc=$?
+    if [ $rc -ne 1 ] || ! grep -q 'cannot run' "$out.log"; then
+        echo "FAIL $f $k $t config $cfg: not refused as a configuration that cannot run (exit $rc)"
+        sed -n 1,5p "$out.log"; exit 1
+    fi
+    echo "ok   $(basename "$f") $k $t config $cfg refused"; exit 0 ;;
 esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
     echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
@@ -79,29 +91,22 @@ if ! grep -q 'mma.sync.aligned.m16n8k16\|wgmma.mma_async' "$out"; then
     echo "FAIL $f $k $t config $cfg: no tensor-core MMA (mma.sync, wgmma) in the PTX"; exit 1
 fi
 case $cfg in
-*s) if ! grep -q '_splitk_sm' "$out" || ! grep -q '_splitsum_sm' "$out"; then
+*:s) if ! grep -q '_splitk_sm' "$out" || ! grep -q '_splitsum_sm' "$out"; then
         echo "FAIL $f $k $t config $cfg: no split-K entry points"; exit 1
     fi ;;
-*w) if ! grep -q '_ws[0-9]_sm' "$out" || ! grep -q 'bar.arrive' "$out"; then
+*:w) if ! grep -q '_ws[0-9]_[0-9x]*_.*_sm' "$out" || ! grep -q 'bar.arrive' "$out"; then
         echo "FAIL $f $k $t config $cfg: no warp-specialized entry point"; exit 1
     fi ;;
-*p) if ! grep -q '_pp[0-9]_sm' "$out" || ! grep -q 'mbarrier.try_wait' "$out" ||
+*:p) if ! grep -q '_sm90_pp2_.*_sm90a' "$out" || ! grep -q 'mbarrier.try_wait' "$out" ||
         ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no producer/consumer entry point"; exit 1
     fi ;;
-*t) if ! grep -q '_pp2_staged_sm90a' "$out" || ! grep -q '_pp2_staged_guarded_sm90a' "$out" ||
+*:t) if ! grep -q '_s2_staged_sm90a' "$out" || ! grep -q '_s2_staged_guarded_sm90a' "$out" ||
         ! grep -q 'cp.async.bulk.tensor.2d' "$out" || ! grep -q 'st.shared.u16' "$out"; then
         echo "FAIL $f $k $t config $cfg: no staged producer/consumer entry points"; exit 1
     fi ;;
-*n) if grep -q '_staged' "$out"; then
-        echo "FAIL $f $k $t config $cfg: a staged entry for an epilogue with nothing to stage"; exit 1
-    fi ;;
-*g) if ! grep -q 'wgmma.mma_async' "$out"; then
+*:g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1
-    fi ;;
-*x) # off sm_90a a wgmma entry compiles to a trap, so look for both
-    if grep -q 'wgmma\|trap;' "$out"; then
-        echo "FAIL $f $k $t config $cfg: a wgmma entry where the kernel cannot run it"; exit 1
     fi ;;
 esac
 echo "ok   $(basename "$f") $k $t config $cfg"

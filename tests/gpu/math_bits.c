@@ -1,5 +1,5 @@
 /*
- * math_bits.c - the claim of kernels/evt_math.h, on the GPU: every builtin
+ * math_bits.c - the claim of kernels/common/evt_math.h, on the GPU: every builtin
  * computed by a generated kernel gives the same f32 bits as the header's C
  * build (what the CPU reference interpreter runs), for 2^22 inputs: every
  * exponent with random mantissas and signs, a quarter dense in [-30, 30],
@@ -9,7 +9,7 @@
  */
 #include <evt/evt.h>
 
-#include "kernels/evt_math.h"
+#include "kernels/common/evt_math.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -39,11 +39,11 @@ ex=$root/examples
 # a conv's C = 13).  The reference covers at most 2^32 multiply-adds (larger
 # runs check a sample of rows); these stay under it, so every output of
 # every run is checked in full.  --splitk (a suite option, not evtc's) runs with
-# EVT_SPLITK=1: every tile split in two, partial sums added by the
-# _splitsum kernel.  --config N (also the suite's) forces tile configuration N
-# (EVT_CONFIG; ignored where the kernel cannot run it): the sm_90a wgmma ones
-# (GEMM 5 and 6, conv 6 to 14) and the persistent ones (conv 5, 8 and 9:
-# warp-specialized; 11, 13 and 14: a producer and two consumer warpgroups,
+# EVT_SPLITK=2: every tile split in two, partial sums added by the
+# _splitsum kernel.  --config NAME (also the suite's) forces a tile
+# configuration (EVT_CONFIG, names in kernels/tile_configs.h): the sm_90a
+# wgmma ones and the persistent ones (sm80_ws4_*, sm90_wg2_ws*:
+# warp-specialized; sm90_pp2_*: a producer and two consumer warpgroups,
 # loading with TMA where c is a multiple of 64, else guarded), these on
 # grids of more tiles than CTAs, so every CTA walks several, and on fewer.
 runs() {
@@ -59,53 +59,53 @@ runs() {
             echo "$f $k conv:1,1,1,8,8,1,1"
             echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --splitk"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --splitk"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 5"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 5 --special"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 5"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 6"
-            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 6 --special"
-            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config 6 --splitk"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 7"
-            echo "$f $k conv:16,17,13,13,136,3,3,1,1,1 --config 7 --special"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12"
-            echo "$f $k conv:16,17,13,13,520,3,3,1,1,1 --config 12 --special"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 12 --splitk"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 8"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 8 --special"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 8"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 9"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 9 --special"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 10"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 10 --special"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 10 --splitk"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config sm80_ws4_128x128x64_w4_s3"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm80_ws4_128x128x64_w4_s3 --special"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config sm80_ws4_128x128x64_w4_s3"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_128x256x64_s4"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_wg2_128x256x64_s4 --special"
+            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config sm90_wg2_128x256x64_s4 --splitk"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg3_192x128x64_s4"
+            echo "$f $k conv:16,17,13,13,136,3,3,1,1,1 --config sm90_wg3_192x128x64_s4 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg3_192x256x64_s4"
+            echo "$f $k conv:16,17,13,13,520,3,3,1,1,1 --config sm90_wg3_192x256x64_s4 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg3_192x256x64_s4 --splitk"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config sm90_wg2_ws4_128x128x64_s4"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_ws4_128x128x64_s4 --special"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config sm90_wg2_ws4_128x128x64_s4"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config sm90_wg2_ws8_128x128x64_s4"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_ws8_128x128x64_s4 --special"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config sm90_wg2_128x128x32_s6"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_128x128x32_s6"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config sm90_wg2_128x128x32_s6 --special"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_128x128x32_s6 --splitk"
             # 11, guarded (c not a multiple of 64: no TMA maps) ...
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 11"
-            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config 11 --special"
-            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config 11"
-            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 11"
-            echo "$f $k conv:1,7,7,8,16,1,1 --config 11"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --special"
+            echo "$f $k conv:16,17,13,13,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:1,7,7,8,16,1,1 --config sm90_pp2_128x128x64_s4"
             # ... and with TMA loads (c a multiple of 64)
-            echo "$f $k conv:32,28,28,64,136,1,1 --config 11"
-            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config 11 --special"
-            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 11"
-            echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config 11"
-            echo "$f $k conv:2,21,17,128,48,5,5,2,2,1 --config 11"
-            echo "$f $k conv:2,15,13,64,40,7,7,3,2,1 --config 11"
+            echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --special"
+            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:2,21,17,128,48,5,5,2,2,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:2,15,13,64,40,7,7,3,2,1 --config sm90_pp2_128x128x64_s4"
             # 13: the producer/consumer tile of narrow layers (128x64)
-            echo "$f $k conv:8,30,30,64,64,3,3,1,1,1 --config 13"
-            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 13 --special"
-            echo "$f $k conv:2,19,23,128,24,3,3,2,1,2 --config 13"
-            echo "$f $k conv:32,28,28,32,56,1,1 --config 13"
+            echo "$f $k conv:8,30,30,64,64,3,3,1,1,1 --config sm90_pp2_128x64x64_s7"
+            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
+            echo "$f $k conv:2,19,23,128,24,3,3,2,1,2 --config sm90_pp2_128x64x64_s7"
+            echo "$f $k conv:32,28,28,32,56,1,1 --config sm90_pp2_128x64x64_s7"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
-            echo "$f $k conv:32,28,28,64,136,1,1 --config 14"
-            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config 14 --special"
-            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config 14"
-            echo "$f $k conv:2,15,13,128,200,1,1 --config 14"
-            echo "$f $k conv:5,14,14,64,1000,1,1,0,2,1 --config 14"
-            echo "$f $k conv:32,28,28,32,136,1,1 --config 14"
-            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config 14 --special"
+            echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
+            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s2_staged --special"
+            echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged"
+            echo "$f $k conv:2,15,13,128,200,1,1 --config sm90_pp2_128x128x64_s2_staged"
+            echo "$f $k conv:5,14,14,64,1000,1,1,0,2,1 --config sm90_pp2_128x128x64_s2_staged"
+            echo "$f $k conv:32,28,28,32,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged --special"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -118,10 +118,10 @@ runs() {
             echo "$f $k 127,127,24 --ld-pad 3"
             echo "$f $k 1000,1000,4104 --splitk"
             echo "$f $k 127,1000,4104 --splitk --special"
-            echo "$f $k 2000,2000,520 --config 5"
-            echo "$f $k 1000,127,13 --config 5 --special"
-            echo "$f $k 4097,1000,24 --config 6"
-            echo "$f $k 127,1000,4104 --config 6 --splitk"
+            echo "$f $k 2000,2000,520 --config sm90_wg2_128x256x64_s4"
+            echo "$f $k 1000,127,13 --config sm90_wg2_128x256x64_s4 --special"
+            echo "$f $k 4097,1000,24 --config sm90_wg2_128x128x64_s3"
+            echo "$f $k 127,1000,4104 --config sm90_wg2_128x128x64_s3 --splitk"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.
@@ -175,32 +175,30 @@ runs() {
     echo "$c/reductions.evt reductions 127,250,4104 --special"
     # Reductions under the warp-specialized configurations (the epilogue
     # warps' own barrier) and the sm_90a wgmma ones.
-    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 5"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 8"
-    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 9 --special"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 10"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 6 --special"
-    echo "$c/reductions.evt reductions_conv conv:16,17,13,13,520,3,3,1,1,1 --config 12"
-    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config 11"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config 11 --special"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config 11"
-    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config 14"
-    echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config 14"
-    echo "$c/inputs.evt inputs_conv conv:3,17,13,64,40,1,1 --config 14 --special"
-    echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config 14"
-    echo "$c/reductions.evt reductions 2000,2000,520 --config 5"
-    echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config 6"
-    # wgmma in every GEMM layout (used only by A row-major, B column-major)
-    # and the guarded path; 7, the TMA producer/consumer tile, likewise.
-    for l in rr rc cr cc; do
-        echo "$c/layouts.evt ${l}_bf16 1000,1000,4104 --config 5"
-        echo "$c/layouts.evt ${l}_f16 1000,127,13 --config 6"
-        echo "$c/layouts.evt ${l}_f16 1000,1000,4104 --config 7"
-        echo "$c/layouts.evt ${l}_bf16 127,1000,13 --config 7"
-    done
-    echo "$c/layouts.evt rc_f16 4097,1000,24 --config 7 --special"
-    echo "$c/layouts.evt rc_bf16 3000,2000,520 --config 7"
-    echo "$c/reductions.evt reductions 2000,2000,520 --config 7"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm80_ws4_128x128x64_w4_s3"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_ws4_128x128x64_s4"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm90_wg2_ws8_128x128x64_s4 --special"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_128x128x32_s6"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg2_128x256x64_s4 --special"
+    echo "$c/reductions.evt reductions_conv conv:16,17,13,13,520,3,3,1,1,1 --config sm90_wg3_192x256x64_s4"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm90_pp2_128x128x64_s4"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --special"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
+    echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s2_staged"
+    echo "$c/inputs.evt inputs_conv conv:3,17,13,64,40,1,1 --config sm90_pp2_128x128x64_s2_staged --special"
+    echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged"
+    echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_wg2_128x256x64_s4"
+    echo "$c/reductions.evt reductions_bf16_cc 1000,4097,13 --config sm90_wg2_128x128x64_s3"
+    # wgmma and the TMA producer/consumer tile take A row-major and B
+    # column-major (the planner refuses them elsewhere, tests/unit/test_plan.c),
+    # on the fast path and the guarded one (K = 13).
+    echo "$c/layouts.evt rc_bf16 1000,1000,4104 --config sm90_wg2_128x256x64_s4"
+    echo "$c/layouts.evt rc_f16 1000,127,13 --config sm90_wg2_128x128x64_s3"
+    echo "$c/layouts.evt rc_f16 1000,1000,4104 --config sm90_pp2_128x128x64_s4"
+    echo "$c/layouts.evt rc_bf16 127,1000,13 --config sm90_pp2_128x128x64_s4"
+    echo "$c/layouts.evt rc_f16 4097,1000,24 --config sm90_pp2_128x128x64_s4 --special"
+    echo "$c/layouts.evt rc_bf16 3000,2000,520 --config sm90_pp2_128x128x64_s4"
+    echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_pp2_128x128x64_s4"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
         for l in rr rc cr cc; do
@@ -250,13 +248,13 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         esac
         splitk=
         case " $opts " in
-        *" --splitk "*) splitk=1 opts=$(printf '%s' "$opts" | sed 's/--splitk//') ;;
+        *" --splitk "*) splitk=2 opts=$(printf '%s' "$opts" | sed 's/--splitk//') ;;
         esac
         config=
         case " $opts " in
         *" --config "*)
-            config=$(printf '%s' "$opts" | sed 's/.*--config \([0-9]*\).*/\1/')
-            opts=$(printf '%s' "$opts" | sed 's/--config [0-9]*//') ;;
+            config=$(printf '%s' "$opts" | sed 's/.*--config \([a-z0-9_]*\).*/\1/')
+            opts=$(printf '%s' "$opts" | sed 's/--config [a-z0-9_]*//') ;;
         esac
         # shellcheck disable=SC2086 # problem and opts are lists of options
         EVT_CONFIG=$config EVT_SPLITK=$splitk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernels/evt_math.h"
+#include "kernels/common/evt_math.h"
 #include <evt/evt.h>
 
 #include <math.h>

@@ -10,8 +10,6 @@
 #include <cmocka.h>
 
 #include <evt/evt.h>
-#include "kernels/gemm_sm80.cuh"
-#include "kernels/conv_sm80.cuh"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,121 +380,6 @@ static void test_null_arguments_are_refused(void **state)
     evt_launch_destroy(NULL);
 }
 
-/* The split-K plan: a grid under a quarter of the CTA slots is split (at
- * most four ways, at least four k tiles a share), anything larger is not;
- * the shares cover K once, in order. */
-static void test_split_plan(void **state)
-{
-    (void)state;
-    assert_int_equal(evt_sm80_split_plan(32, 4, 132, 512), 4); /* 256x512x16384, 64x64 tiles */
-    assert_int_equal(evt_sm80_split_plan(64, 4, 132, 256), 4); /* 512x512x8192 */
-    assert_int_equal(evt_sm80_split_plan(100, 2, 132, 64), 1); /* 100 of 264 slots: over a quarter */
-    assert_int_equal(evt_sm80_split_plan(60, 2, 132, 64), 4);  /* 264 / 60: four ways */
-    assert_int_equal(evt_sm80_split_plan(60, 2, 132, 8), 2);   /* only two shares of four k tiles */
-    assert_int_equal(evt_sm80_split_plan(392, 2, 132, 36), 1); /* a whole wave and a tail */
-    assert_int_equal(evt_sm80_split_plan(10, 1, 132, 7), 1);   /* K too short */
-    assert_int_equal(evt_sm80_split_plan(0, 1, 132, 64), 1);
-    for (int k_tiles = 0; k_tiles <= 40; k_tiles++)
-        for (int shares = 1; shares <= 4; shares++) {
-            int next = 0;
-            for (int s = 0; s < shares; s++) {
-                int begin, n = evt_sm80_k_share(k_tiles, s, shares, &begin);
-                assert_true(n >= 0 && (n == 0 || begin == next));
-                next += n;
-            }
-            assert_int_equal(next, k_tiles);
-        }
-}
-
-/* The sm_90a heuristics on the shapes they were measured on (H200, 132 SMs:
- * docs/conv_sm80.md, docs/gemm_sm80.md), and the launch sizes of the
- * warp-specialized and wgmma configurations. */
-static void test_sm90_picks(void **state)
-{
-    (void)state;
-    /* ResNet-50 layers at batch 128 as GEMM views: M = n p q, N = k, K = r s c;
-     * tma: the maps can be made (c a multiple of 64); staged: the epilogue has
-     * an input to stage */
-    static const struct {
-        long long m, n, k;
-        int tma, staged, want;
-    } conv[] = {
-        /* with TMA maps the producer/consumer tile where K > 128 */
-        {401408, 256, 64, 1, 0, EVT_CONV_SM80_128x128x32_WG2_S6},
-        {401408, 64, 576, 1, 0, EVT_CONV_SM80_128x64x64_PP2_S7},
-        {401408, 64, 576, 0, 0, EVT_CONV_SM80_256x64x32_W4_S4},
-        {401408, 64, 64, 1, 0, EVT_CONV_SM80_256x64x32_W4_S4},
-        {100352, 512, 128, 1, 0, EVT_CONV_SM80_128x128x32_WG2_S6},
-        {25088, 1024, 256, 1, 0, EVT_CONV_SM80_128x128x64_PP2_S4},
-        {25088, 256, 2304, 1, 0, EVT_CONV_SM80_128x128x64_PP2_S4},
-        {6272, 2048, 512, 1, 0, EVT_CONV_SM80_128x128x64_PP2_S4},
-        /* without: the cp.async tiles */
-        {100352, 512, 128, 0, 0, EVT_CONV_SM80_128x128x32_WG2_S6},
-        {25088, 1024, 256, 0, 0, EVT_CONV_SM80_128x256x64_WG2_S4},
-        {25088, 256, 2304, 0, 0, EVT_CONV_SM80_192x256x64_WG3_S4},
-        {6272, 2048, 512, 0, 0, EVT_CONV_SM80_128x256x64_WG2_S4},
-        /* an input to stage, K <= 128 (the memory-bound 1x1 layers): 14 where
-         * its maps can be made and every consumer gets two tiles */
-        {100352, 512, 128, 1, 1, EVT_CONV_SM80_128x128x64_PP2_S2_ST2},
-        {401408, 256, 64, 1, 1, EVT_CONV_SM80_128x128x64_PP2_S2_ST2},
-        {100352, 512, 128, 0, 1, EVT_CONV_SM80_128x128x32_WG2_S6},
-        {25088, 1024, 256, 1, 1, EVT_CONV_SM80_128x128x64_PP2_S4},
-        {401408, 64, 64, 1, 1, EVT_CONV_SM80_256x64x32_W4_S4},
-    };
-    for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++) {
-        const int got = evt_conv_sm90_pick(conv[i].m, conv[i].n, conv[i].k, 132, conv[i].tma, conv[i].staged);
-        if (got != conv[i].want)
-            fail_msg("conv pick %lldx%lldx%lld tma %d staged %d: config %d, want %d", conv[i].m, conv[i].n,
-                     conv[i].k, conv[i].tma, conv[i].staged, got, conv[i].want);
-    }
-    assert_int_equal(evt_conv_sm90_pick(64, 64, 64, 132, 1, 0), evt_conv_sm80_pick(64, 64, 64, 132));
-    /* too few tiles for 14 (one a consumer): as if there were nothing to stage */
-    assert_int_equal(evt_conv_sm90_pick(6272, 512, 128, 132, 1, 1), evt_conv_sm90_pick(6272, 512, 128, 132, 1, 0));
-    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 0), EVT_GEMM_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132, 0), EVT_GEMM_SM80_64x64x32_W4_S4);
-    /* with TMA maps: the producer/consumer tile where each consumer gets two tiles */
-    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 4096, 132, 1), EVT_GEMM_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(16384, 1024, 4096, 132, 1), EVT_GEMM_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(2048, 2048, 2048, 132, 1), EVT_GEMM_SM80_128x256x64_WG2_S4);
-    assert_int_equal(evt_gemm_sm90_pick(4096, 4096, 64, 132, 1), evt_gemm_sm90_pick(4096, 4096, 64, 132, 0));
-    assert_int_equal(evt_gemm_sm90_pick(512, 512, 8192, 132, 1), EVT_GEMM_SM80_64x64x32_W4_S4);
-    /* 192x128: three warpgroups, 384 threads; a whole wave of 1.98 */
-    evt_gemm_sm80_cfg_info c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_192x128x64_WG3_S4);
-    assert_int_equal(evt_gemm_sm80_threads(c), 384);
-    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * (192 + 128) * 64 * 2 + 1024);
-    /* warp-specialized: the mma warps and 4 epilogue warps; the pipeline and
-     * the accumulator tile side by side; one CTA per slot, never more than tiles */
-    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_W4_S3_WS4);
-    assert_int_equal(evt_gemm_sm80_threads(c), 256);
-    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 3 * 256 * 64 * 2 + 128 * 136 * 4);
-    assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
-    assert_int_equal(evt_gemm_sm80_grid(c, 100, 132), 100);
-    /* 192x256: three warpgroups, four stages in 225 KB */
-    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_192x256x64_WG3_S4);
-    assert_int_equal(evt_gemm_sm80_threads(c), 384);
-    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * (192 + 256) * 64 * 2 + 1024);
-    /* producer/consumer: a producer warpgroup and two consumers sharing one
-     * accumulator tile, plus the mbarriers; persistent */
-    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S4);
-    assert_int_equal(evt_gemm_sm80_threads(c), 384);
-    assert_int_equal(evt_gemm_sm80_smem_bytes(c),
-                     4 * 256 * 64 * 2 + 128 * 136 * 4 + EVT_GEMM_SM80_BAR_BYTES + 1024);
-    assert_int_equal(evt_gemm_sm80_grid(c, 3136, 132), 132);
-    assert_int_equal(evt_gemm_sm80_grid(c, 7, 132), 7);
-    /* 14: two stages, the accumulator tile and a staged 16-bit tile per consumer */
-    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_PP2_S2_ST2);
-    assert_int_equal(evt_gemm_sm80_threads(c), 384);
-    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 2 * 256 * 64 * 2 + 128 * 136 * 4 + 2 * 128 * 128 * 2 +
-                                                      EVT_GEMM_SM80_BAR_BYTES + 1024);
-    assert_true(evt_gemm_sm80_smem_bytes(c) <= 227 * 1024);
-    c = evt_conv_sm80_cfg_lookup(EVT_CONV_SM80_128x128x64_WG2_S4_WS8);
-    assert_int_equal(evt_gemm_sm80_threads(c), 512);
-    assert_int_equal(evt_gemm_sm80_smem_bytes(c), 4 * 256 * 64 * 2 + 128 * 136 * 4 + 1024);
-    assert_int_equal(evt_gemm_sm80_grid(evt_gemm_sm80_cfg_lookup(EVT_GEMM_SM80_128x256x64_WG2_S4), 512, 132),
-                     512);
-}
-
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -529,8 +412,6 @@ int main(void)
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),
-        cmocka_unit_test(test_split_plan),
-        cmocka_unit_test(test_sm90_picks),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

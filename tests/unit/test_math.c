@@ -1,4 +1,4 @@
-/* test_math.c - kernels/evt_math.h: every builtin against f64 libm (max ulp over
+/* test_math.c - kernels/common/evt_math.h: every builtin against f64 libm (max ulp over
  * random and edge inputs), special values, min/max commutativity, and every
  * element conversion (ties, subnormals, overflow, saturation, NaN, -0.0,
  * round trips), the stores also against an independent f64 rounding. */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernels/evt_math.h"
+#include "kernels/common/evt_math.h"
 #include <evt/evt.h>
 
 #include <math.h>

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "ir/ir.h"
-#include "kernels/evt_math.h"
+#include "kernels/common/evt_math.h"
 
 #include <evt/evt.h>
 #include <math.h>

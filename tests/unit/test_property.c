@@ -12,7 +12,7 @@
  *  - the IR never gains computed values (constants may be traded: x / 8 ->
  *    x * 0.125), and -O2 is a fixed point (a second -O2 changes nothing);
  *  - the outputs are bit-identical to -O0's under the f32 reference
- *    interpreter (which computes as the GPU does, through kernels/evt_math.h),
+ *    interpreter (which computes as the GPU does, through kernels/common/evt_math.h),
  *    on random problem sizes and inputs full of NaN with payloads, ±inf,
  *    -0.0, subnormals and huge values, and on random params.
  *

@@ -2,8 +2,9 @@
  * evt_common.cuh - tiny device helpers shared by the evt kernel templates.
  *
  * Compiled by NVRTC with no include paths, so this file includes nothing:
- * integer and storage typedefs are spelled out, conversions and the
- * Ampere data-movement / tensor-core instructions are inline PTX.
+ * integer and storage typedefs are spelled out, conversions and shared
+ * memory accesses are inline PTX.  Instructions of one architecture live
+ * in its folder (sm80/ptx.cuh, sm90/).
  * f16 and bf16 values are carried as raw 16-bit storage (evt_u16); which
  * of the two a buffer holds is a template parameter (EVT_DT_*), never a type.
  */
@@ -122,6 +123,11 @@ EVT_DEVICE void evt_st_shared_v4(evt_u32 addr, evt_u32 x, evt_u32 y, evt_u32 z, 
                  :: "r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
 
+EVT_DEVICE void evt_st_shared_u16(evt_u32 addr, evt_u16 v)
+{
+    asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");
+}
+
 EVT_DEVICE void evt_st_shared_v2f(evt_u32 addr, float x, float y)
 {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" :: "r"(addr), "f"(x), "f"(y) : "memory");
@@ -132,65 +138,6 @@ EVT_DEVICE void evt_st_shared_v2f(evt_u32 addr, float x, float y)
 EVT_DEVICE void evt_prefetch_l2(const void *p)
 {
     asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
-}
-
-/* ---- cp.async ----------------------------------------------------------- */
-
-/*
- * 16-byte global->shared copy that bypasses L1.  With valid == 0 nothing is
- * read and the 16 shared bytes are zero-filled (src-size 0), which is how
- * ragged tile edges are padded; gsrc must still be a mapped address.
- */
-EVT_DEVICE void evt_cp_async_16(evt_u32 sdst, const void *gsrc, bool valid)
-{
-    int n = valid ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;"
-                 :: "r"(sdst), "l"(gsrc), "r"(n) : "memory");
-}
-
-EVT_DEVICE void evt_cp_async_commit(void)
-{
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-template <int N>
-EVT_DEVICE void evt_cp_async_wait(void)
-{
-    asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
-}
-
-/* ---- ldmatrix ----------------------------------------------------------- */
-
-EVT_DEVICE void evt_ldmatrix_x4(evt_u32 (&r)[4], evt_u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-EVT_DEVICE void evt_ldmatrix_x4_trans(evt_u32 (&r)[4], evt_u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-/* ---- mma ---------------------------------------------------------------- */
-
-/* d += a * b for one m16n8k16 tile, f32 accumulators, operands of type DT. */
-template <int DT>
-EVT_DEVICE void evt_mma_16816(float (&d)[4], const evt_u32 (&a)[4], const evt_u32 (&b)[2])
-{
-    if (DT == EVT_DT_F16)
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-    else
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 #endif /* EVT_COMMON_CUH */

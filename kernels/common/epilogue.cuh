@@ -3,7 +3,7 @@
  * and stores with conversion, 8-wide row chunks, and reductions.
  *
  * Mainloop-independent: an epilogue sees the f32 accumulator tile as a
- * row-major float[BM][ACC_LD] array in shared memory (see gemm_sm80.cuh),
+ * row-major float[BM][ACC_LD] array in shared memory (see mainloops/gemm.cuh),
  * so any mainloop that leaves its tile there plugs in unchanged.
  *
  * Work split (codegen/emit_cuda.c generates the loop): a thread owns one
@@ -194,40 +194,6 @@ struct evt_wg_team {
         asm volatile("bar.sync %0, 128;" ::"r"(4 + ((int)threadIdx.x >> 7)) : "memory");
     }
 };
-
-/* ---- split-K (evt_sm80_split_plan) ------------------------------------- */
-
-/* A CTA's partial accumulator tile (smem, rows ACC_LD apart) to its slot of
- * the split workspace: BM x BN floats, dense. */
-template <int BM, int BN, int THREADS, int ACC_LD>
-EVT_DEVICE void evt_split_store(const float *acc, float *slot)
-{
-    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
-        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
-        reinterpret_cast<float4 *>(slot)[i] = *reinterpret_cast<const float4 *>(acc + r * ACC_LD + c);
-    }
-}
-
-/* The sum of a tile's `splits` partial tiles, slot 0 first (so the result
- * does not depend on which CTA finished first), into the smem accumulator
- * layout the epilogue reads; ends with a barrier. */
-template <int BM, int BN, int THREADS, int ACC_LD>
-EVT_DEVICE void evt_split_sum(const float *slots, int splits, float *acc)
-{
-    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
-        float4 t = reinterpret_cast<const float4 *>(slots)[i];
-        for (int s = 1; s < splits; ++s) {
-            const float4 u = reinterpret_cast<const float4 *>(slots + (evt_i64)s * BM * BN)[i];
-            t.x = __fadd_rn(t.x, u.x);
-            t.y = __fadd_rn(t.y, u.y);
-            t.z = __fadd_rn(t.z, u.z);
-            t.w = __fadd_rn(t.w, u.w);
-        }
-        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
-        *reinterpret_cast<float4 *>(acc + r * ACC_LD + c) = t;
-    }
-    __syncthreads();
-}
 
 /* ---- reductions --------------------------------------------------------- */
 

@@ -1,0 +1,66 @@
+/* tuning.c - evt_tuning: forcing a tile configuration, split-K and the
+ * epilogue's row groups through the API (evtc and the tests map their
+ * options and environment variables onto it; the library reads none). */
+#include "module.h"
+
+#include <string.h>
+
+evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, plan_options *opt, int *row_group)
+{
+    *opt = (plan_options){NULL, 0};
+    *row_group = 0;
+    if (!t)
+        return EVT_OK;
+    if (t->config && t->config[0] && !(opt->config = plan_config_find(t->config)))
+        return ctx_fail(ctx, EVT_ERR_NOT_FOUND,
+                        "no tile configuration '%s' (evt_config_name lists them)", t->config);
+    if (t->split_k < 0)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "split_k %d: 0 (the planner's), 1 (never) or the number of splits", t->split_k);
+    const int g = t->row_group;
+    if (g != 0 && g != 1 && g != 2 && g != 4 && g != 8 && g != 16)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "row_group %d: 0 (the code generator's), 1, 2, 4, 8 or 16", g);
+    opt->split_k = t->split_k;
+    *row_group = g;
+    return EVT_OK;
+}
+
+evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning)
+{
+    if (!ctx)
+        return EVT_ERR_INVALID_ARGUMENT;
+    plan_options opt;
+    int group;
+    evt_status st = tuning_parse(ctx, tuning, &opt, &group);
+    if (st == EVT_OK) {
+        ctx->tuning = opt;
+        ctx->row_group = group;
+    }
+    return st;
+}
+
+int evt_config_count(void)
+{
+    return EVT_TILE_COUNT;
+}
+
+const char *evt_config_name(int i)
+{
+    return i >= 0 && i < EVT_TILE_COUNT ? plan_configs[i].name : NULL;
+}
+
+evt_status evt_kernel_config_check(evt_module *m, const evt_kernel *k, evt_target t, const char *config)
+{
+    if (!m || !k || !config || (unsigned)t >= EVT_TARGET_COUNT)
+        return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_kernel_config_check: module, kernel, target and config are required");
+    const plan_config *c = plan_config_find(config);
+    if (!c)
+        return ctx_fail(m->ctx, EVT_ERR_NOT_FOUND, "no tile configuration '%s'", config);
+    const plan_kernel pk = plan_kernel_of(k);
+    const char *why;
+    if (!plan_can_run(c, &pk, t, &why))
+        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "configuration %s cannot run kernel '%s' on %s: %s",
+                        c->name, k->name, evt_target_name(t), why);
+    return EVT_OK;
+}

@@ -1,0 +1,93 @@
+/*
+ * tile.cuh - a tile configuration as compile-time constants: evt_tile<>,
+ * and evt_tile_<name> for every row of tile_configs.h.
+ *
+ * The mainloops add operand type, layouts and path to a tile
+ * (evt_gemm_cfg, evt_conv_cfg) and read everything else from here: shapes,
+ * warp grid, fragments per warp, shared-memory layout.  The byte counts are
+ * tile_configs.h's macros, which the planner uses for the host too.
+ */
+#ifndef EVT_TILE_CUH
+#define EVT_TILE_CUH
+
+#include "tile_configs.h"
+
+template <int MMA, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
+          int WS_WARPS, int PP, int STAGED>
+struct evt_tile {
+    static constexpr int kBM = BM;
+    static constexpr int kBN = BN;
+    static constexpr int kBK = BK;
+    static constexpr int kWarpsM = WARPS_M;
+    static constexpr int kWarpsN = WARPS_N;
+    static constexpr int kStages = STAGES;
+    static constexpr int kMinBlocks = MIN_BLOCKS;
+    static constexpr bool kWS = WS_WARPS > 0;
+    static constexpr bool kWgmma = MMA == EVT_TILE_WGMMA;
+    static constexpr int kPP = PP;         /* consumer warpgroups (evt_sm90::pp_run) */
+    static constexpr int kStaged = STAGED; /* staged epilogue input tiles (evt_sm90::pp_run) */
+
+    static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the MMA (pp: producer) warps' */
+    static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
+    static constexpr int kCtaThreads = EVT_TILE_THREADS(WARPS_M, WARPS_N, WS_WARPS, PP);
+    static constexpr int kWM = BM / WARPS_M; /* mma.sync warp tile */
+    static constexpr int kWN = BN / WARPS_N;
+    static constexpr int kMI = kWM / 16; /* m16 fragments per warp */
+    static constexpr int kNI = kWN / 8;  /* n8 fragments per warp */
+    static constexpr int kKSteps = BK / 16;
+    static constexpr int kAccPad = EVT_TILE_ACC_PAD;
+    static constexpr int kAccLd = BN + kAccPad; /* row stride of the accumulator tile, floats */
+
+    /* Shared memory (both operand types are 2 bytes wide). */
+    static constexpr int kAStageBytes = BM * BK * 2;
+    static constexpr int kBStageBytes = BN * BK * 2;
+    static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+    static constexpr int kPipeBytes = EVT_TILE_PIPE_BYTES(BM, BN, BK, STAGES);
+    static constexpr int kAccBytes = EVT_TILE_ACC_BYTES(BM, BN);
+    static constexpr int kStagedTileBytes = BM * BN * 2; /* one staged 16-bit input tile */
+    static constexpr int kSmemBytes =
+        EVT_TILE_SMEM_BYTES(MMA, BM, BN, BK, STAGES, WS_WARPS, PP, STAGED);
+
+    static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * BM == kAccBytes,
+                  "tile_configs.h's byte counts");
+    static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
+                  "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
+    static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
+    static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
+    static_assert(BN % (16 * WARPS_N) == 0,
+                  "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");
+    static_assert(BK == 32 || BK == 64,
+                  "BK must be 32 or 64 (the swizzle and fragment double-buffering assume it)");
+    static_assert(BM % 64 == 0 && BN % 64 == 0,
+                  "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks)");
+    static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0), "2..8 pipeline stages (cp.async groups)");
+    static_assert(kCtaThreads <= 1024, "too many warps");
+    static_assert(kAccLd % 32 == 8, "acc row stride must be 8 (mod 32) floats");
+    static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
+};
+
+/* evt_tile_sm80_128x256x64_w8_s3 and the rest: the table's rows as types. */
+#define EVT_TILE_TYPE(name, mainloops, ...) typedef evt_tile<__VA_ARGS__> evt_tile_##name;
+EVT_TILE_CONFIGS(EVT_TILE_TYPE)
+#undef EVT_TILE_TYPE
+
+/*
+ * Which compilation this is: sm_90a device code (EVT_SM90 1), another
+ * target's device code (0), or nvcc's host pass (-1), which compiles no
+ * device code.  The sm90/ templates are bodies under EVT_SM90 == 1; reached
+ * in a device pass for another target they fail to compile
+ * (evt_needs_sm90), so a wgmma configuration can never be built for sm_80.
+ */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define EVT_SM90 1
+#elif defined(__CUDA_ARCH__)
+#define EVT_SM90 0
+#else
+#define EVT_SM90 -1
+#endif
+template <class T>
+struct evt_needs_sm90 {
+    static constexpr bool value = EVT_SM90 < 0;
+};
+
+#endif /* EVT_TILE_CUH */

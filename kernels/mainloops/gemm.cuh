@@ -1,0 +1,266 @@
+/*
+ * gemm.cuh - the GEMM mainloop: D_tile = A[M,K] * B[K,N] with f16 or bf16
+ * operands and f32 accumulation, for every tile configuration: its problem
+ * (evt_gemm_args), its operand loaders (cp.async chunks for the sm80 and
+ * wgmma pipelines, TMA boxes for the producer/consumer schedule) and its
+ * entry points under the plain schedule (evt_gemm_mainloop) and the
+ * persistent ones (evt_gemm_persistent).
+ *
+ * Interface to the epilogue.  The mainloop never exposes its register
+ * layout.  When evt_gemm_mainloop<Cfg>() returns, the CTA's f32
+ * accumulator tile sits at the start of the dynamic shared memory it was
+ * given, as a row-major float[Cfg::kBM][Cfg::kAccLd] array, and a
+ * __syncthreads() has been executed.  Element (r, c) of the tile is output
+ * element (tile_m * kBM + r, tile_n * kBN + c); rows and columns past M or
+ * N hold zeros and must not be stored.  Bytes from Cfg::kAccBytes up to
+ * Cfg::kSmemBytes are free for the epilogue.
+ *
+ * Operand conventions: A is M x K, B is K x N.  A row-major and B
+ * column-major (the nn.Linear "TN" case) are the K-contiguous layouts; A
+ * column-major and B row-major are M/N-contiguous.  wgmma configurations
+ * take K-contiguous operands only (the planner checks).
+ *
+ * Fast path (Aligned = true) requires, per operand, that its contiguous
+ * extent be a multiple of 8 elements, its leading dimension a multiple of 8
+ * elements and its base pointer 16-byte aligned (plan_gemm_aligned() tests
+ * exactly this).  Aligned = false loads element by element with bounds
+ * checks; it is correct for any M, N, K >= 0, any ld >= the contiguous
+ * extent and any 2-byte-aligned pointer.  Ragged tile edges in M, N and K
+ * are handled by both paths (zero fill).
+ */
+#ifndef EVT_MAINLOOPS_GEMM_CUH
+#define EVT_MAINLOOPS_GEMM_CUH
+
+#include "common/tile.cuh"
+#include "sched/persistent.cuh"
+#include "sm90/tma.cuh"
+
+/* Problem description.  Pointers are to f16/bf16 storage (evt_u16). */
+struct evt_gemm_args {
+    const evt_u16 *a; /* M x K, layout per Cfg::kALayout */
+    const evt_u16 *b; /* K x N, layout per Cfg::kBLayout */
+    int m, n, k;
+    evt_i64 lda, ldb; /* in elements */
+};
+
+template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
+struct evt_gemm_cfg : Tile {
+    static constexpr int kDType = DT;
+    static constexpr int kALayout = A_LAYOUT;
+    static constexpr int kBLayout = B_LAYOUT;
+    static constexpr bool kAligned = ALIGNED;
+    static constexpr bool kAKContig = A_LAYOUT == EVT_ROW_MAJOR;
+    static constexpr bool kBKContig = B_LAYOUT == EVT_COL_MAJOR;
+
+    static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
+                  "operand type must be EVT_DT_F16 or EVT_DT_BF16");
+    static_assert(A_LAYOUT == EVT_ROW_MAJOR || A_LAYOUT == EVT_COL_MAJOR, "bad A layout");
+    static_assert(B_LAYOUT == EVT_ROW_MAJOR || B_LAYOUT == EVT_COL_MAJOR, "bad B layout");
+};
+
+namespace evt_gemm_detail {
+
+/*
+ * Per-thread state of one operand's global->shared copy.  Chunk j of this
+ * thread is chunk tid + j * kThreads of the stage.  Since kThreads is a
+ * multiple of 8 rows' worth of chunks, all of a thread's chunks share the
+ * chunk column and the swizzle, and chunk j sits kRowStep * j rows below
+ * chunk 0: one base pointer and one shared offset describe them all.  For
+ * K-contiguous operands a row is an M/N index fixed for the whole K loop;
+ * otherwise a row is a k index and the chunk spans 8 M/N positions.
+ */
+template <class Cfg, bool A>
+struct loader {
+    typedef evt_sm80::operand<Cfg, A> op;
+    static constexpr int kRowStep = Cfg::kThreads / op::tile::kChunks;
+    static_assert(Cfg::kThreads % op::tile::kChunks == 0 && kRowStep % 8 == 0,
+                  "a CTA must copy whole 8-row swizzle groups per pass");
+
+    const evt_u16 *base; /* matrix base, for the guarded path */
+    const evt_u16 *ptr;  /* first element of chunk 0 at k tile 0 (clamped into the matrix) */
+    evt_i64 ld;
+    int soff; /* swizzled byte offset of chunk 0 in a stage */
+    int mn;   /* M/N index of chunk 0's first element */
+    int kpos; /* k of chunk 0's first element at k tile 0 */
+    int mn_lim, k_lim;
+
+    __device__ __forceinline__ void init(const evt_u16 *base_, evt_i64 ld_, int mn0, int mn_lim_,
+                                         int k_lim_)
+    {
+        base = base_;
+        ld = ld_;
+        mn_lim = mn_lim_;
+        k_lim = k_lim_;
+        int row = (int)threadIdx.x / op::tile::kChunks;
+        int ch = (int)threadIdx.x % op::tile::kChunks;
+        soff = op::tile::offset(row, ch);
+        if (op::kKContig) {
+            mn = mn0 + row;
+            kpos = ch * 8;
+            ptr = base + (evt_i64)(mn < mn_lim ? mn : 0) * ld + kpos;
+        } else {
+            mn = mn0 + ch * 8;
+            kpos = row;
+            ptr = base + (evt_i64)kpos * ld + (mn < mn_lim ? mn : 0);
+        }
+    }
+
+    /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
+    __device__ __forceinline__ void load_async(evt_u32 sbase, int kt) const
+    {
+        const evt_u16 *src = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
+        const evt_i64 step = (evt_i64)kRowStep * ld; /* one running pointer: fewer live registers */
+#pragma unroll
+        for (int j = 0; j < op::kPerThread; ++j, src += step) {
+            int r = j * kRowStep;
+            bool ok = op::kKContig ? mn + r < mn_lim && kt * Cfg::kBK + kpos < k_lim
+                                   : mn < mn_lim && kt * Cfg::kBK + kpos + r < k_lim;
+            evt_cp_async_16(sbase + soff + r * op::tile::kChunks * 16, ok ? src : base, ok);
+        }
+    }
+
+    /* Slow path: 8 guarded 2-byte loads per chunk, then one 16-byte store.
+     * Two chunks at a time: fully unrolled, the loads of all chunks would be
+     * hoisted together and spill. */
+    __device__ __forceinline__ void load_guarded(evt_u32 sbase, int kt) const
+    {
+#pragma unroll 2
+        for (int j = 0; j < op::kPerThread; ++j) {
+            int r = j * kRowStep;
+            int k0 = kt * Cfg::kBK + kpos + (op::kKContig ? 0 : r);
+            int m0 = mn + (op::kKContig ? r : 0);
+            evt_u32 w[4];
+#pragma unroll
+            for (int e = 0; e < 8; e += 2) {
+                evt_u32 lo = 0, hi = 0;
+                if (op::kKContig) {
+                    if (m0 < mn_lim) {
+                        const evt_u16 *p = base + (evt_i64)m0 * ld;
+                        if (k0 + e < k_lim)
+                            lo = p[k0 + e];
+                        if (k0 + e + 1 < k_lim)
+                            hi = p[k0 + e + 1];
+                    }
+                } else if (k0 < k_lim) {
+                    const evt_u16 *p = base + (evt_i64)k0 * ld;
+                    if (m0 + e < mn_lim)
+                        lo = p[m0 + e];
+                    if (m0 + e + 1 < mn_lim)
+                        hi = p[m0 + e + 1];
+                }
+                w[e / 2] = lo | (hi << 16);
+            }
+            evt_st_shared_v4(sbase + soff + r * op::tile::kChunks * 16, w[0], w[1], w[2], w[3]);
+        }
+    }
+};
+
+
+
+/* The GEMM's k tile loads for the cp.async pipelines: A and B of k tile kt,
+ * then kt + 1, ... */
+template <class Cfg>
+struct stage_loader {
+    static constexpr bool kTma = false;
+    loader<Cfg, true> a;
+    loader<Cfg, false> b;
+    int kt;
+
+    /* Tile (tile_m, tile_n), from k tile kt_begin on. */
+    __device__ __forceinline__ void start(const evt_gemm_args &args, int tile_m, int tile_n,
+                                          int kt_begin)
+    {
+        a.init(args.a, args.lda, tile_m * Cfg::kBM, args.m, args.k);
+        b.init(args.b, args.ldb, tile_n * Cfg::kBN, args.n, args.k);
+        kt = kt_begin;
+    }
+
+    __device__ __forceinline__ void operator()(evt_u32 stage)
+    {
+        if (Cfg::kAligned) {
+            a.load_async(stage, kt);
+            b.load_async(stage + Cfg::kAStageBytes, kt);
+        } else {
+            a.load_guarded(stage, kt);
+            b.load_guarded(stage + Cfg::kAStageBytes, kt);
+        }
+        ++kt;
+    }
+};
+
+/* A mainloop's k tiles through the configuration's pipeline (wgmma or
+ * mma.sync), leaving the accumulator tile at smem; every mainloop ends so.
+ * tid: threadIdx.x, read by the caller before it sets up its loader (read
+
+#if EVT_SM90 == 1
+/* The k tile loads of a producer/consumer GEMM's fast path (evt_sm90::pp_run's
+ * producer, one thread): the runtime's tiled TMA maps of A (K x M) and B
+ * (K x N), both K-contiguous, boxes of kBK x kBM and kBK x kBN, zero-filled
+ * past M, N and K. */
+template <class Cfg>
+struct tma_loader {
+    static constexpr bool kTma = true;
+    const evt_tma_maps *maps;
+    int row0, col0, k0;
+
+    __device__ __forceinline__ void start(const evt_gemm_args &, int tile_m, int tile_n, int)
+    {
+        row0 = tile_m * Cfg::kBM;
+        col0 = tile_n * Cfg::kBN;
+        k0 = 0;
+    }
+
+    __device__ __forceinline__ void issue(evt_u32 stage, evt_u32 full)
+    {
+        evt_sm90::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
+        evt_sm90::tma_load_2d(stage, &maps->a, full, k0, row0);
+        evt_sm90::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
+        k0 += Cfg::kBK;
+    }
+};
+#endif
+
+} /* namespace evt_gemm_detail */
+
+/*
+ * The mainloop: accumulate the (tile_m, tile_n) output tile over share
+ * `share` of `shares` of K's k tiles (all of K by default; split-K entry
+ * points give each CTA a share) and leave it in smem as
+ * float[Cfg::kBM][Cfg::kAccLd] (see the top of this file).  All
+ * Cfg::kThreads threads of the CTA must call it; smem must be at least
+ * Cfg::kSmemBytes of dynamic shared memory, 128-byte aligned.  The pipeline
+ * is evt_sched::run_mainloop's.
+ */
+template <class Cfg>
+__device__ __forceinline__ void evt_gemm_mainloop(const evt_gemm_args &args, int tile_m,
+                                                       int tile_n, unsigned char *smem,
+                                                       int share = 0, int shares = 1)
+{
+    const int tid = threadIdx.x;
+    int kt_begin;
+    const int k_tiles = evt_k_share((args.k + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
+
+    evt_gemm_detail::stage_loader<Cfg> load;
+
+/* The GEMM under a persistent schedule (evt_sched::ws_run); a
+ * producer/consumer configuration's fast path loads with the TMA maps. */
+template <class Cfg, class Epi>
+__device__ __forceinline__ void evt_gemm_persistent(const evt_gemm_args &args, unsigned char *smem,
+                                                 const Epi &epi, const evt_tma_maps *maps = nullptr)
+{
+    const int k_tiles = (args.k + Cfg::kBK - 1) / Cfg::kBK;
+    (void)maps;
+#if EVT_SM90 == 1
+    if constexpr (Cfg::kPP > 0 && Cfg::kAligned) {
+        evt_gemm_detail::tma_loader<Cfg> load;
+        load.maps = maps;
+        evt_sched::ws_run<Cfg>(args, args.m, args.n, k_tiles, smem, epi, load);
+    } else
+#endif
+    {
+        evt_sched::ws_run<Cfg, evt_gemm_detail::stage_loader<Cfg> >(args, args.m, args.n,
+                                                                              k_tiles, smem, epi);
+    }
+}
+
+#endif /* EVT_MAINLOOPS_GEMM_CUH */

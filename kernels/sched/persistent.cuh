@@ -1,0 +1,107 @@
+/*
+ * persistent.cuh - the schedules a mainloop runs its tiles under, over the
+ * architectures' pipelines:
+ *   - plain (run_mainloop): one CTA per output tile (or per split-K share),
+ *     the accumulator tile left in shared memory for the epilogue; wgmma
+ *     (sm90/pipeline.cuh) or mma.sync (sm80/pipeline.cuh) by the tile;
+ *   - persistent (ws_run): one CTA per slot walking the output tiles
+ *     blockIdx.x, + gridDim.x, ..., either warp-specialized (epilogue warps
+ *     beside the MMA warps, ws_epi_warps_run) or producer/consumer
+ *     (sm90/producer_consumer.cuh).
+ * The planner (plan/) sizes the grids: persistent ones hold one CTA per
+ * slot, min_blocks per SM.
+ */
+#ifndef EVT_SCHED_PERSISTENT_CUH
+#define EVT_SCHED_PERSISTENT_CUH
+
+#include "sched/tiles.cuh"
+#include "sm80/pipeline.cuh"
+#include "sm90/pipeline.cuh"
+#include "sm90/producer_consumer.cuh"
+
+namespace evt_sched {
+
+/* A mainloop's k tiles through the configuration's pipeline (wgmma or
+ * mma.sync), leaving the accumulator tile at smem; every mainloop ends so.
+ * tid: threadIdx.x, read by the caller before it sets up its loader (read
+ * after, the sm80 kernels spill a few bytes more). */
+template <class Cfg, class Load>
+__device__ __forceinline__ void run_mainloop(int k_tiles, Load &load, unsigned char *smem, int tid)
+{
+    const int warp = tid >> 5;
+    if constexpr (Cfg::kWgmma)
+        evt_sm90::run_pipeline_wgmma<Cfg>(k_tiles, load, evt_smem_addr(smem));
+    else
+        evt_sm80::run_pipeline<Cfg>(k_tiles, load, evt_smem_addr(smem), warp / Cfg::kWarpsN,
+                                    warp % Cfg::kWarpsN, tid & 31);
+}
+
+/*
+ * The warp-specialized schedule (configurations with ws > 0): its first
+ * Cfg::kThreads threads (the MMA warps) run the k tiles of all its tiles as
+ * one stream through the pipeline, so the next tile's first k tiles load
+ * while this one finishes; after a tile's last k tile they write the
+ * accumulators to their own shared-memory tile (past the stages,
+ * float[kBM][kAccLd], as the plain schedule leaves it at 0) and go on with
+ * the next tile.  The Cfg::kEpiThreads threads after them (the epilogue
+ * warps) run epi(tile_m, tile_n, acc) on each finished tile, so a tile's
+ * epilogue overlaps the next tile's mainloop, and before each tile run
+ * epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its [M, N]
+ * inputs: their loads then wait on L2, not DRAM).  Named barriers:
+ * EVT_BAR_PIPE among the MMA warps, EVT_BAR_FULL / _EMPTY hand the
+ * accumulator tile over and back, EVT_BAR_EPI is the epilogue warps' own
+ * (evt_epi_team).  Load is the mainloop's stage loader.
+ */
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n, int k_tiles,
+                                                 unsigned char *smem, const Epi &epi)
+{
+    static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
+    /* past the stages (and their 1024-byte alignment slack under wgmma) */
+    float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
+    const int tid = threadIdx.x;
+
+    if (tid >= Cfg::kThreads) { /* epilogue warps */
+        int tm, tn;
+        if ((int)blockIdx.x < tiles) {
+            evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn);
+        }
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            /* the next tile's [M, N] inputs into L2 while this one is made */
+            if (t + (int)gridDim.x < tiles) {
+                evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn);
+            }
+            evt_sched::bar_sync(EVT_BAR_FULL, both);
+            evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            epi(tm, tn, acc_tile);
+            if (t + (int)gridDim.x < tiles)
+                evt_sched::bar_arrive(EVT_BAR_EMPTY, both);
+        }
+        return;
+    }
+
+    if constexpr (Cfg::kWgmma)
+        evt_sm90::ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+    else
+        evt_sm80::ws_mma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+}
+
+/* A persistent schedule: epilogue warps beside the mma warps (ws), or a
+ * producer and consumer warpgroups (pp). */
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
+                                       unsigned char *smem, const Epi &epi, Load load = Load())
+{
+    if constexpr (Cfg::kPP > 0)
+        evt_sm90::pp_run<Cfg, Load>(args, m, n, k_tiles, smem, epi, load);
+    else
+        ws_epi_warps_run<Cfg, Load>(args, m, n, k_tiles, smem, epi);
+}
+
+} /* namespace evt_sched */
+
+#endif /* EVT_SCHED_PERSISTENT_CUH */

@@ -1,0 +1,150 @@
+/*
+ * tiles.cuh - tile scheduling, shared by every mainloop and architecture:
+ * which output tile a CTA computes (evt_tile_coord), the share of K a
+ * split-K CTA takes (evt_k_share) and how the partial tiles meet
+ * (evt_split_store, evt_split_sum), the stream of k tiles a persistent CTA
+ * walks over its tiles (evt_sched::tile_stream), and the named barriers of
+ * the persistent schedules.
+ */
+#ifndef EVT_SCHED_TILES_CUH
+#define EVT_SCHED_TILES_CUH
+
+#include "common/evt_common.cuh"
+
+/*
+ * CTA index -> output tile.  Tiles are walked in groups of GROUP_M tile-rows:
+ * down a group's column of GROUP_M M-tiles, then to the next N column, so
+ * the CTAs resident at once share a few A row-panels and B column-panels in
+ * L2.  GROUP_M = 1 is plain row-by-row order.
+ */
+template <class Cfg, int GROUP_M = 8>
+__device__ __forceinline__ void evt_tile_coord(int tile_id, int m, int n, int *tile_m, int *tile_n)
+{
+    const int group_m = GROUP_M;
+    int tiles_m = (m + Cfg::kBM - 1) / Cfg::kBM;
+    int tiles_n = (n + Cfg::kBN - 1) / Cfg::kBN;
+    int per_group = group_m * tiles_n;
+    int group = tile_id / per_group;
+    int first_m = group * group_m;
+    int rows = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
+    int in_group = tile_id - group * per_group;
+    *tile_m = first_m + in_group % rows;
+    *tile_n = in_group / rows;
+}
+
+/* ---- split-K (plan/heuristic.c decides the splits) ---------------------- */
+
+/* Share `share` of `shares` of k_tiles k tiles: the first k tile in *begin,
+ * the count returned (0 for a share past the end). */
+__device__ __forceinline__ int evt_k_share(int k_tiles, int share, int shares, int *begin)
+{
+    const int per = (k_tiles + shares - 1) / shares;
+    const int first = share * per, last = first + per < k_tiles ? first + per : k_tiles;
+    *begin = first;
+    return last > first ? last - first : 0;
+}
+
+/* A CTA's partial accumulator tile (smem, rows ACC_LD apart) to its slot of
+ * the split workspace: BM x BN floats, dense. */
+template <int BM, int BN, int THREADS, int ACC_LD>
+EVT_DEVICE void evt_split_store(const float *acc, float *slot)
+{
+    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
+        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
+        reinterpret_cast<float4 *>(slot)[i] = *reinterpret_cast<const float4 *>(acc + r * ACC_LD + c);
+    }
+}
+
+/* The sum of a tile's `splits` partial tiles, slot 0 first (so the result
+ * does not depend on which CTA finished first), into the smem accumulator
+ * layout the epilogue reads; ends with a barrier. */
+template <int BM, int BN, int THREADS, int ACC_LD>
+EVT_DEVICE void evt_split_sum(const float *slots, int splits, float *acc)
+{
+    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
+        float4 t = reinterpret_cast<const float4 *>(slots)[i];
+        for (int s = 1; s < splits; ++s) {
+            const float4 u = reinterpret_cast<const float4 *>(slots + (evt_i64)s * BM * BN)[i];
+            t.x = __fadd_rn(t.x, u.x);
+            t.y = __fadd_rn(t.y, u.y);
+            t.z = __fadd_rn(t.z, u.z);
+            t.w = __fadd_rn(t.w, u.w);
+        }
+        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
+        *reinterpret_cast<float4 *>(acc + r * ACC_LD + c) = t;
+    }
+    __syncthreads();
+}
+
+/* ---- persistent schedules ----------------------------------------------- */
+
+/* Named barriers of the warp-specialized schedule (sched/persistent.cuh):
+ * the MMA warps' pipeline (their __syncthreads), the accumulator tile's
+ * hand-over (full) and return (empty), the epilogue warps' own
+ * (evt_epi_team).  The producer/consumer schedule's consumers use
+ * EVT_BAR_EPI + their warpgroup (evt_wg_team). */
+#define EVT_BAR_PIPE 1
+#define EVT_BAR_FULL 2
+#define EVT_BAR_EMPTY 3
+#define EVT_BAR_EPI 4
+
+namespace evt_sched {
+
+EVT_DEVICE void bar_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+EVT_DEVICE void bar_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* The stream of k tiles over a persistent CTA's tiles blockIdx.x,
+ * + gridDim.x, ..., as loaded: which tile the next load belongs to and how
+ * many of its k tiles are left.  Load is a mainloop's stage loader
+ * (start(args, tile_m, tile_n, 0), then one call per k tile, in order). */
+template <class Cfg, class Load, class Args>
+struct tile_stream {
+    Load load;
+    int tile, left, tiles, k_tiles, m, n;
+
+    __device__ __forceinline__ void start(const Args &args)
+    {
+        int tm, tn;
+        evt_tile_coord<Cfg>(tile, m, n, &tm, &tn);
+        load.start(args, tm, tn, 0);
+        left = k_tiles;
+    }
+
+    /* The stream of this CTA's tiles blockIdx.x, + gridDim.x, ... of `tiles`. */
+    __device__ __forceinline__ void begin(const Args &args, int tiles_, int k_tiles_, int m_, int n_)
+    {
+        tile = blockIdx.x;
+        tiles = tiles_;
+        k_tiles = k_tiles_;
+        m = m_;
+        n = n_;
+        left = 0;
+        if (tile < tiles)
+            start(args);
+    }
+
+    /* Loads the next k tile of the stream into `stage`, if there is one. */
+    __device__ __forceinline__ void next(const Args &args, evt_u32 stage)
+    {
+        if (left == 0 && tile < tiles && k_tiles > 0) {
+            tile += gridDim.x;
+            if (tile < tiles)
+                start(args);
+        }
+        if (left > 0 && tile < tiles) {
+            load(stage);
+            --left;
+        }
+    }
+};
+
+} /* namespace evt_sched */
+
+#endif /* EVT_SCHED_TILES_CUH */

@@ -1,0 +1,219 @@
+/*
+ * producer_consumer.cuh - the sm_90a producer/consumer persistent schedule
+ * (configurations with pp = 2): a producer warpgroup loading stages by TMA
+ * (or, on the guarded path, element by element) behind mbarriers, and two
+ * wgmma consumer warpgroups taking the CTA's tiles in turn, one's epilogue
+ * overlapping the other's mainloop (pp_run); and the staged epilogue input
+ * the producer copies ahead of a tile's epilogue (stage_tile).
+ */
+#ifndef EVT_SM90_PRODUCER_CONSUMER_CUH
+#define EVT_SM90_PRODUCER_CONSUMER_CUH
+
+#include "sm90/wgmma.cuh"
+#include "sm90/tma.cuh"
+#include "sched/tiles.cuh"
+
+namespace evt_sm90 {
+
+/*
+ * A staged epilogue input's tile (pp_run, Cfg::kStaged): rows tile_m * kBM ..
+ * and columns tile_n * kBN .. of a 16-bit [M, N] tensor (src, ld) into the
+ * dense kBM x kBN shared tile at dst, completing on mbarrier bar.  The fast
+ * path (TMA: the runtime's tiled map, one thread) zero-fills past the
+ * problem; the guarded path's kThreads producer threads copy element by
+ * element (any alignment) and arrive.  Called by the producer warpgroup.
+ */
+template <class Cfg>
+EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int tid,
+                           const evt_tma_map *map, const evt_u16 *src, evt_i64 ld, int m, int n)
+{
+#if EVT_SM90 == 1
+    if constexpr (Cfg::kAligned) {
+        (void)src; (void)ld; (void)m; (void)n;
+        if (tid == 0) {
+            mbar_arrive_expect_tx(bar, Cfg::kStagedTileBytes);
+            tma_load_2d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM);
+        }
+    } else {
+        (void)map;
+        for (int x = tid; x < Cfg::kBM * Cfg::kBN; x += Cfg::kThreads) {
+            const int row = tile_m * Cfg::kBM + x / Cfg::kBN, col = tile_n * Cfg::kBN + x % Cfg::kBN;
+            const evt_u16 v = row < m && col < n ? src[(evt_i64)row * ld + col] : (evt_u16)0;
+            evt_st_shared_u16(dst + 2 * x, v);
+        }
+        mbar_arrive(bar);
+    }
+#else
+    static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
+#endif
+}
+
+
+/*
+ * The producer/consumer persistent schedule (configurations with pp = 2,
+ * sm_90a): warpgroup 0, the producer, copies the k tiles of all the CTA's
+ * tiles blockIdx.x, + gridDim.x, ... in order into a ring of kStages stages.
+ * On the fast path (Load::kTma) one thread issues each stage's TMA copies,
+ * which complete the stage's "full" mbarrier by their bytes; on the guarded
+ * path all 128 threads store element by element and arrive.  Consumer
+ * warpgroup c (1 + c) takes the CTA's tiles c, c + 2, ...: it multiplies a
+ * whole 128-row tile (two m64 wgmma rows), frees each stage ("empty"
+ * mbarrier, one arrival per warp) once its MMAs are done, hands the tensor
+ * cores to the other consumer ("turn" mbarriers: the mainloops of tiles 0,
+ * 1, 2, ... run one after the other), then, once the other consumer's
+ * epilogue is done with it ("eturn" mbarriers, likewise in tile order),
+ * writes its accumulators to the one accumulator tile in shared memory and
+ * runs the epilogue there with its 128 threads (evt_wg_team: barrier 4 +
+ * warpgroup).  So one consumer's epilogue overlaps the other's mainloop and
+ * the producer's loads of the tiles after.  No L2 prefetch of the epilogue's
+ * [M, N] inputs (the warp-specialized schedule's epi.prefetch): the lines
+ * were evicted before their epilogue (docs/sm90.md).  Shared
+ * memory, 1024-aligned: the stages, the accumulator tile, the mbarriers.  One accumulator tile rather than
+ * one per consumer leaves room for four 32 KB stages (BK = 64), which the
+ * deep layers need (docs/sm90.md).
+ */
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
+                                       unsigned char *smem, const Epi &epi, Load load)
+{
+#if EVT_SM90 == 1
+    static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 &&
+                      (Cfg::kBN == 128 || Cfg::kBN == 64) &&
+                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
+                  "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles, K-contiguous");
+    static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
+    static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
+    constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const evt_u32 raw = evt_smem_addr(smem);
+    const evt_u32 sbase = (raw + 1023u) & ~1023u;
+    /* staged + c * kStagedTileBytes: consumer c's staged input tile */
+    const evt_u32 staged = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
+    const evt_u32 full = staged + Cfg::kStaged * Cfg::kStagedTileBytes;
+    const evt_u32 empty = full + 8 * Cfg::kStages;
+    const evt_u32 turn = empty + 8 * Cfg::kStages; /* turn + 8 c: consumer c may start */
+    const evt_u32 eturn = turn + 16; /* eturn + 8 c: consumer c may use the accumulator tile */
+    const evt_u32 sfull = eturn + 16;  /* sfull + 8 c: consumer c's staged tile is loaded */
+    const evt_u32 sempty = sfull + 16; /* sempty + 8 c: consumer c is done reading it */
+    const int tid = threadIdx.x, wg = tid >> 7;
+    if (tid == 0) {
+        for (int s = 0; s < Cfg::kStages; ++s) {
+            /* TMA: one arrival (with the stage's bytes); guarded: every producer thread's */
+            mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
+            mbar_init(empty + 8 * s, 4);
+        }
+        for (int b = 0; b < 4; ++b)
+            mbar_init(turn + 8 * b, 4);
+        for (int b = 0; b < 2; ++b) {
+            mbar_init(sfull + 8 * b, Load::kTma ? 1 : Cfg::kThreads);
+            mbar_init(sempty + 8 * b, 4);
+        }
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* the producer */
+        int q = 0; /* k tiles loaded so far */
+        int tm, tn;
+        for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
+            evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            load.start(args, tm, tn, 0);
+            for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+                const int s = q % Cfg::kStages;
+                mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
+                if constexpr (Load::kTma) {
+                    if (tid == 0) /* one thread issues the copies (its load holds the k position) */
+                        load.issue(sbase + s * Cfg::kStageBytes, full + 8 * s);
+                } else {
+                    static_assert(!Cfg::kAligned, "pp_run's fast path loads with TMA");
+                    load(sbase + s * Cfg::kStageBytes); /* plain stores */
+                    mbar_arrive(full + 8 * s);
+                }
+            }
+            if constexpr (Cfg::kStaged > 0) {
+                /* tile j's epilogue input, into its consumer's (j % 2) staged
+                 * tile once that consumer's epilogue of tile j - 2 is done with it */
+                const int c = j & 1;
+                mbar_wait(sempty + 8 * c, ((j >> 1) & 1) ^ 1);
+                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, tid);
+            }
+        }
+        return; /* the consumers wait for the copies in flight */
+    }
+
+    /* a consumer */
+    const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
+    const int bar = 4 + wg; /* evt_wg_team's */
+    float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes);
+    const evt_u32 acc_addr = evt_smem_addr(acc_tile);
+    int j = c; /* the CTA's tile number */
+    for (int t = blockIdx.x + c * gridDim.x; t < tiles; t += 2 * gridDim.x, j += 2) {
+        float acc[2][1][NC / 2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < NC / 2; ++i)
+                acc[h][0][i] = 0.0f;
+        /* The consumers' mainloops take turns, tile j after tile j - 1's
+         * (whose four warps arrive on this consumer's turn barrier).  Besides
+         * giving the tensor cores to one warpgroup at a time, that keeps the
+         * stage parities below unambiguous: every k tile before this tile's
+         * first has been waited for, so each stage is at most one phase
+         * behind the one waited on. */
+        if (j > 0)
+            mbar_wait(turn + 8 * c, ((j - 1) >> 1) & 1);
+        int q = j * k_tiles, prev = 0;
+        for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+            const int s = q % Cfg::kStages;
+            mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+            if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            const evt_u32 sa = sbase + s * Cfg::kStageBytes;
+            const evt_u32 sb = sa + Cfg::kAStageBytes;
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    wgmma_op<Cfg::kDType, NC>::run(acc[h][0],
+                                                   wgmma_desc<Cfg::kBK>(sa + h * 64 * Cfg::kBK * 2) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK>(sb) + 2 * kk);
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (kt > 0 && lane == 0)
+                mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
+            prev = s;
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (lane == 0) {
+            if (k_tiles > 0)
+                mbar_arrive(empty + 8 * prev);
+            mbar_arrive(turn + 8 * (1 - c)); /* tile j + 1's turn */
+        }
+        if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
+            mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
+        store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
+        store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
+        evt_sched::bar_sync(bar, 128);
+        int tm, tn;
+        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        if constexpr (Cfg::kStaged > 0) {
+            mbar_wait(sfull + 8 * c, (j >> 1) & 1);
+            epi(tm, tn, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
+        } else {
+            epi(tm, tn, acc_tile, nullptr);
+        }
+        __syncwarp(); /* the warp's reads of the tiles are done */
+        if (lane == 0) {
+            mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
+            if constexpr (Cfg::kStaged > 0)
+                mbar_arrive(sempty + 8 * c); /* the producer may stage tile j + 2 */
+        }
+    }
+#else
+    static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
+#endif
+}
+
+} /* namespace evt_sm90 */
+
+#endif /* EVT_SM90_PRODUCER_CONSUMER_CUH */

@@ -1,0 +1,80 @@
+/*
+ * tma.cuh - sm_90a's asynchronous copies: tensor maps (made by the runtime
+ * per launch, passed to an entry as a grid-constant parameter), mbarriers
+ * with transaction counts, and the tensor-memory-accelerator copies the
+ * producer/consumer schedule loads with (tiled 2D boxes, im2col boxes).
+ * The map structs exist in every pass (entries name them); the
+ * instructions only in sm_90a passes (EVT_SM90 == 1).
+ */
+#ifndef EVT_SM90_TMA_CUH
+#define EVT_SM90_TMA_CUH
+
+#include "common/tile.cuh"
+
+/* A TMA tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned), and
+ * the maps a TMA configuration's entry point takes as a second, grid-constant
+ * parameter (GEMM: A's and B's tiled maps; conv: the input's im2col map and
+ * the filter's tiled map; a staged epilogue input's tiled map; made by the
+ * runtime per launch). */
+struct alignas(64) evt_tma_map {
+    evt_u64 opaque[16];
+};
+struct evt_tma_maps {
+    evt_tma_map a, b;
+    evt_tma_map staged; /* the staged epilogue input's tiled map (cfg.staged) */
+};
+
+namespace evt_sm90 {
+
+#if EVT_SM90 == 1
+EVT_DEVICE void mbar_init(evt_u32 bar, int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+EVT_DEVICE void mbar_wait(evt_u32 bar, int parity)
+{
+    asm volatile("{\n.reg .pred p;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
+}
+
+EVT_DEVICE void mbar_arrive(evt_u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+/* Arrives on bar and adds `bytes` to the transaction count its phase waits
+ * for (the TMA copies' complete_tx). */
+EVT_DEVICE void mbar_arrive_expect_tx(evt_u32 bar, evt_u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+/* The box of 2D tiled tensor map `map` at (x, y) (x the contiguous
+ * coordinate) into shared memory at dst; completes on mbarrier bar. */
+EVT_DEVICE void tma_load_2d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, int x, int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst), "l"(map), "r"(bar), "r"(x), "r"(y)
+                 : "memory");
+}
+
+/* The im2col box of 4D map `map` (x NHWC as (c, w, h, n)) at channel c0 of
+ * the window whose corner is (w0, h0) in image n0, at filter offset (ow,
+ * oh), into shared memory at dst; completes on mbarrier bar. */
+EVT_DEVICE void tma_load_im2col_4d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, int c0, int w0,
+                                   int h0, int n0, unsigned short ow, unsigned short oh)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};"
+                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(w0), "r"(h0), "r"(n0), "h"(ow), "h"(oh)
+                 : "memory");
+}
+
+#endif
+
+} /* namespace evt_sm90 */
+
+#endif /* EVT_SM90_TMA_CUH */

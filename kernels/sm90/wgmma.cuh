@@ -1,0 +1,94 @@
+/*
+ * wgmma.cuh - sm_90a warpgroup MMAs: wgmma.mma_async m64nNk16 with f32
+ * accumulators over K-major operands in shared memory (wgmma_op), their
+ * shared-memory descriptors (wgmma_desc), and the accumulators' way into
+ * the accumulator tile the epilogue reads (store_acc_wgmma).  The
+ * instructions exist only in sm_90a passes (EVT_SM90 == 1).
+ */
+#ifndef EVT_SM90_WGMMA_CUH
+#define EVT_SM90_WGMMA_CUH
+
+#include "common/tile.cuh"
+#include "sm80/pipeline.cuh"
+
+namespace evt_sm90 {
+
+/* d += A B for a 64 x N tile: d holds N / 2 floats per thread.  N = 128
+ * everywhere but the narrow producer/consumer conv tile (N = 64; under the
+ * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers). */
+template <int DT, int N> struct wgmma_op;
+#if EVT_SM90 == 1
+/* One wgmma's operands for an N-wide tile: the N / 2 accumulator floats
+ * ("+f"(d[0]) ..), their registers' text (%0 ..) and the two descriptors'. */
+#define EVT_WGMMA_D8(B)                                                                   \
+    "+f"(d[(B)]), "+f"(d[(B) + 1]), "+f"(d[(B) + 2]), "+f"(d[(B) + 3]), "+f"(d[(B) + 4]), \
+        "+f"(d[(B) + 5]), "+f"(d[(B) + 6]), "+f"(d[(B) + 7])
+#define EVT_WGMMA_D_64 EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16), EVT_WGMMA_D8(24)
+#define EVT_WGMMA_D_128 \
+    EVT_WGMMA_D_64, EVT_WGMMA_D8(32), EVT_WGMMA_D8(40), EVT_WGMMA_D8(48), EVT_WGMMA_D8(56)
+#define EVT_WGMMA_R_64                                                                           \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33"
+#define EVT_WGMMA_R_128                                                                          \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
+    "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65"
+/* wgmma_op<DT, N>, TY DT's PTX name: d += A B, scale-d on, neither operand
+ * negated or transposed. */
+#define EVT_WGMMA_OP(DT, N, TY)                                                                 \
+    template <> struct wgmma_op<DT, N> {                                                        \
+        static __device__ __forceinline__ void run(float (&d)[(N) / 2], evt_u64 da, evt_u64 db) \
+        {                                                                                       \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                             \
+                         "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "       \
+                         EVT_WGMMA_R_##N ", p, 1, 1, 0, 0;\n}\n"                                \
+                         : EVT_WGMMA_D_##N                                                      \
+                         : "l"(da), "l"(db));                                                   \
+        }                                                                                       \
+    };
+EVT_WGMMA_OP(EVT_DT_F16, 128, "f16")
+EVT_WGMMA_OP(EVT_DT_BF16, 128, "bf16")
+EVT_WGMMA_OP(EVT_DT_F16, 64, "f16") /* the producer/consumer tile of narrow convs */
+EVT_WGMMA_OP(EVT_DT_BF16, 64, "bf16")
+#undef EVT_WGMMA_OP
+#undef EVT_WGMMA_R_128
+#undef EVT_WGMMA_R_64
+#undef EVT_WGMMA_D_128
+#undef EVT_WGMMA_D_64
+#undef EVT_WGMMA_D8
+#endif
+
+/* A K-major operand tile of BK-element rows at shared address saddr: rows
+ * of 128 bytes (BK = 64) in wgmma's 128-byte swizzle, 8-row groups 1024
+ * bytes apart; rows of 64 bytes (BK = 32) in its 64-byte swizzle (smem_tile's
+ * c ^ ((row >> 1) & 3)), groups 512 bytes apart. */
+template <int BK>
+EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
+{
+    static_assert(BK == 32 || BK == 64, "wgmma stages are BK = 32 or 64");
+    constexpr evt_u64 layout = BK == 64 ? 1 : 2, group = 8 * BK * 2;
+    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | ((group >> 4) << 32) |
+           (layout << 62);
+}
+
+
+/* A warpgroup's wgmma accumulators (NH chunks of NC columns) into the tile
+ * at base: warp w of warpgroup g holds rows 64 g + 16 w .. + 15. */
+template <class Cfg, int NC, int NH>
+__device__ __forceinline__ void store_acc_wgmma(const float (&acc)[NH][NC / 2], evt_u32 base,
+                                                int wgi, int warp, int lane)
+{
+#pragma unroll
+    for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int j = 0; j < NC / 8; ++j)
+            evt_sm80::store_acc_quad<Cfg>(base, wgi * 64 + warp * 16 + (lane >> 2),
+                                h * NC + j * 8 + (lane & 3) * 2, acc[h][4 * j], acc[h][4 * j + 1],
+                                acc[h][4 * j + 2], acc[h][4 * j + 3]);
+}
+
+
+} /* namespace evt_sm90 */
+
+#endif /* EVT_SM90_WGMMA_CUH */
