@@ -108,6 +108,24 @@ typedef struct plan {
     long long grid;  /* CTAs of the main entry */
 } plan;
 
+/* ---- the heuristic (heuristic.c) -------------------------------------- */
+
+/*
+ * The configuration the heuristic picks for kernel k on target t for an
+ * m x n x kk problem (a conv's GEMM view) on sms multiprocessors (> 0);
+ * tma: the producer/consumer configurations' TMA maps can be made (the fast
+ * path, a driver with tensor maps, a conv's c a multiple of their BK).
+ * Always one that fits t's shared memory; NULL only for t outside evt_target.
+ */
+const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n,
+                             long long kk, int sms, int tma);
+/* Whether c is among the configurations plan_pick can return for k on t
+ * (declared as data beside the heuristic, checked against it by the tests). */
+int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t);
+/* Split-K where the planner decides: CTAs per tile for `tiles` output tiles
+ * on sms multiprocessors holding per_sm CTAs each, K being k_tiles k tiles. */
+int plan_split_k(long long tiles, int per_sm, int sms, long long k_tiles);
+
 /*
  * Whether configuration c can run kernel k on target t at all, whatever the
  * problem: its mainloop has it, the target has its instructions (wgmma is
