@@ -111,7 +111,8 @@ static const plan_config *conv_sm80_pick(const plan_target *t, long long m, long
                                          long long sms)
 {
     if (n <= 64) {
-        if (fits(CFG(sm80_256x64x32_w4_s4), t) && plan_config_tiles(CFG(sm80_256x64x32_w4_s4), m, n) >= 2 * sms)
+        if (fits(CFG(sm80_256x64x32_w4_s4), t) &&
+            plan_config_tiles(CFG(sm80_256x64x32_w4_s4), m, n) >= 2 * sms)
             return CFG(sm80_256x64x32_w4_s4);
         if (fits(CFG(sm80_128x64x64_w4_s3), t) && plan_config_tiles(CFG(sm80_128x64x64_w4_s3), m, n) >= sms)
             return CFG(sm80_128x64x64_w4_s3);

@@ -79,7 +79,8 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
     if (c->staged && !k->stageable)
         return refuse(why, "a staged configuration needs an f16 or bf16 [M, N] input that the epilogue reads");
     if (c->smem_bytes > ti->smem_per_block)
-        return refuse(why, "the configuration needs more shared memory than a block of the target can have");
+        return refuse(why, "the configuration needs more shared memory than a block of the target "
+                           "can have");
     return 1;
 }
 
@@ -121,10 +122,9 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         out->splits = 1; /* a persistent grid walks its tiles: never split */
     else if (split_k == 0)
         out->splits = plan_split_k(out->tiles, c->min_blocks, sms, k_tiles);
-    else /* at least one k tile a share, and no more CTAs than a grid can have */
-        out->splits = k_tiles < 2 ? 1
-                      : (long long)split_k > k_tiles ? (int)k_tiles
-                                                      : split_k;
+    else /* as asked, with at least one k tile a share */
+        out->splits = k_tiles < 2 ? 1 : (long long)split_k > k_tiles ? (int)k_tiles : split_k;
+    /* and no more CTAs than a launch's grid can have (2^31 - 1) */
     if (out->splits > 1 && out->tiles > INT_MAX / out->splits) {
         const long long most = INT_MAX / out->tiles; /* below splits, so an int */
         out->splits = most >= 2 ? (int)most : 1;
@@ -160,6 +160,7 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
         pl->tma = 0;
         return;
     }
+    /* the heuristic's pick as if the driver had no tensor maps */
     const plan_target *t = plan_target_info(p->target);
     const int sms = p->sms > 0 ? p->sms : t->sms_default;
     complete(plan_pick(k, p->target, p->m, p->n, p->k, sms, 0), k, p, o, sms, 0, pl, NULL);
