@@ -1,0 +1,45 @@
+/* configs.c - kernels/tile_configs.h's rows as the planner's table. */
+#include "plan.h"
+
+#include <string.h>
+
+const plan_config plan_configs[EVT_TILE_COUNT] = {
+#define PLAN_CONFIG(name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, \
+                    staged)                                                                          \
+    [EVT_TILE_##name] = {EVT_TILE_##name,                                                            \
+                         #name,                                                                      \
+                         mainloops,                                                                  \
+                         (mma) == EVT_TILE_WGMMA,                                                    \
+                         bm,                                                                         \
+                         bn,                                                                         \
+                         bk,                                                                         \
+                         warps_m,                                                                    \
+                         warps_n,                                                                    \
+                         stages,                                                                     \
+                         min_blocks,                                                                 \
+                         ws,                                                                         \
+                         pp,                                                                         \
+                         staged,                                                                     \
+                         EVT_TILE_THREADS(warps_m, warps_n, ws, pp),                                 \
+                         EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)},
+    EVT_TILE_CONFIGS(PLAN_CONFIG)
+#undef PLAN_CONFIG
+};
+
+const plan_config *plan_config_find(const char *name)
+{
+    for (int i = 0; name && i < EVT_TILE_COUNT; i++)
+        if (strcmp(plan_configs[i].name, name) == 0)
+            return &plan_configs[i];
+    return NULL;
+}
+
+int plan_config_persistent(const plan_config *c)
+{
+    return c->ws > 0 || c->pp > 0;
+}
+
+long long plan_config_tiles(const plan_config *c, long long m, long long n)
+{
+    return ((m + c->bm - 1) / c->bm) * ((n + c->bn - 1) / c->bn);
+}

@@ -1,0 +1,276 @@
+/* heuristic.c - which tile configuration a problem gets, and split-K.
+ *
+ * Four heuristics: GEMM and conv, each in the sm80 family (mma.sync, any
+ * target) and the sm90 family (wgmma, where the kernel can run it: sm_90a and
+ * K-contiguous operands).  They compare tile counts with multiples of the SM
+ * count, so they depend on M, N, the SMs and (a little) K.  A configuration
+ * that does not fit the target's shared memory is passed over, so the next
+ * smaller one applies: sm_86 and sm_89 (99 KB) cannot hold the 128x256
+ * tiles (a 135 KB accumulator tile) that sm_80 (163 KB) picks.
+ * The measurements behind every rule: docs/sm80.md and docs/sm90.md. */
+#include "plan.h"
+
+#define CFG(name) (&plan_configs[EVT_TILE_##name])
+
+/* ---- the candidate sets ----------------------------------------------- */
+
+/* What each heuristic can return, as data: plan_listed (the configurations
+ * a full listing compiles) is these less what cannot run.  tests/unit/
+ * test_plan.c probes the heuristics to keep both sides in step. */
+static const enum evt_tile_id gemm_sm80[] = {
+    EVT_TILE_sm80_128x256x64_w8_s3,
+    EVT_TILE_sm80_128x128x64_w4_s3,
+    EVT_TILE_sm80_64x64x32_w4_s4,
+};
+static const enum evt_tile_id gemm_sm90[] = {
+    EVT_TILE_sm90_pp2_128x128x64_s4,
+    EVT_TILE_sm90_wg2_128x256x64_s4,
+    EVT_TILE_sm90_wg2_128x128x64_s3,
+    EVT_TILE_sm80_64x64x32_w4_s4,
+};
+static const enum evt_tile_id conv_sm80[] = {
+    EVT_TILE_sm80_128x256x64_w8_s3, EVT_TILE_sm80_128x128x64_w4_s3, EVT_TILE_sm80_256x64x32_w4_s4,
+    EVT_TILE_sm80_128x64x64_w4_s3,  EVT_TILE_sm80_64x64x32_w4_s4,
+};
+static const enum evt_tile_id conv_sm90[] = {
+    EVT_TILE_sm90_pp2_128x128x64_s2_staged,
+    EVT_TILE_sm90_pp2_128x64x64_s7,
+    EVT_TILE_sm80_256x64x32_w4_s4,
+    EVT_TILE_sm80_128x64x64_w4_s3,
+    EVT_TILE_sm80_64x64x32_w4_s4,
+    EVT_TILE_sm90_wg2_128x128x32_s6,
+    EVT_TILE_sm90_wg2_128x256x64_s4,
+    EVT_TILE_sm90_wg3_192x128x64_s4,
+    EVT_TILE_sm90_wg3_192x256x64_s4,
+    EVT_TILE_sm90_pp2_128x128x64_s4,
+};
+
+typedef struct candidates {
+    const enum evt_tile_id *ids;
+    int n;
+} candidates;
+
+#define SET(a) {a, (int)(sizeof a / sizeof a[0])}
+/* by mainloop (evt_mainloop's order), then family (sm80, sm90) */
+static const candidates sets[2][2] = {
+    {SET(gemm_sm80), SET(gemm_sm90)},
+    {SET(conv_sm80), SET(conv_sm90)},
+};
+#undef SET
+
+/* Whether k on t takes the sm90 (wgmma) heuristic. */
+static int sm90_family(const plan_kernel *k, const plan_target *t)
+{
+    return t->wgmma && k->k_contiguous;
+}
+
+int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
+{
+    const plan_target *ti = plan_target_info(t);
+    if (!ti || !c || (unsigned)k->mainloop > EVT_MAINLOOP_CONV2D_FPROP)
+        return 0;
+    const candidates *s = &sets[k->mainloop][sm90_family(k, ti)];
+    for (int i = 0; i < s->n; i++)
+        if (s->ids[i] == c->id)
+            return 1;
+    return 0;
+}
+
+/* ---- the heuristics ---------------------------------------------------- */
+
+static int fits(const plan_config *c, const plan_target *t)
+{
+    return c->smem_bytes <= t->smem_per_block;
+}
+
+/*
+ * sm80 GEMM: big tiles when they still give every SM at least two tiles;
+ * 128x128 (two CTAs per SM) when that fills the machine once; 64x64
+ * otherwise, since there idle SMs cost more than low arithmetic intensity.
+ * BK = 64 wherever it fits (it beat BK = 32 on 128x256 and 128x128).  K
+ * does not change the choice: it only sets the length of the mainloop.
+ */
+static const plan_config *gemm_sm80_pick(const plan_target *t, long long m, long long n, long long sms)
+{
+    if (fits(CFG(sm80_128x256x64_w8_s3), t) && plan_config_tiles(CFG(sm80_128x256x64_w8_s3), m, n) >= 2 * sms)
+        return CFG(sm80_128x256x64_w8_s3);
+    if (fits(CFG(sm80_128x128x64_w4_s3), t) && plan_config_tiles(CFG(sm80_128x128x64_w4_s3), m, n) >= sms)
+        return CFG(sm80_128x128x64_w4_s3);
+    return CFG(sm80_64x64x32_w4_s4);
+}
+
+/*
+ * sm80 conv (the GEMM view: m = n p q, n = k, kk = r s c), as the GEMM's:
+ * the biggest tile that still gives every SM two tiles, then one that fills
+ * every SM once, then 64x64.  k <= 64 takes the narrow-N tiles, which waste
+ * no half-empty MMAs.  Short K (kk <= 128: one or two k tiles, a
+ * memory-bound layer) prefers 128x128 to 128x256: with two CTAs per SM one
+ * CTA's stores overlap the other's loads.
+ */
+static const plan_config *conv_sm80_pick(const plan_target *t, long long m, long long n, long long kk,
+                                         long long sms)
+{
+    if (n <= 64) {
+        if (fits(CFG(sm80_256x64x32_w4_s4), t) &&
+            plan_config_tiles(CFG(sm80_256x64x32_w4_s4), m, n) >= 2 * sms)
+            return CFG(sm80_256x64x32_w4_s4);
+        if (fits(CFG(sm80_128x64x64_w4_s3), t) && plan_config_tiles(CFG(sm80_128x64x64_w4_s3), m, n) >= sms)
+            return CFG(sm80_128x64x64_w4_s3);
+        return CFG(sm80_64x64x32_w4_s4);
+    }
+    if (kk > 128 && fits(CFG(sm80_128x256x64_w8_s3), t) &&
+        plan_config_tiles(CFG(sm80_128x256x64_w8_s3), m, n) >= 2 * sms)
+        return CFG(sm80_128x256x64_w8_s3);
+    if (fits(CFG(sm80_128x128x64_w4_s3), t) && plan_config_tiles(CFG(sm80_128x128x64_w4_s3), m, n) >= sms)
+        return CFG(sm80_128x128x64_w4_s3);
+    return CFG(sm80_64x64x32_w4_s4);
+}
+
+/*
+ * The work one SM does for a grid of c, counted in whole waves of its tile
+ * slots (tile area x tiles in flight per SM, CTAs or a producer/consumer
+ * CTA's consumers, x waves), scaled by penalty_pct for tiles that run below
+ * (or, negative, above) the others' rate.  The sm90 heuristics take the
+ * cheapest.  A double: 2^31 x 2^31 problems have 2^48 tiles, and the
+ * product would overflow 64 bits; exact (so ties stay ties) below 2^53.
+ */
+static double wave_cost(const plan_config *c, long long m, long long n, long long sms, int penalty_pct)
+{
+    const int per_sm = c->pp ? c->pp : c->min_blocks;
+    const long long slots = sms * per_sm;
+    const long long waves = (plan_config_tiles(c, m, n) + slots - 1) / slots;
+    return (double)waves * c->bm * c->bn * per_sm * (100 + penalty_pct);
+}
+
+/* A candidate of a cost comparison and its penalty (wave_cost). */
+typedef struct costed {
+    const plan_config *c;
+    int penalty_pct;
+} costed;
+
+/* The cheapest of the n candidates that fit t, the earliest on equal cost
+ * (the list is in order of preference); NULL if none fits. */
+static const plan_config *cheapest(const costed *cand, int n, const plan_target *t, long long m,
+                                   long long n_, long long sms, double *cost)
+{
+    const plan_config *best = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!fits(cand[i].c, t))
+            continue;
+        const double c = wave_cost(cand[i].c, m, n_, sms, cand[i].penalty_pct);
+        if (!best || c < *cost) {
+            best = cand[i].c;
+            *cost = c;
+        }
+    }
+    return best;
+}
+
+/* Whether the producer/consumer configuration pp gives each of its
+ * consumers two tiles or more. */
+static int two_tiles_a_consumer(const plan_config *pp, long long m, long long n, long long sms)
+{
+    return plan_config_tiles(pp, m, n) >= 2LL * pp->pp * sms;
+}
+
+/*
+ * sm90 GEMM (A row-major, B column-major: the wgmma configurations'
+ * K-contiguous operands): where the sm80 heuristic takes a 128-wide tile,
+ * the wgmma 128x256 tile or, where its waves cost less (or as much, with K
+ * of at most two k tiles), the wgmma 128x128 tile at two CTAs per SM.
+ * Small problems keep 64x64 tiles and split-K.  Where tma is set, K is
+ * longer than two k tiles and every consumer gets two tiles or more, the
+ * producer/consumer tile (with one tile a consumer it lost).
+ */
+static const plan_config *gemm_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
+                                         long long sms, int tma)
+{
+    const plan_config *classic = gemm_sm80_pick(t, m, n, sms);
+    if (classic == CFG(sm80_64x64x32_w4_s4))
+        return classic;
+    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
+    if (tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, sms))
+        return pp;
+    const costed short_k[] = {{CFG(sm90_wg2_128x128x64_s3), 0}, {CFG(sm90_wg2_128x256x64_s4), 0}};
+    const costed long_k[] = {{CFG(sm90_wg2_128x256x64_s4), 0}, {CFG(sm90_wg2_128x128x64_s3), 0}};
+    double cost = 0;
+    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 2, t, m, n, sms, &cost);
+    return best ? best : classic;
+}
+
+/*
+ * sm90 conv (a conv's operands are always K-contiguous).  Where the sm80
+ * heuristic takes a 128-row tile with k > 64, the wgmma tile whose waves
+ * cost least: 128x256; 128x128 in BK = 32 stages at two CTAs per SM (first
+ * choice at K <= 128, where a CTA's stores overlap the other's loads);
+ * 192x128, three warpgroups, about 15% slower per tile but whole waves where
+ * the others leave half of one idle; 192x256, three warpgroups of m64n256,
+ * only where its waves cost 10% less (on equal cost 128x256 was faster).
+ * Where tma is set and K is longer than two of its k tiles, the
+ * producer/consumer tile at a quarter below its waves' cost; at K <= 128
+ * (memory-bound 1x1 layers) it lost to 128x128 at two CTAs per SM, unless
+ * the epilogue has an input to stage and every consumer gets two tiles: then
+ * the staged producer/consumer tile, which loads it ahead.  Narrow layers
+ * (k <= 64) take the 128x64 producer/consumer tile on the same terms (K >
+ * 128, TMA, two tiles a consumer), else keep the mma.sync tiles: the
+ * cp.async wgmma 128x64 and 256x64 tiles lost there.
+ */
+static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
+                                         long long sms, int tma, int stageable)
+{
+    const plan_config *classic = conv_sm80_pick(t, m, n, kk, sms);
+    const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);
+    if (tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
+        plan_config_tiles(staged, m, n) >= 4 * sms)
+        return staged;
+    if (n <= 64) {
+        const plan_config *pp = CFG(sm90_pp2_128x64x64_s7);
+        return tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, sms) ? pp : classic;
+    }
+    if (classic == CFG(sm80_64x64x32_w4_s4))
+        return classic;
+    const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
+                              {CFG(sm90_wg2_128x256x64_s4), 0},
+                              {CFG(sm90_wg3_192x128x64_s4), 15},
+                              {CFG(sm90_wg3_192x256x64_s4), 10}};
+    const costed long_k[] = {{CFG(sm90_wg2_128x256x64_s4), 0},
+                             {CFG(sm90_wg2_128x128x32_s6), 0},
+                             {CFG(sm90_wg3_192x128x64_s4), 15},
+                             {CFG(sm90_wg3_192x256x64_s4), 10}};
+    double cost = 0;
+    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, sms, &cost);
+    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
+    if (tma && fits(pp, t) && kk > 2 * pp->bk && (!best || wave_cost(pp, m, n, sms, -25) < cost))
+        return pp;
+    return best ? best : classic;
+}
+
+const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
+                             int sms, int tma)
+{
+    const plan_target *ti = plan_target_info(t);
+    if (!ti)
+        return NULL;
+    const long long s = sms > 0 ? sms : ti->sms_default;
+    if (k->mainloop == EVT_MAINLOOP_GEMM)
+        return sm90_family(k, ti) ? gemm_sm90_pick(ti, m, n, kk, s, tma) : gemm_sm80_pick(ti, m, n, s);
+    return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, s, tma, k->stageable)
+                              : conv_sm80_pick(ti, m, n, kk, s);
+}
+
+/*
+ * Split-K, for the non-persistent configurations: every CTA of a tile
+ * computes a share of its k tiles, and a second kernel adds the partial
+ * tiles in a fixed order before the epilogue.  A grid that fills under a
+ * quarter of the CTA slots is split, up to four ways, at least four k tiles
+ * a share; anything larger is not (1): splitting a half-filled grid or the
+ * last partial wave of a larger one lost.
+ */
+int plan_split_k(long long tiles, int per_sm, int sms, long long k_tiles)
+{
+    const long long slots = (long long)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    long long s = tiles > 0 && 4 * tiles <= slots ? slots / tiles : 1;
+    s = s < 4 ? s : 4;
+    s = s < k_tiles / 4 ? s : k_tiles / 4;
+    return s >= 2 ? (int)s : 1;
+}

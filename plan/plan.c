@@ -1,0 +1,174 @@
+/* plan.c - a kernel on a problem: whether a configuration can run it, and a
+ * launch's plan (configuration, path, TMA, split-K, grid). */
+#include "plan.h"
+
+#include <limits.h>
+#include <stdio.h>
+
+/* Whether the epilogue reads input i (the optimizer may have dropped it). */
+static int input_used(const ir_func *fn, size_t i)
+{
+    for (size_t j = 0; j < fn->nvalues; j++)
+        if (fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i)
+            return 1;
+    return 0;
+}
+
+int plan_staged_input(const ir_func *fn)
+{
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (in->shape == EVT_SHAPE_MN && (in->elem == EVT_F16 || in->elem == EVT_BF16) && input_used(fn, i))
+            return (int)i;
+    }
+    return -1;
+}
+
+plan_kernel plan_kernel_of(const ir_kernel *k)
+{
+    plan_kernel p;
+    p.mainloop = k->mainloop;
+    /* a conv walks K in (r, s, c) order, c fastest, in both operands */
+    p.k_contiguous = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP ||
+                     (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL);
+    p.stageable = plan_staged_input(k->epilogue) >= 0;
+    return p;
+}
+
+int plan_gemm_aligned(int a_col, int b_col, long long m, long long n, long long k,
+                      unsigned long long a_addr, long long lda, unsigned long long b_addr,
+                      long long ldb)
+{
+    const long long a_ext = a_col ? m : k;
+    const long long b_ext = b_col ? k : n;
+    return a_ext % 8 == 0 && lda % 8 == 0 && a_addr % 16 == 0 && b_ext % 8 == 0 && ldb % 8 == 0 &&
+           b_addr % 16 == 0;
+}
+
+int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long w_addr)
+{
+    /* c % 8: r s c and every pixel's channel run are whole 16-byte chunks */
+    return c > 0 && c % 8 == 0 && x_addr % 16 == 0 && w_addr % 16 == 0;
+}
+
+/* Sets *why (where asked for) and returns 0. */
+static int refuse(const char **why, const char *reason)
+{
+    if (why)
+        *why = reason;
+    return 0;
+}
+
+int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const char **why)
+{
+    const plan_target *ti = plan_target_info(t);
+    if (!ti)
+        return refuse(why, "the target is not one evt knows");
+    if (!c)
+        return refuse(why, "no configuration was given");
+    if (k->mainloop == EVT_MAINLOOP_GEMM && !(c->mainloops & EVT_TILE_GEMM))
+        return refuse(why, "the configuration is a conv mainloop's only, not a GEMM's");
+    if (k->mainloop == EVT_MAINLOOP_CONV2D_FPROP && !(c->mainloops & EVT_TILE_CONV))
+        return refuse(why, "the configuration is a GEMM mainloop's only, not a conv's");
+    if (c->wgmma && !ti->wgmma)
+        return refuse(why, "the configuration's wgmma instructions are sm_90a's only");
+    if (c->wgmma && !k->k_contiguous)
+        return refuse(why, "wgmma needs K-contiguous operands: A row-major and B column-major");
+    if (c->pp && !ti->tma)
+        return refuse(why, "a producer/consumer configuration loads through TMA, which the target lacks");
+    if (c->staged && !k->stageable)
+        return refuse(why, "a staged configuration needs an f16 or bf16 [M, N] input that the epilogue reads");
+    if (c->smem_bytes > ti->smem_per_block)
+        return refuse(why, "the configuration needs more shared memory than a block of the target "
+                           "can have");
+    return 1;
+}
+
+int plan_listed(const plan_config *c, const plan_kernel *k, evt_target t)
+{
+    return plan_can_run(c, k, t, NULL) && plan_candidate(c, k, t);
+}
+
+/* Whether c's fast path can load through TMA maps on problem p (the driver
+ * may still refuse them: plan_tma_refused).  A conv's im2col box walks c in
+ * BK-channel steps, so c must be a multiple of BK. */
+static int tma_usable(const plan_config *c, const plan_kernel *k, const plan_problem *p, int driver_tma)
+{
+    return c->pp && p->aligned && driver_tma &&
+           (k->mainloop == EVT_MAINLOOP_GEMM || p->conv_c % c->bk == 0);
+}
+
+/* Whether the heuristic may consider the producer/consumer configurations:
+ * those it can pick all have BK = 64, so the test on one answers for all. */
+static int heuristic_tma(const plan_kernel *k, const plan_problem *p, int driver_tma)
+{
+    return tma_usable(&plan_configs[EVT_TILE_sm90_pp2_128x128x64_s4], k, p, driver_tma);
+}
+
+/* The rest of a plan once its configuration c is chosen. */
+static int complete(const plan_config *c, const plan_kernel *k, const plan_problem *p,
+                    const plan_options *o, int sms, int driver_tma, plan *out, const char **why)
+{
+    const int split_k = o ? o->split_k : 0;
+    if (split_k < 0)
+        return refuse(why, "split-K must be 0 (the planner's), 1 (never) or a number of ways");
+    out->config = c;
+    out->tma = tma_usable(c, k, p, driver_tma);
+    /* a producer/consumer configuration's fast path is its TMA loads */
+    out->aligned = p->aligned && (!c->pp || out->tma);
+    out->tiles = plan_config_tiles(c, p->m, p->n);
+    const long long k_tiles = (p->k + c->bk - 1) / c->bk;
+    if (plan_config_persistent(c) || split_k == 1)
+        out->splits = 1; /* a persistent grid walks its tiles: never split */
+    else if (split_k == 0)
+        out->splits = plan_split_k(out->tiles, c->min_blocks, sms, k_tiles);
+    else /* as asked, with at least one k tile a share */
+        out->splits = k_tiles < 2 ? 1 : (long long)split_k > k_tiles ? (int)k_tiles : split_k;
+    /* and no more CTAs than a launch's grid can have (2^31 - 1) */
+    if (out->splits > 1 && out->tiles > INT_MAX / out->splits) {
+        const long long most = INT_MAX / out->tiles; /* below splits, so an int */
+        out->splits = most >= 2 ? (int)most : 1;
+    }
+    const long long slots = (long long)sms * c->min_blocks;
+    out->grid = out->splits > 1                                        ? out->tiles * out->splits
+                : plan_config_persistent(c) && out->tiles > slots ? slots
+                                                                       : out->tiles;
+    return 1;
+}
+
+int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o, plan *out,
+              const char **why)
+{
+    const plan_target *t = plan_target_info(p->target);
+    if (!t)
+        return refuse(why, "the target is not one evt knows");
+    const int sms = p->sms > 0 ? p->sms : t->sms_default;
+    const plan_config *c = o ? o->config : NULL;
+    if (c && !plan_can_run(c, k, p->target, why))
+        return 0;
+    if (!c)
+        c = plan_pick(k, p->target, p->m, p->n, p->k, sms, heuristic_tma(k, p, p->driver_tma));
+    return complete(c, k, p, o, sms, p->driver_tma, out, why);
+}
+
+void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_options *o, plan *pl)
+{
+    if (!pl->tma)
+        return;
+    if (o && o->config) { /* forced: its guarded entry, element by element */
+        pl->aligned = 0;
+        pl->tma = 0;
+        return;
+    }
+    /* the heuristic's pick as if the driver had no tensor maps */
+    const plan_target *t = plan_target_info(p->target);
+    const int sms = p->sms > 0 ? p->sms : t->sms_default;
+    complete(plan_pick(k, p->target, p->m, p->n, p->k, sms, 0), k, p, o, sms, 0, pl, NULL);
+}
+
+void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
+{
+    const plan_target *ti = plan_target_info(t);
+    snprintf(buf, n, "%s %s %s%s grid %lld splits %d", ti ? ti->name : "?", pl->config->name,
+             pl->aligned ? "fast" : "guarded", pl->tma ? " tma" : "", pl->grid, pl->splits);
+}

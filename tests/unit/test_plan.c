@@ -1,0 +1,724 @@
+/* test_plan.c - the planner: the configuration table says what its names say,
+ * which configurations can run where and why not, the heuristics' picks
+ * (equal, on sm_80 and sm_90a, to those of the per-mainloop heuristics they
+ * replaced), the shared-memory fallback on sm_86 and sm_89, split-K, the TMA
+ * fallback, plans as text, and the full listings against the heuristics. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "plan/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T(name) EVT_TILE_##name
+#define CFG(name) (&plan_configs[EVT_TILE_##name])
+
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0};  /* A column-major */
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1}; /* an input to stage */
+
+/* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
+static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
+{
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma};
+    return p;
+}
+
+/* The heuristic's plan, which must succeed. */
+static plan make(const plan_kernel *k, const plan_problem *p, const plan_options *o)
+{
+    plan pl;
+    const char *why = NULL;
+    if (!plan_make(k, p, o, &pl, &why))
+        fail_msg("plan_make refused: %s", why ? why : "(no reason)");
+    return pl;
+}
+
+static enum evt_tile_id pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
+                             int sms, int tma)
+{
+    plan_problem p = problem(t, sms, m, n, kk, tma);
+    if (k->mainloop == EVT_MAINLOOP_GEMM)
+        p.conv_c = 0;
+    return make(k, &p, NULL).config->id;
+}
+
+/* Every name is formed from its row by tile_configs.h's rule. */
+static void test_config_names(void **state)
+{
+    (void)state;
+    for (int i = 0; i < EVT_TILE_COUNT; i++) {
+        const plan_config *c = &plan_configs[i];
+        char want[96];
+        int at = snprintf(want, sizeof want, "%s", c->wgmma ? "sm90" : "sm80");
+        if (c->wgmma && !c->pp) /* the MMA warps as warpgroups */
+            at += snprintf(want + at, sizeof want - at, "_wg%d", c->warps_m * c->warps_n / 4);
+        if (c->ws)
+            at += snprintf(want + at, sizeof want - at, "_ws%d", c->ws);
+        if (c->pp)
+            at += snprintf(want + at, sizeof want - at, "_pp%d", c->pp);
+        at += snprintf(want + at, sizeof want - at, "_%dx%dx%d", c->bm, c->bn, c->bk);
+        if (!c->wgmma)
+            at += snprintf(want + at, sizeof want - at, "_w%d", c->warps_m * c->warps_n);
+        at += snprintf(want + at, sizeof want - at, "_s%d%s", c->stages, c->staged ? "_staged" : "");
+        assert_string_equal(c->name, want);
+        assert_int_equal(c->id, i);
+        assert_ptr_equal(plan_config_find(c->name), c);
+        assert_true(c->mainloops != 0 && (c->mainloops & ~(unsigned)(EVT_TILE_GEMM | EVT_TILE_CONV)) == 0);
+        /* a producer/consumer schedule: one producer warpgroup; BK = 64, which
+         * plan_make's one TMA test for the heuristic assumes */
+        assert_true(!c->pp || (c->wgmma && c->warps_m * c->warps_n == 4 && c->bk == 64));
+    }
+    assert_null(plan_config_find("sm80_128x128x128_w4_s3"));
+    assert_null(plan_config_find(NULL));
+}
+
+/* Threads and shared memory of a few rows, worked by hand. */
+static void test_config_sizes(void **state)
+{
+    (void)state;
+    /* the pipeline (3 x 384 x 64 halves) outgrows the 128 x 264 float accumulators */
+    assert_int_equal(CFG(sm80_128x256x64_w8_s3)->threads, 256);
+    assert_int_equal(CFG(sm80_128x256x64_w8_s3)->smem_bytes, 3 * 384 * 64 * 2);
+    assert_int_equal(CFG(sm80_128x256x32_w8_s4)->smem_bytes, 128 * 264 * 4);
+    assert_int_equal(CFG(sm80_64x64x32_w4_s4)->threads, 128);
+    assert_int_equal(CFG(sm80_64x64x32_w4_s4)->smem_bytes, 4 * 128 * 32 * 2);
+    /* three warpgroups, the stages aligned to 1 KB */
+    assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->threads, 384);
+    assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->smem_bytes, 4 * (192 + 128) * 64 * 2 + 1024);
+    /* warp-specialized: 4 epilogue warps; pipeline and accumulators side by side */
+    assert_int_equal(CFG(sm80_ws4_128x128x64_w4_s3)->threads, 256);
+    assert_int_equal(CFG(sm80_ws4_128x128x64_w4_s3)->smem_bytes, 3 * 256 * 64 * 2 + 128 * 136 * 4);
+    assert_int_equal(CFG(sm90_wg2_ws8_128x128x64_s4)->threads, 512);
+    /* producer/consumer: a producer warpgroup, two consumers, a staged tile each, the mbarriers */
+    assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->threads, 384);
+    assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->smem_bytes,
+                     2 * 256 * 64 * 2 + 128 * 136 * 4 + 2 * 128 * 128 * 2 + 256 + 1024);
+    assert_true(plan_config_persistent(CFG(sm80_ws4_128x128x64_w4_s3)));
+    assert_true(plan_config_persistent(CFG(sm90_pp2_128x64x64_s7)));
+    assert_false(plan_config_persistent(CFG(sm90_wg2_128x256x64_s4)));
+    assert_int_equal(plan_config_tiles(CFG(sm80_128x256x64_w8_s3), 4096, 4097), 32 * 17);
+    assert_int_equal(plan_config_tiles(CFG(sm80_64x64x32_w4_s4), 0, 4096), 0);
+    /* 2^31 - 1 squared in 64x64 tiles: 2^50, no overflow */
+    assert_true(plan_config_tiles(CFG(sm80_64x64x32_w4_s4), 2147483647LL, 2147483647LL) == (1LL << 50));
+}
+
+static void test_targets(void **state)
+{
+    (void)state;
+    for (int t = 0; t < EVT_TARGET_COUNT; t++) {
+        const plan_target *ti = plan_target_info((evt_target)t);
+        assert_non_null(ti);
+        assert_int_equal(ti->target, t);
+        assert_string_equal(ti->name, evt_target_name((evt_target)t));
+        assert_true(ti->sms_default > 0 && ti->smem_per_block >= 99 * 1024);
+        /* every target holds the smallest tile, the heuristics' last resort */
+        assert_true(CFG(sm80_64x64x32_w4_s4)->smem_bytes <= ti->smem_per_block);
+    }
+    assert_null(plan_target_info(EVT_TARGET_COUNT));
+    const plan_target *h = plan_target_info(EVT_TARGET_SM90A);
+    assert_string_equal(h->suffix, "sm90a");
+    assert_true(h->wgmma && h->tma && h->fp8 && h->cc == 90 && h->smem_per_block == 232448);
+    assert_int_equal(plan_target_info(EVT_TARGET_SM80)->smem_per_block, 166912);
+    assert_false(plan_target_info(EVT_TARGET_SM86)->fp8);
+    assert_true(plan_target_info(EVT_TARGET_SM89)->fp8);
+    assert_false(plan_target_info(EVT_TARGET_SM89)->wgmma);
+}
+
+/* Whether c can run k on t; the reason, if not, contains `says`. */
+static void expect_refused(const plan_config *c, const plan_kernel *k, evt_target t, const char *says)
+{
+    const char *why = NULL;
+    assert_false(plan_can_run(c, k, t, &why));
+    assert_non_null(why);
+    if (!strstr(why, says))
+        fail_msg("%s on %s: \"%s\" does not say \"%s\"", c->name, evt_target_name(t), why, says);
+    assert_false(plan_listed(c, k, t));
+}
+
+static void test_can_run(void **state)
+{
+    (void)state;
+    expect_refused(CFG(sm90_wg2_128x256x64_s4), &k_gemm_tn, EVT_TARGET_SM80, "sm_90a");
+    expect_refused(CFG(sm90_pp2_128x128x64_s4), &k_conv, EVT_TARGET_SM89, "sm_90a");
+    expect_refused(CFG(sm90_wg2_128x256x64_s4), &k_gemm_nn, EVT_TARGET_SM90A, "K-contiguous");
+    expect_refused(CFG(sm90_pp2_128x128x64_s2_staged), &k_conv, EVT_TARGET_SM90A, "staged");
+    expect_refused(CFG(sm80_256x64x32_w4_s4), &k_gemm_tn, EVT_TARGET_SM80, "conv");
+    expect_refused(CFG(sm90_wg2_128x128x64_s3), &k_conv, EVT_TARGET_SM90A, "GEMM");
+    expect_refused(CFG(sm80_128x256x64_w8_s3), &k_gemm_tn, EVT_TARGET_SM86, "shared memory");
+    /* 164 KB: one KB over sm_80's 163 */
+    expect_refused(CFG(sm80_ws4_128x128x64_w4_s3), &k_conv, EVT_TARGET_SM80, "shared memory");
+    assert_true(plan_can_run(CFG(sm80_ws4_128x128x64_w4_s3), &k_conv, EVT_TARGET_SM90A, NULL));
+    assert_true(plan_can_run(CFG(sm90_pp2_128x128x64_s2_staged), &k_conv_st, EVT_TARGET_SM90A, NULL));
+    assert_true(plan_can_run(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM80, NULL));
+    assert_true(plan_can_run(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM90A, NULL));
+    /* runnable but never picked: not listed */
+    assert_false(plan_listed(CFG(sm80_128x256x32_w8_s4), &k_gemm_tn, EVT_TARGET_SM80));
+    assert_false(plan_listed(CFG(sm80_ws4_128x128x64_w4_s3), &k_conv, EVT_TARGET_SM90A));
+    /* the sm80 GEMM tiles of the wgmma heuristic's classic step stay unlisted on sm_90a */
+    assert_false(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_tn, EVT_TARGET_SM90A));
+    assert_true(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM90A));
+
+    /* a forced configuration that cannot run is no plan */
+    plan pl;
+    const char *why = NULL;
+    const plan_problem p = problem(EVT_TARGET_SM80, 0, 4096, 4096, 4096, 1);
+    const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
+    assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "sm_90a"));
+}
+
+typedef struct conv_row {
+    long long m, n, k;
+    int sms;
+    /* sm_80; sm_90a without TMA maps, with them, with them and an input to stage */
+    enum evt_tile_id want[4];
+} conv_row;
+
+typedef struct gemm_row {
+    long long m, n, k;
+    int sms;
+    /* sm_80; sm_90a (A row-major, B column-major) without TMA maps, with them */
+    enum evt_tile_id want[3];
+} gemm_row;
+
+/*
+ * The picks on representative shapes: the ResNet-50 conv layers at batch 128
+ * as GEMM views (M = n p q, N = k, K = r s c) and GEMMs from 64 to 16384 with
+ * ragged ones, on 132, 114 and 108 SMs.  The expected configurations are
+ * those the per-mainloop heuristics (kernels/gemm_sm80.cuh and
+ * conv_sm80.cuh of commit f6a3330) returned, translated to names.
+ */
+static void test_picks(void **state)
+{
+    (void)state;
+    static const conv_row conv[] = {
+        {1605632, 64, 147, 132, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {1605632, 64, 147, 114, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {1605632, 64, 147, 108, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {401408, 64, 64, 132, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)}},
+        {401408, 64, 64, 114, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)}},
+        {401408, 64, 64, 108, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)}},
+        {401408, 64, 576, 132, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {401408, 64, 576, 114, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {401408, 64, 576, 108, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {401408, 256, 64, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_wg2_128x128x32_s6), T(sm90_pp2_128x128x64_s2_staged)}},
+        {401408, 256, 64, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_wg2_128x128x32_s6), T(sm90_pp2_128x128x64_s2_staged)}},
+        {401408, 256, 64, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_wg2_128x128x32_s6), T(sm90_pp2_128x128x64_s2_staged)}},
+        {401408, 64, 256, 132, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {401408, 64, 256, 114, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {401408, 64, 256, 108, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
+                         T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
+        {100352, 128, 256, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 256, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 256, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 1152, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 1152, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 1152, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 512, 128, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_wg2_128x128x32_s6), T(sm90_pp2_128x128x64_s2_staged)}},
+        {100352, 512, 128, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_wg2_128x128x32_s6), T(sm90_pp2_128x128x64_s2_staged)}},
+        {100352, 512, 128, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_wg2_128x128x32_s6), T(sm90_pp2_128x128x64_s2_staged)}},
+        {100352, 128, 512, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 512, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {100352, 128, 512, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x32_s6),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 512, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg3_192x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 512, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 512, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 2304, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg3_192x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 2304, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 2304, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 1024, 256, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 1024, 256, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 1024, 256, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 1024, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg3_192x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 1024, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {25088, 256, 1024, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 1024, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg3_192x128x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 1024, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 1024, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 4608, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg3_192x128x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 4608, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 4608, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 2048, 512, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 2048, 512, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 2048, 512, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg3_192x128x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 2048, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        {6272, 512, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+    };
+    static const gemm_row gemm[] = {
+        {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {64, 64, 64, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {64, 64, 64, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {128, 128, 128, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {128, 128, 128, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {128, 128, 128, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {256, 256, 256, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {256, 256, 256, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {256, 256, 256, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {512, 512, 512, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {512, 512, 512, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {512, 512, 512, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {1024, 1024, 1024, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {1024, 1024, 1024, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {1024, 1024, 1024, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {2048, 2048, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_wg2_128x256x64_s4)}},
+        {2048, 2048, 2048, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_wg2_128x256x64_s4)}},
+        {2048, 2048, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_wg2_128x256x64_s4)}},
+        {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {4096, 4096, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {8192, 8192, 8192, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {8192, 8192, 8192, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {8192, 8192, 8192, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {16384, 16384, 16384, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {16384, 16384, 16384, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {16384, 16384, 16384, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {512, 512, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {512, 512, 8192, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {512, 512, 8192, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {256, 512, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {256, 512, 16384, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {16384, 1024, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {16384, 1024, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {16384, 1024, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {4096, 4096, 64, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {4096, 4096, 64, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {4096, 4096, 64, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {1000, 1000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {1000, 1000, 1000, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {1000, 1000, 1000, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {4095, 4097, 4095, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {4095, 4097, 4095, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {3, 5, 7, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {3, 5, 7, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {3, 5, 7, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4)}},
+        {8191, 1023, 129, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_wg2_128x256x64_s4)}},
+        {8191, 1023, 129, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {8191, 1023, 129, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {12544, 768, 3072, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {12544, 768, 3072, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {12544, 768, 3072, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}},
+        {1536, 6144, 128, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {1536, 6144, 128, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {1536, 6144, 128, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {2048, 2048, 128, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {2048, 2048, 128, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+        {2048, 2048, 128, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x128x64_s3),
+                         T(sm90_wg2_128x128x64_s3)}},
+    };
+    for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++) {
+        const conv_row *r = &conv[i];
+        const enum evt_tile_id got[4] = {
+            pick(&k_conv, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1),
+            pick(&k_conv, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0),
+            pick(&k_conv, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1),
+            pick(&k_conv_st, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1),
+        };
+        for (int v = 0; v < 4; v++)
+            if (got[v] != r->want[v])
+                fail_msg("conv %lldx%lldx%lld on %d SMs, case %d: %s, want %s", r->m, r->n, r->k, r->sms, v,
+                         plan_configs[got[v]].name, plan_configs[r->want[v]].name);
+    }
+    for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++) {
+        const gemm_row *r = &gemm[i];
+        const enum evt_tile_id got[3] = {
+            pick(&k_gemm_tn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1),
+            pick(&k_gemm_tn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0),
+            pick(&k_gemm_tn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1),
+        };
+        for (int v = 0; v < 3; v++)
+            if (got[v] != r->want[v])
+                fail_msg("gemm %lldx%lldx%lld on %d SMs, case %d: %s, want %s", r->m, r->n, r->k, r->sms, v,
+                         plan_configs[got[v]].name, plan_configs[r->want[v]].name);
+        /* not K-contiguous: the sm80 heuristic on sm_90a too */
+        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1), r->want[0]);
+    }
+}
+
+/* sm_86 and sm_89 cannot hold the 128x256 mma.sync tiles (a 135 KB
+ * accumulator tile): where sm_80 takes one, they take the 128x128 tile. */
+static void test_smem_fallback(void **state)
+{
+    (void)state;
+    for (int t = EVT_TARGET_SM86; t <= EVT_TARGET_SM89; t++) {
+        const evt_target tt = (evt_target)t;
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM80, 8192, 8192, 8192, 84, 1), T(sm80_128x256x64_w8_s3));
+        assert_int_equal(pick(&k_gemm_tn, tt, 8192, 8192, 8192, 84, 1), T(sm80_128x128x64_w4_s3));
+        assert_int_equal(pick(&k_conv, EVT_TARGET_SM80, 25088, 256, 2304, 84, 1), T(sm80_128x256x64_w8_s3));
+        assert_int_equal(pick(&k_conv, tt, 25088, 256, 2304, 84, 1), T(sm80_128x128x64_w4_s3));
+        /* the rest as on sm_80 */
+        assert_int_equal(pick(&k_gemm_tn, tt, 2048, 2048, 2048, 84, 1), T(sm80_128x128x64_w4_s3));
+        assert_int_equal(pick(&k_gemm_tn, tt, 512, 512, 512, 84, 1), T(sm80_64x64x32_w4_s4));
+        assert_int_equal(pick(&k_conv, tt, 401408, 64, 576, 84, 1), T(sm80_256x64x32_w4_s4));
+        /* the SMs default to the target's */
+        const int sms = plan_target_info((evt_target)t)->sms_default;
+        assert_int_equal(pick(&k_gemm_tn, (evt_target)t, 4096, 2048, 64, 0, 1),
+                         pick(&k_gemm_tn, (evt_target)t, 4096, 2048, 64, sms, 1));
+    }
+}
+
+static void test_split_k(void **state)
+{
+    (void)state;
+    /* the planner's: under a quarter of the CTA slots filled, up to four ways,
+     * four k tiles a share */
+    assert_int_equal(plan_split_k(32, 4, 132, 512), 4); /* 256x512x16384, 64x64 tiles */
+    assert_int_equal(plan_split_k(64, 4, 132, 256), 4); /* 512x512x8192 */
+    assert_int_equal(plan_split_k(100, 2, 132, 64), 1); /* 100 of 264 slots: over a quarter */
+    assert_int_equal(plan_split_k(60, 2, 132, 64), 4);  /* 264 / 60: four ways */
+    assert_int_equal(plan_split_k(60, 2, 132, 8), 2);   /* only two shares of four k tiles */
+    assert_int_equal(plan_split_k(392, 2, 132, 36), 1); /* a whole wave and a tail */
+    assert_int_equal(plan_split_k(10, 1, 132, 7), 1);   /* K too short */
+    assert_int_equal(plan_split_k(0, 1, 132, 64), 1);
+
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
+    p.conv_c = 0;
+    plan pl = make(&k_gemm_tn, &p, NULL);
+    assert_int_equal(pl.config->id, T(sm80_64x64x32_w4_s4));
+    assert_int_equal(pl.tiles, 64);
+    assert_int_equal(pl.splits, 4);
+    assert_int_equal(pl.grid, 256);
+    plan_options o = {NULL, 1}; /* never */
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.splits, 1);
+    assert_int_equal(pl.grid, 64);
+    o.split_k = 7; /* as asked where K has the k tiles */
+    assert_int_equal(make(&k_gemm_tn, &p, &o).splits, 7);
+    p.k = 96; /* three k tiles of 32 */
+    assert_int_equal(make(&k_gemm_tn, &p, &o).splits, 3);
+    o.split_k = 2;
+    p.k = 32; /* one */
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.splits, 1);
+    assert_int_equal(pl.grid, pl.tiles);
+    o.split_k = -1;
+    const char *why = NULL;
+    assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
+    assert_non_null(why);
+    /* a persistent configuration never splits; its grid is one CTA a slot */
+    const plan_options forced = {CFG(sm80_ws4_128x128x64_w4_s3), 2};
+    p = problem(EVT_TARGET_SM90A, 132, 401408, 256, 64, 1);
+    pl = make(&k_conv, &p, &forced);
+    assert_int_equal(pl.splits, 1);
+    assert_int_equal(pl.tiles, 3136 * 2);
+    assert_int_equal(pl.grid, 132);
+    p.m = 128; /* two tiles: two CTAs */
+    assert_int_equal(make(&k_conv, &p, &forced).grid, 2);
+    /* forced ways on the largest problems: a grid of at most 2^31 - 1 CTAs */
+    p = problem(EVT_TARGET_SM80, 108, 2147483647LL, 2147483647LL, 2147483647LL, 1);
+    const plan_options many = {CFG(sm80_64x64x32_w4_s4), 1 << 30};
+    pl = make(&k_conv, &p, &many);
+    assert_int_equal(pl.splits, 1);
+    assert_true(pl.grid == (1LL << 50));
+    p.m = p.n = 4096;
+    pl = make(&k_conv, &p, &many);
+    assert_true(pl.splits > 1 && pl.grid <= 2147483647LL && pl.grid == pl.tiles * pl.splits);
+}
+
+static void test_tma(void **state)
+{
+    (void)state;
+    /* the heuristic's producer/consumer pick loads through TMA */
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 4096, 4096, 4096, 1);
+    p.conv_c = 0;
+    plan pl = make(&k_gemm_tn, &p, NULL);
+    assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s4));
+    assert_true(pl.aligned && pl.tma);
+    assert_int_equal(pl.grid, 132);
+    /* the driver refuses the maps: the pick without TMA */
+    plan_tma_refused(&k_gemm_tn, &p, NULL, &pl);
+    assert_ptr_equal(pl.config, CFG(sm90_wg2_128x256x64_s4));
+    assert_true(pl.aligned && !pl.tma);
+    assert_int_equal(pl.grid, 16 * 32);
+    assert_int_equal(pl.splits, 1);
+    /* a driver without tensor maps, the guarded path, a conv's c not a
+     * multiple of 64: no producer/consumer pick */
+    p.driver_tma = 0;
+    assert_ptr_equal(make(&k_gemm_tn, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
+    p.driver_tma = 1;
+    p.aligned = 0;
+    pl = make(&k_gemm_tn, &p, NULL);
+    assert_true(!pl.aligned && !pl.tma && !pl.config->pp);
+    p = problem(EVT_TARGET_SM90A, 132, 25088, 1024, 256, 1);
+    assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_pp2_128x128x64_s4));
+    p.conv_c = 96;
+    assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
+    /* forced producer/consumer without usable maps: its guarded entry */
+    const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
+    pl = make(&k_conv, &p, &o);
+    assert_true(!pl.aligned && !pl.tma);
+    p.conv_c = 128;
+    pl = make(&k_conv, &p, &o);
+    assert_true(pl.aligned && pl.tma);
+    plan_tma_refused(&k_conv, &p, &o, &pl);
+    assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s4));
+    assert_true(!pl.aligned && !pl.tma);
+    assert_int_equal(pl.grid, 132);
+    /* a plan without TMA is left alone */
+    const plan before = pl;
+    plan_tma_refused(&k_conv, &p, NULL, &pl);
+    assert_memory_equal(&pl, &before, sizeof pl);
+}
+
+static void test_describe(void **state)
+{
+    (void)state;
+    char buf[128];
+    plan_problem p = problem(EVT_TARGET_SM90A, 0, 4096, 4096, 4096, 1);
+    p.conv_c = 0;
+    plan pl = make(&k_gemm_tn, &p, NULL);
+    plan_describe(&pl, EVT_TARGET_SM90A, buf, sizeof buf);
+    assert_string_equal(buf, "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1");
+    p = problem(EVT_TARGET_SM80, 108, 512, 512, 8192, 1);
+    p.aligned = 0;
+    pl = make(&k_gemm_nn, &p, NULL);
+    plan_describe(&pl, EVT_TARGET_SM80, buf, sizeof buf);
+    assert_string_equal(buf, "sm_80 sm80_64x64x32_w4_s4 guarded grid 256 splits 4");
+    plan_describe(&pl, EVT_TARGET_SM80, buf, 6);
+    assert_string_equal(buf, "sm_80");
+}
+
+/*
+ * The full listings against the heuristics: probed over M and N 2^0..2^31 and
+ * ragged sizes, K on both sides of every bound the heuristics test, SM counts
+ * of real parts, with and without TMA maps, every pick is listed, and every
+ * listed configuration is picked somewhere.
+ */
+static void test_listed(void **state)
+{
+    (void)state;
+    long long sizes[100];
+    int ns = 0;
+    for (int i = 0; i <= 31; i++) {
+        sizes[ns++] = 1LL << i;
+        if (i >= 4 && i <= 30)
+            sizes[ns++] = 3LL << (i - 1); /* between two powers */
+    }
+    sizes[ns++] = 2147483647LL;
+    sizes[ns++] = 1000;
+    sizes[ns++] = 12544;
+    static const long long ks[] = {64, 128, 129, 4096};
+    static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
+    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st};
+    for (int t = 0; t < EVT_TARGET_COUNT; t++)
+        for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+            const plan_kernel *k = kernels[ki];
+            int picked[EVT_TILE_COUNT] = {0};
+            for (int a = 0; a < ns; a++)
+                for (int b = 0; b < ns; b++)
+                    for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
+                        for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
+                            for (int tma = 0; tma <= 1; tma++) {
+                                const plan_config *c =
+                                    plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], sms[s], tma);
+                                if (!plan_listed(c, k, (evt_target)t))
+                                    fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
+                                             "tma %d: not listed",
+                                             evt_target_name((evt_target)t), c->name, ki, sizes[a], sizes[b],
+                                             ks[q], sms[s], tma);
+                                picked[c->id] = 1;
+                            }
+            for (int i = 0; i < EVT_TILE_COUNT; i++)
+                if (plan_listed(&plan_configs[i], k, (evt_target)t) != picked[i])
+                    fail_msg("%s, kernel %zu: %s is %s but %s", evt_target_name((evt_target)t), ki,
+                             plan_configs[i].name, picked[i] ? "picked" : "never picked",
+                             picked[i] ? "not listed" : "listed");
+        }
+}
+
+/* A module with a kernel of every kind the planner tells apart. */
+static const char source[] =
+    "epilogue e {\n"
+    "    in  bias : f16[N]\n"
+    "    in  res  : f16[M, N]\n"
+    "    out d    : f16[M, N] = relu(acc + bias) + res\n"
+    "}\n"
+    "epilogue f {\n"
+    "    in  res : f32[M, N]\n"
+    "    out d   : f16[M, N] = acc + res\n"
+    "}\n"
+    "epilogue g {\n"
+    "    in  unused : f16[M, N]\n"
+    "    in  r2     : bf16[M, N]\n"
+    "    out d      : f16[M, N] = acc + r2\n"
+    "}\n"
+    "kernel g_tn = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+    "kernel g_nn = gemm(a: f16 col, b: f16 col, acc: f32) with e\n"
+    "kernel c_f32 = conv2d_fprop(x: f16, w: f16, acc: f32) with f\n"
+    "kernel c_bf16 = conv2d_fprop(x: bf16, w: bf16, acc: f32) with g\n";
+
+static void test_kernel_of(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_non_null(ctx);
+    if (evt_module_parse_buffer(ctx, "t.evt", source, strlen(source), &m) != EVT_OK ||
+        evt_module_optimize(m, 2) != EVT_OK)
+        fail_msg("%s", evt_ctx_last_error(ctx));
+    static const struct {
+        const char *name;
+        int k_contiguous, staged_input;
+    } want[] = {{"g_tn", 1, 1}, {"g_nn", 0, 1}, {"c_f32", 1, -1}, {"c_bf16", 1, 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const ir_kernel *k = evt_module_find_kernel(m, want[i].name);
+        assert_non_null(k);
+        const plan_kernel pk = plan_kernel_of(k);
+        assert_int_equal(pk.mainloop, k->mainloop);
+        assert_int_equal(pk.k_contiguous, want[i].k_contiguous);
+        assert_int_equal(plan_staged_input(k->epilogue), want[i].staged_input);
+        assert_int_equal(pk.stageable, want[i].staged_input >= 0);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+static void test_aligned(void **state)
+{
+    (void)state;
+    /* A row-major (K contiguous), B column-major (K contiguous) */
+    assert_true(plan_gemm_aligned(0, 1, 3, 5, 64, 0x1000, 64, 0x2000, 64));
+    assert_false(plan_gemm_aligned(0, 1, 3, 5, 60, 0x1000, 64, 0x2000, 64)); /* K */
+    assert_false(plan_gemm_aligned(0, 1, 3, 5, 64, 0x1008, 64, 0x2000, 64)); /* A's base */
+    assert_false(plan_gemm_aligned(0, 1, 3, 5, 64, 0x1000, 64, 0x2000, 68)); /* ldb */
+    /* A column-major (M contiguous), B row-major (N contiguous) */
+    assert_true(plan_gemm_aligned(1, 0, 16, 24, 3, 0x1000, 16, 0x2000, 24));
+    assert_false(plan_gemm_aligned(1, 0, 15, 24, 3, 0x1000, 16, 0x2000, 24));
+    assert_false(plan_gemm_aligned(1, 0, 16, 20, 3, 0x1000, 16, 0x2000, 24));
+    assert_true(plan_conv_aligned(64, 0x1000, 0x2000));
+    assert_false(plan_conv_aligned(3, 0x1000, 0x2000));
+    assert_false(plan_conv_aligned(0, 0x1000, 0x2000));
+    assert_false(plan_conv_aligned(64, 0x1000, 0x2002));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_names), cmocka_unit_test(test_config_sizes),
+        cmocka_unit_test(test_targets),      cmocka_unit_test(test_can_run),
+        cmocka_unit_test(test_picks),        cmocka_unit_test(test_smem_fallback),
+        cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tma),
+        cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
+        cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
