@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Below this many multiply-adds (4096^3 is 2^36) the reference covers every row. */
-#define FULL_CHECK_MACS (1LL << 32)
 /* The fewest rows, and the fewest blocks, a sampled check covers. */
 #define MIN_SAMPLED_ROWS 16
 #define MIN_SAMPLED_BLOCKS 2
@@ -185,10 +183,10 @@ evt_status evt_check_rows(long long m, long long n, long long k, long long block
         return EVT_ERR_INVALID_ARGUMENT;
     long long units = m / block, want = units;
     double unit_macs = (double)block * (double)n * (double)(k ? k : 1);
-    if (!every_row && unit_macs * (double)units > (double)FULL_CHECK_MACS) {
+    if (!every_row && unit_macs * (double)units > (double)EVT_CHECK_SAMPLE_MACS) {
         long long least = (MIN_SAMPLED_ROWS + block - 1) / block;
         least = least < MIN_SAMPLED_BLOCKS ? MIN_SAMPLED_BLOCKS : least;
-        want = (long long)((double)FULL_CHECK_MACS / unit_macs);
+        want = (long long)((double)EVT_CHECK_SAMPLE_MACS / unit_macs);
         want = want < least ? least : want;
         want = want > units ? units : want;
     }

@@ -576,6 +576,9 @@ EVT_API evt_status evt_convert_to_f64(evt_elem elem, const void *src, double *ds
  * Pure functions: no state, nothing printed.
  */
 
+/* Up to this many multiply-adds (M*N*K) evt_check_rows gives every row. */
+#define EVT_CHECK_SAMPLE_MACS (1LL << 32)
+
 /* The outcome of comparing `checked` values. */
 typedef struct evt_check_verdict {
     long long checked;     /* values compared */
@@ -624,11 +627,11 @@ EVT_API int evt_check_needs_every_row(const evt_epilogue *epilogue);
  * for m entries, owned by the caller); *count receives how many.  Rows go
  * in blocks of `block` (1 for a GEMM; P*Q, one image, for a conv; m must
  * be a multiple).  Every row when `every_row` is set (see
- * evt_check_needs_every_row) or M*N*K is at most 2^32; else a sample within
- * that budget: the first block, the last and others drawn from `seed`
- * (the same seed gives the same rows), at least 16 rows and 2 blocks.
- * EVT_ERR_INVALID_ARGUMENT for negative sizes, block < 1, or m not a
- * multiple of block.
+ * evt_check_needs_every_row) or M*N*K is at most EVT_CHECK_SAMPLE_MACS;
+ * else a sample within that budget: the first block, the last and others
+ * drawn from `seed` (the same seed gives the same rows), at least 16 rows
+ * and 2 blocks.  EVT_ERR_INVALID_ARGUMENT for negative sizes, block < 1,
+ * or m not a multiple of block.
  */
 EVT_API evt_status evt_check_rows(long long m, long long n, long long k, long long block,
                                   int every_row, unsigned long long seed, long long *rows,
