@@ -5,7 +5,7 @@
  * --check`, the Python binding's evt.check, the tests and the benchmarks
  * (docs/runtime.md, "--check: the reference and the tolerances").
  */
-#include <evt/evt.h>
+#include "interp.h"
 
 #include <float.h>
 #include <math.h>
@@ -84,14 +84,23 @@ evt_status evt_check_ulps(evt_elem elem, const void *a, const void *b, long long
     return EVT_OK;
 }
 
-/* The reference value rounded to the element type, stored in `want` (room
- * for one element) and loaded back as a double. */
+/* A stored value as a double, exactly (i32 too). */
+static double load(evt_elem e, const unsigned char *p)
+{
+    if (e == EVT_I32) {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    return interp_load_f32(e, p);
+}
+
+/* The reference value rounded once to the element type (evt_convert_from_f64),
+ * stored in `want` (room for one element) and loaded back. */
 static double rounded(evt_elem e, double ref, unsigned char *want)
 {
-    double w;
-    evt_convert_from_f64(e, &ref, want, 1);
-    evt_convert_to_f64(e, want, &w, 1);
-    return w;
+    interp_store_f64(e, ref, want);
+    return load(e, want);
 }
 
 evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got, const double *want,
@@ -122,8 +131,7 @@ evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got, c
     int integral = elem == EVT_I8 || elem == EVT_I32;
     for (size_t i = 0; i < count; i++) {
         const unsigned char *g8 = (const unsigned char *)got + i * es;
-        double w = rounded(elem, want[i], w8), g;
-        evt_convert_to_f64(elem, g8, &g, 1);
+        double w = rounded(elem, want[i], w8), g = load(elem, g8);
         int off;
         if (!isfinite(g) || !isfinite(w)) {
             off = !(isnan(g) && isnan(w)) && g != w;
