@@ -322,6 +322,82 @@ static void test_needs_every_row(void **state)
     assert_int_equal(evt_check_needs_every_row(NULL), 0);
 }
 
+/*
+ * The whole path of a check on a kernel that reduces over M, with the f32
+ * interpreter standing in for the GPU (its f32 operations are the GPU's; its
+ * sums run in another order than the f64 reference's): the reference
+ * accumulator and the f64 interpreter over every row, then evt_check_values
+ * on each output.  Everything passes; a sum 3e-3 off or an [M, N] value 3
+ * ulp off (where it is not judged against the floor) fails at its index.
+ */
+static void test_reference_path(void **state)
+{
+    fixture *f = *state;
+    enum { M = 512, N = 48, K = 40 };
+    static const char src[] = "epilogue red { in bias : f32[N]\n"
+                              "  let y = acc + bias\n"
+                              "  out d : f16[M, N] = y\n"
+                              "  out sum_m : f32[N] = reduce_sum(y, M)\n"
+                              "  out amax : f32 = reduce_max(abs(y)) }\n";
+    static float a[M * K], b[K * N], acc32[M * N], bias[N], sum_got[N], amax_got;
+    static double acc64[M * N], d_want[M * N], sum_want[N], amax_want;
+    static uint16_t d_got[M * N];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < M * K + K * N + N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        float v = (float)((double)(x >> 11) * 0x1p-53 * 2 - 1);
+        if (i < M * K)
+            a[i] = v;
+        else if (i < M * K + K * N)
+            b[i - M * K] = v;
+        else
+            bias[i - M * K - K * N] = v;
+    }
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "red.evt", src, sizeof src - 1, &f->m),
+                     EVT_OK);
+    const evt_epilogue *ep = evt_module_find_epilogue(f->m, "red");
+    assert_int_equal(evt_check_needs_every_row(ep), 1);
+    assert_int_equal(evt_reference_gemm(M, N, K, EVT_F32, a, EVT_LAYOUT_ROW, K, b, EVT_LAYOUT_ROW,
+                                        N, acc64, acc32, N),
+                     EVT_OK);
+    assert_int_equal(evt_interp_create(ep, &f->in), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "bias", bias, sizeof bias, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "d", d_want, sizeof d_want, N), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "sum_m", sum_want, sizeof sum_want, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "amax", &amax_want, sizeof amax_want, 0), EVT_OK);
+    assert_int_equal(evt_interp_set_acc_f64(f->in, M, N, acc64, N), EVT_OK);
+    assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F64), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "d", d_got, sizeof d_got, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "sum_m", sum_got, sizeof sum_got, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "amax", &amax_got, sizeof amax_got, 0), EVT_OK);
+    assert_int_equal(evt_interp_set_acc(f->in, M, N, acc32, N), EVT_OK);
+    assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F32), EVT_OK);
+
+    evt_check_verdict v;
+    assert_int_equal(evt_check_values(EVT_F16, EVT_REDUCE_NONE, d_got, d_want, M * N, &v), EVT_OK);
+    assert_true(v.passed && v.checked == M * N && v.max_ulp <= 1);
+    assert_int_equal(evt_check_values(EVT_F32, EVT_REDUCE_SUM, sum_got, sum_want, N, &v), EVT_OK);
+    assert_true(v.passed && v.max_err > 0); /* another order: not bit-identical, within 1e-3 */
+    assert_int_equal(evt_check_values(EVT_F32, EVT_REDUCE_MAX, &amax_got, &amax_want, 1, &v),
+                     EVT_OK);
+    assert_true(v.passed);
+
+    sum_got[3] *= 1 + 3e-3f;
+    assert_int_equal(evt_check_values(EVT_F32, EVT_REDUCE_SUM, sum_got, sum_want, N, &v), EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.first_bad, 3);
+    /* 5 ulp of f16 is 2.4e-3 to 4.9e-3 relative: off where |want| is the largest
+     * (above the floor), not where a small value is judged against the floor */
+    size_t big = 0;
+    for (size_t i = 0; i < M * N; i++)
+        big = fabs(d_want[i]) > fabs(d_want[big]) ? i : big;
+    d_got[big] = (uint16_t)(d_got[big] + 5);
+    assert_int_equal(evt_check_values(EVT_F16, EVT_REDUCE_NONE, d_got, d_want, M * N, &v), EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.bad, 1);
+    assert_int_equal(v.first_bad, (long long)big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_rows),
         cmocka_unit_test_setup_teardown(test_needs_every_row, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_path, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
