@@ -14,10 +14,8 @@
 #include <evt/evt.h>
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
