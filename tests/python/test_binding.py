@@ -546,6 +546,7 @@ def test_check_policy():
     assert not evt.check([1.0005], [1.0], "f32") and evt.check([1.0005], [1.0], "f32", "sum")
     assert evt.tolerance("f32") == 1e-4 and evt.tolerance("f32", "sum") == 1e-3
     assert evt.tolerance("i32") == 0
+    assert evt.check([2.0], 2.0, "f32") and not evt.check([], [], "f32").first_bad
     for bad in (lambda: evt.check([1.0], [1.0, 2.0], "f32"),
                 lambda: evt.check([1.0], [1.0], "f64"),
                 lambda: evt.check([1.0], [1.0], "f32", reduce="mean"),

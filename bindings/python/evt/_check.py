@@ -74,7 +74,7 @@ def check(got, want, elem=None, reduce=None):
     elem), or, with elem given, the stored bytes (bytes, bytearray,
     memoryview) or a sequence of numbers (rounded to elem, as a store would).
     want: the unrounded reference, a tensor (any float dtype; float64 for a
-    fair judgement) or a sequence of numbers, with as many values as got, in
+    fair judgement), a sequence of numbers or one number, with as many values as got, in
     the same logical order (tensors are compared element by element in
     their shape, whatever their strides).  reduce: None for an element-wise
     output, else "sum", "max" or "min" (a sum is allowed the error of
@@ -118,6 +118,8 @@ def check(got, want, elem=None, reduce=None):
         keep.append(buf)
         got_ptr = ctypes.cast(buf, ctypes.c_void_p)
 
+    if isinstance(want, (int, float)):
+        want = [want]
     if is_tensor(want):
         import torch
         host = _torch_host(want, torch.float64)
