@@ -1,6 +1,6 @@
 """profile_gelu.py - GEMM + bias (+ z) + {relu, gelu, gelu_tanh, silu, exp, sigmoid} at 4096^3,
 each under several epilogue row groups (EVT_ROW_GROUP; "-" = the emitter's choice), for tuning
-codegen's row_group() and for ncu.  Each result is checked against PyTorch first.
+codegen's row_group() and for ncu.  Each result is checked against PyTorch first (evt.check).
 
     PYTHONPATH=bindings/python python3 bench/profile_gelu.py
 """
@@ -42,8 +42,8 @@ for f, ref in FNS.items():
             y.zero_()
             l.run()
             torch.cuda.synchronize()
-            err = ((y.float() - r).abs() / (r.abs() + 1)).max().item()
-            ok = "" if err < 2e-2 else f"(WRONG {err:.2g})"
+            verdict = evt.check(y, r)
+            ok = "" if verdict else f"(WRONG {verdict.max_err:.2g}, {verdict.bad} off)"
             res.append(f"G{g}:{do_bench(l.run, warmup=10, rep=50, return_mode='median') * 1e3:.0f}{ok}")
         os.environ.pop("EVT_ROW_GROUP", None)
         print(f"{kern:14s}", " ".join(res), flush=True)

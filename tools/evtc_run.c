@@ -5,7 +5,8 @@
  *
  * Everything goes through the public API, as a program embedding libevt
  * would: evt_launch_* and evt_device_* for the GPU, evt_reference_gemm and
- * evt_interp_* for the reference, evt_convert_* for element types.
+ * evt_interp_* for the reference, evt_check_* to judge the results,
+ * evt_convert_* for element types.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "evtc_run.h"
@@ -14,20 +15,13 @@
 #include "tuning.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Above this many multiply-adds the reference covers a sample of rows (see check()). */
-#define FULL_CHECK_MACS (1LL << 32)
-/* The fewest rows a sampled check covers. */
-#define MIN_SAMPLED_ROWS 16
 
 /* ---- options -------------------------------------------------------------- */
 
@@ -69,7 +63,8 @@ static void run_usage(FILE *f)
           "                       the problem of a conv2d_fprop kernel: input NHWC,\n"
           "                       filter KRSC (padding, stride, dilation: 0, 1, 1)\n"
           "  --check              compare every output with the f64 CPU reference;\n"
-          "                       exit 3 on a mismatch\n"
+          "                       exit 3 on a mismatch (above 2^32 multiply-adds on a\n"
+          "                       sample of rows, unless an output reduces over M)\n"
           "  --bench              print the median time, TFLOP/s and GB/s\n"
           "  --special            put NaN, +-inf and -0.0 among the input values\n"
           "  --param NAME=VALUE   set a param (default: its default, else a random\n"
@@ -853,170 +848,22 @@ done:
 
 /* ---- --check ---------------------------------------------------------------------- */
 
-/* Element e of a stored array as an ordinal: neighbouring representable
- * values differ by 1, and +0 and -0 are both 0. */
-static long long ordinal(evt_elem e, const unsigned char *p)
-{
-    switch (e) {
-    case EVT_I8: return (signed char)p[0];
-    case EVT_I32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case EVT_F32: {
-        uint32_t u;
-        memcpy(&u, p, 4);
-        return u >> 31 ? -(long long)(u & 0x7fffffffu) : (long long)u;
-    }
-    case EVT_F16:
-    case EVT_BF16: {
-        uint16_t u;
-        memcpy(&u, p, 2);
-        return u >> 15 ? -(long long)(u & 0x7fffu) : (long long)u;
-    }
-    case EVT_E4M3:
-    case EVT_E5M2: return p[0] >> 7 ? -(long long)(p[0] & 0x7fu) : (long long)p[0];
-    }
-    return 0;
-}
-
 /*
- * The pass mark of an output: the largest relative error
- * |got - want| / max(|want|, floor) allowed, where want is the f64
- * reference rounded to the output type.  About two units in the last
- * place of the type (a value on a rounding boundary may round either way
- * once the GPU's f32 accumulation has moved it), and 1e-4 for f32, whose
- * error is the accumulation order of K products and the few-ulp builtins.
- * A sum reduction adds the order of up to M*N more f32 additions.  Integer
- * outputs pass within 1 (a rounding step) whatever the relative error.
+ * Rows the check covers (evt_check_rows): every row when an output reduces
+ * over M or the problem is small, else a sample.  A conv goes by whole
+ * images (the p*q rows of one batch element), since its reference runs
+ * image by image.
  */
-static double tolerance(evt_elem e, evt_reduce red)
-{
-    double tol = 1e-4;
-    switch (e) {
-    case EVT_F32: tol = 1e-4; break;
-    case EVT_F16: tol = 2e-3; break;
-    case EVT_BF16: tol = 1.6e-2; break;
-    case EVT_E4M3: tol = 0.25; break;
-    case EVT_E5M2: tol = 0.5; break;
-    case EVT_I8:
-    case EVT_I32: tol = 0; break;
-    }
-    return red == EVT_REDUCE_SUM && tol < 1e-3 && tol > 0 ? 1e-3 : tol;
-}
-
-typedef struct verdict {
-    long long checked;
-    long long bad;         /* finite values off by more than the tolerance */
-    long long special_bad; /* NaN or inf where the other side has something else */
-    double max_err;        /* over finite values */
-    long long max_ulp;
-    double floor, tol;
-    long long first;       /* index of the first bad value, -1 if none */
-    double first_got, first_want;
-} verdict;
-
-/*
- * Compares `count` stored values `got` of type e with the reference
- * `ref` (f64, unrounded).  The floor of the relative error is the root
- * mean square of the output's finite reference values: a value near zero
- * after cancellation is judged against the output's scale, not its own.
- */
-static int compare(evt_elem e, evt_reduce red, const unsigned char *got, const double *ref,
-                   size_t count, verdict *v)
-{
-    size_t es = evt_elem_size(e);
-    unsigned char *want = malloc(count * es + 1);
-    double *wantd = malloc((count + 1) * sizeof *wantd), *gotd = malloc((count + 1) * sizeof *gotd);
-    if (!want || !wantd || !gotd || evt_convert_from_f64(e, ref, want, count) != EVT_OK ||
-        evt_convert_to_f64(e, want, wantd, count) != EVT_OK ||
-        evt_convert_to_f64(e, got, gotd, count) != EVT_OK) {
-        free(want), free(wantd), free(gotd);
-        return 0;
-    }
-    double sq = 0;
-    size_t nfinite = 0;
-    for (size_t i = 0; i < count; i++)
-        if (isfinite(wantd[i])) {
-            sq += wantd[i] * wantd[i];
-            nfinite++;
-        }
-    *v = (verdict){.checked = (long long)count, .first = -1, .tol = tolerance(e, red)};
-    v->floor = nfinite ? sqrt(sq / (double)nfinite) : 0;
-    if (!(v->floor >= DBL_MIN))
-        v->floor = DBL_MIN;
-    int integral = e == EVT_I8 || e == EVT_I32;
-    for (size_t i = 0; i < count; i++) {
-        double g = gotd[i], w = wantd[i];
-        int off;
-        if (isnan(g) || isnan(w) || isinf(g) || isinf(w)) {
-            off = !(isnan(g) && isnan(w)) && g != w;
-            v->special_bad += off;
-        } else {
-            double err = fabs(g - w) / fmax(fabs(w), v->floor);
-            long long ulp = llabs(ordinal(e, got + i * es) - ordinal(e, want + i * es));
-            v->max_err = fmax(v->max_err, err);
-            v->max_ulp = ulp > v->max_ulp ? ulp : v->max_ulp;
-            off = integral ? ulp > 1 : !(err <= v->tol);
-            v->bad += off;
-        }
-        if (off && v->first < 0) {
-            v->first = (long long)i;
-            v->first_got = g;
-            v->first_want = w;
-        }
-    }
-    free(want), free(wantd), free(gotd);
-    return 1;
-}
-
-/*
- * Rows the check covers: all of them up to FULL_CHECK_MACS multiply-adds,
- * else the first, the last and random others, sorted, as many as fit (at
- * least MIN_SAMPLED_ROWS).  A conv is sampled by whole images (the p*q
- * rows of one batch element), since its reference runs image by image.
- */
-static long long *check_rows(run *r, long long *nrows)
+static long long *check_rows(run *r, int every_row, long long *nrows)
 {
     const run_options *o = r->o;
-    long long block = 1;
-    if (o->have_conv && o->conv.n > 0)
-        block = o->m / o->conv.n;
-    long long units = block ? o->m / block : 0;
-    double unit_macs = (double)block * (double)o->n * (double)(o->k ? o->k : 1);
-    long long want = units;
-    if (unit_macs * (double)units > (double)FULL_CHECK_MACS) {
-        want = (long long)((double)FULL_CHECK_MACS / unit_macs);
-        long long least = o->have_conv ? 2 : MIN_SAMPLED_ROWS;
-        want = want < least ? least : want;
-        want = want > units ? units : want;
-    }
-    long long *rows = malloc((size_t)(want * block + 1) * sizeof *rows);
-    unsigned char *taken = calloc((size_t)units + 1, 1);
-    if (!rows || !taken) {
+    long long block = o->have_conv && o->conv.n > 0 ? o->m / o->conv.n : 1;
+    long long *rows = malloc((size_t)(o->m + 1) * sizeof *rows);
+    if (rows && evt_check_rows(o->m, o->n, o->k, block > 0 ? block : 1, every_row,
+                               next_u64(&r->rng), rows, nrows) != EVT_OK) {
         free(rows);
-        free(taken);
-        return NULL;
+        rows = NULL;
     }
-    long long got = 0;
-    if (want == units) {
-        memset(taken, 1, (size_t)units);
-    } else {
-        taken[0] = taken[units - 1] = 1;
-        got = 2;
-        while (got < want) {
-            long long i = (long long)below(&r->rng, (unsigned long long)units);
-            got += !taken[i];
-            taken[i] = 1;
-        }
-    }
-    got = 0;
-    for (long long u = 0; u < units; u++)
-        for (long long j = 0; taken[u] && j < block; j++)
-            rows[got++] = u * block + j;
-    free(taken);
-    *nrows = got;
     return rows;
 }
 
@@ -1084,7 +931,8 @@ static int check(run *r)
 {
     const run_options *o = r->o;
     long long nrows = 0;
-    long long *rows = check_rows(r, &nrows);
+    int every_row = evt_check_needs_every_row(r->ep);
+    long long *rows = check_rows(r, every_row, &nrows);
     double **refs = calloc(r->nout + 1, sizeof *refs);
     long long *unwritten = calloc(r->nout + 1, sizeof *unwritten);
     int rc = 0;
@@ -1099,10 +947,15 @@ static int check(run *r)
     }
     if (!rc)
         rc = count_unwritten(r, unwritten);
-    int all_rows = nrows == o->m;
-    if (!rc && !all_rows)
+    double macs = (double)o->m * (double)o->n * (double)o->k;
+    if (!rc && nrows < o->m)
         printf("check: %lld of %lld rows%s (the reference covers at most 2^32 multiply-adds)\n",
                nrows, o->m, o->have_conv ? ", whole images" : "");
+    else if (!rc && every_row && macs > (double)EVT_CHECK_SAMPLE_MACS)
+        printf("check: every row (a reduction over M needs them all): %.3g multiply-adds on the "
+               "CPU\n",
+               macs);
+    fflush(stdout);
     if (!rc)
         rc = reference(r, rows, nrows, refs);
     size_t failed_outputs = 0, checked_outputs = 0;
@@ -1112,10 +965,6 @@ static int check(run *r)
         printf("check %s %s%s%s: ", info->name, evt_elem_name(info->elem),
                evt_shape_name(info->shape), reduce_suffix(info->reduce));
         int by_row = (info->shape & EVT_SHAPE_M) != 0;
-        if (!by_row && info->reduce != EVT_REDUCE_NONE && !all_rows) {
-            printf("not checked: a reduction over every row, and the check samples rows\n");
-            continue;
-        }
         /* The stored values of the checked rows, compact, in the reference's order. */
         size_t es = evt_elem_size(info->elem);
         size_t per = info->shape == EVT_SHAPE_MN ? (size_t)b->cols : 1;
@@ -1133,15 +982,16 @@ static int check(run *r)
         else
             for (long long j = 0; j < nrows; j++)
                 memcpy(got + (size_t)j * es, b->host + (size_t)rows[j] * es, es);
-        verdict v;
-        if (!compare(info->elem, info->reduce, got, refs[i], count, &v)) {
-            free(got);
-            fputs("out of memory\n", stdout);
+        evt_check_verdict v;
+        evt_status st = evt_check_values(info->elem, info->reduce, got, refs[i], count, &v);
+        free(got);
+        if (st != EVT_OK) {
+            fflush(stdout);
+            fprintf(stderr, "evtc run: error: checking %s: %s\n", info->name, evt_status_string(st));
             rc = EXIT_OUTSIDE;
             break;
         }
-        free(got);
-        int pass = v.bad == 0 && v.special_bad == 0 && unwritten[i] == 0;
+        int pass = v.passed && unwritten[i] == 0;
         checked_outputs++;
         failed_outputs += !pass;
         printf("max rel err %.2e, max %lld ulp (floor %.3g, tol %.2g): %s\n", v.max_err, v.max_ulp,
@@ -1149,10 +999,10 @@ static int check(run *r)
         if (unwritten[i])
             printf("  %lld of %lld elements never written\n", unwritten[i], b->rows * b->cols);
         if (v.bad || v.special_bad) {
-            long long row = by_row ? rows[v.first / (long long)per] : 0;
-            long long col = info->shape == EVT_SHAPE_MN ? v.first % (long long)per
+            long long row = by_row ? rows[v.first_bad / (long long)per] : 0;
+            long long col = info->shape == EVT_SHAPE_MN ? v.first_bad % (long long)per
                             : by_row                   ? 0
-                                                       : v.first;
+                                                       : v.first_bad;
             printf("  %lld of %lld values off, %lld NaN/inf mismatches; first", v.bad, v.checked,
                    v.special_bad);
             if (info->shape == EVT_SHAPE_MN)

@@ -610,6 +610,82 @@ EVT_API evt_status evt_convert_to_f32(evt_elem elem, const void *src, float *dst
 EVT_API evt_status evt_convert_from_f64(evt_elem elem, const double *src, void *dst, size_t n);
 EVT_API evt_status evt_convert_to_f64(evt_elem elem, const void *src, double *dst, size_t n);
 
+/*
+ * Checking GPU results against the reference: the one verification policy
+ * of `evtc run --check`, the Python binding (evt.check), the tests and the
+ * benchmarks (docs/runtime.md has the reasons).  Values stored in an
+ * output's element type ("got") are compared with the f64 reference
+ * rounded to that type ("want"):
+ *   - a finite pair passes when |got - want| / max(|want|, floor) <= tol,
+ *     floor being the root mean square of the finite wants (a value near
+ *     zero after cancellation is judged against the output's scale); for
+ *     i8 and i32 when they are at most 1 apart instead;
+ *   - NaN or +-inf on either side passes only when the other side is the
+ *     same (NaN matches NaN, +inf +inf); +0 and -0 are equal.
+ * Pure functions: no state, nothing printed.
+ */
+
+/* Up to this many multiply-adds (M*N*K) evt_check_rows gives every row. */
+#define EVT_CHECK_SAMPLE_MACS (1LL << 32)
+
+/* The outcome of comparing `checked` values. */
+typedef struct evt_check_verdict {
+    long long checked;     /* values compared */
+    long long bad;         /* finite pairs off by more than the tolerance */
+    long long special_bad; /* NaN or +-inf on one side, something else on the other */
+    long long first_bad;   /* index of the first pair counted in bad or special_bad; -1 if none */
+    double first_got;      /* that pair's stored value and rounded reference, as doubles */
+    double first_want;
+    double max_err;        /* largest |got - want| / max(|want|, floor) over finite pairs */
+    long long max_ulp;     /* largest distance in representable values over finite pairs */
+    double floor;          /* the floor of the relative error (at least DBL_MIN) */
+    double tol;            /* evt_check_tolerance(elem, reduce) */
+    int passed;            /* 1 when bad and special_bad are both 0 */
+} evt_check_verdict;
+
+/*
+ * The largest relative error an output of `elem` passes with: f32 1e-4,
+ * f16 2e-3, bf16 1.6e-2, e4m3 0.25, e5m2 0.5 (about 2 ulp; f32 the
+ * accumulation order of K products), at least 1e-3 for EVT_REDUCE_SUM
+ * (the order of M*N more f32 additions); 0 for i8 and i32, which are
+ * judged in ulps.
+ */
+EVT_API double evt_check_tolerance(evt_elem elem, evt_reduce reduce);
+/* The distance between two stored values of `elem` in representable values
+ * (+0 and -0 are 0 apart; meaningless for NaN) into *out.  The caller owns
+ * every pointer. */
+EVT_API evt_status evt_check_ulps(evt_elem elem, const void *a, const void *b, long long *out);
+/*
+ * Compares `count` values stored densely in `got` (element type `elem`)
+ * with the unrounded f64 reference `want`, as the output of a reduction
+ * `reduce` (EVT_REDUCE_NONE for an element-wise output), and fills
+ * *verdict (zeroed on failure).  EVT_ERR_INVALID_ARGUMENT for an unknown
+ * element type or reduction, or NULL arrays with count > 0.  Allocates
+ * nothing; the caller owns every array and the verdict.
+ */
+EVT_API evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got,
+                                    const double *want, size_t count,
+                                    evt_check_verdict *verdict);
+/* 1 when an output of `epilogue` is a reduction over M (an [N] or scalar
+ * output with reduce != EVT_REDUCE_NONE), whose reference needs every row
+ * of the problem; else 0 (and for NULL).  Reads the epilogue only. */
+EVT_API int evt_check_needs_every_row(const evt_epilogue *epilogue);
+/*
+ * The rows of an M x N problem with K multiply-adds per element that a
+ * check computes the reference for, in increasing order, into rows (room
+ * for m entries, owned by the caller); *count receives how many.  Rows go
+ * in blocks of `block` (1 for a GEMM; P*Q, one image, for a conv; m must
+ * be a multiple).  Every row when `every_row` is set (see
+ * evt_check_needs_every_row) or M*N*K is at most EVT_CHECK_SAMPLE_MACS;
+ * else a sample within that budget: the first block, the last and others
+ * drawn from `seed` (the same seed gives the same rows), at least 16 rows
+ * and 2 blocks.  EVT_ERR_INVALID_ARGUMENT for negative sizes, block < 1,
+ * or m not a multiple of block.
+ */
+EVT_API evt_status evt_check_rows(long long m, long long n, long long k, long long block,
+                                  int every_row, unsigned long long seed, long long *rows,
+                                  long long *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,8 +37,8 @@ ex=$root/examples
 # and K from {8, 24, 4104}, plus K = 13, which is not a multiple of 8 and
 # so takes the guarded path with a row-major A or a column-major B (as does
 # a conv's C = 13).  The reference covers at most 2^32 multiply-adds (larger
-# runs check a sample of rows); these stay under it, so every output of
-# every run is checked in full.  --splitk (a suite option, not evtc's) runs with
+# runs check a sample of rows, unless an output reduces over M); these stay
+# under it, so every output of every run is checked in full.  --splitk (a suite option, not evtc's) runs with
 # EVT_SPLITK=2: every tile split in two, partial sums added by the
 # _splitsum kernel.  --config NAME (also the suite's) forces a tile
 # configuration (EVT_CONFIG, names in kernels/tile_configs.h): the sm_90a

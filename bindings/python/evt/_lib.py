@@ -75,6 +75,22 @@ class ConvProblem(ctypes.Structure):
     ]
 
 
+class CheckVerdict(ctypes.Structure):
+    _fields_ = [
+        ("checked", ctypes.c_longlong),
+        ("bad", ctypes.c_longlong),
+        ("special_bad", ctypes.c_longlong),
+        ("first_bad", ctypes.c_longlong),
+        ("first_got", ctypes.c_double),
+        ("first_want", ctypes.c_double),
+        ("max_err", ctypes.c_double),
+        ("max_ulp", ctypes.c_longlong),
+        ("floor", ctypes.c_double),
+        ("tol", ctypes.c_double),
+        ("passed", ctypes.c_int),
+    ]
+
+
 # ---- prototypes ------------------------------------------------------------
 
 _p = ctypes.c_void_p
@@ -140,6 +156,10 @@ _OPTIONAL = {
     "evt_conv_output_size": (_st, [ctypes.POINTER(ConvProblem), ctypes.POINTER(_ll),
                                    ctypes.POINTER(_ll)]),
     "evt_launch_set_conv": (_st, [_p, ctypes.POINTER(ConvProblem), _p, _z, _p, _z]),
+    "evt_convert_from_f64": (_st, [_i, ctypes.POINTER(ctypes.c_double), _p, _z]),
+    "evt_check_tolerance": (ctypes.c_double, [_i, _i]),
+    "evt_check_values": (_st, [_i, _i, _p, ctypes.POINTER(ctypes.c_double), _z,
+                               ctypes.POINTER(CheckVerdict)]),
 }
 
 

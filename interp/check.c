@@ -1,0 +1,227 @@
+/*
+ * check.c - the verification policy (evt_check_*): how GPU results stored in
+ * an output's element type are judged against the f64 reference, and which
+ * rows of a large problem the reference covers.  One policy for `evtc run
+ * --check`, the Python binding's evt.check, the tests and the benchmarks
+ * (docs/runtime.md, "--check: the reference and the tolerances").
+ */
+#include "interp.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The fewest rows, and the fewest blocks, a sampled check covers. */
+#define MIN_SAMPLED_ROWS 16
+#define MIN_SAMPLED_BLOCKS 2
+
+static int elem_ok(evt_elem e)
+{
+    return (unsigned)e <= EVT_E5M2;
+}
+
+static int reduce_ok(evt_reduce r)
+{
+    return (unsigned)r <= EVT_REDUCE_MIN;
+}
+
+/*
+ * About two units in the last place of the type (a value on a rounding
+ * boundary may round either way once the GPU's f32 accumulation has moved
+ * it), and 1e-4 for f32, whose error is the accumulation order of K products
+ * and the few-ulp builtins.  A sum reduction adds the order of up to M*N more
+ * f32 additions.  Integers are judged in ulps, not by this (0).
+ */
+double evt_check_tolerance(evt_elem elem, evt_reduce reduce)
+{
+    double tol;
+    switch (elem) {
+    case EVT_F32: tol = 1e-4; break;
+    case EVT_F16: tol = 2e-3; break;
+    case EVT_BF16: tol = 1.6e-2; break;
+    case EVT_E4M3: tol = 0.25; break;
+    case EVT_E5M2: tol = 0.5; break;
+    default: return 0; /* EVT_I8, EVT_I32, and anything unknown */
+    }
+    return reduce == EVT_REDUCE_SUM && tol < 1e-3 ? 1e-3 : tol;
+}
+
+/* A stored value as an ordinal: neighbouring representable values differ
+ * by 1, and +0 and -0 are both 0. */
+static long long ordinal(evt_elem e, const unsigned char *p)
+{
+    switch (e) {
+    case EVT_I8: return (signed char)p[0];
+    case EVT_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case EVT_F32: {
+        uint32_t u;
+        memcpy(&u, p, 4);
+        return u >> 31 ? -(long long)(u & 0x7fffffffu) : (long long)u;
+    }
+    case EVT_F16:
+    case EVT_BF16: {
+        uint16_t u;
+        memcpy(&u, p, 2);
+        return u >> 15 ? -(long long)(u & 0x7fffu) : (long long)u;
+    }
+    case EVT_E4M3:
+    case EVT_E5M2: return p[0] >> 7 ? -(long long)(p[0] & 0x7fu) : (long long)p[0];
+    }
+    return 0;
+}
+
+evt_status evt_check_ulps(evt_elem elem, const void *a, const void *b, long long *out)
+{
+    if (!elem_ok(elem) || !a || !b || !out)
+        return EVT_ERR_INVALID_ARGUMENT;
+    *out = llabs(ordinal(elem, a) - ordinal(elem, b));
+    return EVT_OK;
+}
+
+/* A stored value as a double, exactly (i32 too). */
+static double load(evt_elem e, const unsigned char *p)
+{
+    if (e == EVT_I32) {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    return interp_load_f32(e, p);
+}
+
+/* The reference value rounded once to the element type (evt_convert_from_f64),
+ * stored in `want` (room for one element) and loaded back. */
+static double rounded(evt_elem e, double ref, unsigned char *want)
+{
+    interp_store_f64(e, ref, want);
+    return load(e, want);
+}
+
+evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got, const double *want,
+                            size_t count, evt_check_verdict *verdict)
+{
+    if (!verdict)
+        return EVT_ERR_INVALID_ARGUMENT;
+    memset(verdict, 0, sizeof *verdict);
+    if (!elem_ok(elem) || !reduce_ok(reduce) || (count && (!got || !want)))
+        return EVT_ERR_INVALID_ARGUMENT;
+    evt_check_verdict v = {.checked = (long long)count,
+                           .first_bad = -1,
+                           .tol = evt_check_tolerance(elem, reduce)};
+    size_t es = evt_elem_size(elem);
+    unsigned char w8[8];
+    double sq = 0;
+    size_t nfinite = 0;
+    for (size_t i = 0; i < count; i++) {
+        double w = rounded(elem, want[i], w8);
+        if (isfinite(w)) {
+            sq += w * w;
+            nfinite++;
+        }
+    }
+    v.floor = nfinite ? sqrt(sq / (double)nfinite) : 0;
+    if (!(v.floor >= DBL_MIN))
+        v.floor = DBL_MIN;
+    int integral = elem == EVT_I8 || elem == EVT_I32;
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *g8 = (const unsigned char *)got + i * es;
+        double w = rounded(elem, want[i], w8), g = load(elem, g8);
+        int off;
+        if (!isfinite(g) || !isfinite(w)) {
+            off = !(isnan(g) && isnan(w)) && g != w;
+            v.special_bad += off;
+        } else {
+            double err = fabs(g - w) / fmax(fabs(w), v.floor);
+            long long ulp = llabs(ordinal(elem, g8) - ordinal(elem, w8));
+            v.max_err = fmax(v.max_err, err);
+            v.max_ulp = ulp > v.max_ulp ? ulp : v.max_ulp;
+            off = integral ? ulp > 1 : !(err <= v.tol);
+            v.bad += off;
+        }
+        if (off && v.first_bad < 0) {
+            v.first_bad = (long long)i;
+            v.first_got = g;
+            v.first_want = w;
+        }
+    }
+    v.passed = v.bad == 0 && v.special_bad == 0;
+    *verdict = v;
+    return EVT_OK;
+}
+
+int evt_check_needs_every_row(const evt_epilogue *epilogue)
+{
+    size_t n = epilogue ? evt_epilogue_arg_count(epilogue, EVT_ARG_OUTPUT) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const evt_arg_info *out = evt_epilogue_arg(epilogue, EVT_ARG_OUTPUT, i);
+        if (out->reduce != EVT_REDUCE_NONE && !(out->shape & EVT_SHAPE_M))
+            return 1;
+    }
+    return 0;
+}
+
+/* splitmix64: the sample depends on the seed alone, on every machine. */
+static unsigned long long next_u64(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/*
+ * The chosen blocks are marked in rows[0..units) (the array has room for m
+ * >= units entries, so no allocation), compacted to their indices in
+ * increasing order, then expanded to rows from the last block backwards:
+ * block i's rows land at i*block and up, past every index still unread.
+ */
+evt_status evt_check_rows(long long m, long long n, long long k, long long block, int every_row,
+                          unsigned long long seed, long long *rows, long long *count)
+{
+    if (!count)
+        return EVT_ERR_INVALID_ARGUMENT;
+    *count = 0;
+    if (m < 0 || n < 0 || k < 0 || block < 1 || m % block || (m && !rows))
+        return EVT_ERR_INVALID_ARGUMENT;
+    long long units = m / block, want = units;
+    double unit_macs = (double)block * (double)n * (double)(k ? k : 1);
+    if (!every_row && unit_macs * (double)units > (double)EVT_CHECK_SAMPLE_MACS) {
+        long long least = (MIN_SAMPLED_ROWS + block - 1) / block;
+        least = least < MIN_SAMPLED_BLOCKS ? MIN_SAMPLED_BLOCKS : least;
+        want = (long long)((double)EVT_CHECK_SAMPLE_MACS / unit_macs);
+        want = want < least ? least : want;
+        want = want > units ? units : want;
+    }
+    if (want == units) {
+        for (long long i = 0; i < m; i++)
+            rows[i] = i;
+        *count = m;
+        return EVT_OK;
+    }
+    for (long long u = 0; u < units; u++)
+        rows[u] = 0;
+    rows[0] = rows[units - 1] = 1;
+    long long taken = 2;
+    while (taken < want) {
+        long long u = (long long)(next_u64(&seed) % (unsigned long long)units);
+        taken += !rows[u];
+        rows[u] = 1;
+    }
+    long long c = 0;
+    for (long long u = 0; u < units; u++)
+        if (rows[u])
+            rows[c++] = u;
+    for (long long i = c - 1; i >= 0; i--) {
+        long long u = rows[i];
+        for (long long j = block - 1; j >= 0; j--)
+            rows[i * block + j] = u * block + j;
+    }
+    *count = c * block;
+    return EVT_OK;
+}
