@@ -10,23 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const target_names[EVT_TARGET_COUNT] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
-
-const char *evt_target_name(evt_target target)
-{
-    return (unsigned)target < EVT_TARGET_COUNT ? target_names[target] : "?";
-}
-
-evt_status evt_target_parse(const char *name, evt_target *out)
-{
-    for (int t = 0; name && out && t < EVT_TARGET_COUNT; t++)
-        if (strcmp(name, target_names[t]) == 0) {
-            *out = (evt_target)t;
-            return EVT_OK;
-        }
-    return EVT_ERR_INVALID_ARGUMENT;
-}
-
 void evt_free(void *p)
 {
     free(p);
@@ -64,7 +47,7 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int v
     sb_init(&err);
     c_locale_scope loc;
     c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, target_names[t], variant, &src, &err);
+    int ok = cg_emit_cuda(k, m->diags.file, evt_target_name(t), variant, &src, &err);
     c_locale_leave(&loc);
     if (!ok) {
         st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
@@ -110,7 +93,7 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char *out = NULL;
     size_t n = 0;
-    int ok = cg_nvrtc_compile(m->ctx->nvrtc, src, k->name, target_names[t],
+    int ok = cg_nvrtc_compile(m->ctx->nvrtc, src, k->name, evt_target_name(t),
                               format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, cg_embedded_headers,
                               cg_embedded_header_count, &out, &n, &log);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -119,12 +102,12 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int 
     if (!ok) {
         /* NVRTC failing on generated code is our bug, but the user sees where. */
         diag_report(&m->diags, EVT_SEV_ERROR, k->loc, "NVRTC failed to compile kernel '%s' for %s:\n%s",
-                    k->name, target_names[t], sb_str(&log));
+                    k->name, evt_target_name(t), sb_str(&log));
         sb_free(&m->diag_text[0]);
         sb_free(&m->diag_text[1]);
         m->diags.errors--; /* the source itself is valid: keep the module usable */
         st = ctx_fail(m->ctx, EVT_ERR_COMPILE, "NVRTC failed to compile kernel '%s' for %s",
-                      k->name, target_names[t]);
+                      k->name, evt_target_name(t));
     } else {
         *data = out;
         *size = n;
