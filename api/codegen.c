@@ -1,14 +1,10 @@
 /* codegen.c - the public code-generation API: CUDA source and NVRTC output per target. */
-#define _POSIX_C_SOURCE 200809L
 #include "../codegen/cg.h"
-#include "../codegen/embedded.h"
 #include "../codegen/nvrtc.h"
 #include "module.h"
 #include "../support/locale.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 void evt_free(void *p)
 {
@@ -89,16 +85,10 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int 
         sb_free(&log);
         return st;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     char *out = NULL;
     size_t n = 0;
-    int ok = cg_nvrtc_compile(m->ctx->nvrtc, src, k->name, evt_target_name(t),
-                              format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, cg_embedded_headers,
-                              cg_embedded_header_count, &out, &n, &log);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (seconds)
-        *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    int ok = cg_compile(m->ctx->nvrtc, src, k->name, t,
+                        format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, &out, &n, seconds, &log);
     if (!ok) {
         /* NVRTC failing on generated code is our bug, but the user sees where. */
         diag_report(&m->diags, EVT_SEV_ERROR, k->loc, "NVRTC failed to compile kernel '%s' for %s:\n%s",
