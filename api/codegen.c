@@ -26,12 +26,6 @@ static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, c
 
 evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, const char **text)
 {
-    return kernel_source(m, k, t, -1, text);
-}
-
-evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int variant,
-                         const char **text)
-{
     evt_status st = check_args(m, k, t, "evt_kernel_cuda");
     if (st != EVT_OK)
         return st;
@@ -43,7 +37,7 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int v
     sb_init(&err);
     c_locale_scope loc;
     c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, evt_target_name(t), variant, &src, &err);
+    int ok = cg_emit_cuda(k, m->diags.file, evt_target_name(t), -1, &src, &err);
     c_locale_leave(&loc);
     if (!ok) {
         st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
@@ -61,12 +55,6 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int v
 evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
                               evt_binary_format format, void **data, size_t *size, double *seconds)
 {
-    return kernel_compile(m, k, t, -1, format, data, size, seconds);
-}
-
-evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int variant,
-                          evt_binary_format format, void **data, size_t *size, double *seconds)
-{
     evt_status st = check_args(m, k, t, "evt_kernel_compile");
     if (st != EVT_OK)
         return st;
@@ -76,7 +64,7 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int 
     *data = NULL;
     *size = 0;
     const char *src;
-    if ((st = kernel_source(m, k, t, variant, &src)) != EVT_OK)
+    if ((st = evt_kernel_cuda(m, k, t, &src)) != EVT_OK)
         return st;
     strbuf log;
     sb_init(&log);

@@ -31,7 +31,7 @@ evt_ctx *evt_ctx_create(void)
 void evt_ctx_destroy(evt_ctx *ctx)
 {
     if (ctx) {
-        rt_cache_clear(ctx);
+        rt_cache_clear(&ctx->cache, ctx->driver);
         rt_driver_unload(ctx->driver);
         cg_nvrtc_unload(ctx->nvrtc);
     }

@@ -32,13 +32,6 @@ struct evt_module {
     strbuf ir_text, dot_text;
 };
 
-/* evt_kernel_cuda and evt_kernel_compile for one entry-point variant
- * (cg_variant; -1 for all), as the runtime compiles them. */
-evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, int variant,
-                         const char **text);
-evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, int variant,
-                          evt_binary_format format, void **data, size_t *size, double *seconds);
-
 /* Records the reason for a failure on the context and returns status. */
 evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)
 #if defined(__GNUC__)
