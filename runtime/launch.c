@@ -473,7 +473,7 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, int cfg_id, int a
                         l->target, cu_ctx, &mod, &st, &err);
     sb_free(&src);
     if (st != EVT_OK) {
-        ctx_fail(ctx, st, "%s", st == EVT_ERR_NO_MEMORY && !err.len ? "out of memory" : sb_str(&err));
+        ctx_fail(ctx, st, "%s", err.len ? sb_str(&err) : "out of memory");
         sb_free(&err);
         return st;
     }
