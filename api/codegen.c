@@ -1,31 +1,10 @@
 /* codegen.c - the public code-generation API: CUDA source and NVRTC output per target. */
-#define _POSIX_C_SOURCE 200809L
 #include "../codegen/cg.h"
-#include "../codegen/embedded.h"
 #include "../codegen/nvrtc.h"
 #include "module.h"
 #include "../support/locale.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static const char *const target_names[EVT_TARGET_COUNT] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
-
-const char *evt_target_name(evt_target target)
-{
-    return (unsigned)target < EVT_TARGET_COUNT ? target_names[target] : "?";
-}
-
-evt_status evt_target_parse(const char *name, evt_target *out)
-{
-    for (int t = 0; name && out && t < EVT_TARGET_COUNT; t++)
-        if (strcmp(name, target_names[t]) == 0) {
-            *out = (evt_target)t;
-            return EVT_OK;
-        }
-    return EVT_ERR_INVALID_ARGUMENT;
-}
 
 void evt_free(void *p)
 {
@@ -66,13 +45,6 @@ evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, con
     evt_status st = check_args(m, k, t, "evt_kernel_cuda");
     if (st == EVT_OK)
         st = listing(m, k, t, &sel);
-    return st == EVT_OK ? kernel_source(m, k, t, &sel, text) : st;
-}
-
-evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
-                         const char **text)
-{
-    evt_status st = check_args(m, k, t, "evt_kernel_cuda");
     if (st != EVT_OK)
         return st;
     if (!text)
@@ -83,7 +55,7 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, const
     sb_init(&err);
     c_locale_scope loc;
     c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, t, sel, &src, &err);
+    int ok = cg_emit_cuda(k, m->diags.file, t, &sel, &src, &err);
     c_locale_leave(&loc);
     if (!ok) {
         st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
@@ -101,16 +73,6 @@ evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, const
 evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
                               evt_binary_format format, void **data, size_t *size, double *seconds)
 {
-    cg_select sel;
-    evt_status st = check_args(m, k, t, "evt_kernel_compile");
-    if (st == EVT_OK)
-        st = listing(m, k, t, &sel);
-    return st == EVT_OK ? kernel_compile(m, k, t, &sel, format, data, size, seconds) : st;
-}
-
-evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
-                          evt_binary_format format, void **data, size_t *size, double *seconds)
-{
     evt_status st = check_args(m, k, t, "evt_kernel_compile");
     if (st != EVT_OK)
         return st;
@@ -120,7 +82,7 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, cons
     *data = NULL;
     *size = 0;
     const char *src;
-    if ((st = kernel_source(m, k, t, sel, &src)) != EVT_OK)
+    if ((st = evt_kernel_cuda(m, k, t, &src)) != EVT_OK)
         return st;
     strbuf log;
     sb_init(&log);
@@ -129,25 +91,19 @@ evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, cons
         sb_free(&log);
         return st;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     char *out = NULL;
     size_t n = 0;
-    int ok = cg_nvrtc_compile(m->ctx->nvrtc, src, k->name, target_names[t],
-                              format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, cg_embedded_headers,
-                              cg_embedded_header_count, &out, &n, &log);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (seconds)
-        *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    int ok = cg_compile(m->ctx->nvrtc, src, k->name, t,
+                        format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, &out, &n, seconds, &log);
     if (!ok) {
         /* NVRTC failing on generated code is our bug, but the user sees where. */
         diag_report(&m->diags, EVT_SEV_ERROR, k->loc, "NVRTC failed to compile kernel '%s' for %s:\n%s",
-                    k->name, target_names[t], sb_str(&log));
+                    k->name, evt_target_name(t), sb_str(&log));
         sb_free(&m->diag_text[0]);
         sb_free(&m->diag_text[1]);
         m->diags.errors--; /* the source itself is valid: keep the module usable */
         st = ctx_fail(m->ctx, EVT_ERR_COMPILE, "NVRTC failed to compile kernel '%s' for %s",
-                      k->name, target_names[t]);
+                      k->name, evt_target_name(t));
     } else {
         *data = out;
         *size = n;

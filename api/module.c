@@ -12,64 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *evt_version(void)
-{
-    return EVT_VERSION_STRING;
-}
-
-int evt_version_number(void)
-{
-    return EVT_VERSION_NUMBER;
-}
-
-const char *evt_status_string(evt_status status)
-{
-    switch (status) {
-    case EVT_OK: return "success";
-    case EVT_ERR_SOURCE: return "invalid source";
-    case EVT_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case EVT_ERR_NOT_FOUND: return "not found";
-    case EVT_ERR_IO: return "input/output error";
-    case EVT_ERR_NO_MEMORY: return "out of memory";
-    case EVT_ERR_LIMIT: return "size limit exceeded";
-    case EVT_ERR_COMPILE: return "compilation failed";
-    case EVT_ERR_UNSUPPORTED: return "not supported";
-    case EVT_ERR_NO_GPU: return "no GPU";
-    case EVT_ERR_DRIVER: return "CUDA driver error";
-    case EVT_ERR_UNBOUND: return "launch argument not set";
-    case EVT_ERR_BAD_BUFFER: return "bad launch buffer";
-    case EVT_ERR_INTERNAL: return "internal error";
-    }
-    return "unknown status";
-}
-
-const char *evt_elem_name(evt_elem elem)
-{
-    static const char *const names[] = {"f32", "f16", "bf16", "i8", "i32", "e4m3", "e5m2"};
-    return (unsigned)elem < sizeof names / sizeof names[0] ? names[elem] : "?";
-}
-
-size_t evt_elem_size(evt_elem elem)
-{
-    static const size_t sizes[] = {4, 2, 2, 1, 4, 1, 1};
-    return (unsigned)elem < sizeof sizes / sizeof sizes[0] ? sizes[elem] : 0;
-}
-
-const char *evt_shape_name(evt_shape shape)
-{
-    static const char *const names[] = {"", "[M]", "[N]", "[M, N]"};
-    return (unsigned)shape < 4 ? names[shape] : "?";
-}
-
-const char *evt_mainloop_name(evt_mainloop mainloop)
-{
-    switch (mainloop) {
-    case EVT_MAINLOOP_GEMM: return "gemm";
-    case EVT_MAINLOOP_CONV2D_FPROP: return "conv2d_fprop";
-    }
-    return "?";
-}
-
 evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)
 {
     if (ctx) {
@@ -89,7 +31,7 @@ evt_ctx *evt_ctx_create(void)
 void evt_ctx_destroy(evt_ctx *ctx)
 {
     if (ctx) {
-        rt_cache_clear(ctx);
+        rt_cache_clear(&ctx->cache, ctx->driver);
         rt_driver_unload(ctx->driver);
         cg_nvrtc_unload(ctx->nvrtc);
     }

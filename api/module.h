@@ -36,13 +36,6 @@ struct evt_module {
     strbuf ir_text, dot_text;
 };
 
-/* evt_kernel_cuda and evt_kernel_compile for the entry points sel names,
- * as the runtime compiles them. */
-evt_status kernel_source(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
-                         const char **text);
-evt_status kernel_compile(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
-                          evt_binary_format format, void **data, size_t *size, double *seconds);
-
 /* A caller's evt_tuning, checked: the planner's options and the row group
  * (0: the code generator's).  EVT_OK, or the status evt_ctx_set_tuning
  * documents with the reason on ctx. */

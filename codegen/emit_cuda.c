@@ -9,6 +9,7 @@
  * [M, N] values per element.  A value with several users is one variable. */
 #include "cg.h"
 #include "layout.h"
+#include "../support/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

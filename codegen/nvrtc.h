@@ -4,6 +4,7 @@
 
 #include "../support/strbuf.h"
 
+#include <evt/evt.h>
 #include <stddef.h>
 
 /* A header the program may #include, held in memory (see embedded.h). */
@@ -34,5 +35,15 @@ typedef enum cg_output {
 int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
                      cg_output what, const cg_header *headers, size_t nheaders, char **out,
                      size_t *out_size, strbuf *log);
+
+/*
+ * The compile step of the pipeline, shared by evt_kernel_compile and the
+ * runtime's kernel cache: cg_nvrtc_compile of generated `source` (kernel
+ * `name`, for NVRTC's messages) for target t, with the kernels/ headers
+ * embedded in the library.  Sets *seconds (when not NULL) to the time NVRTC
+ * took.  Returns what cg_nvrtc_compile returns, with the same outputs.
+ */
+int cg_compile(cg_nvrtc *nv, const char *source, const char *name, evt_target t, cg_output what,
+               char **out, size_t *out_size, double *seconds, strbuf *log);
 
 #endif

@@ -1,5 +1,6 @@
 /* dot.c - an epilogue as a Graphviz digraph: inputs, ops, outputs, shapes. */
 #include "ir.h"
+#include "../support/names.h"
 
 #include <stdio.h>
 

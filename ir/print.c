@@ -1,5 +1,6 @@
 /* print.c - IR as stable text: one line per value, in topological order. */
 #include "ir.h"
+#include "../support/names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -121,7 +122,7 @@ void ir_print_kernel(const ir_kernel *k, strbuf *sb)
         const evt_operand_info *op = &k->operands[i];
         sb_printf(sb, "%s%s: %s", i ? ", " : "", op->name, evt_elem_name(op->elem));
         if (op->layout != EVT_LAYOUT_NONE)
-            sb_puts(sb, op->layout == EVT_LAYOUT_ROW ? " row" : " col");
+            sb_printf(sb, " %s", names_layout(op->layout));
     }
     sb_printf(sb, ") with %s\n", k->epilogue->name);
 }

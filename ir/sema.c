@@ -5,6 +5,7 @@
  * NULL and its parents stay silent. */
 #include "../grammar/ast.h"
 #include "ir.h"
+#include "../support/names.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -546,14 +547,12 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
                 diag_report(dl, EVT_SEV_ERROR, op->loc,
                             "operand '%s' of %s needs a layout: row or col", op->name, ml->name);
                 ok = 0;
-            } else if (ml->has_layout && strcmp(op->layout, "row") == 0) {
-                layout = EVT_LAYOUT_ROW;
-            } else if (ml->has_layout && strcmp(op->layout, "col") == 0) {
-                layout = EVT_LAYOUT_COL;
             } else if (ml->has_layout) {
-                diag_report(dl, EVT_SEV_ERROR, op->layout_loc,
-                            "unknown layout '%s'; expected row or col", op->layout);
-                ok = 0;
+                if (!names_layout_parse(op->layout, &layout)) {
+                    diag_report(dl, EVT_SEV_ERROR, op->layout_loc,
+                                "unknown layout '%s'; expected row or col", op->layout);
+                    ok = 0;
+                }
             } else if (op->layout) {
                 diag_report(dl, EVT_SEV_ERROR, op->layout_loc,
                             "%s operands have fixed layouts (x is NHWC, w is KRSC); remove '%s'",

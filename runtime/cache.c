@@ -4,8 +4,7 @@
  * renamed, so concurrent processes never see half a file. */
 #define _POSIX_C_SOURCE 200809L
 #include "cache.h"
-
-#include "../codegen/nvrtc.h"
+#include "../support/names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -87,27 +86,23 @@ static void write_file(const char *path, const void *data, size_t size)
         remove(tmp);
 }
 
-int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
-                    rt_cu_context cu_ctx, rt_cu_module *out, evt_status *status, strbuf *err)
+int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
+                    const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
+                    rt_cu_module *out, evt_status *status, strbuf *err)
 {
-    evt_ctx *ctx = m->ctx;
-    const char *src;
-    if ((*status = kernel_source(m, k, t, sel, &src)) != EVT_OK) {
-        sb_puts(err, evt_ctx_last_error(ctx));
-        return 0;
-    }
-    if (!ctx->nvrtc && !(ctx->nvrtc = cg_nvrtc_load(err))) {
+    if (!*nvrtc && !(*nvrtc = cg_nvrtc_load(err))) {
         *status = EVT_ERR_COMPILE;
         return 0;
     }
-    int version = cg_nvrtc_version(ctx->nvrtc);
-    size_t len = strlen(src);
-    unsigned long long key = fnv1a(1469598103934665603ull, src, len);
+    const char *target = evt_target_name(t);
+    int version = cg_nvrtc_version(*nvrtc);
+    size_t len = strlen(source);
+    unsigned long long key = fnv1a(1469598103934665603ull, source, len);
     key = fnv1a(key, RT_CACHE_OPTIONS, sizeof RT_CACHE_OPTIONS);
-    key = fnv1a(key, evt_target_name(t), strlen(evt_target_name(t)));
+    key = fnv1a(key, target, strlen(target));
     key = fnv1a(key, &version, sizeof version);
 
-    for (rt_cached_module *c = ctx->cache; c; c = c->next)
+    for (rt_cached_module *c = *cache; c; c = c->next)
         if (c->cu_ctx == cu_ctx && c->key == key && c->source_len == len) {
             *out = c->module;
             return 1;
@@ -116,27 +111,35 @@ int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, const cg_s
     char dir[4096], path[4200];
     int disk = cache_dir(dir, sizeof dir);
     if (disk) {
-        int n = snprintf(path, sizeof path, "%s/%016llx-%s.cubin", dir, key, evt_target_name(t));
+        int n = snprintf(path, sizeof path, "%s/%016llx-%s.cubin", dir, key, target);
         disk = n > 0 && (size_t)n < sizeof path;
     }
     size_t size = 0;
     void *cubin = disk ? read_file(path, &size) : NULL;
     if (!cubin) {
-        *status = kernel_compile(m, k, t, sel, EVT_BINARY_CUBIN, &cubin, &size, NULL);
-        if (*status != EVT_OK) {
-            sb_puts(err, evt_ctx_last_error(ctx));
+        strbuf log;
+        sb_init(&log);
+        char *bin = NULL;
+        if (!cg_compile(*nvrtc, source, name, t, CG_CUBIN, &bin, &size, NULL, &log)) {
+            /* NVRTC failing on generated code is our bug; its log says where. */
+            sb_printf(err, "NVRTC failed to compile kernel '%s' for %s:\n%s", name, target,
+                      sb_str(&log));
+            sb_free(&log);
+            *status = EVT_ERR_COMPILE;
             return 0;
         }
+        sb_free(&log);
+        cubin = bin;
         if (disk)
             write_file(path, cubin, size);
     }
     rt_cached_module *c = calloc(1, sizeof *c);
-    rt_cu_result r = c ? ctx->driver->module_load_data(&c->module, cubin) : 0;
+    rt_cu_result r = c ? driver->module_load_data(&c->module, cubin) : 0;
     free(cubin);
     if (!c || r != 0) {
         *status = c ? EVT_ERR_DRIVER : EVT_ERR_NO_MEMORY;
         if (c)
-            rt_driver_error(ctx->driver, r, "cuModuleLoadData", err);
+            rt_driver_error(driver, r, "cuModuleLoadData", err);
         else
             sb_puts(err, "out of memory");
         free(c);
@@ -145,23 +148,23 @@ int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, const cg_s
     c->cu_ctx = cu_ctx;
     c->key = key;
     c->source_len = len;
-    c->next = ctx->cache;
-    ctx->cache = c;
+    c->next = *cache;
+    *cache = c;
     *out = c->module;
     *status = EVT_OK;
     return 1;
 }
 
-void rt_cache_clear(evt_ctx *ctx)
+void rt_cache_clear(rt_cached_module **cache, const rt_driver *driver)
 {
-    rt_cached_module *c = ctx->cache;
+    rt_cached_module *c = *cache;
     while (c) {
         rt_cached_module *next = c->next;
         /* The CUDA context may already be gone at exit; unloading then fails harmlessly. */
-        if (ctx->driver)
-            ctx->driver->module_unload(c->module);
+        if (driver)
+            driver->module_unload(c->module);
         free(c);
         c = next;
     }
-    ctx->cache = NULL;
+    *cache = NULL;
 }

@@ -2,8 +2,10 @@
 #ifndef EVT_RUNTIME_CACHE_H
 #define EVT_RUNTIME_CACHE_H
 
-#include "../api/module.h"
+#include "../codegen/nvrtc.h"
 #include "driver.h"
+
+#include <evt/evt.h>
 
 /* A loaded cubin, keyed by its CUDA context and the hash of what made it. */
 typedef struct rt_cached_module {
@@ -15,14 +17,17 @@ typedef struct rt_cached_module {
 } rt_cached_module;
 
 /*
- * The loaded module of kernel k's entry points `sel` (cg_select) for
- * target t in the current CUDA context:
- * from memory, else from the disk cache, else compiled with NVRTC (and
- * stored on disk).  0 with the reason in err on failure; *status says which.
+ * The loaded module of the generated CUDA `source` of kernel `name` (for
+ * messages) for target t in CUDA context cu_ctx: from `*cache`, else from
+ * the disk cache, else compiled with NVRTC (and stored on disk), loaded with
+ * `driver` and added to *cache.  NVRTC is loaded into *nvrtc on first use.
+ * The caller (the evt_ctx) owns the list, the driver and NVRTC.  0 with the
+ * reason in err on failure; *status says which.
  */
-int rt_cache_module(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
-                    rt_cu_context cu_ctx, rt_cu_module *out, evt_status *status, strbuf *err);
-/* Unloads every cached module of the context. */
-void rt_cache_clear(evt_ctx *ctx);
+int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
+                    const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
+                    rt_cu_module *out, evt_status *status, strbuf *err);
+/* Unloads every module of *cache (driver may be NULL: none was loaded) and empties it. */
+void rt_cache_clear(rt_cached_module **cache, const rt_driver *driver);
 
 #endif

@@ -4,10 +4,14 @@
  * argument is reported the same way on a machine with no GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "../support/extent.h"
+#include "../support/locale.h"
+#include "../support/names.h"
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
 #include "../plan/plan.h"
 #include "cache.h"
+/* The launch API reads the module and the context it runs on (see tests/layering). */
+#include "../api/module.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -452,13 +456,26 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
         }
     }
     rt_cu_module mod;
-    evt_status st;
-    strbuf err, name;
+    evt_status st = EVT_OK;
+    strbuf src, err, name;
+    sb_init(&src);
     sb_init(&err);
     sb_init(&name);
     const cg_select sel = {pl->config, pl->aligned, split, l->row_group};
-    if (!rt_cache_module(l->m, l->k, l->target, &sel, cu_ctx, &mod, &st, &err)) {
-        ctx_fail(ctx, st, "%s", sb_str(&err));
+    c_locale_scope loc;
+    c_locale_enter(&loc);
+    int ok = cg_emit_cuda(l->k, l->m->diags.file, l->target, &sel, &src, &err);
+    c_locale_leave(&loc);
+    if (!ok)
+        st = src.failed ? EVT_ERR_NO_MEMORY : EVT_ERR_UNSUPPORTED;
+    else if (src.failed)
+        st = EVT_ERR_NO_MEMORY;
+    else
+        rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, sb_str(&src), l->k->name,
+                        l->target, cu_ctx, &mod, &st, &err);
+    sb_free(&src);
+    if (st != EVT_OK) {
+        ctx_fail(ctx, st, "%s", err.len ? sb_str(&err) : "out of memory");
         sb_free(&err);
         return st;
     }

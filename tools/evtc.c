@@ -1,4 +1,5 @@
 /* evtc - the command-line compiler: a thin client of libevt (see ../shared/spec/cli.md). */
+#include "evtc_common.h"
 #include "evtc_run.h"
 
 #include <evt/evt.h>
@@ -53,14 +54,6 @@ static void usage(FILE *f)
           "\n"
           "exit status: 0 success, 1 invalid source or arguments, 2 failure outside the source\n",
           f);
-}
-
-int evtc_usage_error(const char *program, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: error: ", program);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see %s --help)\n", program);
-    return EXIT_INVALID;
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -317,8 +310,7 @@ int main(int argc, char **argv)
     if (st != EVT_OK) {
         if (!m)
             fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
-        rc = st == EVT_ERR_SOURCE || st == EVT_ERR_IO || st == EVT_ERR_LIMIT ? EXIT_INVALID
-                                                                              : EXIT_OUTSIDE;
+        rc = evtc_parse_exit(st);
     } else if (o.kernel && !evt_module_find_kernel(m, o.kernel)) {
         fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", o.file, o.kernel);
         rc = EXIT_INVALID;

@@ -9,6 +9,7 @@
  * evt_convert_* for element types.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "evtc_common.h"
 #include "evtc_run.h"
 
 #include <evt/evt.h>
@@ -443,8 +444,7 @@ static int compile(run *r)
     if (st != EVT_OK) {
         if (!r->m)
             fprintf(stderr, "evtc run: error: %s\n", evt_ctx_last_error(r->ctx));
-        return st == EVT_ERR_SOURCE || st == EVT_ERR_IO || st == EVT_ERR_LIMIT ? EXIT_INVALID
-                                                                               : EXIT_OUTSIDE;
+        return evtc_parse_exit(st);
     }
     if (o->kernel) {
         r->k = evt_module_find_kernel(r->m, o->kernel);
