@@ -157,9 +157,9 @@ evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got, c
 
 int evt_check_needs_every_row(const evt_epilogue *epilogue)
 {
-    size_t n = epilogue ? evt_epilogue_arg_count(epilogue, EVT_ARG_OUTPUT) : 0;
+    size_t n = epilogue ? epilogue->noutputs : 0;
     for (size_t i = 0; i < n; i++) {
-        const evt_arg_info *out = evt_epilogue_arg(epilogue, EVT_ARG_OUTPUT, i);
+        const evt_arg_info *out = &epilogue->outputs[i].info;
         if (out->reduce != EVT_REDUCE_NONE && !(out->shape & EVT_SHAPE_M))
             return 1;
     }

@@ -3,7 +3,6 @@
 #include "evtc_run.h"
 
 #include <evt/evt.h>
-#include "tuning.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
 #include "evtc_common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int evtc_usage_error(const char *program, const char *fmt, const char *arg)
 {
@@ -15,4 +16,30 @@ int evtc_parse_exit(evt_status st)
 {
     return st == EVT_ERR_SOURCE || st == EVT_ERR_IO || st == EVT_ERR_LIMIT ? EXIT_INVALID
                                                                           : EXIT_OUTSIDE;
+}
+
+/* A whole decimal number; 0 when s is not one. */
+static int number(const char *s, int *out)
+{
+    char *end;
+    long v = s && *s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || v < 0 || v > 1 << 20)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+int evtc_tuning_from_env(evt_ctx *ctx)
+{
+    evt_tuning t = {getenv("EVT_CONFIG"), 0, 0};
+    const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP");
+    if ((split && *split && !number(split, &t.split_k)) || (group && *group && !number(group, &t.row_group))) {
+        fprintf(stderr, "evtc: EVT_SPLITK and EVT_ROW_GROUP take a number\n");
+        return 0;
+    }
+    if (evt_ctx_set_tuning(ctx, &t) != EVT_OK) {
+        fprintf(stderr, "evtc: %s\n", evt_ctx_last_error(ctx));
+        return 0;
+    }
+    return 1;
 }

@@ -64,7 +64,7 @@ for f in $(find support grammar ir interp plan codegen runtime api tools kernels
                 \( -name '*.[chly]' -o -name '*.cuh' \) | sort); do
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
         target=
-        for base in "$(dirname "$f")" . include grammar codegen; do
+        for base in "$(dirname "$f")" . include grammar codegen kernels; do
             if [ -f "$base/$inc" ]; then
                 target=$(realpath -m --relative-to=. "$base/$inc")
                 break
