@@ -241,7 +241,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     const ir_func *fn = e->fn;
     sb_printf(sb, "/* Epilogue %s (%s:%u) over one BM x BN tile. */\n", fn->name, e->file,
               fn->loc.line);
-    /* STAGED: the staged input (cg_staged_input) is read from the dense
+    /* STAGED: the staged input (plan_staged_input) is read from the dense
      * BM x BN shared tile `staged` that pp_run's producer filled */
     sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool STAGED = false>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"

@@ -31,7 +31,7 @@ const char *cg_mainloop_args_type(const ir_kernel *k)
     return k->mainloop == EVT_MAINLOOP_GEMM ? "evt_gemm_args" : "evt_conv_args";
 }
 
-/* evt_gemm_args of gemm_sm80.cuh: 48 bytes. */
+/* evt_gemm_args of kernels/mainloops/gemm.cuh: 48 bytes. */
 static int gemm_fields(cg_layout *l)
 {
     return add(l, "mainloop.a", 0, CG_PTR, CG_ROLE_OPERAND) &&
@@ -43,7 +43,7 @@ static int gemm_fields(cg_layout *l)
            add(l, "mainloop.ldb", 1, CG_I64, CG_ROLE_OPERAND_LD);
 }
 
-/* evt_conv_args of conv_sm80.cuh: 80 bytes. */
+/* evt_conv_args of kernels/mainloops/conv2d_fprop.cuh: 80 bytes. */
 static int conv_fields(cg_layout *l)
 {
     static const char *const sizes[CG_MAX_SIZES] = {

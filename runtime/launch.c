@@ -624,7 +624,7 @@ static int gemm_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
 }
 
 /* A staged configuration's map of the epilogue input it stages
- * (cg_staged_input; pp_run's stage_tile): the [M, N] tensor as an (n, m)
+ * (plan_staged_input; evt_sm90::stage_tile): the [M, N] tensor as an (n, m)
  * matrix of 16-bit elements, ld apart, read in cfg->bn x cfg->bm boxes,
  * unswizzled (the epilogue reads the tile dense), zero-filled past the
  * problem.  1 for a configuration that stages nothing; 0 where the map

@@ -169,7 +169,7 @@ EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
  * The threads that run an epilogue: THREADS of them from thread FIRST on,
  * synchronising on named barrier BAR (0: __syncthreads, the whole CTA).
  * A plain kernel's epilogue is the whole CTA; a warp-specialized kernel's
- * (gemm_sm80.cuh, ws_run) is its epilogue warps, with a barrier of their own.
+ * (sched/persistent.cuh, ws_epi_warps_run) is its epilogue warps, with a barrier of their own.
  */
 template <int THREADS, int FIRST = 0, int BAR = 0>
 struct evt_epi_team {
@@ -185,7 +185,7 @@ struct evt_epi_team {
 };
 
 /* The team of a producer/consumer configuration's consumer warpgroup
- * (gemm_sm80.cuh, pp_run): its 128 threads, named barrier 4 + warpgroup. */
+ * (sm90/producer_consumer.cuh, pp_run): its 128 threads, named barrier 4 + warpgroup. */
 struct evt_wg_team {
     static constexpr int kThreads = 128;
     static __device__ __forceinline__ int tid() { return (int)threadIdx.x & 127; }

@@ -188,10 +188,6 @@ struct stage_loader {
     }
 };
 
-/* A mainloop's k tiles through the configuration's pipeline (wgmma or
- * mma.sync), leaving the accumulator tile at smem; every mainloop ends so.
- * tid: threadIdx.x, read by the caller before it sets up its loader (read
-
 #if EVT_SM90 == 1
 /* The k tile loads of a producer/consumer GEMM's fast path (evt_sm90::pp_run's
  * producer, one thread): the runtime's tiled TMA maps of A (K x M) and B
@@ -233,14 +229,17 @@ struct tma_loader {
  */
 template <class Cfg>
 __device__ __forceinline__ void evt_gemm_mainloop(const evt_gemm_args &args, int tile_m,
-                                                       int tile_n, unsigned char *smem,
-                                                       int share = 0, int shares = 1)
+                                                  int tile_n, unsigned char *smem, int share = 0,
+                                                  int shares = 1)
 {
     const int tid = threadIdx.x;
     int kt_begin;
     const int k_tiles = evt_k_share((args.k + Cfg::kBK - 1) / Cfg::kBK, share, shares, &kt_begin);
 
     evt_gemm_detail::stage_loader<Cfg> load;
+    load.start(args, tile_m, tile_n, kt_begin);
+    evt_sched::run_mainloop<Cfg>(k_tiles, load, smem, tid);
+}
 
 /* The GEMM under a persistent schedule (evt_sched::ws_run); a
  * producer/consumer configuration's fast path loads with the TMA maps. */

@@ -122,7 +122,7 @@ grep -A20 '^FAIL' "$tmp/results" | head -60
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 if [ -x "$NVCC" ]; then
     for k in train_fwd resnet_block; do
-        "$EVTC" "$top/examples/examples.evt" --kernel $k --emit=cuda -o "$tmp/layout.cu"
+        "$EVTC" "$top/examples/examples.evt" --kernel $k --target sm_80 --emit=cuda -o "$tmp/layout.cu"
         if "$NVCC" -std=c++17 -arch=sm_80 -I"$top/kernels" --ptx "$tmp/layout.cu" \
             -o "$tmp/layout.ptx" > "$tmp/nvcc.log" 2>&1; then
             pass=$((pass + 1)); echo "ok   layout of $k checked by nvcc"

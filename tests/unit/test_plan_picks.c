@@ -54,7 +54,7 @@ static void test_split_plan(void **state)
 }
 
 /* The sm_90a heuristics on the shapes they were measured on (H200, 132 SMs:
- * docs/conv_sm80.md, docs/gemm_sm80.md), and the launch sizes of the
+ * docs/sm80.md, docs/sm90.md), and the launch sizes of the
  * warp-specialized and wgmma configurations. */
 static void test_sm90_picks(void **state)
 {
