@@ -7,9 +7,10 @@
 #   examples  evtc run --check --bench of every example kernel: GEMMs at 4096^3
 #           and 8192^3, convs at two ResNet-50 layers
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
-#   sweep   bench/sweep.py (every tile configuration; conv also at several row groups)
+#   sweep   bench/sweep.py (every tile configuration that can run the kernel, or
+#           those named in $SWEEP_IDS; conv also at the row groups of $SWEEP_G)
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
-#   ab      bench/ab.py: the heuristic's pick, forced configurations ($AB_GEMM,
+#   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)

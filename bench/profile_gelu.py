@@ -1,11 +1,9 @@
 """profile_gelu.py - GEMM + bias (+ z) + {relu, gelu, gelu_tanh, silu, exp, sigmoid} at 4096^3,
-each under several epilogue row groups (EVT_ROW_GROUP; "-" = the emitter's choice), for tuning
+each under several epilogue row groups (Launch.set_tuning(row_group=G); "-" = the emitter's choice), for tuning
 codegen's row_group() and for ncu.  Each result is checked against PyTorch first (evt.check).
 
     PYTHONPATH=bindings/python python3 bench/profile_gelu.py
 """
-import os
-
 import torch
 import torch.nn.functional as F
 from triton.testing import do_bench
@@ -34,16 +32,12 @@ for f, ref in FNS.items():
     for kern, extra, r in ((f"k_{f}", {}, ref(acc)), (f"kz_{f}", {"z": z}, ref(acc + z.float()))):
         res = []
         for g in ("-", "1", "2", "4", "8"):
-            if g == "-":
-                os.environ.pop("EVT_ROW_GROUP", None)
-            else:
-                os.environ["EVT_ROW_GROUP"] = g
             l = m.kernel(kern).bind(a, w.t(), bias=bias, y=y, **extra)
+            l.set_tuning(row_group=0 if g == "-" else int(g))
             y.zero_()
             l.run()
             torch.cuda.synchronize()
             verdict = evt.check(y, r)
             ok = "" if verdict else f"(WRONG {verdict.max_err:.2g}, {verdict.bad} off)"
             res.append(f"G{g}:{do_bench(l.run, warmup=10, rep=50, return_mode='median') * 1e3:.0f}{ok}")
-        os.environ.pop("EVT_ROW_GROUP", None)
         print(f"{kern:14s}", " ".join(res), flush=True)

@@ -7,8 +7,10 @@ kernel names carry the tile shape) beside ours:
         python3 bench/profile_peers.py [SHAPE ...]
 
 SHAPE is N,H,W,C,K,R,S,PAD (default: the 28x28 1x1, 14x14 3x3 and 56x56 3x3
-layers of batch 128).  EVT_CONFIG forces our tile as usual.
+layers of batch 128).  PEERS_CONFIG=NAME forces our tile configuration
+(a name of evt.configs(), e.g. sm90_pp2_128x128x64_s4).
 """
+import os
 import sys
 
 import torch
@@ -33,6 +35,7 @@ for n, h, w_, c, k, r, s, pad in shapes:
     z = torch.randn(n, k, P, Q, device="cuda", dtype=torch.float16).to(memory_format=cl)
     y = torch.empty(n, k, P, Q, device="cuda", dtype=torch.float16).to(memory_format=cl)
     la = m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad)
+    la.set_tuning(os.environ.get("PEERS_CONFIG"))
     fns = [lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1),
            lambda: F.conv2d(xx, ww, None, 1, pad), la.run]
     for f in fns:

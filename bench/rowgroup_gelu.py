@@ -1,11 +1,9 @@
 """rowgroup_gelu.py - GEMM + bias + GELU f16 at 4096^3 under the emitter's epilogue
-row group and under EVT_ROW_GROUP = 2, 4, 8, 16 (codegen/emit_cuda.c, row_group()),
+row group and under row groups 2, 4, 8, 16 (Launch.set_tuning; codegen/emit_cuda.c, row_group()),
 with whatever tile the heuristic picks; each result is checked against PyTorch first (evt.check).
 
     PYTHONPATH=bindings/python python3 bench/rowgroup_gelu.py
 """
-import os
-
 import torch
 import torch.nn.functional as F
 from triton.testing import do_bench
@@ -26,10 +24,8 @@ t = lambda fn: do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e3
 res = [f"cuBLASLt {t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)):.0f}"]
 for rnd in range(2):
     for g in ("-", "2", "4", "8", "16"):
-        os.environ.pop("EVT_ROW_GROUP", None)
-        if g != "-":
-            os.environ["EVT_ROW_GROUP"] = g
         launch = m.kernel("k").bind(a, w.t(), bias=bias, y=y)
+        launch.set_tuning(row_group=0 if g == "-" else int(g))
         launch.run()
         torch.cuda.synchronize()
         verdict = evt.check(y, ref)

@@ -1,9 +1,12 @@
-"""sweep.py - time one fused kernel under every tile configuration (EVT_CONFIG),
-to tune the heuristics of kernels/*_sm80.cuh.  Each result is checked first
-(evt.check against a float32 PyTorch reference).
+"""sweep.py - time one fused kernel under every tile configuration that can
+run it on this GPU (each name of evt.configs() that Kernel.configs(target)
+keeps, forced with Launch.set_tuning), then under the planner's pick, to tune
+the heuristics of kernels/*.cuh.  Each result is checked first (evt.check
+against a float32 PyTorch reference).
 The conv shapes run under the emitter's epilogue row group, and under each
-of SWEEP_G's (e.g. SWEEP_G="- 4 16": EVT_ROW_GROUP, codegen/emit_cuda.c);
-SWEEP_IDS="10 11" times only those configurations.
+of SWEEP_G's (e.g. SWEEP_G="- 4 16": the row_group of the tuning,
+codegen/emit_cuda.c); SWEEP_IDS="sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4"
+times only those configurations.
 
     PYTHONPATH=bindings/python python3 bench/sweep.py [gemm] [conv]
 """
@@ -27,26 +30,26 @@ kernel g_relu = gemm(a: f16 row, b: f16 col, acc: f32) with relu_b
 kernel c_add_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with add_relu
 """
 m = evt.compile(source=SRC, name="sweep.evt")
-GEMM_CONFIGS, CONV_CONFIGS = 8, 15  # kernels/gemm_sm80.cuh, kernels/conv_sm80.cuh
+TARGET = evt.device_target()[0]
 
 
 def t(fn):
     return do_bench(fn, warmup=10, rep=50, return_mode="median") * 1e3  # us
 
 
-def sweep(label, launch, nconf, check):
+def sweep(label, launch, check, row_group=0):
     res = []
-    ids = os.environ.get("SWEEP_IDS")  # e.g. "10 11": only these configurations
-    for cid in [int(i) for i in ids.split()] if ids else range(nconf):
-        os.environ["EVT_CONFIG"] = str(cid)
+    names = os.environ.get("SWEEP_IDS")  # e.g. "sm90_pp2_128x128x64_s4": only these
+    for config in names.split() if names else launch.kernel.configs(TARGET):
         try:
+            launch.set_tuning(config, row_group=row_group)
             launch.run()
             torch.cuda.synchronize()
             check()
-            res.append(f"{cid}:{t(launch.run):.0f}")
+            res.append(f"{config}:{t(launch.run):.0f}")
         except Exception as e:
-            res.append(f"{cid}:err({str(e)[:40]})")
-    os.environ.pop("EVT_CONFIG")
+            res.append(f"{config}:err({str(e)[:40]})")
+    launch.set_tuning(row_group=row_group)
     launch.run()
     torch.cuda.synchronize()
     res.append(f"pick:{t(launch.run):.0f}")
@@ -66,7 +69,7 @@ for M, N, K in [] if "gemm" not in parts else [(4096, 4096, 4096), (8192, 8192, 
             verdict = evt.check(y, r)
             assert verdict, str(verdict)
         sweep(f"{name} {M}x{N}x{K} lt={t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)):.0f}",
-              m.kernel(name).bind(a, w.t(), bias=bias, y=y), GEMM_CONFIGS, chk)
+              m.kernel(name).bind(a, w.t(), bias=bias, y=y), chk)
 
 for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 56, 64, 256, 1, 1, 0, 164), (128, 56, 56, 64, 64, 3, 3, 1, 83.5),
                                         (128, 28, 28, 128, 512, 1, 1, 0, 69.7), (128, 14, 14, 256, 1024, 1, 1, 0, 48.8),
@@ -83,8 +86,6 @@ for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 
         assert verdict, str(verdict)
     cudnn = t(lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1))
     for g in os.environ.get("SWEEP_G", "-").split():
-        if g != "-":
-            os.environ["EVT_ROW_GROUP"] = g
         sweep(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{s} G{g} cudnn={cudnn:.0f}",
-              m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), CONV_CONFIGS, chk)
-        os.environ.pop("EVT_ROW_GROUP", None)
+              m.kernel("c_add_relu").bind(xx, ww, bias=bias, z=z, y=y, padding=pad), chk,
+              row_group=0 if g == "-" else int(g))

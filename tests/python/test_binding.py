@@ -559,6 +559,109 @@ def test_check_policy():
             raise AssertionError("no ValueError")
 
 
+# ---- without a GPU: tuning -----------------------------------------------------------
+
+PP2 = "sm90_pp2_128x128x64_s4"
+W8 = "sm80_128x256x64_w8_s3"
+
+
+def entry_points(src):
+    """The tile configurations whose entry points `src` holds."""
+    return {c for c in evt.configs() if f"_{c}_" in src}
+
+
+def test_configs_are_named():
+    names = evt.configs()
+    assert PP2 in names and W8 in names and len(set(names)) == len(names)
+    k = examples().kernel("mlp_up")
+    assert PP2 in k.configs("sm_90a") and PP2 not in k.configs("sm_80")
+    assert W8 in k.configs("sm_80")
+    k.check_config(PP2, "sm_90a")
+    with raises(evt.UnsupportedError, PP2, "sm_80"):
+        k.check_config(PP2, "sm_80")
+    with raises(evt.NotFoundError, "sm90_nope"):
+        k.check_config("sm90_nope", "sm_90a")
+
+
+def test_tuning_refuses_bad_values():
+    m = examples()
+    with raises(evt.NotFoundError, "sm90_nope") as box:
+        m.set_tuning(config="sm90_nope")
+    assert box["error"].status == 3  # EVT_ERR_NOT_FOUND, the library's message
+    with raises(evt.InvalidArgumentError, "row_group 3"):
+        m.set_tuning(row_group=3)
+    with raises(evt.InvalidArgumentError, "split_k -1"):
+        m.set_tuning(split_k=-1)
+    with raises(TypeError):
+        m.set_tuning(config=7)  # configurations have names, not ids
+    assert m.tuning == evt.Tuning(None, 0, 0)  # a refused tuning changes nothing
+    launch = bind_fake_mlp_up(m)
+    with raises(evt.NotFoundError, "sm90_nope"):
+        launch.set_tuning(config="sm90_nope")
+    with raises(evt.InvalidArgumentError, "row_group 5"):
+        launch.set_tuning(row_group=5)
+    assert launch.set_tuning(PP2, split_k=1, row_group=4) is launch
+    assert launch.tuning == evt.Tuning(PP2, 1, 4)
+
+
+def test_forced_config_in_generated_code():
+    m = examples()
+    k = m.kernel("mlp_up")
+    assert len(entry_points(k.cuda("sm_90a"))) > 1  # the planner's candidates
+    m.set_tuning(config=PP2)
+    assert m.tuning.config == PP2
+    src = k.cuda("sm_90a")
+    assert f"_{PP2}_" in src and f"_{W8}_" not in src, "forced config"
+    assert entry_points(src) == {PP2}
+    with raises(evt.UnsupportedError, PP2, "sm_80"):
+        k.cuda("sm_80")
+    m.set_tuning(config=W8, row_group=8)
+    assert entry_points(k.cuda("sm_90a")) == {W8}
+    m.set_tuning()
+    assert len(entry_points(k.cuda("sm_90a"))) > 1
+
+
+def test_forced_wgmma_config_on_col_major_a():
+    m = evt.compile(source="epilogue e { out y : f16[M, N] = acc }\n"
+                           "kernel t = gemm(a: f16 col, b: f16 col, acc: f32) with e")
+    k = m.kernel("t")
+    k.cuda("sm_90a")  # the planner picks a configuration that can
+    m.set_tuning(config="sm90_wg2_128x256x64_s4")
+    with raises(evt.UnsupportedError, "sm90_wg2_128x256x64_s4", "wgmma"):
+        k.cuda("sm_90a")
+    assert not any(c.startswith("sm90_") for c in k.configs("sm_90a"))
+
+
+def test_every_config_check_agrees_with_cuda():
+    # Kernel.configs (evt_kernel_config_check) is what a sweep over configurations
+    # relies on: it must say exactly which forced configurations generate code.
+    m = examples()
+    for name in ("mlp_up", "resnet_block"):
+        k = m.kernel(name)
+        for target in ("sm_80", "sm_90a"):
+            can = set(k.configs(target))
+            for config in evt.configs():
+                m.set_tuning(config=config)
+                try:
+                    k.cuda(target)
+                except evt.UnsupportedError:
+                    assert config not in can, (name, target, config)
+                else:
+                    assert config in can, (name, target, config)
+
+
+def test_set_tuning_drops_the_call_launches():
+    m = examples()
+    k = m.kernel("mlp_up")
+    launch = bind_fake_mlp_up(m)
+    shared = evt._module._Handle(k, shared=True)
+    k._natives[0] = shared
+    m.set_tuning(config=PP2)
+    assert shared.closed and not launch._native.closed
+    assert launch.tuning == evt.Tuning(None, 0, 0)
+    assert bind_fake_mlp_up(m).tuning == evt.Tuning(PP2, 0, 0)
+
+
 # ---- with a GPU: launches against PyTorch in float64 --------------------------------
 
 
@@ -610,7 +713,42 @@ def test_gpu_launch_plan():
             assert launch.plan is None
             launch.run()
             plan = launch.plan
-            assert plan.startswith(f"{target} config ") and f" {path} grid " in plan, plan
+            assert plan.startswith(f"{target} ") and f" {path} " in plan, plan
+            assert plan.split()[1] in evt.configs(), plan
+
+
+def test_gpu_forced_configs():
+    need_gpu()
+    target = evt.device_target()[0]
+    m = examples()
+    k = m.kernel("mlp_up")
+    torch.manual_seed(3)
+    x = torch.randn(300, 200, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(260, 200, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(260, device="cuda", dtype=torch.bfloat16)
+    ref = gelu64(F.linear(x.double(), w.double(), b.double()))
+    configs = k.configs(target)
+    assert configs
+    for config in configs:
+        with k.bind(x, w.t(), b=b).set_tuning(config) as launch:
+            launch.run()
+            assert launch.plan.split()[1] == config, launch.plan
+            check_close(launch.result(), ref, f"mlp_up under {config}")
+    with k.bind(x, w.t(), b=b).set_tuning(configs[0], split_k=2, row_group=2) as launch:
+        launch.run()
+        assert launch.plan.split()[1] == configs[0], launch.plan
+        check_close(launch.result(), ref, f"mlp_up under {configs[0]}, split_k 2, row_group 2")
+    # The module's tuning reaches plain calls, and launches bound afterwards.
+    m.set_tuning(config=configs[-1])
+    check_close(k(x, w.t(), b=b), ref, f"mlp_up called under {configs[-1]}")
+    with k.bind(x, w.t(), b=b) as launch:
+        launch.run()
+        assert launch.plan.split()[1] == configs[-1], launch.plan
+    unsupported = [c for c in evt.configs() if c not in configs]
+    if unsupported:
+        with k.bind(x, w.t(), b=b).set_tuning(unsupported[0]) as launch:
+            with raises(evt.UnsupportedError, unsupported[0]):
+                launch.run()
 
 
 def test_gpu_padded_views_and_given_outputs():

@@ -13,8 +13,8 @@ folders, else the system loader.  docs/python.md is the manual.
 
 from . import _lib
 from ._check import Verdict, check, tolerance
-from ._module import (Arg, Diag, Kernel, Launch, Module, Operand, Outputs, compile,
-                      device_target)
+from ._module import (Arg, Diag, Kernel, Launch, Module, Operand, Outputs, Tuning, compile,
+                      configs, device_target)
 from ._tensor import TORCH_DTYPE_NAMES
 from .errors import (ArgumentError, ArgumentTypeError, BadBufferError, CompileError,
                      DriverError, EvtError, EvtIOError, EvtWarning, InternalError,
@@ -22,7 +22,7 @@ from .errors import (ArgumentError, ArgumentTypeError, BadBufferError, CompileEr
                      NotFoundError, SourceError, UnboundError, UnsupportedError)
 
 __all__ = [
-    "compile", "device_target", "torch_dtype", "check", "tolerance", "Verdict", "Module", "Kernel", "Launch", "Outputs", "Arg",
+    "compile", "configs", "device_target", "Tuning", "torch_dtype", "check", "tolerance", "Verdict", "Module", "Kernel", "Launch", "Outputs", "Arg",
     "Operand", "Diag", "EvtError", "SourceError", "InvalidArgumentError", "NotFoundError",
     "EvtIOError", "NoMemoryError", "LimitError", "InternalError", "CompileError",
     "UnsupportedError", "NoGpuError", "LaunchError", "DriverError", "UnboundError",

@@ -91,6 +91,11 @@ class CheckVerdict(ctypes.Structure):
     ]
 
 
+class Tuning(ctypes.Structure):
+    _fields_ = [("config", ctypes.c_char_p), ("split_k", ctypes.c_int),
+                ("row_group", ctypes.c_int)]
+
+
 # ---- prototypes ------------------------------------------------------------
 
 _p = ctypes.c_void_p
@@ -160,6 +165,11 @@ _OPTIONAL = {
     "evt_check_tolerance": (ctypes.c_double, [_i, _i]),
     "evt_check_values": (_st, [_i, _i, _p, ctypes.POINTER(ctypes.c_double), _z,
                                ctypes.POINTER(CheckVerdict)]),
+    "evt_ctx_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
+    "evt_launch_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
+    "evt_config_count": (_i, []),
+    "evt_config_name": (_s, [_i]),
+    "evt_kernel_config_check": (_st, [_p, _p, _i, _s]),
 }
 
 
@@ -235,6 +245,14 @@ lib, path = _load()
 def has(name):
     """Whether the loaded library exports `name` (for entry points newer than it)."""
     return getattr(lib, name, None) is not None
+
+
+def need(name, what):
+    """Raises UnsupportedError when the loaded library lacks `name`, which
+    `what` (e.g. "tuning") needs."""
+    if not has(name):
+        from .errors import UnsupportedError
+        raise UnsupportedError(f"{what} needs {name}, which the libevt loaded ({path}) lacks")
 
 
 def text(ptr):

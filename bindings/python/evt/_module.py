@@ -8,6 +8,7 @@ from different threads; a lock serialises the calls on one module.
 """
 
 import ctypes
+import operator
 import os
 import sys
 import threading
@@ -33,6 +34,13 @@ Arg = namedtuple("Arg", "name dtype shape kind reduce default")
 Arg.__doc__ = ("An epilogue argument: name, dtype ('f16', ...), shape ((), ('M',), ('N',) or "
                "('M', 'N')), kind ('in', 'param', 'out'), reduce (None, 'sum', 'max', 'min'; "
                "outputs only), default (params only: the declared default or None).")
+
+Tuning = namedtuple("Tuning", "config split_k row_group")
+Tuning.__doc__ = ("What a module or launch forces on the planner and the code generator: "
+                  "config (a tile configuration's name, None for the planner's pick), "
+                  "split_k (0 the planner's, 1 never, n >= 2 n ways), row_group (rows per "
+                  "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16).")
+_NO_TUNING = Tuning(None, 0, 0)
 
 _KIND_NAMES = {_lib.ARG_INPUT: "in", _lib.ARG_PARAM: "param", _lib.ARG_OUTPUT: "out"}
 _OPTIONS = {"gemm": ("stream",), "conv2d_fprop": ("stream", "padding", "stride", "dilation")}
@@ -93,6 +101,23 @@ def _destroy_launch(h, live):
     if h in live:
         live.discard(h)
         lib.evt_launch_destroy(h)
+
+
+def configs():
+    """Every tile configuration's name, e.g. 'sm90_pp2_128x128x64_s4' (docs/codegen.md
+    says what a name says); Kernel.configs(target) keeps those that can run a kernel."""
+    _lib.need("evt_config_count", "evt.configs()")
+    return tuple(_lib.text(lib.evt_config_name(i)) for i in range(lib.evt_config_count()))
+
+
+def _tuning(config, split_k, row_group):
+    """(Tuning, its evt_tuning struct) from set_tuning's arguments.  The
+    library checks the values; only the types are checked here."""
+    _lib.need("evt_ctx_set_tuning", "tuning")
+    if config is not None and not isinstance(config, str):
+        raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
+    t = Tuning(config or None, operator.index(split_k), operator.index(row_group))
+    return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group)
 
 
 def _diags(mod):
@@ -156,6 +181,7 @@ class Module:
         self._lock = threading.RLock()
         self._launches = weakref.WeakSet()
         self._live = set()  # native handles of the launches not yet destroyed
+        self.tuning = _NO_TUNING
         self._finalizer = weakref.finalize(self, _destroy, ctx, mod, self._live)
 
     # -- lifetime
@@ -188,6 +214,28 @@ class Module:
             if status == _lib.ERR_COMPILE:  # NVRTC's log went to the diagnostics
                 diagnostics = _lib.text(lib.evt_module_diag_text(self._mod, _lib.DIAG_TEXT))
             raise error_for(status, message, diagnostics)
+
+    # -- tuning
+    def set_tuning(self, config=None, split_k=0, row_group=0):
+        """Forces the tile configuration (a name from evt.configs(); None: the
+        planner's pick), split-K and the epilogue's row group (see Tuning) for
+        every compile (Kernel.cuda, Kernel.compile) and launch of this module
+        from now on; set_tuning() returns to the planner's choices.  Launches
+        already bound keep theirs (Launch.set_tuning changes them).
+
+        NotFoundError for an unknown name, InvalidArgumentError for a split_k
+        below 0 or a row group not listed; a configuration that cannot run a
+        kernel makes compiling or launching it raise UnsupportedError."""
+        t, native = _tuning(config, split_k, row_group)
+        with self._lock:
+            self._handle()  # raises if closed
+            self._check(lib.evt_ctx_set_tuning(self._ctx, ctypes.byref(native)))
+            self.tuning = t
+            # Kernel calls reuse one launch per stream, made under the old
+            # tuning: dropped here, so that the plain call path checks nothing.
+            for h in list(self._launches):
+                if h.shared:
+                    h.close()
 
     # -- contents
     @property
@@ -369,6 +417,28 @@ class Kernel:
                 lib.evt_free(data.value)
         return raw.rstrip(b"\0").decode() if fmt == _lib.BINARY_PTX else raw
 
+    def check_config(self, config, target):
+        """Raises UnsupportedError, with the reason, when tile configuration
+        `config` cannot run this kernel on `target` (NotFoundError for an
+        unknown name); returns None when it can."""
+        _lib.need("evt_kernel_config_check", "Kernel.check_config")
+        with self.module._lock:
+            self.module._check(lib.evt_kernel_config_check(self.module._handle(), self._k,
+                                                           _target(target),
+                                                           str(config).encode()))
+
+    def configs(self, target):
+        """The names of the tile configurations that can run this kernel on
+        `target`, in evt.configs() order."""
+        names = []
+        for name in configs():
+            try:
+                self.check_config(name, target)
+            except UnsupportedError:
+                continue
+            names.append(name)
+        return tuple(names)
+
     # -- launching
     def _split(self, operands, kw, options):
         """(operands, epilogue arguments, options) from a call's arguments.
@@ -433,7 +503,7 @@ class Kernel:
             # no workspace shared by two streams.
             native = self._natives.get(s)
             if native is None or native.closed:
-                native = self._natives[s] = _Handle(self)
+                native = self._natives[s] = _Handle(self, shared=True)
             _bind(self, native.h, plan)
             self.module._check(lib.evt_launch_run(native.h, s))
         return _result(dict(plan.outputs))
@@ -773,8 +843,9 @@ class _Handle:
     """One evt_launch of a kernel, destroyed by close(), when collected, or
     (first) when its module is closed."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, shared=False):
         module = kernel.module
+        self.shared = shared  # a Kernel's per-stream launch for calls, not a Launch's
         h = ctypes.c_void_p()
         module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
         self.h = h.value
@@ -805,6 +876,7 @@ class Launch:
         self.outputs = dict(plan.outputs)
         self.sizes = plan.sizes
         with kernel.module._lock:
+            self.tuning = kernel.module.tuning
             self._native = _Handle(kernel)
             try:
                 _bind(kernel, self._native.h, plan)
@@ -841,6 +913,19 @@ class Launch:
             module._check(lib.evt_launch_benchmark(self._live(), s, int(warmup), int(reps),
                                                    ctypes.byref(ms)))
         return ms.value
+
+    def set_tuning(self, config=None, split_k=0, row_group=0):
+        """Forces this launch's tile configuration, split-K and row group, as
+        Module.set_tuning does the module's (a launch starts from its module's
+        when bound); set_tuning() returns to the planner's choices.  Returns
+        the launch.  A configuration that cannot run the kernel on the GPU
+        makes run() raise UnsupportedError."""
+        t, native = _tuning(config, split_k, row_group)
+        module = self.kernel.module
+        with module._lock:
+            module._check(lib.evt_launch_set_tuning(self._live(), ctypes.byref(native)))
+            self.tuning = t
+        return self
 
     @property
     def plan(self):
