@@ -21,6 +21,8 @@ struct evt_ctx {
     struct rt_driver *driver;       /* loaded on first launch; NULL before */
     struct rt_cached_module *cache; /* loaded CUmodules, newest first */
     plan_options tuning;            /* evt_ctx_set_tuning: where compiles and launches start */
+    char nvrtc_path[4096];          /* evt_ctx_set_library_path; "": the default search */
+    char driver_path[4096];
     int row_group;
 };
 

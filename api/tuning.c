@@ -1,6 +1,8 @@
-/* tuning.c - evt_tuning: forcing a tile configuration, split-K and the
- * epilogue's row groups through the API (evtc and the tests map their
- * options and environment variables onto it; the library reads none). */
+/* tuning.c - what a program may set on a context instead of the library's
+ * choices: evt_tuning (forcing a tile configuration, split-K, the
+ * epilogue's row groups) and where NVRTC and the CUDA driver are loaded
+ * from.  evtc and the tests map their environment variables onto these;
+ * the library reads none of them. */
 #include "module.h"
 
 #include <string.h>
@@ -37,6 +39,23 @@ evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning)
         ctx->row_group = group;
     }
     return st;
+}
+
+evt_status evt_ctx_set_library_path(evt_ctx *ctx, evt_library which, const char *path)
+{
+    if (!ctx)
+        return EVT_ERR_INVALID_ARGUMENT;
+    char *dst = which == EVT_LIBRARY_NVRTC ? ctx->nvrtc_path
+                : which == EVT_LIBRARY_CUDA_DRIVER ? ctx->driver_path : NULL;
+    const size_t n = path ? strlen(path) : 0;
+    if (!dst)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_ctx_set_library_path: unknown library %d",
+                        (int)which);
+    if (n >= sizeof ctx->nvrtc_path)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_ctx_set_library_path: a path of %zu bytes (4095 at most)", n);
+    memcpy(dst, path ? path : "", n + 1);
+    return EVT_OK;
 }
 
 int evt_config_count(void)

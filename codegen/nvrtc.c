@@ -39,11 +39,12 @@ static void *sym(void *lib, const char *name, int *missing)
     return p;
 }
 
-cg_nvrtc *cg_nvrtc_load(strbuf *err)
+cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
 {
-    const char *candidates[] = {getenv("EVT_NVRTC_LIBRARY"), "libnvrtc.so.13", "libnvrtc.so",
-                                "/usr/local/cuda/lib64/libnvrtc.so.13",
-                                "/usr/local/cuda/lib64/libnvrtc.so"};
+    const int given = path && path[0];
+    const char *candidates[] = {given ? path : "libnvrtc.so.13", given ? NULL : "libnvrtc.so",
+                                given ? NULL : "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                given ? NULL : "/usr/local/cuda/lib64/libnvrtc.so"};
     void *lib = NULL;
     /* RTLD_NODELETE: NVRTC stays mapped when the last context lets it go.
      * Unmapping it would buy little (the next context loads it again), and
@@ -53,8 +54,11 @@ cg_nvrtc *cg_nvrtc_load(strbuf *err)
         if (candidates[i] && candidates[i][0])
             lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib) {
-        sb_puts(err, "cannot load NVRTC (libnvrtc.so.13): install the CUDA 13 toolkit or set "
-                     "EVT_NVRTC_LIBRARY to its path");
+        if (given)
+            sb_printf(err, "cannot load NVRTC from %s (evt_ctx_set_library_path)", path);
+        else
+            sb_puts(err, "cannot load NVRTC (libnvrtc.so.13): install the CUDA 13 toolkit or give "
+                         "its path (evt_ctx_set_library_path; evtc: EVT_NVRTC_LIBRARY)");
         return NULL;
     }
     cg_nvrtc *nv = calloc(1, sizeof *nv);

@@ -15,9 +15,9 @@ typedef struct cg_header {
 
 typedef struct cg_nvrtc cg_nvrtc;
 
-/* Loads NVRTC ($EVT_NVRTC_LIBRARY, else libnvrtc.so.13, libnvrtc.so, then the
+/* Loads NVRTC from path (NULL or "": libnvrtc.so.13, libnvrtc.so, then the
  * CUDA toolkit's lib64); NULL with the reason in err when it cannot. */
-cg_nvrtc *cg_nvrtc_load(strbuf *err);
+cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err);
 void cg_nvrtc_unload(cg_nvrtc *nv);
 /* NVRTC's version as major * 1000 + minor * 10 (13000 for 13.0). */
 int cg_nvrtc_version(const cg_nvrtc *nv);

@@ -20,11 +20,13 @@ typedef struct rt_cached_module {
  * The loaded module of the generated CUDA `source` of kernel `name` (for
  * messages) for target t in CUDA context cu_ctx: from `*cache`, else from
  * the disk cache, else compiled with NVRTC (and stored on disk), loaded with
- * `driver` and added to *cache.  NVRTC is loaded into *nvrtc on first use.
+ * `driver` and added to *cache.  NVRTC is loaded into *nvrtc on first use,
+ * from nvrtc_path (NULL or "": the default search, cg_nvrtc_load).
  * The caller (the evt_ctx) owns the list, the driver and NVRTC.  0 with the
  * reason in err on failure; *status says which.
  */
 int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
+                    const char *nvrtc_path,
                     const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
                     rt_cu_module *out, evt_status *status, strbuf *err);
 /* Unloads every module of *cache (driver may be NULL: none was loaded) and empties it. */

@@ -15,9 +15,8 @@ static void *load_sym(void *lib, const char *v2, const char *plain, int *missing
     return p;
 }
 
-rt_driver *rt_driver_load(strbuf *err)
+rt_driver *rt_driver_load(const char *path, strbuf *err)
 {
-    const char *path = getenv("EVT_CUDA_DRIVER");
     void *lib = dlopen(path && path[0] ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         sb_puts(err, "no CUDA driver (libcuda.so.1 not found): this machine has no usable GPU");

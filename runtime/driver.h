@@ -82,7 +82,7 @@ enum {
 };
 
 /* Loads libcuda.so.1 and cuInit()s it; NULL with the reason in err. */
-rt_driver *rt_driver_load(strbuf *err);
+rt_driver *rt_driver_load(const char *path, strbuf *err);
 void rt_driver_unload(rt_driver *d);
 /* Appends "CALL failed: NAME (CODE)" for a failed driver call. */
 void rt_driver_error(const rt_driver *d, rt_cu_result r, const char *call, strbuf *err);

@@ -37,7 +37,10 @@ int evtc_tuning_from_env(evt_ctx *ctx)
         fprintf(stderr, "evtc: EVT_SPLITK and EVT_ROW_GROUP take a number\n");
         return 0;
     }
-    if (evt_ctx_set_tuning(ctx, &t) != EVT_OK) {
+    const char *nvrtc = getenv("EVT_NVRTC_LIBRARY"), *driver = getenv("EVT_CUDA_DRIVER");
+    if (evt_ctx_set_tuning(ctx, &t) != EVT_OK ||
+        evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, nvrtc) != EVT_OK ||
+        evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, driver) != EVT_OK) {
         fprintf(stderr, "evtc: %s\n", evt_ctx_last_error(ctx));
         return 0;
     }

@@ -21,7 +21,9 @@ int evtc_parse_exit(evt_status st);
 /* Sets ctx's tuning (evt_ctx_set_tuning) from the environment: EVT_CONFIG
  * (a tile configuration by name), EVT_SPLITK (evt_tuning.split_k: 0 the
  * planner's, 1 never, n >= 2 ways) and EVT_ROW_GROUP (rows per epilogue row
- * group).  The library itself reads none of them.  0, with the reason on
+ * group), and where NVRTC and the CUDA driver are loaded from
+ * (EVT_NVRTC_LIBRARY, EVT_CUDA_DRIVER: evt_ctx_set_library_path).  The
+ * library itself reads none of them.  0, with the reason on
  * standard error, when one is malformed or names no configuration. */
 int evtc_tuning_from_env(evt_ctx *ctx);
 

@@ -316,6 +316,24 @@ EVT_API const char *evt_target_name(evt_target target);
 /* Parses a target name as evt_target_name spells it; EVT_ERR_INVALID_ARGUMENT if unknown. */
 EVT_API evt_status evt_target_parse(const char *name, evt_target *out);
 
+/* ---- where the context loads its libraries from ---------------------- */
+
+typedef enum evt_library {
+    EVT_LIBRARY_NVRTC,      /* default: libnvrtc.so.13, libnvrtc.so, then /usr/local/cuda/lib64 */
+    EVT_LIBRARY_CUDA_DRIVER /* default: libcuda.so.1 */
+} evt_library;
+
+/*
+ * Makes the context load `which` from `path` (for dlopen; copied) instead
+ * of searching its default names; NULL or "" restores the search.  Takes
+ * effect when the context first loads the library (the first compile, the
+ * first launch).  EVT_ERR_INVALID_ARGUMENT for an unknown library or a path
+ * of 4096 bytes or more.  The library reads no environment variable for
+ * this; evtc maps EVT_NVRTC_LIBRARY and EVT_CUDA_DRIVER onto it, as does the
+ * Python binding.
+ */
+EVT_API evt_status evt_ctx_set_library_path(evt_ctx *ctx, evt_library which, const char *path);
+
 /* ---- tuning: overriding the planner and the code generator ----------- */
 
 /*

@@ -24,13 +24,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
 # Allowed uses of a higher stage, "FILE STAGE" one a line, each with its reason:
-# runtime/launch.c api: launch.c implements the public evt_launch_* on
-#   evt_module and evt_ctx (api/module.h) and reports through ctx_fail; the
-#   driver, the cache and NVRTC it reaches through the context are the
-#   runtime's and codegen's own.  Giving it a runtime-owned view of the
-#   context (or moving the public half to api/) is left for later.
 exceptions='
-runtime/launch.c api
 '
 
 # The stage of a repository path and its rank; nothing for kernels/, include/.

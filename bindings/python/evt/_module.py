@@ -129,6 +129,23 @@ def _diags(mod):
     return out
 
 
+def _new_ctx():
+    """A new evt_ctx, loading NVRTC and the CUDA driver from where
+    EVT_NVRTC_LIBRARY and EVT_CUDA_DRIVER say (the library reads no
+    environment variable; the binding maps these two)."""
+    ctx = lib.evt_ctx_create()
+    if not ctx:
+        raise NoMemoryError("evt_ctx_create: out of memory")
+    if _lib.has("evt_ctx_set_library_path"):
+        for which, var in ((0, "EVT_NVRTC_LIBRARY"), (1, "EVT_CUDA_DRIVER")):
+            path = os.environ.get(var)
+            if path and lib.evt_ctx_set_library_path(ctx, which, os.fsencode(path)) != 0:
+                msg = _lib.text(lib.evt_ctx_last_error(ctx))
+                lib.evt_ctx_destroy(ctx)
+                raise ArgumentError(f"{var}: {msg}")
+    return ctx
+
+
 def compile(path=None, source=None, opt_level=2, name=None):
     """Parses and optimizes `.evt` source into a Module.
 
@@ -139,9 +156,7 @@ def compile(path=None, source=None, opt_level=2, name=None):
     optimizer level, 0 to 2 (evtc's -O0..-O2)."""
     if (path is None) == (source is None):
         raise TypeError("evt.compile: give exactly one of path= or source=")
-    ctx = lib.evt_ctx_create()
-    if not ctx:
-        raise NoMemoryError("evt_ctx_create: out of memory")
+    ctx = _new_ctx()
     mod = ctypes.c_void_p()
     if path is not None:
         st = lib.evt_module_parse_file(ctx, os.fsencode(path), ctypes.byref(mod))
@@ -309,9 +324,7 @@ def _target(name):
 def device_target():
     """(target, device name) of the current GPU, e.g. ('sm_90a', 'NVIDIA H200');
     NoGpuError without one, UnsupportedError for a GPU evt does not target."""
-    ctx = lib.evt_ctx_create()
-    if not ctx:
-        raise NoMemoryError("evt_ctx_create: out of memory")
+    ctx = _new_ctx()
     try:
         torch = _cuda_torch()
         with _device_guard(torch.cuda.current_device()) if torch else nullcontext():

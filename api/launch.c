@@ -9,9 +9,9 @@
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
 #include "../plan/plan.h"
-#include "cache.h"
+#include "../runtime/cache.h"
 /* The launch API reads the module and the context it runs on (see tests/layering). */
-#include "../api/module.h"
+#include "module.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -326,7 +326,7 @@ static evt_status ensure_driver(evt_ctx *ctx, rt_cu_context *cu_ctx, rt_cu_devic
     strbuf err;
     sb_init(&err);
     evt_status st = EVT_OK;
-    if (!ctx->driver && !(ctx->driver = rt_driver_load(&err)))
+    if (!ctx->driver && !(ctx->driver = rt_driver_load(ctx->driver_path, &err)))
         st = EVT_ERR_NO_GPU;
     else if (!rt_driver_current(ctx->driver, cu_ctx, dev, &err))
         st = EVT_ERR_NO_GPU;
@@ -456,7 +456,7 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
     else if (src.failed)
         st = EVT_ERR_NO_MEMORY;
     else
-        rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, sb_str(&src), l->k->name,
+        rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src), l->k->name,
                         l->target, cu_ctx, &mod, &st, &err);
     sb_free(&src);
     if (st != EVT_OK) {

@@ -1,0 +1,139 @@
+/* test_tuning.c - what a program sets on a context instead of the library's
+ * choices: evt_tuning (checked names and values, refusals with reasons, a
+ * forced configuration's listing) and the libraries' paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <evt/evt.h>
+
+static const char *const source =
+    "epilogue e { in bias : f16[N]\n out D : f16[M, N] = relu(acc + bias) }\n"
+    "kernel tn = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+    "kernel nn = gemm(a: f16 col, b: f16 row, acc: f32) with e\n"
+    "kernel conv = conv2d_fprop(x: f16, w: f16, acc: f32) with e\n";
+
+static evt_module *parse(evt_ctx *ctx)
+{
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "t.evt", source, strlen(source), &m), EVT_OK);
+    return m;
+}
+
+/* Names are listed once each; unknown names and values outside the
+ * documented ranges are refused with a reason. */
+static void test_tuning_values(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = evt_ctx_create();
+    assert_true(evt_config_count() > 10);
+    for (int i = 0; i < evt_config_count(); i++)
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(evt_config_name(i), evt_config_name(j));
+    assert_null(evt_config_name(-1));
+    assert_null(evt_config_name(evt_config_count()));
+    evt_tuning t = {"sm90_pp2_128x128x64_s4", 0, 0};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    t.config = "sm90_pp3_1x1x1_s1";
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_ERR_NOT_FOUND);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "sm90_pp3_1x1x1_s1"));
+    t = (evt_tuning){NULL, -1, 0};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_ERR_INVALID_ARGUMENT);
+    t = (evt_tuning){NULL, 0, 3};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_ERR_INVALID_ARGUMENT);
+    t = (evt_tuning){"", 2, 16};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    assert_int_equal(evt_ctx_set_tuning(ctx, NULL), EVT_OK);
+    assert_int_equal(evt_ctx_set_tuning(NULL, NULL), EVT_ERR_INVALID_ARGUMENT);
+    evt_ctx_destroy(ctx);
+}
+
+/* A forced configuration: the listing holds only its entry points; where
+ * it cannot run the kernel the listing is refused with the reason. */
+static void test_forced_listing(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = parse(ctx);
+    const evt_kernel *tn = evt_module_find_kernel(m, "tn"), *nn = evt_module_find_kernel(m, "nn"),
+                     *conv = evt_module_find_kernel(m, "conv");
+    const char *text = NULL;
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM90A, &text), EVT_OK);
+    assert_non_null(strstr(text, "_sm90_pp2_128x128x64_s4_sm90a("));
+    assert_non_null(strstr(text, "_sm80_64x64x32_w4_s4_sm90a("));
+    evt_tuning t = {"sm90_pp2_128x128x64_s4", 0, 0};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM90A, &text), EVT_OK);
+    assert_non_null(strstr(text, "_sm90_pp2_128x128x64_s4_sm90a("));
+    assert_null(strstr(text, "_sm80_64x64x32_w4_s4_sm90a("));
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &text), EVT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "sm_90a"));
+    assert_int_equal(evt_kernel_cuda(m, nn, EVT_TARGET_SM90A, &text), EVT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "K-contiguous"));
+    assert_int_equal(evt_kernel_config_check(m, conv, EVT_TARGET_SM90A, "sm90_pp2_128x128x64_s4"), EVT_OK);
+    /* nothing to stage: the epilogue reads no 16-bit [M, N] input */
+    assert_int_equal(evt_kernel_config_check(m, conv, EVT_TARGET_SM90A, "sm90_pp2_128x128x64_s2_staged"),
+                     EVT_ERR_UNSUPPORTED);
+    assert_int_equal(evt_kernel_config_check(m, tn, EVT_TARGET_SM90A, "sm80_256x64x32_w4_s4"),
+                     EVT_ERR_UNSUPPORTED);
+    assert_int_equal(evt_kernel_config_check(m, tn, EVT_TARGET_SM86, "sm80_128x256x64_w8_s3"),
+                     EVT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "shared memory"));
+    assert_int_equal(evt_kernel_config_check(m, tn, EVT_TARGET_SM90A, "nope"), EVT_ERR_NOT_FOUND);
+    /* split-K forced: the listing holds the split entries too; a row group
+     * changes the generated epilogue */
+    t = (evt_tuning){"sm80_128x128x64_w4_s3", 2, 0};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &text), EVT_OK);
+    assert_non_null(strstr(text, "_sm80_128x128x64_w4_s3_splitk_sm80("));
+    assert_non_null(strstr(text, "_sm80_128x128x64_w4_s3_splitsum_sm80("));
+    t.row_group = 8;
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    const char *grouped = NULL;
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &grouped), EVT_OK);
+    assert_string_not_equal(text, grouped);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* The libraries' paths: checked, and used (a compile through a path that
+ * does not exist fails naming it). */
+static void test_library_paths(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = evt_ctx_create();
+    assert_int_equal(evt_ctx_set_library_path(ctx, (evt_library)7, "x"), EVT_ERR_INVALID_ARGUMENT);
+    char *long_path = malloc(5000);
+    memset(long_path, 'a', 4999);
+    long_path[4999] = '\0';
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, long_path),
+                     EVT_ERR_INVALID_ARGUMENT);
+    free(long_path);
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, NULL), EVT_OK);
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, "/nonexistent/libnvrtc.so"),
+                     EVT_OK);
+    evt_module *m = parse(ctx);
+    void *data = NULL;
+    size_t size = 0;
+    assert_int_equal(evt_kernel_compile(m, evt_module_find_kernel(m, "tn"), EVT_TARGET_SM80,
+                                        EVT_BINARY_PTX, &data, &size, NULL),
+                     EVT_ERR_COMPILE);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "/nonexistent/libnvrtc.so"));
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tuning_values),
+        cmocka_unit_test(test_forced_listing),
+        cmocka_unit_test(test_library_paths),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
