@@ -341,7 +341,7 @@ struct stage_loader {
  * one thread): the stage's A rows are the im2col map's column of kBM output
  * pixels from the tile's first on, at filter tap (r, s) and channels c0 ..
  * c0 + kBK; its B rows the tiled filter map's box at (k0, tile_n * kBN).
- * The maps (the runtime's, runtime/launch.c) put the box's lower corner at
+ * The maps (the runtime's, api/launch.c) put the box's lower corner at
  * minus the padding and the upper at padding - (filter - 1) dilation, step
  * by the stride, and zero-fill what falls outside the input or past the
  * last image or filter; so a load starts where the first pixel's window
