@@ -19,7 +19,10 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
 {
     void *lib = dlopen(path && path[0] ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        sb_puts(err, "no CUDA driver (libcuda.so.1 not found): this machine has no usable GPU");
+        if (path && path[0])
+            sb_printf(err, "cannot load the CUDA driver from %s (evt_ctx_set_library_path)", path);
+        else
+            sb_puts(err, "no CUDA driver (libcuda.so.1 not found): this machine has no usable GPU");
         return NULL;
     }
     rt_driver *d = calloc(1, sizeof *d);
