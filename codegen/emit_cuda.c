@@ -196,14 +196,6 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
     sb_puts(sb, "#endif\n\n");
 }
 
-/* Whether the epilogue reads input i (the optimizer may have dropped it). */
-static int input_used(const ir_func *fn, size_t i)
-{
-    for (size_t j = 0; j < fn->nvalues; j++)
-        if (fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i)
-            return 1;
-    return 0;
-}
 
 /*
  * Rows per group in the epilogue: G rows' global loads are issued before
@@ -288,7 +280,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
      * loads' latencies overlap instead of adding up row after row. */
     int row_loads = 0;
     for (size_t i = 0; i < fn->ninputs; i++)
-        row_loads |= input_used(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
+        row_loads |= ir_func_reads_input(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
     const int group = row_group(fn, row_loads, forced_group);
     /* the checked (edge-tile) instance takes one row at a time: it runs on few
      * tiles, and its unrolled code costs NVRTC time */
@@ -300,7 +292,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
               group, 1, group, 1);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
-        if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
+        if (!ir_func_reads_input(fn, i) || !(in->shape & EVT_SHAPE_M))
             continue;
         if (in->shape == EVT_SHAPE_MN)
             sb_printf(sb, "        evt_elem<%s>::type raw%zu[G][EVT_VEC];\n", elem_const(in->elem), i);
@@ -315,7 +307,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
         const int staged_in = plan_staged_input(fn);
         for (size_t i = 0; i < fn->ninputs; i++) {
             const evt_arg_info *in = &fn->inputs[i].info;
-            if (!input_used(fn, i) || !(in->shape & EVT_SHAPE_M))
+            if (!ir_func_reads_input(fn, i) || !(in->shape & EVT_SHAPE_M))
                 continue;
             if (in->shape == EVT_SHAPE_MN) {
                 if ((int)i == staged_in) /* from shared memory where staged, else as any [M, N] input */
@@ -452,7 +444,7 @@ static void emit_prefetch(emitter *e, const char *fname, const char *sname)
               fname, sname);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
-        if (in->shape != EVT_SHAPE_MN || !input_used(fn, i))
+        if (in->shape != EVT_SHAPE_MN || !ir_func_reads_input(fn, i))
             continue;
         sb_printf(sb, "    { /* in %s */\n"
                       "        constexpr int EPL = 128 / (int)sizeof(evt_elem<%s>::type); /* elements per line */\n"
@@ -515,17 +507,7 @@ void cg_entry_name(const ir_kernel *k, evt_target target, const plan_config *c, 
 {
     cg_kernel_basename(k, sb);
     sb_printf(sb, "_%s%s%s_%s", c->name, aligned ? "" : "_guarded",
-              split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "", plan_target_info(target)->suffix);
-}
-
-/* Whether sel asks for configuration c: the full listing holds what the
- * planner may pick for k on target. */
-static int selected(const cg_select *sel, const plan_config *c, const ir_kernel *k, evt_target target)
-{
-    if (sel->config)
-        return sel->config == c;
-    const plan_kernel pk = plan_kernel_of(k);
-    return plan_listed(c, &pk, target);
+              split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "", names_target_suffix(target));
 }
 
 int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const cg_select *sel,
@@ -579,7 +561,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     sb_init(&fast);
     sb_puts(&fast, "(evt_i64)(tile_m + 1) * Cfg::kBM <= p.m && (evt_i64)(tile_n + 1) * Cfg::kBN <= p.n");
     for (size_t i = 0; i < fn->ninputs; i++)
-        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && input_used(fn, i))
+        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
             sb_printf(&fast, " &&\n        evt_vec_ok<%s>(p.in%zu, p.ld_in%zu)",
                       elem_const(fn->inputs[i].info.elem), i, i);
     for (size_t o = 0; o < fn->noutputs; o++)
@@ -592,11 +574,14 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *ml = conv ? "conv" : "gemm";
+    /* sel's configuration, or the full listing: what the planner may pick */
+    const plan_kernel pk = plan_kernel_of(k);
     for (int id = 0; id < EVT_TILE_COUNT; id++)
         for (int aligned = 1; aligned >= 0; aligned--)
             for (int split = 0; split <= 1; split++) {
                 const plan_config *c = &plan_configs[id];
-                if (!selected(sel, c, k, target) || (sel->aligned >= 0 && aligned != sel->aligned) ||
+                if ((sel->config ? sel->config != c : !plan_listed(c, &pk, target)) ||
+                    (sel->aligned >= 0 && aligned != sel->aligned) ||
                     (sel->split != 2 && split != sel->split))
                     continue;
                 const int pp = c->pp;

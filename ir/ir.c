@@ -280,3 +280,11 @@ void ir_func_compact(ir_func *fn, const unsigned char *keep)
     ir_func_rehash(fn);
     ir_func_count_uses(fn);
 }
+
+int ir_func_reads_input(const ir_func *fn, size_t i)
+{
+    for (size_t j = 0; j < fn->nvalues; j++)
+        if (fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i)
+            return 1;
+    return 0;
+}

@@ -101,6 +101,8 @@ ir_value *ir_build(ir_func *fn, ir_op op, ir_value *const *args, int nargs, int 
 evt_shape ir_reduce_shape(int axis);
 
 /* Sets every value's `uses`. */
+/* Whether fn reads input i (the optimizer may have dropped every use). */
+int ir_func_reads_input(const ir_func *fn, size_t i);
 void ir_func_count_uses(ir_func *fn);
 /* Sets every value's `id` to its index. */
 void ir_func_renumber(ir_func *fn);

@@ -5,20 +5,11 @@
 #include <limits.h>
 #include <stdio.h>
 
-/* Whether the epilogue reads input i (the optimizer may have dropped it). */
-static int input_used(const ir_func *fn, size_t i)
-{
-    for (size_t j = 0; j < fn->nvalues; j++)
-        if (fn->values[j]->op == IR_INPUT && fn->values[j]->attr.index == (int)i)
-            return 1;
-    return 0;
-}
-
 int plan_staged_input(const ir_func *fn)
 {
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
-        if (in->shape == EVT_SHAPE_MN && (in->elem == EVT_F16 || in->elem == EVT_BF16) && input_used(fn, i))
+        if (in->shape == EVT_SHAPE_MN && (in->elem == EVT_F16 || in->elem == EVT_BF16) && ir_func_reads_input(fn, i))
             return (int)i;
     }
     return -1;
@@ -105,6 +96,12 @@ static int heuristic_tma(const plan_kernel *k, const plan_problem *p, int driver
     return tma_usable(&plan_configs[EVT_TILE_sm90_pp2_128x128x64_s4], k, p, driver_tma);
 }
 
+/* The device's SMs, or the target's usual count where it does not say. */
+static int problem_sms(const plan_problem *p)
+{
+    return p->sms > 0 ? p->sms : plan_target_info(p->target)->sms_default;
+}
+
 /* The rest of a plan once its configuration c is chosen. */
 static int complete(const plan_config *c, const plan_kernel *k, const plan_problem *p,
                     const plan_options *o, int sms, int driver_tma, plan *out, const char **why)
@@ -139,10 +136,9 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
 int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o, plan *out,
               const char **why)
 {
-    const plan_target *t = plan_target_info(p->target);
-    if (!t)
+    if (!plan_target_info(p->target))
         return refuse(why, "the target is not one evt knows");
-    const int sms = p->sms > 0 ? p->sms : t->sms_default;
+    const int sms = problem_sms(p);
     const plan_config *c = o ? o->config : NULL;
     if (c && !plan_can_run(c, k, p->target, why))
         return 0;
@@ -161,14 +157,12 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
         return;
     }
     /* the heuristic's pick as if the driver had no tensor maps */
-    const plan_target *t = plan_target_info(p->target);
-    const int sms = p->sms > 0 ? p->sms : t->sms_default;
+    const int sms = problem_sms(p);
     complete(plan_pick(k, p->target, p->m, p->n, p->k, sms, 0), k, p, o, sms, 0, pl, NULL);
 }
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
 {
-    const plan_target *ti = plan_target_info(t);
-    snprintf(buf, n, "%s %s %s%s grid %lld splits %d", ti ? ti->name : "?", pl->config->name,
+    snprintf(buf, n, "%s %s %s%s grid %lld splits %d", evt_target_name(t), pl->config->name,
              pl->aligned ? "fast" : "guarded", pl->tma ? " tma" : "", pl->grid, pl->splits);
 }
