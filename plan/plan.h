@@ -19,9 +19,7 @@
 /* ---- targets: what each sm_XX can do ---------------------------------- */
 
 typedef struct plan_target {
-    evt_target target;
-    const char *name;     /* "sm_90a", as evt_target_name spells it */
-    const char *suffix;   /* "sm90a": entry-point names */
+    evt_target target;    /* its spellings: support/names.c */
     int cc;               /* compute capability, 90 */
     int wgmma;            /* warpgroup MMAs (sm_90a) */
     int tma;              /* tensor-memory-accelerator copies and mbarrier tx counts */

@@ -9,10 +9,10 @@
 #include "plan.h"
 
 static const plan_target targets[EVT_TARGET_COUNT] = {
-    [EVT_TARGET_SM80] = {EVT_TARGET_SM80, "sm_80", "sm80", 80, 0, 0, 0, 163 * 1024, 108},
-    [EVT_TARGET_SM86] = {EVT_TARGET_SM86, "sm_86", "sm86", 86, 0, 0, 0, 99 * 1024, 84},
-    [EVT_TARGET_SM89] = {EVT_TARGET_SM89, "sm_89", "sm89", 89, 0, 0, 1, 99 * 1024, 128},
-    [EVT_TARGET_SM90A] = {EVT_TARGET_SM90A, "sm_90a", "sm90a", 90, 1, 1, 1, 227 * 1024, 132},
+    [EVT_TARGET_SM80] = {EVT_TARGET_SM80, 80, 0, 0, 0, 163 * 1024, 108},
+    [EVT_TARGET_SM86] = {EVT_TARGET_SM86, 86, 0, 0, 0, 99 * 1024, 84},
+    [EVT_TARGET_SM89] = {EVT_TARGET_SM89, 89, 0, 0, 1, 99 * 1024, 128},
+    [EVT_TARGET_SM90A] = {EVT_TARGET_SM90A, 90, 1, 1, 1, 227 * 1024, 132},
 };
 
 const plan_target *plan_target_info(evt_target t)
