@@ -34,9 +34,25 @@ static evt_status listing(evt_module *m, const evt_kernel *k, evt_target t, cg_s
     const char *why;
     const plan_kernel pk = plan_kernel_of(k);
     if (o->config && !plan_can_run(o->config, &pk, t, &why))
-        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "configuration %s cannot run kernel '%s' on %s: %s",
-                        o->config->name, k->name, evt_target_name(t), why);
+        return config_refused(m->ctx, o->config, k, t, why);
     return EVT_OK;
+}
+
+evt_status kernel_generate(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
+                           strbuf *src)
+{
+    strbuf err;
+    sb_init(&err);
+    c_locale_scope loc;
+    c_locale_enter(&loc);
+    int ok = cg_emit_cuda(k, m->diags.file, t, sel, src, &err);
+    c_locale_leave(&loc);
+    evt_status st = EVT_OK;
+    if (!ok || src->failed)
+        st = src->failed || err.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
+                                       : ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "%s", sb_str(&err));
+    sb_free(&err);
+    return st;
 }
 
 evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, const char **text)
@@ -50,23 +66,12 @@ evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, con
     if (!text)
         return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "evt_kernel_cuda: text is NULL");
     *text = NULL;
-    strbuf src, err;
+    strbuf src;
     sb_init(&src);
-    sb_init(&err);
-    c_locale_scope loc;
-    c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, t, &sel, &src, &err);
-    c_locale_leave(&loc);
-    if (!ok) {
-        st = src.failed ? ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory")
-                        : ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "%s", sb_str(&err));
-    } else {
-        *text = arena_strndup(&m->arena, sb_str(&src), src.len);
-        if (!*text)
-            st = ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
-    }
+    if ((st = kernel_generate(m, k, t, &sel, &src)) == EVT_OK &&
+        !(*text = arena_strndup(&m->arena, sb_str(&src), src.len)))
+        st = ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
     sb_free(&src);
-    sb_free(&err);
     return st;
 }
 

@@ -4,8 +4,6 @@
  * argument is reported the same way on a machine with no GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "../support/extent.h"
-#include "../support/locale.h"
-#include "../support/names.h"
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
 #include "../plan/plan.h"
@@ -58,6 +56,8 @@ struct evt_launch {
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
     int sms;
+    plan_kernel pk;   /* the planner's view of the kernel, and its staged input */
+    int staged_input; /* (plan_staged_input): both walk the IR, so once */
     plan_options tuning; /* evt_launch_set_tuning */
     int row_group;
     rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
@@ -101,6 +101,8 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->m = m;
     l->k = k;
     l->fn = fn;
+    l->pk = plan_kernel_of(k);
+    l->staged_input = plan_staged_input(fn);
     l->tuning = m->ctx->tuning;
     l->row_group = m->ctx->row_group;
     if (!cg_layout_of(k, &l->layout)) {
@@ -344,16 +346,14 @@ static evt_status target_of(evt_ctx *ctx, rt_cu_device dev, evt_target *t, int *
         d->device_get_attribute(&minor, RT_CU_ATTR_CC_MINOR, dev) != 0 ||
         d->device_get_attribute(sms, RT_CU_ATTR_MULTIPROCESSOR_COUNT, dev) != 0)
         return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot query the current GPU's attributes");
-    int cc = major * 10 + minor;
-    switch (cc) {
-    case 80: *t = EVT_TARGET_SM80; return EVT_OK;
-    case 86: *t = EVT_TARGET_SM86; return EVT_OK;
-    case 89: *t = EVT_TARGET_SM89; return EVT_OK;
-    case 90: *t = EVT_TARGET_SM90A; return EVT_OK;
-    default:
-        return ctx_fail(ctx, EVT_ERR_UNSUPPORTED,
-                        "the current GPU is sm_%d; evt targets sm_80, sm_86, sm_89 and sm_90a", cc);
-    }
+    const int cc = major * 10 + minor;
+    for (int i = 0; i < EVT_TARGET_COUNT; i++)
+        if (plan_target_info((evt_target)i)->cc == cc) {
+            *t = (evt_target)i;
+            return EVT_OK;
+        }
+    return ctx_fail(ctx, EVT_ERR_UNSUPPORTED,
+                    "the current GPU is sm_%d; evt targets sm_80, sm_86, sm_89 and sm_90a", cc);
 }
 
 evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *name, size_t name_len)
@@ -441,30 +441,20 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
         }
     }
     rt_cu_module mod;
-    evt_status st = EVT_OK;
     strbuf src, err, name;
     sb_init(&src);
     sb_init(&err);
     sb_init(&name);
     const cg_select sel = {pl->config, pl->aligned, split, l->row_group};
-    c_locale_scope loc;
-    c_locale_enter(&loc);
-    int ok = cg_emit_cuda(l->k, l->m->diags.file, l->target, &sel, &src, &err);
-    c_locale_leave(&loc);
-    if (!ok)
-        st = src.failed ? EVT_ERR_NO_MEMORY : EVT_ERR_UNSUPPORTED;
-    else if (src.failed)
-        st = EVT_ERR_NO_MEMORY;
-    else
-        rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src), l->k->name,
-                        l->target, cu_ctx, &mod, &st, &err);
-    sb_free(&src);
-    if (st != EVT_OK) {
+    evt_status st = kernel_generate(l->m, l->k, l->target, &sel, &src);
+    if (st == EVT_OK &&
+        !rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src),
+                         l->k->name, l->target, cu_ctx, &mod, &st, &err))
         ctx_fail(ctx, st, "%s", err.len ? sb_str(&err) : "out of memory");
-        sb_free(&err);
-        return st;
-    }
+    sb_free(&src);
     sb_free(&err);
+    if (st != EVT_OK)
+        return st;
     rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->row_group, NULL, NULL, NULL, NULL};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
@@ -620,7 +610,7 @@ static int staged_map(const evt_launch *l, const plan_config *cfg, unsigned char
     if (!cfg->staged)
         return 1;
     const rt_driver *d = l->m->ctx->driver;
-    const int i = plan_staged_input(l->fn);
+    const int i = l->staged_input;
     if (i < 0 || !d->tensor_map_tiled)
         return 0;
     const rt_buffer *in = &l->inputs[i];
@@ -662,7 +652,6 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     const int conv = l->k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
-    const plan_kernel pk = plan_kernel_of(l->k);
     plan_problem prob = {l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, 0,
                          ctx->driver->tensor_map_tiled && (!conv || ctx->driver->tensor_map_im2col)};
     prob.aligned = conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
@@ -670,12 +659,12 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
                                             n, k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld);
     plan pl;
     const char *why = NULL;
-    if (!plan_make(&pk, &prob, &l->tuning, &pl, &why))
-        return fail(l, EVT_ERR_UNSUPPORTED, "configuration %s cannot run on %s: %s",
-                    l->tuning.config ? l->tuning.config->name : "?", evt_target_name(l->target), why);
+    if (!plan_make(&l->pk, &prob, &l->tuning, &pl, &why))
+        return l->tuning.config ? config_refused(ctx, l->tuning.config, l->k, l->target, why)
+                                : fail(l, EVT_ERR_INTERNAL, "no plan: %s", why);
     rt_tma_maps maps = {{0}, {0}, {0}};
     if (pl.tma && !tma_maps(l, pl.config, &maps))
-        plan_tma_refused(&pk, &prob, &l->tuning, &pl); /* the driver refused them */
+        plan_tma_refused(&l->pk, &prob, &l->tuning, &pl); /* the driver refused them */
     const rt_resolved *fns = NULL;
     if ((st = resolve(l, cu_ctx, &pl, &fns)) != EVT_OK)
         return st;

@@ -38,6 +38,16 @@ struct evt_module {
     strbuf ir_text, dot_text;
 };
 
+/* The CUDA source of k for t with the entry points sel names, appended to
+ * src (in the C locale); EVT_OK, or the status with the reason on m's context. */
+evt_status kernel_generate(evt_module *m, const evt_kernel *k, evt_target t, const cg_select *sel,
+                           strbuf *src);
+
+/* EVT_ERR_UNSUPPORTED, with "configuration C cannot run kernel K on T: why"
+ * on ctx: the one refusal of a forced configuration, wherever it is found. */
+evt_status config_refused(evt_ctx *ctx, const plan_config *c, const evt_kernel *k, evt_target t,
+                          const char *why);
+
 /* A caller's evt_tuning, checked: the planner's options and the row group
  * (0: the code generator's).  EVT_OK, or the status evt_ctx_set_tuning
  * documents with the reason on ctx. */

@@ -78,8 +78,12 @@ evt_status evt_kernel_config_check(evt_module *m, const evt_kernel *k, evt_targe
         return ctx_fail(m->ctx, EVT_ERR_NOT_FOUND, "no tile configuration '%s'", config);
     const plan_kernel pk = plan_kernel_of(k);
     const char *why;
-    if (!plan_can_run(c, &pk, t, &why))
-        return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "configuration %s cannot run kernel '%s' on %s: %s",
-                        c->name, k->name, evt_target_name(t), why);
-    return EVT_OK;
+    return plan_can_run(c, &pk, t, &why) ? EVT_OK : config_refused(m->ctx, c, k, t, why);
+}
+
+evt_status config_refused(evt_ctx *ctx, const plan_config *c, const evt_kernel *k, evt_target t,
+                          const char *why)
+{
+    return ctx_fail(ctx, EVT_ERR_UNSUPPORTED, "configuration %s cannot run kernel '%s' on %s: %s",
+                    c->name, k->name, evt_target_name(t), why);
 }

@@ -1,6 +1,8 @@
 /* evtc_common.c - see evtc_common.h. */
 #include "evtc_common.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,14 +20,16 @@ int evtc_parse_exit(evt_status st)
                                                                           : EXIT_OUTSIDE;
 }
 
-/* A whole decimal number; 0 when s is not one. */
-static int number(const char *s, int *out)
+int evtc_parse_count(const char *s, long long *out)
 {
     char *end;
-    long v = s && *s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || *end || v < 0 || v > 1 << 20)
+    if (*s < '0' || *s > '9')
         return 0;
-    *out = (int)v;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return 0;
+    *out = v;
     return 1;
 }
 
@@ -33,10 +37,14 @@ int evtc_tuning_from_env(evt_ctx *ctx)
 {
     evt_tuning t = {getenv("EVT_CONFIG"), 0, 0};
     const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP");
-    if ((split && *split && !number(split, &t.split_k)) || (group && *group && !number(group, &t.row_group))) {
+    long long v[2] = {0, 0};
+    if ((split && *split && !evtc_parse_count(split, &v[0])) ||
+        (group && *group && !evtc_parse_count(group, &v[1])) || v[0] > INT_MAX || v[1] > INT_MAX) {
         fprintf(stderr, "evtc: EVT_SPLITK and EVT_ROW_GROUP take a number\n");
         return 0;
     }
+    t.split_k = (int)v[0];
+    t.row_group = (int)v[1];
     const char *nvrtc = getenv("EVT_NVRTC_LIBRARY"), *driver = getenv("EVT_CUDA_DRIVER");
     if (evt_ctx_set_tuning(ctx, &t) != EVT_OK ||
         evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, nvrtc) != EVT_OK ||

@@ -18,6 +18,9 @@ int evtc_usage_error(const char *program, const char *fmt, const char *arg);
  * source or the file is at fault, EXIT_OUTSIDE otherwise. */
 int evtc_parse_exit(evt_status st);
 
+/* A whole decimal number (digits only) into *out; 0 if s is not one or overflows. */
+int evtc_parse_count(const char *s, long long *out);
+
 /* Sets ctx's tuning (evt_ctx_set_tuning) from the environment: EVT_CONFIG
  * (a tile configuration by name), EVT_SPLITK (evt_tuning.split_k: 0 the
  * planner's, 1 never, n >= 2 ways) and EVT_ROW_GROUP (rows per epilogue row

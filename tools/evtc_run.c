@@ -14,7 +14,6 @@
 
 #include <evt/evt.h>
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -87,20 +86,6 @@ static int bad_usage(const char *fmt, const char *arg)
     return evtc_usage_error("evtc run", fmt, arg);
 }
 
-/* A non-negative decimal integer that fills the whole string. */
-static int parse_count(const char *s, long long *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return 0;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 /* "M,N,K" */
 static int parse_gemm(const char *s, run_options *o)
 {
@@ -116,7 +101,7 @@ static int parse_gemm(const char *s, run_options *o)
             return 0;
         if (comma)
             *comma = '\0';
-        if (!parse_count(p, &v[i]) || v[i] > 0x7fffffff)
+        if (!evtc_parse_count(p, &v[i]) || v[i] > 0x7fffffff)
             return 0;
         p = comma + 1;
     }
@@ -141,7 +126,7 @@ static int parse_conv(const char *s, run_options *o)
             return 0;
         memcpy(num, p, len);
         num[len] = '\0';
-        if (!parse_count(num, &v[count]) || v[count] > 0x7fffffff)
+        if (!evtc_parse_count(num, &v[count]) || v[count] > 0x7fffffff)
             return 0;
         count++;
         p += len;
@@ -213,17 +198,17 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
             o->have_target = 1;
         } else if (is_option(a, "--seed")) {
             long long s;
-            if (!(v = option_value(argc, argv, &i, "--seed")) || !parse_count(v, &s))
+            if (!(v = option_value(argc, argv, &i, "--seed")) || !evtc_parse_count(v, &s))
                 return bad_usage("--seed needs a non-negative integer (got '%s')", v ? v : "");
             o->seed = (unsigned long long)s;
             o->have_seed = 1;
         } else if (is_option(a, "--ld-pad")) {
-            if (!(v = option_value(argc, argv, &i, "--ld-pad")) || !parse_count(v, &o->ld_pad) ||
+            if (!(v = option_value(argc, argv, &i, "--ld-pad")) || !evtc_parse_count(v, &o->ld_pad) ||
                 o->ld_pad > (1 << 20))
                 return bad_usage("--ld-pad needs an integer from 0 to 2^20 (got '%s')", v ? v : "");
         } else if (is_option(a, "--reps")) {
             long long r;
-            if (!(v = option_value(argc, argv, &i, "--reps")) || !parse_count(v, &r) || r < 1 ||
+            if (!(v = option_value(argc, argv, &i, "--reps")) || !evtc_parse_count(v, &r) || r < 1 ||
                 r > 100000)
                 return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v ? v : "");
             o->reps = (int)r;
