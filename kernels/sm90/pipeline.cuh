@@ -80,11 +80,7 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
     const evt_u32 sbase = (sbase_raw + 1023u) & ~1023u; /* the swizzle atoms' alignment */
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
     float acc[NH][NC / 2];
-#pragma unroll
-    for (int h = 0; h < NH; ++h)
-#pragma unroll
-        for (int i = 0; i < NC / 2; ++i)
-            acc[h][i] = 0.0f;
+    zero_acc<NC, NH>(acc);
 
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 2; ++s) {
@@ -133,11 +129,7 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
     int stage = 0, write_stage = Cfg::kStages - 2;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         float acc[NH][NC / 2];
-#pragma unroll
-        for (int h = 0; h < NH; ++h)
-#pragma unroll
-            for (int i = 0; i < NC / 2; ++i)
-                acc[h][i] = 0.0f;
+        zero_acc<NC, NH>(acc);
         for (int kt = 0; kt < k_tiles; ++kt)
             wgmma_k_tile<Cfg, NC, NH>(
                 acc, sbase, wgi, stage, write_stage,

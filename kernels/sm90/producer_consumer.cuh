@@ -147,12 +147,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const evt_u32 acc_addr = evt_smem_addr(acc_tile);
     int j = c; /* the CTA's tile number */
     for (int t = blockIdx.x + c * gridDim.x; t < tiles; t += 2 * gridDim.x, j += 2) {
-        float acc[2][1][NC / 2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int i = 0; i < NC / 2; ++i)
-                acc[h][0][i] = 0.0f;
+        float acc[2][1][NC / 2]; /* two m64 rows, one wgmma each */
+        zero_acc<NC, 1>(acc[0]);
+        zero_acc<NC, 1>(acc[1]);
         /* The consumers' mainloops take turns, tile j after tile j - 1's
          * (whose four warps arrive on this consumer's turn barrier).  Besides
          * giving the tensor cores to one warpgroup at a time, that keeps the

@@ -89,6 +89,17 @@ __device__ __forceinline__ void store_acc_wgmma(const float (&acc)[NH][NC / 2], 
 }
 
 
+/* NH chunks of a warpgroup's accumulators (NC / 2 floats a thread each), zeroed. */
+template <int NC, int NH>
+__device__ __forceinline__ void zero_acc(float (&acc)[NH][NC / 2])
+{
+#pragma unroll
+    for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int i = 0; i < NC / 2; ++i)
+            acc[h][i] = 0.0f;
+}
+
 } /* namespace evt_sm90 */
 
 #endif /* EVT_SM90_WGMMA_CUH */
