@@ -731,9 +731,10 @@ evt_status evt_launch_set_tuning(evt_launch *l, const evt_tuning *tuning)
     plan_options opt;
     int group;
     evt_status st = tuning_parse(l->m->ctx, tuning, &opt, &group);
-    if (st == EVT_OK && opt.config && !(opt.config->mainloops & (l->k->mainloop == EVT_MAINLOOP_GEMM ? EVT_TILE_GEMM : EVT_TILE_CONV)))
-        st = fail(l, EVT_ERR_UNSUPPORTED, "configuration %s is not a %s configuration", opt.config->name,
-                  evt_mainloop_name(l->k->mainloop));
+    const char *other = st == EVT_OK && opt.config ? plan_config_mainloop_refusal(opt.config, l->k->mainloop)
+                                                   : NULL;
+    if (other) /* refused now: no target can change that */
+        st = fail(l, EVT_ERR_UNSUPPORTED, "configuration %s: %s", opt.config->name, other);
     if (st == EVT_OK) {
         l->tuning = opt;
         l->row_group = group;

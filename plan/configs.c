@@ -39,6 +39,15 @@ int plan_config_persistent(const plan_config *c)
     return c->ws > 0 || c->pp > 0;
 }
 
+const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml)
+{
+    if (ml == EVT_MAINLOOP_GEMM && !(c->mainloops & EVT_TILE_GEMM))
+        return "the configuration is a conv mainloop's only, not a GEMM's";
+    if (ml == EVT_MAINLOOP_CONV2D_FPROP && !(c->mainloops & EVT_TILE_CONV))
+        return "the configuration is a GEMM mainloop's only, not a conv's";
+    return NULL;
+}
+
 long long plan_config_tiles(const plan_config *c, long long m, long long n)
 {
     return ((m + c->bm - 1) / c->bm) * ((n + c->bn - 1) / c->bn);

@@ -57,10 +57,9 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
         return refuse(why, "the target is not one evt knows");
     if (!c)
         return refuse(why, "no configuration was given");
-    if (k->mainloop == EVT_MAINLOOP_GEMM && !(c->mainloops & EVT_TILE_GEMM))
-        return refuse(why, "the configuration is a conv mainloop's only, not a GEMM's");
-    if (k->mainloop == EVT_MAINLOOP_CONV2D_FPROP && !(c->mainloops & EVT_TILE_CONV))
-        return refuse(why, "the configuration is a GEMM mainloop's only, not a conv's");
+    const char *other = plan_config_mainloop_refusal(c, k->mainloop);
+    if (other)
+        return refuse(why, other);
     if (c->wgmma && !ti->wgmma)
         return refuse(why, "the configuration's wgmma instructions are sm_90a's only");
     if (c->wgmma && !k->k_contiguous)

@@ -50,6 +50,9 @@ const plan_config *plan_config_find(const char *name);
 /* Whether c keeps a persistent grid (warp-specialized or producer/consumer):
  * one CTA per slot walking tiles, never split. */
 int plan_config_persistent(const plan_config *c);
+/* Whether c is one of mainloop ml's configurations (tile_configs.h's
+ * mainloops column); NULL if it is, else why not. */
+const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml);
 /* Output tiles of an m x n problem. */
 long long plan_config_tiles(const plan_config *c, long long m, long long n);
 
