@@ -91,7 +91,7 @@ evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
         return st;
     strbuf log;
     sb_init(&log);
-    if (!m->ctx->nvrtc && !(m->ctx->nvrtc = cg_nvrtc_load(m->ctx->nvrtc_path, &log))) {
+    if (!cg_nvrtc_get(&m->ctx->nvrtc, m->ctx->nvrtc_path, &log)) {
         st = ctx_fail(m->ctx, EVT_ERR_COMPILE, "%s", sb_str(&log));
         sb_free(&log);
         return st;

@@ -168,6 +168,11 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
     return ok;
 }
 
+cg_nvrtc *cg_nvrtc_get(cg_nvrtc **slot, const char *path, strbuf *err)
+{
+    return *slot ? *slot : (*slot = cg_nvrtc_load(path, err));
+}
+
 int cg_compile(cg_nvrtc *nv, const char *source, const char *name, evt_target t, cg_output what,
                char **out, size_t *out_size, double *seconds, strbuf *log)
 {

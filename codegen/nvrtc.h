@@ -19,6 +19,9 @@ typedef struct cg_nvrtc cg_nvrtc;
  * CUDA toolkit's lib64); NULL with the reason in err when it cannot. */
 cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err);
 void cg_nvrtc_unload(cg_nvrtc *nv);
+/* *slot, loading NVRTC into it from path (cg_nvrtc_load) on first use: a
+ * context's handle, shared by its compiles and its kernel cache. */
+cg_nvrtc *cg_nvrtc_get(cg_nvrtc **slot, const char *path, strbuf *err);
 /* NVRTC's version as major * 1000 + minor * 10 (13000 for 13.0). */
 int cg_nvrtc_version(const cg_nvrtc *nv);
 

@@ -91,7 +91,7 @@ int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc 
                     const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
                     rt_cu_module *out, evt_status *status, strbuf *err)
 {
-    if (!*nvrtc && !(*nvrtc = cg_nvrtc_load(nvrtc_path, err))) {
+    if (!cg_nvrtc_get(nvrtc, nvrtc_path, err)) {
         *status = EVT_ERR_COMPILE;
         return 0;
     }
