@@ -1,7 +1,7 @@
-/* emit_cuda.c - lowers a kernel's optimized epilogue IR to one self-contained
- * CUDA C++ translation unit: an argument struct, the epilogue as straight-line
- * code over 8-column chunks, and the entry points that pair it with the
- * mainloop for each tile configuration.
+/* emit_cuda.c - lowers a kernel's optimized epilogue IR to one CUDA C++
+ * translation unit over the kernels/ headers: an argument struct, the
+ * epilogue as straight-line code over 8-column chunks, and the entry points
+ * that pair it with the mainloop for each tile configuration.
  *
  * Placement follows shape, so loop-invariant work is hoisted for free:
  * scalar values are computed once per thread before the tile loop, [N]
