@@ -17,11 +17,11 @@ typedef struct cg_select {
 } cg_select;
 
 /*
- * Appends the self-contained CUDA translation unit of kernel k for `target`
- * to sb, with the entry points `sel` names (a launch compiles only the one it
- * needs: 1/6 of the compile time of the full listing).  `file` names the
- * .evt source in comments.  Returns 0 with the reason in err when the kernel
- * cannot be generated.
+ * Appends the CUDA translation unit of kernel k for `target`, which includes
+ * kernels/ headers only, to sb, with the entry points `sel` names (a launch
+ * compiles only the one it needs: 1/6 of the compile time of the full
+ * listing).  `file` names the .evt source in comments.  Returns 0 with the
+ * reason in err when the kernel cannot be generated.
  */
 int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const cg_select *sel,
                  strbuf *sb, strbuf *err);

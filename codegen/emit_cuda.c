@@ -1,7 +1,7 @@
-/* emit_cuda.c - lowers a kernel's optimized epilogue IR to one self-contained
- * CUDA C++ translation unit: an argument struct, the epilogue as straight-line
- * code over 8-column chunks, and the entry points that pair it with the
- * mainloop for each tile configuration.
+/* emit_cuda.c - lowers a kernel's optimized epilogue IR to one CUDA C++
+ * translation unit over the kernels/ headers: an argument struct, the
+ * epilogue as straight-line code over 8-column chunks, and the entry points
+ * that pair it with the mainloop for each tile configuration.
  *
  * Placement follows shape, so loop-invariant work is hoisted for free:
  * scalar values are computed once per thread before the tile loop, [N]
@@ -535,8 +535,15 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
         sb_free(&kt);
     }
     sb_printf(sb, " * Target %s.  Entry points: %s_<config>[_guarded]_sm<NN>; the guarded\n"
-                  " * variants load operands element by element (any alignment, any K).\n */\n",
+                  " * variants load operands element by element (any alignment, any K).\n",
               evt_target_name(target), sb_str(&base));
+    /* What NVRTC is given, spelled for nvcc (docs/install.md): -gencode
+     * because CUDA 13's -arch=sm_90a also builds compute_90 PTX, where the
+     * sm_90a-only tiles refuse to compile. */
+    const char *digits = evt_target_name(target) + 3;
+    sb_printf(sb, " * nvcc: -std=c++17 --fmad=false -gencode arch=compute_%s,code=sm_%s\n"
+                  " *       -I PREFIX/include/evt/kernels\n */\n",
+              digits, digits);
     sb_puts(sb, "#include \"common/evt_common.cuh\"\n#include \"common/evt_math.h\"\n"
                 "#include \"common/epilogue.cuh\"\n");
     sb_puts(sb, conv ? "#include \"mainloops/conv2d_fprop.cuh\"\n" : "#include \"mainloops/gemm.cuh\"\n");

@@ -4,7 +4,8 @@
 #   bash scripts/bootstrap.sh [PROFILE...]
 #
 # Profiles (default: build test):
-#   build  flex, bison, cmake, make, gcc, cmocka: enough to build and run ctest
+#   build  flex, bison, cmake, make, gcc, cmocka, pkg-config: enough to build and
+#          run ctest (pkg-config: the install test)
 #   test   clang and its runtime libraries (the sanitizer and libFuzzer builds),
 #          python3 (the Python binding's tests)
 #   main   graphviz: scripts/main.sh renders the epilogue graphs to SVG
@@ -17,7 +18,7 @@ set -euo pipefail
 
 packages_for() {
     case "$1" in
-    build) echo flex bison cmake make gcc libc6-dev libcmocka-dev ;;
+    build) echo flex bison cmake make gcc libc6-dev libcmocka-dev pkg-config ;;
     test) echo clang libclang-rt-14-dev python3 ;;
     main) echo graphviz ;;
     *)
@@ -39,7 +40,7 @@ done
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not Debian: check the commands and leave the installing to the user.
     missing=()
-    for tool in flex bison cmake make cc; do
+    for tool in flex bison cmake make cc pkg-config; do
         command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
     done
     if [ ${#missing[@]} -gt 0 ]; then

@@ -298,10 +298,11 @@ EVT_API const char *evt_pass_name(size_t i);
 /* ---- code generation ------------------------------------------------ */
 
 /*
- * Each kernel becomes one self-contained CUDA C++ translation unit per SM
- * target (the kernels/ headers it includes are compiled into libevt), which
- * NVRTC compiles to PTX or a cubin.  NVRTC is loaded with dlopen on first
- * use; no GPU or driver is needed to generate or compile.
+ * Each kernel becomes one CUDA C++ translation unit per SM target, which
+ * includes only the kernels/ headers (compiled into libevt; installed under
+ * PREFIX/include/evt/kernels for nvcc) and which NVRTC compiles to PTX or a
+ * cubin.  NVRTC is loaded with dlopen on first use; no GPU or driver is
+ * needed to generate or compile.
  */
 typedef enum evt_target {
     EVT_TARGET_SM80,  /* A100 */
