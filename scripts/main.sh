@@ -7,8 +7,9 @@
 #   bootstrap  install the build dependencies and graphviz when missing
 #   build      Release build of libevt and evtc in build-release/
 #   examples   compile examples/*.evt with evtc, once per kind in `emits`
-#              (out/NAME.ir, out/NAME.dot), and render each epilogue's graph
-#              to out/NAME.EPILOGUE.svg when graphviz's `dot` is installed
+#              (out/NAME.ir, out/NAME.dot), and render the graph of its
+#              epilogues, a cluster each, to out/NAME.svg when graphviz's
+#              `dot` is installed
 #   kernels    compile every kernel of every example with NVRTC for the
 #              default target (the GPU present, else sm_90a; EVT_TARGETS
 #              overrides, e.g. "sm_80 sm_86 sm_89 sm_90a") into
@@ -50,20 +51,6 @@ stage_build() {
     cmake --build "$build_dir" --target evtc -j "$jobs"
 }
 
-# Splits a DOT file of several digraphs into one SVG per epilogue.
-render_svgs() {
-    local dot_file=$1 prefix=$2
-    awk -v prefix="$prefix" '
-        /^digraph "/ { name = $2; gsub(/"/, "", name); file = prefix "." name ".gv" }
-        file { print > file }
-        /^}/ { close(file); file = "" }' "$dot_file"
-    local gv
-    for gv in "$prefix".*.gv; do
-        dot -Tsvg "$gv" -o "${gv%.gv}.svg"
-        rm -f "$gv"
-    done
-}
-
 stage_examples() {
     mkdir -p "$out"
     local have_dot=0
@@ -91,10 +78,13 @@ stage_examples() {
         else
             ok=0
         fi
+        # One graph per example, each epilogue a cluster of it.
         if [ "$ok" -eq 1 ] && [ "$have_dot" -eq 1 ]; then
-            rm -f "$out/$name".*.svg
-            render_svgs "$out/$name.dot" "$out/$name"
-            files+=("$(find "$out" -maxdepth 1 -name "$name.*.svg" | wc -l | tr -d ' ') svg")
+            if dot -Tsvg "$out/$name.dot" -o "$out/$name.svg"; then
+                files+=("$name.svg")
+            else
+                ok=0
+            fi
         fi
         kernels=$(grep -c '^kernel ' "$out/$name.ir" 2>/dev/null || true)
         epilogues=$(grep -c '^epilogue ' "$out/$name.ir" 2>/dev/null || true)

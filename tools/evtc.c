@@ -39,7 +39,7 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "  --emit=ir               the typed IR, as text\n"
-          "  --emit=dot              each epilogue as a Graphviz digraph\n"
+          "  --emit=dot              one Graphviz digraph, each epilogue a cluster of it\n"
           "  --emit=cuda             each kernel's CUDA C++ translation unit\n"
           "  --emit=ptx, --emit=cubin  NVRTC output for each --target\n"
           "                          (cubins go to NAME.TARGET.cubin unless -o is given)\n"

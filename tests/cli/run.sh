@@ -6,6 +6,8 @@
 #   - every option that takes a value takes it as --opt=VALUE and as --opt VALUE
 #   - a missing value is an error, exit 1
 #   - progress lines go to standard error, only on a terminal or with --progress
+#   - --emit=dot of several epilogues is one graph that one `dot` call renders
+#     (skipped where Graphviz is not installed)
 # Runs in a temporary folder, with one NVRTC compile at most (a PTX; skipped
 # without NVRTC); evtc run gets only arguments it refuses before it looks for
 # a GPU (valid runs are tests/gpu/run_cli.sh's).
@@ -162,6 +164,25 @@ for opt in --kernel --gemm --conv --target --seed --ld-pad --reps --param; do
 done
 run missing run "$lay" --gemm --kernel rc_f16
 expect "evtc run --gemm followed by an option: an error" 1 "--gemm needs a value"
+
+# ---- --emit=dot: one graph, through one dot call -----------------------------------
+if command -v dot >/dev/null 2>&1; then
+    for f in "$root"/examples/*.evt; do
+        name=$(basename "$f") clusters=
+        epilogues=$("$EVTC" "$f" --emit=ir | grep -c '^epilogue ')
+        # From standard input as well: the pipe the README shows, whole.
+        if "$EVTC" - --emit=dot <"$f" | dot -Tsvg -o "$tmp/g.svg" 2>"$tmp/why" &&
+            clusters=$(grep -c '<g id="clust' "$tmp/g.svg") && [ "$clusters" = "$epilogues" ] &&
+            [ "$epilogues" -ge 1 ]; then
+            ok "$name --emit=dot | dot -Tsvg: $clusters epilogues, a cluster each"
+        else
+            echo "$epilogues epilogues, ${clusters:-no} clusters" >>"$tmp/why"
+            fail "$name --emit=dot | dot -Tsvg"
+        fi
+    done
+else
+    echo "skip: --emit=dot | dot (Graphviz's dot is not installed: bash scripts/bootstrap.sh test)"
+fi
 
 # ---- progress lines ---------------------------------------------------------------
 cat >two.evt <<'EOF'
