@@ -304,8 +304,7 @@ const char *evt_module_dot_text(evt_module *m)
     if (!m->dot_text.len) {
         c_locale_scope loc;
         c_locale_enter(&loc);
-        for (size_t i = 0; i < m->ir.nfuncs; i++)
-            ir_dot_func(m->ir.funcs[i], &m->dot_text);
+        ir_dot_module(&m->ir, m->diags.file, &m->dot_text);
         c_locale_leave(&loc);
     }
     return m->dot_text.failed ? NULL : sb_str(&m->dot_text);

@@ -1,4 +1,6 @@
-/* dot.c - an epilogue as a Graphviz digraph: inputs, ops, outputs, shapes. */
+/* dot.c - a module's epilogues as one Graphviz digraph, a cluster each:
+ * inputs, ops, outputs, shapes.  One graph, not one per epilogue, so that
+ * the whole text goes through one `dot` call (evtc --emit=dot | dot -Tsvg). */
 #include "ir.h"
 #include "../support/names.h"
 
@@ -40,11 +42,22 @@ static void put_label(strbuf *sb, const ir_func *fn, const ir_value *v)
     sb_puts(sb, evt_shape_name(v->shape));
 }
 
-void ir_dot_func(const ir_func *fn, strbuf *sb)
+/* Appends the id of value or output `index` of fn, unique across the
+ * module's clusters: "EPILOGUE.vN" / "EPILOGUE.outN". */
+static void put_id(strbuf *sb, const ir_func *fn, const char *kind, size_t index)
 {
-    sb_puts(sb, "digraph \"");
+    sb_putc(sb, '"');
     put_escaped(sb, fn->name);
-    sb_puts(sb, "\" {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n");
+    sb_printf(sb, ".%s%zu\"", kind, index);
+}
+
+static void dot_func(const ir_func *fn, strbuf *sb)
+{
+    sb_puts(sb, "  subgraph \"cluster_");
+    put_escaped(sb, fn->name);
+    sb_puts(sb, "\" {\n    label=\"epilogue ");
+    put_escaped(sb, fn->name);
+    sb_puts(sb, "\";\n");
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
         const char *shape = "ellipse";
@@ -52,20 +65,27 @@ void ir_dot_func(const ir_func *fn, strbuf *sb)
             shape = "box";
         else if (v->op == IR_PARAM || v->op == IR_CONST)
             shape = "plaintext";
-        sb_printf(sb, "  v%d [shape=%s, label=\"", v->id, shape);
+        sb_puts(sb, "    ");
+        put_id(sb, fn, "v", (size_t)v->id);
+        sb_printf(sb, " [shape=%s, label=\"", shape);
         put_label(sb, fn, v);
         sb_puts(sb, "\"];\n");
     }
     for (size_t i = 0; i < fn->noutputs; i++) {
         const ir_arg *o = &fn->outputs[i];
-        sb_printf(sb, "  out%zu [shape=doubleoctagon, label=\"out ", i);
+        sb_puts(sb, "    ");
+        put_id(sb, fn, "out", i);
+        sb_puts(sb, " [shape=doubleoctagon, label=\"out ");
         put_escaped(sb, o->info.name);
         sb_printf(sb, ": %s%s\"];\n", evt_elem_name(o->info.elem), evt_shape_name(o->info.shape));
     }
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
         for (int j = 0; j < v->nargs; j++) {
-            sb_printf(sb, "  v%d -> v%d", v->args[j]->id, v->id);
+            sb_puts(sb, "    ");
+            put_id(sb, fn, "v", (size_t)v->args[j]->id);
+            sb_puts(sb, " -> ");
+            put_id(sb, fn, "v", (size_t)v->id);
             if (v->op == IR_SELECT)
                 sb_printf(sb, " [label=\"%s\"]", j == 0 ? "cond" : j == 1 ? "then" : "else");
             else if (v->nargs > 1 && !(ir_op_get(v->op)->flags & IR_COMMUTE))
@@ -73,8 +93,25 @@ void ir_dot_func(const ir_func *fn, strbuf *sb)
             sb_puts(sb, ";\n");
         }
     }
-    for (size_t i = 0; i < fn->noutputs; i++)
-        if (fn->outputs[i].value)
-            sb_printf(sb, "  v%d -> out%zu;\n", fn->outputs[i].value->id, i);
+    for (size_t i = 0; i < fn->noutputs; i++) {
+        if (!fn->outputs[i].value)
+            continue;
+        sb_puts(sb, "    ");
+        put_id(sb, fn, "v", (size_t)fn->outputs[i].value->id);
+        sb_puts(sb, " -> ");
+        put_id(sb, fn, "out", i);
+        sb_puts(sb, ";\n");
+    }
+    sb_puts(sb, "  }\n");
+}
+
+void ir_dot_module(const ir_module *m, const char *name, strbuf *sb)
+{
+    sb_puts(sb, "digraph \"");
+    put_escaped(sb, name);
+    sb_puts(sb, "\" {\n  rankdir=TB;\n  fontname=\"Helvetica\";\n"
+                "  node [fontname=\"Helvetica\", fontsize=10];\n");
+    for (size_t i = 0; i < m->nfuncs; i++)
+        dot_func(m->funcs[i], sb);
     sb_puts(sb, "}\n");
 }

@@ -140,8 +140,10 @@ void ir_print_kernel(const ir_kernel *k, strbuf *sb);
 void ir_print_module(const ir_module *m, strbuf *sb);
 /* Appends f as the shortest decimal that reads back as exactly f ("nan", "-inf", ...). */
 void ir_print_float(strbuf *sb, float f);
-/* Appends fn as one Graphviz digraph. */
-void ir_dot_func(const ir_func *fn, strbuf *sb);
+/* Appends m as one Graphviz digraph called `name` (the source's name), each
+ * epilogue a labelled cluster "cluster_EPILOGUE" of nodes "EPILOGUE.vN" and
+ * "EPILOGUE.outN". */
+void ir_dot_module(const ir_module *m, const char *name, strbuf *sb);
 
 /* Builds the IR of a parsed file; reports every semantic error to dl. */
 struct ast_file;

@@ -5,18 +5,23 @@
 #
 # Stages, each one function, run in the order of `stages` below:
 #   bootstrap  install the build dependencies and graphviz when missing
-#   build      Release build of libevt and evtc in build-release/
+#   build      Release build of evtc and the shared library libevt.so in
+#              build-release/ (the Python package, bindings/python, loads it
+#              from there), and a check that the package finds it
 #   examples   compile examples/*.evt with evtc, once per kind in `emits`
-#              (out/NAME.ir, out/NAME.dot), and render each epilogue's graph
-#              to out/NAME.EPILOGUE.svg when graphviz's `dot` is installed
+#              (out/NAME.ir, out/NAME.dot), and render the graph of its
+#              epilogues, a cluster each, to out/NAME.svg when graphviz's
+#              `dot` is installed
 #   kernels    compile every kernel of every example with NVRTC for the
 #              default target (the GPU present, else sm_90a; EVT_TARGETS
 #              overrides, e.g. "sm_80 sm_86 sm_89 sm_90a") into
-#              out/KERNEL.TARGET.cubin, with the compile time of each
+#              out/KERNEL.TARGET.cubin: a line per kernel and target as it
+#              compiles (tens of seconds in all), with its NVRTC time
 #   run        with a GPU: evtc run --check on every kernel (a ragged GEMM
 #              and a small conv), against the f64 CPU reference
-# A table of what each example produced ends the output; the exit status is
-# 0 only when every example compiled and every check passed.
+# A table of what each example produced, and where the library is, ends the
+# output; the exit status is 0 only when every example compiled and every
+# check passed.
 #
 # Environment:
 #   EVT_OUT   the output folder (default out)
@@ -35,6 +40,7 @@ emits=(ir dot)
 
 rows=()  # "example|kernels|epilogues|files|status" for the first table
 krows=() # "kernel|step|target or size|detail|status" for the second
+library="not built" # the shared library, and whether the Python package loads it
 status=0
 
 say() { printf '\n==> %s\n' "$*"; }
@@ -47,21 +53,21 @@ stage_build() {
     # The same folder and options as scripts/test.sh's release step, which
     # also builds and runs the tests there.
     cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build_dir" --target evtc -j "$jobs"
-}
-
-# Splits a DOT file of several digraphs into one SVG per epilogue.
-render_svgs() {
-    local dot_file=$1 prefix=$2
-    awk -v prefix="$prefix" '
-        /^digraph "/ { name = $2; gsub(/"/, "", name); file = prefix "." name ".gv" }
-        file { print > file }
-        /^}/ { close(file); file = "" }' "$dot_file"
-    local gv
-    for gv in "$prefix".*.gv; do
-        dot -Tsvg "$gv" -o "${gv%.gv}.svg"
-        rm -f "$gv"
-    done
+    cmake --build "$build_dir" --target evtc evt_shared -j "$jobs"
+    library="$build_dir/libevt.so"
+    # The package looks in the source tree's build*/ folders, build/ first:
+    # say which library it found.
+    local loaded
+    if ! command -v python3 >/dev/null 2>&1; then
+        library+=" (no python3 to try the Python package)"
+    elif loaded=$(PYTHONPATH=bindings/python python3 -c 'import evt; print(evt.library_path)' 2>&1); then
+        library+=" (PYTHONPATH=bindings/python: import evt loads $loaded)"
+    else
+        echo "$loaded" >&2
+        library+=" (the Python package cannot load it: FAIL)"
+        status=1
+    fi
+    echo "library: $library"
 }
 
 stage_examples() {
@@ -91,10 +97,13 @@ stage_examples() {
         else
             ok=0
         fi
+        # One graph per example, each epilogue a cluster of it.
         if [ "$ok" -eq 1 ] && [ "$have_dot" -eq 1 ]; then
-            rm -f "$out/$name".*.svg
-            render_svgs "$out/$name.dot" "$out/$name"
-            files+=("$(find "$out" -maxdepth 1 -name "$name.*.svg" | wc -l | tr -d ' ') svg")
+            if dot -Tsvg "$out/$name.dot" -o "$out/$name.svg"; then
+                files+=("$name.svg")
+            else
+                ok=0
+            fi
         fi
         kernels=$(grep -c '^kernel ' "$out/$name.ir" 2>/dev/null || true)
         epilogues=$(grep -c '^epilogue ' "$out/$name.ir" 2>/dev/null || true)
@@ -116,20 +125,44 @@ example_kernels() {
     done
 }
 
+# compile_cubin KERNEL SRC TARGET LOG: evtc --emit=cubin --time into
+# out/KERNEL.TARGET.cubin, stderr into LOG; TARGET "" is evtc's default.
+compile_cubin() {
+    if [ -n "$3" ]; then
+        "$evtc" "$2" --kernel "$1" --target "$3" --emit=cubin --time -o "$out/$1.$3.cubin" 2>"$4"
+    else
+        (cd "$out" && "$root/$evtc" "$root/$2" --kernel "$1" --emit=cubin --time) 2>"$4"
+    fi
+}
+
 stage_kernels() {
     local targets=(${EVT_TARGETS:-})
-    local line k src ml t log
-    while IFS='|' read -r k src ml; do
+    local kernels=() line k src ml t log got what n=0 total
+    mapfile -t kernels < <(example_kernels)
+    total=$((${#kernels[@]} * (${#targets[@]} > 0 ? ${#targets[@]} : 1)))
+    for line in "${kernels[@]}"; do
+        IFS='|' read -r k src ml <<<"$line"
         for t in "${targets[@]:-}"; do
+            n=$((n + 1))
+            # Each compile takes seconds: a line as it starts, ended by its time.
+            printf '[%d/%d] %s (%s) for %s ... ' "$n" "$total" "$k" "$(basename "$src")" \
+                "${t:-the default target}"
             log=$out/$k.${t:-default}.log
-            if [ -n "$t" ]; then
-                "$evtc" "$src" --kernel "$k" --target "$t" --emit=cubin --time -o "$out/$k.$t.cubin" 2>"$log"
+            if compile_cubin "$k" "$src" "$t" "$log"; then
+                # evtc --time: "evtc: KERNEL TARGET: NVRTC 1.234 s" -> "TARGET 1.234 s"
+                got=$(sed -n 's/^evtc: [^ ]* \([^:]*\): NVRTC \([0-9.]*\) s$/\1 \2 s/p' "$log")
+                echo "${got:-done}"
+                what=${got%% *}
+                [ -n "$t" ] || what+=" (default)"
+                krows+=("$k|cubin|$what|${got#* }|ok")
             else
-                (cd "$out" && "$root/$evtc" "$root/$src" --kernel "$k" --emit=cubin --time) 2>"$log"
-            fi && krows+=("$k|cubin|${t:-default}|$(sed -n 's/.*NVRTC \([0-9.]* s\).*/\1/p' "$log")|ok") \
-               || { cat "$log" >&2; krows+=("$k|cubin|${t:-default}|-|FAIL"); status=1; }
+                echo FAIL
+                cat "$log" >&2
+                krows+=("$k|cubin|${t:-default}|-|FAIL")
+                status=1
+            fi
         done
-    done < <(example_kernels)
+    done
 }
 
 stage_run() {
@@ -153,6 +186,7 @@ stage_run() {
 
 print_table() {
     say "summary: $out/"
+    echo "library: $library"
     printf '%-20s %7s %9s  %-7s %s\n' example kernels epilogues status files
     local row name kernels epilogues files st
     for row in "${rows[@]}"; do

@@ -23,6 +23,7 @@ typedef struct options {
     evt_target targets[EVT_TARGET_COUNT];
     int ntargets;
     int show_time;
+    int progress; /* --progress: progress lines even when stderr is no terminal */
 } options;
 
 static void usage(FILE *f)
@@ -33,9 +34,12 @@ static void usage(FILE *f)
           "                          (see evtc run --help)\n"
           "       evtc --help | --version\n"
           "\n"
+          "FILE '-' reads the source from standard input (named <stdin> in diagnostics).\n"
+          "Options that take a value accept both --opt=VALUE and --opt VALUE.\n"
+          "\n"
           "options:\n"
           "  --emit=ir               the typed IR, as text\n"
-          "  --emit=dot              each epilogue as a Graphviz digraph\n"
+          "  --emit=dot              one Graphviz digraph, each epilogue a cluster of it\n"
           "  --emit=cuda             each kernel's CUDA C++ translation unit\n"
           "  --emit=ptx, --emit=cubin  NVRTC output for each --target\n"
           "                          (cubins go to NAME.TARGET.cubin unless -o is given)\n"
@@ -43,12 +47,15 @@ static void usage(FILE *f)
           "                          present, else sm_90a);\n"
           "                          may be given several times\n"
           "  --time                  report the NVRTC compile time of each kernel and target\n"
+          "  --progress              a progress line per NVRTC compile on standard error even\n"
+          "                          when it is not a terminal (on a terminal: always)\n"
           "  --kernel NAME           only this kernel (and its epilogue)\n"
           "  -O0, -O1, -O2           optimization level (default -O2)\n"
           "  --passes=P1,P2,...      run exactly these passes, in order, instead of -O\n"
           "  --print-after=PASS      print the IR after each run of PASS to standard error\n"
           "  --print-after-all       print the IR after every pass to standard error\n"
-          "  -o PATH                 write the output to PATH (default: standard output)\n"
+          "  -o PATH                 write the output to PATH; '-': standard output, cubins\n"
+          "                          included (default: standard output, cubins to files)\n"
           "  --diagnostics=text|json diagnostics as text (default) or one JSON object per line\n"
           "\n"
           "exit status: 0 success, 1 invalid source or arguments, 2 failure outside the source\n",
@@ -83,103 +90,116 @@ static int check_passes(const char *list, const char *option)
     return 0;
 }
 
+/* The options that take a value (both "--opt=VALUE" and "--opt VALUE"). */
+static const evtc_valued valued_options[] = {
+    {"--emit", "ir|dot|cuda|ptx|cubin"},
+    {"--kernel", "NAME"},
+    {"--target", "sm_80|sm_86|sm_89|sm_90a"},
+    {"--diagnostics", "text|json"},
+    {"-o", "PATH"},
+    {"--passes", "P1,P2,..."},
+    {"--print-after", "PASS"},
+    {NULL, NULL},
+};
+
 static int parse_args(int argc, char **argv, options *o, int *done)
 {
+    static const char *const emits[] = {[EMIT_IR] = "ir", [EMIT_DOT] = "dot", [EMIT_CUDA] = "cuda",
+                                        [EMIT_PTX] = "ptx", [EMIT_CUBIN] = "cubin"};
+    evtc_args args = {"evtc", valued_options, argc, argv, 1};
+    evtc_arg arg;
+    int more;
     *done = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    while ((more = evtc_next_arg(&args, &arg)) > 0) {
+        const char *a = arg.text, *v = arg.value;
+        if (!arg.name_len) {
+            if (o->file)
+                return bad_usage("more than one input file given ('%s')", v);
+            o->file = v;
+        } else if (evtc_arg_is(&arg, "--help") || evtc_arg_is(&arg, "-h")) {
             usage(stdout);
             *done = 1;
             return 0;
-        } else if (strcmp(a, "--version") == 0) {
+        } else if (evtc_arg_is(&arg, "--version")) {
             printf("evtc %s\n", evt_version());
             *done = 1;
             return 0;
-        } else if (strncmp(a, "--emit=", 7) == 0) {
-            if (strcmp(a + 7, "ir") == 0)
-                o->emit = EMIT_IR;
-            else if (strcmp(a + 7, "dot") == 0)
-                o->emit = EMIT_DOT;
-            else if (strcmp(a + 7, "cuda") == 0)
-                o->emit = EMIT_CUDA;
-            else if (strcmp(a + 7, "ptx") == 0)
-                o->emit = EMIT_PTX;
-            else if (strcmp(a + 7, "cubin") == 0)
-                o->emit = EMIT_CUBIN;
-            else
+        } else if (evtc_arg_is(&arg, "--emit")) {
+            o->emit = EMIT_NONE;
+            for (int e = EMIT_IR; e <= EMIT_CUBIN; e++)
+                if (strcmp(v, emits[e]) == 0)
+                    o->emit = (emit_kind)e;
+            if (o->emit == EMIT_NONE)
                 return bad_usage("unknown --emit kind '%s' (expected ir, dot, cuda, ptx or cubin)",
-                                 a + 7);
-        } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
-            const char *t = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+                                 v);
+        } else if (evtc_arg_is(&arg, "--target")) {
             evt_target target;
-            if (!t)
-                return bad_usage("%s needs a value", a);
-            if (evt_target_parse(t, &target) != EVT_OK)
-                return bad_usage("unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", t);
+            if (evt_target_parse(v, &target) != EVT_OK)
+                return bad_usage("unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", v);
             int seen = 0;
             for (int j = 0; j < o->ntargets; j++)
                 seen |= o->targets[j] == target;
             if (!seen)
                 o->targets[o->ntargets++] = target;
-        } else if (strcmp(a, "--time") == 0) {
+        } else if (evtc_arg_is(&arg, "--time")) {
             o->show_time = 1;
-        } else if (strncmp(a, "--diagnostics=", 14) == 0) {
-            if (strcmp(a + 14, "text") == 0)
+        } else if (evtc_arg_is(&arg, "--progress")) {
+            o->progress = 1;
+        } else if (evtc_arg_is(&arg, "--diagnostics")) {
+            if (strcmp(v, "text") == 0)
                 o->diag_format = EVT_DIAG_TEXT;
-            else if (strcmp(a + 14, "json") == 0)
+            else if (strcmp(v, "json") == 0)
                 o->diag_format = EVT_DIAG_JSON;
             else
-                return bad_usage("unknown --diagnostics format '%s' (expected text or json)",
-                                 a + 14);
-        } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
-            o->opt_level = a[2] - '0';
-        } else if (strncmp(a, "--passes=", 9) == 0) {
-            if (check_passes(a + 9, "--passes"))
+                return bad_usage("unknown --diagnostics format '%s' (expected text or json)", v);
+        } else if (evtc_opt_level(&arg) >= 0) {
+            o->opt_level = evtc_opt_level(&arg);
+        } else if (evtc_arg_is(&arg, "--passes")) {
+            if (check_passes(v, "--passes"))
                 return EXIT_INVALID;
-            o->passes = a + 9;
-        } else if (strncmp(a, "--print-after=", 14) == 0) {
-            if (strchr(a + 14, ','))
-                return bad_usage("%s: name one pass (or use --print-after-all)", a);
-            if (check_passes(a + 14, "--print-after"))
+            o->passes = v;
+        } else if (evtc_arg_is(&arg, "--print-after")) {
+            if (strchr(v, ','))
+                return bad_usage("--print-after=%s: name one pass (or use --print-after-all)", v);
+            if (check_passes(v, "--print-after"))
                 return EXIT_INVALID;
-            o->print_after = a + 14;
-        } else if (strcmp(a, "--print-after-all") == 0) {
+            o->print_after = v;
+        } else if (evtc_arg_is(&arg, "--print-after-all")) {
             o->print_after = "";
-        } else if (strcmp(a, "--kernel") == 0 || strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc)
-                return bad_usage("%s needs a value", a);
-            if (a[1] == 'o')
-                o->output = argv[++i];
-            else
-                o->kernel = argv[++i];
-        } else if (strncmp(a, "--kernel=", 9) == 0) {
-            o->kernel = a + 9;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return bad_usage("unknown option '%s'", a);
-        } else if (o->file) {
-            return bad_usage("more than one input file given ('%s')", a);
+        } else if (evtc_arg_is(&arg, "--kernel")) {
+            o->kernel = v;
+        } else if (evtc_arg_is(&arg, "-o")) {
+            o->output = v;
         } else {
-            o->file = a;
+            return bad_usage("unknown option '%s'", a);
         }
     }
+    if (more < 0)
+        return -more;
     if (!o->file)
         return bad_usage("%s", "no input file");
     return 0;
 }
 
-/* Writes size bytes to `path` (NULL: standard output); returns an exit status. */
+/* Whether -o's value (NULL: no -o) means standard output. */
+static int is_stdout(const char *path)
+{
+    return !path || strcmp(path, "-") == 0;
+}
+
+/* Writes size bytes to `path` ("-" or NULL: standard output); returns an exit status. */
 static int write_bytes(const char *path, const void *data, size_t size)
 {
-    FILE *f = path ? fopen(path, "wb") : stdout;
+    int std = is_stdout(path);
+    FILE *f = std ? stdout : fopen(path, "wb");
     if (!f) {
         fprintf(stderr, "evtc: error: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_OUTSIDE;
     }
     int bad = fwrite(data, 1, size, f) != size;
-    bad |= path ? fclose(f) != 0 : fflush(f) != 0;
+    bad |= std ? fflush(f) != 0 : fclose(f) != 0;
     if (bad) {
-        fprintf(stderr, "evtc: error: writing %s failed\n", path ? path : "output");
+        fprintf(stderr, "evtc: error: writing %s failed\n", std ? "the output" : path);
         return EXIT_OUTSIDE;
     }
     return 0;
@@ -224,10 +244,13 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
         return EXIT_INVALID;
     }
     FILE *text_out = NULL;
-    if (o->emit != EMIT_CUBIN && o->output && !(text_out = fopen(o->output, "wb"))) {
+    if (o->emit != EMIT_CUBIN && !is_stdout(o->output) && !(text_out = fopen(o->output, "wb"))) {
         fprintf(stderr, "evtc: error: cannot write %s: %s\n", o->output, strerror(errno));
         return EXIT_OUTSIDE;
     }
+    /* NVRTC takes seconds per kernel and target: one progress line each. */
+    evtc_progress progress;
+    evtc_progress_init(&progress, "evtc", o->progress, (int)(count * (size_t)o->ntargets));
     int rc = 0;
     for (size_t i = 0; i < nk && !rc; i++) {
         const evt_kernel *k = evt_module_kernel(m, i);
@@ -245,9 +268,12 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
                 bytes = src;
                 size = src ? strlen(src) : 0;
             } else {
+                evtc_progress_begin(&progress, "compiling %s for %s", evt_kernel_name(k),
+                                    evt_target_name(o->targets[t]));
                 st = evt_kernel_compile(m, k, o->targets[t],
                                         o->emit == EMIT_PTX ? EVT_BINARY_PTX : EVT_BINARY_CUBIN,
                                         &owned, &size, &secs);
+                evtc_progress_end(&progress, st == EVT_OK);
                 bytes = owned;
                 if (o->emit == EMIT_PTX && size && ((const char *)owned)[size - 1] == '\0')
                     size--;
@@ -262,7 +288,7 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
                             evt_target_name(o->targets[t]), secs);
                 if (o->emit == EMIT_CUBIN) {
                     char path[1024];
-                    if (o->output)
+                    if (o->output) /* a file, or "-" */
                         snprintf(path, sizeof path, "%s", o->output);
                     else
                         snprintf(path, sizeof path, "%s.%s.cubin", evt_kernel_name(k),
@@ -303,17 +329,13 @@ int main(int argc, char **argv)
         return EXIT_INVALID;
     }
     evt_module *m = NULL;
-    evt_status st = evt_module_parse_file(ctx, o.file, &m);
-    if (m)
-        fputs(evt_module_diag_text(m, o.diag_format), stderr);
-    if (st != EVT_OK) {
-        if (!m)
-            fprintf(stderr, "evtc: error: %s\n", evt_ctx_last_error(ctx));
-        rc = evtc_parse_exit(st);
-    } else if (o.kernel && !evt_module_find_kernel(m, o.kernel)) {
-        fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", o.file, o.kernel);
+    rc = evtc_load(ctx, "evtc", o.file, o.diag_format, &m);
+    if (!rc && o.kernel && !evt_module_find_kernel(m, o.kernel)) {
+        fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", evtc_source_name(o.file),
+                o.kernel);
         rc = EXIT_INVALID;
-    } else if ((rc = optimize(&o, ctx, m)) == 0) {
+    }
+    if (!rc && (rc = optimize(&o, ctx, m)) == 0) {
         if (o.emit == EMIT_CUDA || o.emit == EMIT_PTX || o.emit == EMIT_CUBIN) {
             if (o.ntargets == 0) {
                 /* The GPU present, else Hopper. */

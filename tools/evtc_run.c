@@ -36,6 +36,7 @@ typedef struct run_options {
     int have_gemm, have_conv;
     evt_conv_problem conv;
     int check, bench, special;
+    int progress; /* --progress: the progress line even when stderr is no terminal */
     int opt_level;
     int have_target;
     evt_target target;
@@ -54,6 +55,8 @@ static void run_usage(FILE *f)
           "\n"
           "Compiles kernel NAME for the GPU present, fills the operands and every input\n"
           "with random values, runs it once, and reports what the options ask for.\n"
+          "FILE '-' reads the source from standard input (named <stdin> in diagnostics).\n"
+          "Options that take a value accept both --opt=VALUE and --opt VALUE.\n"
           "\n"
           "options:\n"
           "  --kernel NAME        the kernel to run (may be left out if FILE has one)\n"
@@ -74,6 +77,8 @@ static void run_usage(FILE *f)
           "                       operands, [M, N] inputs and outputs)\n"
           "  --reps R             timed runs for --bench (default 50, after 5 warm-ups)\n"
           "  --target T           sm_80, sm_86, sm_89 or sm_90a: must be the GPU's own\n"
+          "  --progress           the first launch's progress line (it compiles with NVRTC)\n"
+          "                       on standard error even when that is not a terminal\n"
           "  -O0, -O1, -O2        optimization level (default -O2)\n"
           "\n"
           "exit status: 0 success, 1 invalid source or arguments, 2 failure outside\n"
@@ -142,105 +147,106 @@ static int parse_conv(const char *s, run_options *o)
     return 1;
 }
 
-/* The value of an option given as "--opt VALUE" or "--opt=VALUE", or NULL. */
-static const char *option_value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t len = strlen(opt);
-    if (strncmp(argv[*i], opt, len) != 0)
-        return NULL;
-    if (argv[*i][len] == '=')
-        return argv[*i] + len + 1;
-    if (argv[*i][len] == '\0' && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
+/* The options that take a value (both "--opt=VALUE" and "--opt VALUE"). */
+static const evtc_valued valued_options[] = {
+    {"--kernel", "NAME"},
+    {"--gemm", "M,N,K"},
+    {"--conv", "N,H,W,C,K,R,S[,pad,stride,dilation]"},
+    {"--target", "sm_80|sm_86|sm_89|sm_90a"},
+    {"--seed", "S"},
+    {"--ld-pad", "P"},
+    {"--reps", "R"},
+    {"--param", "NAME=VALUE"},
+    {NULL, NULL},
+};
 
-static int is_option(const char *a, const char *opt)
+/* --param NAME=VALUE, appended to o->params. */
+static int add_param(run_options *o, const char *v)
 {
-    size_t len = strlen(opt);
-    return strncmp(a, opt, len) == 0 && (a[len] == '\0' || a[len] == '=');
+    const char *eq = strchr(v, '=');
+    char *end;
+    if (!eq || eq == v)
+        return bad_usage("--param needs NAME=VALUE (got '%s')", v);
+    double x = strtod(eq + 1, &end);
+    if (eq[1] == '\0' || *end)
+        return bad_usage("--param %s: the value is not a number", v);
+    param_setting *ps = realloc(o->params, (size_t)(o->nparams + 1) * sizeof *ps);
+    if (!ps)
+        return bad_usage("%s", "out of memory");
+    o->params = ps;
+    char *name = malloc((size_t)(eq - v) + 1);
+    if (!name)
+        return bad_usage("%s", "out of memory");
+    memcpy(name, v, (size_t)(eq - v));
+    name[eq - v] = '\0';
+    ps[o->nparams].name = name;
+    ps[o->nparams++].value = (float)x;
+    return 0;
 }
 
 static int parse_run_args(int argc, char **argv, run_options *o, int *done)
 {
+    evtc_args args = {"evtc run", valued_options, argc, argv, 1};
+    evtc_arg arg;
+    int more;
     *done = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    while ((more = evtc_next_arg(&args, &arg)) > 0) {
+        const char *a = arg.text, *v = arg.value;
+        long long n;
+        if (!arg.name_len) {
+            if (o->file)
+                return bad_usage("more than one input file given ('%s')", v);
+            o->file = v;
+        } else if (evtc_arg_is(&arg, "--help") || evtc_arg_is(&arg, "-h")) {
             run_usage(stdout);
             *done = 1;
             return 0;
-        } else if (strcmp(a, "--check") == 0) {
+        } else if (evtc_arg_is(&arg, "--check")) {
             o->check = 1;
-        } else if (strcmp(a, "--bench") == 0) {
+        } else if (evtc_arg_is(&arg, "--bench")) {
             o->bench = 1;
-        } else if (strcmp(a, "--special") == 0) {
+        } else if (evtc_arg_is(&arg, "--special")) {
             o->special = 1;
-        } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
-            o->opt_level = a[2] - '0';
-        } else if (is_option(a, "--kernel")) {
-            if (!(o->kernel = option_value(argc, argv, &i, "--kernel")))
-                return bad_usage("%s needs a value", "--kernel");
-        } else if (is_option(a, "--gemm")) {
-            if (!(v = option_value(argc, argv, &i, "--gemm")) || !parse_gemm(v, o))
+        } else if (evtc_arg_is(&arg, "--progress")) {
+            o->progress = 1;
+        } else if (evtc_opt_level(&arg) >= 0) {
+            o->opt_level = evtc_opt_level(&arg);
+        } else if (evtc_arg_is(&arg, "--kernel")) {
+            o->kernel = v;
+        } else if (evtc_arg_is(&arg, "--gemm")) {
+            if (!parse_gemm(v, o))
                 return bad_usage("--gemm needs M,N,K: three integers from 0 to 2^31-1 (got '%s')",
-                                 v ? v : "");
-        } else if (is_option(a, "--conv")) {
-            if (!(v = option_value(argc, argv, &i, "--conv")) || !parse_conv(v, o))
+                                 v);
+        } else if (evtc_arg_is(&arg, "--conv")) {
+            if (!parse_conv(v, o))
                 return bad_usage("--conv needs N,H,W,C,K,R,S or N,H,W,C,K,R,S,pad,stride,dilation "
                                  "(non-negative integers; got '%s')",
-                                 v ? v : "");
-        } else if (is_option(a, "--target")) {
-            if (!(v = option_value(argc, argv, &i, "--target")))
-                return bad_usage("%s needs a value", "--target");
+                                 v);
+        } else if (evtc_arg_is(&arg, "--target")) {
             if (evt_target_parse(v, &o->target) != EVT_OK)
                 return bad_usage("unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", v);
             o->have_target = 1;
-        } else if (is_option(a, "--seed")) {
-            long long s;
-            if (!(v = option_value(argc, argv, &i, "--seed")) || !evtc_parse_count(v, &s))
-                return bad_usage("--seed needs a non-negative integer (got '%s')", v ? v : "");
-            o->seed = (unsigned long long)s;
+        } else if (evtc_arg_is(&arg, "--seed")) {
+            if (!evtc_parse_count(v, &n))
+                return bad_usage("--seed needs a non-negative integer (got '%s')", v);
+            o->seed = (unsigned long long)n;
             o->have_seed = 1;
-        } else if (is_option(a, "--ld-pad")) {
-            if (!(v = option_value(argc, argv, &i, "--ld-pad")) || !evtc_parse_count(v, &o->ld_pad) ||
-                o->ld_pad > (1 << 20))
-                return bad_usage("--ld-pad needs an integer from 0 to 2^20 (got '%s')", v ? v : "");
-        } else if (is_option(a, "--reps")) {
-            long long r;
-            if (!(v = option_value(argc, argv, &i, "--reps")) || !evtc_parse_count(v, &r) || r < 1 ||
-                r > 100000)
-                return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v ? v : "");
-            o->reps = (int)r;
-        } else if (is_option(a, "--param")) {
-            if (!(v = option_value(argc, argv, &i, "--param")))
-                return bad_usage("%s needs NAME=VALUE", "--param");
-            const char *eq = strchr(v, '=');
-            char *end;
-            if (!eq || eq == v)
-                return bad_usage("--param needs NAME=VALUE (got '%s')", v);
-            double x = strtod(eq + 1, &end);
-            if (eq[1] == '\0' || *end)
-                return bad_usage("--param %s: the value is not a number", v);
-            param_setting *ps = realloc(o->params, (size_t)(o->nparams + 1) * sizeof *ps);
-            if (!ps)
-                return bad_usage("%s", "out of memory");
-            o->params = ps;
-            char *name = malloc((size_t)(eq - v) + 1);
-            if (!name)
-                return bad_usage("%s", "out of memory");
-            memcpy(name, v, (size_t)(eq - v));
-            name[eq - v] = '\0';
-            ps[o->nparams].name = name;
-            ps[o->nparams++].value = (float)x;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return bad_usage("unknown option '%s'", a);
-        } else if (o->file) {
-            return bad_usage("more than one input file given ('%s')", a);
+        } else if (evtc_arg_is(&arg, "--ld-pad")) {
+            if (!evtc_parse_count(v, &o->ld_pad) || o->ld_pad > (1 << 20))
+                return bad_usage("--ld-pad needs an integer from 0 to 2^20 (got '%s')", v);
+        } else if (evtc_arg_is(&arg, "--reps")) {
+            if (!evtc_parse_count(v, &n) || n < 1 || n > 100000)
+                return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v);
+            o->reps = (int)n;
+        } else if (evtc_arg_is(&arg, "--param")) {
+            if (add_param(o, v))
+                return EXIT_INVALID;
         } else {
-            o->file = a;
+            return bad_usage("unknown option '%s'", a);
         }
     }
+    if (more < 0)
+        return -more;
     if (!o->file)
         return bad_usage("%s", "no input file");
     if (!o->have_gemm && !o->have_conv)
@@ -422,24 +428,20 @@ static int poison(run *r, buffer *b)
 static int compile(run *r)
 {
     run_options *o = r->o;
-    evt_status st = evt_module_parse_file(r->ctx, o->file, &r->m);
-    if (r->m)
-        fputs(evt_module_diag_text(r->m, EVT_DIAG_TEXT), stderr);
-    if (st != EVT_OK) {
-        if (!r->m)
-            fprintf(stderr, "evtc run: error: %s\n", evt_ctx_last_error(r->ctx));
-        return evtc_parse_exit(st);
-    }
+    const char *file = evtc_source_name(o->file);
+    int rc = evtc_load(r->ctx, "evtc run", o->file, EVT_DIAG_TEXT, &r->m);
+    if (rc)
+        return rc;
     if (o->kernel) {
         r->k = evt_module_find_kernel(r->m, o->kernel);
         if (!r->k) {
-            fprintf(stderr, "evtc run: error: %s has no kernel '%s'\n", o->file, o->kernel);
+            fprintf(stderr, "evtc run: error: %s has no kernel '%s'\n", file, o->kernel);
             return EXIT_INVALID;
         }
     } else if (evt_module_kernel_count(r->m) == 1) {
         r->k = evt_module_kernel(r->m, 0);
     } else {
-        fprintf(stderr, "evtc run: error: %s has %zu kernels: name one with --kernel\n", o->file,
+        fprintf(stderr, "evtc run: error: %s has %zu kernels: name one with --kernel\n", file,
                 evt_module_kernel_count(r->m));
         return EXIT_INVALID;
     }
@@ -475,7 +477,7 @@ static int compile(run *r)
         }
     }
     evt_optimize_options opt = {.level = o->opt_level};
-    st = evt_module_optimize_with(r->m, &opt);
+    evt_status st = evt_module_optimize_with(r->m, &opt);
     if (st != EVT_OK)
         return failed(r, st, "optimizing");
     st = evt_launch_create(r->m, r->k, &r->launch);
@@ -1065,7 +1067,8 @@ static int find_device(run *r)
 static void print_header(const run *r)
 {
     const run_options *o = r->o;
-    printf("kernel %s (%s), -O%d: %s(", evt_kernel_name(r->k), o->file, o->opt_level,
+    printf("kernel %s (%s), -O%d: %s(", evt_kernel_name(r->k), evtc_source_name(o->file),
+           o->opt_level,
            evt_mainloop_name(evt_kernel_mainloop(r->k)));
     for (size_t i = 0; i < 3; i++) {
         const evt_operand_info *op = evt_kernel_operand(r->k, i);
@@ -1111,9 +1114,17 @@ int evtc_run(int argc, char **argv)
             rc = prepare(&r);
         }
         if (!rc) {
+            /* The first launch compiles the kernel with NVRTC (seconds) unless
+             * the kernel cache has it. */
+            evtc_progress progress;
+            evtc_progress_init(&progress, "evtc run", o.progress, 1);
+            fflush(stdout);
+            evtc_progress_begin(&progress, "first launch of %s on %s (NVRTC unless cached)",
+                                evt_kernel_name(r.k), evt_target_name(r.target));
             evt_status st = evt_launch_run(r.launch, NULL);
             if (st == EVT_OK)
                 st = evt_device_synchronize(r.ctx);
+            evtc_progress_end(&progress, st == EVT_OK);
             if (st != EVT_OK)
                 rc = failed(&r, st, "launch");
         }

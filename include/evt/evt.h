@@ -250,8 +250,9 @@ EVT_API const evt_epilogue *evt_kernel_epilogue(const evt_kernel *kernel);
  * destroyed or changed.
  */
 EVT_API const char *evt_module_ir_text(evt_module *module);
-/* Each epilogue as a Graphviz digraph (one `digraph` per epilogue), or NULL
- * if the module has errors.  Ownership as evt_module_ir_text. */
+/* The module as one Graphviz digraph named after the source, each epilogue a
+ * labelled cluster (`subgraph "cluster_NAME"`, nodes "NAME.v0", ...), or
+ * NULL if the module has errors.  Ownership as evt_module_ir_text. */
 EVT_API const char *evt_module_dot_text(evt_module *module);
 
 /* ---- optimizer ------------------------------------------------------ */

@@ -6,7 +6,8 @@
 #   <case>.err   the text diagnostics on stderr; without <case>.ir the exit status
 #                must be 1 and stdout empty (a case with warnings only has both)
 #   <case>.json  stderr of `evtc <case>.evt --diagnostics=json -O0` (optional)
-#   <case>.dot   stdout of `evtc <case>.evt --emit=dot -O0`, exit 0 (optional)
+#   <case>.dot   stdout of `evtc <case>.evt --emit=dot -O0`, exit 0 (optional);
+#                Graphviz's `dot` must accept it, where it is installed
 #
 # evtc runs from inside tests/golden, so file names in messages are relative.
 # With no .ir, .err or .json golden, a case that exits 0 is expected to print
@@ -28,6 +29,9 @@ run_evtc() {
     (cd "$here" && "$EVTC" "$@" >"$o" 2>"$e")
     rc=$?
 }
+
+have_dot=0
+command -v dot >/dev/null 2>&1 && have_dot=1
 
 cd "$here" || exit 2
 for evt in *.evt; do
@@ -73,6 +77,11 @@ for evt in *.evt; do
         run_evtc "$tmp/out" "$tmp/err" "$evt" --emit=dot -O0
         [ "$rc" = 0 ] || { echo "FAIL $c: --emit=dot exit status $rc, want 0"; ok=0; }
         check "$c" "DOT (stdout)" "$c.dot" "$tmp/out" || ok=0
+        if [ "$have_dot" = 1 ] && ! dot -Tsvg -o /dev/null "$tmp/out" 2>"$tmp/dot.err"; then
+            echo "FAIL $c: Graphviz's dot refuses the DOT:"
+            sed 's/^/  /' "$tmp/dot.err"
+            ok=0
+        fi
     fi
 
     if [ "$ok" = 1 ]; then
@@ -91,5 +100,6 @@ for g in *.ir *.err *.json *.dot; do
     fi
 done
 
+[ "$have_dot" = 1 ] || echo "(Graphviz's dot is not installed: the .dot goldens were not rendered)"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -71,6 +71,7 @@ valid() {
 valid "a valid gemm run" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --check
 valid "a valid conv run" run "$root/examples/examples.evt" --kernel resnet_block --conv 1,8,8,8,8,3,3,1,1,1 --check
 valid "the only kernel of a file, unnamed" run "$c/operators.evt" --gemm 8,8,8 --check
+valid "the source from standard input" run - --kernel rc_f16 --gemm 64,64,64 --check <"$c/layouts.evt"
 
 [ $failures -eq 0 ] && echo "run_cli: all passed" || echo "run_cli: $failures failed"
 [ $failures -eq 0 ]

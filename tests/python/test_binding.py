@@ -143,7 +143,8 @@ def test_compile_examples():
     assert "bias_gelu" in m.epilogues
     assert "mlp_up" in m
     assert "epilogue bias_gelu" in m.ir or "bias_gelu" in m.ir
-    assert "digraph" in m.dot
+    assert m.dot.count("digraph") == 1
+    assert all(f'subgraph "cluster_{e}"' in m.dot for e in m.epilogues)
     assert m.diagnostics == "" and m.diags == []
 
 

@@ -477,10 +477,45 @@ static void test_texts(void **state)
     assert_ptr_equal(evt_module_ir_text(f->m), ir);
     const char *dot = evt_module_dot_text(f->m);
     assert_non_null(dot);
-    assert_true(strncmp(dot, "digraph \"e\" {\n", 14) == 0);
+    assert_true(strncmp(dot, "digraph \"api.evt\" {\n", 20) == 0);
+    assert_non_null(strstr(dot, "  subgraph \"cluster_e\" {\n    label=\"epilogue e\";\n"));
     assert_non_null(strstr(dot, "label=\"relu\\nf32[M, N]\""));
-    assert_non_null(strstr(dot, "  v3 -> out0;\n"));
+    assert_non_null(strstr(dot, "    \"e.v3\" -> \"e.out0\";\n"));
     assert_ptr_equal(evt_module_dot_text(f->m), dot);
+}
+
+/* Several epilogues make one digraph, a cluster each, whose node ids do not
+ * collide; a module without epilogues is an empty graph, not "". */
+static void test_dot_one_graph(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse(f, "epilogue a { out y : f32[M, N] = acc }\n"
+                              "epilogue b { out y : f32[M, N] = relu(acc) }\n"),
+                     EVT_OK);
+    const char *dot = evt_module_dot_text(f->m);
+    assert_non_null(dot);
+    const char *at = dot;
+    size_t graphs = 0;
+    while ((at = strstr(at, "digraph")) != NULL) {
+        graphs++;
+        at++;
+    }
+    assert_int_equal(graphs, 1);
+    const char *a = strstr(dot, "subgraph \"cluster_a\"");
+    const char *b = strstr(dot, "subgraph \"cluster_b\"");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(a < b);
+    assert_non_null(strstr(dot, "\"a.v0\" -> \"a.out0\";"));
+    assert_non_null(strstr(dot, "\"b.v1\" -> \"b.out0\";"));
+    assert_string_equal(dot + strlen(dot) - 6, "  }\n}\n");
+
+    assert_int_equal(parse(f, "// nothing\n"), EVT_OK);
+    assert_string_equal(evt_module_dot_text(f->m), "digraph \"api.evt\" {\n"
+                                                   "  rankdir=TB;\n"
+                                                   "  fontname=\"Helvetica\";\n"
+                                                   "  node [fontname=\"Helvetica\", fontsize=10];\n"
+                                                   "}\n");
 }
 
 /* ---- NULL everywhere ------------------------------------------------------ */
@@ -554,6 +589,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kernel_listing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_acc_omitted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_texts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dot_one_graph, setup, teardown),
         cmocka_unit_test(test_null_module_and_handles),
         cmocka_unit_test_setup_teardown(test_many_modules_one_context, setup, teardown),
     };

@@ -304,7 +304,7 @@ class Module:
 
     @property
     def dot(self):
-        """Each epilogue as a Graphviz digraph."""
+        """The module as one Graphviz digraph, each epilogue a cluster (`evtc --emit=dot`)."""
         with self._lock:
             return _lib.text(lib.evt_module_dot_text(self._handle()))
 
