@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -135,6 +136,26 @@ def test_import():
     assert issubclass(evt.NotFoundError, LookupError)
     assert issubclass(evt.ArgumentError, evt.LaunchError)
     assert issubclass(evt.UnsupportedError, NotImplementedError)
+
+
+def test_source_tree_prefers_release_builds():
+    # The fake library files are never loaded: only the order is looked at.
+    with tempfile.TemporaryDirectory() as tmp:
+        for folder, cache in (("build", "CMAKE_BUILD_TYPE:STRING=Debug"),
+                              ("build-a", ""),
+                              ("build-release", "CMAKE_BUILD_TYPE:STRING=Release"),
+                              ("build-rwdi", "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo"),
+                              ("build-asan", "CMAKE_BUILD_TYPE:STRING=Release\n"
+                                             "EVT_SANITIZE:BOOL=ON"),
+                              ("build-empty", "CMAKE_BUILD_TYPE:STRING=Release")):
+            (Path(tmp) / folder).mkdir()
+            (Path(tmp) / folder / "CMakeCache.txt").write_text(cache + "\n")
+            if folder != "build-empty":
+                (Path(tmp) / folder / "libevt.so").write_bytes(b"")
+        found = evt._lib.source_tree_libraries(tmp)
+        assert [(Path(p).parent.name, t) for p, t in found] == [
+            ("build-release", "Release"), ("build-rwdi", "RelWithDebInfo"),
+            ("build-a", "build type unknown"), ("build", "Debug")]
 
 
 def test_compile_examples():

@@ -117,7 +117,8 @@ class ArgumentTypeError(ArgumentError, TypeError):
 
 
 class EvtWarning(UserWarning):
-    """Warnings of the .evt source (diagnostics of severity warning)."""
+    """Warnings of the .evt source (diagnostics of severity warning), and
+    import's note of which build it loaded when a source checkout has several."""
 
 
 _BY_STATUS = {
