@@ -158,6 +158,24 @@ def test_source_tree_prefers_release_builds():
             ("build-a", "build type unknown"), ("build", "Debug")]
 
 
+def test_nvrtc_search():
+    find = evt._lib.nvrtc_library
+    with tempfile.TemporaryDirectory() as tmp:
+        site, toolkit = Path(tmp, "site"), Path(tmp, "cuda")
+        wheel = site / evt._lib.NVRTC_WHEEL_PATH
+        assert find({}, [str(site)]) is None  # the library's own search
+        assert find({"CUDA_HOME": str(toolkit)}, [str(site)]) is None
+        (toolkit / "lib64").mkdir(parents=True)
+        (toolkit / "lib64" / "libnvrtc.so.13").write_bytes(b"")
+        assert find({"CUDA_PATH": str(toolkit)}, [str(site)]) == \
+            str(toolkit / "lib64" / "libnvrtc.so.13")
+        wheel.parent.mkdir(parents=True)
+        wheel.write_bytes(b"")
+        assert find({"CUDA_HOME": str(toolkit)}, ["", str(site)]) == str(wheel)
+        assert find({"EVT_NVRTC_LIBRARY": "/x/libnvrtc.so", "CUDA_HOME": str(toolkit)},
+                    [str(site)]) == "/x/libnvrtc.so"
+
+
 def test_compile_examples():
     m = examples()
     assert m.kernels == ("resnet_block", "resnet_block_post", "mlp_up", "train_fwd", "dequant")

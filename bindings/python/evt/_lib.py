@@ -327,3 +327,30 @@ def text(ptr):
     """A C string from the library as str (None stays None)."""
     return None if ptr is None else ptr.decode("utf-8", errors="replace")
 
+
+# Where NVIDIA's wheel (nvidia-cuda-nvrtc 13.x, the [nvrtc] extra) puts NVRTC
+# under site-packages, libnvrtc-builtins.so.13.0 beside it.
+NVRTC_WHEEL_PATH = Path("nvidia", "cu13", "lib", "libnvrtc.so.13")
+
+
+def nvrtc_library(environ=None, search_path=None):
+    """The NVRTC each context is told to load (evt_ctx_set_library_path), or
+    None for the library's own search (libnvrtc.so.13 through the loader,
+    then /usr/local/cuda/lib64).  The first of: $EVT_NVRTC_LIBRARY; NVIDIA's
+    wheel on `search_path` (sys.path), installed for this Python; the
+    toolkit $CUDA_HOME or $CUDA_PATH names (the library reads no environment
+    variable, so the binding does)."""
+    environ = os.environ if environ is None else environ
+    if environ.get("EVT_NVRTC_LIBRARY"):
+        return environ["EVT_NVRTC_LIBRARY"]
+    for entry in sys.path if search_path is None else search_path:
+        wheel = Path(entry or ".", NVRTC_WHEEL_PATH)
+        if wheel.is_file():
+            return str(wheel)
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if environ.get(var):
+            for sub in ("lib64", "lib"):
+                toolkit = Path(environ[var], sub, "libnvrtc.so.13")
+                if toolkit.is_file():
+                    return str(toolkit)
+    return None
