@@ -6,7 +6,8 @@
 # Profiles (default: build test):
 #   build  flex, bison, cmake, make, gcc, cmocka: enough to build and run ctest
 #   test   clang and its runtime libraries (the sanitizer and libFuzzer builds),
-#          python3 (the Python binding's tests)
+#          python3 (the Python binding's tests), python3-venv (the wheel's test
+#          installs it into a fresh virtual environment)
 #   main   graphviz: scripts/main.sh renders the epilogue graphs to SVG
 #
 # Debian 12 is the reference system.  Every package is checked with dpkg first,
@@ -18,7 +19,7 @@ set -euo pipefail
 packages_for() {
     case "$1" in
     build) echo flex bison cmake make gcc libc6-dev libcmocka-dev ;;
-    test) echo clang libclang-rt-14-dev python3 ;;
+    test) echo clang libclang-rt-14-dev python3 python3-venv ;;
     main) echo graphviz ;;
     *)
         echo "bootstrap: unknown profile '$1' (expected build, test or main)" >&2
