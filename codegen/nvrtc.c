@@ -1,10 +1,11 @@
 /* nvrtc.c - NVRTC through dlopen, so that libevt loads on machines without CUDA. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dladdr */
 #include "nvrtc.h"
 #include "embedded.h"
 #include "../support/names.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ typedef struct nvrtc_program_s *nvrtc_program;
 
 struct cg_nvrtc {
     void *lib;
+    void *builtins; /* libnvrtc-builtins, from NVRTC's folder; NULL if not there */
     int version;
     const char *(*get_error_string)(nvrtc_result);
     nvrtc_result (*version_fn)(int *, int *);
@@ -37,6 +39,30 @@ static void *sym(void *lib, const char *name, int *missing)
     if (!p)
         *missing = 1;
     return p;
+}
+
+/*
+ * NVRTC opens libnvrtc-builtins.so.MAJOR.MINOR at its first compile by name
+ * only, through the loader's search path, which need not hold NVRTC's own
+ * folder: NVIDIA's pip wheel (site-packages/nvidia/cu13/lib), a toolkit's
+ * lib64 reached by its path.  Loaded here from that folder first, it is
+ * the one NVRTC finds (the loader matches a loaded library's soname).
+ * `nvrtc_symbol` is an address inside NVRTC, to find where it was loaded from.
+ */
+static void *load_builtins(const void *nvrtc_symbol, int major, int minor)
+{
+    Dl_info info;
+    char real[PATH_MAX];
+    if (!dladdr(nvrtc_symbol, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, real))
+        return NULL;
+    char *slash = strrchr(real, '/');
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%.*s/libnvrtc-builtins.so.%d.%d", (int)(slash - real), real,
+             major, minor);
+    /* Absent here, NVRTC's own search may still find it; if not, its
+     * compile fails saying so, in the log the caller gets. */
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 }
 
 cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
@@ -90,6 +116,7 @@ cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
         return NULL;
     }
     nv->version = major * 1000 + minor * 10;
+    nv->builtins = load_builtins(*(void **)&nv->version_fn, major, minor);
     return nv;
 }
 
@@ -97,6 +124,8 @@ void cg_nvrtc_unload(cg_nvrtc *nv)
 {
     if (!nv)
         return;
+    if (nv->builtins)
+        dlclose(nv->builtins);
     dlclose(nv->lib);
     free(nv);
 }

@@ -16,7 +16,8 @@ typedef struct cg_header {
 typedef struct cg_nvrtc cg_nvrtc;
 
 /* Loads NVRTC from path (NULL or "": libnvrtc.so.13, libnvrtc.so, then the
- * CUDA toolkit's lib64); NULL with the reason in err when it cannot. */
+ * CUDA toolkit's lib64), with its builtins library from the same folder;
+ * NULL with the reason in err when it cannot. */
 cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err);
 void cg_nvrtc_unload(cg_nvrtc *nv);
 /* *slot, loading NVRTC into it from path (cg_nvrtc_load) on first use: a

@@ -7,8 +7,9 @@
 #   build  flex, bison, cmake, make, gcc, cmocka, pkg-config: enough to build and
 #          run ctest (pkg-config: the install test)
 #   test   clang and its runtime libraries (the sanitizer and libFuzzer builds),
-#          python3 (the Python binding's tests), graphviz (the DOT tests render
-#          with `dot`; they skip without it)
+#          python3 (the Python binding's tests), python3-venv (the wheel's test
+#          installs it into a fresh virtual environment), graphviz (the DOT tests
+#          render with `dot`; they skip without it)
 #   main   graphviz: scripts/main.sh renders the epilogue graphs to SVG
 #
 # Debian 12 is the reference system.  Every package is checked with dpkg first,
@@ -20,7 +21,7 @@ set -euo pipefail
 packages_for() {
     case "$1" in
     build) echo flex bison cmake make gcc libc6-dev libcmocka-dev pkg-config ;;
-    test) echo clang libclang-rt-14-dev python3 graphviz ;;
+    test) echo clang libclang-rt-14-dev python3 python3-venv graphviz ;;
     main) echo graphviz ;;
     *)
         echo "bootstrap: unknown profile '$1' (expected build, test or main)" >&2

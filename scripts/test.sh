@@ -7,9 +7,12 @@
 # 2. debug       Debug build with -Werror, then the whole ctest suite
 #                (tests labelled gpu skip themselves when no GPU is present)
 # 3. release     Release build (the one scripts/main.sh uses), the whole suite
-# 4. asan        ASan + UBSan build (-DEVT_SANITIZE=ON), the whole suite again
+# 4. wheel       the Python package: pip wheel, installed into a fresh virtual
+#                environment, imported from outside the tree, a kernel compiled
+#                to PTX (tests/python/wheel.sh, in build-wheel/)
+# 5. asan        ASan + UBSan build (-DEVT_SANITIZE=ON), the whole suite again
 #                (the NVRTC compile test without the leak check)
-# 5. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
+# 6. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
 #                seeded with tests/golden/*.evt and examples/*.evt; any crash,
 #                leak or timeout fails
 # A summary table ends the output, then one line "summary: N passed, N failed,
@@ -138,7 +141,28 @@ if build release build-release all -DCMAKE_BUILD_TYPE=Release; then
     run_ctest "release ctest" build-release -LE codegen
 fi
 
-# --- 4. ASan + UBSan build, the whole suite --------------------------------
+# --- 4. the Python wheel, as pip users get it ------------------------------
+say "wheel: build, install into a fresh venv, import, compile to PTX"
+start=$SECONDS
+rc=0
+bash tests/python/wheel.sh build-wheel || rc=$?
+case $rc in
+0)
+    record wheel ok $((SECONDS - start)) "installed, imported, PTX compiled"
+    passed=$((passed + 1))
+    ;;
+77)
+    record wheel skipped $((SECONDS - start)) "installed and imported; no NVRTC for the PTX"
+    skipped=$((skipped + 1))
+    ;;
+*)
+    record wheel FAIL $((SECONDS - start)) "exit $rc, see the output above"
+    failed=$((failed + 1))
+    status=1
+    ;;
+esac
+
+# --- 5. ASan + UBSan build, the whole suite --------------------------------
 if build asan build-asan all -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
     say "asan: ctest"
     asan_options=detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
@@ -156,7 +180,7 @@ if build asan build-asan all -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
         run_ctest "asan codegen" build-asan -L codegen
 fi
 
-# --- 5. libFuzzer on the front end ----------------------------------------
+# --- 6. libFuzzer on the front end ----------------------------------------
 if [ ! -f tests/fuzz/fuzz_parse.c ] || [ "$fuzz_seconds" -le 0 ]; then
     # libFuzzer reads -max_total_time=0 as "forever", so 0 means skip.
     why="tests/fuzz/fuzz_parse.c does not exist yet"

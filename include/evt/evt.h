@@ -329,10 +329,13 @@ typedef enum evt_library {
  * Makes the context load `which` from `path` (for dlopen; copied) instead
  * of searching its default names; NULL or "" restores the search.  Takes
  * effect when the context first loads the library (the first compile, the
- * first launch).  EVT_ERR_INVALID_ARGUMENT for an unknown library or a path
- * of 4096 bytes or more.  The library reads no environment variable for
- * this; evtc maps EVT_NVRTC_LIBRARY and EVT_CUDA_DRIVER onto it, as does the
- * Python binding.
+ * first launch).  NVRTC's libnvrtc-builtins.so.MAJOR.MINOR is loaded from
+ * the folder NVRTC was found in, so that folder (NVIDIA's nvidia-cuda-nvrtc
+ * pip wheel's nvidia/cu13/lib, say) need not be on the loader's path.
+ * EVT_ERR_INVALID_ARGUMENT for an unknown library or a path of 4096 bytes
+ * or more.  The library reads no environment variable for this; evtc maps
+ * EVT_NVRTC_LIBRARY and EVT_CUDA_DRIVER onto it, as does the Python binding,
+ * which also looks for NVRTC in NVIDIA's wheel and $CUDA_HOME.
  */
 EVT_API evt_status evt_ctx_set_library_path(evt_ctx *ctx, evt_library which, const char *path);
 

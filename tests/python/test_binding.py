@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -135,6 +136,44 @@ def test_import():
     assert issubclass(evt.NotFoundError, LookupError)
     assert issubclass(evt.ArgumentError, evt.LaunchError)
     assert issubclass(evt.UnsupportedError, NotImplementedError)
+
+
+def test_source_tree_prefers_release_builds():
+    # The fake library files are never loaded: only the order is looked at.
+    with tempfile.TemporaryDirectory() as tmp:
+        for folder, cache in (("build", "CMAKE_BUILD_TYPE:STRING=Debug"),
+                              ("build-a", ""),
+                              ("build-release", "CMAKE_BUILD_TYPE:STRING=Release"),
+                              ("build-rwdi", "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo"),
+                              ("build-asan", "CMAKE_BUILD_TYPE:STRING=Release\n"
+                                             "EVT_SANITIZE:BOOL=ON"),
+                              ("build-empty", "CMAKE_BUILD_TYPE:STRING=Release")):
+            (Path(tmp) / folder).mkdir()
+            (Path(tmp) / folder / "CMakeCache.txt").write_text(cache + "\n")
+            if folder != "build-empty":
+                (Path(tmp) / folder / "libevt.so").write_bytes(b"")
+        found = evt._lib.source_tree_libraries(tmp)
+        assert [(Path(p).parent.name, t) for p, t in found] == [
+            ("build-release", "Release"), ("build-rwdi", "RelWithDebInfo"),
+            ("build-a", "build type unknown"), ("build", "Debug")]
+
+
+def test_nvrtc_search():
+    find = evt._lib.nvrtc_library
+    with tempfile.TemporaryDirectory() as tmp:
+        site, toolkit = Path(tmp, "site"), Path(tmp, "cuda")
+        wheel = site / evt._lib.NVRTC_WHEEL_PATH
+        assert find({}, [str(site)]) is None  # the library's own search
+        assert find({"CUDA_HOME": str(toolkit)}, [str(site)]) is None
+        (toolkit / "lib64").mkdir(parents=True)
+        (toolkit / "lib64" / "libnvrtc.so.13").write_bytes(b"")
+        assert find({"CUDA_PATH": str(toolkit)}, [str(site)]) == \
+            str(toolkit / "lib64" / "libnvrtc.so.13")
+        wheel.parent.mkdir(parents=True)
+        wheel.write_bytes(b"")
+        assert find({"CUDA_HOME": str(toolkit)}, ["", str(site)]) == str(wheel)
+        assert find({"EVT_NVRTC_LIBRARY": "/x/libnvrtc.so", "CUDA_HOME": str(toolkit)},
+                    [str(site)]) == "/x/libnvrtc.so"
 
 
 def test_compile_examples():

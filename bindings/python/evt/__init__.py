@@ -7,9 +7,12 @@
     ''')
     y = m.kernel("mlp_up")(a=x, b=linear.weight.t(), bias=linear.bias)
 
-libevt.so is found through $EVT_LIBRARY, else the source tree's build*/
-folders, else the system loader.  docs/python.md is the manual.
+libevt.so is found through $EVT_LIBRARY, else beside this module (an
+installed wheel), else in the source tree's build*/ folders (Release first),
+else through the system loader.  docs/python.md is the manual.
 """
+
+import warnings
 
 from . import _lib
 from ._check import Verdict, check, tolerance
@@ -34,6 +37,12 @@ __all__ = [
 library_path = _lib.path
 library_version = _lib.text(_lib.lib.evt_version())
 __version__ = library_version
+
+if _lib.several_builds:
+    # Say which build of a source checkout runs: a stale Release build beside
+    # a fresh Debug one is an easy way to test old code.
+    warnings.warn(f"evt: {_lib.several_builds}. Set EVT_LIBRARY to choose.", EvtWarning,
+                  stacklevel=2)
 
 
 def torch_dtype(elem):

@@ -8,6 +8,7 @@ change.
 import ctypes
 import ctypes.util
 import os
+import sys
 from pathlib import Path
 
 # The header version this binding was written against.
@@ -174,73 +175,139 @@ _OPTIONAL = {
 }
 
 
-def _is_sanitized_build(folder):
-    """True for a build folder configured with EVT_SANITIZE or EVT_FUZZ.
+# CMAKE_BUILD_TYPE's rank among a source tree's build folders: optimized
+# first, an unset type next, Debug last (its per-pass IR verification makes
+# compiling several times slower).
+_BUILD_TYPE_RANK = {"release": 0, "relwithdebinfo": 1, "minsizerel": 2, "": 3, "debug": 4}
 
-    Such a library needs the ASan runtime loaded first and would end the
-    interpreter on load, so the search skips it instead of trying it."""
-    cache = folder / "CMakeCache.txt"
+
+def _cache_entries(folder):
+    """CMakeCache.txt's NAME:TYPE=VALUE lines as {NAME: VALUE} ({} if none)."""
     try:
-        text = cache.read_text(errors="replace")
+        text = (folder / "CMakeCache.txt").read_text(errors="replace")
     except OSError:
-        return False
-    return any(f"{opt}:BOOL=ON" in text for opt in ("EVT_SANITIZE", "EVT_FUZZ"))
+        return {}
+    entries = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition("=")
+        if sep and ":" in name and not name.startswith(("#", "//")):
+            entries[name.split(":", 1)[0]] = value
+    return entries
 
 
-def _candidates():
-    """Paths to try, in order: $EVT_LIBRARY alone if set, else the source
-    tree's build folders (build first, then the others by name), else
-    whatever the system loader finds."""
-    env = os.environ.get("EVT_LIBRARY")
-    if env:
-        return [env]
+def source_tree_libraries(root):
+    """[(libevt.so path, build type)] of the build*/ folders under `root`,
+    best first: Release, RelWithDebInfo, MinSizeRel, an unknown type, Debug;
+    folders of one rank by name.  Folders configured with EVT_SANITIZE or
+    EVT_FUZZ are left out: their library needs the ASan runtime loaded first
+    and would end the interpreter on load."""
     found = []
-    here = Path(__file__).resolve()
-    # evt/ -> python/ -> bindings/ -> the source tree's root, if this is one.
-    root = here.parents[3] if len(here.parents) > 3 and here.parents[2].name == "bindings" else None
-    folders = sorted(root.glob("build*"), key=lambda p: (p.name != "build", p.name)) if root else []
-    for folder in folders:
+    for folder in Path(root).glob("build*"):
         lib = folder / "libevt.so"
-        if lib.exists() and not _is_sanitized_build(folder):
-            found.append(str(lib))
-    system = ctypes.util.find_library("evt")
-    found.append(system or "libevt.so.0")
-    return found
+        if not lib.is_file():
+            continue
+        cache = _cache_entries(folder)
+        if cache.get("EVT_SANITIZE") == "ON" or cache.get("EVT_FUZZ") == "ON":
+            continue
+        build_type = cache.get("CMAKE_BUILD_TYPE", "")
+        found.append((_BUILD_TYPE_RANK.get(build_type.lower(), 3), folder.name, str(lib),
+                      build_type or "build type unknown"))
+    return [(lib, build_type) for _, _, lib, build_type in sorted(found)]
+
+
+def _source_root():
+    """The source tree this package sits in (bindings/python/evt), or None."""
+    here = Path(__file__).resolve()
+    if len(here.parents) > 3 and here.parents[2].name == "bindings" and \
+            (here.parents[3] / "CMakeLists.txt").is_file():
+        return here.parents[3]
+    return None
+
+
+def _package_dirs():
+    """The evt package's folders.  An editable install (scikit-build-core's)
+    has two: the source's, and the one in site-packages holding libevt.so."""
+    package = sys.modules.get(__package__)
+    return [Path(p) for p in getattr(package, "__path__", ())] or [Path(__file__).parent]
+
+
+def _load_one(path):
+    """The library at `path` with its prototypes declared, or the reason it
+    cannot be used (a str)."""
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        return str(e)
+    try:
+        for name, (res, args) in _PROTOTYPES.items():
+            fn = getattr(lib, name)
+            fn.restype = res
+            fn.argtypes = args
+    except AttributeError as e:
+        return f"not a usable libevt ({e})"
+    for name, (res, args) in _OPTIONAL.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = res
+            fn.argtypes = args
+    major = lib.evt_version_number() // 10000
+    if major != ABI_MAJOR:
+        return (f"libevt {lib.evt_version().decode()} has major version {major}; "
+                f"this binding needs {ABI_MAJOR}.x")
+    return lib
 
 
 def _load():
+    """(library, its path, None or a note naming the source tree's other
+    builds) from the first that loads of: $EVT_LIBRARY alone if set; the
+    libevt.so packaged with this module (a wheel); in a source checkout, its
+    build folders' (source_tree_libraries' order); the system loader's."""
+    env = os.environ.get("EVT_LIBRARY")
+    if env:
+        lib = _load_one(env)
+        if isinstance(lib, str):
+            raise ImportError(f"evt: cannot load EVT_LIBRARY={env}: {lib}\n"
+                              "Point it at a libevt.so of this version, or unset it.")
+        return lib, env, None
     tried = []
-    for path in _candidates():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError as e:
-            tried.append(f"{path}: {e}")
-            continue
-        try:
-            for name, (res, args) in _PROTOTYPES.items():
-                fn = getattr(lib, name)
-                fn.restype = res
-                fn.argtypes = args
-        except AttributeError as e:
-            tried.append(f"{path}: not a usable libevt ({e})")
-            continue
-        for name, (res, args) in _OPTIONAL.items():
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn.restype = res
-                fn.argtypes = args
-        major = lib.evt_version_number() // 10000
-        if major != ABI_MAJOR:
-            tried.append(f"{path}: libevt {lib.evt_version().decode()} has major version "
-                         f"{major}; this binding needs {ABI_MAJOR}.x")
-            continue
-        return lib, path
-    raise ImportError("evt: cannot load libevt.so; set EVT_LIBRARY to its path or build it "
-                      "(cmake -S . -B build && cmake --build build). Tried:\n  "
+    root = _source_root()
+    for folder in _package_dirs():
+        packaged = folder / "libevt.so"
+        if packaged.is_file():
+            lib = _load_one(str(packaged))
+            if not isinstance(lib, str):
+                return lib, str(packaged), None
+            tried.append(f"{packaged}: {lib}")
+        elif not root:
+            tried.append(f"{packaged}: missing")
+    built = source_tree_libraries(root) if root else []
+    for i, (path, build_type) in enumerate(built):
+        lib = _load_one(path)
+        if not isinstance(lib, str):
+            others = ", ".join(f"{p} ({t})" for p, t in built[i + 1:])
+            return lib, path, others and f"loaded {path} ({build_type}); also built: {others}"
+        tried.append(f"{path} ({build_type}): {lib}")
+    # Last: a libevt installed system-wide (cmake --install).
+    system = ctypes.util.find_library("evt") or "libevt.so.0"
+    lib = _load_one(system)
+    if not isinstance(lib, str):
+        return lib, system, None
+    tried.append(f"{system}: {lib}")
+    if root:
+        how = (f"No build of it in the source tree {root}; build one (flex, bison, cmake and\n"
+               "a C compiler needed):\n"
+               f"  cmake -S {root} -B {root}/build -DCMAKE_BUILD_TYPE=Release\n"
+               f"  cmake --build {root}/build\n"
+               "or set EVT_LIBRARY to a libevt.so.")
+    else:
+        how = ("The evt-compiler package ships it beside this module; reinstall the package\n"
+               "(pip install --force-reinstall evt-compiler; from a source checkout, pip\n"
+               "install .), or set EVT_LIBRARY to a libevt.so.")
+    raise ImportError("evt: cannot load libevt.so.\n" + how + "\nTried:\n  "
                       + "\n  ".join(tried))
 
 
-lib, path = _load()
+lib, path, several_builds = _load()
 
 
 def has(name):
@@ -259,3 +326,31 @@ def need(name, what):
 def text(ptr):
     """A C string from the library as str (None stays None)."""
     return None if ptr is None else ptr.decode("utf-8", errors="replace")
+
+
+# Where NVIDIA's wheel (nvidia-cuda-nvrtc 13.x, the [nvrtc] extra) puts NVRTC
+# under site-packages, libnvrtc-builtins.so.13.0 beside it.
+NVRTC_WHEEL_PATH = Path("nvidia", "cu13", "lib", "libnvrtc.so.13")
+
+
+def nvrtc_library(environ=None, search_path=None):
+    """The NVRTC each context is told to load (evt_ctx_set_library_path), or
+    None for the library's own search (libnvrtc.so.13 through the loader,
+    then /usr/local/cuda/lib64).  The first of: $EVT_NVRTC_LIBRARY; NVIDIA's
+    wheel on `search_path` (sys.path), installed for this Python; the
+    toolkit $CUDA_HOME or $CUDA_PATH names (the library reads no environment
+    variable, so the binding does)."""
+    environ = os.environ if environ is None else environ
+    if environ.get("EVT_NVRTC_LIBRARY"):
+        return environ["EVT_NVRTC_LIBRARY"]
+    for entry in sys.path if search_path is None else search_path:
+        wheel = Path(entry or ".", NVRTC_WHEEL_PATH)
+        if wheel.is_file():
+            return str(wheel)
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if environ.get(var):
+            for sub in ("lib64", "lib"):
+                toolkit = Path(environ[var], sub, "libnvrtc.so.13")
+                if toolkit.is_file():
+                    return str(toolkit)
+    return None

@@ -130,19 +130,19 @@ def _diags(mod):
 
 
 def _new_ctx():
-    """A new evt_ctx, loading NVRTC and the CUDA driver from where
-    EVT_NVRTC_LIBRARY and EVT_CUDA_DRIVER say (the library reads no
-    environment variable; the binding maps these two)."""
+    """A new evt_ctx, loading NVRTC from where _lib.nvrtc_library() finds it
+    and the CUDA driver from where EVT_CUDA_DRIVER says (the library reads
+    no environment variable; the binding maps them)."""
     ctx = lib.evt_ctx_create()
     if not ctx:
         raise NoMemoryError("evt_ctx_create: out of memory")
     if _lib.has("evt_ctx_set_library_path"):
-        for which, var in ((0, "EVT_NVRTC_LIBRARY"), (1, "EVT_CUDA_DRIVER")):
-            path = os.environ.get(var)
+        for which, what, path in ((0, "NVRTC", _lib.nvrtc_library()),
+                                  (1, "EVT_CUDA_DRIVER", os.environ.get("EVT_CUDA_DRIVER"))):
             if path and lib.evt_ctx_set_library_path(ctx, which, os.fsencode(path)) != 0:
                 msg = _lib.text(lib.evt_ctx_last_error(ctx))
                 lib.evt_ctx_destroy(ctx)
-                raise ArgumentError(f"{var}: {msg}")
+                raise ArgumentError(f"{what} ({path}): {msg}")
     return ctx
 
 

@@ -117,7 +117,8 @@ class ArgumentTypeError(ArgumentError, TypeError):
 
 
 class EvtWarning(UserWarning):
-    """Warnings of the .evt source (diagnostics of severity warning)."""
+    """Warnings of the .evt source (diagnostics of severity warning), and
+    import's note of which build it loaded when a source checkout has several."""
 
 
 _BY_STATUS = {
@@ -133,6 +134,11 @@ def error_for(status, message, diagnostics=""):
     cls = _BY_STATUS.get(status)
     if cls is None:
         return EvtError(f"{message} (unknown evt_status {status})", diagnostics)
-    err = cls(message or _lib.text(_lib.lib.evt_status_string(status)), diagnostics)
+    message = message or _lib.text(_lib.lib.evt_status_string(status))
+    if status == _lib.ERR_COMPILE and message.startswith("cannot load NVRTC (libnvrtc"):
+        # The library's default search failed; its advice is for C programs.
+        message += ("; from Python: pip install 'evt-compiler[nvrtc]', or set CUDA_HOME "
+                    "or EVT_NVRTC_LIBRARY")
+    err = cls(message, diagnostics)
     err.status = status
     return err
