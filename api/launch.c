@@ -422,20 +422,11 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
     return st;
 }
 
-/* Finds (compiling and loading on first use) the functions of plan pl's
- * entry points. */
-static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, const rt_resolved **out)
+/* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
+static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split,
+                             const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
-    const int split = pl->splits > 1;
-    for (int i = 0; i < RT_RESOLVED; i++) {
-        const rt_resolved *r = &l->resolved[i];
-        if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
-            r->row_group == l->row_group && r->ctx == cu_ctx) {
-            *out = r;
-            return EVT_OK;
-        }
-    }
     rt_cu_module mod;
     strbuf src, err, name;
     sb_init(&src);
@@ -484,6 +475,33 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
     l->resolved[0] = r;
     *out = &l->resolved[0];
     return EVT_OK;
+}
+
+/* Finds (compiling and loading on first use) the functions of plan pl's
+ * entry points. */
+static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, const rt_resolved **out)
+{
+    evt_ctx *ctx = l->m->ctx;
+    const int split = pl->splits > 1;
+    for (int i = 0; i < RT_RESOLVED; i++) {
+        const rt_resolved *r = &l->resolved[i];
+        if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
+            r->row_group == l->row_group && r->ctx == cu_ctx) {
+            *out = r;
+            return EVT_OK;
+        }
+    }
+    /* Loading a module enqueues no stream work, but a capture in global mode
+     * (PyTorch's default) may refuse other calls than stream work: a first
+     * run under capture loads in relaxed mode, as PyTorch does its own lazy
+     * set-up, and restores the thread's mode. */
+    const rt_driver *d = ctx->driver;
+    int mode = RT_CU_CAPTURE_MODE_RELAXED;
+    const int exchanged = d->exchange_capture_mode(&mode) == 0;
+    evt_status st = load_entry(l, cu_ctx, pl, split, out);
+    if (exchanged)
+        d->exchange_capture_mode(&mode);
+    return st;
 }
 
 /* Grows the launch's own workspace to at least `bytes`; the contents are not

@@ -482,13 +482,14 @@ EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, fl
  * stream), and a workspace that grows is freed with cuMemFree, which waits
  * for the work using it.
  *
- * CUDA graph capture of `stream`: run the launch once before capturing, as
- * bound then.  A first run compiles and loads its kernel (cuModuleLoadData,
- * which capture may forbid), and a run that needs more workspace than the
- * launch has would allocate it, which capture forbids (EVT_ERR_UNSUPPORTED,
- * nothing enqueued).  The graph then uses the launch's workspace: keep the
- * launch alive, and its workspace from growing, while the graph may replay,
- * or give each run its own (evt_launch_run_with_workspace).
+ * CUDA graph capture of `stream`: a run enqueues kernel launches only.  One
+ * that needs more workspace than the launch has would allocate it, which
+ * capture forbids (EVT_ERR_UNSUPPORTED, nothing enqueued): run the launch
+ * once before capturing, as bound then, or give the run a workspace
+ * (evt_launch_run_with_workspace).  The graph uses the launch's own
+ * workspace: keep the launch alive, and its workspace from growing, while
+ * the graph may replay.  A first run under capture compiles its kernel (on
+ * the host) and loads it in relaxed capture mode.
  */
 EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
 

@@ -4,8 +4,9 @@
  * (evt_launch_run_with_workspace) refused when too small with nothing
  * enqueued and giving the launch's own results when not, with and without
  * split-K; and CUDA graph capture: a run that would allocate its workspace
- * is refused without breaking the capture, and after a warm-up run the
- * captured graph replays to the same results.
+ * is refused without breaking the capture; after a warm-up run, or in a
+ * caller's workspace even as the first run of a new context (which loads its
+ * module under the capture), the captured graph replays to the same results.
  *
  * The inputs are small integers, so every result (sums included) is exact
  * and independent of the order of the adds: runs compare bit for bit.
@@ -81,13 +82,27 @@ static evt_status bind(evt_launch *l, const bufs *g)
     return st;
 }
 
+/* An sm80 configuration (sm90's never split K), for every run alike. */
+static const char *config;
+
+static const char *sm80_config(evt_module *m, const evt_kernel *k, evt_target t)
+{
+    for (int i = 0; i < evt_config_count(); i++)
+        if (strncmp(evt_config_name(i), "sm80_", 5) == 0 &&
+            evt_kernel_config_check(m, k, t, evt_config_name(i)) == EVT_OK)
+            return evt_config_name(i);
+    return NULL;
+}
+
 static evt_status set_split(evt_launch *l, int split_k)
 {
-    const evt_tuning t = {NULL, split_k, 0};
+    const evt_tuning t = {config, split_k, 0};
     return evt_launch_set_tuning(l, &t);
 }
 
-/* Fills every output with a NaN pattern, so that a run that writes nothing shows. */
+/* Fills every output with a NaN pattern, so that a run that writes nothing
+ * shows; waits for the copies (from pageable memory they may still be on
+ * their way when the call returns, and the runs are on other streams). */
 static evt_status poison(evt_ctx *ctx, const bufs *g, results *scratch)
 {
     memset(scratch, 0xff, sizeof *scratch);
@@ -96,7 +111,7 @@ static evt_status poison(evt_ctx *ctx, const bufs *g, results *scratch)
         st = evt_device_copy_to(ctx, g->amax, &scratch->amax, 4);
     if (st == EVT_OK)
         st = evt_device_copy_to(ctx, g->rsum, scratch->rsum, sizeof scratch->rsum);
-    return st;
+    return st == EVT_OK ? evt_device_synchronize(ctx) : st;
 }
 
 static evt_status read_back(evt_ctx *ctx, const bufs *g, results *r)
@@ -125,9 +140,9 @@ static int untouched(const results *r)
 
 int main(void)
 {
-    evt_ctx *ctx = evt_ctx_create();
-    evt_module *m = NULL;
-    evt_launch *l = NULL, *fresh = NULL;
+    evt_ctx *ctx = evt_ctx_create(), *ctx2 = evt_ctx_create();
+    evt_module *m = NULL, *m2 = NULL;
+    evt_launch *l = NULL, *fresh = NULL, *cold = NULL;
     bufs g = {0};
     void **dst[6] = {&g.a, &g.b, &g.bias, &g.d, &g.amax, &g.rsum};
     void *ws = NULL, *cuda = NULL, *stream = NULL;
@@ -136,13 +151,21 @@ int main(void)
     uint16_t *h16 = malloc(2u * M * K);
     results *want = malloc(sizeof *want), *got = malloc(sizeof *got);
     evt_status st = EVT_ERR_NO_MEMORY;
-    if (!ctx || !a || !b || !bias || !h16 || !want || !got)
+    if (!ctx || !ctx2 || !a || !b || !bias || !h16 || !want || !got)
         goto done;
     if ((st = evt_module_parse_buffer(ctx, "workspace.evt", source, strlen(source), &m)) != EVT_OK ||
         (st = evt_module_optimize(m, 2)) != EVT_OK ||
         (st = evt_launch_create(m, evt_module_find_kernel(m, "k"), &l)) != EVT_OK ||
         (st = evt_launch_create(m, evt_module_find_kernel(m, "k"), &fresh)) != EVT_OK)
         goto done;
+    evt_target target;
+    if ((st = evt_device_target(ctx, &target, NULL, 0)) != EVT_OK)
+        goto done;
+    if (!(config = sm80_config(m, evt_module_find_kernel(m, "k"), target))) {
+        fprintf(stderr, "launch_workspace: no sm80 configuration runs the kernel\n");
+        st = EVT_ERR_UNSUPPORTED;
+        goto done;
+    }
 
     /* Inputs in -2..2 and the exact results, in integers. */
     uint64_t seed = 0x9e3779b97f4a7c15u;
@@ -255,16 +278,31 @@ int main(void)
         graph_destroy(graph);
     graph = NULL;
 
-    /* Warmed up, it is captured; and so is a run in a caller's workspace. */
-    for (int own = 1; own >= 0; own--) {
-        if ((st = evt_launch_run(fresh, stream)) != EVT_OK)
+    /* Warmed up, it is captured; so is a run in a caller's workspace, and
+     * one in a new context whose first run, under the capture, loads its
+     * module. */
+    for (int pass = 0; pass < 3; pass++) {
+        const int own = pass == 0;
+        evt_launch *run_l = fresh;
+        if (pass == 2) {
+            if ((st = evt_module_parse_buffer(ctx2, "workspace.evt", source, strlen(source), &m2)) !=
+                    EVT_OK ||
+                (st = evt_module_optimize(m2, 2)) != EVT_OK ||
+                (st = evt_launch_create(m2, evt_module_find_kernel(m2, "k"), &cold)) != EVT_OK ||
+                (st = bind(cold, &g)) != EVT_OK || (st = set_split(cold, 1)) != EVT_OK)
+                goto done;
+            run_l = cold;
+        } else if ((st = evt_launch_run(fresh, stream)) != EVT_OK) {
             goto done;
+        }
         stream_sync(stream);
         if ((st = poison(ctx, &g, got)) != EVT_OK)
             goto done;
         EXPECT(begin(stream, GLOBAL_MODE) == 0, "cuStreamBeginCapture failed");
-        st = own ? evt_launch_run(fresh, stream) : evt_launch_run_with_workspace(fresh, stream, ws, bytes);
-        EXPECT(end(stream, &graph) == 0 && graph, "capture failed");
+        st = own ? evt_launch_run(run_l, stream) : evt_launch_run_with_workspace(run_l, stream, ws, bytes);
+        EXPECT(end(stream, &graph) == 0 && graph, "capture %d failed", pass);
+        if (st != EVT_OK)
+            fprintf(stderr, "launch_workspace: capture %d: %s\n", pass, evt_ctx_last_error(pass == 2 ? ctx2 : ctx));
         if (st != EVT_OK || !graph)
             goto done;
         EXPECT(instantiate(&exec, graph, 0) == 0, "cuGraphInstantiate failed");
@@ -278,8 +316,7 @@ int main(void)
             stream_sync(stream);
             if ((st = read_back(ctx, &g, got)) != EVT_OK)
                 goto done;
-            EXPECT(same(got, want), "replay %d of a graph (%s workspace) gave wrong results", replay,
-                   own ? "the launch's own" : "a caller's");
+            EXPECT(same(got, want), "replay %d of graph %d gave wrong results", replay, pass);
         }
         if (exec)
             exec_destroy(exec);
@@ -304,9 +341,12 @@ done:
     evt_device_free(ctx, ws);
     for (int t = 0; t < 6; t++)
         evt_device_free(ctx, *dst[t]);
+    evt_launch_destroy(cold);
     evt_launch_destroy(fresh);
     evt_launch_destroy(l);
+    evt_module_destroy(m2);
     evt_module_destroy(m);
+    evt_ctx_destroy(ctx2);
     evt_ctx_destroy(ctx);
     free(a), free(b), free(bias), free(h16), free(want), free(got);
     return st == EVT_ERR_NO_GPU ? 77 : failures ? 1 : 0;
