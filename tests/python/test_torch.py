@@ -115,7 +115,7 @@ def test_registration_once_per_name():
     m = examples()
     name = f"evt_tests::mlp_up_{next(_names)}"
     op = m.kernel("mlp_up").torch_op(name)
-    assert m.kernel("mlp_up").torch_op(name) is op  # a new Kernel object, the same kernel
+    assert m.kernel("mlp_up").torch_op(name) is op
     assert torch.ops.evt_tests.__getattr__(name.split("::")[1]).default.name() == name
     with raises(ValueError, name, "mlp_up"):
         m.kernel("dequant").torch_op(name)

@@ -229,6 +229,7 @@ class Module:
         self._lock = threading.RLock()
         self._launches = weakref.WeakSet()
         self._live = set()  # native handles of the launches not yet destroyed
+        self._kernels = {}  # name -> Kernel, made on first ask
         self.tuning = _NO_TUNING
         self._finalizer = weakref.finalize(self, _destroy, ctx, mod, self._live)
 
@@ -305,15 +306,19 @@ class Module:
                      for i in range(lib.evt_module_epilogue_count(m)))
 
     def kernel(self, name):
-        """The Kernel named `name`; NotFoundError (a LookupError) if none."""
+        """The Kernel named `name`, the same object each time (it keeps its
+        calls' checked signatures); NotFoundError (a LookupError) if none."""
         with self._lock:
-            k = lib.evt_module_find_kernel(self._handle(), name.encode("utf-8"))
-            if not k:
-                err = error_for(_lib.ERR_NOT_FOUND,
-                                f"module '{self.name}' has no kernel '{name}'; its kernels: "
-                                + (", ".join(self.kernels) or "none"))
-                raise err
-            return Kernel(self, k)
+            handle = self._handle()
+            kernel = self._kernels.get(name)
+            if kernel is None:
+                k = lib.evt_module_find_kernel(handle, name.encode("utf-8"))
+                if not k:
+                    raise error_for(_lib.ERR_NOT_FOUND,
+                                    f"module '{self.name}' has no kernel '{name}'; its "
+                                    f"kernels: " + (", ".join(self.kernels) or "none"))
+                kernel = self._kernels[name] = Kernel(self, k)
+            return kernel
 
     def __getitem__(self, name):
         return self.kernel(name)

@@ -15,9 +15,9 @@ from .errors import UnsupportedError
 
 _CONV_OPTIONS = (("padding", 0), ("stride", 1), ("dilation", 1))
 
-# Operators registered in this process, by qualified name: (module, kernel
-# name, op).  torch.library keeps them for the process's life, so asking
-# again for the same kernel returns the same one.
+# Operators registered in this process, by qualified name: (kernel, op).
+# torch.library keeps them for the process's life, so asking again for the
+# same kernel returns the same one (a module makes one Kernel per name).
 _ops = {}
 _ops_lock = threading.Lock()
 
@@ -28,11 +28,11 @@ def torch_op(kernel, name):
     with _ops_lock:
         known = _ops.get(name)
         if known is not None:
-            module, kernel_name, op = known
-            if module is kernel.module and kernel_name == kernel.name:
+            owner, op = known
+            if owner is kernel:
                 return op
             raise ValueError(f"operator '{name}' is already registered, for kernel "
-                             f"'{kernel_name}' of module '{module.name}'")
+                             f"'{owner.name}' of module '{owner.module.name}'")
         spec = _Spec(kernel)
         # The call's checks read strides (a declared layout, channels-last):
         # inductor must hand the op its tensors laid out as eager would.
@@ -43,7 +43,7 @@ def torch_op(kernel, name):
         op = torch.library.custom_op(name, spec.run, mutates_args=(), device_types="cuda",
                                      schema=spec.schema, **tags)
         op.register_fake(spec.fake)
-        _ops[name] = (kernel.module, kernel.name, op)
+        _ops[name] = (kernel, op)
         return op
 
 
