@@ -49,10 +49,8 @@ struct evt_launch {
     rt_buffer *inputs, *outputs;
     float *params;
     int *param_set;
-    rt_cu_ptr workspace; /* reduction words, allocated on first need */
+    rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
     size_t workspace_bytes;
-    rt_cu_ptr split_ws; /* split-K partial tiles, likewise */
-    size_t split_ws_bytes;
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
     int sms;
@@ -124,8 +122,6 @@ void evt_launch_destroy(evt_launch *l)
         return;
     if (l->workspace && l->m->ctx->driver)
         l->m->ctx->driver->mem_free(l->workspace);
-    if (l->split_ws && l->m->ctx->driver)
-        l->m->ctx->driver->mem_free(l->split_ws);
     free(l->inputs);
     free(l->outputs);
     free(l->params);
@@ -426,20 +422,11 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
     return st;
 }
 
-/* Finds (compiling and loading on first use) the functions of plan pl's
- * entry points. */
-static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, const rt_resolved **out)
+/* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
+static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split,
+                             const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
-    const int split = pl->splits > 1;
-    for (int i = 0; i < RT_RESOLVED; i++) {
-        const rt_resolved *r = &l->resolved[i];
-        if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
-            r->row_group == l->row_group && r->ctx == cu_ctx) {
-            *out = r;
-            return EVT_OK;
-        }
-    }
     rt_cu_module mod;
     strbuf src, err, name;
     sb_init(&src);
@@ -490,21 +477,56 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
     return EVT_OK;
 }
 
-/* Grows one of the launch's device workspaces (*buf, *have bytes) to at
- * least `bytes`; the contents are not kept. */
-static evt_status grow_workspace(evt_launch *l, rt_cu_ptr *buf, size_t *have, size_t bytes,
-                                 const char *what)
+/* Finds (compiling and loading on first use) the functions of plan pl's
+ * entry points. */
+static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
-    if (bytes <= *have)
+    const int split = pl->splits > 1;
+    for (int i = 0; i < RT_RESOLVED; i++) {
+        const rt_resolved *r = &l->resolved[i];
+        if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
+            r->row_group == l->row_group && r->ctx == cu_ctx) {
+            *out = r;
+            return EVT_OK;
+        }
+    }
+    /* Loading a module enqueues no stream work, but a capture in global mode
+     * (PyTorch's default) may refuse other calls than stream work: a first
+     * run under capture loads in relaxed mode, as PyTorch does its own lazy
+     * set-up, and restores the thread's mode. */
+    const rt_driver *d = ctx->driver;
+    int mode = RT_CU_CAPTURE_MODE_RELAXED;
+    const int exchanged = d->exchange_capture_mode(&mode) == 0;
+    evt_status st = load_entry(l, cu_ctx, pl, split, out);
+    if (exchanged)
+        d->exchange_capture_mode(&mode);
+    return st;
+}
+
+/* Grows the launch's own workspace to at least `bytes`; the contents are not
+ * kept.  Under CUDA graph capture that is refused: cuMemFree and cuMemAlloc
+ * there invalidate the capture, and a graph would keep using memory a later
+ * growth frees. */
+static evt_status grow_workspace(evt_launch *l, rt_cu_stream s, size_t bytes)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    if (bytes <= l->workspace_bytes)
         return EVT_OK;
-    if (*buf)
-        ctx->driver->mem_free(*buf);
-    *buf = 0;
-    *have = 0;
-    if (ctx->driver->mem_alloc(buf, bytes) != 0)
-        return ctx_fail(ctx, EVT_ERR_DRIVER, "cannot allocate %zu bytes of %s workspace", bytes, what);
-    *have = bytes;
+    int capture = RT_CU_CAPTURE_NONE;
+    if (d->stream_is_capturing(s, &capture) == 0 && capture != RT_CU_CAPTURE_NONE)
+        return fail(l, EVT_ERR_UNSUPPORTED,
+                    "the run needs %zu bytes of workspace, which cannot be allocated while its "
+                    "stream is captured into a CUDA graph: run it once before the capture, or "
+                    "give it a workspace (evt_launch_run_with_workspace)",
+                    bytes);
+    if (l->workspace)
+        d->mem_free(l->workspace);
+    l->workspace = 0;
+    l->workspace_bytes = 0;
+    if (d->mem_alloc(&l->workspace, bytes) != 0)
+        return fail(l, EVT_ERR_DRIVER, "cannot allocate %zu bytes of workspace", bytes);
+    l->workspace_bytes = bytes;
     return EVT_OK;
 }
 
@@ -631,22 +653,40 @@ static int tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *ma
            staged_map(l, cfg, maps->staged);
 }
 
-evt_status evt_launch_run(evt_launch *l, void *stream)
+/* A caller's workspace, and split-K's partial tiles within any, start on
+ * this boundary (their float4 accesses need 16; cuMemAlloc and PyTorch's
+ * allocator give 256 or more). */
+enum { RT_WORKSPACE_ALIGN = 256 };
+
+/*
+ * A run worked out before anything is enqueued: the plan for the current
+ * device, its TMA maps, and the workspace it needs: the reductions' 32-bit
+ * words from the start, then split-K's partial tiles (tiles x splits x BM x
+ * BN floats) from split_offset.
+ */
+typedef struct rt_run {
+    rt_cu_context cu_ctx;
+    plan pl;
+    rt_tma_maps maps;
+    long long words;
+    size_t split_offset;
+    size_t bytes; /* the whole workspace; 0 when the run needs none */
+} rt_run;
+
+/* Validates the arguments and plans the run on the current device. */
+static evt_status prepare(evt_launch *l, rt_run *r)
 {
-    if (!l)
-        return EVT_ERR_INVALID_ARGUMENT;
     evt_ctx *ctx = l->m->ctx;
     evt_status st = validate(l);
     if (st != EVT_OK)
         return st;
-    rt_cu_context cu_ctx;
     rt_cu_device dev;
-    if ((st = ensure_driver(ctx, &cu_ctx, &dev)) != EVT_OK)
+    if ((st = ensure_driver(ctx, &r->cu_ctx, &dev)) != EVT_OK)
         return st;
-    if (cu_ctx != l->device_ctx) {
+    if (r->cu_ctx != l->device_ctx) {
         if ((st = target_of(ctx, dev, &l->target, &l->sms)) != EVT_OK)
             return st;
-        l->device_ctx = cu_ctx;
+        l->device_ctx = r->cu_ctx;
     }
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
@@ -657,62 +697,118 @@ evt_status evt_launch_run(evt_launch *l, void *stream)
     prob.aligned = conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
                         : plan_gemm_aligned(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m,
                                             n, k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld);
-    plan pl;
     const char *why = NULL;
-    if (!plan_make(&l->pk, &prob, &l->tuning, &pl, &why))
+    if (!plan_make(&l->pk, &prob, &l->tuning, &r->pl, &why))
         return l->tuning.config ? config_refused(ctx, l->tuning.config, l->k, l->target, why)
                                 : fail(l, EVT_ERR_INTERNAL, "no plan: %s", why);
-    rt_tma_maps maps = {{0}, {0}, {0}};
-    if (pl.tma && !tma_maps(l, pl.config, &maps))
-        plan_tma_refused(&l->pk, &prob, &l->tuning, &pl); /* the driver refused them */
-    const rt_resolved *fns = NULL;
-    if ((st = resolve(l, cu_ctx, &pl, &fns)) != EVT_OK)
-        return st;
+    memset(&r->maps, 0, sizeof r->maps);
+    if (r->pl.tma && !tma_maps(l, r->pl.config, &r->maps))
+        plan_tma_refused(&l->pk, &prob, &l->tuning, &r->pl); /* the driver refused them */
 
-    /* Reductions meet in a workspace of 32-bit words. */
-    long long words = 0;
+    r->words = 0;
     for (size_t o = 0; o < l->fn->noutputs; o++)
-        words += reduction_words(l, o);
-    if ((st = grow_workspace(l, &l->workspace, &l->workspace_bytes, (size_t)words * 4,
-                             "reduction")) != EVT_OK)
-        return st;
+        r->words += reduction_words(l, o);
+    r->bytes = (size_t)r->words * 4;
+    r->split_offset = 0;
+    if (r->pl.tiles > 0 && r->pl.splits > 1) {
+        r->split_offset = (r->bytes + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
+        r->bytes = r->split_offset + (size_t)(r->pl.tiles * r->pl.splits) *
+                                         (size_t)(r->pl.config->bm * r->pl.config->bn) * 4;
+    }
+    return EVT_OK;
+}
+
+/* Enqueues prepared run r on stream s, its workspace at ws. */
+static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, rt_cu_ptr ws,
+                          rt_cu_stream s)
+{
+    evt_ctx *ctx = l->m->ctx;
     unsigned char args[CG_MAX_FIELDS * 8];
     pack(l, args);
-    rt_cu_ptr ws = l->workspace;
+    rt_cu_ptr words_at = ws;
     for (size_t i = 0; i < l->layout.nfields; i++) {
         const cg_field *f = &l->layout.fields[i];
         if (f->role == CG_ROLE_WORKSPACE) {
-            memcpy(args + f->offset, &ws, sizeof ws);
-            ws += (rt_cu_ptr)reduction_words(l, (size_t)f->index) * 4;
+            memcpy(args + f->offset, &words_at, sizeof words_at);
+            words_at += (rt_cu_ptr)reduction_words(l, (size_t)f->index) * 4;
         }
     }
 
-    rt_cu_stream s = (rt_cu_stream)stream;
+    evt_status st = EVT_OK;
+    const long long words = r->words;
     unsigned small_grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
     if (words > 0)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
-    const unsigned threads = (unsigned)pl.config->threads;
-    const unsigned smem = (unsigned)pl.config->smem_bytes;
-    const long long tiles = pl.tiles, grid = pl.grid;
-    int splits = pl.splits;
+    const unsigned threads = (unsigned)r->pl.config->threads;
+    const unsigned smem = (unsigned)r->pl.config->smem_bytes;
+    const long long tiles = r->pl.tiles, grid = r->pl.grid;
+    int splits = r->pl.splits;
     if (st == EVT_OK && tiles > 0 && splits == 1) {
-        void *params[] = {args, &maps}; /* the maps: TMA entries' second parameter */
+        void *params[] = {args, &r->maps}; /* the maps: TMA entries' second parameter */
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
     }
     if (st == EVT_OK && tiles > 0 && splits > 1) {
         /* every tile's shares into their slots, then each tile's sum and epilogue */
-        st = grow_workspace(l, &l->split_ws, &l->split_ws_bytes,
-                            (size_t)(tiles * splits) * (size_t)(fns->cfg->bm * fns->cfg->bn) * 4, "split-K");
-        void *params[] = {args, &l->split_ws, &splits};
-        if (st == EVT_OK)
-            st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
+        rt_cu_ptr slots = ws + r->split_offset;
+        void *params[] = {args, &slots, &splits};
+        st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
         if (st == EVT_OK)
             st = launch_params(ctx, fns->sum, (unsigned)tiles, threads, smem, s, params);
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
     if (st == EVT_OK)
-        l->last = pl;
+        l->last = r->pl;
+    return st;
+}
+
+/* A run on `stream` in the caller's workspace (own == 0) or the launch's own. */
+static evt_status run(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
+{
+    rt_run r;
+    evt_status st = prepare(l, &r);
+    if (st != EVT_OK)
+        return st;
+    if (!own && r.bytes > bytes)
+        return fail(l, EVT_ERR_BAD_BUFFER,
+                    "the workspace is too small: %zu bytes, the run needs %zu "
+                    "(evt_launch_workspace_size)",
+                    bytes, r.bytes);
+    const rt_resolved *fns = NULL;
+    if ((st = resolve(l, r.cu_ctx, &r.pl, &fns)) != EVT_OK)
+        return st;
+    rt_cu_stream s = (rt_cu_stream)stream;
+    if (own && (st = grow_workspace(l, s, r.bytes)) != EVT_OK)
+        return st;
+    return enqueue(l, &r, fns, own ? l->workspace : (rt_cu_ptr)(uintptr_t)workspace, s);
+}
+
+evt_status evt_launch_run(evt_launch *l, void *stream)
+{
+    return l ? run(l, stream, 1, NULL, 0) : EVT_ERR_INVALID_ARGUMENT;
+}
+
+evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *workspace,
+                                         size_t bytes)
+{
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    if (!workspace && bytes)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "a workspace of %zu bytes at NULL", bytes);
+    if ((uintptr_t)workspace % RT_WORKSPACE_ALIGN != 0)
+        return fail(l, EVT_ERR_BAD_BUFFER, "the workspace is not aligned to %d bytes",
+                    RT_WORKSPACE_ALIGN);
+    return run(l, stream, 0, workspace, bytes);
+}
+
+evt_status evt_launch_workspace_size(evt_launch *l, size_t *bytes)
+{
+    if (!l || !bytes)
+        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL")
+                 : EVT_ERR_INVALID_ARGUMENT;
+    rt_run r;
+    evt_status st = prepare(l, &r);
+    *bytes = st == EVT_OK ? r.bytes : 0;
     return st;
 }
 

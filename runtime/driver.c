@@ -55,6 +55,8 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
     LOAD(memcpy_htod, "cuMemcpyHtoD_v2", "cuMemcpyHtoD");
     LOAD(memcpy_dtoh, "cuMemcpyDtoH_v2", "cuMemcpyDtoH");
     LOAD(stream_synchronize, NULL, "cuStreamSynchronize");
+    LOAD(stream_is_capturing, NULL, "cuStreamIsCapturing");
+    LOAD(exchange_capture_mode, NULL, "cuThreadExchangeStreamCaptureMode");
     LOAD(event_create, NULL, "cuEventCreate");
     LOAD(event_record, NULL, "cuEventRecord");
     LOAD(event_synchronize, NULL, "cuEventSynchronize");

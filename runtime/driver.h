@@ -22,7 +22,9 @@ enum {
     RT_CU_ATTR_MULTIPROCESSOR_COUNT = 16,
     RT_CU_ATTR_CC_MAJOR = 75,
     RT_CU_ATTR_CC_MINOR = 76,
-    RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8
+    RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8,
+    RT_CU_CAPTURE_NONE = 0,        /* CU_STREAM_CAPTURE_STATUS_NONE */
+    RT_CU_CAPTURE_MODE_RELAXED = 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */
 };
 
 typedef struct rt_driver {
@@ -49,6 +51,8 @@ typedef struct rt_driver {
     rt_cu_result (*memcpy_htod)(rt_cu_ptr, const void *, size_t);
     rt_cu_result (*memcpy_dtoh)(void *, rt_cu_ptr, size_t);
     rt_cu_result (*stream_synchronize)(rt_cu_stream);
+    rt_cu_result (*stream_is_capturing)(rt_cu_stream, int *); /* the CUstreamCaptureStatus */
+    rt_cu_result (*exchange_capture_mode)(int *); /* the thread's CUstreamCaptureMode */
     rt_cu_result (*event_create)(rt_cu_event *, unsigned);
     rt_cu_result (*event_record)(rt_cu_event, rt_cu_stream);
     rt_cu_result (*event_synchronize)(rt_cu_event);

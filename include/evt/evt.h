@@ -481,13 +481,43 @@ EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, fl
 /*
  * Validates, compiles or fetches the kernel for the current device, and
  * launches it on `stream` (a CUstream; NULL for the legacy default stream).
- * Asynchronous: returns once the work is enqueued.  A launch owns device
- * workspaces (reduction partials, split-K partial tiles) that its runs use:
+ * Asynchronous: returns once the work is enqueued.  A launch owns a device
+ * workspace (reduction partials, split-K partial tiles) that its runs use:
  * runs of one launch must not overlap on two streams (use a launch per
  * stream), and a workspace that grows is freed with cuMemFree, which waits
  * for the work using it.
+ *
+ * CUDA graph capture of `stream`: a run enqueues kernel launches only.  One
+ * that needs more workspace than the launch has would allocate it, which
+ * capture forbids (EVT_ERR_UNSUPPORTED, nothing enqueued): run the launch
+ * once before capturing, as bound then, or give the run a workspace
+ * (evt_launch_run_with_workspace).  The graph uses the launch's own
+ * workspace: keep the launch alive, and its workspace from growing, while
+ * the graph may replay.  A first run under capture compiles its kernel (on
+ * the host) and loads it in relaxed capture mode.
  */
 EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
+
+/*
+ * The bytes of device workspace a run would need as the launch is bound now,
+ * on the current device (0: none).  Validates and plans as evt_launch_run
+ * does, with its errors, and enqueues nothing.
+ */
+EVT_API evt_status evt_launch_workspace_size(evt_launch *launch, size_t *bytes);
+
+/*
+ * evt_launch_run in the caller's workspace: `bytes` of device memory at
+ * `workspace` (aligned to 256 bytes; NULL when bytes is 0), which the run
+ * uses instead of the launch's own, so that it allocates nothing.  The
+ * caller keeps it from other use until the work enqueued has finished; the
+ * contents need no initialising and are not kept.  EVT_ERR_BAD_BUFFER,
+ * before anything is enqueued, when it is misaligned or smaller than
+ * evt_launch_workspace_size says.  With memory from a stream-ordered
+ * allocator (PyTorch's), runs on several streams and under CUDA graph
+ * capture are safe.
+ */
+EVT_API evt_status evt_launch_run_with_workspace(evt_launch *launch, void *stream,
+                                                 void *workspace, size_t bytes);
 
 /*
  * Replaces the launch's tuning (which starts as its context's at

@@ -1,6 +1,13 @@
 """Times GEMM + bias + GELU through the Python binding against PyTorch.
 
     PYTHONPATH=bindings/python python3 tests/python/bench_binding.py [M N K]
+    PYTHONPATH=bindings/python python3 tests/python/bench_binding.py --host
+
+The second prints only the host-overhead table (also printed last by the
+first): host microseconds per call of a 64x64x64 GEMM, whose GPU time is a
+few microseconds, for an unbound kernel(...) call (checks, cached by call
+signature; the output allocated), a bound launch.run(), the same kernel as a
+torch custom op, and torch.addmm.
 
 bf16, A [M, K] row-major, W an nn.Linear weight [N, K], bias [N]:
 
@@ -59,10 +66,40 @@ def host_us(fn, n=200):
     return dt * 1e6
 
 
+def host_overhead(module):
+    """The host-overhead table: median over ROUNDS of host_us, each call's
+    GPU work (a 64x64x64 GEMM) far shorter than its host time."""
+    kernel = module.kernel("mlp_up")
+    op = kernel.torch_op("evt_bench::mlp_up")
+    a = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(64, device="cuda", dtype=torch.bfloat16)
+    launch = kernel.bind(a, w.t(), b=bias)
+    rows = [
+        ("evt kernel(a, w.t(), b=bias) (unbound)", lambda: kernel(a, w.t(), b=bias)),
+        ("evt launch.run() (bound)", launch.run),
+        ("evt custom op (kernel.torch_op)", lambda: op(a, w.t(), bias)),
+        ("torch.addmm(bias, a, w.t())", lambda: torch.addmm(bias, a, w.t())),
+    ]
+    print("\nhost overhead, 64x64x64 bf16 GEMM + bias (+ GELU for evt), median of "
+          f"{ROUNDS} rounds of 2000 calls")
+    print("\n| call | host us/call |")
+    print("| --- | ---: |")
+    for label, fn in rows:
+        for _ in range(WARMUP):
+            fn()
+        us = statistics.median(host_us(fn, 2000) for _ in range(ROUNDS))
+        print(f"| {label} | {us:.1f} |")
+
+
 def main():
-    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) >= 4 else (4096, 4096, 4096)
+    module = evt.compile(path=Path(__file__).resolve().parents[2] / "examples" / "examples.evt")
     target, name = evt.device_target()
     print(f"{name} ({target}), torch {torch.__version__}, libevt {evt.library_version}")
+    if sys.argv[1:] == ["--host"]:
+        host_overhead(module)
+        return
+    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) >= 4 else (4096, 4096, 4096)
     print(f"GEMM + bias + GELU, bf16, M={m} N={n} K={k}")
     torch.manual_seed(0)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
@@ -70,8 +107,7 @@ def main():
     bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
     y = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
 
-    kernel = evt.compile(path=Path(__file__).resolve().parents[2] / "examples" / "examples.evt") \
-        .kernel("mlp_up")
+    kernel = module.kernel("mlp_up")
     t = time.perf_counter()
     kernel(a, w.t(), b=bias, y=y)
     torch.cuda.synchronize()
@@ -106,6 +142,7 @@ def main():
           "approximation):")
     for k, v in verdicts.items():
         print(f"  {k}: {v}")
+    host_overhead(module)
 
 
 if __name__ == "__main__":

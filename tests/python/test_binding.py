@@ -241,6 +241,7 @@ def test_metadata():
     m = examples()
     k = m.kernel("mlp_up")
     assert (k.name, k.mainloop, k.epilogue) == ("mlp_up", "gemm", "bias_gelu")
+    assert m.kernel("mlp_up") is k and m["mlp_up"] is k  # one per name: it keeps its calls
     assert k.operands == (evt.Operand("a", "bf16", "row"), evt.Operand("b", "bf16", "col"))
     assert k.acc.dtype == "f32"
     assert [(a.name, a.dtype, a.shape) for a in k.inputs] == [("b", "bf16", ("N",))]

@@ -352,6 +352,45 @@ static void test_negative_ld_is_refused(void **state)
     assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
 }
 
+/* ---- a caller's workspace -------------------------------------------------- */
+
+static void test_workspace_size_validates_first(void **state)
+{
+    fixture *f = *state;
+    size_t bytes = 1;
+    bind_all_but(f, "bias");
+    expect_error(f, evt_launch_workspace_size(f->l, &bytes), EVT_ERR_UNBOUND, "bias");
+    assert_int_equal(bytes, 0);
+    expect_error(f, evt_launch_workspace_size(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "bytes");
+    assert_int_equal(evt_launch_workspace_size(NULL, &bytes), EVT_ERR_INVALID_ARGUMENT);
+    if (have_gpu(f))
+        return;
+    assert_int_equal(evt_launch_bind(f->l, "bias", FAKE(0x300000), N * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_workspace_size(f->l, &bytes), EVT_ERR_NO_GPU);
+}
+
+/* The workspace's own checks come before the arguments' and the driver's. */
+static void test_caller_workspace_is_checked(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, NULL);
+    expect_error(f, evt_launch_run_with_workspace(f->l, NULL, FAKE(0x800010), 4096),
+                 EVT_ERR_BAD_BUFFER, "workspace is not aligned to 256");
+    expect_error(f, evt_launch_run_with_workspace(f->l, NULL, NULL, 64),
+                 EVT_ERR_INVALID_ARGUMENT, "workspace");
+    assert_int_equal(evt_launch_run_with_workspace(NULL, NULL, NULL, 0), EVT_ERR_INVALID_ARGUMENT);
+    evt_launch *fresh = NULL; /* beta, without a default, never set */
+    assert_int_equal(evt_launch_create(f->m, evt_module_find_kernel(f->m, "k"), &fresh), EVT_OK);
+    expect_error(f, evt_launch_run_with_workspace(fresh, NULL, FAKE(0x800000), 4096),
+                 EVT_ERR_UNBOUND, "gemm");
+    evt_launch_destroy(fresh);
+    if (have_gpu(f))
+        return;
+    assert_int_equal(evt_launch_run_with_workspace(f->l, NULL, FAKE(0x800000), 4096),
+                     EVT_ERR_NO_GPU);
+    assert_int_equal(evt_launch_run_with_workspace(f->l, NULL, NULL, 0), EVT_ERR_NO_GPU);
+}
+
 /* ---- names --------------------------------------------------------------- */
 
 static void test_unknown_names_are_not_found(void **state)
@@ -409,6 +448,8 @@ int main(void)
         T(test_operand_ld_below_extent_is_refused),
         T(test_negative_sizes_are_refused),
         T(test_negative_ld_is_refused),
+        T(test_workspace_size_validates_first),
+        T(test_caller_workspace_is_checked),
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),

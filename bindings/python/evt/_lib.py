@@ -169,6 +169,8 @@ _OPTIONAL = {
     "evt_ctx_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
     "evt_ctx_set_library_path": (_st, [_p, _i, _s]),
     "evt_launch_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
+    "evt_launch_workspace_size": (_st, [_p, ctypes.POINTER(_z)]),
+    "evt_launch_run_with_workspace": (_st, [_p, _p, _p, _z]),
     "evt_config_count": (_i, []),
     "evt_config_name": (_s, [_i]),
     "evt_kernel_config_check": (_st, [_p, _p, _i, _s]),

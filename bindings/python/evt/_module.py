@@ -14,7 +14,7 @@ import sys
 import threading
 import warnings
 import weakref
-from collections import namedtuple
+from collections import OrderedDict, namedtuple
 from contextlib import nullcontext
 
 from . import _lib
@@ -42,8 +42,20 @@ Tuning.__doc__ = ("What a module or launch forces on the planner and the code ge
                   "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16).")
 _NO_TUNING = Tuning(None, 0, 0)
 
+# Whether the library takes a run's workspace from the caller (PyTorch's).
+_HAS_WORKSPACE = _lib.has("evt_launch_run_with_workspace")
 _KIND_NAMES = {_lib.ARG_INPUT: "in", _lib.ARG_PARAM: "param", _lib.ARG_OUTPUT: "out"}
 _OPTIONS = {"gemm": ("stream",), "conv2d_fprop": ("stream", "padding", "stride", "dilation")}
+
+# What a call's keyword names (Kernel._roles): an operand by its index, then
+# the kinds after it; tensors are the roles up to _TENSOR.
+_OPERAND_A, _OPERAND_B, _TENSOR, _PARAM, _OPTION, _STREAM = range(6)
+# The call signatures a Kernel keeps checked (_Call), the least recently used dropped.
+_CALLS_KEPT = 32
+
+
+class _Uncached(Exception):
+    """A call the signature cache does not take: it goes the checked way."""
 
 
 def _torch(required_for=None):
@@ -59,26 +71,47 @@ def _torch(required_for=None):
     return torch
 
 
+# torch once it has seen a GPU, which it then always does: asked once, not
+# on every launch.  Calls through the signature cache need it (Kernel.__call__).
+_CUDA_TORCH = None
+# Tensor types whose shape, strides, dtype and device are all a call's checks
+# read (subclasses may override data_ptr or have no storage), and PyTorch's
+# current CUstream of a device as an int (inductor's own way: no Stream
+# object is made), both set with _CUDA_TORCH.
+_PLAIN_TENSORS = ()
+_current_stream = None
+
+
 def _cuda_torch():
     """torch, if it is imported and sees a GPU (else None)."""
-    torch = _torch()
-    if torch is None or not torch.cuda.is_available():
-        return None
-    torch.cuda.init()
-    return torch
+    global _CUDA_TORCH, _PLAIN_TENSORS, _current_stream
+    if _CUDA_TORCH is None:
+        torch = _torch()
+        if torch is None or not torch.cuda.is_available():
+            return None
+        torch.cuda.init()
+        _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+        _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+        _CUDA_TORCH = torch
+    return _CUDA_TORCH
+
+
+_NO_GUARD = nullcontext()
 
 
 def _device_guard(index):
     """Makes device `index` (and so its primary context, PyTorch's) current."""
     torch = _cuda_torch()
-    return torch.cuda.device(index) if torch is not None else nullcontext()
+    if torch is None or torch.cuda.current_device() == index:
+        return _NO_GUARD
+    return torch.cuda.device(index)
 
 
 def _stream_handle(stream, index):
     """A CUstream as an int: PyTorch's current stream on `index` for None."""
     if stream is None:
-        torch = _cuda_torch()
-        return torch.cuda.current_stream(index).cuda_stream if torch is not None else 0
+        return _current_stream(index) if _cuda_torch() is not None else 0
     for attr in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, CuPy, cuda-python
         if hasattr(stream, attr):
             return int(getattr(stream, attr))
@@ -196,6 +229,7 @@ class Module:
         self._lock = threading.RLock()
         self._launches = weakref.WeakSet()
         self._live = set()  # native handles of the launches not yet destroyed
+        self._kernels = {}  # name -> Kernel, made on first ask
         self.tuning = _NO_TUNING
         self._finalizer = weakref.finalize(self, _destroy, ctx, mod, self._live)
 
@@ -224,11 +258,15 @@ class Module:
 
     def _check(self, status):
         if status != _lib.OK:
-            message = _lib.text(lib.evt_ctx_last_error(self._ctx))
-            diagnostics = ""
-            if status == _lib.ERR_COMPILE:  # NVRTC's log went to the diagnostics
-                diagnostics = _lib.text(lib.evt_module_diag_text(self._mod, _lib.DIAG_TEXT))
-            raise error_for(status, message, diagnostics)
+            raise self._error(status)
+
+    def _error(self, status):
+        """The exception of a failed call's `status`, with the library's message."""
+        message = _lib.text(lib.evt_ctx_last_error(self._ctx))
+        diagnostics = ""
+        if status == _lib.ERR_COMPILE:  # NVRTC's log went to the diagnostics
+            diagnostics = _lib.text(lib.evt_module_diag_text(self._mod, _lib.DIAG_TEXT))
+        return error_for(status, message, diagnostics)
 
     # -- tuning
     def set_tuning(self, config=None, split_k=0, row_group=0):
@@ -268,15 +306,19 @@ class Module:
                      for i in range(lib.evt_module_epilogue_count(m)))
 
     def kernel(self, name):
-        """The Kernel named `name`; NotFoundError (a LookupError) if none."""
+        """The Kernel named `name`, the same object each time (it keeps its
+        calls' checked signatures); NotFoundError (a LookupError) if none."""
         with self._lock:
-            k = lib.evt_module_find_kernel(self._handle(), name.encode("utf-8"))
-            if not k:
-                err = error_for(_lib.ERR_NOT_FOUND,
-                                f"module '{self.name}' has no kernel '{name}'; its kernels: "
-                                + (", ".join(self.kernels) or "none"))
-                raise err
-            return Kernel(self, k)
+            handle = self._handle()
+            kernel = self._kernels.get(name)
+            if kernel is None:
+                k = lib.evt_module_find_kernel(handle, name.encode("utf-8"))
+                if not k:
+                    raise error_for(_lib.ERR_NOT_FOUND,
+                                    f"module '{self.name}' has no kernel '{name}'; its "
+                                    f"kernels: " + (", ".join(self.kernels) or "none"))
+                kernel = self._kernels[name] = Kernel(self, k)
+            return kernel
 
     def __getitem__(self, name):
         return self.kernel(name)
@@ -347,7 +389,8 @@ class Kernel:
     def __init__(self, module, handle):
         self.module = module
         self._k = handle
-        self._natives = {}  # CUstream -> _Handle, for __call__
+        self._natives = {}  # CUstream (None: any) -> _Handle, for __call__ (_native)
+        self._calls = OrderedDict()  # call signature -> _Call, the latest used last
         self.name = _lib.text(lib.evt_kernel_name(handle))
         ml = lib.evt_kernel_mainloop(handle)
         self.mainloop = "gemm" if ml == _lib.MAINLOOP_GEMM else "conv2d_fprop"
@@ -375,6 +418,12 @@ class Kernel:
         self.inputs = args[_lib.ARG_INPUT]
         self.params = args[_lib.ARG_PARAM]
         self.outputs = args[_lib.ARG_OUTPUT]
+        # What each keyword of a call names, as _split reads it: an epilogue
+        # argument first, then an operand, then an option.
+        self._roles = {o: _STREAM if o == "stream" else _OPTION for o in self.options}
+        self._roles.update((o.name, i) for i, o in enumerate(self.operands))
+        self._roles.update((a.name, _TENSOR) for a in self.inputs + self.outputs)
+        self._roles.update((a.name, _PARAM) for a in self.params)
 
     @property
     def argument_names(self):
@@ -452,6 +501,21 @@ class Kernel:
             names.append(name)
         return tuple(names)
 
+    def torch_op(self, name):
+        """Registers the kernel as the PyTorch operator `name` ("namespace::op",
+        through torch.library.custom_op) and returns it; torch.ops.namespace.op
+        is the same operator.  Asking again for the same kernel returns it.
+
+        It takes the operands and the epilogue's inputs as tensors, its params
+        (and a conv's padding, stride, dilation) as keyword-only numbers, and
+        returns its outputs, allocated anew, as a tensor or a tuple, e.g.
+        ``mlp_up(Tensor a, Tensor b_operand, Tensor b) -> Tensor``.  It
+        mutates nothing, has a fake (meta) implementation (the call's own
+        checks and output shapes), so that torch.compile(fullgraph=True)
+        traces through it, and no autograd (docs/python.md)."""
+        from ._torch import torch_op
+        return torch_op(self, name)
+
     # -- launching
     def _split(self, operands, kw, options):
         """(operands, epilogue arguments, options) from a call's arguments.
@@ -493,33 +557,122 @@ class Kernel:
                                    f"{shadow}")
         return ops, args, opts
 
+    def _tensors(self, operands, kw):
+        """A call's tensors in slot order (_Call): the operands, then the
+        keyword tensors as given; and the slots of the two operands and of
+        each epilogue tensor, by name."""
+        tensors = list(operands)
+        op_slots = list(range(len(operands))) + [None] * (2 - len(operands))
+        slots = {}
+        for name, v in kw.items():
+            role = self._roles.get(name)
+            if role == _TENSOR:
+                slots[name] = len(tensors)
+            elif role == _OPERAND_A or role == _OPERAND_B:
+                op_slots[role] = len(tensors)
+            else:
+                continue
+            tensors.append(v)
+        return tensors, op_slots, slots
+
+    def _signature(self, operands, kw):
+        """(signature, tensors in slot order, stream) of a call whose
+        arguments the signature cache can take (torch tensors and numbers);
+        _Uncached otherwise, and for anything _split would refuse."""
+        # One flat tuple (the fastest to build and compare): each keyword's
+        # role says how many entries follow its name.  get_device() is the
+        # CUDA index (-1 off CUDA, which no kept signature has).
+        plain = _PLAIN_TENSORS
+        key = (len(operands),)
+        tensors = []
+        for t in operands:
+            if type(t) not in plain:
+                raise _Uncached
+            key += (t.shape, t.stride(), t.dtype, t.get_device())
+            tensors.append(t)
+        stream = None
+        roles = self._roles
+        for name, v in kw.items():
+            role = roles.get(name)
+            if role is None:
+                raise _Uncached
+            if role <= _TENSOR:
+                if type(v) not in plain:
+                    raise _Uncached
+                key += (name, v.shape, v.stride(), v.dtype, v.get_device())
+                tensors.append(v)
+            elif role == _PARAM:
+                if type(v) is not float and type(v) is not int:
+                    raise _Uncached
+                key += (name,)
+            elif role == _OPTION:
+                key += (name, v)
+            else:
+                stream = v
+        return key, tensors, stream
+
+    def _native(self, s):
+        """The library launch calls run on CUstream `s`: one for every stream
+        where PyTorch gives each run its workspace, else one per stream (a
+        launch's own workspace must not be shared by two streams)."""
+        slot = None if _HAS_WORKSPACE and _cuda_torch() is not None else s
+        native = self._natives.get(slot)
+        if native is None or native.closed:
+            native = self._natives[slot] = _Handle(self, shared=True)
+        return native
+
+    def _launch(self, call, tensors, kw, stream):
+        with _device_guard(call.device):
+            s = _stream_handle(stream, call.device)
+            native = self._native(s)
+            call.bind(native, tensors, kw)
+            native.run(s, call.device, call)
+
     def bind(self, *operands, **kw):
         """Checks the arguments and binds them to a new Launch (run it with
         .run(), time it with .benchmark()).  The two operands go positionally
         or by name, epilogue inputs, outputs and params by name, conv geometry
         as padding=, stride=, dilation=; outputs not given are allocated."""
-        ops, args, opts = self._split(operands, kw, tuple(o for o in self.options
-                                                          if o != "stream"))
-        return Launch(self, ops, args, opts)
+        return Launch(self, operands, kw)
 
     def __call__(self, *operands, **kw):
         """Launches the kernel on PyTorch's current stream (or `stream=`), as
         bind() takes its arguments; returns the output, or an Outputs tuple
-        when the kernel has several."""
-        ops, args, opts = self._split(operands, kw, self.options)
-        stream = opts.pop("stream", None)
-        plan = _Plan(self, ops, args, opts)
-        with self.module._lock, _device_guard(plan.device):
-            s = _stream_handle(stream, plan.device)
-            # One library launch per stream, rebound on every call: no create
-            # and destroy (and no reduction workspace freed) per call, and
-            # no workspace shared by two streams.
-            native = self._natives.get(s)
-            if native is None or native.closed:
-                native = self._natives[s] = _Handle(self, shared=True)
-            _bind(self, native.h, plan)
-            self.module._check(lib.evt_launch_run(native.h, s))
-        return _result(dict(plan.outputs))
+        when the kernel has several.
+
+        Every call is checked once per signature: the checks read only each
+        tensor's shape, strides, dtype and device, so a call of torch tensors
+        whose signature passed before (the last _CALLS_KEPT kept) reads their
+        data pointers and params, allocates its outputs and launches."""
+        key = None
+        if _CUDA_TORCH is not None:
+            try:
+                key, tensors, stream = self._signature(operands, kw)
+            except _Uncached:
+                key = None
+        with self.module._lock:
+            if key is not None:
+                try:
+                    call = self._calls.get(key)
+                except TypeError:  # an option's value is not hashable
+                    call = key = None
+                if call is not None:
+                    self._calls.move_to_end(key)
+                    tensors += call.allocate(_CUDA_TORCH)
+                    self._launch(call, tensors, kw, stream)
+                    return call.result(tensors)
+            ops, args, opts = self._split(operands, kw, self.options)
+            stream = opts.pop("stream", None)
+            plan = _Plan(self, ops, args, opts)
+            tensors, op_slots, slots = self._tensors(operands, kw)
+            call = _Call(self, plan, op_slots, slots, len(tensors))
+            tensors += [t for _, t in plan.allocated]
+            self._launch(call, tensors, kw, stream)
+            if key is not None:
+                self._calls[key] = call
+                if len(self._calls) > _CALLS_KEPT:
+                    self._calls.popitem(last=False)
+            return call.result(tensors)
 
 
 class Outputs(tuple):
@@ -572,6 +725,28 @@ def _pair(opt, value, minimum):
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
         raise ArgumentError(f"{opt} must be integers >= {minimum}, not {value!r}", opt)
     return int(pair[0]), int(pair[1])
+
+
+def _conv_output_size(prob):
+    """(p, q) of conv problem `prob` (evt_conv_problem's fields in order), by
+    the library's evt_conv_output_size; by F.conv2d's formula, the helper's
+    own, where the library lacks it or a size is symbolic (a SymInt, while
+    torch.compile traces dynamic shapes: p and q stay expressions of it)."""
+    n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w = prob
+    if _lib.has("evt_conv_output_size") and all(type(v) is int for v in prob):
+        p, q = ctypes.c_longlong(), ctypes.c_longlong()
+        if lib.evt_conv_output_size(ctypes.byref(_lib.ConvProblem(*prob)), ctypes.byref(p),
+                                    ctypes.byref(q)) == _lib.OK:
+            return p.value, q.value
+    else:
+        p = (h + 2 * pad_h - dil_h * (r - 1) - 1) // stride_h + 1
+        q = (w + 2 * pad_w - dil_w * (s - 1) - 1) // stride_w + 1
+        if p > 0 and q > 0:
+            return p, q
+    raise ArgumentError(
+        f"the convolution has an empty output: input {h}x{w}, filter {r}x{s}, padding "
+        f"({pad_h}, {pad_w}), stride ({stride_h}, {stride_w}), dilation ({dil_h}, {dil_w})",
+        "padding")
 
 
 def _matrix_ld(v, rows, cols, row_stride, col_stride, contiguity):
@@ -627,17 +802,22 @@ def _conv4(v, letters, prefer="nchw"):
 
 
 class _Plan:
-    """The checked arguments of one launch: sizes, buffers (ptr, bytes, ld),
-    params, outputs (allocated where not given), the device.  Every check
-    runs here, before the library sees anything."""
+    """The checked arguments of one launch: sizes, buffers (bytes, ld),
+    outputs (allocated where not given), the device; params are checked to
+    be numbers.  Every check runs here, before the library sees anything.
 
-    def __init__(self, kernel, operands, args, opts):
+    With `meta` (a custom op's fake implementation, torch.compile tracing)
+    the tensors only describe tensors: the same checks run and the outputs
+    are allocated, which under a FakeTensorMode makes them fake, and no
+    buffer is read."""
+
+    def __init__(self, kernel, operands, args, opts, meta=False):
         self.kernel = kernel
-        self.views = []     # every tensor, for the device check
-        self.buffers = {}   # name -> (ptr, bytes, ld)
-        self.params = {}    # name -> float
-        self.outputs = []   # (name, tensor), declaration order
-        self.keep = []      # tensors to keep alive while bound
+        self.meta = meta
+        self.views = []      # every tensor, for the device check
+        self.buffers = {}    # name -> (bytes, ld)
+        self.outputs = []    # (name, tensor), declaration order
+        self.allocated = []  # the outputs allocated here, likewise
         if kernel.mainloop == "gemm":
             m, n = self._gemm(kernel, operands)
         else:
@@ -649,11 +829,11 @@ class _Plan:
                                    f"({a.dtype}{_shape_text(a.shape)}) is required")
             self._epilogue_tensor(f"input '{a.name}'", a, args[a.name], m, n)
         # Outputs are allocated on the operands' device, checked first.
-        dev = self.views[0].device
         for a in kernel.outputs:
             t = args.get(a.name)
             if t is None:
-                t = self._allocate(a, dev, m, n)
+                t = self._allocate(a, m, n)
+                self.allocated.append((a.name, t))
             self._epilogue_tensor(f"output '{a.name}'", a, t, m, n)
             self.outputs.append((a.name, t))
         for a in kernel.params:
@@ -668,7 +848,7 @@ class _Plan:
                                         f"number, not a tensor (declare it `in {a.name} : "
                                         f"{a.dtype}` to read it from device memory)", a.name)
             try:
-                self.params[a.name] = float(value)
+                float(value)
             except (TypeError, ValueError):
                 raise ArgumentTypeError(f"param '{a.name}' must be a number, not "
                                         f"{value!r}", a.name) from None
@@ -681,18 +861,25 @@ class _Plan:
                                     f"{first.label} is on {device_str(first.device)}", v.label)
         self.device = index
 
-    @staticmethod
-    def _resolve(dev):
+    def _resolve(self, dev):
+        """The CUDA device index of `dev`; with `meta`, `dev` itself (only
+        compared: nothing is launched)."""
+        if self.meta:
+            return dev
         if dev[1] is not None:
             return dev[1]
         torch = _cuda_torch()
         return torch.cuda.current_device() if torch is not None else 0
 
+    def _view(self, label, obj, dtype):
+        v = View(label, obj, dtype, self.meta)
+        self.views.append(v)
+        return v
+
     def _gemm(self, kernel, operands):
         oa, ob = kernel.operands
-        a = View("operand 'a'", operands[0], oa.dtype)
-        b = View("operand 'b'", operands[1], ob.dtype)
-        self.views += [a, b]
+        a = self._view("operand 'a'", operands[0], oa.dtype)
+        b = self._view("operand 'b'", operands[1], ob.dtype)
         if len(a.shape) != 2:
             a.fail(f"must be a 2-D [M, K] matrix, not {a.describe()}")
         m, k = a.shape
@@ -705,17 +892,16 @@ class _Plan:
         n = b.shape[1]
         lda = _gemm_operand(a, "a", oa.dtype, oa.layout)
         ldb = _gemm_operand(b, "b", ob.dtype, ob.layout)
-        self.gemm = (m, n, k, a.ptr, lda, a.nbytes(), b.ptr, ldb, b.nbytes())
-        self.keep += [a.obj, b.obj]
+        if not self.meta:
+            self.gemm = (m, n, k, lda, a.nbytes(), ldb, b.nbytes())
         self.sizes = {"M": m, "N": n, "K": k}
         self.conv_nchw = False
         return m, n
 
     def _conv(self, kernel, operands, opts):
         ox, ow = kernel.operands
-        x = View("operand 'x'", operands[0], ox.dtype)
-        w = View("operand 'w'", operands[1], ow.dtype)
-        self.views += [x, w]
+        x = self._view("operand 'x'", operands[0], ox.dtype)
+        w = self._view("operand 'w'", operands[1], ow.dtype)
         (n, h, wd, c), fmt = _conv4(x, "N, C, H, W")
         (k, r, s, c2), wfmt = _conv4(w, "K, C, R, S", fmt)
         if wfmt != fmt:
@@ -734,38 +920,20 @@ class _Plan:
         pad = _pair("padding", opts.get("padding", 0), 0)
         stride = _pair("stride", opts.get("stride", 1), 1)
         dil = _pair("dilation", opts.get("dilation", 1), 1)
-        prob = _lib.ConvProblem(n, h, wd, c, k, r, s, pad[0], pad[1], stride[0], stride[1],
-                                dil[0], dil[1])
-        p, q = self._conv_output_size(prob)
-        self.conv = (prob, x.ptr, x.nbytes(), w.ptr, w.nbytes())
-        self.keep += [x.obj, w.obj]
+        prob = (n, h, wd, c, k, r, s, pad[0], pad[1], stride[0], stride[1], dil[0], dil[1])
+        p, q = _conv_output_size(prob)
+        if not self.meta:
+            self.conv = (prob, x.nbytes(), w.nbytes())
         self.conv_nchw = fmt == "nchw"
         self.conv_npq = (n, p, q)
         self.sizes = {"n": n, "h": h, "w": wd, "c": c, "k": k, "r": r, "s": s, "p": p, "q": q,
                       "M": n * p * q, "N": k}
         return n * p * q, k
 
-    @staticmethod
-    def _conv_output_size(prob):
-        if _lib.has("evt_conv_output_size"):
-            p, q = ctypes.c_longlong(), ctypes.c_longlong()
-            if lib.evt_conv_output_size(ctypes.byref(prob), ctypes.byref(p),
-                                        ctypes.byref(q)) == _lib.OK:
-                return p.value, q.value
-        else:
-            p = (prob.h + 2 * prob.pad_h - prob.dil_h * (prob.r - 1) - 1) // prob.stride_h + 1
-            q = (prob.w + 2 * prob.pad_w - prob.dil_w * (prob.s - 1) - 1) // prob.stride_w + 1
-            if p > 0 and q > 0:
-                return p, q
-        raise ArgumentError(
-            f"the convolution has an empty output: input {prob.h}x{prob.w}, filter "
-            f"{prob.r}x{prob.s}, padding ({prob.pad_h}, {prob.pad_w}), stride ({prob.stride_h}, "
-            f"{prob.stride_w}), dilation ({prob.dil_h}, {prob.dil_w})", "padding")
-
-    def _allocate(self, a, dev, m, n):
+    def _allocate(self, a, m, n):
         torch = _torch(f"allocating output '{a.name}' (it was not given)")
         dtype = getattr(torch, TORCH_DTYPE_NAMES[a.dtype])
-        device = torch.device("cuda", self._resolve(dev))
+        device = self.views[0].obj.device
         if a.shape == ("M", "N") and self.kernel.mainloop == "conv2d_fprop":
             nb, p, q = self.conv_npq
             if self.conv_nchw:
@@ -776,8 +944,7 @@ class _Plan:
         return torch.empty(size, dtype=dtype, device=device)
 
     def _epilogue_tensor(self, label, a, obj, m, n):
-        v = View(label, obj, a.dtype)
-        self.views.append(v)
+        v = self._view(label, obj, a.dtype)
         ld = 0
         if a.shape == ("M", "N"):
             ld = self._mn_ld(v, m, n)
@@ -791,8 +958,8 @@ class _Plan:
                 v.fail(f"must be a 1-D [{dim}] = [{want}] vector, not {v.describe()}")
             if want > 1 and v.strides[0] != 1:
                 v.fail(f"must be contiguous (stride 1), not {v.describe()}")
-        self.buffers[a.name] = (v.ptr, v.nbytes(), ld)
-        self.keep.append(obj)
+        if not self.meta:
+            self.buffers[a.name] = (v.nbytes(), ld)
 
     def _mn_ld(self, v, m, n):
         if len(v.shape) == 2:
@@ -828,23 +995,6 @@ class _Plan:
         v.fail(f"must be an [M, N] = [{m}, {n}] matrix, not {v.describe()}")
 
 
-def _bind(kernel, h, plan):
-    """Hands a checked plan to launch handle `h`: every argument, anew."""
-    module = kernel.module
-    if kernel.mainloop == "gemm":
-        module._check(lib.evt_launch_set_gemm(h, *plan.gemm))
-    else:
-        if not _lib.has("evt_launch_set_conv"):
-            raise UnsupportedError(f"kernel '{kernel.name}': the libevt loaded "
-                                   f"({_lib.path}) cannot launch conv2d_fprop kernels")
-        prob, xp, xb, wp, wb = plan.conv
-        module._check(lib.evt_launch_set_conv(h, ctypes.byref(prob), xp, xb, wp, wb))
-    for name, (ptr, nbytes, ld) in plan.buffers.items():
-        module._check(lib.evt_launch_bind(h, name.encode(), ptr, nbytes, ld))
-    for name, value in plan.params.items():
-        module._check(lib.evt_launch_set_param(h, name.encode(), value))
-
-
 def _result(outputs):
     """One output's tensor, or an Outputs tuple of several."""
     if len(outputs) == 1:
@@ -852,13 +1002,84 @@ def _result(outputs):
     return Outputs(outputs.keys(), outputs.values())
 
 
+def _set_conv(h, prob, x, x_bytes, w, w_bytes):
+    return lib.evt_launch_set_conv(h, ctypes.byref(_lib.ConvProblem(*prob)), x, x_bytes, w,
+                                   w_bytes)
+
+
+class _Call:
+    """What the library is given for one checked call, ready to be given
+    again: sizes, leading dimensions and byte counts, where each data pointer
+    comes from, the outputs to allocate.  Kernel.__call__ keeps one per call
+    signature (each tensor's shape, strides, dtype and device: all that its
+    checks read), so a repeated call reads only data pointers and params;
+    a Launch binds one once.
+
+    A call's tensors are its operands, its keyword tensors in the order
+    given, then the outputs allocated for it (Kernel._tensors): slots are
+    indices into that list.  Byte counts stay right for other tensors of
+    the same signature: a torch tensor's storage covers its view."""
+
+    def __init__(self, kernel, plan, op_slots, slots, ntensors):
+        self.allocs = []  # (size, stride, dtype, device) of each output allocated
+        slots = dict(slots)
+        for name, t in plan.allocated:
+            slots[name] = ntensors + len(self.allocs)
+            self.allocs.append((tuple(t.shape), t.stride(), t.dtype, t.device))
+        self.a, self.b = op_slots
+        self.conv = kernel.mainloop == "conv2d_fprop"
+        if self.conv and not _lib.has("evt_launch_set_conv"):
+            raise UnsupportedError(f"kernel '{kernel.name}': the libevt loaded "
+                                   f"({_lib.path}) cannot launch conv2d_fprop kernels")
+        self.problem = plan.conv if self.conv else plan.gemm
+        self.binds = [(name.encode(), slots[name], nbytes, ld)
+                      for name, (nbytes, ld) in plan.buffers.items()]
+        self.params = [(a.name.encode(), a.name, a.default) for a in kernel.params]
+        self.results = [slots[name] for name, _ in plan.outputs]
+        self.names = tuple(name for name, _ in plan.outputs)
+        self.device = plan.device
+        self.ws_bytes = 0  # the workspace its last run took (_Handle.run)
+
+    def allocate(self, torch):
+        return [torch.empty_strided(size, stride, dtype=dtype, device=device)
+                for size, stride, dtype, device in self.allocs]
+
+    def bind(self, native, tensors, kw):
+        """Gives launch `native` the call's arguments: `tensors` in slot
+        order, params by name from `kw` (the declared default if absent)."""
+        ptrs = [int(t.data_ptr()) for t in tensors]
+        if self.conv:
+            prob, x_bytes, w_bytes = self.problem
+            native.set(None, _set_conv, prob, ptrs[self.a], x_bytes, ptrs[self.b], w_bytes)
+        else:
+            m, n, k, lda, a_bytes, ldb, b_bytes = self.problem
+            native.set(None, lib.evt_launch_set_gemm, m, n, k, ptrs[self.a], lda, a_bytes,
+                       ptrs[self.b], ldb, b_bytes)
+        for name, slot, nbytes, ld in self.binds:
+            native.set(name, lib.evt_launch_bind, name, ptrs[slot], nbytes, ld)
+        for name, key, default in self.params:
+            value = kw.get(key)
+            native.set(name, lib.evt_launch_set_param, name,
+                       default if value is None else float(value))
+
+    def result(self, tensors):
+        """The output tensor, or an Outputs tuple of several."""
+        if len(self.results) == 1:
+            return tensors[self.results[0]]
+        return Outputs(self.names, [tensors[i] for i in self.results])
+
+
 class _Handle:
     """One evt_launch of a kernel, destroyed by close(), when collected, or
-    (first) when its module is closed."""
+    (first) when its module is closed.  `bound` mirrors what the library
+    launch holds, by setter: a value it already has is not set again."""
 
     def __init__(self, kernel, shared=False):
         module = kernel.module
-        self.shared = shared  # a Kernel's per-stream launch for calls, not a Launch's
+        self.module = module
+        self.shared = shared  # a Kernel's launch for calls, not a Launch's
+        self.bound = {}       # None (the problem) or an argument's name -> setter's arguments
+        self.ws_bytes = 0     # the workspace its last run took (run)
         h = ctypes.c_void_p()
         module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
         self.h = h.value
@@ -873,6 +1094,46 @@ class _Handle:
     def close(self):
         self._finalizer()
 
+    def set(self, key, setter, *args):
+        """setter(launch, *args), unless the launch holds these already."""
+        if self.bound.get(key) != args:
+            self.bound.pop(key, None)
+            self.module._check(setter(self.h, *args))
+            self.bound[key] = args
+
+    def run(self, s, index, hint):
+        """Launches on CUstream `s`, the module's lock held and device `index`
+        current.  With PyTorch driving the GPU, the run's workspace comes from
+        its caching allocator: stream-ordered, so safe on any stream and
+        under CUDA graph capture, where the library may not allocate its own.
+        `hint.ws_bytes` is the size tried first (its last run's), and is left
+        holding what this run took."""
+        torch = _cuda_torch()
+        if torch is None or not _HAS_WORKSPACE:
+            self.module._check(lib.evt_launch_run(self.h, s))
+            return
+        st = self._run_in(torch, s, index, hint.ws_bytes)
+        if st == _lib.ERR_BAD_BUFFER:
+            # A first run, or one planned differently, may need more: ask, and run again.
+            error = self.module._error(st)
+            need = ctypes.c_size_t()
+            if (lib.evt_launch_workspace_size(self.h, ctypes.byref(need)) != _lib.OK
+                    or need.value <= hint.ws_bytes):
+                raise error
+            hint.ws_bytes = need.value
+            st = self._run_in(torch, s, index, need.value)
+        self.module._check(st)
+
+    def _run_in(self, torch, s, index, nbytes):
+        ws = None
+        if nbytes:
+            ws = torch.empty(nbytes, dtype=torch.uint8, device=index)
+            if s != _current_stream(index):
+                # freed on return: not to be handed out again before s is done with it
+                ws.record_stream(torch.cuda.ExternalStream(s, device=index))
+        return lib.evt_launch_run_with_workspace(self.h, s, ws.data_ptr() if nbytes else None,
+                                                 nbytes)
+
 
 class Launch:
     """A kernel with every argument checked and bound: run() launches it,
@@ -880,19 +1141,23 @@ class Launch:
     each output's name to its tensor; `sizes` gives M, N, K (GEMM) or the
     conv problem's n, h, w, c, k, r, s, p, q, M, N."""
 
-    def __init__(self, kernel, operands, args, opts):
+    def __init__(self, kernel, operands, kw):
         self.kernel = kernel
         self._native = None
-        plan = _Plan(kernel, operands, args, opts)
+        ops, args, opts = kernel._split(operands, kw, tuple(o for o in kernel.options
+                                                            if o != "stream"))
+        plan = _Plan(kernel, ops, args, opts)
+        tensors, op_slots, slots = kernel._tensors(operands, kw)
+        call = _Call(kernel, plan, op_slots, slots, len(tensors))
         self._device = plan.device
-        self._keep = plan.keep
+        self._keep = tensors + [t for _, t in plan.allocated]
         self.outputs = dict(plan.outputs)
         self.sizes = plan.sizes
         with kernel.module._lock:
             self.tuning = kernel.module.tuning
             self._native = _Handle(kernel)
             try:
-                _bind(kernel, self._native.h, plan)
+                call.bind(self._native, self._keep, kw)
             except BaseException:
                 self.close()
                 raise
@@ -900,7 +1165,7 @@ class Launch:
     def _live(self):
         if self._native is None or self._native.closed:
             raise EvtError(f"launch of kernel '{self.kernel.name}' is closed")
-        return self._native.h
+        return self._native
 
     def result(self):
         """The output tensor, or an Outputs tuple when the kernel has several."""
@@ -913,7 +1178,8 @@ class Launch:
         module = self.kernel.module
         with module._lock, _device_guard(self._device):
             s = _stream_handle(stream, self._device)
-            module._check(lib.evt_launch_run(self._live(), s))
+            native = self._live()
+            native.run(s, self._device, native)
         return self.result()
 
     def benchmark(self, warmup=5, reps=50, stream=None):
@@ -923,7 +1189,7 @@ class Launch:
         ms = ctypes.c_double()
         with module._lock, _device_guard(self._device):
             s = _stream_handle(stream, self._device)
-            module._check(lib.evt_launch_benchmark(self._live(), s, int(warmup), int(reps),
+            module._check(lib.evt_launch_benchmark(self._live().h, s, int(warmup), int(reps),
                                                    ctypes.byref(ms)))
         return ms.value
 
@@ -936,7 +1202,7 @@ class Launch:
         t, native = _tuning(config, split_k, row_group)
         module = self.kernel.module
         with module._lock:
-            module._check(lib.evt_launch_set_tuning(self._live(), ctypes.byref(native)))
+            module._check(lib.evt_launch_set_tuning(self._live().h, ctypes.byref(native)))
             self.tuning = t
         return self
 
@@ -948,7 +1214,7 @@ class Launch:
         if not _lib.has("evt_launch_plan"):
             raise UnsupportedError(f"the libevt loaded ({_lib.path}) has no evt_launch_plan")
         with self.kernel.module._lock:
-            return _lib.text(lib.evt_launch_plan(self._live()))
+            return _lib.text(lib.evt_launch_plan(self._live().h))
 
     def close(self):
         """Releases the launch and its tensors (the outputs stay valid)."""

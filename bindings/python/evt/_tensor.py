@@ -70,9 +70,13 @@ def device_str(dev):
 
 
 class View:
-    """One tensor argument as the checks see it."""
+    """One tensor argument as the checks see it.
 
-    def __init__(self, label, obj, elem):
+    With `meta`, the tensor only describes one (a fake tensor while
+    torch.compile traces, or a meta tensor): its sizes may be symbolic
+    (SymInt), so they are kept as they are, and a meta device passes."""
+
+    def __init__(self, label, obj, elem, meta=False):
         self.label = label  # "input 'bias'", "operand 'a'", ...
         self.obj = obj
         self.elem = elem
@@ -80,13 +84,17 @@ class View:
             raise ArgumentTypeError(
                 f"{label} must be a tensor (an object with data_ptr(), shape, stride(), dtype "
                 f"and device, such as a torch.Tensor), not {type(obj).__name__}", label)
-        self.shape = tuple(int(d) for d in obj.shape)
-        self.strides = tuple(int(s) for s in obj.stride())
+        if meta:
+            self.shape = tuple(obj.shape)
+            self.strides = tuple(obj.stride())
+        else:
+            self.shape = tuple(int(d) for d in obj.shape)
+            self.strides = tuple(int(s) for s in obj.stride())
         if len(self.strides) != len(self.shape):
             raise ArgumentError(f"{label}: stride() has {len(self.strides)} entries for "
                                 f"{len(self.shape)} dimensions", label)
         self.device = device_of(obj)
-        if self.device[0] != "cuda":
+        if self.device[0] != "cuda" and not (meta and self.device[0] == "meta"):
             raise ArgumentError(f"{label} is on {device_str(self.device)}; evt kernels take "
                                 f"CUDA tensors", label)
         want = TORCH_DTYPE_NAMES[elem]
@@ -96,7 +104,6 @@ class View:
                                     f"not {obj.dtype}", label)
         if any(s < 0 for s in self.strides):
             raise ArgumentError(f"{label} has a negative stride {self.strides}", label)
-        self.ptr = int(obj.data_ptr())
 
     @property
     def numel(self):
