@@ -4,6 +4,8 @@
 #   check   tests/gpu/run_gemm_suite.sh, the embedding example, every builtin
 #           on the GPU against evt_math.h's C build bit for bit, the Python
 #           binding and the ResNet-50 layers against F.conv2d in float64
+#   torch   tests/python/test_torch.py (custom op, torch.compile, CUDA graph
+#           capture) and bench_binding.py --host (host time per call)
 #   examples  evtc run --check --bench of every example kernel: GEMMs at 4096^3
 #           and 8192^3, convs at two ResNet-50 layers
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
@@ -52,9 +54,14 @@ for s in $sections; do
         step "gemm suite" suite.log env EVTC="$build/evtc" bash tests/gpu/run_gemm_suite.sh
         step "embed" embed.log "$build/examples/embed/embed"
         step "math bits" math_bits.log "$build/tests/gpu/math_bits"
+        step "launch workspace" workspace.log "$build/tests/gpu/launch_workspace"
         step "python binding" python.log python3 tests/python/test_binding.py
         step "resnet shapes" resnet.log python3 tests/python/test_resnet_shapes.py
+        step "cli" cli.log env EVTC="$build/evtc" bash tests/gpu/run_cli.sh
         ;;
+    torch)
+        step "torch op, compile, graphs" torch.log python3 tests/python/test_torch.py
+        python3 tests/python/bench_binding.py --host 2>&1 | tee "$out/host.log" ;;
     examples)
         for f in examples/*.evt; do
             ir=$("$build/evtc" "$f" --emit=ir 2>/dev/null)

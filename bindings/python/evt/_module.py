@@ -80,11 +80,12 @@ _CUDA_TORCH = None
 # object is made), both set with _CUDA_TORCH.
 _PLAIN_TENSORS = ()
 _current_stream = None
+_current_device = None
 
 
 def _cuda_torch():
     """torch, if it is imported and sees a GPU (else None)."""
-    global _CUDA_TORCH, _PLAIN_TENSORS, _current_stream
+    global _CUDA_TORCH, _PLAIN_TENSORS, _current_stream, _current_device
     if _CUDA_TORCH is None:
         torch = _torch()
         if torch is None or not torch.cuda.is_available():
@@ -93,6 +94,8 @@ def _cuda_torch():
         _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
         _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
             lambda index: torch.cuda.current_stream(index).cuda_stream)
+        # initialized above: the lazy-init check of torch.cuda.current_device is not needed
+        _current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
         _CUDA_TORCH = torch
     return _CUDA_TORCH
 
@@ -103,7 +106,7 @@ _NO_GUARD = nullcontext()
 def _device_guard(index):
     """Makes device `index` (and so its primary context, PyTorch's) current."""
     torch = _cuda_torch()
-    if torch is None or torch.cuda.current_device() == index:
+    if torch is None or _current_device() == index:
         return _NO_GUARD
     return torch.cuda.device(index)
 
@@ -1047,7 +1050,11 @@ class _Call:
     def bind(self, native, tensors, kw):
         """Gives launch `native` the call's arguments: `tensors` in slot
         order, params by name from `kw` (the declared default if absent)."""
-        ptrs = [int(t.data_ptr()) for t in tensors]
+        ptrs = [t.data_ptr() for t in tensors]
+        params = [kw.get(key) for _, key, _ in self.params]
+        if native.last is self and native.last_ptrs == ptrs and native.last_params == params:
+            return  # the launch holds exactly these (a repeated call with the same tensors)
+        native.last = None  # until every setter below has succeeded
         if self.conv:
             prob, x_bytes, w_bytes = self.problem
             native.set(None, _set_conv, prob, ptrs[self.a], x_bytes, ptrs[self.b], w_bytes)
@@ -1061,6 +1068,7 @@ class _Call:
             value = kw.get(key)
             native.set(name, lib.evt_launch_set_param, name,
                        default if value is None else float(value))
+        native.last, native.last_ptrs, native.last_params = self, ptrs, params
 
     def result(self, tensors):
         """The output tensor, or an Outputs tuple of several."""
@@ -1079,6 +1087,8 @@ class _Handle:
         self.module = module
         self.shared = shared  # a Kernel's launch for calls, not a Launch's
         self.bound = {}       # None (the problem) or an argument's name -> setter's arguments
+        # the _Call that bound everything last, with its data pointers and params (_Call.bind)
+        self.last, self.last_ptrs, self.last_params = None, None, None
         self.ws_bytes = 0     # the workspace its last run took (run)
         h = ctypes.c_void_p()
         module._check(lib.evt_launch_create(module._handle(), kernel._k, ctypes.byref(h)))
