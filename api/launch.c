@@ -84,6 +84,16 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
         return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
                         "evt_launch_create: module, kernel and out are required");
     *out = NULL;
+    /* A launch reads its kernel's module (the epilogue, the generated code):
+     * another module's kernel would fail only at the first run, or outlive
+     * its module. */
+    size_t ki = 0;
+    while (ki < evt_module_kernel_count(m) && evt_module_kernel(m, ki) != k)
+        ki++;
+    if (ki == evt_module_kernel_count(m))
+        return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_launch_create: kernel '%s' is not a kernel of this module",
+                        k->name);
     evt_launch *l = calloc(1, sizeof *l);
     const ir_func *fn = k->epilogue;
     if (l) {

@@ -352,6 +352,20 @@ static void test_negative_ld_is_refused(void **state)
     assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
 }
 
+static void test_kernel_of_another_module_is_refused(void **state)
+{
+    fixture *f = *state;
+    evt_module *other = NULL;
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "u.evt", source, strlen(source), &other), EVT_OK);
+    evt_launch *l = (evt_launch *)1;
+    expect_error(f, evt_launch_create(f->m, evt_module_find_kernel(other, "k"), &l),
+                 EVT_ERR_INVALID_ARGUMENT, "not a kernel of this module");
+    assert_null(l);
+    assert_int_equal(evt_launch_create(other, evt_module_find_kernel(other, "k"), &l), EVT_OK);
+    evt_launch_destroy(l);
+    evt_module_destroy(other);
+}
+
 /* ---- a caller's workspace -------------------------------------------------- */
 
 static void test_workspace_size_validates_first(void **state)
@@ -448,6 +462,7 @@ int main(void)
         T(test_operand_ld_below_extent_is_refused),
         T(test_negative_sizes_are_refused),
         T(test_negative_ld_is_refused),
+        T(test_kernel_of_another_module_is_refused),
         T(test_workspace_size_validates_first),
         T(test_caller_workspace_is_checked),
         T(test_unknown_names_are_not_found),
