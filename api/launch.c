@@ -139,6 +139,34 @@ void evt_launch_destroy(evt_launch *l)
     free(l);
 }
 
+/* A grid's x dimension, the most CTAs cuLaunchKernel takes. */
+static const long long RT_MAX_GRID = INT_MAX;
+
+/*
+ * Refuses an m x n problem that even the largest tile of any configuration
+ * of the kernel's mainloop cuts into more tiles than a grid holds: caught
+ * when the problem is set, with no driver, rather than by the driver after
+ * part of the run was enqueued.  prepare checks the chosen plan's own count.
+ */
+static evt_status check_tiles(evt_launch *l, long long m, long long n)
+{
+    long long fewest = -1;
+    for (int i = 0; i < EVT_TILE_COUNT; i++) {
+        const plan_config *c = &plan_configs[i];
+        if (plan_config_mainloop_refusal(c, l->k->mainloop))
+            continue;
+        const long long t = plan_config_tiles(c, m, n);
+        if (fewest < 0 || t < fewest)
+            fewest = t;
+    }
+    if (fewest > RT_MAX_GRID)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "an M x N = %lld x %lld epilogue is %lld tiles or more, past the 2^31-1 "
+                    "CTAs of a grid",
+                    m, n, fewest);
+    return EVT_OK;
+}
+
 evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long long k,
                                const void *a, long long lda, size_t a_bytes, const void *b,
                                long long ldb, size_t b_bytes)
@@ -150,6 +178,9 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
                     evt_mainloop_name(l->k->mainloop));
     if (m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "GEMM sizes must be between 0 and 2^31-1");
+    evt_status st = check_tiles(l, m, n);
+    if (st != EVT_OK)
+        return st;
     l->sizes[0] = l->dims[0] = m;
     l->sizes[1] = l->dims[1] = n;
     l->sizes[2] = l->dims[2] = k;
@@ -177,6 +208,9 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
         c->c > INT_MAX || __builtin_mul_overflow(c->r * c->s, c->c, &rsc) || rsc > INT_MAX)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
                     "conv too large: n*h*w, n*p*q and r*s*c must stay below 2^31");
+    evt_status st = check_tiles(l, pix_out, c->k);
+    if (st != EVT_OK)
+        return st;
     const long long sizes[CG_MAX_SIZES] = {c->n, c->h, c->w, c->c, c->k, c->r, c->s, p, q,
                                            c->pad_h, c->pad_w, c->stride_h, c->stride_w,
                                            c->dil_h, c->dil_w};
@@ -714,6 +748,14 @@ static evt_status prepare(evt_launch *l, rt_run *r)
     memset(&r->maps, 0, sizeof r->maps);
     if (r->pl.tma && !tma_maps(l, r->pl.config, &r->maps))
         plan_tma_refused(&l->pk, &prob, &l->tuning, &r->pl); /* the driver refused them */
+    /* check_tiles bounded the fewest tiles any configuration gives; the one
+     * chosen may give more.  Refused here, before anything is enqueued:
+     * enqueue's grids are unsigned, and cuLaunchKernel takes 2^31-1. */
+    if (r->pl.tiles > RT_MAX_GRID || r->pl.grid > RT_MAX_GRID)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "configuration %s cuts the problem into %lld tiles, a grid of %lld CTAs: past "
+                    "the 2^31-1 of a launch",
+                    r->pl.config->name, r->pl.tiles, r->pl.grid);
 
     r->words = 0;
     for (size_t o = 0; o < l->fn->noutputs; o++)

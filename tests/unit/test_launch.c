@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <evt/evt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static const char source[] =
     "    out dst  : f16[M, N] = relu(alpha * acc + bias) * beta + res * sc\n"
     "    out amax : f32 = reduce_max(abs(acc))\n"
     "}\n"
-    "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n";
+    "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+    "kernel kc = conv2d_fprop(x: f16, w: f16, acc: f32) with e\n";
 
 /* LD > N, so a buffer of exactly (M - 1) * LD + N elements is the minimum. */
 enum { M = 64, N = 40, K = 24, LD = 48 };
@@ -352,6 +354,44 @@ static void test_negative_ld_is_refused(void **state)
     assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
 }
 
+/* ---- grids: refused when set, naming the count ---------------------------- */
+
+/* A conv launch of kernel kc beside the fixture's GEMM one. */
+static evt_launch *conv_launch(fixture *f)
+{
+    evt_launch *l = NULL;
+    assert_int_equal(evt_launch_create(f->m, evt_module_find_kernel(f->m, "kc"), &l), EVT_OK);
+    return l;
+}
+
+static evt_conv_problem conv(long long n, long long h, long long r, int pad, int dil)
+{
+    return (evt_conv_problem){n, h, h, 8, 8, r, r, pad, pad, 1, 1, dil, dil};
+}
+
+/* Past 2^31 - 1 tiles no grid holds the problem: refused when set, without
+ * the driver, so no reduction-init kernel is ever enqueued for it. */
+static void test_too_many_tiles_are_refused(void **state)
+{
+    fixture *f = *state;
+    expect_error(f, evt_launch_set_gemm(f->l, INT_MAX, INT_MAX, K, FAKE(0x100000), K, SIZE_MAX,
+                                        FAKE(0x200000), K, SIZE_MAX),
+                 EVT_ERR_INVALID_ARGUMENT, "2147483647 x 2147483647");
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "tiles"));
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "gemm");
+    evt_launch *l = conv_launch(f);
+    evt_conv_problem c = conv(1, 46340, 1, 0, 1); /* n*p*q = 2147395600 */
+    c.k = INT_MAX;
+    c.c = 1;
+    expect_error(f, evt_launch_set_conv(l, &c, FAKE(0x100000), SIZE_MAX, FAKE(0x200000), SIZE_MAX),
+                 EVT_ERR_INVALID_ARGUMENT, "2147395600 x 2147483647");
+    evt_launch_destroy(l);
+    /* a problem at the edge, one row of tiles, is taken */
+    assert_int_equal(evt_launch_set_gemm(f->l, INT_MAX, 1, K, FAKE(0x100000), K, SIZE_MAX,
+                                         FAKE(0x200000), K, SIZE_MAX),
+                     EVT_OK);
+}
+
 static void test_kernel_of_another_module_is_refused(void **state)
 {
     fixture *f = *state;
@@ -462,6 +502,7 @@ int main(void)
         T(test_operand_ld_below_extent_is_refused),
         T(test_negative_sizes_are_refused),
         T(test_negative_ld_is_refused),
+        T(test_too_many_tiles_are_refused),
         T(test_kernel_of_another_module_is_refused),
         T(test_workspace_size_validates_first),
         T(test_caller_workspace_is_checked),
