@@ -3,6 +3,8 @@
  * Validation runs on the host before the driver is even loaded, so a bad
  * argument is reported the same way on a machine with no GPU. */
 #define _POSIX_C_SOURCE 200809L
+#include "../support/checked.h"
+#include "../support/conv_geometry.h"
 #include "../support/extent.h"
 #include "../codegen/cg.h"
 #include "../codegen/layout.h"
@@ -44,6 +46,7 @@ struct evt_launch {
     cg_layout layout;
     long long sizes[CG_MAX_SIZES]; /* the mainloop's problem, in layout.h's order */
     long long dims[3];             /* the GEMM view: M, N (the epilogue's extent), K */
+    long long conv_pixels;         /* a conv's n*h*w: the rows of x */
     rt_buffer operands[2];         /* A and B, or x and w */
     int problem_set;
     rt_buffer *inputs, *outputs;
@@ -177,7 +180,9 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a %s kernel takes evt_launch_set_conv",
                     evt_mainloop_name(l->k->mainloop));
     if (m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
-        return fail(l, EVT_ERR_INVALID_ARGUMENT, "GEMM sizes must be between 0 and 2^31-1");
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "GEMM sizes m = %lld, n = %lld, k = %lld: each must be between 0 and 2^31-1",
+                    m, n, k);
     evt_status st = check_tiles(l, m, n);
     if (st != EVT_OK)
         return st;
@@ -197,17 +202,27 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
         return EVT_ERR_INVALID_ARGUMENT;
     if (l->k->mainloop != EVT_MAINLOOP_CONV2D_FPROP)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a gemm kernel takes evt_launch_set_gemm");
+    if (!c)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_set_conv: the problem is NULL");
     long long p, q;
-    if (!c || evt_conv_output_size(c, &p, &q) != EVT_OK)
-        return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                    "bad conv problem: sizes >= 1, padding >= 0, stride and dilation >= 1, and "
-                    "the dilated filter must fit in the padded input");
+    char why[240];
+    if (conv_output_size_why(c, &p, &q, why, sizeof why) != EVT_OK)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "conv: %s", why);
+    /* The kernel indexes pixels and the GEMM's K in int (conv2d_fprop.cuh):
+     * each product must fit there, and is checked before it is formed. */
     long long pix_in, pix_out, rsc;
-    if (__builtin_mul_overflow(c->n * c->h, c->w, &pix_in) || pix_in > INT_MAX ||
-        __builtin_mul_overflow(c->n * p, q, &pix_out) || pix_out > INT_MAX || c->k > INT_MAX ||
-        c->c > INT_MAX || __builtin_mul_overflow(c->r * c->s, c->c, &rsc) || rsc > INT_MAX)
+    if (!ck_mul3(c->n, c->h, c->w, &pix_in) || pix_in > INT_MAX)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                    "conv too large: n*h*w, n*p*q and r*s*c must stay below 2^31");
+                    "conv: n*h*w = %lld*%lld*%lld exceeds 2^31-1 pixels", c->n, c->h, c->w);
+    if (!ck_mul3(c->n, p, q, &pix_out) || pix_out > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "conv: n*p*q = %lld*%lld*%lld exceeds 2^31-1 pixels", c->n, p, q);
+    if (c->k > INT_MAX || c->c > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "conv: k = %lld, c = %lld: each must be below 2^31",
+                    c->k, c->c);
+    if (!ck_mul3(c->r, c->s, c->c, &rsc) || rsc > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "conv: r*s*c = %lld*%lld*%lld exceeds 2^31-1",
+                    c->r, c->s, c->c);
     evt_status st = check_tiles(l, pix_out, c->k);
     if (st != EVT_OK)
         return st;
@@ -218,6 +233,7 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
     l->dims[0] = pix_out;
     l->dims[1] = c->k;
     l->dims[2] = rsc;
+    l->conv_pixels = pix_in;
     l->operands[0] = (rt_buffer){(void *)x, x_bytes, c->c, 1};
     l->operands[1] = (rt_buffer){(void *)w, w_bytes, c->c, 1};
     l->problem_set = 1;
@@ -288,7 +304,9 @@ static evt_status check_buffer(evt_launch *l, const char *what, const char *name
                     "%s: the leading dimension is smaller than the row length", label);
     long long n = matrix_extent(rows, cols, ld);
     if (n < 0)
-        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s: the extent overflows", label);
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "%s: the extent of %lld rows of %lld, %lld apart, overflows", label, rows,
+                    cols, ld);
     if (n == 0)
         return EVT_OK;
     if (!buf->ptr)
@@ -296,8 +314,13 @@ static evt_status check_buffer(evt_launch *l, const char *what, const char *name
     if ((uintptr_t)buf->ptr % esize != 0)
         return fail(l, EVT_ERR_BAD_BUFFER, "%s is not aligned to its element size", label);
     if ((unsigned long long)n > buf->bytes / esize) {
-        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: %zu bytes, the kernel touches %llu",
-                    label, buf->bytes, (unsigned long long)n * esize);
+        size_t touched;
+        if (!ck_mul_size((size_t)n, esize, &touched))
+            return fail(l, EVT_ERR_BAD_BUFFER,
+                        "%s is too small: %zu bytes, the kernel touches %lld elements of %zu",
+                        label, buf->bytes, n, esize);
+        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: %zu bytes, the kernel touches %zu",
+                    label, buf->bytes, touched);
     }
     return EVT_OK;
 }
@@ -328,11 +351,10 @@ static evt_status validate(evt_launch *l)
         else if (st == EVT_OK)
             st = check_buffer(l, "operand", "b", &l->operands[1], n, k, 1, 2);
     } else {
-        /* x is [n*h*w, c] and w is [k, r*s*c], both dense. */
-        const long long *z = l->sizes;
-        st = check_buffer(l, "operand", "x", &l->operands[0], z[0] * z[1] * z[2], z[3], 0, 2);
+        /* x is [n*h*w, c] and w is [k, r*s*c], both dense; set_conv checked the products. */
+        st = check_buffer(l, "operand", "x", &l->operands[0], l->conv_pixels, l->sizes[3], 0, 2);
         if (st == EVT_OK)
-            st = check_buffer(l, "operand", "w", &l->operands[1], z[4], z[5] * z[6] * z[3], 0, 2);
+            st = check_buffer(l, "operand", "w", &l->operands[1], n, k, 0, 2);
     }
     if (st != EVT_OK)
         return st;
@@ -445,15 +467,35 @@ static void pack(const evt_launch *l, unsigned char *buf)
     }
 }
 
-/* Words of reduction workspace per output (0 for element-wise ones). */
+/* Words of reduction workspace per output (0 for element-wise ones), -1
+ * where the count overflows (set_gemm and set_conv keep M and N below 2^31,
+ * so the check is the backstop of a bound stated elsewhere). */
 static long long reduction_words(const evt_launch *l, size_t o)
 {
     const evt_arg_info *info = &l->fn->outputs[o].info;
     if (info->reduce == EVT_REDUCE_NONE)
         return 0;
-    long long rows, cols;
+    long long rows, cols, words;
     shape_dims(info->shape, l->dims[0], l->dims[1], &rows, &cols);
-    return rows * cols;
+    return ck_mul(rows, cols, &words) ? words : -1;
+}
+
+/* The reductions' words of workspace in all, and their bytes; checked on
+ * the host, before the driver is loaded. */
+static evt_status reduction_workspace(evt_launch *l, long long *words, size_t *bytes)
+{
+    *words = 0;
+    for (size_t o = 0; o < l->fn->noutputs; o++) {
+        const long long w = reduction_words(l, o);
+        if (w < 0 || !ck_add(*words, w, words))
+            return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                        "the reductions' workspace overflows at output '%s'",
+                        l->fn->outputs[o].info.name);
+    }
+    if (!ck_mul_size((size_t)*words, 4, bytes))
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "the reductions' workspace of %lld words overflows size_t", *words);
+    return EVT_OK;
 }
 
 static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
@@ -722,6 +764,8 @@ static evt_status prepare(evt_launch *l, rt_run *r)
 {
     evt_ctx *ctx = l->m->ctx;
     evt_status st = validate(l);
+    if (st == EVT_OK)
+        st = reduction_workspace(l, &r->words, &r->bytes);
     if (st != EVT_OK)
         return st;
     rt_cu_device dev;
@@ -757,15 +801,17 @@ static evt_status prepare(evt_launch *l, rt_run *r)
                     "the 2^31-1 of a launch",
                     r->pl.config->name, r->pl.tiles, r->pl.grid);
 
-    r->words = 0;
-    for (size_t o = 0; o < l->fn->noutputs; o++)
-        r->words += reduction_words(l, o);
-    r->bytes = (size_t)r->words * 4;
     r->split_offset = 0;
     if (r->pl.tiles > 0 && r->pl.splits > 1) {
+        size_t partials; /* grid = tiles x splits CTAs, each a BM x BN tile of floats */
         r->split_offset = (r->bytes + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
-        r->bytes = r->split_offset + (size_t)(r->pl.tiles * r->pl.splits) *
-                                         (size_t)(r->pl.config->bm * r->pl.config->bn) * 4;
+        if (r->split_offset < r->bytes ||
+            !ck_mul_size((size_t)r->pl.grid, (size_t)r->pl.config->bm * (size_t)r->pl.config->bn * 4,
+                         &partials) ||
+            !ck_add_size(r->split_offset, partials, &r->bytes))
+            return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                        "split-K's workspace for %lld tiles x %d ways overflows size_t",
+                        r->pl.tiles, r->pl.splits);
     }
     return EVT_OK;
 }

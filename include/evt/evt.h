@@ -428,7 +428,8 @@ EVT_API void evt_free(void *p);
 typedef struct evt_launch evt_launch;
 
 /* A launch of `kernel`, owned by the caller (evt_launch_destroy); it borrows
- * the module, which must outlive it. */
+ * the module, which must outlive it.  EVT_ERR_INVALID_ARGUMENT for a kernel
+ * that is not one of `module`'s. */
 EVT_API evt_status evt_launch_create(evt_module *module, const evt_kernel *kernel,
                                      evt_launch **out);
 EVT_API void evt_launch_destroy(evt_launch *launch);
@@ -437,6 +438,8 @@ EVT_API void evt_launch_destroy(evt_launch *launch);
  * The GEMM problem: D[M,N] = A[M,K] * B[K,N].  a and b are device pointers
  * with their sizes in bytes; lda/ldb are leading dimensions in elements
  * (the stride between rows of a row-major operand, columns of a col-major one).
+ * EVT_ERR_INVALID_ARGUMENT for a size outside 0..2^31-1, or an M x N of more
+ * tiles than one grid holds (2^31-1), with the values in the message.
  */
 EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long long n, long long k,
                                        const void *a, long long lda, size_t a_bytes,
@@ -453,7 +456,8 @@ typedef struct evt_conv_problem {
 } evt_conv_problem;
 
 /* The output height p and width q of a conv problem; EVT_ERR_INVALID_ARGUMENT
- * (with no output written) when sizes are negative or the output is empty. */
+ * (with no output written) when sizes are negative or the output is empty,
+ * or where the dilated filter's extent or the padded input overflows 64 bits. */
 EVT_API evt_status evt_conv_output_size(const evt_conv_problem *problem, long long *p,
                                         long long *q);
 
@@ -461,7 +465,10 @@ EVT_API evt_status evt_conv_output_size(const evt_conv_problem *problem, long lo
  * The conv2d_fprop problem and its operands: x (NHWC, dense) and w (KRSC,
  * dense), device pointers with their sizes in bytes.  [M, N] inputs and
  * outputs of the epilogue are NPQK tensors: bind them with ld = k for a
- * dense channels-last tensor.
+ * dense channels-last tensor.  EVT_ERR_INVALID_ARGUMENT, naming the value,
+ * for a problem evt_conv_output_size refuses, an n*h*w, n*p*q, r*s*c, k or c
+ * past 2^31-1 (the kernel indexes them in int), or more tiles than one grid
+ * holds.
  */
 EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_problem *problem,
                                        const void *x, size_t x_bytes, const void *w,

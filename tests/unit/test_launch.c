@@ -354,7 +354,7 @@ static void test_negative_ld_is_refused(void **state)
     assert_true(st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_BAD_BUFFER);
 }
 
-/* ---- grids: refused when set, naming the count ---------------------------- */
+/* ---- hostile sizes: refused when set, naming the value, never wrapped ------- */
 
 /* A conv launch of kernel kc beside the fixture's GEMM one. */
 static evt_launch *conv_launch(fixture *f)
@@ -367,6 +367,54 @@ static evt_launch *conv_launch(fixture *f)
 static evt_conv_problem conv(long long n, long long h, long long r, int pad, int dil)
 {
     return (evt_conv_problem){n, h, h, 8, 8, r, r, pad, pad, 1, 1, dil, dil};
+}
+
+/* evt_launch_set_conv refuses c with EVT_ERR_INVALID_ARGUMENT and a message naming `value`. */
+static void expect_conv_refused(fixture *f, evt_launch *l, evt_conv_problem c, const char *value)
+{
+    expect_error(f, evt_launch_set_conv(l, &c, FAKE(0x100000), 1 << 20, FAKE(0x200000), 1 << 20),
+                 EVT_ERR_INVALID_ARGUMENT, value);
+    /* still refused at the run, as never set: nothing of it was kept */
+    expect_error(f, evt_launch_run(l, NULL), EVT_ERR_UNBOUND, "conv");
+}
+
+static void test_conv_size_products_are_checked(void **state)
+{
+    fixture *f = *state;
+    evt_launch *l = conv_launch(f);
+    /* n*h*w wrapped to a small count: 2^62 + 1 images of 4 x 4 */
+    expect_conv_refused(f, l, conv((1LL << 62) + 1, 4, 1, 0, 1), "n*h*w = 4611686018427387905*4*4");
+    /* a 2^32 filter in 2^31-1 of padding is a valid geometry whose r*s*c wrapped to 0:
+     * a NULL, 0-byte filter passed */
+    expect_conv_refused(f, l, conv(1, 4, 1LL << 32, INT_MAX, 1), "r*s*c = 4294967296*4294967296*8");
+    expect_conv_refused(f, l, conv(1, 4, 1LL << 40, 0, INT_MAX),
+                        "r = 1099511627776 with dilation 2147483647: the filter's extent overflows");
+    expect_conv_refused(f, l, conv(1, LLONG_MAX, 1, INT_MAX, 1), "h = 9223372036854775807");
+    expect_conv_refused(f, l, conv(1, 1LL << 32, 1, 0, 1), "n*h*w = 1*4294967296*4294967296");
+    evt_conv_problem c = conv(1, 4, 1, 0, 1);
+    c.k = 1LL << 31;
+    expect_conv_refused(f, l, c, "k = 2147483648");
+    evt_launch_destroy(l);
+}
+
+static void test_conv_sizes_below_one_are_refused(void **state)
+{
+    fixture *f = *state;
+    evt_launch *l = conv_launch(f);
+    expect_conv_refused(f, l, conv(0, 4, 1, 0, 1), "n = 0");
+    expect_conv_refused(f, l, conv(1, -4, 1, 0, 1), "h = -4");
+    expect_conv_refused(f, l, conv(1, 4, 1, -1, 1), "pad_h = -1");
+    expect_conv_refused(f, l, conv(1, 4, 1, 0, 0), "dil_h = 0");
+    evt_conv_problem c = conv(1, 4, 1, 0, 1);
+    c.c = 0;
+    expect_conv_refused(f, l, c, "c = 0");
+    c = conv(1, 4, 1, 0, 1);
+    c.stride_w = -3;
+    expect_conv_refused(f, l, c, "stride_w = -3");
+    expect_conv_refused(f, l, conv(1, 4, 9, 1, 1), "dilated filter");
+    expect_error(f, evt_launch_set_conv(l, NULL, NULL, 0, NULL, 0), EVT_ERR_INVALID_ARGUMENT,
+                 "NULL");
+    evt_launch_destroy(l);
 }
 
 /* Past 2^31 - 1 tiles no grid holds the problem: refused when set, without
@@ -390,6 +438,23 @@ static void test_too_many_tiles_are_refused(void **state)
     assert_int_equal(evt_launch_set_gemm(f->l, INT_MAX, 1, K, FAKE(0x100000), K, SIZE_MAX,
                                          FAKE(0x200000), K, SIZE_MAX),
                      EVT_OK);
+}
+
+static void test_gemm_sizes_are_named(void **state)
+{
+    fixture *f = *state;
+    expect_error(f, evt_launch_set_gemm(f->l, M, 1LL << 40, K, FAKE(0x100000), K, A_BYTES,
+                                        FAKE(0x200000), K, B_BYTES),
+                 EVT_ERR_INVALID_ARGUMENT, "n = 1099511627776");
+}
+
+/* An ld whose extent overflows is refused with the numbers, not wrapped. */
+static void test_overflowing_ld_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "res");
+    assert_int_equal(evt_launch_bind(f->l, "res", FAKE(0x400000), SIZE_MAX, LLONG_MAX / 2), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "4611686018427387903 apart");
 }
 
 static void test_kernel_of_another_module_is_refused(void **state)
@@ -502,7 +567,11 @@ int main(void)
         T(test_operand_ld_below_extent_is_refused),
         T(test_negative_sizes_are_refused),
         T(test_negative_ld_is_refused),
+        T(test_conv_size_products_are_checked),
+        T(test_conv_sizes_below_one_are_refused),
         T(test_too_many_tiles_are_refused),
+        T(test_gemm_sizes_are_named),
+        T(test_overflowing_ld_is_refused),
         T(test_kernel_of_another_module_is_refused),
         T(test_workspace_size_validates_first),
         T(test_caller_workspace_is_checked),
