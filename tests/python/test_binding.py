@@ -40,7 +40,7 @@ class Skipped(Exception):
     pass
 
 
-AS_SCRIPT = False  # main() sets it: skips are then reported by main, not pytest
+AS_SCRIPT = False  # run_tests() sets it: skips are then reported by main, not pytest
 
 
 def skip(reason):
@@ -901,10 +901,12 @@ def test_gpu_conv_nhwc_tensors():
 # ---- as a script -----------------------------------------------------------------------
 
 
-def main():
+def run_tests(namespace):
+    """Runs every test_* function of `namespace` (a module's globals) in
+    source order, reporting each and a summary line; 1 if any failed."""
     global AS_SCRIPT
     AS_SCRIPT = True
-    tests = [(k, v) for k, v in sorted(globals().items(), key=lambda kv: kv[1].__code__
+    tests = [(k, v) for k, v in sorted(namespace.items(), key=lambda kv: kv[1].__code__
                                        .co_firstlineno if callable(kv[1]) and
                                        hasattr(kv[1], "__code__") else 0)
              if k.startswith("test_") and callable(v)]
@@ -926,4 +928,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))

@@ -24,12 +24,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_binding import FakeTensor, Skipped, check_close, evt, examples, gelu64, raises  # noqa: E402
-
-try:
-    import pytest
-except ImportError:
-    pytest = None
+from test_binding import (FakeTensor, check_close, evt, examples, gelu64, need_gpu,  # noqa: E402
+                          raises, run_tests, skip)
 
 try:
     import torch
@@ -38,28 +34,10 @@ try:
 except ImportError:
     torch = None
 
-AS_SCRIPT = False  # main() sets it: skips are then reported by main, not pytest
-
-
-def skip(reason):
-    if pytest is not None and not AS_SCRIPT:
-        pytest.skip(reason)
-    raise Skipped(reason)
-
 
 def need_torch():
     if torch is None:
         skip("PyTorch is not installed")
-
-
-def need_gpu():
-    need_torch()
-    if not torch.cuda.is_available():
-        skip("no GPU")
-    try:
-        evt.device_target()
-    except (evt.NoGpuError, evt.UnsupportedError) as e:
-        skip(str(e))
 
 
 _names = itertools.count()
@@ -531,27 +509,5 @@ def test_gpu_signature_cache_rebinds():
 # ---- as a script ------------------------------------------------------------------------------
 
 
-def main():
-    global AS_SCRIPT
-    AS_SCRIPT = True
-    tests = [(name, fn) for name, fn in globals().items()
-             if name.startswith("test_") and callable(fn)]
-    passed = failed = skipped = 0
-    for name, fn in tests:
-        try:
-            fn()
-        except Skipped as e:
-            skipped += 1
-            print(f"SKIP {name}: {e}")
-        except Exception as e:  # report every failure, then the summary
-            failed += 1
-            print(f"FAIL {name}: {type(e).__name__}: {e}")
-        else:
-            passed += 1
-            print(f"ok   {name}")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))
