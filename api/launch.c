@@ -331,6 +331,22 @@ static void shape_dims(evt_shape s, long long m, long long n, long long *rows, l
     *cols = (s & EVT_SHAPE_N) ? n : 1;
 }
 
+/* The buffers bound to the epilogue's inputs or outputs, each against its shape. */
+static evt_status check_args(evt_launch *l, const char *what, const ir_arg *args, size_t count,
+                             const rt_buffer *bufs, long long m, long long n)
+{
+    for (size_t i = 0; i < count; i++) {
+        const evt_arg_info *a = &args[i].info;
+        long long rows, cols;
+        shape_dims(a->shape, m, n, &rows, &cols);
+        evt_status st = check_buffer(l, what, a->name, &bufs[i], rows, cols,
+                                     a->shape == EVT_SHAPE_MN, evt_elem_size(a->elem));
+        if (st != EVT_OK)
+            return st;
+    }
+    return EVT_OK;
+}
+
 static evt_status validate(evt_launch *l)
 {
     const ir_func *fn = l->fn;
@@ -358,24 +374,9 @@ static evt_status validate(evt_launch *l)
     }
     if (st != EVT_OK)
         return st;
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        long long rows, cols;
-        shape_dims(in->shape, m, n, &rows, &cols);
-        st = check_buffer(l, "input", in->name, &l->inputs[i], rows, cols,
-                          in->shape == EVT_SHAPE_MN, evt_elem_size(in->elem));
-        if (st != EVT_OK)
-            return st;
-    }
-    for (size_t i = 0; i < fn->noutputs; i++) {
-        const evt_arg_info *o = &fn->outputs[i].info;
-        long long rows, cols;
-        shape_dims(o->shape, m, n, &rows, &cols);
-        st = check_buffer(l, "output", o->name, &l->outputs[i], rows, cols,
-                          o->shape == EVT_SHAPE_MN, evt_elem_size(o->elem));
-        if (st != EVT_OK)
-            return st;
-    }
+    if ((st = check_args(l, "input", fn->inputs, fn->ninputs, l->inputs, m, n)) != EVT_OK ||
+        (st = check_args(l, "output", fn->outputs, fn->noutputs, l->outputs, m, n)) != EVT_OK)
+        return st;
     for (size_t i = 0; i < fn->nparams; i++)
         if (!l->param_set[i])
             return fail(l, EVT_ERR_UNBOUND,
