@@ -1,9 +1,10 @@
 """Where an unbound kernel(...) call's host time goes (64x64x64 bf16 GEMM +
 bias + GELU): each piece of Kernel.__call__ timed alone, then cProfile of
-the whole call.  Run on the GPU machine:
+the whole call, then per-round times with the collector on and off.  Run on the GPU machine:
     EVT_LIBRARY=build-gpu/libevt.so PYTHONPATH=bindings/python python3 bench/profile_host.py
 """
 import cProfile
+import gc
 import ctypes
 import pstats
 import statistics
@@ -18,7 +19,8 @@ from evt import _lib, _module
 lib = _lib.lib
 
 
-def us(fn, n=5000, rounds=5):
+def round_times(fn, n=5000, rounds=5):
+    """Host microseconds per call of fn, one figure per round of n calls."""
     for _ in range(50):
         fn()
     torch.cuda.synchronize()
@@ -29,7 +31,11 @@ def us(fn, n=5000, rounds=5):
             fn()
         out.append((time.perf_counter() - t) / n * 1e6)
         torch.cuda.synchronize()
-    return statistics.median(out)
+    return out
+
+
+def us(fn):
+    return statistics.median(round_times(fn))
 
 
 root = Path(__file__).resolve().parents[1]
@@ -93,3 +99,13 @@ for _ in range(20000):
 pr.disable()
 torch.cuda.synchronize()
 pstats.Stats(pr).sort_stats("tottime").print_stats(18)
+
+# Each round apart, with the garbage collector on and off: is a spread
+# between processes the collector's, or the machine's (addmm moves too)?
+for gc_on in (True, False):
+    (gc.enable if gc_on else gc.disable)()
+    for label, fn in (("evt  ", lambda: kernel(a, w.t(), b=bias)),
+                      ("addmm", lambda: torch.addmm(bias, a, w.t()))):
+        times = " ".join(f"{x:5.1f}" for x in round_times(fn, n=2000, rounds=7))
+        print(f"gc {'on ' if gc_on else 'off'} {label} {times}")
+gc.enable()
