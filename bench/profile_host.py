@@ -4,8 +4,8 @@ the whole call, then per-round times with the collector on and off.  Run on the 
     EVT_LIBRARY=build-gpu/libevt.so PYTHONPATH=bindings/python python3 bench/profile_host.py
 """
 import cProfile
-import gc
 import ctypes
+import gc
 import pstats
 import statistics
 import time
