@@ -20,9 +20,20 @@ static const char source[] =
     "}\n"
     "kernel halved = gemm(a: f16 row, b: f16 col, acc: f32) with halve\n";
 
-/* All-ones operands make every accumulator K and every output K / 2, exactly. */
-enum { M = 96, N = 80, K = 40 };
-#define F16_ONE 0x3c00
+/* Ragged sizes (no tile divides them) and operands of small integers in
+ * f16, so that the f32 accumulator and alpha * acc are exact and the CPU's
+ * sum below is an independent reference to compare with bit for bit. */
+enum { M = 97, N = 83, K = 41 };
+
+/* The i-th operand value, one of -2, -1, 1, 2 (a fixed LCG): its f16 bits and value. */
+static unsigned short operand_bits(unsigned i, int *value)
+{
+    static const unsigned short bits[4] = {0xc000, 0xbc00, 0x3c00, 0x4000};
+    static const int values[4] = {-2, -1, 1, 2};
+    const unsigned r = (i * 1103515245u + 12345u) >> 16 & 3u;
+    *value = values[r];
+    return bits[r];
+}
 
 static int fail(evt_ctx *ctx, const char *what, evt_status st)
 {
@@ -31,19 +42,20 @@ static int fail(evt_ctx *ctx, const char *what, evt_status st)
     return 1;
 }
 
-/* Runs the kernel on the current GPU and checks d; 0 if every element is K / 2. */
+/* Runs the kernel on the current GPU and checks d against the CPU's 0.5 * A B; 0 if equal. */
 static int run_on_gpu(evt_ctx *ctx, evt_launch *launch)
 {
-    static unsigned short a[M * K], b[N * K];
+    static unsigned short a[M * K], b[N * K]; /* A row-major, B column-major: both K-contiguous */
+    static int av[M * K], bv[N * K];
     static float d[M * N];
     const size_t bytes[3] = {sizeof a, sizeof b, sizeof d};
     void *dev[3] = {NULL, NULL, NULL};
     evt_status st = EVT_OK;
     int rc = 1;
-    for (int i = 0; i < M * K; i++)
-        a[i] = F16_ONE;
-    for (int i = 0; i < N * K; i++)
-        b[i] = F16_ONE;
+    for (unsigned i = 0; i < M * K; i++)
+        a[i] = operand_bits(i, &av[i]);
+    for (unsigned i = 0; i < N * K; i++)
+        b[i] = operand_bits(M * K + i, &bv[i]);
     for (int i = 0; i < 3 && st == EVT_OK; i++)
         st = evt_device_alloc(ctx, bytes[i], &dev[i]);
     if (st == EVT_OK && (st = evt_device_copy_to(ctx, dev[0], a, bytes[0])) == EVT_OK &&
@@ -55,10 +67,15 @@ static int run_on_gpu(evt_ctx *ctx, evt_launch *launch)
         (st = evt_device_synchronize(ctx)) == EVT_OK &&
         (st = evt_device_copy_from(ctx, d, dev[2], bytes[2])) == EVT_OK) {
         int wrong = 0;
-        for (int i = 0; i < M * N; i++)
-            wrong += d[i] != 0.5f * K;
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) {
+                int acc = 0;
+                for (int k = 0; k < K; k++)
+                    acc += av[m * K + k] * bv[n * K + k];
+                wrong += d[m * N + n] != 0.5f * (float)acc;
+            }
         if (wrong)
-            fprintf(stderr, "consumer: %d of %d outputs differ from %g\n", wrong, M * N, 0.5 * K);
+            fprintf(stderr, "consumer: %d of %d outputs differ from 0.5 * A B\n", wrong, M * N);
         else
             printf("consumer: launched (%s), %d outputs right\n", evt_launch_plan(launch), M * N);
         rc = wrong != 0;
