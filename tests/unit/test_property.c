@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "ir/ir.h"
+#include "tests/support/progen.h"
 
 #include <evt/evt.h>
 #include <stdio.h>
@@ -39,271 +40,14 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- random numbers: splitmix64 ------------------------------------- */
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next_u64(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static unsigned below(rng *r, unsigned n)
-{
-    return (unsigned)(next_u64(r) % n);
-}
-
-static int chance(rng *r, unsigned percent)
-{
-    return below(r, 100) < percent;
-}
-
-/* ---- the program generator ------------------------------------------ */
-
-enum { MAX_NAMES = 48, MAX_SRC = 1 << 16 };
-
-typedef struct gen {
-    rng r;
-    char src[MAX_SRC];
-    size_t len;
-    char names[MAX_NAMES][16]; /* names usable in expressions */
-    int nnames;
-} gen;
-
-static void put(gen *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(g->src + g->len, sizeof g->src - g->len, fmt, ap);
-    va_end(ap);
-    assert_true(n >= 0 && (size_t)n < sizeof g->src - g->len);
-    g->len += (size_t)n;
-}
-
-static void add_name(gen *g, const char *name)
-{
-    if (g->nnames < MAX_NAMES)
-        snprintf(g->names[g->nnames++], sizeof g->names[0], "%s", name);
-}
-
-static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i32", "e4m3", "e5m2"};
-static const char *const shapes[] = {"[M, N]", "[M]", "[N]", ""};
-
-/* Constants that sit on the edges of f32 and of the rules: zeros, ones,
- * powers of two, subnormals, huge values; NaN and ±inf come from 0/0, 1/0. */
-static const char *const constants[] = {
-    "0", "1", "2", "0.5", "0.25", "3", "4", "6", "8", "0.1", "1.5", "1e-40", "1.4e-45",
-    "1e-38", "3e38", "1e30", "65504", "0.044715", "1024", "1e-20", "(0/0)", "(1/0)", "(-1/0)",
-    "(-0)", "(-1)"};
-
-/* Templates the simplifier (and its refusals) match; %1 is one subexpression. */
-static const char *const templates[] = {
-    "(%1 * 1)",        "(1 * %1)",           "(%1 / 1)",          "(%1 + -0)",
-    "(-0 + %1)",       "(%1 - 0)",           "(%1 + 0)",          "(%1 - -0)",
-    "(%1 * 0)",        "(%1 - %1)",          "(%1 * -1)",         "(%1 / -1)",
-    "-(-%1)",          "relu(relu(%1))",     "abs(abs(%1))",      "abs(-%1)",
-    "abs(relu(%1))",   "relu(abs(%1))",      "max(%1, 0)",        "max(0, %1)",
-    "min(%1, 0)",      "max(%1, -0)",        "min(%1, %1)",       "max(%1, %1)",
-    "(%1 / 8)",        "(%1 / 0.5)",         "(%1 / 3)",          "(%1 / 1e-40)",
-    "(%1 / 2e38)",     "(%1 > 0 ? %1 : %1)", "(%1 < %1 ? 1 : 2)", "clamp(%1, 0, 6)",
-    "clamp(%1, -inf_, inf_)", "clamp(%1, 1, 0)", "min(max(%1, 0), 6)", "relu(-(-%1))",
-    "(%1 + %1)",       "(2 * %1)",           "(%1 * 0.5 + %1 * 0.5)",
-};
-
-static void gen_expr(gen *g, int depth);
-
-/* A template with every %1 the same subexpression text. */
-static void gen_template(gen *g, int depth)
-{
-    const char *t = templates[below(&g->r, sizeof templates / sizeof templates[0])];
-    size_t start = g->len;
-    gen_expr(g, depth - 1);
-    char sub[2048];
-    size_t n = g->len - start;
-    if (n >= sizeof sub) /* too long to repeat: keep it as it is */
-        return;
-    memcpy(sub, g->src + start, n);
-    sub[n] = '\0';
-    g->len = start;
-    for (const char *p = t; *p; p++) {
-        if (p[0] == '%' && p[1] == '1') {
-            put(g, "%s", sub);
-            p++;
-        } else if (strncmp(p, "inf_", 4) == 0) {
-            put(g, "(1/0)");
-            p += 3;
-        } else {
-            put(g, "%c", *p);
-        }
-    }
-}
-
-static void gen_leaf(gen *g)
-{
-    if (g->nnames && chance(&g->r, 75))
-        put(g, "%s", g->names[below(&g->r, (unsigned)g->nnames)]);
-    else
-        put(g, "%s", constants[below(&g->r, sizeof constants / sizeof constants[0])]);
-}
-
-static void gen_expr(gen *g, int depth)
-{
-    static const char *const binops[] = {"+", "-", "*", "/"};
-    static const char *const cmps[] = {"<", "<=", ">", ">=", "==", "!="};
-    if (depth <= 0 || chance(&g->r, 25)) {
-        gen_leaf(g);
-        return;
-    }
-    unsigned k = below(&g->r, 100);
-    if (k < 30) {
-        put(g, "(");
-        gen_expr(g, depth - 1);
-        put(g, " %s ", binops[below(&g->r, 4)]);
-        gen_expr(g, depth - 1);
-        put(g, ")");
-    } else if (k < 35) {
-        put(g, "-");
-        gen_expr(g, depth - 1);
-    } else if (k < 65) {
-        /* A builtin, found in the op table so that new ones are covered too. */
-        int ops[IR_OP_COUNT], nops = 0;
-        for (int op = 0; op < IR_OP_COUNT; op++) {
-            unsigned f = ir_op_get((ir_op)op)->flags;
-            if ((f & IR_BUILTIN) && !(f & IR_REDUCE))
-                ops[nops++] = op;
-        }
-        const ir_op_info *info = ir_op_get((ir_op)ops[below(&g->r, (unsigned)nops)]);
-        put(g, "%s(", info->name);
-        for (int i = 0; i < info->arity; i++) {
-            if (i)
-                put(g, ", ");
-            gen_expr(g, depth - 1);
-        }
-        put(g, ")");
-    } else if (k < 80) {
-        put(g, "(");
-        gen_expr(g, depth - 1);
-        put(g, " %s ", cmps[below(&g->r, 6)]);
-        gen_expr(g, depth - 1);
-        put(g, " ? ");
-        gen_expr(g, depth - 1);
-        put(g, " : ");
-        gen_expr(g, depth - 1);
-        put(g, ")");
-    } else {
-        gen_template(g, depth);
-    }
-}
-
-/* One random epilogue `g` and a kernel using it. */
-static void gen_program(gen *g, uint64_t seed)
-{
-    g->r.s = seed;
-    g->len = 0;
-    g->nnames = 0;
-    add_name(g, "acc");
-    put(g, "epilogue g {\n");
-    int ninputs = (int)below(&g->r, 5), nparams = (int)below(&g->r, 3);
-    for (int i = 0; i < ninputs; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "i%d", i);
-        put(g, "    in %s : %s%s\n", name, elems[below(&g->r, 7)], shapes[below(&g->r, 4)]);
-        add_name(g, name);
-    }
-    for (int i = 0; i < nparams; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "p%d", i);
-        put(g, "    param %s : f32", name);
-        if (chance(&g->r, 60))
-            put(g, " = %s%s", chance(&g->r, 30) ? "-" : "",
-                (const char *[]){"0", "1", "0.5", "3", "1e-40", "2e38"}[below(&g->r, 6)]);
-        put(g, "\n");
-        add_name(g, name);
-    }
-    int nstmts = 1 + (int)below(&g->r, 8), nouts = 0;
-    for (int i = 0; i < nstmts || nouts == 0; i++) {
-        char name[16];
-        unsigned k = below(&g->r, 100);
-        int depth = 1 + (int)below(&g->r, 4);
-        if (k < 50 && i < nstmts) {
-            snprintf(name, sizeof name, "l%d", i);
-            put(g, "    let %s = ", name);
-            gen_expr(g, depth);
-            put(g, "\n");
-            add_name(g, name);
-        } else if (k < 80 || i >= nstmts) {
-            snprintf(name, sizeof name, "o%d", i);
-            put(g, "    out %s : %s[M, N] = ", name, elems[below(&g->r, 7)]);
-            gen_expr(g, depth);
-            put(g, "\n");
-            add_name(g, name); /* later uses see the value before conversion */
-            nouts++;
-        } else {
-            static const char *const kinds[] = {"reduce_sum", "reduce_max", "reduce_min"};
-            static const char *const axes[] = {", N", ", M", ""};
-            static const char *const reduced[] = {"[M]", "[N]", ""};
-            unsigned axis = below(&g->r, 3);
-            put(g, "    out r%d : %s%s = %s(", i, chance(&g->r, 70) ? "f32" : elems[below(&g->r, 7)],
-                reduced[axis], kinds[below(&g->r, 3)]);
-            gen_expr(g, depth);
-            put(g, "%s)\n", axes[axis]);
-            nouts++;
-        }
-    }
-    put(g, "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with g\n");
-}
-
-/* ---- random data ------------------------------------------------------------ */
-
-/* f32 values on the edges: zeros, infinities, NaNs of both signs with
- * payloads, subnormals, the largest and smallest normals, values near the
- * builtins' thresholds; otherwise random bits or small numbers. */
-static float random_f32(rng *r)
-{
-    static const uint32_t special[] = {
-        0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001,
-        0xff812345, 0x7fffffff, 0x00000001, 0x80000001, 0x007fffff, 0x807fffff, 0x00800000,
-        0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, 0x40400000, 0xc0400000, 0x42b20000,
-        0xc2d00000, 0x41a00000, 0xc1a00000, 0x3f000000, 0x4b000000};
-    unsigned k = below(r, 100);
-    uint32_t bits;
-    if (k < 35)
-        bits = special[below(r, sizeof special / sizeof special[0])];
-    else if (k < 60)
-        bits = (uint32_t)next_u64(r);
-    else {
-        float f = ((float)below(r, 2001) - 1000.0f) / 64.0f;
-        memcpy(&bits, &f, sizeof bits);
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* n random elements of type elem: f32 from random_f32, the other types as
- * raw bits (every NaN, infinity and subnormal encoding among them). */
-static void random_fill(rng *r, evt_elem elem, void *dst, size_t n)
-{
-    if (elem == EVT_F32) {
-        for (size_t i = 0; i < n; i++)
-            ((float *)dst)[i] = random_f32(r);
-        return;
-    }
-    unsigned char *p = dst;
-    for (size_t i = 0; i < n * evt_elem_size(elem); i++)
-        p[i] = (unsigned char)next_u64(r);
-}
+/* The program generator and the random data: tests/support/progen.c, shared
+ * with the fuzzers. */
 
 /* ---- the checks --------------------------------------------------------- */
 
 typedef struct run {
     uint64_t seed;
-    const gen *g;
+    const pg_gen *g;
     evt_ctx *ctx;
 } run;
 
@@ -404,25 +148,25 @@ static size_t extent(const problem *p, evt_shape shape)
 /* A random problem of at most max_mn rows and columns for epilogue e. */
 static void make_problem(problem *p, const evt_epilogue *e, uint64_t seed, unsigned max_mn)
 {
-    rng r = {seed ^ 0xda7a5eedu};
+    pg_rng r = {seed ^ 0xda7a5eedu};
     memset(p, 0, sizeof *p);
-    p->m = 1 + below(&r, max_mn);
-    p->n = 1 + below(&r, max_mn);
-    p->ld = p->n + below(&r, 9);
+    p->m = 1 + pg_below(&r, max_mn);
+    p->n = 1 + pg_below(&r, max_mn);
+    p->ld = p->n + pg_below(&r, 9);
     p->acc = malloc((size_t)(p->m * p->ld) * sizeof(float));
     assert_non_null(p->acc);
-    random_fill(&r, EVT_F32, p->acc, (size_t)(p->m * p->ld));
+    pg_fill(&r, EVT_F32, p->acc, (size_t)(p->m * p->ld));
     for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_INPUT); i++) {
         const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_INPUT, i);
         size_t n = extent(p, a->shape);
         p->in_bytes[i] = n * evt_elem_size(a->elem);
         p->in[i] = malloc(p->in_bytes[i]);
         assert_non_null(p->in[i]);
-        random_fill(&r, a->elem, p->in[i], n);
+        pg_fill(&r, a->elem, p->in[i], n);
     }
     for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_PARAM); i++) {
-        p->param_set[i] = !evt_epilogue_arg(e, EVT_ARG_PARAM, i)->has_default || chance(&r, 50);
-        p->param[i] = random_f32(&r);
+        p->param_set[i] = !evt_epilogue_arg(e, EVT_ARG_PARAM, i)->has_default || pg_chance(&r, 50);
+        p->param[i] = pg_f32(&r);
     }
     for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_OUTPUT); i++) {
         const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, i);
@@ -555,12 +299,13 @@ static void test_random_programs(void **state)
            (unsigned long long)count);
     evt_ctx *ctx = evt_ctx_create();
     assert_non_null(ctx);
-    static gen g;
+    static pg_gen g;
     totals t = {0};
     clock_t start = clock();
     for (uint64_t i = 0; i < count; i++) {
         run r = {seed + i, &g, ctx};
-        gen_program(&g, r.seed);
+        pg_program(&g, r.seed);
+        assert_false(g.overflow);
         check_program(&r, &t);
     }
     printf("%zu programs (%zu outputs) in %.2f s; IR values -O0 %zu, -O1 %zu, -O2 %zu\n",
@@ -636,14 +381,14 @@ static void check_program_on_gpu(gpu *d)
     const evt_epilogue *e = evt_module_epilogue(m[0], 0);
     problem p;
     make_problem(&p, e, r->seed, 64); /* one 64x64 tile: one block */
-    rng rr = {r->seed ^ 0x6e6d6d};
-    long long k = 8 * (1 + below(&rr, 8));
+    pg_rng rr = {r->seed ^ 0x6e6d6d};
+    long long k = 8 * (1 + pg_below(&rr, 8));
     size_t na = (size_t)(p.m * k), nb = (size_t)(p.n * k);
     float *ab = malloc((na + nb) * sizeof *ab);
     unsigned short *ab16 = malloc((na + nb) * sizeof *ab16);
     assert_true(ab && ab16);
     for (size_t i = 0; i < na + nb; i++) /* small values, an infinity now and then */
-        ab[i] = chance(&rr, 1) ? INFINITY : ((float)below(&rr, 33) - 16.0f) / 8.0f;
+        ab[i] = pg_chance(&rr, 1) ? INFINITY : ((float)pg_below(&rr, 33) - 16.0f) / 8.0f;
     assert_int_equal(evt_convert_from_f32(EVT_F16, ab, ab16, na + nb), EVT_OK);
     void *a_dev = device_copy(d, ab16, na * 2), *b_dev = device_copy(d, ab16 + na, nb * 2);
     void *in_dev[MAX_ARGS] = {0};
@@ -682,12 +427,13 @@ static void test_random_programs_on_gpu(void **state)
     }
     printf("EVT_PROPERTY_SEED=%llu EVT_PROPERTY_GPU_COUNT=%llu on %s\n",
            (unsigned long long)seed, (unsigned long long)count, name);
-    static gen g;
+    static pg_gen g;
     clock_t start = clock();
     for (uint64_t i = 0; i < count; i++) {
         run r = {seed + i, &g, ctx};
         gpu d = {ctx, &r};
-        gen_program(&g, r.seed);
+        pg_program(&g, r.seed);
+        assert_false(g.overflow);
         check_program_on_gpu(&d);
     }
     printf("%llu programs on the GPU in %.2f s of CPU time\n", (unsigned long long)count,
