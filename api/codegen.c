@@ -29,8 +29,8 @@ static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, c
  * forces splits. */
 static evt_status listing(evt_module *m, const evt_kernel *k, evt_target t, cg_select *sel)
 {
-    const plan_options *o = &m->ctx->tuning;
-    *sel = (cg_select){o->config, -1, o->split_k >= 2 ? 2 : 0, m->ctx->row_group};
+    const plan_options *o = &m->ctx->tuning.plan;
+    *sel = (cg_select){o->config, -1, o->split_k >= 2 ? 2 : 0, m->ctx->tuning.row_group};
     const char *why;
     const plan_kernel pk = plan_kernel_of(k);
     if (o->config && !plan_can_run(o->config, &pk, t, &why))

@@ -10,7 +10,9 @@
 #include "../codegen/layout.h"
 #include "../plan/plan.h"
 #include "../runtime/cache.h"
+#include "../runtime/tunedb.h"
 /* The launch API reads the module and the context it runs on (see tests/layering). */
+#include "launch.h"
 #include "module.h"
 
 #include <limits.h>
@@ -59,13 +61,21 @@ struct evt_launch {
     int sms;
     plan_kernel pk;   /* the planner's view of the kernel, and its staged input */
     int staged_input; /* (plan_staged_input): both walk the IR, so once */
-    plan_options tuning; /* evt_launch_set_tuning */
-    int row_group;
+    api_tuning tuning; /* evt_launch_set_tuning */
+    unsigned long long kernel_hash; /* the kernel in the tuning database's keys */
+    char device[96];                /* the device's name, ditto */
+    /* The tuning database's plan for the problem last prepared, looked up
+     * again when the problem, the alignment or the database changes. */
+    unsigned tuned_generation; /* ctx->tunedb_generation + 1 when looked up; 0: not yet */
+    long long tuned_sizes[CG_MAX_SIZES];
+    int tuned_aligned;
+    plan_options tuned; /* config NULL: no record */
     rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
     /* what the last successful run enqueued (last.config == NULL: none yet);
      * evt_launch_plan formats it into text when asked, not on every run */
     plan last;
-    char plan_text[160];
+    int last_tuned; /* the last run took the tuning database's plan */
+    char plan_text[168];
 };
 
 #if defined(__GNUC__)
@@ -79,6 +89,21 @@ static evt_status fail(evt_launch *l, evt_status st, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return ctx_fail(l->m->ctx, st, "kernel '%s': %s", l->k->name, msg);
+}
+
+/* The kernel as the tuning database knows it: its IR, mainloop and operands
+ * as printed (a kernel that computes anything else prints otherwise). */
+static unsigned long long kernel_hash(const ir_kernel *k)
+{
+    strbuf sb;
+    sb_init(&sb);
+    ir_print_kernel(k, &sb);
+    ir_print_func(k->epilogue, &sb);
+    unsigned long long h = 1469598103934665603ull;
+    for (size_t i = 0; i < sb.len; i++)
+        h = (h ^ (unsigned char)sb_str(&sb)[i]) * 1099511628211ull;
+    sb_free(&sb);
+    return h;
 }
 
 evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **out)
@@ -115,7 +140,7 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->pk = plan_kernel_of(k);
     l->staged_input = plan_staged_input(fn);
     l->tuning = m->ctx->tuning;
-    l->row_group = m->ctx->row_group;
+    l->kernel_hash = kernel_hash(k);
     if (!cg_layout_of(k, &l->layout)) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
@@ -519,7 +544,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_init(&src);
     sb_init(&err);
     sb_init(&name);
-    const cg_select sel = {pl->config, pl->aligned, split, l->row_group};
+    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group};
     evt_status st = kernel_generate(l->m, l->k, l->target, &sel, &src);
     if (st == EVT_OK &&
         !rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src),
@@ -529,7 +554,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->row_group, NULL, NULL, NULL, NULL};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -573,7 +598,7 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
     for (int i = 0; i < RT_RESOLVED; i++) {
         const rt_resolved *r = &l->resolved[i];
         if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
-            r->row_group == l->row_group && r->ctx == cu_ctx) {
+            r->row_group == l->tuning.row_group && r->ctx == cu_ctx) {
             *out = r;
             return EVT_OK;
         }
@@ -758,10 +783,49 @@ typedef struct rt_run {
     long long words;
     size_t split_offset;
     size_t bytes; /* the whole workspace; 0 when the run needs none */
+    int tuned;    /* pl is the tuning database's */
 } rt_run;
 
-/* Validates the arguments and plans the run on the current device. */
-static evt_status prepare(evt_launch *l, rt_run *r)
+void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key)
+{
+    memset(key, 0, sizeof *key);
+    key->kernel = l->kernel_hash;
+    memcpy(key->sizes, l->sizes, sizeof l->sizes);
+    key->aligned = aligned;
+    snprintf(key->device, sizeof key->device, "%s", l->device);
+    key->sms = l->sms;
+}
+
+/* The tuning database's plan options for the launch's problem, into *opt:
+ * 1, or 0 when the launch's tuning decides (it forces something or ignores
+ * records) or there is no record. */
+static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
+{
+    const api_tuning *t = &l->tuning;
+    if (t->plan.config || t->plan.split_k || t->row_group || t->ignore_records)
+        return 0;
+    evt_ctx *ctx = l->m->ctx;
+    if (l->tuned_generation != ctx->tunedb_generation + 1 || l->tuned_aligned != aligned ||
+        memcmp(l->tuned_sizes, l->sizes, sizeof l->sizes) != 0) {
+        rt_tune_key key;
+        rt_tune_choice c;
+        launch_tune_key(l, aligned, &key);
+        l->tuned = (plan_options){NULL, 0};
+        if (rt_tunedb_find(&ctx->tunedb, &key, &c))
+            l->tuned = (plan_options){plan_config_find(c.config), c.split_k};
+        memcpy(l->tuned_sizes, l->sizes, sizeof l->sizes);
+        l->tuned_aligned = aligned;
+        l->tuned_generation = ctx->tunedb_generation + 1;
+    }
+    if (!l->tuned.config)
+        return 0;
+    *opt = l->tuned;
+    return 1;
+}
+
+/* Validates the arguments, loads the driver and describes the problem for
+ * the planner on the current device. */
+static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob)
 {
     evt_ctx *ctx = l->m->ctx;
     evt_status st = validate(l);
@@ -775,24 +839,60 @@ static evt_status prepare(evt_launch *l, rt_run *r)
     if (r->cu_ctx != l->device_ctx) {
         if ((st = target_of(ctx, dev, &l->target, &l->sms)) != EVT_OK)
             return st;
+        if (ctx->driver->device_get_name(l->device, (int)sizeof l->device, dev) != 0)
+            l->device[0] = '\0';
         l->device_ctx = r->cu_ctx;
+        l->tuned_generation = 0;
     }
     long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     const int conv = l->k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
-    plan_problem prob = {l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, 0,
-                         ctx->driver->tensor_map_tiled && (!conv || ctx->driver->tensor_map_im2col)};
-    prob.aligned = conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
-                        : plan_gemm_aligned(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m,
-                                            n, k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld);
+    const int driver_tma = ctx->driver->tensor_map_tiled && (!conv || ctx->driver->tensor_map_im2col);
+    const int aligned =
+        conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
+             : plan_gemm_aligned(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m, n, k,
+                                 (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld);
+    *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma};
+    return EVT_OK;
+}
+
+evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob)
+{
+    rt_run r;
+    evt_status st = problem_of(l, &r, prob);
+    *v = (launch_view){l->m, l->k, &l->pk, r.cu_ctx, &l->tuning};
+    if (st == EVT_OK)
+        l->tuned_generation = 0; /* a record may come: look again at the next run */
+    return st;
+}
+
+evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src)
+{
+    const cg_select sel = {pl->config, pl->aligned, pl->splits > 1, l->tuning.row_group};
+    return kernel_generate(l->m, l->k, l->target, &sel, src);
+}
+
+/* Validates the arguments and plans the run on the current device. */
+static evt_status prepare(evt_launch *l, rt_run *r)
+{
+    evt_ctx *ctx = l->m->ctx;
+    plan_problem prob;
+    evt_status st = problem_of(l, r, &prob);
+    if (st != EVT_OK)
+        return st;
     const char *why = NULL;
-    if (!plan_make(&l->pk, &prob, &l->tuning, &r->pl, &why))
-        return l->tuning.config ? config_refused(ctx, l->tuning.config, l->k, l->target, why)
-                                : fail(l, EVT_ERR_INTERNAL, "no plan: %s", why);
+    plan_options opt = l->tuning.plan;
+    r->tuned = tuned_plan(l, prob.aligned, &opt) && plan_make(&l->pk, &prob, &opt, &r->pl, &why);
+    if (!r->tuned) { /* no record, or one this build's planner refuses: the heuristic's */
+        opt = l->tuning.plan;
+        if (!plan_make(&l->pk, &prob, &opt, &r->pl, &why))
+            return opt.config ? config_refused(ctx, opt.config, l->k, l->target, why)
+                              : fail(l, EVT_ERR_INTERNAL, "no plan: %s", why);
+    }
     memset(&r->maps, 0, sizeof r->maps);
     if (r->pl.tma && !tma_maps(l, r->pl.config, &r->maps))
-        plan_tma_refused(&l->pk, &prob, &l->tuning, &r->pl); /* the driver refused them */
+        plan_tma_refused(&l->pk, &prob, &opt, &r->pl); /* the driver refused them */
     /* check_tiles bounded the fewest tiles any configuration gives; the one
      * chosen may give more.  Refused here, before anything is enqueued:
      * enqueue's grids are unsigned, and cuLaunchKernel takes 2^31-1. */
@@ -856,8 +956,10 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, rt_c
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
-    if (st == EVT_OK)
+    if (st == EVT_OK) {
         l->last = r->pl;
+        l->last_tuned = r->tuned;
+    }
     return st;
 }
 
@@ -916,6 +1018,10 @@ const char *evt_launch_plan(evt_launch *l)
     if (!l || !l->last.config)
         return NULL;
     plan_describe(&l->last, l->target, l->plan_text, sizeof l->plan_text);
+    if (l->last_tuned) {
+        size_t n = strlen(l->plan_text);
+        snprintf(l->plan_text + n, sizeof l->plan_text - n, " tuned");
+    }
     return l->plan_text;
 }
 
@@ -923,17 +1029,14 @@ evt_status evt_launch_set_tuning(evt_launch *l, const evt_tuning *tuning)
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
-    plan_options opt;
-    int group;
-    evt_status st = tuning_parse(l->m->ctx, tuning, &opt, &group);
-    const char *other = st == EVT_OK && opt.config ? plan_config_mainloop_refusal(opt.config, l->k->mainloop)
-                                                   : NULL;
+    api_tuning t;
+    evt_status st = tuning_parse(l->m->ctx, tuning, &t);
+    const plan_config *c = t.plan.config;
+    const char *other = st == EVT_OK && c ? plan_config_mainloop_refusal(c, l->k->mainloop) : NULL;
     if (other) /* refused now: no target can change that */
-        st = fail(l, EVT_ERR_UNSUPPORTED, "configuration %s: %s", opt.config->name, other);
-    if (st == EVT_OK) {
-        l->tuning = opt;
-        l->row_group = group;
-    }
+        st = fail(l, EVT_ERR_UNSUPPORTED, "configuration %s: %s", c->name, other);
+    if (st == EVT_OK)
+        l->tuning = t;
     return st;
 }
 

@@ -4,6 +4,7 @@
 #include "../codegen/nvrtc.h"
 #include "../runtime/cache.h"
 #include "../runtime/driver.h"
+#include "../runtime/tunedb.h"
 #include "../support/locale.h"
 
 #include <errno.h>
@@ -34,6 +35,7 @@ void evt_ctx_destroy(evt_ctx *ctx)
         rt_cache_clear(&ctx->cache, ctx->driver);
         rt_driver_unload(ctx->driver);
         cg_nvrtc_unload(ctx->nvrtc);
+        rt_tunedb_free(ctx->tunedb);
     }
     free(ctx);
 }

@@ -12,6 +12,14 @@
 enum { EVT_MAX_SOURCE = 256 << 20 }; /* larger inputs are refused with EVT_ERR_LIMIT */
 
 struct cg_nvrtc;
+struct rt_tunedb;
+
+/* An evt_tuning, checked (tuning_parse). */
+typedef struct api_tuning {
+    plan_options plan; /* a forced configuration, split-K */
+    int row_group;     /* 0: the code generator's */
+    int ignore_records; /* launches do not take the tuning database's plans */
+} api_tuning;
 struct rt_driver;
 struct rt_cached_module;
 
@@ -20,10 +28,11 @@ struct evt_ctx {
     struct cg_nvrtc *nvrtc;         /* loaded on first compile; NULL before */
     struct rt_driver *driver;       /* loaded on first launch; NULL before */
     struct rt_cached_module *cache; /* loaded CUmodules, newest first */
-    plan_options tuning;            /* evt_ctx_set_tuning: where compiles and launches start */
+    api_tuning tuning;              /* evt_ctx_set_tuning: where compiles and launches start */
+    struct rt_tunedb *tunedb;       /* evt_launch_tune's records, read on first use */
+    unsigned tunedb_generation;     /* bumped by every record: launches look again */
     char nvrtc_path[4096];          /* evt_ctx_set_library_path; "": the default search */
     char driver_path[4096];
-    int row_group;
 };
 
 struct evt_module {
@@ -48,10 +57,9 @@ evt_status kernel_generate(evt_module *m, const evt_kernel *k, evt_target t, con
 evt_status config_refused(evt_ctx *ctx, const plan_config *c, const evt_kernel *k, evt_target t,
                           const char *why);
 
-/* A caller's evt_tuning, checked: the planner's options and the row group
- * (0: the code generator's).  EVT_OK, or the status evt_ctx_set_tuning
- * documents with the reason on ctx. */
-evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, plan_options *opt, int *row_group);
+/* A caller's evt_tuning (NULL: nothing forced), checked.  EVT_OK, or the
+ * status evt_ctx_set_tuning documents with the reason on ctx. */
+evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, api_tuning *out);
 
 /* Records the reason for a failure on the context and returns status. */
 evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)

@@ -7,13 +7,13 @@
 
 #include <string.h>
 
-evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, plan_options *opt, int *row_group)
+evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, api_tuning *out)
 {
-    *opt = (plan_options){NULL, 0};
-    *row_group = 0;
+    *out = (api_tuning){{NULL, 0}, 0, 0};
     if (!t)
         return EVT_OK;
-    if (t->config && t->config[0] && !(opt->config = plan_config_find(t->config)))
+    const plan_config *config = NULL;
+    if (t->config && t->config[0] && !(config = plan_config_find(t->config)))
         return ctx_fail(ctx, EVT_ERR_NOT_FOUND,
                         "no tile configuration '%s' (evt_config_name lists them)", t->config);
     if (t->split_k < 0)
@@ -22,8 +22,7 @@ evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, plan_options *opt, in
     const int g = t->row_group;
     if (g != 0 && g != 1 && g != 2 && g != 4 && g != 8 && g != 16)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "row_group %d: 0 (the code generator's), 1, 2, 4, 8 or 16", g);
-    opt->split_k = t->split_k;
-    *row_group = g;
+    *out = (api_tuning){{config, t->split_k}, g, t->ignore_records != 0};
     return EVT_OK;
 }
 
@@ -31,13 +30,10 @@ evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning)
 {
     if (!ctx)
         return EVT_ERR_INVALID_ARGUMENT;
-    plan_options opt;
-    int group;
-    evt_status st = tuning_parse(ctx, tuning, &opt, &group);
-    if (st == EVT_OK) {
-        ctx->tuning = opt;
-        ctx->row_group = group;
-    }
+    api_tuning t;
+    evt_status st = tuning_parse(ctx, tuning, &t);
+    if (st == EVT_OK)
+        ctx->tuning = t;
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include "../support/names.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,7 @@ static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n
     return h;
 }
 
-/* The cache folder (created), or 0 when the disk cache is off or unusable. */
-static int cache_dir(char *dir, size_t n)
+int rt_cache_dir(char *dir, size_t n)
 {
     const char *off = getenv("EVT_DISABLE_CACHE");
     if (off && off[0] && strcmp(off, "0") != 0)
@@ -86,54 +86,40 @@ static void write_file(const char *path, const void *data, size_t size)
         remove(tmp);
 }
 
-int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
-                    const char *nvrtc_path,
-                    const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
-                    rt_cu_module *out, evt_status *status, strbuf *err)
+/* The key of `source` compiled for target t by NVRTC `version`. */
+static unsigned long long cache_key(const char *source, size_t len, evt_target t, int version)
 {
-    if (!cg_nvrtc_get(nvrtc, nvrtc_path, err)) {
-        *status = EVT_ERR_COMPILE;
-        return 0;
-    }
     const char *target = evt_target_name(t);
-    int version = cg_nvrtc_version(*nvrtc);
-    size_t len = strlen(source);
     unsigned long long key = fnv1a(1469598103934665603ull, source, len);
     key = fnv1a(key, RT_CACHE_OPTIONS, sizeof RT_CACHE_OPTIONS);
     key = fnv1a(key, target, strlen(target));
-    key = fnv1a(key, &version, sizeof version);
+    return fnv1a(key, &version, sizeof version);
+}
 
-    for (rt_cached_module *c = *cache; c; c = c->next)
-        if (c->cu_ctx == cu_ctx && c->key == key && c->source_len == len) {
-            *out = c->module;
-            return 1;
-        }
+static rt_cached_module *find_loaded(rt_cached_module *cache, rt_cu_context cu_ctx,
+                                     unsigned long long key, size_t len)
+{
+    for (rt_cached_module *c = cache; c; c = c->next)
+        if (c->cu_ctx == cu_ctx && c->key == key && c->source_len == len)
+            return c;
+    return NULL;
+}
 
-    char dir[4096], path[4200];
-    int disk = cache_dir(dir, sizeof dir);
-    if (disk) {
-        int n = snprintf(path, sizeof path, "%s/%016llx-%s.cubin", dir, key, target);
-        disk = n > 0 && (size_t)n < sizeof path;
-    }
-    size_t size = 0;
-    void *cubin = disk ? read_file(path, &size) : NULL;
-    if (!cubin) {
-        strbuf log;
-        sb_init(&log);
-        char *bin = NULL;
-        if (!cg_compile(*nvrtc, source, name, t, CG_CUBIN, &bin, &size, NULL, &log)) {
-            /* NVRTC failing on generated code is our bug; its log says where. */
-            sb_printf(err, "NVRTC failed to compile kernel '%s' for %s:\n%s", name, target,
-                      sb_str(&log));
-            sb_free(&log);
-            *status = EVT_ERR_COMPILE;
-            return 0;
-        }
-        sb_free(&log);
-        cubin = bin;
-        if (disk)
-            write_file(path, cubin, size);
-    }
+/* The disk cache's file for key and t; 0 when the disk cache is off. */
+static int disk_path(unsigned long long key, evt_target t, char *path, size_t n)
+{
+    char dir[4096];
+    if (!rt_cache_dir(dir, sizeof dir))
+        return 0;
+    int len = snprintf(path, n, "%s/%016llx-%s.cubin", dir, key, evt_target_name(t));
+    return len > 0 && (size_t)len < n;
+}
+
+/* Loads `cubin` (freed here) with the driver and puts it first in *cache. */
+static int add_loaded(rt_cached_module **cache, const rt_driver *driver, void *cubin,
+                      rt_cu_context cu_ctx, unsigned long long key, size_t len, rt_cu_module *out,
+                      evt_status *status, strbuf *err)
+{
     rt_cached_module *c = calloc(1, sizeof *c);
     rt_cu_result r = c ? driver->module_load_data(&c->module, cubin) : 0;
     free(cubin);
@@ -151,9 +137,168 @@ int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc 
     c->source_len = len;
     c->next = *cache;
     *cache = c;
-    *out = c->module;
+    if (out)
+        *out = c->module;
     *status = EVT_OK;
     return 1;
+}
+
+static void compile_failed(strbuf *err, const char *name, evt_target t, const strbuf *log)
+{
+    /* NVRTC failing on generated code is our bug; its log says where. */
+    sb_printf(err, "NVRTC failed to compile kernel '%s' for %s:\n%s", name, evt_target_name(t),
+              sb_str(log));
+}
+
+int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
+                    const char *nvrtc_path,
+                    const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
+                    rt_cu_module *out, evt_status *status, strbuf *err)
+{
+    if (!cg_nvrtc_get(nvrtc, nvrtc_path, err)) {
+        *status = EVT_ERR_COMPILE;
+        return 0;
+    }
+    size_t len = strlen(source);
+    unsigned long long key = cache_key(source, len, t, cg_nvrtc_version(*nvrtc));
+    rt_cached_module *hit = find_loaded(*cache, cu_ctx, key, len);
+    if (hit) {
+        *out = hit->module;
+        return 1;
+    }
+    char path[4200];
+    int disk = disk_path(key, t, path, sizeof path);
+    size_t size = 0;
+    void *cubin = disk ? read_file(path, &size) : NULL;
+    if (!cubin) {
+        strbuf log;
+        sb_init(&log);
+        char *bin = NULL;
+        if (!cg_compile(*nvrtc, source, name, t, CG_CUBIN, &bin, &size, NULL, &log)) {
+            compile_failed(err, name, t, &log);
+            sb_free(&log);
+            *status = EVT_ERR_COMPILE;
+            return 0;
+        }
+        sb_free(&log);
+        cubin = bin;
+        if (disk)
+            write_file(path, cubin, size);
+    }
+    return add_loaded(cache, driver, cubin, cu_ctx, key, len, out, status, err);
+}
+
+/* ---- many at once: the tuner's candidates ------------------------------- */
+
+typedef struct compile_job {
+    const char *source, *name;
+    evt_target t;
+    char *cubin;
+    size_t size;
+    strbuf log;
+    int ok;
+} compile_job;
+
+typedef struct compile_pool {
+    cg_nvrtc *nvrtc;
+    compile_job **jobs;
+    size_t njobs, next;
+    pthread_mutex_t lock;
+} compile_pool;
+
+static void *compile_worker(void *arg)
+{
+    compile_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next < p->njobs ? p->next++ : p->njobs;
+        pthread_mutex_unlock(&p->lock);
+        if (i == p->njobs)
+            return NULL;
+        compile_job *j = p->jobs[i];
+        /* NVRTC compiles separate programs on separate threads safely; nothing else is shared. */
+        j->ok = cg_compile(p->nvrtc, j->source, j->name, j->t, CG_CUBIN, &j->cubin, &j->size, NULL,
+                           &j->log);
+    }
+}
+
+int rt_cache_modules(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
+                     const char *nvrtc_path, const char *const *sources, const char *name,
+                     size_t n, evt_target t, rt_cu_context cu_ctx, int threads, size_t *compiled,
+                     evt_status *status, strbuf *err)
+{
+    *status = EVT_OK;
+    if (compiled)
+        *compiled = 0;
+    if (!cg_nvrtc_get(nvrtc, nvrtc_path, err)) {
+        *status = EVT_ERR_COMPILE;
+        return 0;
+    }
+    const int version = cg_nvrtc_version(*nvrtc);
+    compile_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    compile_job **todo = calloc(n ? n : 1, sizeof *todo);
+    if (!jobs || !todo) {
+        free(jobs);
+        free(todo);
+        *status = EVT_ERR_NO_MEMORY;
+        sb_puts(err, "out of memory");
+        return 0;
+    }
+    size_t ntodo = 0;
+    for (size_t i = 0; i < n; i++) {
+        compile_job *j = &jobs[i];
+        sb_init(&j->log);
+        const size_t len = strlen(sources[i]);
+        const unsigned long long key = cache_key(sources[i], len, t, version);
+        j->source = sources[i];
+        j->name = name;
+        j->t = t;
+        j->ok = find_loaded(*cache, cu_ctx, key, len) != NULL;
+        char path[4200];
+        if (!j->ok && disk_path(key, t, path, sizeof path) && (j->cubin = read_file(path, &j->size)))
+            j->ok = 1;
+        if (!j->ok)
+            todo[ntodo++] = j;
+    }
+    compile_pool pool = {*nvrtc, todo, ntodo, 0, PTHREAD_MUTEX_INITIALIZER};
+    if (threads < 1)
+        threads = 1;
+    if ((size_t)threads > ntodo)
+        threads = (int)ntodo;
+    pthread_t tid[64];
+    int started = 0;
+    for (; started < threads && started < 64; started++)
+        if (pthread_create(&tid[started], NULL, compile_worker, &pool) != 0)
+            break;
+    if (started == 0)
+        compile_worker(&pool); /* no thread could start: this one does the work */
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    if (compiled)
+        *compiled = ntodo;
+
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        compile_job *j = &jobs[i];
+        const size_t len = strlen(j->source);
+        const unsigned long long key = cache_key(j->source, len, t, version);
+        if (ok && !j->ok) {
+            compile_failed(err, name, t, &j->log);
+            *status = EVT_ERR_COMPILE;
+            ok = 0;
+        } else if (ok && j->cubin) {
+            char path[4200];
+            if (disk_path(key, t, path, sizeof path))
+                write_file(path, j->cubin, j->size);
+            ok = add_loaded(cache, driver, j->cubin, cu_ctx, key, len, NULL, status, err);
+            j->cubin = NULL;
+        }
+        free(j->cubin);
+        sb_free(&j->log);
+    }
+    free(jobs);
+    free(todo);
+    return ok;
 }
 
 void rt_cache_clear(rt_cached_module **cache, const rt_driver *driver)

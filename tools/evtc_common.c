@@ -205,7 +205,9 @@ int evtc_parse_count(const char *s, long long *out)
 
 int evtc_tuning_from_env(evt_ctx *ctx)
 {
-    evt_tuning t = {getenv("EVT_CONFIG"), 0, 0};
+    evt_tuning t = {.config = getenv("EVT_CONFIG")};
+    const char *ignore = getenv("EVT_IGNORE_TUNING_RECORDS");
+    t.ignore_records = ignore && *ignore && strcmp(ignore, "0") != 0;
     const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP");
     long long v[2] = {0, 0};
     if ((split && *split && !evtc_parse_count(split, &v[0])) ||

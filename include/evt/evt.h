@@ -360,6 +360,9 @@ typedef struct evt_tuning {
     /* Rows per epilogue row group: 0 the code generator's choice, or 1, 2,
      * 4, 8 or 16. */
     int row_group;
+    /* Nonzero: launches take the heuristic's plan even where the tuning
+     * database holds a measured one (evt_launch_tune). */
+    int ignore_records;
 } evt_tuning;
 
 /*
@@ -550,6 +553,59 @@ EVT_API const char *evt_launch_plan(evt_launch *launch);
  */
 EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int warmup, int reps,
                                         double *median_ms);
+
+/*
+ * Measured selection.  evt_launch_tune times, on `stream` and the launch's
+ * bound buffers (which it overwrites, outputs and reductions included), the
+ * plans the planner admits for the bound problem on the current device:
+ * every tile configuration that can run the kernel, with the planner's
+ * split-K and, where the problem has few tiles for the device, other
+ * split-K factors.  Their kernels are compiled first, on `threads` threads,
+ * except those the kernel cache holds.  The heuristic's plan is timed
+ * first, then the others while time remains: each with warm-up runs and the
+ * median of several runs between CUDA events.  The fastest is recorded in
+ * the tuning database beside the kernel cache (tuning.tsv in the cache
+ * folder, see above; in memory only when the disk cache is off), keyed by
+ * the kernel (its IR and operands), the problem's exact sizes and
+ * alignment, the device's name and SM count and the library's version.
+ * From then on every launch of that kernel, problem and device made by a
+ * context (this one at once, others when created) runs the record without
+ * timing anything, unless its tuning forces a configuration, split-K or
+ * row group, or sets ignore_records; evt_launch_plan ends in " tuned" then.
+ * Blocks until done.  Errors as evt_launch_run's.
+ */
+typedef struct evt_tune_options {
+    double max_seconds; /* bound on the call, compiles included; 0: 10 */
+    int threads;        /* compile threads; 0: the CPUs online (at most 64) */
+    int warmup, reps;   /* per plan; 0: 2 and up to 20 (fewer for slow plans) */
+    int dry_run;        /* nonzero: time, but record nothing */
+} evt_tune_options;
+
+typedef struct evt_tune_entry {
+    char config[48];
+    int split_k;  /* the plan's split-K factor (1: none) */
+    double ms;    /* median; < 0: not timed (the time ran out) */
+} evt_tune_entry;
+
+enum { EVT_TUNE_MAX_ENTRIES = 96 };
+
+typedef struct evt_tune_result {
+    evt_tune_entry best;      /* the fastest plan timed */
+    evt_tune_entry heuristic; /* the heuristic's plan (timed first) */
+    int candidates;           /* plans the planner admits */
+    int timed;                /* of them, timed before max_seconds ran out */
+    int compiled;             /* kernels NVRTC had to compile (the cache held the rest) */
+    double compile_seconds;   /* generating and compiling */
+    double seconds;           /* the whole call */
+    int recorded;             /* the choice went into the database (and its file, if any) */
+    int nentries;             /* every plan, in the order timed */
+    evt_tune_entry entries[EVT_TUNE_MAX_ENTRIES];
+} evt_tune_result;
+
+EVT_API evt_status evt_launch_tune(evt_launch *launch, void *stream,
+                                   const evt_tune_options *options, evt_tune_result *result);
+/* The tuning database's file ("" when the disk cache is off) into path. */
+EVT_API void evt_tuning_db_path(char *path, size_t n);
 
 /* Device memory for programs that have no CUDA runtime of their own (evtc,
  * tests): all on the current context, synchronous, errors as above. */

@@ -96,7 +96,7 @@ static const char *sm80_config(evt_module *m, const evt_kernel *k, evt_target t)
 
 static evt_status set_split(evt_launch *l, int split_k)
 {
-    const evt_tuning t = {config, split_k, 0};
+    const evt_tuning t = {.config = config, .split_k = split_k};
     return evt_launch_set_tuning(l, &t);
 }
 

@@ -37,16 +37,16 @@ static void test_tuning_values(void **state)
             assert_string_not_equal(evt_config_name(i), evt_config_name(j));
     assert_null(evt_config_name(-1));
     assert_null(evt_config_name(evt_config_count()));
-    evt_tuning t = {"sm90_pp2_128x128x64_s4", 0, 0};
+    evt_tuning t = {.config = "sm90_pp2_128x128x64_s4"};
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
     t.config = "sm90_pp3_1x1x1_s1";
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_ERR_NOT_FOUND);
     assert_non_null(strstr(evt_ctx_last_error(ctx), "sm90_pp3_1x1x1_s1"));
-    t = (evt_tuning){NULL, -1, 0};
+    t = (evt_tuning){.split_k = -1};
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_ERR_INVALID_ARGUMENT);
-    t = (evt_tuning){NULL, 0, 3};
+    t = (evt_tuning){.row_group = 3};
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_ERR_INVALID_ARGUMENT);
-    t = (evt_tuning){"", 2, 16};
+    t = (evt_tuning){.config = "", .split_k = 2, .row_group = 16};
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
     assert_int_equal(evt_ctx_set_tuning(ctx, NULL), EVT_OK);
     assert_int_equal(evt_ctx_set_tuning(NULL, NULL), EVT_ERR_INVALID_ARGUMENT);
@@ -66,7 +66,7 @@ static void test_forced_listing(void **state)
     assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM90A, &text), EVT_OK);
     assert_non_null(strstr(text, "_sm90_pp2_128x128x64_s4_sm90a("));
     assert_non_null(strstr(text, "_sm80_64x64x32_w4_s4_sm90a("));
-    evt_tuning t = {"sm90_pp2_128x128x64_s4", 0, 0};
+    evt_tuning t = {.config = "sm90_pp2_128x128x64_s4"};
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
     assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM90A, &text), EVT_OK);
     assert_non_null(strstr(text, "_sm90_pp2_128x128x64_s4_sm90a("));
@@ -87,7 +87,7 @@ static void test_forced_listing(void **state)
     assert_int_equal(evt_kernel_config_check(m, tn, EVT_TARGET_SM90A, "nope"), EVT_ERR_NOT_FOUND);
     /* split-K forced: the listing holds the split entries too; a row group
      * changes the generated epilogue */
-    t = (evt_tuning){"sm80_128x128x64_w4_s3", 2, 0};
+    t = (evt_tuning){.config = "sm80_128x128x64_w4_s3", .split_k = 2};
     assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
     assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &text), EVT_OK);
     assert_non_null(strstr(text, "_sm80_128x128x64_w4_s3_splitk_sm80("));

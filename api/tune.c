@@ -1,0 +1,225 @@
+/* tune.c - measured selection: evt_launch_tune times the plans the planner
+ * admits for a bound launch and records the fastest in the tuning database
+ * (runtime/tunedb.c), which later launches take instead of the heuristic.
+ *
+ * The plans: every tile configuration that can run the kernel on the
+ * target, each with the planner's split-K, and where the problem has fewer
+ * tiles than two waves (the case split-K exists for) with 2, 3, 4 and 8
+ * ways as well; plans that come out the same are timed once.  Their kernels
+ * are compiled together on several threads first, so the timing loop only
+ * loads and runs. */
+#define _POSIX_C_SOURCE 200809L
+#include "../runtime/cache.h"
+#include "launch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { TUNE_MAX_PLANS = EVT_TUNE_MAX_ENTRIES };
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int same_plan(const plan *a, const plan *b)
+{
+    return a->config == b->config && a->aligned == b->aligned && a->tma == b->tma &&
+           a->splits == b->splits;
+}
+
+/* Adds p to plans[0..*n) unless an equal plan is there. */
+static void add_plan(plan *plans, int *n, const plan *p)
+{
+    for (int i = 0; i < *n; i++)
+        if (same_plan(&plans[i], p))
+            return;
+    if (*n < TUNE_MAX_PLANS)
+        plans[(*n)++] = *p;
+}
+
+/* The heuristic's plan first, then every other the planner admits. */
+static int candidates(const launch_view *v, const plan_problem *prob, plan *plans)
+{
+    int n = 0;
+    plan p;
+    const char *why;
+    const plan_options heuristic = {NULL, 0};
+    if (plan_make(v->pk, prob, &heuristic, &p, &why))
+        add_plan(plans, &n, &p);
+    static const int splits[] = {0, 2, 3, 4, 8};
+    for (int c = 0; c < EVT_TILE_COUNT; c++) {
+        const plan_config *cfg = &plan_configs[c];
+        if (!plan_can_run(cfg, v->pk, prob->target, NULL))
+            continue;
+        const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
+        const int few_tiles = plan_config_tiles(cfg, prob->m, prob->n) < 2LL * sms;
+        for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {
+            if (splits[s] && (!few_tiles || plan_config_persistent(cfg)))
+                break;
+            const plan_options o = {cfg, splits[s]};
+            if (plan_make(v->pk, prob, &o, &p, &why))
+                add_plan(plans, &n, &p);
+        }
+    }
+    return n;
+}
+
+/* The evt_tuning that makes a launch run plan p. */
+static api_tuning forcing(const plan *p)
+{
+    return (api_tuning){{p->config, p->splits > 1 ? p->splits : 1}, 0, 1};
+}
+
+/* Generates the sources of every plan and compiles those the cache lacks. */
+static evt_status compile_all(evt_launch *l, const launch_view *v, evt_target t, const plan *plans,
+                              int n, int threads, evt_tune_result *res)
+{
+    evt_ctx *ctx = v->m->ctx;
+    strbuf *src = calloc((size_t)n, sizeof *src);
+    const char **texts = calloc((size_t)n, sizeof *texts);
+    evt_status st = src && texts ? EVT_OK : ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");
+    int nsrc = 0;
+    for (int i = 0; i < n && st == EVT_OK; i++) {
+        sb_init(&src[nsrc]);
+        if ((st = launch_source(l, &plans[i], &src[nsrc])) != EVT_OK)
+            break;
+        int dup = 0; /* split-K plans of one configuration share their source */
+        for (int j = 0; j < nsrc && !dup; j++)
+            dup = strcmp(texts[j], sb_str(&src[nsrc])) == 0;
+        if (dup)
+            sb_free(&src[nsrc]);
+        else {
+            texts[nsrc] = sb_str(&src[nsrc]);
+            nsrc++;
+        }
+    }
+    if (st == EVT_OK) {
+        strbuf err;
+        sb_init(&err);
+        size_t compiled = 0;
+        if (!rt_cache_modules(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, texts,
+                              v->k->name, (size_t)nsrc, t, v->cu_ctx, threads, &compiled,
+                              &st, &err))
+            ctx_fail(ctx, st, "%s", err.len ? sb_str(&err) : "out of memory");
+        res->compiled = (int)compiled;
+        sb_free(&err);
+    }
+    for (int i = 0; src && i < nsrc; i++)
+        sb_free(&src[i]);
+    free(src);
+    free(texts);
+    return st;
+}
+
+static void entry_of(const plan *p, double ms, evt_tune_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->config, sizeof e->config, "%s", p->config->name);
+    e->split_k = p->splits;
+    e->ms = ms;
+}
+
+/* Times the launch as it is tuned now: *ms, the median. */
+static evt_status time_plan(evt_launch *l, void *stream, const evt_tune_options *o, double *ms)
+{
+    if (o->reps > 0)
+        return evt_launch_benchmark(l, stream, o->warmup > 0 ? o->warmup : 2, o->reps, ms);
+    /* A first look with few runs sets how many the median gets: about 25 ms
+     * of runs, 5 to 20 of them, so a slow plan does not eat the budget. */
+    double first;
+    evt_status st = evt_launch_benchmark(l, stream, o->warmup > 0 ? o->warmup : 2, 3, &first);
+    if (st != EVT_OK)
+        return st;
+    int reps = first > 0 ? (int)(25.0 / first) : 20;
+    reps = reps < 5 ? 5 : reps > 20 ? 20 : reps;
+    return evt_launch_benchmark(l, stream, 0, reps, ms);
+}
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *options,
+                           evt_tune_result *res)
+{
+    if (!l || !res)
+        return EVT_ERR_INVALID_ARGUMENT;
+    const double start = now();
+    const evt_tune_options o = options ? *options : (evt_tune_options){0};
+    const double budget = o.max_seconds > 0 ? o.max_seconds : 10.0;
+    memset(res, 0, sizeof *res);
+    launch_view v;
+    plan_problem prob;
+    evt_status st = launch_problem(l, &v, &prob);
+    if (st != EVT_OK)
+        return st;
+    evt_ctx *ctx = v.m->ctx;
+    if (o.max_seconds < 0 || o.threads < 0 || o.warmup < 0 || o.reps < 0)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_launch_tune: max_seconds, threads, warmup and reps must be >= 0");
+    plan *plans = calloc(TUNE_MAX_PLANS, sizeof *plans);
+    if (!plans)
+        return ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");
+    const int n = candidates(&v, &prob, plans);
+    res->candidates = n;
+    st = compile_all(l, &v, prob.target, plans, n, o.threads > 0 ? o.threads : online_cpus(), res);
+    res->compile_seconds = now() - start;
+
+    const api_tuning saved = *v.tuning;
+    int best = -1;
+    double best_ms = 0;
+    for (int i = 0; i < n && st == EVT_OK; i++) {
+        if (i > 0 && now() - start > budget)
+            break; /* the heuristic's plan (first) is always timed */
+        *v.tuning = forcing(&plans[i]);
+        double ms = 0;
+        st = time_plan(l, stream, &o, &ms);
+        if (st != EVT_OK)
+            break;
+        entry_of(&plans[i], ms, &res->entries[res->nentries++]);
+        res->timed++;
+        if (best < 0 || ms < best_ms) {
+            best = i;
+            best_ms = ms;
+        }
+    }
+    *v.tuning = saved;
+    for (int i = res->timed; i < n; i++) /* listed, not timed: the time ran out */
+        entry_of(&plans[i], -1, &res->entries[res->nentries++]);
+    if (st == EVT_OK && best >= 0) {
+        res->heuristic = res->entries[0];
+        entry_of(&plans[best], best_ms, &res->best);
+        if (!o.dry_run) {
+            rt_tune_key key;
+            rt_tune_choice choice;
+            launch_tune_key(l, prob.aligned, &key);
+            memset(&choice, 0, sizeof choice);
+            snprintf(choice.config, sizeof choice.config, "%s", plans[best].config->name);
+            choice.split_k = plans[best].splits > 1 ? plans[best].splits : 1;
+            choice.ms = best_ms;
+            res->recorded = rt_tunedb_store(&ctx->tunedb, &key, &choice);
+            ctx->tunedb_generation++;
+            if (!res->recorded)
+                st = ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory recording the tuning");
+        }
+    } else if (st == EVT_OK) {
+        st = ctx_fail(ctx, EVT_ERR_INTERNAL, "evt_launch_tune: the planner admits no plan");
+    }
+    free(plans);
+    res->seconds = now() - start;
+    return st;
+}
+
+void evt_tuning_db_path(char *path, size_t n)
+{
+    if (path && n)
+        rt_tunedb_path(path, n);
+}
