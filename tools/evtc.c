@@ -32,6 +32,9 @@ static void usage(FILE *f)
           "       evtc run FILE.evt --kernel NAME --gemm M,N,K | --conv N,H,W,C,K,R,S [...]\n"
           "                          compile, run on the GPU with random inputs, --check, --bench\n"
           "                          (see evtc run --help)\n"
+          "       evtc tune FILE.evt --kernel NAME --gemm M,N,K | --conv N,H,W,C,K,R,S [...]\n"
+          "                          time the tile configurations for that size on the GPU and\n"
+          "                          record the fastest (see evtc tune --help)\n"
           "       evtc --help | --version\n"
           "\n"
           "FILE '-' reads the source from standard input (named <stdin> in diagnostics).\n"
@@ -313,6 +316,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         return evtc_run(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "tune") == 0)
+        return evtc_tune(argc - 1, argv + 1);
     options o = {.emit = EMIT_NONE, .diag_format = EVT_DIAG_TEXT, .opt_level = 2};
     int done;
     int rc = parse_args(argc, argv, &o, &done);

@@ -1,7 +1,9 @@
 /*
  * evtc_run.c - `evtc run`: compile one kernel, run it on the GPU on fresh
  * random inputs, check every output against libevt's f64 reference and
- * time it (shared/spec/cli.md; docs/runtime.md has the tolerances).
+ * time it (shared/spec/cli.md; docs/runtime.md has the tolerances); and
+ * `evtc tune`: the same set-up, then evt_launch_tune times the plans for
+ * the problem and records the fastest (docs/tuning.md).
  *
  * Everything goes through the public API, as a program embedding libevt
  * would: evt_launch_* and evt_device_* for the GPU, evt_reference_gemm and
@@ -46,6 +48,11 @@ typedef struct run_options {
     int nparams;
     long long ld_pad; /* extra elements in every leading dimension */
     int warmup, reps;
+    int reps_given;
+    const char *prog; /* "evtc run" or "evtc tune" */
+    int tune;         /* evtc tune */
+    double max_seconds;
+    int dry_run;
 } run_options;
 
 static void run_usage(FILE *f)
@@ -86,9 +93,36 @@ static void run_usage(FILE *f)
           f);
 }
 
+static void tune_usage(FILE *f)
+{
+    fputs("usage: evtc tune FILE.evt --kernel NAME --gemm M,N,K [options]\n"
+          "       evtc tune FILE.evt --kernel NAME --conv N,H,W,C,K,R,S[,pad,stride,dilation] [options]\n"
+          "\n"
+          "Compiles every tile configuration (and split-K factor) the planner admits for\n"
+          "kernel NAME on this problem and this GPU, times each on random inputs, and\n"
+          "records the fastest in the tuning database beside the kernel cache; from then\n"
+          "on every launch of that kernel and problem on this GPU model runs it.  Prints\n"
+          "each plan's median time.  Set EVT_IGNORE_TUNING_RECORDS=1 to run the\n"
+          "heuristic's plans instead of the records.\n"
+          "\n"
+          "options: those of evtc run (--kernel, --gemm, --conv, --target, --seed,\n"
+          "--ld-pad, --param, --special, --progress, -O), and\n"
+          "  --max-seconds S      bound on the tuning, compiles included (default 10);\n"
+          "                       plans not timed by then are listed as such\n"
+          "  --reps R             timed runs per plan (default: 5 to 20, by its time)\n"
+          "  --dry-run            time the plans, record nothing\n"
+          "  --check              check every output of the recorded plan's run\n"
+          "  --bench              time the recorded plan as evtc run --bench does\n"
+          "\n"
+          "exit status: as evtc run's\n",
+          f);
+}
+
+static const char *prog_name = "evtc run";
+
 static int bad_usage(const char *fmt, const char *arg)
 {
-    return evtc_usage_error("evtc run", fmt, arg);
+    return evtc_usage_error(prog_name, fmt, arg);
 }
 
 /* "M,N,K" */
@@ -157,6 +191,7 @@ static const evtc_valued valued_options[] = {
     {"--ld-pad", "P"},
     {"--reps", "R"},
     {"--param", "NAME=VALUE"},
+    {"--max-seconds", "S"},
     {NULL, NULL},
 };
 
@@ -186,7 +221,7 @@ static int add_param(run_options *o, const char *v)
 
 static int parse_run_args(int argc, char **argv, run_options *o, int *done)
 {
-    evtc_args args = {"evtc run", valued_options, argc, argv, 1};
+    evtc_args args = {o->prog, valued_options, argc, argv, 1};
     evtc_arg arg;
     int more;
     *done = 0;
@@ -198,7 +233,7 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
                 return bad_usage("more than one input file given ('%s')", v);
             o->file = v;
         } else if (evtc_arg_is(&arg, "--help") || evtc_arg_is(&arg, "-h")) {
-            run_usage(stdout);
+            (o->tune ? tune_usage : run_usage)(stdout);
             *done = 1;
             return 0;
         } else if (evtc_arg_is(&arg, "--check")) {
@@ -238,6 +273,16 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
             if (!evtc_parse_count(v, &n) || n < 1 || n > 100000)
                 return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v);
             o->reps = (int)n;
+            o->reps_given = 1;
+        } else if (o->tune && evtc_arg_is(&arg, "--max-seconds")) {
+            char *end;
+            o->max_seconds = strtod(v, &end);
+            if (!*v || *end || !(o->max_seconds > 0 && o->max_seconds <= 3600))
+                return bad_usage("--max-seconds needs a number of seconds above 0, at most 3600 "
+                                 "(got '%s')",
+                                 v);
+        } else if (o->tune && evtc_arg_is(&arg, "--dry-run")) {
+            o->dry_run = 1;
         } else if (evtc_arg_is(&arg, "--param")) {
             if (add_param(o, v))
                 return EXIT_INVALID;
@@ -344,9 +389,9 @@ static int failed(run *r, evt_status st, const char *what)
         fputs(evt_module_diag_text(r->m, EVT_DIAG_TEXT), stderr);
     const char *msg = evt_ctx_last_error(r->ctx);
     if (st == EVT_ERR_NO_GPU)
-        fprintf(stderr, "evtc run: error: no GPU: %s\n", msg[0] ? msg : evt_status_string(st));
+        fprintf(stderr, "%s: error: no GPU: %s\n", prog_name, msg[0] ? msg : evt_status_string(st));
     else
-        fprintf(stderr, "evtc run: error: %s: %s\n", what, msg[0] ? msg : evt_status_string(st));
+        fprintf(stderr, "%s: error: %s: %s\n", prog_name, what, msg[0] ? msg : evt_status_string(st));
     return st == EVT_ERR_SOURCE || st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_NOT_FOUND ||
                    st == EVT_ERR_UNSUPPORTED || st == EVT_ERR_UNBOUND
                ? EXIT_INVALID
@@ -357,7 +402,7 @@ static int alloc_buffer(run *r, buffer *b)
 {
     b->host = malloc(b->bytes ? b->bytes : 1);
     if (!b->host) {
-        fprintf(stderr, "evtc run: error: out of memory for %s (%zu bytes)\n", b->name, b->bytes);
+        fprintf(stderr, "%s: error: out of memory for %s (%zu bytes)\n", prog_name, b->name, b->bytes);
         return EXIT_OUTSIDE;
     }
     evt_status st = evt_device_alloc(r->ctx, b->bytes, &b->dev);
@@ -388,7 +433,7 @@ static int fill(run *r, buffer *b, int input_specials, int operand_specials)
 {
     double *v = malloc((b->count ? b->count : 1) * sizeof *v);
     if (!v) {
-        fprintf(stderr, "evtc run: error: out of memory\n");
+        fprintf(stderr, "%s: error: out of memory\n", prog_name);
         return EXIT_OUTSIDE;
     }
     int integral = b->elem == EVT_I8 || b->elem == EVT_I32;
@@ -429,25 +474,25 @@ static int compile(run *r)
 {
     run_options *o = r->o;
     const char *file = evtc_source_name(o->file);
-    int rc = evtc_load(r->ctx, "evtc run", o->file, EVT_DIAG_TEXT, &r->m);
+    int rc = evtc_load(r->ctx, prog_name, o->file, EVT_DIAG_TEXT, &r->m);
     if (rc)
         return rc;
     if (o->kernel) {
         r->k = evt_module_find_kernel(r->m, o->kernel);
         if (!r->k) {
-            fprintf(stderr, "evtc run: error: %s has no kernel '%s'\n", file, o->kernel);
+            fprintf(stderr, "%s: error: %s has no kernel '%s'\n", prog_name, file, o->kernel);
             return EXIT_INVALID;
         }
     } else if (evt_module_kernel_count(r->m) == 1) {
         r->k = evt_module_kernel(r->m, 0);
     } else {
-        fprintf(stderr, "evtc run: error: %s has %zu kernels: name one with --kernel\n", file,
+        fprintf(stderr, "%s: error: %s has %zu kernels: name one with --kernel\n", prog_name, file,
                 evt_module_kernel_count(r->m));
         return EXIT_INVALID;
     }
     int conv = evt_kernel_mainloop(r->k) == EVT_MAINLOOP_CONV2D_FPROP;
     if (conv != o->have_conv) {
-        fprintf(stderr, "evtc run: error: kernel '%s' is a %s kernel: give its size with %s\n",
+        fprintf(stderr, "%s: error: kernel '%s' is a %s kernel: give its size with %s\n", prog_name,
                 evt_kernel_name(r->k), evt_mainloop_name(evt_kernel_mainloop(r->k)),
                 conv ? "--conv N,H,W,C,K,R,S[,pad,stride,dilation]" : "--gemm M,N,K");
         return EXIT_INVALID;
@@ -456,8 +501,10 @@ static int compile(run *r)
         long long p, q;
         const evt_conv_problem *c = &o->conv;
         if (evt_conv_output_size(c, &p, &q) != EVT_OK) {
-            fprintf(stderr, "evtc run: error: --conv: sizes must be >= 1, and the dilated filter "
-                            "must fit in the padded input\n");
+            fprintf(stderr,
+                    "%s: error: --conv: sizes must be >= 1, and the dilated filter must fit in "
+                    "the padded input\n",
+                    prog_name);
             return EXIT_INVALID;
         }
         o->m = c->n * p * q;
@@ -471,7 +518,7 @@ static int compile(run *r)
             if (strcmp(evt_epilogue_arg(r->ep, EVT_ARG_PARAM, j)->name, o->params[i].name) == 0)
                 p = evt_epilogue_arg(r->ep, EVT_ARG_PARAM, j);
         if (!p) {
-            fprintf(stderr, "evtc run: error: epilogue '%s' has no param '%s'\n",
+            fprintf(stderr, "%s: error: epilogue '%s' has no param '%s'\n", prog_name,
                     evt_epilogue_name(r->ep), o->params[i].name);
             return EXIT_INVALID;
         }
@@ -771,12 +818,12 @@ static int reference(run *r, const long long *rows, long long nrows, double **re
             : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.host,
                             ob->layout, r->b.ld > 0 ? r->b.ld : 1, acc);
     if (st != EVT_OK) {
-        fprintf(stderr, "evtc run: error: the reference %s failed: %s\n",
+        fprintf(stderr, "%s: error: the reference %s failed: %s\n", prog_name,
                 o->have_conv ? "conv2d" : "GEMM", evt_status_string(st));
         goto done;
     }
     if ((st = evt_interp_create(r->ep, &in)) != EVT_OK) {
-        fprintf(stderr, "evtc run: error: the reference interpreter: %s\n", evt_status_string(st));
+        fprintf(stderr, "%s: error: the reference interpreter: %s\n", prog_name, evt_status_string(st));
         goto done;
     }
     for (size_t p = 0; p < r->nparam && st == EVT_OK; p++)
@@ -816,12 +863,12 @@ static int reference(run *r, const long long *rows, long long nrows, double **re
     if (st == EVT_OK)
         st = evt_interp_run(in, EVT_INTERP_F64);
     if (st != EVT_OK)
-        fprintf(stderr, "evtc run: error: the reference interpreter failed: %s\n",
+        fprintf(stderr, "%s: error: the reference interpreter failed: %s\n", prog_name,
                 in && evt_interp_last_error(in)[0] ? evt_interp_last_error(in) : evt_status_string(st));
     rc = st == EVT_OK ? 0 : EXIT_OUTSIDE;
     goto done;
 oom:
-    fputs("evtc run: error: out of memory for the reference\n", stderr);
+    fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
 done:
     evt_interp_destroy(in);
     for (size_t i = 0; gathered && i < r->nin; i++)
@@ -905,7 +952,7 @@ static int count_unwritten(run *r, long long *unwritten)
             }
     }
     if (rc == EXIT_OUTSIDE && !second)
-        fputs("evtc run: error: out of memory\n", stderr);
+        fprintf(stderr, "%s: error: out of memory\n", prog_name);
     for (size_t i = 0; second && i < r->nout; i++)
         free(second[i]);
     free(second);
@@ -923,7 +970,7 @@ static int check(run *r)
     long long *unwritten = calloc(r->nout + 1, sizeof *unwritten);
     int rc = 0;
     if (!rows || !refs || !unwritten) {
-        fputs("evtc run: error: out of memory for the reference\n", stderr);
+        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
         rc = EXIT_OUTSIDE;
     }
     for (size_t i = 0; !rc && i < r->nout; i++) {
@@ -973,7 +1020,7 @@ static int check(run *r)
         free(got);
         if (st != EVT_OK) {
             fflush(stdout);
-            fprintf(stderr, "evtc run: error: checking %s: %s\n", info->name, evt_status_string(st));
+            fprintf(stderr, "%s: error: checking %s: %s\n", prog_name, info->name, evt_status_string(st));
             rc = EXIT_OUTSIDE;
             break;
         }
@@ -1056,9 +1103,9 @@ static int find_device(run *r)
     }
     if (r->o->have_target && r->o->target != r->target) {
         fprintf(stderr,
-                "evtc run: error: --target %s, but the GPU (%s) is %s: evtc run compiles for "
-                "the GPU present\n",
-                evt_target_name(r->o->target), r->device, evt_target_name(r->target));
+                "%s: error: --target %s, but the GPU (%s) is %s: %s compiles for the GPU present\n",
+                prog_name, evt_target_name(r->o->target), r->device, evt_target_name(r->target),
+                prog_name);
         return EXIT_INVALID;
     }
     return 0;
@@ -1089,9 +1136,63 @@ static void print_header(const run *r)
            o->special ? ", --special" : "", o->ld_pad ? ", padded leading dimensions" : "");
 }
 
-int evtc_run(int argc, char **argv)
+/* evtc tune's work once the launch is bound: tune, print every plan, and
+ * leave the launch on the recorded plan (for --check and --bench). */
+static int tune(run *r)
 {
-    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50};
+    const run_options *o = r->o;
+    evt_tune_options to = {.max_seconds = o->max_seconds, .reps = o->reps_given ? o->reps : 0,
+                           .dry_run = o->dry_run};
+    evt_tune_result res;
+    evtc_progress progress;
+    evtc_progress_init(&progress, prog_name, o->progress, 1);
+    fflush(stdout);
+    evtc_progress_begin(&progress, "tuning %s on %s (compiles with NVRTC unless cached)",
+                        evt_kernel_name(r->k), evt_target_name(r->target));
+    evt_status st = evt_launch_tune(r->launch, NULL, &to, &res);
+    evtc_progress_end(&progress, st == EVT_OK);
+    if (st != EVT_OK)
+        return failed(r, st, "tuning");
+    printf("tune: %d plans, %d timed, %d compiled; %.2f s (generating and compiling %.2f s)\n",
+           res.candidates, res.timed, res.compiled, res.seconds, res.compile_seconds);
+    printf("%-34s %6s %10s %8s\n", "configuration", "split", "ms", "speed-up");
+    for (int i = 0; i < res.nentries; i++) {
+        const evt_tune_entry *e = &res.entries[i];
+        if (e->ms < 0) {
+            printf("%-34s %6d %10s %8s\n", e->config, e->split_k, "-", "not timed");
+            continue;
+        }
+        printf("%-34s %6d %10.4f %7.2fx%s%s\n", e->config, e->split_k, e->ms,
+               res.heuristic.ms / e->ms, i == 0 ? "  heuristic" : "",
+               strcmp(e->config, res.best.config) == 0 && e->split_k == res.best.split_k ? "  best"
+                                                                                       : "");
+    }
+    char path[4096];
+    evt_tuning_db_path(path, sizeof path);
+    printf("best: %s split %d, %.4f ms, %.2fx the heuristic's (%s split %d, %.4f ms)\n",
+           res.best.config, res.best.split_k, res.best.ms, res.heuristic.ms / res.best.ms,
+           res.heuristic.config, res.heuristic.split_k, res.heuristic.ms);
+    if (o->dry_run)
+        printf("recorded: nothing (--dry-run)\n");
+    else
+        printf("recorded: %s\n", path[0] ? path : "in memory only (the disk cache is off)");
+    if (!o->check && !o->bench)
+        return 0;
+    /* the recorded plan's own run, for --check to judge */
+    st = evt_launch_run(r->launch, NULL);
+    if (st == EVT_OK)
+        st = evt_device_synchronize(r->ctx);
+    if (st != EVT_OK)
+        return failed(r, st, "launch");
+    printf("plan: %s\n", evt_launch_plan(r->launch));
+    return 0;
+}
+
+static int run_or_tune(int argc, char **argv, int tuning)
+{
+    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50, .tune = tuning,
+                     .prog = tuning ? "evtc tune" : "evtc run"};
+    prog_name = o.prog;
     int done;
     int rc = parse_run_args(argc, argv, &o, &done);
     if (!rc && !done) {
@@ -1100,7 +1201,7 @@ int evtc_run(int argc, char **argv)
                      1000000000u;
         run r = {.o = &o, .rng = o.seed};
         if (!(r.ctx = evt_ctx_create())) {
-            fputs("evtc run: error: out of memory\n", stderr);
+            fprintf(stderr, "%s: error: out of memory\n", prog_name);
             rc = EXIT_OUTSIDE;
         } else if (!evtc_tuning_from_env(r.ctx)) {
             rc = EXIT_INVALID;
@@ -1113,7 +1214,9 @@ int evtc_run(int argc, char **argv)
             print_header(&r);
             rc = prepare(&r);
         }
-        if (!rc) {
+        if (!rc && o.tune) {
+            rc = tune(&r);
+        } else if (!rc) {
             /* The first launch compiles the kernel with NVRTC (seconds) unless
              * the kernel cache has it. */
             evtc_progress progress;
@@ -1142,4 +1245,14 @@ int evtc_run(int argc, char **argv)
         free((char *)o.params[i].name);
     free(o.params);
     return rc;
+}
+
+int evtc_run(int argc, char **argv)
+{
+    return run_or_tune(argc, argv, 0);
+}
+
+int evtc_tune(int argc, char **argv)
+{
+    return run_or_tune(argc, argv, 1);
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_cli.sh - `evtc run`'s command line and exit statuses (shared/spec/cli.md).
+# run_cli.sh - `evtc run`'s and `evtc tune`'s command lines and exit statuses (shared/spec/cli.md).
 # Bad arguments and bad source exit 1 before any GPU is looked for, so this
 # runs on every machine; a valid run exits 0 with a GPU, and 2 with a
 # "no GPU" message without one.
@@ -53,6 +53,14 @@ expect 1 "a param value that is no number" run "$c/inputs.evt" --kernel inputs -
 expect 1 "a param without a value" run "$c/inputs.evt" --kernel inputs --gemm 8,8,8 --param p
 expect 1 "invalid source" run "$tmp/bad.evt" --gemm 8,8,8
 expect 1 "a missing file" run "$tmp/missing.evt" --kernel k --gemm 8,8,8
+expect 0 "tune --help" tune --help
+expect 1 "tune: no problem size" tune "$c/layouts.evt" --kernel rc_f16
+expect 1 "tune: --max-seconds 0" tune "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --max-seconds 0
+expect 1 "tune: --max-seconds that is no number" tune "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --max-seconds 1s
+expect 1 "tune: --max-seconds without a value" tune "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --max-seconds
+expect 1 "run: --max-seconds is tune's" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --max-seconds 3
+expect 1 "run: --dry-run is tune's" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --dry-run
+expect 1 "tune: an unknown kernel" tune "$c/layouts.evt" --kernel nope --gemm 8,8,8
 
 # Valid runs: 0 with a GPU; 2 and a message that says so without one.
 valid() {
@@ -72,6 +80,7 @@ valid "a valid gemm run" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 --che
 valid "a valid conv run" run "$root/examples/examples.evt" --kernel resnet_block --conv 1,8,8,8,8,3,3,1,1,1 --check
 valid "the only kernel of a file, unnamed" run "$c/operators.evt" --gemm 8,8,8 --check
 valid "the source from standard input" run - --kernel rc_f16 --gemm 64,64,64 --check <"$c/layouts.evt"
+valid "a gemm tuning (dry run), its plan checked" tune "$c/layouts.evt" --kernel rc_f16 --gemm 100,72,40 --dry-run --check
 
 [ $failures -eq 0 ] && echo "run_cli: all passed" || echo "run_cli: $failures failed"
 [ $failures -eq 0 ]
