@@ -20,7 +20,9 @@ import contextlib
 import ctypes
 import itertools
 import logging
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -504,6 +506,48 @@ def test_gpu_signature_cache_rebinds():
     assert k(x, w.t(), b=b, y=y) is y
     check_close(y, mlp_ref(x, w, b), "given output")
     assert len(k._calls) == 3
+
+
+def test_gpu_tune_records_and_launches_take_it():
+    need_gpu()
+    # A fresh database: the record below must come from this tuning.
+    saved = os.environ.get("EVT_CACHE_DIR")
+    os.environ["EVT_CACHE_DIR"] = tempfile.mkdtemp(prefix="evt-tune-py-")
+    try:
+        tune_and_take_the_record()
+    finally:
+        if saved is None:
+            del os.environ["EVT_CACHE_DIR"]
+        else:
+            os.environ["EVT_CACHE_DIR"] = saved
+
+
+def tune_and_take_the_record():
+    m = examples()
+    k = m.kernel("mlp_up")
+    torch.manual_seed(5)
+    x, w, b = bf16(333, 136), bf16(200, 136), bf16(200)
+    with k.bind(x, w.t(), b=b) as launch:
+        launch.run()
+        assert not launch.plan.endswith(" tuned"), launch.plan
+        r = launch.tune(max_seconds=30)
+        assert isinstance(r, evt.TuneResult) and r.recorded, r
+        assert r.candidates >= 2 and 1 <= r.timed <= r.candidates == len(r.plans), r
+        assert r.plans[0] == r.heuristic and r.best.ms <= r.heuristic.ms, r
+        assert all(p.ms is None or p.ms >= r.best.ms for p in r.plans), r
+        y = launch.run()
+        assert launch.plan.endswith(" tuned") and r.best.config in launch.plan, (launch.plan, r)
+        check_close(y, mlp_ref(x, w, b), "the tuned plan")
+        launch.set_tuning(ignore_records=True)
+        launch.run()
+        assert not launch.plan.endswith(" tuned") and r.heuristic.config in launch.plan
+    # A plain call of another module (another context) reads the record.
+    k2 = examples().kernel("mlp_up")
+    y2 = k2(x, w.t(), b=b)
+    check_close(y2, mlp_ref(x, w, b), "the record in a new context")
+    with k2.bind(x, w.t(), b=b) as launch2:
+        launch2.run()
+        assert launch2.plan.endswith(" tuned"), launch2.plan
 
 
 # ---- as a script ------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import warnings
 
 from . import _lib
 from ._check import Verdict, check, tolerance
-from ._module import (Arg, Diag, Kernel, Launch, Module, Operand, Outputs, Tuning, compile,
-                      configs, device_target)
+from ._module import (Arg, Diag, Kernel, Launch, Module, Operand, Outputs, TunePlan,
+                      TuneResult, Tuning, compile, configs, device_target)
 from ._tensor import TORCH_DTYPE_NAMES
 from .errors import (ArgumentError, ArgumentTypeError, BadBufferError, CompileError,
                      DriverError, EvtError, EvtIOError, EvtWarning, InternalError,
@@ -25,7 +25,7 @@ from .errors import (ArgumentError, ArgumentTypeError, BadBufferError, CompileEr
                      NotFoundError, SourceError, UnboundError, UnsupportedError)
 
 __all__ = [
-    "compile", "configs", "device_target", "Tuning", "torch_dtype", "check", "tolerance", "Verdict", "Module", "Kernel", "Launch", "Outputs", "Arg",
+    "compile", "configs", "device_target", "Tuning", "TunePlan", "TuneResult", "torch_dtype", "check", "tolerance", "Verdict", "Module", "Kernel", "Launch", "Outputs", "Arg",
     "Operand", "Diag", "EvtError", "SourceError", "InvalidArgumentError", "NotFoundError",
     "EvtIOError", "NoMemoryError", "LimitError", "InternalError", "CompileError",
     "UnsupportedError", "NoGpuError", "LaunchError", "DriverError", "UnboundError",

@@ -94,7 +94,28 @@ class CheckVerdict(ctypes.Structure):
 
 class Tuning(ctypes.Structure):
     _fields_ = [("config", ctypes.c_char_p), ("split_k", ctypes.c_int),
-                ("row_group", ctypes.c_int)]
+                ("row_group", ctypes.c_int), ("ignore_records", ctypes.c_int)]
+
+
+class TuneOptions(ctypes.Structure):
+    _fields_ = [("max_seconds", ctypes.c_double), ("threads", ctypes.c_int),
+                ("warmup", ctypes.c_int), ("reps", ctypes.c_int), ("dry_run", ctypes.c_int)]
+
+
+class TuneEntry(ctypes.Structure):
+    _fields_ = [("config", ctypes.c_char * 48), ("split_k", ctypes.c_int),
+                ("ms", ctypes.c_double)]
+
+
+TUNE_MAX_ENTRIES = 96  # EVT_TUNE_MAX_ENTRIES
+
+
+class TuneResult(ctypes.Structure):
+    _fields_ = [("best", TuneEntry), ("heuristic", TuneEntry), ("candidates", ctypes.c_int),
+                ("timed", ctypes.c_int), ("compiled", ctypes.c_int),
+                ("compile_seconds", ctypes.c_double), ("seconds", ctypes.c_double),
+                ("recorded", ctypes.c_int), ("nentries", ctypes.c_int),
+                ("entries", TuneEntry * TUNE_MAX_ENTRIES)]
 
 
 # ---- prototypes ------------------------------------------------------------
@@ -169,6 +190,8 @@ _OPTIONAL = {
     "evt_ctx_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
     "evt_ctx_set_library_path": (_st, [_p, _i, _s]),
     "evt_launch_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
+    "evt_launch_tune": (_st, [_p, _p, ctypes.POINTER(TuneOptions), ctypes.POINTER(TuneResult)]),
+    "evt_tuning_db_path": (None, [ctypes.c_char_p, _z]),
     "evt_launch_workspace_size": (_st, [_p, ctypes.POINTER(_z)]),
     "evt_launch_run_with_workspace": (_st, [_p, _p, _p, _z]),
     "evt_config_count": (_i, []),

@@ -35,12 +35,23 @@ Arg.__doc__ = ("An epilogue argument: name, dtype ('f16', ...), shape ((), ('M',
                "('M', 'N')), kind ('in', 'param', 'out'), reduce (None, 'sum', 'max', 'min'; "
                "outputs only), default (params only: the declared default or None).")
 
-Tuning = namedtuple("Tuning", "config split_k row_group")
+Tuning = namedtuple("Tuning", "config split_k row_group ignore_records", defaults=(False,))
 Tuning.__doc__ = ("What a module or launch forces on the planner and the code generator: "
                   "config (a tile configuration's name, None for the planner's pick), "
                   "split_k (0 the planner's, 1 never, n >= 2 n ways), row_group (rows per "
-                  "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16).")
+                  "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16), "
+                  "ignore_records (run the heuristic's plan where Launch.tune recorded one).")
 _NO_TUNING = Tuning(None, 0, 0)
+
+TunePlan = namedtuple("TunePlan", "config split_k ms")
+TunePlan.__doc__ = ("One plan Launch.tune timed: its tile configuration, split-K factor "
+                    "(1: none) and median milliseconds (None: not timed, the time ran out).")
+TuneResult = namedtuple("TuneResult", "best heuristic plans candidates timed compiled seconds "
+                                      "compile_seconds recorded")
+TuneResult.__doc__ = ("What Launch.tune measured: best and heuristic (TunePlan), every plan "
+                      "in the order timed (plans), how many the planner admits (candidates) and "
+                      "were timed, the kernels NVRTC compiled, the seconds the call and its "
+                      "compiles took, and whether the best went into the tuning database.")
 
 # Whether the library takes a run's workspace from the caller (PyTorch's).
 _HAS_WORKSPACE = _lib.has("evt_launch_run_with_workspace")
@@ -146,14 +157,20 @@ def configs():
     return tuple(_lib.text(lib.evt_config_name(i)) for i in range(lib.evt_config_count()))
 
 
-def _tuning(config, split_k, row_group):
+def _tuning(config, split_k, row_group, ignore_records=False):
     """(Tuning, its evt_tuning struct) from set_tuning's arguments.  The
     library checks the values; only the types are checked here."""
     _lib.need("evt_ctx_set_tuning", "tuning")
     if config is not None and not isinstance(config, str):
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
-    t = Tuning(config or None, operator.index(split_k), operator.index(row_group))
-    return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group)
+    t = Tuning(config or None, operator.index(split_k), operator.index(row_group),
+               bool(ignore_records))
+    return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group,
+                          int(t.ignore_records))
+
+
+def _tune_plan(e):
+    return TunePlan(_lib.text(e.config), e.split_k, e.ms if e.ms >= 0 else None)
 
 
 def _diags(mod):
@@ -272,17 +289,19 @@ class Module:
         return error_for(status, message, diagnostics)
 
     # -- tuning
-    def set_tuning(self, config=None, split_k=0, row_group=0):
+    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False):
         """Forces the tile configuration (a name from evt.configs(); None: the
         planner's pick), split-K and the epilogue's row group (see Tuning) for
         every compile (Kernel.cuda, Kernel.compile) and launch of this module
         from now on; set_tuning() returns to the planner's choices.  Launches
         already bound keep theirs (Launch.set_tuning changes them).
+        ignore_records: launches run the heuristic's plan even where
+        Launch.tune recorded a measured one.
 
         NotFoundError for an unknown name, InvalidArgumentError for a split_k
         below 0 or a row group not listed; a configuration that cannot run a
         kernel makes compiling or launching it raise UnsupportedError."""
-        t, native = _tuning(config, split_k, row_group)
+        t, native = _tuning(config, split_k, row_group, ignore_records)
         with self._lock:
             self._handle()  # raises if closed
             self._check(lib.evt_ctx_set_tuning(self._ctx, ctypes.byref(native)))
@@ -1203,13 +1222,37 @@ class Launch:
                                                    ctypes.byref(ms)))
         return ms.value
 
-    def set_tuning(self, config=None, split_k=0, row_group=0):
+    def tune(self, max_seconds=10.0, threads=0, reps=0, dry_run=False, stream=None):
+        """Times every plan the planner admits for this launch's problem on
+        this GPU (evt_launch_tune: each tile configuration, split-K factors
+        where the problem has few tiles; compiled on `threads` threads, 0 for
+        every CPU), on its bound tensors, which it overwrites; records the
+        fastest in the tuning database beside the kernel cache (not with
+        dry_run), which every later launch of this kernel and problem on
+        this GPU model then runs ("tuned" ends `plan`).  Bounded by
+        max_seconds, compiles included.  Blocks; returns a TuneResult."""
+        _lib.need("evt_launch_tune", "Launch.tune")
+        module = self.kernel.module
+        opts = _lib.TuneOptions(float(max_seconds), operator.index(threads), 0,
+                                operator.index(reps), int(bool(dry_run)))
+        res = _lib.TuneResult()
+        with module._lock, _device_guard(self._device):
+            s = _stream_handle(stream, self._device)
+            module._check(lib.evt_launch_tune(self._live().h, s, ctypes.byref(opts),
+                                              ctypes.byref(res)))
+        return TuneResult(_tune_plan(res.best), _tune_plan(res.heuristic),
+                          tuple(_tune_plan(res.entries[i]) for i in range(res.nentries)),
+                          res.candidates, res.timed, res.compiled, res.seconds,
+                          res.compile_seconds, bool(res.recorded))
+
+    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False):
         """Forces this launch's tile configuration, split-K and row group, as
         Module.set_tuning does the module's (a launch starts from its module's
-        when bound); set_tuning() returns to the planner's choices.  Returns
-        the launch.  A configuration that cannot run the kernel on the GPU
-        makes run() raise UnsupportedError."""
-        t, native = _tuning(config, split_k, row_group)
+        when bound); set_tuning() returns to the planner's choices (and to
+        the tuning database's records unless ignore_records).  Returns the
+        launch.  A configuration that cannot run the kernel on the GPU makes
+        run() raise UnsupportedError."""
+        t, native = _tuning(config, split_k, row_group, ignore_records)
         module = self.kernel.module
         with module._lock:
             module._check(lib.evt_launch_set_tuning(self._live().h, ctypes.byref(native)))
