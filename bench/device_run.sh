@@ -8,6 +8,9 @@
 #           capture) and bench_binding.py --host (host time per call)
 #   examples  evtc run --check --bench of every example kernel: GEMMs at 4096^3
 #           and 8192^3, convs at two ResNet-50 layers
+#   tune    tests/gpu/tune.c, then evtc tune --check on GEMMs off the benchmark list
+#           and conv layers ($TUNE_GEMM, $TUNE_CONV): each tuning's plans, time and
+#           speed-up over the heuristic, in a fresh tuning database
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
 #   sweep   bench/sweep.py (every tile configuration that can run the kernel, or
 #           those named in $SWEEP_IDS; conv also at the row groups of $SWEEP_G)
@@ -78,6 +81,22 @@ for s in $sections; do
                     --conv 128,14,14,256,256,3,3,1,1,1 --check --bench --seed 1
             done
         done
+        ;;
+    tune)
+        step "tune test" tune.log "$build/tests/gpu/tune_gpu"
+        cat "$out/tune.log"
+        db=$(mktemp -d)
+        for g in ${TUNE_GEMM:-16,4096,4096 128,11008,4096 512,4096,11008 2048,2560,2560 4096,4096,4096}; do
+            step "tune mlp_up $g" "tune_gemm_$g.log" env EVT_CACHE_DIR="$db" "$build/evtc" tune \
+                examples/examples.evt --kernel mlp_up --gemm "$g" --max-seconds 20 --check --seed 1
+            grep -E '^(tune|best|plan|check):|FAIL' "$out/tune_gemm_$g.log"
+        done
+        for c in ${TUNE_CONV:-32,56,56,64,64,3,3,1,1,1 8,28,28,96,24,1,1 16,56,56,128,128,3,3,1,2,1}; do
+            step "tune resnet_add_relu $c" "tune_conv_$c.log" env EVT_CACHE_DIR="$db" "$build/evtc" tune \
+                examples/resnet_block.evt --kernel resnet_add_relu --conv "$c" --max-seconds 20 --check --seed 1
+            grep -E '^(tune|best|plan|check):|FAIL' "$out/tune_conv_$c.log"
+        done
+        rm -rf "$db"
         ;;
     gelu) python3 bench/profile_gelu.py 2>&1 | tee "$out/gelu.log" ;;
     sweep) python3 bench/sweep.py ${SWEEP:-conv} 2>&1 | tee "$out/sweep.log" ;;
