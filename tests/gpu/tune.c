@@ -128,8 +128,8 @@ static evt_launch *bound(evt_module *mod, problem *p)
     if (evt_launch_create(mod, k, &l) != EVT_OK)
         return NULL;
     const long long m = p->m, n = p->n, kk = p->k;
-    if (evt_launch_set_gemm(l, m, n, kk, p->da, 2 * (size_t)(m * kk), kk, p->db, 2 * (size_t)(n * kk),
-                            kk) != EVT_OK ||
+    if (evt_launch_set_gemm(l, m, n, kk, p->da, kk, 2 * (size_t)(m * kk), p->db, kk,
+                            2 * (size_t)(n * kk)) != EVT_OK ||
         evt_launch_bind(l, "bias", p->dbias, 2 * (size_t)n, 0) != EVT_OK ||
         evt_launch_bind(l, "d", p->dd, 4 * (size_t)(m * n), n) != EVT_OK ||
         evt_launch_bind(l, "amax", p->damax, 4, 0) != EVT_OK) {
