@@ -11,6 +11,8 @@
 #   tune    tests/gpu/tune.c, then evtc tune --check on GEMMs off the benchmark list
 #           and conv layers ($TUNE_GEMM, $TUNE_CONV): each tuning's plans, time and
 #           speed-up over the heuristic, in a fresh tuning database
+#   tunesweep  bench/tune_sweep.py: every plan's time (evtc tune --dry-run) on a wide
+#           set of GEMM and conv shapes, for fitting the heuristic ($OUT/tune_sweep.csv)
 #   gelu    bench/profile_gelu.py (GEMM + bias + each transcendental, 4096^3)
 #   sweep   bench/sweep.py (every tile configuration that can run the kernel, or
 #           those named in $SWEEP_IDS; conv also at the row groups of $SWEEP_G)
@@ -98,6 +100,7 @@ for s in $sections; do
         done
         rm -rf "$db"
         ;;
+    tunesweep) EVTC="$build/evtc" OUT="$out" python3 bench/tune_sweep.py ${TUNESWEEP:-gemm conv} 2>&1 | tee "$out/tune_sweep.log" ;;
     gelu) python3 bench/profile_gelu.py 2>&1 | tee "$out/gelu.log" ;;
     sweep) python3 bench/sweep.py ${SWEEP:-conv} 2>&1 | tee "$out/sweep.log" ;;
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
