@@ -173,26 +173,47 @@ static int two_tiles_a_consumer(const plan_config *pp, long long m, long long n,
     return plan_config_tiles(pp, m, n) >= 2LL * pp->pp * sms;
 }
 
+/* Percent of the SM-slot waves c's tiles fill: 100 for whole waves. */
+static long long wave_fill_pct(const plan_config *c, long long m, long long n, long long sms)
+{
+    const long long slots = sms * (c->pp ? c->pp : c->min_blocks);
+    const long long tiles = plan_config_tiles(c, m, n);
+    const long long waves = (tiles + slots - 1) / slots;
+    return waves ? 100 * tiles / (waves * slots) : 100;
+}
+
 /*
  * sm90 GEMM (A row-major, B column-major: the wgmma configurations'
- * K-contiguous operands): where the sm80 heuristic takes a 128-wide tile,
- * the wgmma 128x256 tile or, where its waves cost less (or as much, with K
- * of at most two k tiles), the wgmma 128x128 tile at two CTAs per SM.
- * Small problems keep 64x64 tiles and split-K.  Where tma is set, K is
- * longer than two k tiles and every consumer gets two tiles or more, the
- * producer/consumer tile (with one tile a consumer it lost).
+ * K-contiguous operands).  Fitted to every plan's time on 81 shapes (M from
+ * 1 to 16384 against transformer and square N x K; bench/tune_sweep.py,
+ * docs/tuning.md):
+ * - Where tma is set and K is longer than two k tiles, the producer/consumer
+ *   tile once every consumer gets two tiles or more.
+ * - Below that, with K of 1024 or more, M of a whole tile row or more and at
+ *   least 0.3 SMs' worth of its tiles, still the producer/consumer tile: its
+ *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
+ *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
+ *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
+ * - Otherwise as the sm80 heuristic: small problems keep 64x64 tiles and
+ *   split-K (M of 32 or less, or few tiles, or short K); where it takes a
+ *   128-wide tile, the wgmma 128x256 tile or, where its waves cost less (or
+ *   as much, with K of at most two k tiles), the wgmma 128x128 tile at two
+ *   CTAs per SM.
  */
 static const plan_config *gemm_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long sms, int tma)
 {
+    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4), *wide = CFG(sm90_wg2_128x256x64_s4);
+    const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
+    if (pp_ok && two_tiles_a_consumer(pp, m, n, sms))
+        return pp;
+    if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
+        return fits(wide, t) && wave_fill_pct(wide, m, n, sms) >= 85 ? wide : pp;
     const plan_config *classic = gemm_sm80_pick(t, m, n, sms);
     if (classic == CFG(sm80_64x64x32_w4_s4))
         return classic;
-    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
-    if (tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, sms))
-        return pp;
-    const costed short_k[] = {{CFG(sm90_wg2_128x128x64_s3), 0}, {CFG(sm90_wg2_128x256x64_s4), 0}};
-    const costed long_k[] = {{CFG(sm90_wg2_128x256x64_s4), 0}, {CFG(sm90_wg2_128x128x64_s3), 0}};
+    const costed short_k[] = {{CFG(sm90_wg2_128x128x64_s3), 0}, {wide, 0}};
+    const costed long_k[] = {{wide, 0}, {CFG(sm90_wg2_128x128x64_s3), 0}};
     double cost = 0;
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 2, t, m, n, sms, &cost);
     return best ? best : classic;
