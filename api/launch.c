@@ -81,8 +81,16 @@ static evt_status fail(evt_launch *l, evt_status st, const char *fmt, ...)
     return ctx_fail(l->m->ctx, st, "kernel '%s': %s", l->k->name, msg);
 }
 
+/* Launches report on their module's context, which each call starts with
+ * no message (ctx_clear): launches have no message of their own. */
+static void begin(evt_launch *l)
+{
+    ctx_clear(l->m->ctx);
+}
+
 evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **out)
 {
+    ctx_clear(m ? m->ctx : NULL);
     if (!m || !k || !out)
         return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
                         "evt_launch_create: module, kernel and out are required");
@@ -176,6 +184,7 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     if (l->k->mainloop != EVT_MAINLOOP_GEMM)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a %s kernel takes evt_launch_set_conv",
                     evt_mainloop_name(l->k->mainloop));
@@ -200,6 +209,7 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     if (l->k->mainloop != EVT_MAINLOOP_CONV2D_FPROP)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a gemm kernel takes evt_launch_set_gemm");
     if (!c)
@@ -259,9 +269,11 @@ static int find_arg(const ir_func *fn, const char *name, int *kind)
 evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t bytes,
                            long long ld)
 {
-    if (!l || !name)
-        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL")
-                 : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!name)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL");
     int kind;
     int i = find_arg(l->fn, name, &kind);
     if (i < 0) {
@@ -278,8 +290,11 @@ evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t by
 
 evt_status evt_launch_set_param(evt_launch *l, const char *name, float value)
 {
-    if (!l || !name)
+    if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!name)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_set_param: name is NULL");
     for (size_t i = 0; i < l->fn->nparams; i++)
         if (strcmp(l->fn->params[i].info.name, name) == 0) {
             l->params[i] = value;
@@ -421,6 +436,7 @@ static evt_status target_of(evt_ctx *ctx, rt_cu_device dev, evt_target *t, int *
 
 evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *name, size_t name_len)
 {
+    ctx_clear(ctx);
     if (!ctx || !target)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_device_target: ctx and target required");
     rt_cu_context cu_ctx;
@@ -884,7 +900,10 @@ static evt_status run(evt_launch *l, void *stream, int own, void *workspace, siz
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
 {
-    return l ? run(l, stream, 1, NULL, 0) : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    return run(l, stream, 1, NULL, 0);
 }
 
 evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *workspace,
@@ -892,6 +911,7 @@ evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *work
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     if (!workspace && bytes)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a workspace of %zu bytes at NULL", bytes);
     if ((uintptr_t)workspace % RT_WORKSPACE_ALIGN != 0)
@@ -902,9 +922,11 @@ evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *work
 
 evt_status evt_launch_workspace_size(evt_launch *l, size_t *bytes)
 {
-    if (!l || !bytes)
-        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL")
-                 : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!bytes)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL");
     rt_run r;
     evt_status st = prepare(l, &r);
     *bytes = st == EVT_OK ? r.bytes : 0;
@@ -923,6 +945,7 @@ evt_status evt_launch_set_tuning(evt_launch *l, const evt_tuning *tuning)
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     plan_options opt;
     int group;
     evt_status st = tuning_parse(l->m->ctx, tuning, &opt, &group);
@@ -946,10 +969,12 @@ static int cmp_double(const void *a, const void *b)
 evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int reps,
                                 double *median_ms)
 {
-    if (!l || !median_ms || reps < 1 || warmup < 0)
-        return l ? ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
-                            "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required")
-                 : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!median_ms || reps < 1 || warmup < 0)
+        return ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required");
     evt_status st = EVT_OK;
     for (int i = 0; i < warmup && st == EVT_OK; i++)
         st = evt_launch_run(l, stream);
@@ -990,8 +1015,10 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
 
 /* ---- device memory ----------------------------------------------------- */
 
+/* Also starts the call: the context's last message goes (ctx_clear). */
 static evt_status device_ready(evt_ctx *ctx)
 {
+    ctx_clear(ctx);
     rt_cu_context cu_ctx;
     rt_cu_device dev;
     return ctx ? ensure_driver(ctx, &cu_ctx, &dev) : EVT_ERR_INVALID_ARGUMENT;
@@ -1012,8 +1039,10 @@ static evt_status driver_call(evt_ctx *ctx, rt_cu_result r, const char *call)
 evt_status evt_device_alloc(evt_ctx *ctx, size_t bytes, void **ptr)
 {
     evt_status st = device_ready(ctx);
-    if (st != EVT_OK || !ptr)
-        return st != EVT_OK ? st : EVT_ERR_INVALID_ARGUMENT;
+    if (st != EVT_OK)
+        return st;
+    if (!ptr)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_device_alloc: ptr is NULL");
     rt_cu_ptr p = 0;
     st = driver_call(ctx, ctx->driver->mem_alloc(&p, bytes ? bytes : 1), "cuMemAlloc");
     *ptr = st == EVT_OK ? (void *)(uintptr_t)p : NULL;
@@ -1022,6 +1051,7 @@ evt_status evt_device_alloc(evt_ctx *ctx, size_t bytes, void **ptr)
 
 evt_status evt_device_free(evt_ctx *ctx, void *ptr)
 {
+    ctx_clear(ctx);
     if (!ptr)
         return EVT_OK;
     evt_status st = device_ready(ctx);

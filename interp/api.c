@@ -89,11 +89,19 @@ const char *evt_interp_last_error(const evt_interp *in)
     return in ? in->error : "no interpreter";
 }
 
+/* Starts a call on the interpreter: the message of the call before goes,
+ * so that a success leaves "". */
+static void begin(evt_interp *in)
+{
+    in->error[0] = '\0';
+}
+
 static evt_status bind(evt_interp *in, const char *name, void *ptr, size_t bytes, long long ld,
                        int as_f64)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
     if (!name)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the name to bind is NULL");
     const ir_func *fn = in->fn;
@@ -132,6 +140,7 @@ evt_status evt_interp_set_param(evt_interp *in, const char *name, float value)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
     if (!name)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the param name is NULL");
     for (size_t i = 0; i < in->fn->nparams; i++)
@@ -148,6 +157,7 @@ static evt_status set_acc(evt_interp *in, long long m, long long n, const float 
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
     if (m < 0 || n < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "negative size %lld x %lld", m, n);
     if (ld < n)
@@ -210,7 +220,7 @@ evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
-    in->error[0] = '\0';
+    begin(in);
     const ir_func *fn = in->fn;
     if (mode != EVT_INTERP_F32 && mode != EVT_INTERP_F64)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "unknown interpreter mode %d", (int)mode);

@@ -12,6 +12,24 @@
  * structs, texts) is owned by the object it was read from and stays valid
  * until that object is destroyed.
  *
+ * Errors: a function that returns an evt_status reports on one object,
+ * whose last-error text then says how that call ended: the reason after a
+ * failure, "" after EVT_OK.  The object:
+ *   - the context (evt_ctx_last_error) for evt_ctx_set_*, evt_device_* and
+ *     evt_module_parse_*; the module's context for the calls on a module
+ *     (evt_module_optimize*, evt_kernel_cuda, evt_kernel_compile,
+ *     evt_kernel_config_check); and the context of the launch's module for
+ *     every evt_launch_* call: a launch keeps no message of its own;
+ *   - the interpreter (evt_interp_last_error) for evt_interp_bind,
+ *     evt_interp_bind_f64, evt_interp_set_param, evt_interp_set_acc,
+ *     evt_interp_set_acc_f64 and evt_interp_run;
+ *   - none for evt_interp_create, for the functions of no object
+ *     (evt_target_parse, evt_conv_output_size, evt_reference_*,
+ *     evt_convert_*, evt_check_*) and for any call given a NULL handle
+ *     where its object belongs: the status alone says what happened.
+ * A function that returns no status (getters, texts, _destroy,
+ * evt_launch_plan) leaves the message as it is.
+ *
  * Thread safety: the library has no global mutable state.  Distinct
  * contexts (and the modules made from them) may be used from different
  * threads at once; one context must not be used by two threads at once.
@@ -117,8 +135,9 @@ typedef struct evt_ctx evt_ctx;
 EVT_API evt_ctx *evt_ctx_create(void);
 /* Destroys a context.  Modules made from it must be destroyed first.  NULL is a no-op. */
 EVT_API void evt_ctx_destroy(evt_ctx *ctx);
-/* The message of the last failed call on this context ("" if none); owned by
- * the context, valid until its next call. */
+/* Why the last call that reported on this context failed, or "" after a
+ * success and before any call (see "Errors" above for which calls report
+ * here); owned by the context, valid until its next call. */
 EVT_API const char *evt_ctx_last_error(const evt_ctx *ctx);
 
 /* ---- modules: parsing ----------------------------------------------- */
@@ -423,7 +442,9 @@ EVT_API void evt_free(void *p);
  * dimensions are >= the contiguous extent, and every buffer's byte size
  * covers the extent the kernel touches; otherwise it returns a clear error
  * (EVT_ERR_UNBOUND, EVT_ERR_BAD_BUFFER, EVT_ERR_INVALID_ARGUMENT) without
- * launching.
+ * launching.  Every evt_launch_* call reports on the context of the
+ * launch's module (evt_ctx_last_error): its message on failure, "" on
+ * success.
  */
 typedef struct evt_launch evt_launch;
 
@@ -588,8 +609,9 @@ typedef struct evt_interp evt_interp;
 EVT_API evt_status evt_interp_create(const evt_epilogue *epilogue, evt_interp **out);
 /* Destroys an interpreter (not the arrays bound to it).  NULL is a no-op. */
 EVT_API void evt_interp_destroy(evt_interp *interp);
-/* Why the last failed call on `interp` failed ("" after a success); owned by
- * the interpreter, valid until its next call. */
+/* Why the last call on `interp` failed, or "" after a success and before
+ * any call (see "Errors" at the top); owned by the interpreter, valid until
+ * its next call. */
 EVT_API const char *evt_interp_last_error(const evt_interp *interp);
 
 /*
