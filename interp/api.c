@@ -1,4 +1,5 @@
 /* api.c - the public reference interpreter (evt_interp_*) and element conversions. */
+#include "../support/checked.h"
 #include "../support/extent.h"
 #include "interp.h"
 
@@ -26,6 +27,7 @@ struct evt_interp {
     long long m, n, ldacc;
     const float *acc;
     const double *acc_f64;
+    size_t acc_bytes;
     int acc_set;
     char error[512];
 };
@@ -153,7 +155,7 @@ evt_status evt_interp_set_param(evt_interp *in, const char *name, float value)
 }
 
 static evt_status set_acc(evt_interp *in, long long m, long long n, const float *acc,
-                          const double *acc_f64, long long ld)
+                          const double *acc_f64, size_t bytes, long long ld)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
@@ -170,20 +172,28 @@ static evt_status set_acc(evt_interp *in, long long m, long long n, const float 
     in->ldacc = ld;
     in->acc = acc;
     in->acc_f64 = acc_f64;
+    in->acc_bytes = bytes;
     in->acc_set = 1;
     return EVT_OK;
 }
 
 evt_status evt_interp_set_acc(evt_interp *in, long long m, long long n, const float *acc,
-                              long long ld)
+                              size_t bytes, long long ld)
 {
-    return set_acc(in, m, n, acc, NULL, ld);
+    return set_acc(in, m, n, acc, NULL, bytes, ld);
 }
 
 evt_status evt_interp_set_acc_f64(evt_interp *in, long long m, long long n, const double *acc,
-                                  long long ld)
+                                  size_t bytes, long long ld)
 {
-    return set_acc(in, m, n, NULL, acc, ld);
+    return set_acc(in, m, n, NULL, acc, bytes, ld);
+}
+
+/* The bytes of `elems` elements of esize bytes into *out; 0 where that
+ * exceeds size_t (so no buffer can hold them). */
+static int extent_bytes(long long elems, size_t esize, size_t *out)
+{
+    return (unsigned long long)elems <= SIZE_MAX && ck_mul_size((size_t)elems, esize, out);
 }
 
 static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_info *info,
@@ -210,9 +220,14 @@ static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_i
         return EVT_OK;
     if (!buf->ptr)
         return fail(in, EVT_ERR_UNBOUND, "%s '%s' is a NULL pointer", what, info->name);
-    if ((unsigned long long)n > buf->bytes / esize)
-        return fail(in, EVT_ERR_BAD_BUFFER, "%s '%s' is too small: %zu bytes, it needs %llu",
-                    what, info->name, buf->bytes, (unsigned long long)n * esize);
+    size_t need;
+    if (!extent_bytes(n, esize, &need))
+        return fail(in, EVT_ERR_BAD_BUFFER,
+                    "%s '%s' is too small: %zu bytes, it needs %lld elements of %zu bytes", what,
+                    info->name, buf->bytes, n, esize);
+    if (need > buf->bytes)
+        return fail(in, EVT_ERR_BAD_BUFFER, "%s '%s' is too small: %zu bytes, it needs %zu", what,
+                    info->name, buf->bytes, need);
     return EVT_OK;
 }
 
@@ -227,8 +242,21 @@ evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
     if (!in->acc_set)
         return fail(in, EVT_ERR_UNBOUND,
                     "the accumulator was never set (evt_interp_set_acc or _set_acc_f64)");
-    if (matrix_extent(in->m, in->n, in->ldacc) < 0)
+    const long long acc_elems = matrix_extent(in->m, in->n, in->ldacc);
+    if (acc_elems < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the accumulator's extent overflows");
+    const size_t acc_esize = in->acc ? sizeof *in->acc : sizeof *in->acc_f64;
+    size_t acc_need;
+    if (!extent_bytes(acc_elems, acc_esize, &acc_need))
+        return fail(in, EVT_ERR_BAD_BUFFER,
+                    "the accumulator is too small: %zu bytes, M x N = %lld x %lld with ld %lld "
+                    "needs %lld elements of %zu bytes",
+                    in->acc_bytes, in->m, in->n, in->ldacc, acc_elems, acc_esize);
+    if (acc_need > in->acc_bytes)
+        return fail(in, EVT_ERR_BAD_BUFFER,
+                    "the accumulator is too small: %zu bytes, M x N = %lld x %lld with ld %lld "
+                    "needs %zu",
+                    in->acc_bytes, in->m, in->n, in->ldacc, acc_need);
     for (size_t i = 0; i < fn->nparams; i++)
         if (!in->param_set[i])
             return fail(in, EVT_ERR_UNBOUND,

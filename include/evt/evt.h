@@ -631,23 +631,29 @@ EVT_API evt_status evt_interp_bind_f64(evt_interp *interp, const char *name, dou
                                        size_t bytes, long long ld);
 /* Sets param `name`; EVT_ERR_NOT_FOUND if the epilogue has none of that name. */
 EVT_API evt_status evt_interp_set_param(evt_interp *interp, const char *name, float value);
-/* Sets the problem size M x N and the f32 accumulator, row-major with `ld`
- * elements between rows (ld >= N); the caller keeps ownership of acc. */
+/* Sets the problem size M x N and the f32 accumulator: `bytes` bytes at
+ * acc, row-major with `ld` elements between rows (ld >= N), of which a run
+ * reads (M - 1) * ld + N floats (none when M or N is 0, and acc may then be
+ * NULL).  EVT_ERR_INVALID_ARGUMENT for a negative size, ld < N or a NULL acc
+ * of M x N > 0; the byte size is checked by evt_interp_run.  The caller
+ * keeps ownership of acc. */
 EVT_API evt_status evt_interp_set_acc(evt_interp *interp, long long m, long long n,
-                                      const float *acc, long long ld);
-/* As evt_interp_set_acc with an f64 accumulator (from evt_reference_gemm):
- * f64 mode uses it as it is, f32 mode rounds each element to f32 first. */
+                                      const float *acc, size_t bytes, long long ld);
+/* As evt_interp_set_acc with an f64 accumulator (from evt_reference_gemm),
+ * `bytes` covering (M - 1) * ld + N doubles: f64 mode uses it as it is, f32
+ * mode rounds each element to f32 first. */
 EVT_API evt_status evt_interp_set_acc_f64(evt_interp *interp, long long m, long long n,
-                                          const double *acc, long long ld);
+                                          const double *acc, size_t bytes, long long ld);
 /*
  * Evaluates the epilogue and writes every output: element-wise outputs
  * converted to their element type (round to nearest even; NaN stored as a
  * canonical NaN), reductions computed on the values before conversion and
  * then converted.  Checks first, writing nothing on failure: the
- * accumulator is set (EVT_ERR_UNBOUND), every input and output is bound and
- * non-NULL (EVT_ERR_UNBOUND), every param without default is set
- * (EVT_ERR_UNBOUND, naming it), leading dimensions are >= N
- * (EVT_ERR_INVALID_ARGUMENT) and every buffer covers its extent
+ * accumulator is set (EVT_ERR_UNBOUND) and its bytes cover the (M - 1) *
+ * ld + N elements read (EVT_ERR_BAD_BUFFER, naming the sizes), every param
+ * without default is set (EVT_ERR_UNBOUND, naming it), every input and
+ * output is bound and non-NULL (EVT_ERR_UNBOUND), leading dimensions are
+ * >= N (EVT_ERR_INVALID_ARGUMENT) and every buffer covers its extent
  * (EVT_ERR_BAD_BUFFER).  M or N may be 0: reductions then hold their
  * identity (0, -inf for max, +inf for min).
  */

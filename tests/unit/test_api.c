@@ -742,12 +742,12 @@ static evt_status call_interp_param(world *w, int ok)
 
 static evt_status call_interp_acc(world *w, int ok)
 {
-    return evt_interp_set_acc(w->in, 2, 4, w->acc, ok ? 4 : 3);
+    return evt_interp_set_acc(w->in, 2, 4, w->acc, sizeof w->acc, ok ? 4 : 3);
 }
 
 static evt_status call_interp_acc_f64(world *w, int ok)
 {
-    return evt_interp_set_acc_f64(w->in, 2, 4, ok ? w->acc64 : NULL, 4);
+    return evt_interp_set_acc_f64(w->in, 2, 4, ok ? w->acc64 : NULL, sizeof w->acc64, 4);
 }
 
 static evt_status call_interp_run(world *w, int ok)
@@ -821,7 +821,7 @@ static void test_last_error_is_the_last_calls(void **state)
     }
     for (int j = 0; j < 4; j++)
         w.bias[j] = (unsigned short)(0xbc00 + j * 0x100);
-    assert_int_equal(evt_interp_set_acc(w.in, 2, 4, w.acc, 4), EVT_OK);
+    assert_int_equal(evt_interp_set_acc(w.in, 2, 4, w.acc, sizeof w.acc, 4), EVT_OK);
     assert_int_equal(evt_interp_bind(w.in, "bias", w.bias, sizeof w.bias, 0), EVT_OK);
     assert_int_equal(evt_interp_bind(w.in, "res", w.res, sizeof w.res, 4), EVT_OK);
     assert_int_equal(evt_interp_bind(w.in, "y", w.y, sizeof w.y, 4), EVT_OK);
