@@ -3,6 +3,7 @@
  * Validation runs on the host before the driver is even loaded, so a bad
  * argument is reported the same way on a machine with no GPU. */
 #define _POSIX_C_SOURCE 200809L
+#include "../support/alias.h"
 #include "../support/checked.h"
 #include "../support/conv_geometry.h"
 #include "../support/extent.h"
@@ -50,6 +51,7 @@ struct evt_launch {
     rt_buffer operands[2];         /* A and B, or x and w */
     int problem_set;
     rt_buffer *inputs, *outputs;
+    alias_buf *alias; /* room for the aliasing check: operands, inputs, outputs, workspace */
     float *params;
     int *param_set;
     rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
@@ -110,10 +112,11 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     if (l) {
         l->inputs = calloc(fn->ninputs + 1, sizeof *l->inputs);
         l->outputs = calloc(fn->noutputs + 1, sizeof *l->outputs);
+        l->alias = calloc(fn->ninputs + fn->noutputs + 3, sizeof *l->alias);
         l->params = calloc(fn->nparams + 1, sizeof *l->params);
         l->param_set = calloc(fn->nparams + 1, sizeof *l->param_set);
     }
-    if (!l || !l->inputs || !l->outputs || !l->params || !l->param_set) {
+    if (!l || !l->inputs || !l->outputs || !l->alias || !l->params || !l->param_set) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
     }
@@ -145,6 +148,7 @@ void evt_launch_destroy(evt_launch *l)
         l->m->ctx->driver->mem_free(l->workspace);
     free(l->inputs);
     free(l->outputs);
+    free(l->alias);
     free(l->params);
     free(l->param_set);
     free(l);
@@ -362,7 +366,67 @@ static evt_status check_args(evt_launch *l, const char *what, const ir_arg *args
     return EVT_OK;
 }
 
-static evt_status validate(evt_launch *l)
+/* The next slot of the aliasing check: rows x cols elements of type elem
+ * at ptr, ld apart. */
+static alias_buf *alias_add(alias_buf *b, const char *what, const char *name, const void *ptr,
+                            long long rows, long long cols, long long ld, evt_elem elem)
+{
+    alias_footprint(b, ptr, rows, cols, ld, evt_elem_size(elem));
+    b->what = what;
+    b->name = name;
+    b->written = 0;
+    b->mn = 0;
+    b->elem = (int)elem;
+    b->ld = ld;
+    return b;
+}
+
+/* The aliasing rule (evt.h, evt_launch) over the validated buffers and a
+ * caller's workspace of ws_bytes at ws (0: the launch's own, which no
+ * caller's buffer can be). */
+static evt_status check_aliasing(evt_launch *l, const void *ws, size_t ws_bytes)
+{
+    const ir_func *fn = l->fn;
+    const long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
+    const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
+    const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
+    alias_buf *at = l->alias;
+    if (l->k->mainloop == EVT_MAINLOOP_GEMM) {
+        const int a_row = oa->layout == EVT_LAYOUT_ROW, b_row = ob->layout == EVT_LAYOUT_ROW;
+        alias_add(at++, "operand", "a", a->ptr, a_row ? m : k, a_row ? k : m, a->ld, oa->elem);
+        alias_add(at++, "operand", "b", b->ptr, b_row ? k : n, b_row ? n : k, b->ld, ob->elem);
+    } else { /* x is [n*h*w, c] and w is [k, r*s*c], both dense */
+        alias_add(at++, "operand", "x", a->ptr, l->conv_pixels, l->sizes[3], l->sizes[3], oa->elem);
+        alias_add(at++, "operand", "w", b->ptr, n, k, k, ob->elem);
+    }
+    for (int out = 0; out < 2; out++) {
+        const ir_arg *args = out ? fn->outputs : fn->inputs;
+        const rt_buffer *bufs = out ? l->outputs : l->inputs;
+        for (size_t i = 0; i < (out ? fn->noutputs : fn->ninputs); i++) {
+            const evt_arg_info *info = &args[i].info;
+            const int mn = info->shape == EVT_SHAPE_MN;
+            long long rows, cols;
+            shape_dims(info->shape, m, n, &rows, &cols);
+            alias_buf *ab = alias_add(at++, out ? "output" : "input", info->name, bufs[i].ptr,
+                                      rows, cols, mn ? bufs[i].ld : cols, info->elem);
+            ab->written = out;
+            ab->mn = mn;
+        }
+    }
+    if (ws_bytes) {
+        const long long len = ws_bytes > LLONG_MAX ? LLONG_MAX : (long long)ws_bytes;
+        alias_add(at++, "the workspace", NULL, ws, 1, len, len, EVT_I8)->written = 1;
+    }
+    char msg[300];
+    if (alias_check(l->alias, (size_t)(at - l->alias), msg, sizeof msg))
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s", msg);
+    return EVT_OK;
+}
+
+/* Every check of a run before the driver: the arguments, then how they
+ * share memory with each other and with a caller's workspace (ws_bytes at
+ * ws; 0 for the launch's own). */
+static evt_status validate(evt_launch *l, const void *ws, size_t ws_bytes)
 {
     const ir_func *fn = l->fn;
     if (!l->problem_set)
@@ -397,7 +461,7 @@ static evt_status validate(evt_launch *l)
             return fail(l, EVT_ERR_UNBOUND,
                         "param '%s' has no default and was not set (evt_launch_set_param)",
                         fn->params[i].info.name);
-    return EVT_OK;
+    return check_aliasing(l, ws, ws_bytes);
 }
 
 /* Loads the driver and makes a context current; EVT_OK or the reason. */
@@ -776,11 +840,12 @@ typedef struct rt_run {
     size_t bytes; /* the whole workspace; 0 when the run needs none */
 } rt_run;
 
-/* Validates the arguments and plans the run on the current device. */
-static evt_status prepare(evt_launch *l, rt_run *r)
+/* Validates the arguments (and a caller's workspace, ws_bytes at ws) and
+ * plans the run on the current device. */
+static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_bytes)
 {
     evt_ctx *ctx = l->m->ctx;
-    evt_status st = validate(l);
+    evt_status st = validate(l, ws, ws_bytes);
     if (st == EVT_OK)
         st = reduction_workspace(l, &r->words, &r->bytes);
     if (st != EVT_OK)
@@ -881,7 +946,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, rt_c
 static evt_status run(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
 {
     rt_run r;
-    evt_status st = prepare(l, &r);
+    evt_status st = prepare(l, &r, own ? NULL : workspace, own ? 0 : bytes);
     if (st != EVT_OK)
         return st;
     if (!own && r.bytes > bytes)
@@ -928,7 +993,7 @@ evt_status evt_launch_workspace_size(evt_launch *l, size_t *bytes)
     if (!bytes)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL");
     rt_run r;
-    evt_status st = prepare(l, &r);
+    evt_status st = prepare(l, &r, NULL, 0);
     *bytes = st == EVT_OK ? r.bytes : 0;
     return st;
 }

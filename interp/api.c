@@ -1,4 +1,5 @@
 /* api.c - the public reference interpreter (evt_interp_*) and element conversions. */
+#include "../support/alias.h"
 #include "../support/checked.h"
 #include "../support/extent.h"
 #include "interp.h"
@@ -231,6 +232,48 @@ static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_i
     return EVT_OK;
 }
 
+/* One input or output of a run in the aliasing check. */
+static void alias_arg(alias_buf *b, const char *what, const evt_arg_info *info,
+                      const interp_buffer *buf, long long m, long long n, int written)
+{
+    const long long rows = (info->shape & EVT_SHAPE_M) ? m : 1;
+    const long long cols = (info->shape & EVT_SHAPE_N) ? n : 1;
+    const long long ld = info->shape == EVT_SHAPE_MN ? buf->ld : cols;
+    alias_footprint(b, buf->ptr, rows, cols, ld,
+                    buf->as_f64 ? sizeof(double) : evt_elem_size(info->elem));
+    b->what = what;
+    b->name = info->name;
+    b->written = written;
+    /* doubles are not the input's element type: never in place */
+    b->mn = info->shape == EVT_SHAPE_MN && !buf->as_f64;
+    b->elem = (int)info->elem;
+    b->ld = ld;
+}
+
+/* The aliasing rule of launches (evt.h), the accumulator counting as an
+ * operand: read, so never written over. */
+static evt_status check_aliasing(evt_interp *in)
+{
+    const ir_func *fn = in->fn;
+    alias_buf *bufs = calloc(fn->ninputs + fn->noutputs + 1, sizeof *bufs);
+    if (!bufs)
+        return fail(in, EVT_ERR_NO_MEMORY, "out of memory");
+    alias_footprint(&bufs[0], in->acc ? (const void *)in->acc : (const void *)in->acc_f64, in->m,
+                    in->n, in->ldacc, in->acc ? sizeof *in->acc : sizeof *in->acc_f64);
+    bufs[0].what = "the accumulator";
+    size_t nb = 1;
+    for (size_t i = 0; i < fn->ninputs; i++)
+        alias_arg(&bufs[nb++], "input", &fn->inputs[i].info, &in->inputs[i], in->m, in->n, 0);
+    for (size_t i = 0; i < fn->noutputs; i++)
+        alias_arg(&bufs[nb++], "output", &fn->outputs[i].info, &in->outputs[i], in->m, in->n, 1);
+    char msg[300];
+    evt_status st = EVT_OK;
+    if (alias_check(bufs, nb, msg, sizeof msg))
+        st = fail(in, EVT_ERR_INVALID_ARGUMENT, "%s", msg);
+    free(bufs);
+    return st;
+}
+
 evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
 {
     if (!in)
@@ -271,6 +314,8 @@ evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
         st = check_buffer(in, "input", &fn->inputs[i].info, &in->inputs[i], &ins[i]);
     for (size_t i = 0; st == EVT_OK && i < fn->noutputs; i++)
         st = check_buffer(in, "output", &fn->outputs[i].info, &in->outputs[i], &outs[i]);
+    if (st == EVT_OK)
+        st = check_aliasing(in);
     if (st == EVT_OK) {
         interp_args args = {
             .m = (size_t)in->m,

@@ -445,6 +445,21 @@ EVT_API void evt_free(void *p);
  * launching.  Every evt_launch_* call reports on the context of the
  * launch's module (evt_ctx_last_error): its message on failure, "" on
  * success.
+ *
+ * Aliasing, checked last, before the driver: a buffer a run writes (an
+ * output; a caller's workspace) shares no byte with another buffer of the
+ * run (an operand, an input, another output), except that an [M, N] output
+ * may be exactly an [M, N] input: the same pointer, element type and ld.
+ * It is then written in place, each element after the same thread read
+ * that element of the input, on every path (fast and guarded, TMA-staged
+ * inputs, split-K, persistent schedules).  Buffers only read (operands,
+ * inputs) may share memory in any way.  The bytes compared are those the
+ * run touches, not the byte sizes given: an [M, N] buffer is its rows of
+ * N elements, so matrices side by side in one allocation (column slices
+ * of one tensor) do not overlap, while rows of different leading
+ * dimensions whose spans interleave count as overlapping; a caller's
+ * workspace is all its `bytes`.  Otherwise EVT_ERR_INVALID_ARGUMENT,
+ * naming both ("output 'y' overlaps operand 'a'").
  */
 typedef struct evt_launch evt_launch;
 
@@ -535,7 +550,8 @@ EVT_API evt_status evt_launch_workspace_size(evt_launch *launch, size_t *bytes);
 
 /*
  * evt_launch_run in the caller's workspace: `bytes` of device memory at
- * `workspace` (aligned to 256 bytes; NULL when bytes is 0), which the run
+ * `workspace` (aligned to 256 bytes; NULL when bytes is 0; sharing no byte
+ * with the run's buffers, EVT_ERR_INVALID_ARGUMENT), which the run
  * uses instead of the launch's own, so that it allocates nothing.  The
  * caller keeps it from other use until the work enqueued has finished; the
  * contents need no initialising and are not kept.  EVT_ERR_BAD_BUFFER,
@@ -653,8 +669,13 @@ EVT_API evt_status evt_interp_set_acc_f64(evt_interp *interp, long long m, long 
  * ld + N elements read (EVT_ERR_BAD_BUFFER, naming the sizes), every param
  * without default is set (EVT_ERR_UNBOUND, naming it), every input and
  * output is bound and non-NULL (EVT_ERR_UNBOUND), leading dimensions are
- * >= N (EVT_ERR_INVALID_ARGUMENT) and every buffer covers its extent
- * (EVT_ERR_BAD_BUFFER).  M or N may be 0: reductions then hold their
+ * >= N (EVT_ERR_INVALID_ARGUMENT), every buffer covers its extent
+ * (EVT_ERR_BAD_BUFFER), and the buffers follow evt_launch's aliasing rule
+ * (EVT_ERR_INVALID_ARGUMENT, naming both), the accumulator counting as an
+ * operand: an [M, N] output may be exactly an [M, N] input, written in
+ * place (each chunk of a row is read whole before any of it is stored),
+ * but not when bound with evt_interp_bind_f64, its doubles not being the
+ * input's element type.  M or N may be 0: reductions then hold their
  * identity (0, -inf for max, +inf for min).
  */
 EVT_API evt_status evt_interp_run(evt_interp *interp, evt_interp_mode mode);

@@ -75,13 +75,19 @@ class FakeStorage:
 
 
 class FakeTensor:
-    """shape, dtype ('float16' ...), strides (row-major by default), device, pointer."""
+    """shape, dtype ('float16' ...), strides (row-major by default), device, pointer
+    (by default a fresh one: the library refuses outputs that share memory)."""
 
-    def __init__(self, shape, dtype, stride=None, device="cuda:0", ptr=1 << 20,
+    _next_ptr = 1 << 32  # fake buffers 1 GiB apart, larger than any used here
+
+    def __init__(self, shape, dtype, stride=None, device="cuda:0", ptr=None,
                  storage_bytes=None):
         self.shape = tuple(shape)
         self.dtype = "torch." + dtype
         self.device = device
+        if ptr is None:
+            ptr = FakeTensor._next_ptr
+            FakeTensor._next_ptr += 1 << 30
         self._ptr = ptr
         if stride is None:
             stride, e = [], 1
@@ -529,6 +535,33 @@ def test_library_checks_buffers():
     launch = bind_mlp(bias=FakeTensor((N,), "bfloat16", ptr=(1 << 20) + 1))
     with raises(evt.BadBufferError, "input 'b' is not aligned"):
         launch.run(stream=0)
+
+
+def test_library_checks_aliasing():
+    # An output sharing memory with an operand is refused by the run, before
+    # the driver is loaded, naming both.
+    y = FakeTensor((M, N), "bfloat16")
+    a = FakeTensor((M, K), "bfloat16", ptr=y.data_ptr() + 2 * N)  # from y's second row on
+    with raises(evt.InvalidArgumentError, "output 'y' overlaps operand 'a'"):
+        bind_mlp(a=a, y=y).run(stream=0)
+    # An [M, N] output given the [M, N] input it replaces is written in place.
+    r = examples().kernel("resnet_block")
+    n, c, h, w, k = 2, 16, 10, 12, 32
+    x = channels_last((n, c, h, w), "float16")
+    wt = channels_last((k, c, 3, 3), "float16")
+    bias = FakeTensor((k,), "float16")
+    res = channels_last((n, k, h, w), "float16")
+    launch = conv_bind(r, x, wt, bias=bias, residual=res, D=res, padding=1)
+    if launch is None:
+        return
+    if no_cuda_driver():  # fake pointers must not reach a GPU
+        with raises(evt.NoGpuError):
+            launch.run(stream=0)
+    # Half a pixel further on, it is refused.
+    half = FakeTensor((n, h, w, k), "float16", ptr=res.data_ptr() + k)
+    with raises(evt.InvalidArgumentError, "output 'D' overlaps input 'residual'",
+                "same pointer, element type and leading dimension"):
+        r.bind(x, wt, bias=bias, residual=res, D=half, padding=1).run(stream=0)
 
 
 def test_no_gpu_raises_no_gpu_error():

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "kernels/common/evt_math.h"
+#include "tests/support/progen.h"
 #include <evt/evt.h>
 
 #include <math.h>
@@ -574,6 +575,141 @@ static void test_speed_1024(void **state)
     free(y);
 }
 
+/* ---- aliasing ------------------------------------------------------------------------ */
+
+/* Two outputs written in place over the inputs they replace, both inputs
+ * read again by the other output and by a reduction after. */
+static const char in_place_src[] =
+    "epilogue ip {\n"
+    "  in  r : f16[M, N]\n"
+    "  in  s : f32[M, N]\n"
+    "  in  b : bf16[N]\n"
+    "  out y : f16[M, N] = relu(acc + r * b) - r\n"
+    "  out t : f32[M, N] = s * r + acc\n"
+    "  out u : f32[N] = reduce_sum(r * s + y, M)\n"
+    "}\n";
+
+/* In place and out of place give the same bits, in both modes, on random
+ * data (every NaN, infinity and subnormal encoding among it); rows pad ld,
+ * and N crosses the interpreter's 256-column chunks. */
+static void test_in_place_matches_out_of_place(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, in_place_src, "ip");
+    enum { M = 5, N = 300, LD = N + 3, CELLS = (M - 1) * LD + N };
+    pg_rng rng = {0x1b2a5eedu};
+    float *acc = malloc(M * N * sizeof *acc), *s = malloc(CELLS * sizeof *s);
+    float *t = malloc(CELLS * sizeof *t), *ts = malloc(CELLS * sizeof *ts);
+    unsigned short *r = malloc(CELLS * sizeof *r), *y = malloc(CELLS * sizeof *y);
+    unsigned short *yr = malloc(CELLS * sizeof *yr), b[N];
+    float u[N], u_in_place[N];
+    pg_fill(&rng, EVT_F32, acc, M * N);
+    pg_fill(&rng, EVT_F16, r, CELLS);
+    pg_fill(&rng, EVT_F32, s, CELLS);
+    pg_fill(&rng, EVT_BF16, b, N);
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, M * N * sizeof *acc, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(in, "b", b, sizeof b, 0), EVT_OK);
+    for (int mode = 0; mode < 2; mode++) {
+        const evt_interp_mode md = mode ? EVT_INTERP_F64 : EVT_INTERP_F32;
+        memcpy(y, r, CELLS * sizeof *y); /* the padding of both stays r's and s's */
+        memcpy(t, s, CELLS * sizeof *t);
+        assert_int_equal(evt_interp_bind(in, "r", r, CELLS * sizeof *r, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "s", s, CELLS * sizeof *s, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "y", y, CELLS * sizeof *y, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "t", t, CELLS * sizeof *t, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "u", u, sizeof u, 0), EVT_OK);
+        assert_int_equal(evt_interp_run(in, md), EVT_OK);
+
+        memcpy(yr, r, CELLS * sizeof *yr);
+        memcpy(ts, s, CELLS * sizeof *ts);
+        assert_int_equal(evt_interp_bind(in, "r", yr, CELLS * sizeof *yr, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "s", ts, CELLS * sizeof *ts, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "y", yr, CELLS * sizeof *yr, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "t", ts, CELLS * sizeof *ts, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "u", u_in_place, sizeof u_in_place, 0), EVT_OK);
+        if (evt_interp_run(in, md) != EVT_OK)
+            fail_msg("%s", evt_interp_last_error(in));
+        assert_memory_equal(yr, y, CELLS * sizeof *y);
+        assert_memory_equal(ts, t, CELLS * sizeof *t);
+        assert_memory_equal(u_in_place, u, sizeof u);
+    }
+    free(acc);
+    free(s);
+    free(t);
+    free(ts);
+    free(r);
+    free(y);
+    free(yr);
+}
+
+/* Every other sharing with an output is refused, naming both, before anything is written. */
+static void test_aliasing_is_refused(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, in_place_src, "ip");
+    enum { M = 3, N = 8 };
+    float acc[M * N], s[M * N], t[M * N], u[N];
+    /* r has room past its M x N for every output bound into it below, so
+     * that a run that wrongly went ahead would still write inside it */
+    _Alignas(double) unsigned short r[M * N * 4 + 8];
+    unsigned short y[M * N], b[N];
+    double y64[M * N];
+    pg_rng rng = {0xa11a5u};
+    pg_fill(&rng, EVT_F32, acc, M * N);
+    pg_fill(&rng, EVT_F32, s, M * N);
+    pg_fill(&rng, EVT_F16, r, sizeof r / sizeof *r);
+    pg_fill(&rng, EVT_BF16, b, N);
+    for (int i = 0; i < M * N; i++)
+        t[i] = 42.0f;
+    evt_interp_set_acc(in, M, N, acc, sizeof acc, N);
+    evt_interp_bind(in, "r", r, sizeof r, N);
+    evt_interp_bind(in, "s", s, sizeof s, N);
+    evt_interp_bind(in, "b", b, sizeof b, 0);
+    evt_interp_bind(in, "y", y, sizeof y, N);
+    evt_interp_bind(in, "t", t, sizeof t, N);
+    evt_interp_bind(in, "u", u, sizeof u, 0);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    for (int i = 0; i < M * N; i++)
+        t[i] = 42.0f;
+    static const struct {
+        const char *name;
+        size_t offset; /* bytes into `at` */
+        int f64;
+        const char *message;
+    } cases[] = {
+        {"y", 2 * 3, 0, "output 'y' overlaps input 'r' without being the same buffer"},
+        {"y", 0, 1, "output 'y' overlaps input 'r'"}, /* doubles are not in place */
+        {"u", 4, 0, "output 't' overlaps output 'u'"},
+        {"t", 0, 0, "output 't' overlaps the accumulator"}, /* never in place */
+        {"u", 2, 0, "output 'u' overlaps input 'r'"},
+    };
+    void *const at[] = {r, r, t, acc, r};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned char *p = (unsigned char *)at[c] + cases[c].offset;
+        if (cases[c].f64)
+            assert_int_equal(evt_interp_bind_f64(in, cases[c].name, (double *)(void *)p,
+                                                 sizeof y64, N),
+                             EVT_OK);
+        else
+            assert_int_equal(evt_interp_bind(in, cases[c].name, p, sizeof t, N), EVT_OK);
+        assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_ERR_INVALID_ARGUMENT);
+        if (!strstr(evt_interp_last_error(in), cases[c].message))
+            fail_msg("case %zu: \"%s\"", c, evt_interp_last_error(in));
+        if (strcmp(cases[c].name, "y") == 0) /* put it back */
+            evt_interp_bind(in, "y", y, sizeof y, N);
+        else if (strcmp(cases[c].name, "t") == 0)
+            evt_interp_bind(in, "t", t, sizeof t, N);
+        else
+            evt_interp_bind(in, "u", u, sizeof u, 0);
+    }
+    for (int i = 0; i < M * N; i++)
+        assert_true(t[i] == 42.0f); /* nothing was written */
+    /* inputs only read: they may share with each other and the accumulator */
+    evt_interp_bind(in, "s", acc, sizeof acc, N);
+    evt_interp_bind(in, "b", r, sizeof b, 0);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+}
+
 /* ---- errors ---------------------------------------------------------------------- */
 
 /* The accumulator's byte size covers the (M - 1) * ld + N elements a run
@@ -687,6 +823,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sum_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_speed_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_in_place_matches_out_of_place, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aliasing_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_accumulator_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };
