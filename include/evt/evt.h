@@ -475,7 +475,10 @@ EVT_API void evt_launch_destroy(evt_launch *launch);
  * with their sizes in bytes; lda/ldb are leading dimensions in elements
  * (the stride between rows of a row-major operand, columns of a col-major one).
  * EVT_ERR_INVALID_ARGUMENT for a size outside 0..2^31-1, or an M x N of more
- * tiles than one grid holds (2^31-1), with the values in the message.
+ * tiles than one grid holds (2^31-1), with the values in the message.  A
+ * second call replaces the problem and both operands (the bindings stay,
+ * to be checked against the new sizes by the run); a failed one changes
+ * nothing.
  */
 EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long long n, long long k,
                                        const void *a, long long lda, size_t a_bytes,
@@ -504,7 +507,7 @@ EVT_API evt_status evt_conv_output_size(const evt_conv_problem *problem, long lo
  * dense channels-last tensor.  EVT_ERR_INVALID_ARGUMENT, naming the value,
  * for a problem evt_conv_output_size refuses, an n*h*w, n*p*q, r*s*c, k or c
  * past 2^31-1 (the kernel indexes them in int), or more tiles than one grid
- * holds.
+ * holds.  Called again, or after a failure, as evt_launch_set_gemm.
  */
 EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_problem *problem,
                                        const void *x, size_t x_bytes, const void *w,
@@ -515,10 +518,21 @@ EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_proble
  * bytes.  `ld` is the leading dimension (elements between rows) of an
  * [M, N] buffer and is ignored for other shapes (pass 0).  Reduction
  * outputs need no zeroing: they hold the complete result after the launch.
+ * The values are checked by the run; here EVT_ERR_NOT_FOUND for a name the
+ * epilogue has no input or output of, EVT_ERR_INVALID_ARGUMENT for a
+ * param's name.
+ *
+ * Binding a name again replaces its binding whole (pointer, bytes and ld)
+ * and changes nothing else: the other bindings, the params, the problem,
+ * the tuning and the workspace stay as they were.  That is how one launch
+ * runs on new buffers: rebind what changed, run again.  A failed call
+ * changes nothing.
  */
 EVT_API evt_status evt_launch_bind(evt_launch *launch, const char *name, void *ptr,
                                    size_t bytes, long long ld);
-/* Sets param `name` (converted to the param's declared element type). */
+/* Sets param `name` (converted to the param's declared element type),
+ * replacing the value set before; EVT_ERR_NOT_FOUND for a name the epilogue
+ * has no param of. */
 EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, float value);
 
 /*
@@ -636,7 +650,10 @@ EVT_API const char *evt_interp_last_error(const evt_interp *interp);
  * between rows (ld >= N), [M] and [N] arrays are dense and a scalar is one
  * element (ld ignored).  The caller keeps ownership; the memory must stay
  * valid until the last evt_interp_run.  EVT_ERR_NOT_FOUND for an unknown
- * name, EVT_ERR_INVALID_ARGUMENT for a param's name.
+ * name, EVT_ERR_INVALID_ARGUMENT for a param's name.  As with evt_launch_bind,
+ * binding a name again replaces its binding whole (pointer, bytes, ld, and
+ * for an output whether it receives doubles) and changes nothing else; a
+ * failed call changes nothing.
  */
 EVT_API evt_status evt_interp_bind(evt_interp *interp, const char *name, void *ptr,
                                    size_t bytes, long long ld);

@@ -710,6 +710,51 @@ static void test_aliasing_is_refused(void **state)
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
 }
 
+/* ---- rebinding ------------------------------------------------------------------- */
+
+/* A second bind of a name replaces the first whole: the run writes the
+ * second buffer, with its ld, as the element type or as doubles as the
+ * latest bind said, and leaves the first alone. */
+static void test_rebind_replaces_the_binding(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, "epilogue a { out y : f32[M, N] = acc * 2 }\n", "a");
+    enum { M = 2, N = 3 };
+    float acc[M * N], first[M * N], second[M * 4];
+    double wide[M * N];
+    pg_rng rng = {0x4eb1du};
+    for (int i = 0; i < M * N; i++)
+        acc[i] = pg_f32(&rng);
+    for (int i = 0; i < M * 4; i++)
+        second[i] = -1.0f;
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, sizeof acc, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(in, "y", first, sizeof first, N), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    for (int i = 0; i < M * N; i++)
+        first[i] = 42.0f;
+    assert_int_equal(evt_interp_bind(in, "y", second, sizeof second, 4), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < 4; j++) {
+            float want = j < N ? evt_store_f32(evt_mul(acc[i * N + j], 2.0f)) : -1.0f;
+            assert_int_equal(evt_f32_bits(second[i * 4 + j]), evt_f32_bits(want));
+        }
+    for (int i = 0; i < M * N; i++)
+        assert_true(first[i] == 42.0f);
+    /* as doubles, then as the element type again: the latest bind counts */
+    assert_int_equal(evt_interp_bind_f64(in, "y", wide, sizeof wide, N), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F64), EVT_OK);
+    const double want4 = (double)acc[4] * 2;
+    assert_true(isnan(want4) ? isnan(wide[4]) : wide[4] == want4);
+    assert_int_equal(evt_interp_bind(in, "y", first, sizeof first, N), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    assert_int_equal(evt_f32_bits(first[4]), evt_f32_bits(evt_store_f32(evt_mul(acc[4], 2.0f))));
+    /* a failed bind changes nothing: the bytes one short are what a run sees */
+    assert_int_equal(evt_interp_bind(in, "y", first, sizeof first - 1, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(in, "nope", first, sizeof first, N), EVT_ERR_NOT_FOUND);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_ERR_BAD_BUFFER);
+}
+
 /* ---- errors ---------------------------------------------------------------------- */
 
 /* The accumulator's byte size covers the (M - 1) * ld + N elements a run
@@ -825,6 +870,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_speed_1024, setup, teardown),
         cmocka_unit_test_setup_teardown(test_in_place_matches_out_of_place, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aliasing_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rebind_replaces_the_binding, setup, teardown),
         cmocka_unit_test_setup_teardown(test_accumulator_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };

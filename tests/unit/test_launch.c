@@ -684,6 +684,43 @@ static void test_workspace_overlap_is_refused(void **state)
     expect_accepted(f, evt_launch_run_with_workspace(f->l, NULL, FAKE(0x300000 - 4096), 4096));
 }
 
+/* ---- rebinding ------------------------------------------------------------ */
+
+/* A second bind of a name replaces pointer, bytes and ld, and is what the
+ * run validates; nothing else changes. */
+static void test_rebind_replaces_the_binding(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, NULL);
+    /* the pointer: the second buffer overlaps operand a, the first did not */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x100000 + 64), MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "operand 'a'");
+    /* the bytes: one short */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES - 2, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "output 'dst' is too small");
+    /* the ld: the bytes that sufficed for LD do not for LD + 8 */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES, LD + 8), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "output 'dst' is too small");
+    /* a failed bind changes nothing: dst keeps LD + 8 */
+    expect_error(f, evt_launch_bind(f->l, "nope", FAKE(0x600000), MN_BYTES, LD), EVT_ERR_NOT_FOUND,
+                 "nope");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "output 'dst' is too small");
+    /* an input likewise: res rebound NULL is unbound again, whatever it was */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES, LD), EVT_OK);
+    assert_int_equal(evt_launch_bind(f->l, "res", NULL, MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "res");
+    if (have_gpu(f))
+        return;
+    /* back to valid buffers: every other binding and beta were kept */
+    assert_int_equal(evt_launch_bind(f->l, "res", FAKE(0x480000), MN_BYTES, LD), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    /* a second problem replaces the first; the bindings are checked against it */
+    assert_int_equal(evt_launch_set_gemm(f->l, 2 * M, N, K, FAKE(0x100000), K, 2 * A_BYTES,
+                                         FAKE(0x200000), K, B_BYTES),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "input 'res' is too small");
+}
+
 /* ---- names --------------------------------------------------------------- */
 
 static void test_unknown_names_are_not_found(void **state)
@@ -758,6 +795,7 @@ int main(void)
         T(test_read_buffers_may_share),
         T(test_side_by_side_matrices_do_not_overlap),
         T(test_workspace_overlap_is_refused),
+        T(test_rebind_replaces_the_binding),
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),
