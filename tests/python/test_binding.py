@@ -915,6 +915,34 @@ def test_gpu_conv_resnet_block():
         check_close(d, want, f"resnet_block {n}x{c}x{h}x{wd} -> {k}")
 
 
+def test_gpu_in_place_residual():
+    # D written over the residual it adds gives the bits it gives into a tensor
+    # of its own, under every configuration the GPU runs (a 1x1 conv with c = 64:
+    # on sm_90a the staged ones copy the residual by TMA first) and split in K.
+    need_gpu()
+    target = evt.device_target()[0]
+    r = examples().kernel("resnet_block")
+    torch.manual_seed(4)
+    cl = torch.channels_last
+    n, c, h, wd, k = 2, 64, 14, 14, 128
+    x = torch.randn(n, c, h, wd, device="cuda", dtype=torch.float16).to(memory_format=cl)
+    w = (torch.randn(k, c, 1, 1, device="cuda", dtype=torch.float16) / 8).to(memory_format=cl)
+    bias = torch.randn(k, device="cuda", dtype=torch.float16)
+    res = torch.randn(n, k, h, wd, device="cuda", dtype=torch.float16).to(memory_format=cl)
+    configs = r.configs(target)
+    assert configs
+    for config, split_k in [(name, 0) for name in configs] + [(configs[0], 2)]:
+        out = torch.empty_like(res)
+        with r.bind(x, w, bias=bias, residual=res, D=out).set_tuning(config, split_k) as launch:
+            launch.run()
+        in_place = res.clone()
+        with r.bind(x, w, bias=bias, residual=in_place, D=in_place).set_tuning(config, split_k) \
+                as launch:
+            launch.run()
+        torch.cuda.synchronize()
+        assert torch.equal(in_place, out), f"in place under {config}, split_k {split_k}"
+
+
 def test_gpu_conv_nhwc_tensors():
     need_gpu()
     r = examples().kernel("resnet_block")
