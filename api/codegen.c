@@ -11,8 +11,10 @@ void evt_free(void *p)
     free(p);
 }
 
+/* Also starts the call: the context's last message goes (ctx_clear). */
 static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, const char *fn)
 {
+    ctx_clear(m ? m->ctx : NULL);
     if (!m || !k || (unsigned)t >= EVT_TARGET_COUNT)
         return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
                         "%s: module, kernel and a valid target are required", fn);

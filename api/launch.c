@@ -3,6 +3,7 @@
  * Validation runs on the host before the driver is even loaded, so a bad
  * argument is reported the same way on a machine with no GPU. */
 #define _POSIX_C_SOURCE 200809L
+#include "../support/alias.h"
 #include "../support/checked.h"
 #include "../support/conv_geometry.h"
 #include "../support/extent.h"
@@ -52,6 +53,7 @@ struct evt_launch {
     rt_buffer operands[2];         /* A and B, or x and w */
     int problem_set;
     rt_buffer *inputs, *outputs;
+    alias_buf *alias; /* room for the aliasing check: operands, inputs, outputs, workspace */
     float *params;
     int *param_set;
     rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
@@ -106,8 +108,16 @@ static unsigned long long kernel_hash(const ir_kernel *k)
     return h;
 }
 
+/* Launches report on their module's context, which each call starts with
+ * no message (ctx_clear): launches have no message of their own. */
+static void begin(evt_launch *l)
+{
+    ctx_clear(l->m->ctx);
+}
+
 evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **out)
 {
+    ctx_clear(m ? m->ctx : NULL);
     if (!m || !k || !out)
         return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
                         "evt_launch_create: module, kernel and out are required");
@@ -127,10 +137,11 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     if (l) {
         l->inputs = calloc(fn->ninputs + 1, sizeof *l->inputs);
         l->outputs = calloc(fn->noutputs + 1, sizeof *l->outputs);
+        l->alias = calloc(fn->ninputs + fn->noutputs + 3, sizeof *l->alias);
         l->params = calloc(fn->nparams + 1, sizeof *l->params);
         l->param_set = calloc(fn->nparams + 1, sizeof *l->param_set);
     }
-    if (!l || !l->inputs || !l->outputs || !l->params || !l->param_set) {
+    if (!l || !l->inputs || !l->outputs || !l->alias || !l->params || !l->param_set) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
     }
@@ -162,6 +173,7 @@ void evt_launch_destroy(evt_launch *l)
         l->m->ctx->driver->mem_free(l->workspace);
     free(l->inputs);
     free(l->outputs);
+    free(l->alias);
     free(l->params);
     free(l->param_set);
     free(l);
@@ -201,6 +213,7 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     if (l->k->mainloop != EVT_MAINLOOP_GEMM)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a %s kernel takes evt_launch_set_conv",
                     evt_mainloop_name(l->k->mainloop));
@@ -225,6 +238,7 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     if (l->k->mainloop != EVT_MAINLOOP_CONV2D_FPROP)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a gemm kernel takes evt_launch_set_gemm");
     if (!c)
@@ -284,9 +298,11 @@ static int find_arg(const ir_func *fn, const char *name, int *kind)
 evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t bytes,
                            long long ld)
 {
-    if (!l || !name)
-        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL")
-                 : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!name)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL");
     int kind;
     int i = find_arg(l->fn, name, &kind);
     if (i < 0) {
@@ -303,8 +319,11 @@ evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t by
 
 evt_status evt_launch_set_param(evt_launch *l, const char *name, float value)
 {
-    if (!l || !name)
+    if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!name)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_set_param: name is NULL");
     for (size_t i = 0; i < l->fn->nparams; i++)
         if (strcmp(l->fn->params[i].info.name, name) == 0) {
             l->params[i] = value;
@@ -372,7 +391,67 @@ static evt_status check_args(evt_launch *l, const char *what, const ir_arg *args
     return EVT_OK;
 }
 
-static evt_status validate(evt_launch *l)
+/* The next slot of the aliasing check: rows x cols elements of type elem
+ * at ptr, ld apart. */
+static alias_buf *alias_add(alias_buf *b, const char *what, const char *name, const void *ptr,
+                            long long rows, long long cols, long long ld, evt_elem elem)
+{
+    alias_footprint(b, ptr, rows, cols, ld, evt_elem_size(elem));
+    b->what = what;
+    b->name = name;
+    b->written = 0;
+    b->mn = 0;
+    b->elem = (int)elem;
+    b->ld = ld;
+    return b;
+}
+
+/* The aliasing rule (evt.h, evt_launch) over the validated buffers and a
+ * caller's workspace of ws_bytes at ws (0: the launch's own, which no
+ * caller's buffer can be). */
+static evt_status check_aliasing(evt_launch *l, const void *ws, size_t ws_bytes)
+{
+    const ir_func *fn = l->fn;
+    const long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
+    const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
+    const evt_operand_info *oa = &l->k->operands[0], *ob = &l->k->operands[1];
+    alias_buf *at = l->alias;
+    if (l->k->mainloop == EVT_MAINLOOP_GEMM) {
+        const int a_row = oa->layout == EVT_LAYOUT_ROW, b_row = ob->layout == EVT_LAYOUT_ROW;
+        alias_add(at++, "operand", "a", a->ptr, a_row ? m : k, a_row ? k : m, a->ld, oa->elem);
+        alias_add(at++, "operand", "b", b->ptr, b_row ? k : n, b_row ? n : k, b->ld, ob->elem);
+    } else { /* x is [n*h*w, c] and w is [k, r*s*c], both dense */
+        alias_add(at++, "operand", "x", a->ptr, l->conv_pixels, l->sizes[3], l->sizes[3], oa->elem);
+        alias_add(at++, "operand", "w", b->ptr, n, k, k, ob->elem);
+    }
+    for (int out = 0; out < 2; out++) {
+        const ir_arg *args = out ? fn->outputs : fn->inputs;
+        const rt_buffer *bufs = out ? l->outputs : l->inputs;
+        for (size_t i = 0; i < (out ? fn->noutputs : fn->ninputs); i++) {
+            const evt_arg_info *info = &args[i].info;
+            const int mn = info->shape == EVT_SHAPE_MN;
+            long long rows, cols;
+            shape_dims(info->shape, m, n, &rows, &cols);
+            alias_buf *ab = alias_add(at++, out ? "output" : "input", info->name, bufs[i].ptr,
+                                      rows, cols, mn ? bufs[i].ld : cols, info->elem);
+            ab->written = out;
+            ab->mn = mn;
+        }
+    }
+    if (ws_bytes) {
+        const long long len = ws_bytes > LLONG_MAX ? LLONG_MAX : (long long)ws_bytes;
+        alias_add(at++, "the workspace", NULL, ws, 1, len, len, EVT_I8)->written = 1;
+    }
+    char msg[300];
+    if (alias_check(l->alias, (size_t)(at - l->alias), msg, sizeof msg))
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s", msg);
+    return EVT_OK;
+}
+
+/* Every check of a run before the driver: the arguments, then how they
+ * share memory with each other and with a caller's workspace (ws_bytes at
+ * ws; 0 for the launch's own). */
+static evt_status validate(evt_launch *l, const void *ws, size_t ws_bytes)
 {
     const ir_func *fn = l->fn;
     if (!l->problem_set)
@@ -407,7 +486,7 @@ static evt_status validate(evt_launch *l)
             return fail(l, EVT_ERR_UNBOUND,
                         "param '%s' has no default and was not set (evt_launch_set_param)",
                         fn->params[i].info.name);
-    return EVT_OK;
+    return check_aliasing(l, ws, ws_bytes);
 }
 
 /* Loads the driver and makes a context current; EVT_OK or the reason. */
@@ -446,6 +525,7 @@ static evt_status target_of(evt_ctx *ctx, rt_cu_device dev, evt_target *t, int *
 
 evt_status evt_device_target(evt_ctx *ctx, evt_target *target, char *name, size_t name_len)
 {
+    ctx_clear(ctx);
     if (!ctx || !target)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_device_target: ctx and target required");
     rt_cu_context cu_ctx;
@@ -823,12 +903,13 @@ static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
     return 1;
 }
 
-/* Validates the arguments, loads the driver and describes the problem for
- * the planner on the current device. */
-static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob)
+/* Validates the arguments (and a caller's workspace, ws_bytes at ws), loads
+ * the driver and describes the problem for the planner on the current device. */
+static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const void *ws,
+                             size_t ws_bytes)
 {
     evt_ctx *ctx = l->m->ctx;
-    evt_status st = validate(l);
+    evt_status st = validate(l, ws, ws_bytes);
     if (st == EVT_OK)
         st = reduction_workspace(l, &r->words, &r->bytes);
     if (st != EVT_OK)
@@ -860,7 +941,7 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob)
 evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob)
 {
     rt_run r;
-    evt_status st = problem_of(l, &r, prob);
+    evt_status st = problem_of(l, &r, prob, NULL, 0);
     *v = (launch_view){l->m, l->k, &l->pk, r.cu_ctx, &l->tuning};
     if (st == EVT_OK)
         l->tuned_generation = 0; /* a record may come: look again at the next run */
@@ -873,12 +954,12 @@ evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src)
     return kernel_generate(l->m, l->k, l->target, &sel, src);
 }
 
-/* Validates the arguments and plans the run on the current device. */
-static evt_status prepare(evt_launch *l, rt_run *r)
+/* Validates the arguments (and a caller's workspace) and plans the run on the current device. */
+static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_bytes)
 {
     evt_ctx *ctx = l->m->ctx;
     plan_problem prob;
-    evt_status st = problem_of(l, r, &prob);
+    evt_status st = problem_of(l, r, &prob, ws, ws_bytes);
     if (st != EVT_OK)
         return st;
     const char *why = NULL;
@@ -967,7 +1048,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, rt_c
 static evt_status run(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
 {
     rt_run r;
-    evt_status st = prepare(l, &r);
+    evt_status st = prepare(l, &r, own ? NULL : workspace, own ? 0 : bytes);
     if (st != EVT_OK)
         return st;
     if (!own && r.bytes > bytes)
@@ -986,7 +1067,10 @@ static evt_status run(evt_launch *l, void *stream, int own, void *workspace, siz
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
 {
-    return l ? run(l, stream, 1, NULL, 0) : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    return run(l, stream, 1, NULL, 0);
 }
 
 evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *workspace,
@@ -994,6 +1078,7 @@ evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *work
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     if (!workspace && bytes)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "a workspace of %zu bytes at NULL", bytes);
     if ((uintptr_t)workspace % RT_WORKSPACE_ALIGN != 0)
@@ -1004,11 +1089,13 @@ evt_status evt_launch_run_with_workspace(evt_launch *l, void *stream, void *work
 
 evt_status evt_launch_workspace_size(evt_launch *l, size_t *bytes)
 {
-    if (!l || !bytes)
-        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL")
-                 : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!bytes)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL");
     rt_run r;
-    evt_status st = prepare(l, &r);
+    evt_status st = prepare(l, &r, NULL, 0);
     *bytes = st == EVT_OK ? r.bytes : 0;
     return st;
 }
@@ -1029,6 +1116,7 @@ evt_status evt_launch_set_tuning(evt_launch *l, const evt_tuning *tuning)
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
     api_tuning t;
     evt_status st = tuning_parse(l->m->ctx, tuning, &t);
     const plan_config *c = t.plan.config;
@@ -1049,10 +1137,12 @@ static int cmp_double(const void *a, const void *b)
 evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int reps,
                                 double *median_ms)
 {
-    if (!l || !median_ms || reps < 1 || warmup < 0)
-        return l ? ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
-                            "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required")
-                 : EVT_ERR_INVALID_ARGUMENT;
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (!median_ms || reps < 1 || warmup < 0)
+        return ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
+                        "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required");
     evt_status st = EVT_OK;
     for (int i = 0; i < warmup && st == EVT_OK; i++)
         st = evt_launch_run(l, stream);
@@ -1093,8 +1183,10 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
 
 /* ---- device memory ----------------------------------------------------- */
 
+/* Also starts the call: the context's last message goes (ctx_clear). */
 static evt_status device_ready(evt_ctx *ctx)
 {
+    ctx_clear(ctx);
     rt_cu_context cu_ctx;
     rt_cu_device dev;
     return ctx ? ensure_driver(ctx, &cu_ctx, &dev) : EVT_ERR_INVALID_ARGUMENT;
@@ -1115,8 +1207,10 @@ static evt_status driver_call(evt_ctx *ctx, rt_cu_result r, const char *call)
 evt_status evt_device_alloc(evt_ctx *ctx, size_t bytes, void **ptr)
 {
     evt_status st = device_ready(ctx);
-    if (st != EVT_OK || !ptr)
-        return st != EVT_OK ? st : EVT_ERR_INVALID_ARGUMENT;
+    if (st != EVT_OK)
+        return st;
+    if (!ptr)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_device_alloc: ptr is NULL");
     rt_cu_ptr p = 0;
     st = driver_call(ctx, ctx->driver->mem_alloc(&p, bytes ? bytes : 1), "cuMemAlloc");
     *ptr = st == EVT_OK ? (void *)(uintptr_t)p : NULL;
@@ -1125,6 +1219,7 @@ evt_status evt_device_alloc(evt_ctx *ctx, size_t bytes, void **ptr)
 
 evt_status evt_device_free(evt_ctx *ctx, void *ptr)
 {
+    ctx_clear(ctx);
     if (!ptr)
         return EVT_OK;
     evt_status st = device_ready(ctx);

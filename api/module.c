@@ -61,11 +61,11 @@ evt_status evt_module_parse_buffer(evt_ctx *ctx, const char *name, const char *s
 static evt_status parse_buffer(evt_ctx *ctx, const char *name, const char *source,
                                size_t length, evt_module **out)
 {
+    ctx_clear(ctx);
     if (!ctx || !out || (!source && length))
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
                         "evt_module_parse_buffer: ctx, out and source must not be NULL");
     *out = NULL;
-    ctx->error[0] = '\0';
     if (length > EVT_MAX_SOURCE)
         return ctx_fail(ctx, EVT_ERR_LIMIT, "%s: the source is %zu bytes; the limit is %d",
                         name ? name : "<input>", length, EVT_MAX_SOURCE);
@@ -104,6 +104,7 @@ static evt_status parse_buffer(evt_ctx *ctx, const char *name, const char *sourc
 
 evt_status evt_module_parse_file(evt_ctx *ctx, const char *path, evt_module **out)
 {
+    ctx_clear(ctx);
     if (!ctx || !path || !out)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
                         "evt_module_parse_file: ctx, path and out must not be NULL");

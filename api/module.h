@@ -61,6 +61,14 @@ evt_status config_refused(evt_ctx *ctx, const plan_config *c, const evt_kernel *
  * status evt_ctx_set_tuning documents with the reason on ctx. */
 evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, api_tuning *out);
 
+/* Starts a public call that reports on ctx (NULL: none): the message of the
+ * call before goes, so that a success leaves "" (evt_ctx_last_error). */
+static inline void ctx_clear(evt_ctx *ctx)
+{
+    if (ctx)
+        ctx->error[0] = '\0';
+}
+
 /* Records the reason for a failure on the context and returns status. */
 evt_status ctx_fail(evt_ctx *ctx, evt_status status, const char *fmt, ...)
 #if defined(__GNUC__)

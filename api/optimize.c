@@ -49,7 +49,7 @@ evt_status evt_module_optimize_with(evt_module *m, const evt_optimize_options *o
     if (!m)
         return EVT_ERR_INVALID_ARGUMENT;
     evt_ctx *ctx = m->ctx;
-    ctx->error[0] = '\0';
+    ctx_clear(ctx);
     if (m->diags.errors)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
                         "evt_module_optimize: the module has errors");

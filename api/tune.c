@@ -215,6 +215,8 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
     }
     free(plans);
     res->seconds = now() - start;
+    if (st == EVT_OK)
+        ctx_clear(ctx); /* "" after a success, whatever the runs inside left */
     return st;
 }
 

@@ -30,6 +30,7 @@ evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning)
 {
     if (!ctx)
         return EVT_ERR_INVALID_ARGUMENT;
+    ctx_clear(ctx);
     api_tuning t;
     evt_status st = tuning_parse(ctx, tuning, &t);
     if (st == EVT_OK)
@@ -41,6 +42,7 @@ evt_status evt_ctx_set_library_path(evt_ctx *ctx, evt_library which, const char 
 {
     if (!ctx)
         return EVT_ERR_INVALID_ARGUMENT;
+    ctx_clear(ctx);
     char *dst = which == EVT_LIBRARY_NVRTC ? ctx->nvrtc_path
                 : which == EVT_LIBRARY_CUDA_DRIVER ? ctx->driver_path : NULL;
     const size_t n = path ? strlen(path) : 0;
@@ -66,6 +68,7 @@ const char *evt_config_name(int i)
 
 evt_status evt_kernel_config_check(evt_module *m, const evt_kernel *k, evt_target t, const char *config)
 {
+    ctx_clear(m ? m->ctx : NULL);
     if (!m || !k || !config || (unsigned)t >= EVT_TARGET_COUNT)
         return ctx_fail(m ? m->ctx : NULL, EVT_ERR_INVALID_ARGUMENT,
                         "evt_kernel_config_check: module, kernel, target and config are required");

@@ -277,7 +277,12 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     }
     /* Rows go in groups of G: first every global load of the group is issued
      * (into raw storage), then the group is computed and stored, so the
-     * loads' latencies overlap instead of adding up row after row. */
+     * loads' latencies overlap instead of adding up row after row.  A thread
+     * stores exactly the [M, N] elements its own load phase read (its
+     * column chunk of the group's rows), after reading them, and a staged
+     * input's tile was copied whole before the tile's epilogue began: that
+     * is what makes an [M, N] output written in place over an input safe
+     * (evt.h, aliasing), and what a change to this split must keep. */
     int row_loads = 0;
     for (size_t i = 0; i < fn->ninputs; i++)
         row_loads |= ir_func_reads_input(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);

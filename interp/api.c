@@ -1,4 +1,6 @@
 /* api.c - the public reference interpreter (evt_interp_*) and element conversions. */
+#include "../support/alias.h"
+#include "../support/checked.h"
 #include "../support/extent.h"
 #include "interp.h"
 
@@ -26,6 +28,7 @@ struct evt_interp {
     long long m, n, ldacc;
     const float *acc;
     const double *acc_f64;
+    size_t acc_bytes;
     int acc_set;
     char error[512];
 };
@@ -89,11 +92,19 @@ const char *evt_interp_last_error(const evt_interp *in)
     return in ? in->error : "no interpreter";
 }
 
+/* Starts a call on the interpreter: the message of the call before goes,
+ * so that a success leaves "". */
+static void begin(evt_interp *in)
+{
+    in->error[0] = '\0';
+}
+
 static evt_status bind(evt_interp *in, const char *name, void *ptr, size_t bytes, long long ld,
                        int as_f64)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
     if (!name)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the name to bind is NULL");
     const ir_func *fn = in->fn;
@@ -132,6 +143,7 @@ evt_status evt_interp_set_param(evt_interp *in, const char *name, float value)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
     if (!name)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the param name is NULL");
     for (size_t i = 0; i < in->fn->nparams; i++)
@@ -144,10 +156,11 @@ evt_status evt_interp_set_param(evt_interp *in, const char *name, float value)
 }
 
 static evt_status set_acc(evt_interp *in, long long m, long long n, const float *acc,
-                          const double *acc_f64, long long ld)
+                          const double *acc_f64, size_t bytes, long long ld)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
     if (m < 0 || n < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "negative size %lld x %lld", m, n);
     if (ld < n)
@@ -160,20 +173,28 @@ static evt_status set_acc(evt_interp *in, long long m, long long n, const float 
     in->ldacc = ld;
     in->acc = acc;
     in->acc_f64 = acc_f64;
+    in->acc_bytes = bytes;
     in->acc_set = 1;
     return EVT_OK;
 }
 
 evt_status evt_interp_set_acc(evt_interp *in, long long m, long long n, const float *acc,
-                              long long ld)
+                              size_t bytes, long long ld)
 {
-    return set_acc(in, m, n, acc, NULL, ld);
+    return set_acc(in, m, n, acc, NULL, bytes, ld);
 }
 
 evt_status evt_interp_set_acc_f64(evt_interp *in, long long m, long long n, const double *acc,
-                                  long long ld)
+                                  size_t bytes, long long ld)
 {
-    return set_acc(in, m, n, NULL, acc, ld);
+    return set_acc(in, m, n, NULL, acc, bytes, ld);
+}
+
+/* The bytes of `elems` elements of esize bytes into *out; 0 where that
+ * exceeds size_t (so no buffer can hold them). */
+static int extent_bytes(long long elems, size_t esize, size_t *out)
+{
+    return (unsigned long long)elems <= SIZE_MAX && ck_mul_size((size_t)elems, esize, out);
 }
 
 static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_info *info,
@@ -200,25 +221,85 @@ static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_i
         return EVT_OK;
     if (!buf->ptr)
         return fail(in, EVT_ERR_UNBOUND, "%s '%s' is a NULL pointer", what, info->name);
-    if ((unsigned long long)n > buf->bytes / esize)
-        return fail(in, EVT_ERR_BAD_BUFFER, "%s '%s' is too small: %zu bytes, it needs %llu",
-                    what, info->name, buf->bytes, (unsigned long long)n * esize);
+    size_t need;
+    if (!extent_bytes(n, esize, &need))
+        return fail(in, EVT_ERR_BAD_BUFFER,
+                    "%s '%s' is too small: %zu bytes, it needs %lld elements of %zu bytes", what,
+                    info->name, buf->bytes, n, esize);
+    if (need > buf->bytes)
+        return fail(in, EVT_ERR_BAD_BUFFER, "%s '%s' is too small: %zu bytes, it needs %zu", what,
+                    info->name, buf->bytes, need);
     return EVT_OK;
+}
+
+/* One input or output of a run in the aliasing check. */
+static void alias_arg(alias_buf *b, const char *what, const evt_arg_info *info,
+                      const interp_buffer *buf, long long m, long long n, int written)
+{
+    const long long rows = (info->shape & EVT_SHAPE_M) ? m : 1;
+    const long long cols = (info->shape & EVT_SHAPE_N) ? n : 1;
+    const long long ld = info->shape == EVT_SHAPE_MN ? buf->ld : cols;
+    alias_footprint(b, buf->ptr, rows, cols, ld,
+                    buf->as_f64 ? sizeof(double) : evt_elem_size(info->elem));
+    b->what = what;
+    b->name = info->name;
+    b->written = written;
+    /* doubles are not the input's element type: never in place */
+    b->mn = info->shape == EVT_SHAPE_MN && !buf->as_f64;
+    b->elem = (int)info->elem;
+    b->ld = ld;
+}
+
+/* The aliasing rule of launches (evt.h), the accumulator counting as an
+ * operand: read, so never written over. */
+static evt_status check_aliasing(evt_interp *in)
+{
+    const ir_func *fn = in->fn;
+    alias_buf *bufs = calloc(fn->ninputs + fn->noutputs + 1, sizeof *bufs);
+    if (!bufs)
+        return fail(in, EVT_ERR_NO_MEMORY, "out of memory");
+    alias_footprint(&bufs[0], in->acc ? (const void *)in->acc : (const void *)in->acc_f64, in->m,
+                    in->n, in->ldacc, in->acc ? sizeof *in->acc : sizeof *in->acc_f64);
+    bufs[0].what = "the accumulator";
+    size_t nb = 1;
+    for (size_t i = 0; i < fn->ninputs; i++)
+        alias_arg(&bufs[nb++], "input", &fn->inputs[i].info, &in->inputs[i], in->m, in->n, 0);
+    for (size_t i = 0; i < fn->noutputs; i++)
+        alias_arg(&bufs[nb++], "output", &fn->outputs[i].info, &in->outputs[i], in->m, in->n, 1);
+    char msg[300];
+    evt_status st = EVT_OK;
+    if (alias_check(bufs, nb, msg, sizeof msg))
+        st = fail(in, EVT_ERR_INVALID_ARGUMENT, "%s", msg);
+    free(bufs);
+    return st;
 }
 
 evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
 {
     if (!in)
         return EVT_ERR_INVALID_ARGUMENT;
-    in->error[0] = '\0';
+    begin(in);
     const ir_func *fn = in->fn;
     if (mode != EVT_INTERP_F32 && mode != EVT_INTERP_F64)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "unknown interpreter mode %d", (int)mode);
     if (!in->acc_set)
         return fail(in, EVT_ERR_UNBOUND,
                     "the accumulator was never set (evt_interp_set_acc or _set_acc_f64)");
-    if (matrix_extent(in->m, in->n, in->ldacc) < 0)
+    const long long acc_elems = matrix_extent(in->m, in->n, in->ldacc);
+    if (acc_elems < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the accumulator's extent overflows");
+    const size_t acc_esize = in->acc ? sizeof *in->acc : sizeof *in->acc_f64;
+    size_t acc_need;
+    if (!extent_bytes(acc_elems, acc_esize, &acc_need))
+        return fail(in, EVT_ERR_BAD_BUFFER,
+                    "the accumulator is too small: %zu bytes, M x N = %lld x %lld with ld %lld "
+                    "needs %lld elements of %zu bytes",
+                    in->acc_bytes, in->m, in->n, in->ldacc, acc_elems, acc_esize);
+    if (acc_need > in->acc_bytes)
+        return fail(in, EVT_ERR_BAD_BUFFER,
+                    "the accumulator is too small: %zu bytes, M x N = %lld x %lld with ld %lld "
+                    "needs %zu",
+                    in->acc_bytes, in->m, in->n, in->ldacc, acc_need);
     for (size_t i = 0; i < fn->nparams; i++)
         if (!in->param_set[i])
             return fail(in, EVT_ERR_UNBOUND,
@@ -233,6 +314,8 @@ evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
         st = check_buffer(in, "input", &fn->inputs[i].info, &in->inputs[i], &ins[i]);
     for (size_t i = 0; st == EVT_OK && i < fn->noutputs; i++)
         st = check_buffer(in, "output", &fn->outputs[i].info, &in->outputs[i], &outs[i]);
+    if (st == EVT_OK)
+        st = check_aliasing(in);
     if (st == EVT_OK) {
         interp_args args = {
             .m = (size_t)in->m,

@@ -477,6 +477,10 @@ static evt_status run_chunk(interp *in, size_t i, size_t j0, size_t len)
                 give_buffer(in, in->slot[ops[o]]);
         }
     }
+    /* Stored only once every value of the chunk is computed, and a chunk
+     * reads only its own elements of [M, N] inputs: so an [M, N] output
+     * written in place over an input (evt.h) never changes an element a
+     * load still has to read. */
     for (size_t o = 0; o < fn->noutputs; o++) {
         const ir_arg *out = &fn->outputs[o];
         if (out->info.reduce != EVT_REDUCE_NONE)

@@ -829,7 +829,8 @@ static int reference(run *r, const long long *rows, long long nrows, double **re
     for (size_t p = 0; p < r->nparam && st == EVT_OK; p++)
         st = evt_interp_set_param(in, evt_epilogue_arg(r->ep, EVT_ARG_PARAM, p)->name, r->param[p]);
     if (st == EVT_OK)
-        st = evt_interp_set_acc_f64(in, nrows, n, acc, n > 0 ? n : 1);
+        st = evt_interp_set_acc_f64(in, nrows, n, acc, (size_t)(nrows * n) * sizeof *acc,
+                                    n > 0 ? n : 1);
     /* Inputs: [M, N] and [M] ones cut down to the checked rows. */
     for (size_t i = 0; i < r->nin && st == EVT_OK; i++) {
         const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_INPUT, i);

@@ -12,6 +12,24 @@
  * structs, texts) is owned by the object it was read from and stays valid
  * until that object is destroyed.
  *
+ * Errors: a function that returns an evt_status reports on one object,
+ * whose last-error text then says how that call ended: the reason after a
+ * failure, "" after EVT_OK.  The object:
+ *   - the context (evt_ctx_last_error) for evt_ctx_set_*, evt_device_* and
+ *     evt_module_parse_*; the module's context for the calls on a module
+ *     (evt_module_optimize*, evt_kernel_cuda, evt_kernel_compile,
+ *     evt_kernel_config_check); and the context of the launch's module for
+ *     every evt_launch_* call: a launch keeps no message of its own;
+ *   - the interpreter (evt_interp_last_error) for evt_interp_bind,
+ *     evt_interp_bind_f64, evt_interp_set_param, evt_interp_set_acc,
+ *     evt_interp_set_acc_f64 and evt_interp_run;
+ *   - none for evt_interp_create, for the functions of no object
+ *     (evt_target_parse, evt_conv_output_size, evt_reference_*,
+ *     evt_convert_*, evt_check_*) and for any call given a NULL handle
+ *     where its object belongs: the status alone says what happened.
+ * A function that returns no status (getters, texts, _destroy,
+ * evt_launch_plan) leaves the message as it is.
+ *
  * Thread safety: the library has no global mutable state.  Distinct
  * contexts (and the modules made from them) may be used from different
  * threads at once; one context must not be used by two threads at once.
@@ -117,8 +135,9 @@ typedef struct evt_ctx evt_ctx;
 EVT_API evt_ctx *evt_ctx_create(void);
 /* Destroys a context.  Modules made from it must be destroyed first.  NULL is a no-op. */
 EVT_API void evt_ctx_destroy(evt_ctx *ctx);
-/* The message of the last failed call on this context ("" if none); owned by
- * the context, valid until its next call. */
+/* Why the last call that reported on this context failed, or "" after a
+ * success and before any call (see "Errors" above for which calls report
+ * here); owned by the context, valid until its next call. */
 EVT_API const char *evt_ctx_last_error(const evt_ctx *ctx);
 
 /* ---- modules: parsing ----------------------------------------------- */
@@ -426,7 +445,24 @@ EVT_API void evt_free(void *p);
  * dimensions are >= the contiguous extent, and every buffer's byte size
  * covers the extent the kernel touches; otherwise it returns a clear error
  * (EVT_ERR_UNBOUND, EVT_ERR_BAD_BUFFER, EVT_ERR_INVALID_ARGUMENT) without
- * launching.
+ * launching.  Every evt_launch_* call reports on the context of the
+ * launch's module (evt_ctx_last_error): its message on failure, "" on
+ * success.
+ *
+ * Aliasing, checked last, before the driver: a buffer a run writes (an
+ * output; a caller's workspace) shares no byte with another buffer of the
+ * run (an operand, an input, another output), except that an [M, N] output
+ * may be exactly an [M, N] input: the same pointer, element type and ld.
+ * It is then written in place, each element after the same thread read
+ * that element of the input, on every path (fast and guarded, TMA-staged
+ * inputs, split-K, persistent schedules).  Buffers only read (operands,
+ * inputs) may share memory in any way.  The bytes compared are those the
+ * run touches, not the byte sizes given: an [M, N] buffer is its rows of
+ * N elements, so matrices side by side in one allocation (column slices
+ * of one tensor) do not overlap, while rows of different leading
+ * dimensions whose spans interleave count as overlapping; a caller's
+ * workspace is all its `bytes`.  Otherwise EVT_ERR_INVALID_ARGUMENT,
+ * naming both ("output 'y' overlaps operand 'a'").
  */
 typedef struct evt_launch evt_launch;
 
@@ -442,7 +478,10 @@ EVT_API void evt_launch_destroy(evt_launch *launch);
  * with their sizes in bytes; lda/ldb are leading dimensions in elements
  * (the stride between rows of a row-major operand, columns of a col-major one).
  * EVT_ERR_INVALID_ARGUMENT for a size outside 0..2^31-1, or an M x N of more
- * tiles than one grid holds (2^31-1), with the values in the message.
+ * tiles than one grid holds (2^31-1), with the values in the message.  A
+ * second call replaces the problem and both operands (the bindings stay,
+ * to be checked against the new sizes by the run); a failed one changes
+ * nothing.
  */
 EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long long n, long long k,
                                        const void *a, long long lda, size_t a_bytes,
@@ -471,7 +510,7 @@ EVT_API evt_status evt_conv_output_size(const evt_conv_problem *problem, long lo
  * dense channels-last tensor.  EVT_ERR_INVALID_ARGUMENT, naming the value,
  * for a problem evt_conv_output_size refuses, an n*h*w, n*p*q, r*s*c, k or c
  * past 2^31-1 (the kernel indexes them in int), or more tiles than one grid
- * holds.
+ * holds.  Called again, or after a failure, as evt_launch_set_gemm.
  */
 EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_problem *problem,
                                        const void *x, size_t x_bytes, const void *w,
@@ -482,10 +521,21 @@ EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_proble
  * bytes.  `ld` is the leading dimension (elements between rows) of an
  * [M, N] buffer and is ignored for other shapes (pass 0).  Reduction
  * outputs need no zeroing: they hold the complete result after the launch.
+ * The values are checked by the run; here EVT_ERR_NOT_FOUND for a name the
+ * epilogue has no input or output of, EVT_ERR_INVALID_ARGUMENT for a
+ * param's name.
+ *
+ * Binding a name again replaces its binding whole (pointer, bytes and ld)
+ * and changes nothing else: the other bindings, the params, the problem,
+ * the tuning and the workspace stay as they were.  That is how one launch
+ * runs on new buffers: rebind what changed, run again.  A failed call
+ * changes nothing.
  */
 EVT_API evt_status evt_launch_bind(evt_launch *launch, const char *name, void *ptr,
                                    size_t bytes, long long ld);
-/* Sets param `name` (converted to the param's declared element type). */
+/* Sets param `name` (converted to the param's declared element type),
+ * replacing the value set before; EVT_ERR_NOT_FOUND for a name the epilogue
+ * has no param of. */
 EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, float value);
 
 /*
@@ -517,7 +567,8 @@ EVT_API evt_status evt_launch_workspace_size(evt_launch *launch, size_t *bytes);
 
 /*
  * evt_launch_run in the caller's workspace: `bytes` of device memory at
- * `workspace` (aligned to 256 bytes; NULL when bytes is 0), which the run
+ * `workspace` (aligned to 256 bytes; NULL when bytes is 0; sharing no byte
+ * with the run's buffers, EVT_ERR_INVALID_ARGUMENT), which the run
  * uses instead of the launch's own, so that it allocates nothing.  The
  * caller keeps it from other use until the work enqueued has finished; the
  * contents need no initialising and are not kept.  EVT_ERR_BAD_BUFFER,
@@ -644,8 +695,9 @@ typedef struct evt_interp evt_interp;
 EVT_API evt_status evt_interp_create(const evt_epilogue *epilogue, evt_interp **out);
 /* Destroys an interpreter (not the arrays bound to it).  NULL is a no-op. */
 EVT_API void evt_interp_destroy(evt_interp *interp);
-/* Why the last failed call on `interp` failed ("" after a success); owned by
- * the interpreter, valid until its next call. */
+/* Why the last call on `interp` failed, or "" after a success and before
+ * any call (see "Errors" at the top); owned by the interpreter, valid until
+ * its next call. */
 EVT_API const char *evt_interp_last_error(const evt_interp *interp);
 
 /*
@@ -654,7 +706,10 @@ EVT_API const char *evt_interp_last_error(const evt_interp *interp);
  * between rows (ld >= N), [M] and [N] arrays are dense and a scalar is one
  * element (ld ignored).  The caller keeps ownership; the memory must stay
  * valid until the last evt_interp_run.  EVT_ERR_NOT_FOUND for an unknown
- * name, EVT_ERR_INVALID_ARGUMENT for a param's name.
+ * name, EVT_ERR_INVALID_ARGUMENT for a param's name.  As with evt_launch_bind,
+ * binding a name again replaces its binding whole (pointer, bytes, ld, and
+ * for an output whether it receives doubles) and changes nothing else; a
+ * failed call changes nothing.
  */
 EVT_API evt_status evt_interp_bind(evt_interp *interp, const char *name, void *ptr,
                                    size_t bytes, long long ld);
@@ -665,24 +720,35 @@ EVT_API evt_status evt_interp_bind_f64(evt_interp *interp, const char *name, dou
                                        size_t bytes, long long ld);
 /* Sets param `name`; EVT_ERR_NOT_FOUND if the epilogue has none of that name. */
 EVT_API evt_status evt_interp_set_param(evt_interp *interp, const char *name, float value);
-/* Sets the problem size M x N and the f32 accumulator, row-major with `ld`
- * elements between rows (ld >= N); the caller keeps ownership of acc. */
+/* Sets the problem size M x N and the f32 accumulator: `bytes` bytes at
+ * acc, row-major with `ld` elements between rows (ld >= N), of which a run
+ * reads (M - 1) * ld + N floats (none when M or N is 0, and acc may then be
+ * NULL).  EVT_ERR_INVALID_ARGUMENT for a negative size, ld < N or a NULL acc
+ * of M x N > 0; the byte size is checked by evt_interp_run.  The caller
+ * keeps ownership of acc. */
 EVT_API evt_status evt_interp_set_acc(evt_interp *interp, long long m, long long n,
-                                      const float *acc, long long ld);
-/* As evt_interp_set_acc with an f64 accumulator (from evt_reference_gemm):
- * f64 mode uses it as it is, f32 mode rounds each element to f32 first. */
+                                      const float *acc, size_t bytes, long long ld);
+/* As evt_interp_set_acc with an f64 accumulator (from evt_reference_gemm),
+ * `bytes` covering (M - 1) * ld + N doubles: f64 mode uses it as it is, f32
+ * mode rounds each element to f32 first. */
 EVT_API evt_status evt_interp_set_acc_f64(evt_interp *interp, long long m, long long n,
-                                          const double *acc, long long ld);
+                                          const double *acc, size_t bytes, long long ld);
 /*
  * Evaluates the epilogue and writes every output: element-wise outputs
  * converted to their element type (round to nearest even; NaN stored as a
  * canonical NaN), reductions computed on the values before conversion and
  * then converted.  Checks first, writing nothing on failure: the
- * accumulator is set (EVT_ERR_UNBOUND), every input and output is bound and
- * non-NULL (EVT_ERR_UNBOUND), every param without default is set
- * (EVT_ERR_UNBOUND, naming it), leading dimensions are >= N
- * (EVT_ERR_INVALID_ARGUMENT) and every buffer covers its extent
- * (EVT_ERR_BAD_BUFFER).  M or N may be 0: reductions then hold their
+ * accumulator is set (EVT_ERR_UNBOUND) and its bytes cover the (M - 1) *
+ * ld + N elements read (EVT_ERR_BAD_BUFFER, naming the sizes), every param
+ * without default is set (EVT_ERR_UNBOUND, naming it), every input and
+ * output is bound and non-NULL (EVT_ERR_UNBOUND), leading dimensions are
+ * >= N (EVT_ERR_INVALID_ARGUMENT), every buffer covers its extent
+ * (EVT_ERR_BAD_BUFFER), and the buffers follow evt_launch's aliasing rule
+ * (EVT_ERR_INVALID_ARGUMENT, naming both), the accumulator counting as an
+ * operand: an [M, N] output may be exactly an [M, N] input, written in
+ * place (each chunk of a row is read whole before any of it is stored),
+ * but not when bound with evt_interp_bind_f64, its doubles not being the
+ * input's element type.  M or N may be 0: reductions then hold their
  * identity (0, -inf for max, +inf for min).
  */
 EVT_API evt_status evt_interp_run(evt_interp *interp, evt_interp_mode mode);

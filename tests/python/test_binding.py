@@ -75,13 +75,19 @@ class FakeStorage:
 
 
 class FakeTensor:
-    """shape, dtype ('float16' ...), strides (row-major by default), device, pointer."""
+    """shape, dtype ('float16' ...), strides (row-major by default), device, pointer
+    (by default a fresh one: the library refuses outputs that share memory)."""
 
-    def __init__(self, shape, dtype, stride=None, device="cuda:0", ptr=1 << 20,
+    _next_ptr = 1 << 32  # fake buffers 1 GiB apart, larger than any used here
+
+    def __init__(self, shape, dtype, stride=None, device="cuda:0", ptr=None,
                  storage_bytes=None):
         self.shape = tuple(shape)
         self.dtype = "torch." + dtype
         self.device = device
+        if ptr is None:
+            ptr = FakeTensor._next_ptr
+            FakeTensor._next_ptr += 1 << 30
         self._ptr = ptr
         if stride is None:
             stride, e = [], 1
@@ -531,6 +537,33 @@ def test_library_checks_buffers():
         launch.run(stream=0)
 
 
+def test_library_checks_aliasing():
+    # An output sharing memory with an operand is refused by the run, before
+    # the driver is loaded, naming both.
+    y = FakeTensor((M, N), "bfloat16")
+    a = FakeTensor((M, K), "bfloat16", ptr=y.data_ptr() + 2 * N)  # from y's second row on
+    with raises(evt.InvalidArgumentError, "output 'y' overlaps operand 'a'"):
+        bind_mlp(a=a, y=y).run(stream=0)
+    # An [M, N] output given the [M, N] input it replaces is written in place.
+    r = examples().kernel("resnet_block")
+    n, c, h, w, k = 2, 16, 10, 12, 32
+    x = channels_last((n, c, h, w), "float16")
+    wt = channels_last((k, c, 3, 3), "float16")
+    bias = FakeTensor((k,), "float16")
+    res = channels_last((n, k, h, w), "float16")
+    launch = conv_bind(r, x, wt, bias=bias, residual=res, D=res, padding=1)
+    if launch is None:
+        return
+    if no_cuda_driver():  # fake pointers must not reach a GPU
+        with raises(evt.NoGpuError):
+            launch.run(stream=0)
+    # Half a pixel further on, it is refused.
+    half = FakeTensor((n, h, w, k), "float16", ptr=res.data_ptr() + k)
+    with raises(evt.InvalidArgumentError, "output 'D' overlaps input 'residual'",
+                "same pointer, element type and leading dimension"):
+        r.bind(x, wt, bias=bias, residual=res, D=half, padding=1).run(stream=0)
+
+
 def test_no_gpu_raises_no_gpu_error():
     if not no_cuda_driver():
         skip("a CUDA driver is present (fake pointers must not reach a GPU)")
@@ -880,6 +913,34 @@ def test_gpu_conv_resnet_block():
         assert d.stride() == (p * q * kk, 1, q * kk, kk)
         want = torch.relu(0.75 * acc64 + bias.double()[None, :, None, None]) + res.double()
         check_close(d, want, f"resnet_block {n}x{c}x{h}x{wd} -> {k}")
+
+
+def test_gpu_in_place_residual():
+    # D written over the residual it adds gives the bits it gives into a tensor
+    # of its own, under every configuration the GPU runs (a 1x1 conv with c = 64:
+    # on sm_90a the staged ones copy the residual by TMA first) and split in K.
+    need_gpu()
+    target = evt.device_target()[0]
+    r = examples().kernel("resnet_block")
+    torch.manual_seed(4)
+    cl = torch.channels_last
+    n, c, h, wd, k = 2, 64, 14, 14, 128
+    x = torch.randn(n, c, h, wd, device="cuda", dtype=torch.float16).to(memory_format=cl)
+    w = (torch.randn(k, c, 1, 1, device="cuda", dtype=torch.float16) / 8).to(memory_format=cl)
+    bias = torch.randn(k, device="cuda", dtype=torch.float16)
+    res = torch.randn(n, k, h, wd, device="cuda", dtype=torch.float16).to(memory_format=cl)
+    configs = r.configs(target)
+    assert configs
+    for config, split_k in [(name, 0) for name in configs] + [(configs[0], 2)]:
+        out = torch.empty_like(res)
+        with r.bind(x, w, bias=bias, residual=res, D=out).set_tuning(config, split_k) as launch:
+            launch.run()
+        in_place = res.clone()
+        with r.bind(x, w, bias=bias, residual=in_place, D=in_place).set_tuning(config, split_k) \
+                as launch:
+            launch.run()
+        torch.cuda.synchronize()
+        assert torch.equal(in_place, out), f"in place under {config}, split_k {split_k}"
 
 
 def test_gpu_conv_nhwc_tensors():

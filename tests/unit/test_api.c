@@ -1,6 +1,8 @@
 /* test_api.c - the front end's public interface (include/evt/evt.h): contexts,
  * parsing, diagnostics, the listing of epilogues, kernels and arguments,
- * printing, and every function's answer to NULL and out-of-range arguments. */
+ * printing, every function's answer to NULL and out-of-range arguments, and
+ * the last-error message of every family of calls (context, module, launch,
+ * interpreter). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, strdup */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -551,6 +553,298 @@ static void test_null_module_and_handles(void **state)
     assert_null(evt_module_dot_text(NULL));
 }
 
+/* ---- the last error: a failure's reason, "" after a success ---------------- */
+
+static const char last_error_src[] =
+    "epilogue e {\n"
+    "    param beta : f32\n"
+    "    in  bias : f16[N]\n"
+    "    in  res  : f16[M, N]\n"
+    "    out y    : f16[M, N] = (acc + bias) * beta + res\n"
+    "}\n"
+    "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+    "kernel kc = conv2d_fprop(x: f16, w: f16, acc: f32) with e\n";
+
+/* What the calls of the table below work on: a module, a GEMM and a conv
+ * launch of it, an interpreter of its epilogue with everything bound. */
+typedef struct world {
+    evt_ctx *ctx;
+    evt_module *m;
+    evt_launch *l, *lc;
+    evt_interp *in;
+    float acc[2 * 4];
+    double acc64[2 * 4];
+    unsigned short bias[4], res[2 * 4], y[2 * 4];
+    double y64[2 * 4];
+} world;
+
+#define FAKE(addr) ((void *)(uintptr_t)(addr))
+
+/* One call of a family: the failing form (ok = 0) or a succeeding one. */
+typedef evt_status world_call(world *w, int ok);
+
+static evt_status call_library_path(world *w, int ok)
+{
+    return evt_ctx_set_library_path(w->ctx, ok ? EVT_LIBRARY_NVRTC : (evt_library)7, NULL);
+}
+
+static evt_status call_ctx_tuning(world *w, int ok)
+{
+    const evt_tuning t = {.config = "no_such_config"};
+    return evt_ctx_set_tuning(w->ctx, ok ? NULL : &t);
+}
+
+static evt_status call_parse_buffer(world *w, int ok)
+{
+    const char *src = ok ? "epilogue p { out y : f32[M, N] = acc }"
+                         : "epilogue p { out y : f32[M, N] = bais }";
+    evt_module *m = NULL;
+    evt_status st = evt_module_parse_buffer(w->ctx, "p.evt", src, strlen(src), &m);
+    evt_module_destroy(m);
+    return st;
+}
+
+static evt_status call_parse_file(world *w, int ok)
+{
+    evt_module *m = NULL;
+    evt_status st = evt_module_parse_file(w->ctx, ok ? EXAMPLES : "/nonexistent/p.evt", &m);
+    evt_module_destroy(m);
+    return st;
+}
+
+static evt_status call_optimize(world *w, int ok)
+{
+    return evt_module_optimize(w->m, ok ? 2 : 7);
+}
+
+static evt_status call_optimize_with(world *w, int ok)
+{
+    const evt_optimize_options o = {0, ok ? "dce" : "dce,no_such_pass", NULL, NULL, NULL};
+    return evt_module_optimize_with(w->m, &o);
+}
+
+static evt_status call_kernel_cuda(world *w, int ok)
+{
+    const char *text = NULL;
+    return evt_kernel_cuda(w->m, evt_module_find_kernel(w->m, "k"),
+                           ok ? EVT_TARGET_SM80 : EVT_TARGET_COUNT, &text);
+}
+
+/* NVRTC may be missing: the success is evt_kernel_cuda's, which needs none. */
+static evt_status call_kernel_compile(world *w, int ok)
+{
+    void *data = NULL;
+    size_t size = 0;
+    if (ok)
+        return call_kernel_cuda(w, 1);
+    return evt_kernel_compile(w->m, evt_module_find_kernel(w->m, "k"), EVT_TARGET_SM80,
+                              (evt_binary_format)9, &data, &size, NULL);
+}
+
+static evt_status call_config_check(world *w, int ok)
+{
+    const evt_kernel *k = evt_module_find_kernel(w->m, "k");
+    if (!ok)
+        return evt_kernel_config_check(w->m, k, EVT_TARGET_SM80, "no_such_config");
+    /* the first configuration that runs k on sm_80: the calls before it fail */
+    evt_status st = EVT_ERR_NOT_FOUND;
+    for (int i = 0; st != EVT_OK && i < evt_config_count(); i++)
+        st = evt_kernel_config_check(w->m, k, EVT_TARGET_SM80, evt_config_name(i));
+    return st;
+}
+
+/* Without a GPU no device call succeeds but freeing NULL. */
+static evt_status call_device(world *w, int ok)
+{
+    return ok ? evt_device_free(w->ctx, NULL) : evt_device_target(w->ctx, NULL, NULL, 0);
+}
+
+static evt_status call_launch_create(world *w, int ok)
+{
+    evt_launch *l = NULL;
+    evt_status st = evt_launch_create(w->m, ok ? evt_module_find_kernel(w->m, "k") : NULL, &l);
+    evt_launch_destroy(l);
+    return st;
+}
+
+static evt_status call_set_gemm(world *w, int ok)
+{
+    return evt_launch_set_gemm(w->l, ok ? 2 : -2, 4, 8, FAKE(0x100000), 8, 32, FAKE(0x200000), 8, 64);
+}
+
+static evt_status call_set_conv(world *w, int ok)
+{
+    const evt_conv_problem c = {1, 2, 2, 8, 4, 1, 1, 0, 0, 1, 1, 1, 1};
+    return evt_launch_set_conv(w->lc, ok ? &c : NULL, FAKE(0x100000), 64, FAKE(0x200000), 64);
+}
+
+static evt_status call_launch_bind(world *w, int ok)
+{
+    return evt_launch_bind(w->l, ok ? "bias" : "no_such_input", FAKE(0x300000), 8, 0);
+}
+
+static evt_status call_launch_param(world *w, int ok)
+{
+    return evt_launch_set_param(w->l, ok ? "beta" : "no_such_param", 0.5f);
+}
+
+static evt_status call_launch_tuning(world *w, int ok)
+{
+    const evt_tuning t = {.row_group = 3};
+    return evt_launch_set_tuning(w->l, ok ? NULL : &t);
+}
+
+/* A run, and the calls that plan one, succeed only on a GPU with real
+ * buffers: their success here is a setter's. */
+static evt_status call_launch_run(world *w, int ok)
+{
+    evt_launch *fresh = NULL; /* nothing bound */
+    if (ok)
+        return call_launch_param(w, 1);
+    evt_status st = evt_launch_create(w->m, evt_module_find_kernel(w->m, "k"), &fresh);
+    if (st == EVT_OK)
+        st = evt_launch_run(fresh, NULL);
+    evt_launch_destroy(fresh);
+    return st;
+}
+
+static evt_status call_launch_workspace(world *w, int ok)
+{
+    return ok ? call_launch_param(w, 1) : evt_launch_workspace_size(w->l, NULL);
+}
+
+static evt_status call_launch_run_with_workspace(world *w, int ok)
+{
+    return ok ? call_launch_param(w, 1) : evt_launch_run_with_workspace(w->l, NULL, FAKE(0x800010), 4096);
+}
+
+static evt_status call_launch_benchmark(world *w, int ok)
+{
+    double ms;
+    return ok ? call_launch_param(w, 1) : evt_launch_benchmark(w->l, NULL, 0, 0, &ms);
+}
+
+static evt_status call_interp_bind(world *w, int ok)
+{
+    return evt_interp_bind(w->in, ok ? "bias" : "no_such_input", w->bias, sizeof w->bias, 0);
+}
+
+static evt_status call_interp_bind_f64(world *w, int ok)
+{
+    return ok ? evt_interp_bind_f64(w->in, "y", w->y64, sizeof w->y64, 4)
+              : evt_interp_bind_f64(w->in, "res", w->y64, sizeof w->y64, 4);
+}
+
+static evt_status call_interp_param(world *w, int ok)
+{
+    return evt_interp_set_param(w->in, ok ? "beta" : "no_such_param", 2.0f);
+}
+
+static evt_status call_interp_acc(world *w, int ok)
+{
+    return evt_interp_set_acc(w->in, 2, 4, w->acc, sizeof w->acc, ok ? 4 : 3);
+}
+
+static evt_status call_interp_acc_f64(world *w, int ok)
+{
+    return evt_interp_set_acc_f64(w->in, 2, 4, ok ? w->acc64 : NULL, sizeof w->acc64, 4);
+}
+
+static evt_status call_interp_run(world *w, int ok)
+{
+    return evt_interp_run(w->in, ok ? EVT_INTERP_F32 : (evt_interp_mode)7);
+}
+
+/*
+ * Every family of calls that reports an error: the failing call's status and
+ * a fragment its message must hold, then a succeeding call, after which the
+ * message is "".  `interp`: the message is the interpreter's, else the
+ * context's (launches and modules report on theirs).
+ */
+static const struct last_error_case {
+    const char *family;
+    world_call *call;
+    evt_status fails_with;
+    const char *names;
+    int interp;
+} last_error_cases[] = {
+    {"evt_ctx_set_library_path", call_library_path, EVT_ERR_INVALID_ARGUMENT, "unknown library 7", 0},
+    {"evt_ctx_set_tuning", call_ctx_tuning, EVT_ERR_NOT_FOUND, "no_such_config", 0},
+    {"evt_module_parse_buffer", call_parse_buffer, EVT_ERR_SOURCE, "p.evt: 1 error", 0},
+    {"evt_module_parse_file", call_parse_file, EVT_ERR_IO, "/nonexistent/p.evt", 0},
+    {"evt_module_optimize", call_optimize, EVT_ERR_INVALID_ARGUMENT, "level 7", 0},
+    {"evt_module_optimize_with", call_optimize_with, EVT_ERR_INVALID_ARGUMENT, "no_such_pass", 0},
+    {"evt_kernel_cuda", call_kernel_cuda, EVT_ERR_INVALID_ARGUMENT, "valid target", 0},
+    {"evt_kernel_compile", call_kernel_compile, EVT_ERR_INVALID_ARGUMENT, "valid format", 0},
+    {"evt_kernel_config_check", call_config_check, EVT_ERR_NOT_FOUND, "no_such_config", 0},
+    {"evt_device_*", call_device, EVT_ERR_INVALID_ARGUMENT, "target", 0},
+    {"evt_launch_create", call_launch_create, EVT_ERR_INVALID_ARGUMENT, "kernel", 0},
+    {"evt_launch_set_gemm", call_set_gemm, EVT_ERR_INVALID_ARGUMENT, "m = -2", 0},
+    {"evt_launch_set_conv", call_set_conv, EVT_ERR_INVALID_ARGUMENT, "the problem is NULL", 0},
+    {"evt_launch_bind", call_launch_bind, EVT_ERR_NOT_FOUND, "no_such_input", 0},
+    {"evt_launch_set_param", call_launch_param, EVT_ERR_NOT_FOUND, "no_such_param", 0},
+    {"evt_launch_set_tuning", call_launch_tuning, EVT_ERR_INVALID_ARGUMENT, "row_group 3", 0},
+    {"evt_launch_run", call_launch_run, EVT_ERR_UNBOUND, "the problem was never set", 0},
+    {"evt_launch_workspace_size", call_launch_workspace, EVT_ERR_INVALID_ARGUMENT, "bytes is NULL", 0},
+    {"evt_launch_run_with_workspace", call_launch_run_with_workspace, EVT_ERR_BAD_BUFFER,
+     "workspace is not aligned", 0},
+    {"evt_launch_benchmark", call_launch_benchmark, EVT_ERR_INVALID_ARGUMENT, "reps >= 1", 0},
+    {"evt_interp_bind", call_interp_bind, EVT_ERR_NOT_FOUND, "no_such_input", 1},
+    {"evt_interp_bind_f64", call_interp_bind_f64, EVT_ERR_INVALID_ARGUMENT, "'res' is an input", 1},
+    {"evt_interp_set_param", call_interp_param, EVT_ERR_NOT_FOUND, "no_such_param", 1},
+    {"evt_interp_set_acc", call_interp_acc, EVT_ERR_INVALID_ARGUMENT, "leading dimension 3", 1},
+    {"evt_interp_set_acc_f64", call_interp_acc_f64, EVT_ERR_INVALID_ARGUMENT, "accumulator is NULL", 1},
+    {"evt_interp_run", call_interp_run, EVT_ERR_INVALID_ARGUMENT, "mode 7", 1},
+};
+
+static const char *last_error_of(const world *w, int interp)
+{
+    return interp ? evt_interp_last_error(w->in) : evt_ctx_last_error(w->ctx);
+}
+
+static void test_last_error_is_the_last_calls(void **state)
+{
+    fixture *f = *state;
+    world w;
+    memset(&w, 0, sizeof w);
+    w.ctx = f->ctx;
+    assert_int_equal(parse(f, last_error_src), EVT_OK);
+    w.m = f->m;
+    assert_int_equal(evt_launch_create(w.m, evt_module_find_kernel(w.m, "k"), &w.l), EVT_OK);
+    assert_int_equal(evt_launch_create(w.m, evt_module_find_kernel(w.m, "kc"), &w.lc), EVT_OK);
+    assert_int_equal(evt_interp_create(evt_module_find_epilogue(w.m, "e"), &f->in), EVT_OK);
+    w.in = f->in;
+    for (int i = 0; i < 8; i++) { /* random-looking, nonzero data */
+        w.acc[i] = (float)(i * 37 % 11) - 5.5f;
+        w.acc64[i] = w.acc[i];
+        w.res[i] = (unsigned short)(0x3c00 + i * 0x111);
+    }
+    for (int j = 0; j < 4; j++)
+        w.bias[j] = (unsigned short)(0xbc00 + j * 0x100);
+    assert_int_equal(evt_interp_set_acc(w.in, 2, 4, w.acc, sizeof w.acc, 4), EVT_OK);
+    assert_int_equal(evt_interp_bind(w.in, "bias", w.bias, sizeof w.bias, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind(w.in, "res", w.res, sizeof w.res, 4), EVT_OK);
+    assert_int_equal(evt_interp_bind(w.in, "y", w.y, sizeof w.y, 4), EVT_OK);
+    assert_int_equal(evt_interp_set_param(w.in, "beta", 2.0f), EVT_OK);
+
+    const size_t n = sizeof last_error_cases / sizeof last_error_cases[0];
+    for (size_t i = 0; i < n; i++) {
+        const struct last_error_case *c = &last_error_cases[i];
+        evt_status st = c->call(&w, 0);
+        const char *msg = last_error_of(&w, c->interp);
+        if (st != c->fails_with || !strstr(msg, c->names))
+            fail_msg("%s: got %s (\"%s\"), want %s naming \"%s\"", c->family,
+                     evt_status_string(st), msg, evt_status_string(c->fails_with), c->names);
+        st = c->call(&w, 1);
+        msg = last_error_of(&w, c->interp);
+        if (st != EVT_OK || msg[0])
+            fail_msg("%s: the success gave %s and left \"%s\"", c->family, evt_status_string(st),
+                     msg);
+    }
+    evt_launch_destroy(w.l);
+    evt_launch_destroy(w.lc);
+}
+
 /* One context serves many modules, alive at the same time. */
 static void test_many_modules_one_context(void **state)
 {
@@ -591,6 +885,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dot_one_graph, setup, teardown),
         cmocka_unit_test(test_null_module_and_handles),
+        cmocka_unit_test_setup_teardown(test_last_error_is_the_last_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_modules_one_context, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -365,12 +365,12 @@ static void test_reference_path(void **state)
     assert_int_equal(evt_interp_bind_f64(f->in, "d", d_want, sizeof d_want, N), EVT_OK);
     assert_int_equal(evt_interp_bind_f64(f->in, "sum_m", sum_want, sizeof sum_want, 0), EVT_OK);
     assert_int_equal(evt_interp_bind_f64(f->in, "amax", &amax_want, sizeof amax_want, 0), EVT_OK);
-    assert_int_equal(evt_interp_set_acc_f64(f->in, M, N, acc64, N), EVT_OK);
+    assert_int_equal(evt_interp_set_acc_f64(f->in, M, N, acc64, sizeof acc64, N), EVT_OK);
     assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F64), EVT_OK);
     assert_int_equal(evt_interp_bind(f->in, "d", d_got, sizeof d_got, N), EVT_OK);
     assert_int_equal(evt_interp_bind(f->in, "sum_m", sum_got, sizeof sum_got, 0), EVT_OK);
     assert_int_equal(evt_interp_bind(f->in, "amax", &amax_got, sizeof amax_got, 0), EVT_OK);
-    assert_int_equal(evt_interp_set_acc(f->in, M, N, acc32, N), EVT_OK);
+    assert_int_equal(evt_interp_set_acc(f->in, M, N, acc32, sizeof acc32, N), EVT_OK);
     assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F32), EVT_OK);
 
     evt_check_verdict v;

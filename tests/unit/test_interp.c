@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "kernels/common/evt_math.h"
+#include "tests/support/progen.h"
 #include <evt/evt.h>
 
 #include <math.h>
@@ -101,7 +102,7 @@ static void run_examples(fixture *f, int special)
         float *acc = malloc(M * N * sizeof *acc);
         for (long long i = 0; i < M * N; i++)
             acc[i] = random_value(special);
-        assert_int_equal(evt_interp_set_acc(in, M, N, acc, N), EVT_OK);
+        assert_int_equal(evt_interp_set_acc(in, M, N, acc, M * N * sizeof *acc, N), EVT_OK);
         size_t nin = evt_epilogue_arg_count(e, EVT_ARG_INPUT);
         size_t nout = evt_epilogue_arg_count(e, EVT_ARG_OUTPUT);
         void *ins[8];
@@ -181,7 +182,7 @@ static void test_bias_relu_add_by_hand(void **state)
     evt_convert_from_f32(EVT_F16, biasf, bias, 3);
     evt_convert_from_f32(EVT_F16, resf, res, 6);
     assert_int_equal(evt_interp_set_param(in, "alpha", 2.0f), EVT_OK);
-    assert_int_equal(evt_interp_set_acc(in, 2, 3, acc, 3), EVT_OK);
+    assert_int_equal(evt_interp_set_acc(in, 2, 3, acc, sizeof acc, 3), EVT_OK);
     assert_int_equal(evt_interp_bind(in, "bias", bias, sizeof bias, 0), EVT_OK);
     assert_int_equal(evt_interp_bind(in, "residual", res, sizeof res, 3), EVT_OK);
     assert_int_equal(evt_interp_bind(in, "D", d, sizeof d, 4), EVT_OK); /* ld 4: padded rows */
@@ -198,7 +199,7 @@ static void test_bias_relu_add_by_hand(void **state)
     evt_interp *in2 = NULL;
     assert_int_equal(evt_interp_create(evt_module_find_epilogue(f->m, "bias_relu_add"), &in2),
                      EVT_OK);
-    evt_interp_set_acc(in2, 2, 3, acc, 3);
+    evt_interp_set_acc(in2, 2, 3, acc, sizeof acc, 3);
     evt_interp_bind(in2, "bias", bias, sizeof bias, 0);
     evt_interp_bind(in2, "residual", res, sizeof res, 3);
     evt_interp_bind(in2, "D", d, sizeof d, 4);
@@ -222,7 +223,7 @@ static void test_aux_amax_by_hand(void **state)
     unsigned char y[4];
     float amax = -1;
     evt_convert_from_f32(EVT_F16, biasf, bias, 2);
-    evt_interp_set_acc(in, 2, 2, acc, 2);
+    evt_interp_set_acc(in, 2, 2, acc, sizeof acc, 2);
     evt_interp_bind(in, "bias", bias, sizeof bias, 0);
     evt_interp_bind(in, "pre", pre, sizeof pre, 2);
     evt_interp_bind(in, "y", y, sizeof y, 2);
@@ -259,7 +260,7 @@ static void test_dequant_rowsum_by_hand(void **state)
         sa[i] = uniform(0.5f, 2);
     for (int j = 0; j < N; j++)
         sb[j] = uniform(-1, 1);
-    evt_interp_set_acc(in, M, N, acc, N);
+    evt_interp_set_acc(in, M, N, acc, M * N * sizeof *acc, N);
     evt_interp_bind(in, "sa", sa, sizeof sa, 0);
     evt_interp_bind(in, "sb", sb, sizeof sb, 0);
     evt_interp_bind(in, "d", d, M * N * sizeof *d, N);
@@ -299,7 +300,7 @@ static void test_bias_gelu_by_hand(void **state)
         bf[j] = uniform(-1, 1);
     evt_convert_from_f32(EVT_BF16, bf, b, N);
     evt_convert_to_f32(EVT_BF16, b, bf, N);
-    evt_interp_set_acc(in, M, N, acc, N);
+    evt_interp_set_acc(in, M, N, acc, sizeof acc, N);
     evt_interp_bind(in, "b", b, sizeof b, 0);
     evt_interp_bind(in, "y", y, sizeof y, N);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
@@ -337,7 +338,7 @@ static void test_broadcasts(void **state)
         acc[i] = (float)i;
     evt_convert_from_f32(EVT_F16, cf, c, N);
     evt_convert_from_f32(EVT_BF16, &sf, &s, 1);
-    assert_int_equal(evt_interp_set_acc(in, M, N, acc, 7), EVT_OK); /* acc rows 7 apart */
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, sizeof acc, 7), EVT_OK); /* acc rows 7 apart */
     evt_interp_bind(in, "r", r, sizeof r, 0);
     evt_interp_bind(in, "c", c, sizeof c, 0);
     evt_interp_bind(in, "s", &s, sizeof s, 0);
@@ -368,7 +369,7 @@ static void test_select_and_zeros(void **state)
                                 "}\n",
                                 "sel");
     float acc[4] = {-0.0f, 0.0f, NAN, -2.0f}, a[4], b[4], c[4], d[4], e[4];
-    evt_interp_set_acc(in, 1, 4, acc, 4);
+    evt_interp_set_acc(in, 1, 4, acc, sizeof acc, 4);
     evt_interp_bind(in, "a", a, sizeof a, 4);
     evt_interp_bind(in, "b", b, sizeof b, 4);
     evt_interp_bind(in, "c", c, sizeof c, 4);
@@ -409,7 +410,7 @@ static void test_builtins_are_evt_math(void **state)
     const char *names[7] = {"g", "t", "s", "l", "h", "q", "c"};
     for (int j = 0; j < N; j++)
         acc[j] = j % 3 ? uniform(-20, 20) : evt_bits_f32(rnd32());
-    evt_interp_set_acc(in, 1, N, acc, N);
+    evt_interp_set_acc(in, 1, N, acc, N * sizeof *acc, N);
     for (int k = 0; k < 7; k++) {
         o[k] = malloc(N * sizeof *o[k]);
         evt_interp_bind(in, names[k], o[k], N * sizeof *o[k], N);
@@ -479,7 +480,7 @@ static void test_reductions(void **state)
     red_out o;
     memset(&o, 0, sizeof o);
     bind_red(in, &o, b);
-    evt_interp_set_acc(in, 3, 4, acc, 4);
+    evt_interp_set_acc(in, 3, 4, acc, sizeof acc, 4);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
     assert_true(o.rs[0] == 10 && isnan(o.rs[1]) && o.rs[2] == 10.5f);
     assert_true(o.rx[0] == 4 && isnan(o.rx[1]) && o.rx[2] == 11);
@@ -497,14 +498,14 @@ static void test_reductions(void **state)
         assert_true(o.s == 36.5f && o.x == 11 && o.n == -10);
     }
     /* M = 1 and N = 1 */
-    evt_interp_set_acc(in, 1, 4, acc, 4);
+    evt_interp_set_acc(in, 1, 4, acc, sizeof acc, 4);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
     assert_true(o.rs[0] == 10 && o.cs[3] == 4 && o.cx[1] == 0x4000 && o.n == 1);
-    evt_interp_set_acc(in, 3, 1, acc, 4);
+    evt_interp_set_acc(in, 3, 1, acc, sizeof acc, 4);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
     assert_true(o.rs[0] == 1 && o.rs[1] == -5 && o.rs[2] == 9 && o.cs[0] == 5 && o.x == 9);
     /* M = 0: the column reductions hold their identities */
-    evt_interp_set_acc(in, 0, 4, NULL, 4);
+    evt_interp_set_acc(in, 0, 4, NULL, 0, 4);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
     assert_true(o.cs[0] == 0 && isinf(o.cn[0]) && o.cn[0] > 0 && o.cx[0] == 0xff80);
     assert_true(o.s == 0 && isinf(o.x) && o.x < 0 && isinf(o.n) && o.n > 0);
@@ -520,7 +521,7 @@ static void test_sum_order(void **state)
     float *acc = malloc(M * N * sizeof *acc), t;
     for (int i = 0; i < M * N; i++)
         acc[i] = uniform(0, 1);
-    evt_interp_set_acc(in, M, N, acc, N);
+    evt_interp_set_acc(in, M, N, acc, M * N * sizeof *acc, N);
     evt_interp_bind(in, "t", &t, sizeof t, 0);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
     volatile float s = 0;
@@ -544,7 +545,7 @@ static void test_long_chain(void **state)
     evt_interp *in = interp_for(f, src, "chain");
     free(src);
     float acc[2] = {0, 1e-30f}, y[2];
-    evt_interp_set_acc(in, 1, 2, acc, 2);
+    evt_interp_set_acc(in, 1, 2, acc, sizeof acc, 2);
     evt_interp_bind(in, "y", y, sizeof y, 2);
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
     assert_true(y[0] == 0);
@@ -562,7 +563,7 @@ static void test_speed_1024(void **state)
     unsigned short *y = malloc(M * N * sizeof *y), b[N] = {0};
     for (int i = 0; i < M * N; i++)
         acc[i] = uniform(-5, 5);
-    evt_interp_set_acc(in, M, N, acc, N);
+    evt_interp_set_acc(in, M, N, acc, M * N * sizeof *acc, N);
     evt_interp_bind(in, "b", b, sizeof b, 0);
     evt_interp_bind(in, "y", y, M * N * sizeof *y, N);
     clock_t t0 = clock();
@@ -574,7 +575,230 @@ static void test_speed_1024(void **state)
     free(y);
 }
 
+/* ---- aliasing ------------------------------------------------------------------------ */
+
+/* Two outputs written in place over the inputs they replace, both inputs
+ * read again by the other output and by a reduction after. */
+static const char in_place_src[] =
+    "epilogue ip {\n"
+    "  in  r : f16[M, N]\n"
+    "  in  s : f32[M, N]\n"
+    "  in  b : bf16[N]\n"
+    "  out y : f16[M, N] = relu(acc + r * b) - r\n"
+    "  out t : f32[M, N] = s * r + acc\n"
+    "  out u : f32[N] = reduce_sum(r * s + y, M)\n"
+    "}\n";
+
+/* In place and out of place give the same bits, in both modes, on random
+ * data (every NaN, infinity and subnormal encoding among it); rows pad ld,
+ * and N crosses the interpreter's 256-column chunks. */
+static void test_in_place_matches_out_of_place(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, in_place_src, "ip");
+    enum { M = 5, N = 300, LD = N + 3, CELLS = (M - 1) * LD + N };
+    pg_rng rng = {0x1b2a5eedu};
+    float *acc = malloc(M * N * sizeof *acc), *s = malloc(CELLS * sizeof *s);
+    float *t = malloc(CELLS * sizeof *t), *ts = malloc(CELLS * sizeof *ts);
+    unsigned short *r = malloc(CELLS * sizeof *r), *y = malloc(CELLS * sizeof *y);
+    unsigned short *yr = malloc(CELLS * sizeof *yr), b[N];
+    float u[N], u_in_place[N];
+    pg_fill(&rng, EVT_F32, acc, M * N);
+    pg_fill(&rng, EVT_F16, r, CELLS);
+    pg_fill(&rng, EVT_F32, s, CELLS);
+    pg_fill(&rng, EVT_BF16, b, N);
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, M * N * sizeof *acc, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(in, "b", b, sizeof b, 0), EVT_OK);
+    for (int mode = 0; mode < 2; mode++) {
+        const evt_interp_mode md = mode ? EVT_INTERP_F64 : EVT_INTERP_F32;
+        memcpy(y, r, CELLS * sizeof *y); /* the padding of both stays r's and s's */
+        memcpy(t, s, CELLS * sizeof *t);
+        assert_int_equal(evt_interp_bind(in, "r", r, CELLS * sizeof *r, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "s", s, CELLS * sizeof *s, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "y", y, CELLS * sizeof *y, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "t", t, CELLS * sizeof *t, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "u", u, sizeof u, 0), EVT_OK);
+        assert_int_equal(evt_interp_run(in, md), EVT_OK);
+
+        memcpy(yr, r, CELLS * sizeof *yr);
+        memcpy(ts, s, CELLS * sizeof *ts);
+        assert_int_equal(evt_interp_bind(in, "r", yr, CELLS * sizeof *yr, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "s", ts, CELLS * sizeof *ts, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "y", yr, CELLS * sizeof *yr, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "t", ts, CELLS * sizeof *ts, LD), EVT_OK);
+        assert_int_equal(evt_interp_bind(in, "u", u_in_place, sizeof u_in_place, 0), EVT_OK);
+        if (evt_interp_run(in, md) != EVT_OK)
+            fail_msg("%s", evt_interp_last_error(in));
+        assert_memory_equal(yr, y, CELLS * sizeof *y);
+        assert_memory_equal(ts, t, CELLS * sizeof *t);
+        assert_memory_equal(u_in_place, u, sizeof u);
+    }
+    free(acc);
+    free(s);
+    free(t);
+    free(ts);
+    free(r);
+    free(y);
+    free(yr);
+}
+
+/* Every other sharing with an output is refused, naming both, before anything is written. */
+static void test_aliasing_is_refused(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, in_place_src, "ip");
+    enum { M = 3, N = 8 };
+    float acc[M * N], s[M * N], t[M * N], u[N];
+    /* r has room past its M x N for every output bound into it below, so
+     * that a run that wrongly went ahead would still write inside it */
+    _Alignas(double) unsigned short r[M * N * 4 + 8];
+    unsigned short y[M * N], b[N];
+    double y64[M * N];
+    pg_rng rng = {0xa11a5u};
+    pg_fill(&rng, EVT_F32, acc, M * N);
+    pg_fill(&rng, EVT_F32, s, M * N);
+    pg_fill(&rng, EVT_F16, r, sizeof r / sizeof *r);
+    pg_fill(&rng, EVT_BF16, b, N);
+    for (int i = 0; i < M * N; i++)
+        t[i] = 42.0f;
+    evt_interp_set_acc(in, M, N, acc, sizeof acc, N);
+    evt_interp_bind(in, "r", r, sizeof r, N);
+    evt_interp_bind(in, "s", s, sizeof s, N);
+    evt_interp_bind(in, "b", b, sizeof b, 0);
+    evt_interp_bind(in, "y", y, sizeof y, N);
+    evt_interp_bind(in, "t", t, sizeof t, N);
+    evt_interp_bind(in, "u", u, sizeof u, 0);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    for (int i = 0; i < M * N; i++)
+        t[i] = 42.0f;
+    static const struct {
+        const char *name;
+        size_t offset; /* bytes into `at` */
+        int f64;
+        const char *message;
+    } cases[] = {
+        {"y", 2 * 3, 0, "output 'y' overlaps input 'r' without being the same buffer"},
+        {"y", 0, 1, "output 'y' overlaps input 'r'"}, /* doubles are not in place */
+        {"u", 4, 0, "output 't' overlaps output 'u'"},
+        {"t", 0, 0, "output 't' overlaps the accumulator"}, /* never in place */
+        {"u", 2, 0, "output 'u' overlaps input 'r'"},
+    };
+    void *const at[] = {r, r, t, acc, r};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned char *p = (unsigned char *)at[c] + cases[c].offset;
+        if (cases[c].f64)
+            assert_int_equal(evt_interp_bind_f64(in, cases[c].name, (double *)(void *)p,
+                                                 sizeof y64, N),
+                             EVT_OK);
+        else
+            assert_int_equal(evt_interp_bind(in, cases[c].name, p, sizeof t, N), EVT_OK);
+        assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_ERR_INVALID_ARGUMENT);
+        if (!strstr(evt_interp_last_error(in), cases[c].message))
+            fail_msg("case %zu: \"%s\"", c, evt_interp_last_error(in));
+        if (strcmp(cases[c].name, "y") == 0) /* put it back */
+            evt_interp_bind(in, "y", y, sizeof y, N);
+        else if (strcmp(cases[c].name, "t") == 0)
+            evt_interp_bind(in, "t", t, sizeof t, N);
+        else
+            evt_interp_bind(in, "u", u, sizeof u, 0);
+    }
+    for (int i = 0; i < M * N; i++)
+        assert_true(t[i] == 42.0f); /* nothing was written */
+    /* inputs only read: they may share with each other and the accumulator */
+    evt_interp_bind(in, "s", acc, sizeof acc, N);
+    evt_interp_bind(in, "b", r, sizeof b, 0);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+}
+
+/* ---- rebinding ------------------------------------------------------------------- */
+
+/* A second bind of a name replaces the first whole: the run writes the
+ * second buffer, with its ld, as the element type or as doubles as the
+ * latest bind said, and leaves the first alone. */
+static void test_rebind_replaces_the_binding(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, "epilogue a { out y : f32[M, N] = acc * 2 }\n", "a");
+    enum { M = 2, N = 3 };
+    float acc[M * N], first[M * N], second[M * 4];
+    double wide[M * N];
+    pg_rng rng = {0x4eb1du};
+    for (int i = 0; i < M * N; i++)
+        acc[i] = pg_f32(&rng);
+    for (int i = 0; i < M * 4; i++)
+        second[i] = -1.0f;
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, sizeof acc, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(in, "y", first, sizeof first, N), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    for (int i = 0; i < M * N; i++)
+        first[i] = 42.0f;
+    assert_int_equal(evt_interp_bind(in, "y", second, sizeof second, 4), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < 4; j++) {
+            float want = j < N ? evt_store_f32(evt_mul(acc[i * N + j], 2.0f)) : -1.0f;
+            assert_int_equal(evt_f32_bits(second[i * 4 + j]), evt_f32_bits(want));
+        }
+    for (int i = 0; i < M * N; i++)
+        assert_true(first[i] == 42.0f);
+    /* as doubles, then as the element type again: the latest bind counts */
+    assert_int_equal(evt_interp_bind_f64(in, "y", wide, sizeof wide, N), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F64), EVT_OK);
+    const double want4 = (double)acc[4] * 2;
+    assert_true(isnan(want4) ? isnan(wide[4]) : wide[4] == want4);
+    assert_int_equal(evt_interp_bind(in, "y", first, sizeof first, N), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    assert_int_equal(evt_f32_bits(first[4]), evt_f32_bits(evt_store_f32(evt_mul(acc[4], 2.0f))));
+    /* a failed bind changes nothing: the bytes one short are what a run sees */
+    assert_int_equal(evt_interp_bind(in, "y", first, sizeof first - 1, N), EVT_OK);
+    assert_int_equal(evt_interp_bind(in, "nope", first, sizeof first, N), EVT_ERR_NOT_FOUND);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_ERR_BAD_BUFFER);
+}
+
 /* ---- errors ---------------------------------------------------------------------- */
+
+/* The accumulator's byte size covers the (M - 1) * ld + N elements a run
+ * reads, or the run is refused naming the sizes, with nothing written. */
+static void test_accumulator_size(void **state)
+{
+    fixture *f = *state;
+    evt_interp *in = interp_for(f, "epilogue a { out y : f32[M, N] = acc * 2 }\n", "a");
+    enum { M = 3, N = 5, LD = 7, NEED = (M - 1) * LD + N };
+    float acc[M * LD], y[M * N];
+    double acc64[M * LD];
+    for (int i = 0; i < M * LD; i++)
+        acc64[i] = acc[i] = random_value(0);
+    for (int i = 0; i < M * N; i++)
+        y[i] = 42.0f;
+    assert_int_equal(evt_interp_bind(in, "y", y, sizeof y, N), EVT_OK);
+
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, (NEED - 1) * sizeof *acc, LD), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_interp_last_error(in), "accumulator is too small: 72 bytes"));
+    assert_non_null(strstr(evt_interp_last_error(in), "3 x 5 with ld 7 needs 76"));
+    for (int i = 0; i < M * N; i++)
+        assert_true(y[i] == 42.0f);
+    /* exactly the elements read: the last row's padding need not exist */
+    assert_int_equal(evt_interp_set_acc(in, M, N, acc, NEED * sizeof *acc, LD), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+    assert_true(y[2 * N + 4] == acc[2 * LD + 4] * 2);
+
+    /* an f64 accumulator counts doubles: the floats' byte size is short */
+    assert_int_equal(evt_interp_set_acc_f64(in, M, N, acc64, NEED * sizeof *acc, LD), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F64), EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_interp_last_error(in), "76 bytes, M x N = 3 x 5 with ld 7 needs 152"));
+    assert_int_equal(evt_interp_set_acc_f64(in, M, N, acc64, NEED * sizeof *acc64, LD), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F64), EVT_OK);
+
+    /* elements that fit in a long long but whose bytes do not fit in size_t */
+    const long long huge = 1LL << 61;
+    assert_int_equal(evt_interp_set_acc_f64(in, 2, 1, acc64, SIZE_MAX, huge), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F64), EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_interp_last_error(in), "needs 2305843009213693953 elements of 8"));
+    /* M = 0: nothing is read, a NULL accumulator of 0 bytes will do */
+    assert_int_equal(evt_interp_set_acc(in, 0, N, NULL, 0, LD), EVT_OK);
+    assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_OK);
+}
 
 static void test_errors(void **state)
 {
@@ -584,10 +808,10 @@ static void test_errors(void **state)
     unsigned short c[2] = {0}, s = 0;
     assert_int_equal(evt_interp_run(in, EVT_INTERP_F32), EVT_ERR_UNBOUND);
     assert_non_null(strstr(evt_interp_last_error(in), "accumulator"));
-    assert_int_equal(evt_interp_set_acc(in, 2, 2, acc, 1), EVT_ERR_INVALID_ARGUMENT);
-    assert_int_equal(evt_interp_set_acc(in, 2, 2, NULL, 2), EVT_ERR_INVALID_ARGUMENT);
-    assert_int_equal(evt_interp_set_acc(in, -1, 2, acc, 2), EVT_ERR_INVALID_ARGUMENT);
-    assert_int_equal(evt_interp_set_acc(in, 2, 2, acc, 2), EVT_OK);
+    assert_int_equal(evt_interp_set_acc(in, 2, 2, acc, sizeof acc, 1), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_interp_set_acc(in, 2, 2, NULL, 0, 2), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_interp_set_acc(in, -1, 2, acc, sizeof acc, 2), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_interp_set_acc(in, 2, 2, acc, sizeof acc, 2), EVT_OK);
     assert_int_equal(evt_interp_bind(in, "nope", r, sizeof r, 0), EVT_ERR_NOT_FOUND);
     assert_non_null(strstr(evt_interp_last_error(in), "nope"));
     assert_int_equal(evt_interp_bind(in, "k", r, sizeof r, 0), EVT_ERR_INVALID_ARGUMENT);
@@ -623,7 +847,7 @@ static void test_errors(void **state)
     assert_int_equal(evt_interp_run(NULL, EVT_INTERP_F32), EVT_ERR_INVALID_ARGUMENT);
     assert_int_equal(evt_interp_bind(NULL, "r", r, 8, 0), EVT_ERR_INVALID_ARGUMENT);
     assert_int_equal(evt_interp_set_param(NULL, "k", 1), EVT_ERR_INVALID_ARGUMENT);
-    assert_int_equal(evt_interp_set_acc(NULL, 1, 1, acc, 1), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_interp_set_acc(NULL, 1, 1, acc, sizeof acc, 1), EVT_ERR_INVALID_ARGUMENT);
     evt_interp_destroy(NULL);
     assert_non_null(evt_interp_last_error(NULL));
 }
@@ -644,6 +868,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sum_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_speed_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_in_place_matches_out_of_place, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aliasing_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rebind_replaces_the_binding, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_accumulator_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

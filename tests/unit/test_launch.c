@@ -510,6 +510,217 @@ static void test_caller_workspace_is_checked(void **state)
     assert_int_equal(evt_launch_run_with_workspace(f->l, NULL, NULL, 0), EVT_ERR_NO_GPU);
 }
 
+/* ---- aliasing: outputs share no memory, but for writing in place ------------- */
+
+/* A valid launch that gets as far as the driver: EVT_ERR_NO_GPU here. */
+static void expect_accepted(fixture *f, evt_status got)
+{
+    if (got != EVT_ERR_NO_GPU)
+        fprintf(stderr, "got %s (\"%s\"), want no GPU\n", evt_status_string(got),
+                evt_ctx_last_error(f->ctx));
+    assert_int_equal(got, EVT_ERR_NO_GPU);
+}
+
+static void test_output_over_operand_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "dst"); /* from A's 33rd element on */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x100000 + 64), MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps operand 'a'");
+    /* its last element on B's first */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x200000 - MN_BYTES + 2), MN_BYTES, LD),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps operand 'b'");
+    size_t bytes = 1; /* evt_launch_workspace_size validates as a run does */
+    expect_error(f, evt_launch_workspace_size(f->l, &bytes), EVT_ERR_INVALID_ARGUMENT, "operand 'b'");
+    assert_int_equal(bytes, 0);
+}
+
+static void test_output_over_conv_operand_is_refused(void **state)
+{
+    fixture *f = *state;
+    evt_launch *l = conv_launch(f);
+    const evt_conv_problem c = conv(1, 8, 1, 0, 1); /* M = 64 pixels, N = k = 8 */
+    assert_int_equal(evt_launch_set_conv(l, &c, FAKE(0x100000), 64 * 8 * 2, FAKE(0x200000), 8 * 8 * 2),
+                     EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "bias", FAKE(0x300000), 8 * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "res", FAKE(0x400000), 64 * 8 * 2, 8), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "sc", FAKE(0x500000), 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "amax", FAKE(0x700000), 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "dst", FAKE(0x100000 + 512), 64 * 8 * 2, 8), EVT_OK);
+    expect_error(f, evt_launch_run(l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps operand 'x'");
+    assert_int_equal(evt_launch_bind(l, "dst", FAKE(0x200000 + 126), 64 * 8 * 2, 8), EVT_OK);
+    expect_error(f, evt_launch_run(l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps operand 'w'");
+    if (!have_gpu(f)) {
+        assert_int_equal(evt_launch_bind(l, "dst", FAKE(0x600000), 64 * 8 * 2, 8), EVT_OK);
+        expect_accepted(f, evt_launch_run(l, NULL));
+    }
+    evt_launch_destroy(l);
+}
+
+static void test_output_over_input_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "dst"); /* starting in the middle of res's first row */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x400000 + 2 * 20), MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps input 'res' without being the same buffer");
+    /* starting a row later: the same pointer is what makes it in place */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x400000 + 2 * LD), MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "input 'res'");
+    bind_all_but(f, "amax"); /* a scalar output inside a vector input */
+    assert_int_equal(evt_launch_bind(f->l, "amax", FAKE(0x300000 + 8), 4, 0), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'amax' overlaps input 'bias'");
+    /* only [M, N] outputs are written in place: a scalar never is */
+    assert_int_equal(evt_launch_bind(f->l, "amax", FAKE(0x500000), 4, 0), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'amax' overlaps input 'sc'");
+}
+
+static void test_outputs_overlapping_are_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, "amax"); /* on dst's last two elements */
+    assert_int_equal(evt_launch_bind(f->l, "amax", FAKE(0x600000 + MN_BYTES - 4), 4, 0), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps output 'amax'");
+    /* in the padding after dst's first row, which no run touches */
+    if (!have_gpu(f)) {
+        assert_int_equal(evt_launch_bind(f->l, "amax", FAKE(0x600000 + N * 2), 4, 0), EVT_OK);
+        expect_accepted(f, evt_launch_run(f->l, NULL));
+    }
+}
+
+static void test_in_place_output_is_accepted(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    bind_all_but(f, "dst"); /* dst is res: the same pointer, element type and ld */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x400000), MN_BYTES, LD), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    /* the same pointer with another leading dimension is not element for element */
+    const size_t wider = ((size_t)(M - 1) * (LD + 8) + N) * 2;
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x400000), wider, LD + 8), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps input 'res' without being the same buffer");
+}
+
+/* bf16 over f16: the same size and pointer, but not the same element. */
+static void test_in_place_needs_the_element_type(void **state)
+{
+    fixture *f = *state;
+    static const char src[] = "epilogue t {\n"
+                              "    in  r : bf16[M, N]\n"
+                              "    out d : f16[M, N] = acc + r\n"
+                              "}\n"
+                              "kernel kt = gemm(a: f16 row, b: f16 col, acc: f32) with t\n";
+    evt_module *m = NULL;
+    evt_launch *l = NULL;
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "t.evt", src, strlen(src), &m), EVT_OK);
+    assert_int_equal(evt_launch_create(m, evt_module_find_kernel(m, "kt"), &l), EVT_OK);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, FAKE(0x100000), K, A_BYTES, FAKE(0x200000), K,
+                                         B_BYTES),
+                     EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "r", FAKE(0x400000), MN_BYTES, LD), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "d", FAKE(0x400000), MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'd' overlaps input 'r' without being the same buffer");
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+}
+
+/* What only reads may share: inputs with each other and with the operands. */
+static void test_read_buffers_may_share(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    bind_all_but(f, NULL);
+    assert_int_equal(evt_launch_bind(f->l, "bias", FAKE(0x100000 + 16), N * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(f->l, "res", FAKE(0x100000), MN_BYTES, LD), EVT_OK);
+    assert_int_equal(evt_launch_bind(f->l, "sc", FAKE(0x200000 + 8), 4, 0), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+}
+
+/* res and dst side by side in one [M, 96] allocation: rows interleave, no
+ * element is shared.  One column further left, they share column 39. */
+static void test_side_by_side_matrices_do_not_overlap(void **state)
+{
+    fixture *f = *state;
+    enum { WIDE = 96 };
+    const size_t bytes = ((size_t)(M - 1) * WIDE + N) * 2;
+    bind_all_but(f, NULL);
+    assert_int_equal(evt_launch_bind(f->l, "res", FAKE(0x400000), bytes, WIDE), EVT_OK);
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x400000 + 39 * 2), bytes, WIDE), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps input 'res'");
+    if (have_gpu(f))
+        return;
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x400000 + 48 * 2), bytes, WIDE), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+}
+
+/* A caller's workspace is written: it may share no byte with any buffer. */
+static void test_workspace_overlap_is_refused(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, NULL);
+    expect_error(f, evt_launch_run_with_workspace(f->l, NULL, FAKE(0x600000 + 1024), 4096),
+                 EVT_ERR_INVALID_ARGUMENT, "output 'dst' overlaps the workspace");
+    expect_error(f, evt_launch_run_with_workspace(f->l, NULL, FAKE(0x300000 - 256), 4096),
+                 EVT_ERR_INVALID_ARGUMENT, "the workspace overlaps input 'bias'");
+    expect_error(f, evt_launch_run_with_workspace(f->l, NULL, FAKE(0x100000), 256),
+                 EVT_ERR_INVALID_ARGUMENT, "the workspace overlaps operand 'a'");
+    if (have_gpu(f))
+        return;
+    /* ending right where bias starts */
+    expect_accepted(f, evt_launch_run_with_workspace(f->l, NULL, FAKE(0x300000 - 4096), 4096));
+}
+
+/* ---- rebinding ------------------------------------------------------------ */
+
+/* A second bind of a name replaces pointer, bytes and ld, and is what the
+ * run validates; nothing else changes. */
+static void test_rebind_replaces_the_binding(void **state)
+{
+    fixture *f = *state;
+    bind_all_but(f, NULL);
+    /* the pointer: the second buffer overlaps operand a, the first did not */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x100000 + 64), MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "operand 'a'");
+    /* the bytes: one short */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES - 2, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "output 'dst' is too small");
+    /* the ld: the bytes that sufficed for LD do not for LD + 8 */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES, LD + 8), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "output 'dst' is too small");
+    /* a failed bind changes nothing: dst keeps LD + 8 */
+    expect_error(f, evt_launch_bind(f->l, "nope", FAKE(0x600000), MN_BYTES, LD), EVT_ERR_NOT_FOUND,
+                 "nope");
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "output 'dst' is too small");
+    /* an input likewise: res rebound NULL is unbound again, whatever it was */
+    assert_int_equal(evt_launch_bind(f->l, "dst", FAKE(0x600000), MN_BYTES, LD), EVT_OK);
+    assert_int_equal(evt_launch_bind(f->l, "res", NULL, MN_BYTES, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_UNBOUND, "res");
+    if (have_gpu(f))
+        return;
+    /* back to valid buffers: every other binding and beta were kept */
+    assert_int_equal(evt_launch_bind(f->l, "res", FAKE(0x480000), MN_BYTES, LD), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    /* a second problem replaces the first; the bindings are checked against it */
+    assert_int_equal(evt_launch_set_gemm(f->l, 2 * M, N, K, FAKE(0x100000), K, 2 * A_BYTES,
+                                         FAKE(0x200000), K, B_BYTES),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "input 'res' is too small");
+}
+
 /* ---- names --------------------------------------------------------------- */
 
 static void test_unknown_names_are_not_found(void **state)
@@ -575,6 +786,16 @@ int main(void)
         T(test_kernel_of_another_module_is_refused),
         T(test_workspace_size_validates_first),
         T(test_caller_workspace_is_checked),
+        T(test_output_over_operand_is_refused),
+        T(test_output_over_conv_operand_is_refused),
+        T(test_output_over_input_is_refused),
+        T(test_outputs_overlapping_are_refused),
+        T(test_in_place_output_is_accepted),
+        T(test_in_place_needs_the_element_type),
+        T(test_read_buffers_may_share),
+        T(test_side_by_side_matrices_do_not_overlap),
+        T(test_workspace_overlap_is_refused),
+        T(test_rebind_replaces_the_binding),
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),

@@ -188,7 +188,8 @@ static void interpret(const run *r, evt_module *m, const problem *p, unsigned ch
     const evt_epilogue *e = evt_module_epilogue(m, 0);
     evt_interp *in = NULL;
     assert_int_equal(evt_interp_create(e, &in), EVT_OK);
-    evt_status st = evt_interp_set_acc(in, p->m, p->n, p->acc, p->ld);
+    evt_status st = evt_interp_set_acc(in, p->m, p->n, p->acc,
+                                       (size_t)(p->m * p->ld) * sizeof *p->acc, p->ld);
     for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_INPUT); i++)
         st = evt_interp_bind(in, evt_epilogue_arg(e, EVT_ARG_INPUT, i)->name, p->in[i],
                              p->in_bytes[i], p->ld);

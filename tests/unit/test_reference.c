@@ -192,7 +192,7 @@ static void test_gemm_then_epilogue(void **state)
     assert_int_equal(evt_reference_gemm(2, 2, 3, EVT_F32, a, EVT_LAYOUT_ROW, 3, b, EVT_LAYOUT_ROW, 2,
                                         acc, NULL, 2),
                      EVT_OK);
-    evt_interp_set_acc_f64(in, 2, 2, acc, 2);
+    evt_interp_set_acc_f64(in, 2, 2, acc, sizeof acc, 2);
     evt_interp_bind(in, "b", bias, sizeof bias, 0);
     evt_interp_bind(in, "y", y, sizeof y, 2);
     for (int mode = 0; mode < 2; mode++) {
