@@ -1,6 +1,13 @@
 """bench.py - our fused kernels against the peers, on the same inputs, in one run.
 
-    PYTHONPATH=bindings/python python3 bench/bench.py [--quick] [--out docs/benchmarks.md]
+    PYTHONPATH=bindings/python python3 bench/bench.py [--quick] [--wide] [--out docs/benchmarks.md]
+
+--wide adds the sweep of issue 15: GEMM + bias + GELU (f16 and bf16, M from 1
+to 16384, N and K from 256 to 16384, transformer shapes among them) against
+cuBLASLt's fused epilogue, and relu(conv + b + z) (1x1, 3x3, 7x7, stride 1 and
+2, batch 1 to 256, channel counts that are not multiples of 64) against cuDNN's
+fused kernel, each with the heuristic's plan and with the plan Launch.tune
+measured (in a tuning database of this run), the configuration of each named.
 
 GEMM + bias + GELU (f16; A row-major, B column-major = an nn.Linear weight)
 against cuBLASLt's fused epilogue (torch._addmm_activation), eager PyTorch and
@@ -87,6 +94,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="two GEMM and two conv cases")
     ap.add_argument("--out", default=None, help="write the tables as markdown here")
+    ap.add_argument("--wide", action="store_true", help="also the wide sweep, heuristic and tuned")
+    ap.add_argument("--only-wide", action="store_true", help="only the wide sweep")
     args = ap.parse_args()
 
     p = torch.cuda.get_device_properties(0)
@@ -113,6 +122,10 @@ def main():
              "(triton do_bench, L2 flushed) in µs, each the median of five rounds that alternate "
              "our kernel and the peers; ratios are peer time / our time (above 1: we are faster); "
              "floor/time is the fraction of the roofline floor reached.\n"]
+
+    if args.only_wide:
+        lines += wide(m, peak, bw)
+        return write(args, lines)
 
     # ---- GEMM + bias + GELU -------------------------------------------------
     gemm_cases = [(8192, 8192, 8192), (4096, 4096, 4096), (16384, 1024, 4096), (2048, 2048, 2048)]
@@ -215,10 +228,180 @@ def main():
     lines.append("\nRatios: peer time / evt time of the same computation "
                  "(cuDNN fused against evt post; eager and torch.compile, which compute "
                  "relu(conv + b) + z, against evt pre).")
+    if args.wide:
+        lines += wide(m, peak, bw)
+    return write(args, lines)
+
+
+def write(args, lines):
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")
         print("wrote", args.out)
+
+
+# ---- the wide sweep: heuristic and tuned, against the fused peers ----------
+
+WIDE_SOURCE = """
+epilogue bias_gelu_h {
+    in  bias : f16[N]
+    out y    : f16[M, N] = gelu(acc + bias)
+}
+kernel gelu_f16 = gemm(a: f16 row, b: f16 col, acc: f32) with bias_gelu_h
+epilogue bias_gelu_b {
+    in  bias : bf16[N]
+    out y    : bf16[M, N] = gelu(acc + bias)
+}
+kernel gelu_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with bias_gelu_b
+epilogue bias_add_relu {
+    in  bias : f16[N]
+    in  z    : f16[M, N]
+    out y    : f16[M, N] = relu(acc + bias + z)
+}
+kernel conv_add_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with bias_add_relu
+"""
+
+# (N, K) pairs, each with the M values it runs at: M cycles through 1 ... 16384
+# so every M meets several N x K without the product of the two lists.
+WIDE_NK = [(4096, 4096), (11008, 4096), (4096, 11008), (2560, 2560), (14336, 4096), (1024, 4096),
+           (768, 768), (256, 16384), (16384, 256), (5120, 1280), (3000, 1000)]
+WIDE_M = [1, 16, 77, 128, 333, 512, 1000, 2048, 4096, 8192, 16384]
+# n, h, w, c, k, r, s, pad, stride
+WIDE_CONV = [
+    (1, 56, 56, 64, 64, 3, 3, 1, 1), (32, 56, 56, 64, 64, 3, 3, 1, 1), (256, 56, 56, 64, 256, 1, 1, 0, 1),
+    (8, 28, 28, 96, 24, 1, 1, 0, 1), (32, 28, 28, 128, 128, 3, 3, 1, 1), (64, 28, 28, 128, 512, 1, 1, 0, 1),
+    (16, 56, 56, 128, 128, 3, 3, 1, 2), (32, 56, 56, 256, 512, 1, 1, 0, 2), (128, 14, 14, 256, 256, 3, 3, 1, 1),
+    (4, 14, 14, 256, 1024, 1, 1, 0, 1), (64, 7, 7, 512, 2048, 1, 1, 0, 1), (8, 7, 7, 512, 512, 3, 3, 1, 1),
+    (16, 224, 224, 8, 64, 7, 7, 3, 2), (32, 35, 35, 192, 48, 1, 1, 0, 1), (64, 17, 17, 160, 192, 3, 3, 1, 1),
+    (2, 64, 64, 320, 320, 3, 3, 1, 1), (128, 28, 28, 200, 200, 3, 3, 1, 1), (1, 112, 112, 40, 80, 3, 3, 1, 2),
+]
+
+
+def short_plan(plan):
+    """'sm90_pp2_128x128x64_s4 /1' from a launch's plan line."""
+    f = plan.split()
+    return f"{f[1]} /{f[f.index('splits') + 1]}" if "splits" in f else plan
+
+
+def heuristic_and_tuned(launch, peer, rounds=3):
+    """(heuristic s, tuned s, peer s, heuristic plan, tuned plan, tune result),
+    the three timed in alternating rounds."""
+    launch.set_tuning(ignore_records=True)
+    launch.run()
+    heur_plan = short_plan(launch.plan)
+    r = launch.tune(max_seconds=10)
+
+    def heuristic():
+        launch.set_tuning(ignore_records=True)
+        launch.run()
+
+    def tuned():
+        launch.set_tuning()
+        launch.run()
+
+    tuned()
+    tuned_plan = short_plan(launch.plan)
+    h, tu, p = side_by_side(heuristic, tuned, peer, rounds=rounds)
+    return h, tu, p, heur_plan, tuned_plan, r
+
+
+def geomean(xs):
+    g = 1.0
+    for x in xs:
+        g *= x
+    return g ** (1.0 / len(xs)) if xs else float("nan")
+
+
+def wide(m, peak, bw):
+    import tempfile
+    os.environ["EVT_CACHE_DIR"] = os.environ.get("EVT_WIDE_CACHE_DIR") or tempfile.mkdtemp(prefix="evt-wide-")
+    wm = evt.compile(source=WIDE_SOURCE, name="wide.evt")
+    lines = ["\n## The wide sweep: heuristic and tuned (issue 15)\n",
+             "Every shape checked first; then our kernel with the heuristic's plan, with the plan "
+             "`Launch.tune` recorded (tuned in this run, `max_seconds=10`) and the peer, timed "
+             "in three alternating rounds (medians of do_bench medians).  Ratio = peer time / our "
+             "time.  Plans: configuration / split-K.\n",
+             "### GEMM + bias + GELU against cuBLASLt's fused epilogue (torch._addmm_activation)\n",
+             "| M×N×K | type | heuristic µs | plan | ratio | tuned µs | plan | ratio | cuBLASLt µs | "
+             "floor/time tuned | tuning s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    ratios = {"gemm": ([], []), "conv": ([], [])}
+    i = 0
+    for N, K in WIDE_NK:
+        for j in range(4):
+            M = WIDE_M[(i + 3 * j) % len(WIDE_M)]
+            dt = torch.float16 if (i + j) % 2 == 0 else torch.bfloat16
+            name = "gelu_f16" if dt == torch.float16 else "gelu_bf16"
+            a = torch.randn(M, K, device=dev, dtype=dt)
+            w = torch.randn(N, K, device=dev, dtype=dt) * K ** -0.5
+            bias = torch.randn(N, device=dev, dtype=dt)
+            out = torch.empty(M, N, device=dev, dtype=dt)
+            launch = wm.kernel(name).bind(a, w.t(), bias=bias, y=out)
+            launch.run()
+            torch.cuda.synchronize()
+            check(f"wide gemm {M}x{N}x{K}", out, F.gelu(a.float() @ w.float().t() + bias.float()))
+            h, tu, p, hp, tp, r = heuristic_and_tuned(
+                launch, lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
+            torch.cuda.synchronize()
+            check(f"wide gemm {M}x{N}x{K} tuned", out, F.gelu(a.float() @ w.float().t() + bias.float()))
+            fl = 2 * M * N * K
+            by = 2 * (M * K + N * K + M * N + N)
+            floor = max(fl / peak, by / bw)
+            ratios["gemm"][0].append(p / h)
+            ratios["gemm"][1].append(p / tu)
+            row = (f"| {M}×{N}×{K} | {'f16' if dt == torch.float16 else 'bf16'} | {h * 1e6:.1f} | {hp} | "
+                   f"{p / h:.2f} | {tu * 1e6:.1f} | {tp} | {p / tu:.2f} | {p * 1e6:.1f} | "
+                   f"{floor / tu:.2f} | {r.seconds:.1f} |")
+            print(row, flush=True)
+            lines.append(row)
+            launch.close()
+            del a, w, bias, out
+        i += 1
+    lines += ["\n### relu(conv + b + z) against cuDNN's fused kernel (torch.cudnn_convolution_add_relu), f16 NHWC\n",
+              "| N×H×W×C → K, R×S /stride | heuristic µs | plan | ratio | tuned µs | plan | ratio | "
+              "cuDNN µs | floor/time tuned | tuning s |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    kc = wm.kernel("conv_add_relu")
+    for n, h_, w_, c, k, r_, s_, pad, stride in WIDE_CONV:
+        xx = torch.randn(n, c, h_, w_, device=dev, dtype=torch.float16).to(memory_format=cl)
+        ww = (torch.randn(k, c, r_, s_, device=dev, dtype=torch.float16) * (c * r_ * s_) ** -0.5).to(
+            memory_format=cl)
+        bias = torch.randn(k, device=dev, dtype=torch.float16)
+        P = (h_ + 2 * pad - r_) // stride + 1
+        Q = (w_ + 2 * pad - s_) // stride + 1
+        z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
+        y = torch.empty(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
+        launch = kc.bind(xx, ww, bias=bias, z=z, y=y, padding=pad, stride=stride)
+        launch.run()
+        torch.cuda.synchronize()
+        ref = F.relu(F.conv2d(xx.float(), ww.float(), bias.float(), stride, pad) + z.float())
+        what = f"{n}×{h_}×{w_}×{c} → {k}, {r_}×{s_} /{stride}"
+        check(f"wide conv {what}", y, ref)
+        hh, tu, p, hp, tp, r = heuristic_and_tuned(
+            launch, lambda: torch.cudnn_convolution_add_relu(xx, ww, z, 1.0, bias, (stride, stride),
+                                                             (pad, pad), (1, 1), 1))
+        torch.cuda.synchronize()
+        check(f"wide conv {what} tuned", y, ref)
+        fl = 2 * n * P * Q * k * c * r_ * s_
+        by = 2 * (xx.numel() + ww.numel() + 2 * y.numel() + k)
+        floor = max(fl / peak, by / bw)
+        ratios["conv"][0].append(p / hh)
+        ratios["conv"][1].append(p / tu)
+        row = (f"| {what} | {hh * 1e6:.1f} | {hp} | {p / hh:.2f} | {tu * 1e6:.1f} | {tp} | "
+               f"{p / tu:.2f} | {p * 1e6:.1f} | {floor / tu:.2f} | {r.seconds:.1f} |")
+        print(row, flush=True)
+        lines.append(row)
+        launch.close()
+        del xx, ww, bias, z, y
+    lines.append("\n| sweep | shapes | heuristic: geomean, min | tuned: geomean, min | tuned >= 0.9 |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for kind, (hs, ts) in ratios.items():
+        if hs:
+            row = (f"| {kind} | {len(hs)} | {geomean(hs):.3f}, {min(hs):.2f} | {geomean(ts):.3f}, "
+                   f"{min(ts):.2f} | {sum(t_ >= 0.9 for t_ in ts)} of {len(ts)} |")
+            print(row)
+            lines.append(row)
+    return lines
 
 
 if __name__ == "__main__":

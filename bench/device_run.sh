@@ -17,6 +17,8 @@
 #   sweep   bench/sweep.py (every tile configuration that can run the kernel, or
 #           those named in $SWEEP_IDS; conv also at the row groups of $SWEEP_G)
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
+#   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
+#           peers, heuristic and tuned) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
@@ -106,6 +108,8 @@ for s in $sections; do
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
+    wide)
+        python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tail -n 80 ;;
     ncugemm)
         /usr/local/cuda/bin/ncu --clock-control none --launch-skip 4 --launch-count 2 \
             --section SpeedOfLight --section LaunchStats \
