@@ -31,7 +31,7 @@ import sys
 
 import torch
 import torch.nn.functional as F
-from triton.testing import do_bench, do_bench_cudagraph
+from triton.testing import do_bench
 
 import evt
 
@@ -283,12 +283,34 @@ def short_plan(plan):
     return f"{f[1]} /{f[f.index('splits') + 1]}" if "splits" in f else plan
 
 
-def graph_time(fn):
-    """Seconds per call of fn replayed from a CUDA graph (triton's
-    do_bench_cudagraph, median): GPU time only.  Small problems run in a few
-    microseconds, less than a Python call costs on the host; timed call by call
-    they would measure the host, not the kernel, for us and the peer alike."""
-    return do_bench_cudagraph(fn, rep=100, return_mode="median") * 1e-3
+def graph_time(fn, replays=10):
+    """Seconds per call of fn replayed from a CUDA graph: GPU time only.  Small
+    problems run in a few microseconds, less than a Python call costs on the
+    host; timed call by call they would measure the host, not the kernel, for
+    us and the peer alike.  The graph holds about a millisecond of calls (1 to
+    50); the median of `replays` replays between CUDA events, per call."""
+    fn()
+    torch.cuda.synchronize()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    e0.record()
+    fn()
+    e1.record()
+    e1.synchronize()
+    calls = max(1, min(50, int(1.0 / max(e0.elapsed_time(e1), 1e-3))))
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    g.replay()
+    times = []
+    for _ in range(replays):
+        e0.record()
+        g.replay()
+        e1.record()
+        e1.synchronize()
+        times.append(e0.elapsed_time(e1) / calls)
+    del g
+    return sorted(times)[len(times) // 2] * 1e-3
 
 
 def graph_side_by_side(*fns, rounds=3):
@@ -332,8 +354,9 @@ def wide(m, peak, bw):
              "Every shape checked first, and again after tuning; then our kernel with the "
              "heuristic's plan, with the plan `Launch.tune` recorded (tuned in this run, "
              "`max_seconds=10`) and the peer, timed in three alternating rounds, each the median "
-             "of a CUDA graph's replays (triton's do_bench_cudagraph: GPU time, without the host "
-             "time of a Python call, which exceeds a small problem's kernel; L2 not flushed).  "
+             "of ten replays of a CUDA graph of about a millisecond of calls (GPU time, without "
+             "the host time of a Python call, which exceeds a small problem's kernel; L2 not "
+             "flushed).  "
              "Ratio = peer time / our time.  Plans: configuration / split-K.\n",
              "### GEMM + bias + GELU against cuBLASLt's fused epilogue (torch._addmm_activation)\n",
              "| M×N×K | type | heuristic µs | plan | ratio | tuned µs | plan | ratio | cuBLASLt µs | "

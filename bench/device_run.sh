@@ -109,7 +109,7 @@ for s in $sections; do
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     wide)
-        python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tail -n 80 ;;
+        python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tee "$out/wide.log" ;;
     ncugemm)
         /usr/local/cuda/bin/ncu --clock-control none --launch-skip 4 --launch-count 2 \
             --section SpeedOfLight --section LaunchStats \
