@@ -234,7 +234,10 @@ static const plan_config *gemm_sm90_pick(const plan_target *t, long long m, long
  * the staged producer/consumer tile, which loads it ahead.  Narrow layers
  * (k <= 64) take the 128x64 producer/consumer tile on the same terms (K >
  * 128, TMA, two tiles a consumer), else keep the mma.sync tiles: the
- * cp.async wgmma 128x64 and 256x64 tiles lost there.
+ * cp.async wgmma 128x64 and 256x64 tiles lost there.  Where the sm80
+ * heuristic falls back to 64x64 tiles, the GEMM's rule for few tiles: the
+ * producer/consumer tile with K >= 1024, M of a tile row and 0.3 SMs' worth
+ * of tiles (a stride-2 3x3 layer ran 1.5x faster, docs/tuning.md).
  */
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long sms, int tma, int stageable)
@@ -248,8 +251,13 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const plan_config *pp = CFG(sm90_pp2_128x64x64_s7);
         return tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, sms) ? pp : classic;
     }
+    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
+    const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (classic == CFG(sm80_64x64x32_w4_s4))
-        return classic;
+        /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
+        return pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms
+                   ? pp
+                   : classic;
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
                               {CFG(sm90_wg2_128x256x64_s4), 0},
                               {CFG(sm90_wg3_192x128x64_s4), 15},
@@ -260,8 +268,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
     double cost = 0;
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, sms, &cost);
-    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
-    if (tma && fits(pp, t) && kk > 2 * pp->bk && (!best || wave_cost(pp, m, n, sms, -25) < cost))
+    if (pp_ok && (!best || wave_cost(pp, m, n, sms, -25) < cost))
         return pp;
     return best ? best : classic;
 }

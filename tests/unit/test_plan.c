@@ -200,6 +200,13 @@ static void test_picks(void **state)
 {
     (void)state;
     static const conv_row conv[] = {
+        /* 16x56x56x128 -> 128 3x3 stride 2 (H200 sweep, docs/tuning.md): under
+         * a wave of 128x128 tiles, the producer/consumer tile where TMA can */
+        {12544, 128, 1152, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
+        /* 8x7x7x512 -> 512 3x3: too few tiles, 64x64 and split-K */
+        {392, 512, 4608, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+                         T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)}},
         {1605632, 64, 147, 132, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
                          T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
         {1605632, 64, 147, 114, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
