@@ -4,21 +4,28 @@
  * Each thread, with its own context, runs the whole pipeline: parsing
  * (buffers and files, valid and invalid sources), -O2, the CUDA of every
  * kernel for every target, an NVRTC compile, and launches bound, refused
- * and validated up to the driver.  Every result is compared with what one
- * thread alone made of the same input.
+ * and validated up to the driver; and contexts share one disk kernel cache
+ * folder, compiling and reading the same kernels at once.  Every result is
+ * compared with what one thread alone made of the same input.
  * scripts/test.sh runs this test under ThreadSanitizer (step tsan). */
+#define _GNU_SOURCE /* malloc_usable_size, mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "runtime/cache.h"
+
 #include <evt/evt.h>
 
+#include <dirent.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { THREADS = 3, ROUNDS = 12 };
 
@@ -548,6 +555,194 @@ static void test_pipeline_threads_match_one_thread(void **state)
     free_pipeline(&want);
 }
 
+/* ---- contexts sharing one disk cache folder ------------------------------- */
+
+/* Each round's source is compiled, written and read by every thread at
+ * once: kernels small enough that NVRTC takes a fraction of a second. */
+enum { CACHE_THREADS = 4, CACHE_ROUNDS = 6 };
+
+static struct cache_ref {
+    char source[320];
+    unsigned char *cubin; /* what NVRTC makes of it, compiled outside the cache */
+    size_t size;
+} cache_refs[CACHE_ROUNDS];
+
+static pthread_barrier_t cache_barrier;
+
+/*
+ * cuModuleLoadData's stand-in: answers module i + 1 for an image holding
+ * exactly reference cubin i, else module -1.  The cache passes no size, so
+ * the size of the allocation it read the file into (malloc_usable_size: at
+ * least what was asked for) tells a file read half-written from a whole one.
+ */
+static rt_cu_result fake_load(rt_cu_module *module, const void *image)
+{
+    const size_t have = malloc_usable_size((void *)image);
+    *module = (rt_cu_module)(uintptr_t)-1;
+    for (int i = 0; i < CACHE_ROUNDS; i++)
+        if (have >= cache_refs[i].size && memcmp(image, cache_refs[i].cubin, cache_refs[i].size) == 0)
+            *module = (rt_cu_module)(uintptr_t)(i + 1);
+    return 0;
+}
+
+static rt_cu_result fake_unload(rt_cu_module module)
+{
+    (void)module;
+    return 0;
+}
+
+typedef struct cache_worker {
+    pthread_t thread;
+    int index;
+    int loads, bad;
+    char error[256];
+} cache_worker;
+
+static void *cache_work(void *arg)
+{
+    cache_worker *w = arg;
+    const rt_driver fake = {.module_load_data = fake_load, .module_unload = fake_unload};
+    /* What a context owns for its cache: the loaded modules and NVRTC. */
+    evt_ctx *ctx = evt_ctx_create();
+    cg_nvrtc *nvrtc = NULL;
+    for (int round = 0; round < CACHE_ROUNDS; round++) {
+        pthread_barrier_wait(&cache_barrier);
+        /* First a miss in memory (compiled, or read from what another
+         * thread wrote), then again with an empty memory cache: from disk. */
+        for (int pass = 0; pass < 2; pass++) {
+            rt_cached_module *loaded = NULL;
+            rt_cu_module module = NULL;
+            evt_status st = EVT_OK;
+            strbuf err;
+            sb_init(&err);
+            const rt_cu_context cu_ctx = (rt_cu_context)(uintptr_t)(w->index + 1);
+            int ok = rt_cache_module(&loaded, &fake, &nvrtc, NULL, cache_refs[round].source,
+                                     "probe", EVT_TARGET_SM80, cu_ctx, &module, &st, &err);
+            w->loads++;
+            if (!ok || module != (rt_cu_module)(uintptr_t)(round + 1)) {
+                w->bad++;
+                snprintf(w->error, sizeof w->error, "round %d pass %d: %s %s", round, pass,
+                         ok ? "a corrupt cubin" : evt_status_string(st), sb_str(&err));
+            }
+            sb_free(&err);
+            rt_cache_clear(&loaded, &fake);
+        }
+    }
+    cg_nvrtc_unload(nvrtc);
+    evt_ctx_destroy(ctx);
+    return NULL;
+}
+
+static unsigned char *read_whole(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (f)
+        fclose(f);
+    *size = buf ? (size_t)n : 0;
+    return buf;
+}
+
+static void test_contexts_share_a_disk_cache(void **state)
+{
+    (void)state;
+    strbuf err;
+    sb_init(&err);
+    cg_nvrtc *nv = cg_nvrtc_load(NULL, &err);
+    sb_free(&err);
+    if (!nv)
+        skip(); /* no NVRTC here: nothing to cache */
+    for (int i = 0; i < CACHE_ROUNDS; i++) {
+        snprintf(cache_refs[i].source, sizeof cache_refs[i].source,
+                 "__device__ float evt_cache_table_%d[4096] = {%d.0f};\n"
+                 "extern \"C\" __global__ void evt_cache_probe_%d(float *p)\n"
+                 "{\n    p[threadIdx.x] = evt_cache_table_%d[(int)p[threadIdx.x]];\n}\n",
+                 i, i + 2, i, i);
+        strbuf log;
+        sb_init(&log);
+        char *bin = NULL;
+        assert_true(cg_compile(nv, cache_refs[i].source, "probe", EVT_TARGET_SM80, CG_CUBIN, &bin,
+                               &cache_refs[i].size, NULL, &log));
+        sb_free(&log);
+        cache_refs[i].cubin = (unsigned char *)bin;
+    }
+    cg_nvrtc_unload(nv);
+
+    /* One fresh folder for the threads, whatever the environment says
+     * (setenv before the threads start: getenv is not safe beside it). */
+    char dir[] = "/tmp/evt-threads-cache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *saved_dir = dup_text(getenv("EVT_CACHE_DIR")), *saved_off = dup_text(getenv("EVT_DISABLE_CACHE"));
+    assert_int_equal(setenv("EVT_CACHE_DIR", dir, 1), 0);
+    unsetenv("EVT_DISABLE_CACHE");
+
+    cache_worker w[CACHE_THREADS] = {0};
+    assert_int_equal(pthread_barrier_init(&cache_barrier, NULL, CACHE_THREADS), 0);
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        w[i].index = i;
+        assert_int_equal(pthread_create(&w[i].thread, NULL, cache_work, &w[i]), 0);
+    }
+    for (int i = 0; i < CACHE_THREADS; i++)
+        assert_int_equal(pthread_join(w[i].thread, NULL), 0);
+    pthread_barrier_destroy(&cache_barrier);
+    if (saved_dir[0])
+        setenv("EVT_CACHE_DIR", saved_dir, 1);
+    else
+        unsetenv("EVT_CACHE_DIR");
+    if (saved_off[0])
+        setenv("EVT_DISABLE_CACHE", saved_off, 1);
+    free(saved_dir);
+    free(saved_off);
+
+    /* The folder holds one whole cubin per kernel and nothing else (no
+     * temporary file left behind); every load got a whole one. */
+    int cubins = 0, others = 0, wrong = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        const size_t len = strlen(e->d_name);
+        if (len > 6 && strcmp(e->d_name + len - 6, ".cubin") == 0) {
+            size_t size;
+            unsigned char *bytes = read_whole(path, &size);
+            int match = 0;
+            for (int i = 0; i < CACHE_ROUNDS && bytes; i++)
+                match |= size == cache_refs[i].size && memcmp(bytes, cache_refs[i].cubin, size) == 0;
+            free(bytes);
+            cubins++;
+            wrong += !match;
+        } else {
+            fprintf(stderr, "left in the cache folder: %s\n", e->d_name);
+            others++;
+        }
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+    for (int i = 0; i < CACHE_ROUNDS; i++)
+        free(cache_refs[i].cubin);
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        if (w[i].bad)
+            fprintf(stderr, "thread %d: %d of %d loads bad, last: %s\n", i, w[i].bad, w[i].loads,
+                    w[i].error);
+        assert_int_equal(w[i].bad, 0);
+        assert_int_equal(w[i].loads, 2 * CACHE_ROUNDS);
+    }
+    assert_int_equal(cubins, CACHE_ROUNDS);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(others, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_threads_match_one_thread),
         cmocka_unit_test(test_files_and_buffers),
         cmocka_unit_test(test_pipeline_threads_match_one_thread),
+        cmocka_unit_test(test_contexts_share_a_disk_cache),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
