@@ -22,6 +22,10 @@
 #           ours (bench/profile_peers.py): the peer's kernel names, grids, registers
 #   sass    the SASS of that conv's cubins (cuobjdump, into $OUT) and ncu's
 #           instruction mix and hottest source lines
+#   sanitize  compute-sanitizer's memcheck, racecheck, synccheck and initcheck
+#           over one forced configuration of every family on small ragged GEMMs
+#           and convs (tests/gpu/run_sanitize.sh): a line per configuration
+#           and tool, errors and seconds; fails on any error (about 3-5 min)
 # Build here first (the GPU machine has no flex/bison/cmake):
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu -j2
 # then on the device (run tool, carry ["build-gpu"]):  bash bench/device_run.sh build-gpu [SECTION...]
@@ -118,6 +122,12 @@ for s in $sections; do
             --print-details all python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0} \
             >"$out/ncu_src.log" 2>&1
         tail -n 80 "$out/ncu_src.log"
+        ;;
+    sanitize)
+        bash tests/gpu/run_sanitize.sh "$build" 2>&1 | tee "$out/sanitize.log"
+        rc=${PIPESTATUS[0]}
+        [ $rc -eq 0 ] || [ $rc -eq 77 ] || overall=1
+        summary+=("sanitize: exit $rc, $(grep -c 'FAIL$' "$out/sanitize.log") runs with errors")
         ;;
     *) echo "unknown section $s"; exit 2 ;;
     esac
