@@ -112,6 +112,16 @@ typedef struct options {
 
 static options opt;
 
+/* The family filter as --family takes it. */
+static void families_arg(char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int f = 0; f < FAM_COUNT; f++)
+        if (opt.families & (1u << f))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "," : "", family_names[f]);
+}
+
+
 /* ---- deterministic values ------------------------------------------------- */
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -657,15 +667,18 @@ static int fill(const launch_memory *L, const long long *v, unsigned char *block
             continue;
         }
         if (x->role == ROLE_A || x->role == ROLE_B) {
+            /* Converted out of place: a buffer one byte off is misaligned for its elements. */
             float *f = malloc(sizeof *f * (x->extent + 1));
-            if (!f)
-                return 0;
-            for (size_t e = 0; e < x->extent; e++) {
+            unsigned char *bits = malloc(x->extent * x->esize + 1);
+            evt_status st = f && bits ? EVT_OK : EVT_ERR_NO_MEMORY;
+            for (size_t e = 0; e < x->extent && st == EVT_OK; e++) {
                 const long long r = (long long)e / x->ld, col = (long long)e % x->ld;
                 f[e] = col < x->cols ? operand_value(mix(mix(base, (uint64_t)r), (uint64_t)col)) : NAN;
             }
-            evt_status st = evt_convert_from_f32(x->elem, f, p, x->extent);
+            if (st == EVT_OK && (st = evt_convert_from_f32(x->elem, f, bits, x->extent)) == EVT_OK)
+                memcpy(p, bits, x->extent * x->esize);
             free(f);
+            free(bits);
             if (st != EVT_OK)
                 return 0;
             continue;
@@ -673,7 +686,9 @@ static int fill(const launch_memory *L, const long long *v, unsigned char *block
         for (size_t e = 0; e < x->extent; e++) {
             const long long r = (long long)e / x->ld, col = (long long)e % x->ld;
             pg_rng rr = {mix(mix(base, (uint64_t)r), (uint64_t)col)};
-            pg_fill(&rr, x->elem, p + e * x->esize, 1);
+            _Alignas(8) unsigned char one[8];
+            pg_fill(&rr, x->elem, one, 1);
+            memcpy(p + e * x->esize, one, x->esize);
         }
     }
     return 1;
@@ -1449,11 +1464,8 @@ static void report(worker *w, const fuzz_case *c, const long long *v, int proble
     if (f) {
         char orig[2048];
         format_spec(&c->t, v, orig, sizeof orig);
-        char fams[128] = "";
-        for (int i = 0; i < FAM_COUNT; i++)
-            if (opt.families & (1u << i))
-                snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s", fams[0] ? "," : "",
-                         family_names[i]);
+        char fams[128];
+        families_arg(fams, sizeof fams);
         fprintf(f, "%.*s%s\n---- the case as generated: %s --seed %llu --count %d --per-kernel %d "
                    "--family %s --jobs 1 -v%s%s\nproblem: %s\n%s",
                 n, text, shown ? "" : sc.src, opt.self, (unsigned long long)c->seed, c->nprograms,
@@ -1466,13 +1478,17 @@ static void report(worker *w, const fuzz_case *c, const long long *v, int proble
 
 /* ---- workers and their supervisor ---------------------------------------------- */
 
-enum { MSG_START, MSG_COUNTS };
+enum {
+    MSG_START,    /* a case begins: the supervisor's clock for it starts */
+    MSG_REDUCING, /* a failure is being reduced: a longer leash */
+    MSG_COUNTS    /* the sender's totals so far */
+};
 
 typedef struct message {
     int type;
     int slot;        /* the sender's incarnation */
-    long long index; /* MSG_START: the case it starts */
-    counters c;      /* MSG_COUNTS: its totals so far */
+    long long index; /* the case */
+    counters c;
 } message;
 
 static void send_message(const worker *w, int type, long long index)
@@ -1554,6 +1570,7 @@ static void fuzz(worker *w, long long first, long long step, long long ncases, d
                    c->nproblems, o.kind >= OUT_MISMATCH ? o.signature : "ok", now() - t0);
         if (o.kind >= OUT_MISMATCH) {
             w->c.failures++;
+            send_message(w, MSG_REDUCING, i);
             report(w, c, c->problem[failed], failed, &o);
         }
         send_message(w, MSG_COUNTS, i);
@@ -1570,7 +1587,8 @@ static int worker_main(int index, long long first, long long step, long long nca
     evt_status st = worker_init(&w, index, to_parent);
     int rc = 0;
     if (st == EVT_ERR_NO_GPU) {
-        printf("diff_fuzz: no GPU (%s): skipped\n", evt_ctx_last_error(w.ctx));
+        if (index == 0)
+            printf("diff_fuzz: no GPU (%s): skipped\n", evt_ctx_last_error(w.ctx));
         rc = 77;
     } else if (st != EVT_OK) {
         fprintf(stderr, "diff_fuzz: %s: %s\n", evt_status_string(st), w.ctx ? evt_ctx_last_error(w.ctx) : "");
@@ -1591,15 +1609,14 @@ enum { MAX_SLOTS = 512 };
 typedef struct slot {
     pid_t pid;
     int alive;
-    int stride_index;     /* which of the --jobs strides it runs */
-    long long index;      /* the case it runs (-1: none yet) */
-    double since;         /* when that case started */
-    counters c;
+    int reducing;     /* its case failed and is being reduced */
+    long long index;  /* the case it runs (-1: none yet) */
+    double since;     /* when that case (or its reduction) started */
+    counters c;       /* its last totals */
 } slot;
 
 /* Starts a worker for the cases first, first + jobs, ... in slot s. */
-static int spawn(slot *slots, int s, int stride, long long first, long long ncases, double deadline,
-                 int pipe_w)
+static int spawn(slot *slots, int s, long long first, long long ncases, double deadline, int pipe_w)
 {
     fflush(stdout);
     pid_t pid = fork();
@@ -1607,81 +1624,100 @@ static int spawn(slot *slots, int s, int stride, long long first, long long ncas
         return 0;
     if (pid == 0)
         _exit(worker_main(s, first, opt.jobs, ncases, deadline, pipe_w, NULL));
-    slots[s] = (slot){pid, 1, stride, -1, now(), {0}};
-    (void)first;
+    slots[s] = (slot){pid, 1, 0, -1, now(), {0}};
     return 1;
 }
 
-/* Forks the workers and watches them; the totals into *total. */
+/* Reads every message waiting, waiting up to `ms` for the first. */
+static void drain(int fd, slot *slots, int nslots, int ms)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+    while (poll(&pfd, 1, ms) > 0) {
+        message m;
+        if (read(fd, &m, sizeof m) != (ssize_t)sizeof m)
+            break;
+        ms = 0;
+        if (m.slot < 0 || m.slot >= nslots)
+            continue;
+        slot *sl = &slots[m.slot];
+        if (m.type != MSG_COUNTS) {
+            sl->index = m.index;
+            sl->since = now();
+            sl->reducing = m.type == MSG_REDUCING;
+        }
+        sl->c = m.c;
+    }
+}
+
+/*
+ * Forks the workers and watches them: progress every 30 s; a case running
+ * past --case-timeout (its reduction past --shrink-seconds more) is killed
+ * as a hang; a worker killed, crashed or left without a CUDA context is
+ * replaced by one that goes on after its case.  The totals into *total.
+ */
 static int supervise(long long ncases, double deadline, counters *total)
 {
     int fds[2];
-    if (pipe(fds) != 0)
-        return 1;
     slot *slots = calloc(MAX_SLOTS, sizeof *slots);
+    if (!slots || pipe(fds) != 0) {
+        free(slots);
+        return 1;
+    }
     int nslots = 0, no_gpu = 0, crashed = 0;
+    long long hangs = 0;
     for (int j = 0; j < opt.jobs && j < ncases; j++)
-        if (spawn(slots, nslots, j, j, ncases, deadline, fds[1]))
+        if (spawn(slots, nslots, j, ncases, deadline, fds[1]))
             nslots++;
     double last_progress = now();
     const double start = now();
-    for (;;) {
-        int alive = 0;
-        for (int s = 0; s < nslots; s++)
-            alive += slots[s].alive;
-        if (!alive)
-            break;
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        if (poll(&pfd, 1, 1000) > 0) {
-            message m;
-            if (read(fds[0], &m, sizeof m) == (ssize_t)sizeof m && m.slot >= 0 && m.slot < nslots) {
-                if (m.type == MSG_START) {
-                    slots[m.slot].index = m.index;
-                    slots[m.slot].since = now();
-                }
-                slots[m.slot].c = m.c;
-            }
-            continue;
+    char fams[128];
+    families_arg(fams, sizeof fams);
+    for (int alive = nslots; alive;) {
+        drain(fds[0], slots, nslots, 1000);
+        for (int s = 0; s < nslots; s++) {
+            slot *sl = &slots[s];
+            const double leash = opt.case_timeout + (sl->reducing ? opt.shrink_seconds + opt.case_timeout : 0);
+            if (!sl->alive || sl->index < 0 || now() - sl->since <= leash)
+                continue;
+            kill(sl->pid, SIGKILL);
+            const unsigned long long seed = opt.seed + (uint64_t)sl->index;
+            printf("diff_fuzz: FAILURE: case %llu ran for more than %.0f s%s (a hang?): replay it with\n"
+                   "  %s --seed %llu --count 1 --per-kernel %d --family %s --jobs 1 -v --case-timeout 1e9\n",
+                   seed, leash, sl->reducing ? ", its reduction included" : "", opt.self, seed,
+                   opt.per_kernel, fams);
+            hangs++;
+            sl->since = now() + 1e9; /* reaped below; killed once */
         }
-        /* Hangs: a case past its time is killed, and its stride goes on after it. */
-        for (int s = 0; s < nslots; s++)
-            if (slots[s].alive && slots[s].index >= 0 && now() - slots[s].since > opt.case_timeout) {
-                kill(slots[s].pid, SIGKILL);
-                printf("diff_fuzz: FAILURE: case %llu ran for more than %.0f s (a hang?); replay it with "
-                       "%s --seed %llu --count 1 --per-kernel %d --jobs 1 -v\n",
-                       (unsigned long long)(opt.seed + (uint64_t)slots[s].index), opt.case_timeout, opt.self,
-                       (unsigned long long)(opt.seed + (uint64_t)slots[s].index), opt.per_kernel);
-                slots[s].c.hangs++;
-                slots[s].c.failures++;
-                slots[s].since = now(); /* reaped below */
-            }
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            drain(fds[0], slots, nslots, 0); /* its last words first */
             for (int s = 0; s < nslots; s++) {
-                if (slots[s].pid != pid || !slots[s].alive)
+                slot *sl = &slots[s];
+                if (sl->pid != pid || !sl->alive)
                     continue;
-                slots[s].alive = 0;
+                sl->alive = 0;
+                alive--;
                 const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
                 if (code == 77)
                     no_gpu = 1;
                 if (code == 0 || code == 77)
                     continue;
-                if (code != 3 && !WIFSIGNALED(status)) {
+                if (WIFEXITED(status) && code != 3) {
                     crashed++;
-                    printf("diff_fuzz: worker %d ended with exit %d in case %lld\n", s, code, slots[s].index);
-                } else if (code != 3 && WTERMSIG(status) != SIGKILL) {
+                    printf("diff_fuzz: worker %d ended with exit %d in case %lld\n", s, code, sl->index);
+                } else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
                     crashed++;
-                    slots[s].c.failures++;
-                    printf("diff_fuzz: FAILURE: worker %d died of signal %d in case %llu\n", s,
-                           WTERMSIG(status), (unsigned long long)(opt.seed + (uint64_t)slots[s].index));
+                    printf("diff_fuzz: FAILURE: a worker died of signal %d in case %llu\n", WTERMSIG(status),
+                           (unsigned long long)(opt.seed + (uint64_t)sl->index));
                 }
                 /* Lost its CUDA context, hung or died: a new worker goes on after that case. */
-                const long long next = slots[s].index + opt.jobs;
-                if (slots[s].index >= 0 && next < ncases && nslots < MAX_SLOTS &&
-                    (deadline <= 0 || now() < deadline) &&
-                    spawn(slots, nslots, slots[s].stride_index, next, ncases, deadline, fds[1]))
+                const long long next = sl->index + opt.jobs;
+                if (sl->index >= 0 && next < ncases && nslots < MAX_SLOTS && (deadline <= 0 || now() < deadline) &&
+                    spawn(slots, nslots, next, ncases, deadline, fds[1])) {
                     nslots++;
+                    alive++;
+                }
             }
         }
         if (now() - last_progress >= 30) {
@@ -1690,22 +1726,15 @@ static int supervise(long long ncases, double deadline, counters *total)
                 add_counters(&t, &slots[s].c);
             printf("diff_fuzz: %.0f s: %lld programs (%.1f/s) in %lld kernels, %lld launches, %lld failures\n",
                    now() - start, t.programs, (double)t.programs / (now() - start), t.kernels, t.launches,
-                   t.failures);
-            fflush(stdout);
+                   t.failures + hangs + crashed);
             last_progress = now();
         }
     }
-    /* The last messages. */
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    while (poll(&pfd, 1, 0) > 0) {
-        message m;
-        if (read(fds[0], &m, sizeof m) != (ssize_t)sizeof m)
-            break;
-        if (m.slot >= 0 && m.slot < nslots)
-            slots[m.slot].c = m.c;
-    }
+    drain(fds[0], slots, nslots, 0);
     for (int s = 0; s < nslots; s++)
         add_counters(total, &slots[s].c);
+    total->hangs += hangs;
+    total->failures += hangs + crashed;
     close(fds[0]);
     close(fds[1]);
     free(slots);
@@ -1855,11 +1884,8 @@ int main(int argc, char **argv)
     long long ncases = 0, programs = 0;
     while (programs < opt.count)
         programs += case_programs(opt.seed + (uint64_t)ncases++);
-    char fams[128] = "";
-    for (int f = 0; f < FAM_COUNT; f++)
-        if (opt.families & (1u << f))
-            snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s", fams[0] ? "," : "",
-                     family_names[f]);
+    char fams[128];
+    families_arg(fams, sizeof fams);
     printf("diff_fuzz: --seed %llu --count %lld (%lld kernels of 1-%d programs) --jobs %d --family %s%s%s",
            (unsigned long long)opt.seed, opt.count, ncases, opt.per_kernel, opt.jobs, fams,
            opt.dry ? " --dry-run" : "", opt.inject ? " --inject-fault" : "");
