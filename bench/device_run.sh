@@ -29,6 +29,16 @@
 #           ours (bench/profile_peers.py): the peer's kernel names, grids, registers
 #   sass    the SASS of that conv's cubins (cuobjdump, into $OUT) and ncu's
 #           instruction mix and hottest source lines
+#   sanitize  compute-sanitizer's memcheck, racecheck, synccheck and initcheck
+#           over one forced configuration of every family on small ragged GEMMs
+#           and convs (tests/gpu/run_sanitize.sh): a line per configuration
+#           and tool, errors and seconds; fails on any error (about 3-5 min)
+#   diff_fuzz[:COUNT[:SECONDS]]  tests/gpu/diff_fuzz: COUNT random programs
+#           (default $FUZZ_COUNT or 10000) on random problems under every
+#           configuration family, against the interpreter, for at most SECONDS
+#           (default $FUZZ_SECONDS or 420; a failure's reduction may add
+#           2 min); $FUZZ_ARGS more options (--seed S, --family F, --jobs J);
+#           failures reduced into $OUT/diff_fuzz/; fails on any failure
 # Build here first (the GPU machine has no flex/bison/cmake):
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu -j2
 # then on the device (run tool, carry ["build-gpu"]):  bash bench/device_run.sh build-gpu [SECTION...]
@@ -144,6 +154,24 @@ for s in $sections; do
             --print-details all python3 bench/profile_conv.py ${NCU_SHAPE:-128 28 28 128 512 1 1 0} \
             >"$out/ncu_src.log" 2>&1
         tail -n 80 "$out/ncu_src.log"
+        ;;
+    sanitize)
+        bash tests/gpu/run_sanitize.sh "$build" 2>&1 | tee "$out/sanitize.log"
+        rc=${PIPESTATUS[0]}
+        [ $rc -eq 0 ] || [ $rc -eq 77 ] || overall=1
+        summary+=("sanitize: exit $rc, $(grep -c 'FAIL$' "$out/sanitize.log") runs with errors")
+        ;;
+    diff_fuzz | diff_fuzz:*)
+        IFS=: read -r _ count secs <<<"$s"
+        mkdir -p "$out/diff_fuzz"
+        # Reports of failures arrive whole; the rest is progress and the totals.
+        "$build/tests/gpu/diff_fuzz" --count "${count:-${FUZZ_COUNT:-10000}}" \
+            --seconds "${secs:-${FUZZ_SECONDS:-420}}" --out "$out/diff_fuzz" ${FUZZ_ARGS:-} 2>&1 |
+            tee "$out/diff_fuzz.log"
+        rc=${PIPESTATUS[0]}
+        [ $rc -eq 0 ] || [ $rc -eq 77 ] || overall=1
+        summary+=("diff_fuzz: exit $rc, $(grep -o '[0-9]* failures ([0-9]* hangs)' "$out/diff_fuzz.log" |
+            tail -n 1), $(grep -o '[0-9.]* programs/s' "$out/diff_fuzz.log" | tail -n 1)")
         ;;
     *) echo "unknown section $s"; exit 2 ;;
     esac

@@ -1,7 +1,8 @@
 /* cache.c - kernel cache.  The key hashes the CUDA source, the NVRTC options,
  * the target and the NVRTC version, so a changed compiler or template never
- * reuses a stale cubin.  Disk entries are written to a temporary name and
- * renamed, so concurrent processes never see half a file. */
+ * reuses a stale cubin.  Disk entries are written to a temporary name of
+ * their own and renamed, so concurrent processes and contexts never see
+ * half a file. */
 #define _POSIX_C_SOURCE 200809L
 #include "cache.h"
 #include "../support/names.h"
@@ -71,15 +72,30 @@ static char *read_file(const char *path, size_t *size)
     return buf;
 }
 
+/*
+ * Writes a temporary file of a name no other writer has, then renames it
+ * into place.  A name made of the pid alone is shared by the contexts of one
+ * process: two threads compiling one kernel wrote one temporary file, and
+ * the second's truncation could empty the file the first had just renamed
+ * into place, under a reader.
+ */
 static void write_file(const char *path, const void *data, size_t size)
 {
     char tmp[4300];
-    int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     if (n < 0 || (size_t)n >= sizeof tmp)
         return;
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    int fd = mkstemp(tmp);
+    if (fd < 0)
         return; /* a read-only cache only costs a recompile */
+    /* mkstemp's 0600 would keep the cache from the other users of a shared folder. */
+    fchmod(fd, 0644);
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        remove(tmp);
+        return;
+    }
     int ok = fwrite(data, 1, size, f) == size;
     ok &= fclose(f) == 0;
     if (!ok || rename(tmp, path) != 0)

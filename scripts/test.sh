@@ -12,7 +12,11 @@
 #                to PTX (tests/python/wheel.sh, in build-wheel/)
 # 5. asan        ASan + UBSan build (-DEVT_SANITIZE=ON), the whole suite again
 #                (the NVRTC compile test without the leak check)
-# 6. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
+# 6. tsan        ThreadSanitizer build (-DEVT_TSAN=ON, in build-tsan/) of the
+#                threads test: contexts on several threads parsing, optimizing,
+#                generating CUDA, compiling with NVRTC, validating launches and
+#                sharing one disk kernel cache; any report fails
+# 7. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
 #                seeded with tests/golden/*.evt and examples/*.evt; any crash,
 #                leak or timeout fails
 # A summary table ends the output, then one line "summary: N passed, N failed,
@@ -180,7 +184,19 @@ if build asan build-asan all -DCMAKE_BUILD_TYPE=Debug -DEVT_SANITIZE=ON; then
         run_ctest "asan codegen" build-asan -L codegen
 fi
 
-# --- 6. libFuzzer on the front end ----------------------------------------
+# --- 6. ThreadSanitizer on the threads test ----------------------------------
+# Only test_threads starts threads of its own (the rest of the suite is
+# single-threaded, and TSan would watch nothing there); -O1 keeps its NVRTC
+# compiles and the instrumented library quick.  TSan fails the test (exit
+# 66) on any report.
+if build tsan build-tsan test_threads -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+    -DEVT_TSAN=ON; then
+    say "tsan: the threads test"
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        run_ctest "tsan ctest" build-tsan -R '^unit\.test_threads$'
+fi
+
+# --- 7. libFuzzer on the front end ----------------------------------------
 if [ ! -f tests/fuzz/fuzz_parse.c ] || [ "$fuzz_seconds" -le 0 ]; then
     # libFuzzer reads -max_total_time=0 as "forever", so 0 means skip.
     why="tests/fuzz/fuzz_parse.c does not exist yet"

@@ -153,6 +153,8 @@ def test_source_tree_prefers_release_builds():
                               ("build-rwdi", "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo"),
                               ("build-asan", "CMAKE_BUILD_TYPE:STRING=Release\n"
                                              "EVT_SANITIZE:BOOL=ON"),
+                              ("build-tsan", "CMAKE_BUILD_TYPE:STRING=Release\n"
+                                             "EVT_TSAN:BOOL=ON"),
                               ("build-empty", "CMAKE_BUILD_TYPE:STRING=Release")):
             (Path(tmp) / folder).mkdir()
             (Path(tmp) / folder / "CMakeCache.txt").write_text(cache + "\n")

@@ -223,16 +223,16 @@ def _cache_entries(folder):
 def source_tree_libraries(root):
     """[(libevt.so path, build type)] of the build*/ folders under `root`,
     best first: Release, RelWithDebInfo, MinSizeRel, an unknown type, Debug;
-    folders of one rank by name.  Folders configured with EVT_SANITIZE or
-    EVT_FUZZ are left out: their library needs the ASan runtime loaded first
-    and would end the interpreter on load."""
+    folders of one rank by name.  Folders configured with EVT_SANITIZE,
+    EVT_TSAN or EVT_FUZZ are left out: their library needs its sanitizer's
+    runtime loaded first and would end the interpreter on load."""
     found = []
     for folder in Path(root).glob("build*"):
         lib = folder / "libevt.so"
         if not lib.is_file():
             continue
         cache = _cache_entries(folder)
-        if cache.get("EVT_SANITIZE") == "ON" or cache.get("EVT_FUZZ") == "ON":
+        if any(cache.get(option) == "ON" for option in ("EVT_SANITIZE", "EVT_TSAN", "EVT_FUZZ")):
             continue
         build_type = cache.get("CMAKE_BUILD_TYPE", "")
         found.append((_BUILD_TYPE_RANK.get(build_type.lower(), 3), folder.name, str(lib),
