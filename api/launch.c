@@ -279,7 +279,8 @@ evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t by
 evt_status evt_launch_set_param(evt_launch *l, const char *name, float value)
 {
     if (!l || !name)
-        return EVT_ERR_INVALID_ARGUMENT;
+        return l ? fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_set_param: name is NULL")
+                 : EVT_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < l->fn->nparams; i++)
         if (strcmp(l->fn->params[i].info.name, name) == 0) {
             l->params[i] = value;
