@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include <evt/evt.h>
+#include "codegen/nvrtc.h"
 #include "plan/plan.h"
 #define FAKECUDA_OPEN
 #include "tests/fakecuda/fakecuda.h"
@@ -92,6 +93,10 @@ static fakecuda_api fc;
  * context of its own, so that the contexts under test load the driver in
  * their first run. */
 static evt_ctx *mem;
+/* Whether NVRTC is here: without it the fake's NVRTC stands in (its
+ * images declare the same entry points and parameters, so only the check
+ * against real cubins is lost). */
+static int have_nvrtc;
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -100,6 +105,8 @@ static evt_ctx *new_ctx(void)
     evt_ctx *ctx = evt_ctx_create();
     assert_non_null(ctx);
     assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA), EVT_OK);
+    if (!have_nvrtc)
+        assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
     return ctx;
 }
 
@@ -1127,6 +1134,14 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    strbuf err;
+    sb_init(&err);
+    cg_nvrtc *nvrtc = cg_nvrtc_load(NULL, &err); /* loaded, never compiling here */
+    have_nvrtc = nvrtc != NULL;
+    cg_nvrtc_unload(nvrtc);
+    if (!have_nvrtc)
+        printf("test_fake_driver: %s; the fake NVRTC stands in\n", sb_str(&err));
+    sb_free(&err);
     /* a disk cache of this run's own: hermetic, and filled by the child */
     setenv("EVT_CACHE_DIR", dir, 1);
     unsetenv("EVT_DISABLE_CACHE");
