@@ -557,10 +557,14 @@ static void set_conv(model *md, rd *r, int sane)
         c.n = 1 + pick(r, 4);
         c.h = hw[pick(r, 7)], c.w = hw[pick(r, 7)];
         c.c = ch[pick(r, 6)], c.k = ch[pick(r, 6)] * (1 + pick(r, 2));
+        /* pads, strides and dilations past what TMA's im2col boxes take
+         * (corners within -128..127, element strides up to 8) now and then */
+        static const int pads[] = {0, 0, 1, 1, 2, 3, 127, 128, 200};
+        static const int steps[] = {1, 1, 1, 2, 2, 3, 8, 9};
         c.r = 1 + 2 * pick(r, 2), c.s = 1 + 2 * pick(r, 2);
-        c.pad_h = (int)pick(r, 3), c.pad_w = (int)pick(r, 3);
-        c.stride_h = 1 + (int)pick(r, 2), c.stride_w = 1 + (int)pick(r, 2);
-        c.dil_h = 1 + (int)pick(r, 2), c.dil_w = 1 + (int)pick(r, 2);
+        c.pad_h = pads[pick(r, 9)], c.pad_w = pads[pick(r, 9)];
+        c.stride_h = steps[pick(r, 8)], c.stride_w = steps[pick(r, 8)];
+        c.dil_h = steps[pick(r, 8)], c.dil_w = steps[pick(r, 8)];
     } else {
         c.n = hostile(r), c.h = hostile(r), c.w = hostile(r), c.c = hostile(r);
         c.k = hostile(r), c.r = hostile(r), c.s = hostile(r);
