@@ -243,7 +243,8 @@ if [ "$fuzz_seconds" -gt 0 ] && build "fuzz launch" build-fuzz fuzz_launch -DCMA
         "$fuzzer" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" tests/fuzz/corpus/launch \
         >build-fuzz/fuzz-launch.log 2>&1 || rc=$?
-    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC' build-fuzz/fuzz-launch.log | tail -n 40
+    awk '/^###### Recommended dictionary/ { dict = 1 } !dict && !/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC/
+         /^###### End of recommended dictionary/ { dict = 0 }' build-fuzz/fuzz-launch.log | tail -n 40
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz-launch.log | tail -n 1)
     if [ "$rc" -eq 0 ] && [ -n "$runs" ]; then
         record "fuzz launch" ok $((SECONDS - start)) "$runs inputs, no crash or leak"
