@@ -238,8 +238,13 @@ static buf pointer(rd *r, size_t want)
         off = pool_size[i];
     b.ptr = (char *)w.pool[i] + off;
     const size_t room = pool_size[i] - off;
+    /* the size asked for (or what is left), a few bytes short of it, all
+     * that is left, or a lie */
     const unsigned lie = u8(r);
-    b.bytes = lie < 220 ? (want < room ? want : room) : lie < 240 ? room : want + (size_t)u32(r);
+    b.bytes = lie < 212 ? (want < room ? want : room)
+              : lie < 220 ? (want > 4 ? want - 1 - (lie & 3) : 0)
+              : lie < 240 ? room
+                          : want + (size_t)u32(r);
     b.honest = b.bytes <= room;
     return b;
 }
@@ -330,6 +335,27 @@ static void expect_inside(const char *what, const char *fn, const void *ptr, uns
     }
 }
 
+/* Rows `ld` apart hold `cols` elements without overlapping: what
+ * evt_launch_run promises of every leading dimension it takes. */
+static void expect_row(const char *fn, const char *field, long long ld, long long cols)
+{
+    if (ld < cols) {
+        fprintf(stderr, "fuzz_launch: %s launched with %s = %lld for rows of %lld\n", fn, field, ld, cols);
+        abort();
+    }
+}
+
+/* A kernel reaches no further than the bytes its buffer was bound with:
+ * what evt_launch_run promises to check. */
+static void expect_claimed(const char *what, const char *fn, unsigned long long reach, size_t bytes)
+{
+    if (reach > bytes) {
+        fprintf(stderr, "fuzz_launch: %s launched reaching %llu bytes of %s, bound with %zu\n", fn, reach, what,
+                bytes);
+        abort();
+    }
+}
+
 static void expect_eq(const char *fn, const char *field, long long got, long long want)
 {
     if (got != want) {
@@ -399,9 +425,14 @@ static void check_launch(const model *md, size_t i)
             expect_eq(f.function, fd->name, (long long)(uintptr_t)ptr_at(a, off),
                       (long long)(uintptr_t)md->ops[fd->index].ptr);
             break;
-        case CG_ROLE_OPERAND_LD:
+        case CG_ROLE_OPERAND_LD: {
+            /* the contiguous extent: K of a row-major A or column-major B, else M or N */
+            const int col = evt_kernel_operand(md->k, (size_t)fd->index)->layout == EVT_LAYOUT_COL;
             expect_eq(f.function, fd->name, i64_at(a, off), md->ops[fd->index].ld);
+            expect_row(f.function, fd->name, i64_at(a, off),
+                       fd->index == 0 ? (col ? M : md->k_) : (col ? md->k_ : N));
             break;
+        }
         case CG_ROLE_M:
             expect_eq(f.function, fd->name, i32_at(a, off), M);
             break;
@@ -416,15 +447,20 @@ static void check_launch(const model *md, size_t i)
                       (long long)(uintptr_t)md->args[j].ptr);
             const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
             const long long ld = ai->shape == EVT_SHAPE_MN ? md->args[j].ld : cols;
+            const unsigned long long reach = extent(rows, cols, ld, evt_elem_size(ai->elem));
+            expect_claimed(ai->name, f.function, reach, md->args[j].bytes);
             if (honest)
-                expect_inside(ai->name, f.function, md->args[j].ptr, extent(rows, cols, ld, evt_elem_size(ai->elem)));
+                expect_inside(ai->name, f.function, md->args[j].ptr, reach);
             break;
         }
         case CG_ROLE_INPUT_LD:
             expect_eq(f.function, fd->name, i64_at(a, off), md->args[fd->index].ld);
+            expect_row(f.function, fd->name, i64_at(a, off), N);
             break;
         case CG_ROLE_OUTPUT_LD:
             expect_eq(f.function, fd->name, i64_at(a, off), md->args[md->nin + fd->index].ld);
+            if (arg(md, md->nin + fd->index)->shape == EVT_SHAPE_MN)
+                expect_row(f.function, fd->name, i64_at(a, off), N);
             break;
         case CG_ROLE_WORKSPACE: {
             const evt_arg_info *ai = arg(md, md->nin + fd->index);
@@ -440,18 +476,25 @@ static void check_launch(const model *md, size_t i)
         }
     }
     /* the operands, from the packed problem */
-    if (honest && !conv) {
+    unsigned long long reach[2];
+    if (!conv) {
         const long long m = i32_at(a, 16), n = i32_at(a, 20), k = i32_at(a, 24);
         const int a_col = evt_kernel_operand(md->k, 0)->layout == EVT_LAYOUT_COL;
         const int b_col = evt_kernel_operand(md->k, 1)->layout == EVT_LAYOUT_COL;
-        expect_inside("A", f.function, ptr_at(a, 0), a_col ? extent(k, m, i64_at(a, 32), 2) : extent(m, k, i64_at(a, 32), 2));
-        expect_inside("B", f.function, ptr_at(a, 8), b_col ? extent(n, k, i64_at(a, 40), 2) : extent(k, n, i64_at(a, 40), 2));
-    } else if (honest) {
+        reach[0] = a_col ? extent(k, m, i64_at(a, 32), 2) : extent(m, k, i64_at(a, 32), 2);
+        reach[1] = b_col ? extent(n, k, i64_at(a, 40), 2) : extent(k, n, i64_at(a, 40), 2);
+    } else {
         long long z[15];
         for (int s = 0; s < 15; s++)
             z[s] = i32_at(a, 16 + 4 * (size_t)s);
-        expect_inside("x", f.function, ptr_at(a, 0), extent(z[0] * z[1] * z[2], z[3], z[3], 2));
-        expect_inside("w", f.function, ptr_at(a, 8), extent(z[4], z[5] * z[6] * z[3], z[5] * z[6] * z[3], 2));
+        reach[0] = extent(z[0] * z[1] * z[2], z[3], z[3], 2);
+        reach[1] = extent(z[4], z[5] * z[6] * z[3], z[5] * z[6] * z[3], 2);
+    }
+    for (int o = 0; o < 2; o++) {
+        const char *name = evt_kernel_operand(md->k, (size_t)o)->name;
+        expect_claimed(name, f.function, reach[o], md->ops[o].bytes);
+        if (honest)
+            expect_inside(name, f.function, ptr_at(a, 8 * (size_t)o), reach[o]);
     }
     if (ends_with(f.function, "_reduce_init") || ends_with(f.function, "_reduce_finish"))
         return;
