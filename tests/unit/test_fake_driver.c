@@ -931,6 +931,36 @@ static void test_capture(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/*
+ * A launch destroyed while another stream captures in global mode (a
+ * garbage collector's doing, in Python) frees its workspace without
+ * breaking that capture: cuMemFree is one of the calls global mode forbids.
+ */
+static void test_destroy_under_capture(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    expect_ok(ctx, evt_launch_run(l, NULL)); /* it has a workspace now */
+    const size_t allocs = fc.fakecuda_live_allocs(NULL);
+    void *stream = NULL, *graph = NULL;
+    assert_int_equal(fc.cuStreamCreate(&stream, 0), 0);
+    assert_int_equal(fc.cuStreamBeginCapture(stream, 0 /* global */), 0);
+    evt_launch_destroy(l);
+    assert_int_equal(fc.fakecuda_live_allocs(NULL), allocs - 1);
+    assert_int_equal(fc.fakecuda_capture_mode(), 0); /* restored */
+    if (fc.fakecuda_violations())
+        fprintf(stderr, "%s\n", fc.fakecuda_last_violation());
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    assert_int_equal(fc.cuStreamEndCapture(stream, &graph), 0); /* not invalidated */
+    assert_int_equal(fc.cuStreamDestroy(stream), 0);
+    free_bufs(&b);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* ---- driver failures ----------------------------------------------------- */
 
 /* Device memory, modules and events alive: what a run must not leak. */
@@ -1111,6 +1141,7 @@ static const struct CMUnitTest tests[] = {
     T(test_device_memory_and_target),
     T(test_no_device),
     T(test_capture),
+    T(test_destroy_under_capture),
     T(test_driver_failures),
     T(test_compile_failure),
     T(test_every_call_failing),
