@@ -249,9 +249,12 @@ static buf pointer(rd *r, size_t want)
     return b;
 }
 
+static evt_status check(const char *call, evt_status st);
+
 static void model_create(model *md, rd *r)
 {
-    evt_launch_destroy(md->l);
+    evt_launch_destroy(md->l); /* perhaps under capture: it must not break it */
+    check("evt_launch_destroy", EVT_OK);
     memset(md, 0, sizeof *md);
     md->k = evt_module_kernel(w.m, pick(r, (unsigned)evt_module_kernel_count(w.m)));
     md->e = evt_kernel_epilogue(md->k);
