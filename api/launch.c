@@ -165,12 +165,36 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     return EVT_OK;
 }
 
+/* Puts the calling thread in relaxed capture mode, for a call that a CUDA
+ * graph capture in global mode (PyTorch's default) would refuse, and break,
+ * though it enqueues nothing; *mode keeps the thread's mode.  1 when
+ * restore_capture_mode must put it back. */
+static int relax_capture_mode(const rt_driver *d, int *mode)
+{
+    *mode = RT_CU_CAPTURE_MODE_RELAXED;
+    return d->exchange_capture_mode(mode) == 0;
+}
+
+static void restore_capture_mode(const rt_driver *d, int relaxed, int mode)
+{
+    if (relaxed)
+        d->exchange_capture_mode(&mode);
+}
+
 void evt_launch_destroy(evt_launch *l)
 {
     if (!l)
         return;
-    if (l->workspace && l->m->ctx->driver)
-        l->m->ctx->driver->mem_free(l->workspace);
+    const rt_driver *d = l->m->ctx->driver;
+    if (l->workspace && d) {
+        /* A launch may be destroyed while a stream captures (a garbage
+         * collector's timing): cuMemFree, which global mode forbids, must
+         * not invalidate that capture. */
+        int mode;
+        const int relaxed = relax_capture_mode(d, &mode);
+        d->mem_free(l->workspace);
+        restore_capture_mode(d, relaxed, mode);
+    }
     free(l->inputs);
     free(l->outputs);
     free(l->alias);
@@ -687,12 +711,10 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
      * (PyTorch's default) may refuse other calls than stream work: a first
      * run under capture loads in relaxed mode, as PyTorch does its own lazy
      * set-up, and restores the thread's mode. */
-    const rt_driver *d = ctx->driver;
-    int mode = RT_CU_CAPTURE_MODE_RELAXED;
-    const int exchanged = d->exchange_capture_mode(&mode) == 0;
+    int mode;
+    const int relaxed = relax_capture_mode(ctx->driver, &mode);
     evt_status st = load_entry(l, cu_ctx, pl, split, out);
-    if (exchanged)
-        d->exchange_capture_mode(&mode);
+    restore_capture_mode(ctx->driver, relaxed, mode);
     return st;
 }
 

@@ -18,7 +18,9 @@
 #                sharing one disk kernel cache; any report fails
 # 7. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
 #                seeded with tests/golden/*.evt and examples/*.evt; any crash,
-#                leak or timeout fails
+#                leak or timeout fails; then fuzz_launch (the launch API on
+#                the stand-in driver, tests/fakecuda) as long, from
+#                tests/fuzz/corpus/launch
 # A summary table ends the output, then one line "summary: N passed, N failed,
 # N skipped" over every test run.  The exit status is 0 only if all passed.
 #
@@ -238,6 +240,37 @@ elif build fuzz build-fuzz fuzz_parse -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYP
             echo "failing input $f (base64): $(base64 -w 0 "$f")"
         done
         record fuzz FAIL $((SECONDS - start)) "exit $rc; inputs kept: ${found:-none}"
+        failed=$((failed + 1))
+        status=1
+    fi
+fi
+
+# The launch API on the stand-in driver, as long, from its corpus in the repo.
+if [ "$fuzz_seconds" -gt 0 ] && build "fuzz launch" build-fuzz fuzz_launch -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DEVT_FUZZ=ON; then
+    start=$SECONDS
+    fuzzer=$(find build-fuzz -type f -name fuzz_launch -perm -u+x | head -n 1)
+    corpus=build-fuzz/corpus-launch artifacts=build-fuzz/artifacts-launch
+    rm -rf "$artifacts"
+    mkdir -p "$corpus" "$artifacts"
+    say "fuzz launch: $fuzzer for ${fuzz_seconds}s from tests/fuzz/corpus/launch"
+    rc=0
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "$fuzzer" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" tests/fuzz/corpus/launch \
+        >build-fuzz/fuzz-launch.log 2>&1 || rc=$?
+    awk '/^###### Recommended dictionary/ { dict = 1 } !dict && !/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC/
+         /^###### End of recommended dictionary/ { dict = 0 }' build-fuzz/fuzz-launch.log | tail -n 40
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz-launch.log | tail -n 1)
+    if [ "$rc" -eq 0 ] && [ -n "$runs" ]; then
+        record "fuzz launch" ok $((SECONDS - start)) "$runs inputs, no crash or leak"
+        passed=$((passed + 1))
+    else
+        for f in "$artifacts"/*; do
+            [ -f "$f" ] && [ "$(wc -c <"$f")" -le 4096 ] || continue
+            echo "failing input $f (base64): $(base64 -w 0 "$f")"
+        done
+        record "fuzz launch" FAIL $((SECONDS - start)) "exit $rc; inputs kept: $(ls "$artifacts")"
         failed=$((failed + 1))
         status=1
     fi

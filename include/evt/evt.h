@@ -554,7 +554,9 @@ EVT_API evt_status evt_launch_set_param(evt_launch *launch, const char *name, fl
  * (evt_launch_run_with_workspace).  The graph uses the launch's own
  * workspace: keep the launch alive, and its workspace from growing, while
  * the graph may replay.  A first run under capture compiles its kernel (on
- * the host) and loads it in relaxed capture mode.
+ * the host) and loads it in relaxed capture mode; a launch destroyed while
+ * a stream captures (another launch's, say) frees its workspace in relaxed
+ * mode too, so that capture goes on.
  */
 EVT_API evt_status evt_launch_run(evt_launch *launch, void *stream);
 

@@ -1,0 +1,939 @@
+/*
+ * fuzz_launch.c - libFuzzer target for the launch API: the input is decoded
+ * into a sequence of calls (evt_launch_create on a fixed module's GEMM and
+ * conv kernels, set_gemm and set_conv with hostile sizes, leading
+ * dimensions and padding, bind with pointers into the fake's memory, NULL,
+ * misaligned or made up, set_param, set_tuning, workspace_size, run, run in
+ * a caller's workspace, benchmark; the device switched, a CUDA graph
+ * capture begun, a driver call made to fail) against the stand-in driver
+ * and NVRTC of tests/fakecuda, found at the path EVT_FAKECUDA.
+ *
+ * Checked after every call, beyond ASan and UBSan: the status is an
+ * evt_status, a failure leaves a message, the driver was never misused
+ * (fakecuda_violations).  After every run that succeeded: each kernel it
+ * launched was launched with the argument struct the model of the bindings
+ * says, its grid within the tiles, and where every binding is honest (its
+ * bytes inside a real allocation) every extent the kernel can touch
+ * (operands, inputs and outputs from the packed sizes and leading
+ * dimensions, reduction words, split-K slots, the regions of its TMA maps)
+ * inside the fake's allocations.  After every input: nothing of the
+ * launches' left alive.
+ *
+ * Built without libFuzzer (FUZZ_LAUNCH_MAIN), a main replays files and
+ * folders and then random inputs: `fuzz_launch_replay [-runs=N] PATH...`.
+ */
+#define _GNU_SOURCE /* strdup, DT_REG */
+#include <evt/evt.h>
+#include "codegen/layout.h"
+#include "plan/plan.h"
+#define FAKECUDA_OPEN
+#include "tests/fakecuda/fakecuda.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char source[] =
+    "epilogue wide {\n"
+    "    param alpha : f32 = 1.0\n"
+    "    param beta  : f32\n"
+    "    in  bias : f16[N]\n"
+    "    in  rows : f32[M]\n"
+    "    in  res  : bf16[M, N]\n"
+    "    in  sc   : f32\n"
+    "    out d    : f16[M, N] = relu(alpha * acc + bias) * beta + res * sc * rows\n"
+    "    out amax : f32 = reduce_max(abs(acc))\n"
+    "    out csum : f32[N] = reduce_sum(acc, M)\n"
+    "    out rmin : f32[M] = reduce_min(acc, N)\n"
+    "}\n"
+    "epilogue plain {\n"
+    "    out y : f32[M, N] = acc\n"
+    "}\n"
+    "epilogue residual {\n"
+    "    in  res  : f16[M, N]\n"
+    "    in  bias : f16[N]\n"
+    "    out y    : f16[M, N] = relu(acc + bias) + res\n"
+    "}\n"
+    "kernel g_tn  = gemm(a: f16 row, b: f16 col, acc: f32) with wide\n"
+    "kernel g_nn  = gemm(a: bf16 row, b: bf16 row, acc: f32) with plain\n"
+    "kernel g_nt  = gemm(a: f16 col, b: f16 row, acc: f32) with residual\n"
+    "kernel g_tnb = gemm(a: bf16 row, b: bf16 col, acc: f32) with residual\n"
+    "kernel c_res = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n"
+    "kernel c_wide = conv2d_fprop(x: bf16, w: bf16, acc: f32) with wide\n";
+
+/* the devices: sm_90a, sm_80, an sm_90a of 4 SMs (persistent grids smaller than the tiles) */
+#define DEVICES "9.0x132,8.0x108,9.0x4,8.9x128"
+enum { NDEVICES = 4, NLAUNCHES = 3, MAX_STEPS = 48, MAX_ARGS = 16 };
+
+/* ---- the world, made once ------------------------------------------------ */
+
+/* Device memory the inputs point into: buffers of several sizes. */
+enum { NPOOL = 12 };
+static const size_t pool_size[NPOOL] = {1,      16,      256,     4096,     65536,    1 << 20,
+                                        1 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 64 << 20};
+
+static struct {
+    fakecuda_api fc;
+    evt_ctx *ctx;
+    evt_module *m, *scratch;
+    void *pool[NPOOL];
+    void *stream;
+    size_t live_allocs; /* the pool's */
+} w;
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_launch: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+static void init(void)
+{
+    if (w.ctx)
+        return;
+    /* nothing of a fuzzer's may reach a real cache, nor the real one it */
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    if (fakecuda_open(EVT_FAKECUDA, &w.fc) != 0)
+        die("cannot open the fake driver", EVT_FAKECUDA);
+    if (w.fc.fakecuda_configure(DEVICES) != 0)
+        die("cannot configure the fake devices", DEVICES);
+    w.ctx = evt_ctx_create();
+    if (!w.ctx || evt_ctx_set_library_path(w.ctx, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA) != EVT_OK ||
+        evt_ctx_set_library_path(w.ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA) != EVT_OK)
+        die("cannot make a context", NULL);
+    if (evt_module_parse_buffer(w.ctx, "fuzz.evt", source, strlen(source), &w.m) != EVT_OK ||
+        evt_module_optimize(w.m, 2) != EVT_OK ||
+        evt_module_parse_buffer(w.ctx, "empty.evt", "", 0, &w.scratch) != EVT_OK)
+        die("the module does not parse", evt_ctx_last_error(w.ctx));
+    for (int i = 0; i < NPOOL; i++)
+        if (evt_device_alloc(w.ctx, pool_size[i], &w.pool[i]) != EVT_OK)
+            die("cannot allocate the pool", evt_ctx_last_error(w.ctx));
+    if (w.fc.cuStreamCreate(&w.stream, 0) != 0)
+        die("cannot create a stream", NULL);
+    w.live_allocs = w.fc.fakecuda_live_allocs(NULL);
+}
+
+/* ---- reading the input ---------------------------------------------------- */
+
+typedef struct rd {
+    const uint8_t *p;
+    size_t n;
+} rd;
+
+static unsigned u8(rd *r)
+{
+    if (!r->n)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static uint32_t u32(rd *r)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+        v = v << 8 | u8(r);
+    return v;
+}
+
+static uint64_t u64(rd *r)
+{
+    return (uint64_t)u32(r) << 32 | u32(r);
+}
+
+static unsigned pick(rd *r, unsigned n)
+{
+    return u8(r) % n;
+}
+
+/* A size, leading dimension or padding: mostly the edges. */
+static long long hostile(rd *r)
+{
+    static const long long v[] = {0,       1,       2,       3,        7,         8,
+                                  9,       15,      16,      17,       31,        32,
+                                  33,      41,      63,      64,       65,        83,
+                                  97,      127,     128,     129,      255,       256,
+                                  257,     511,     512,     1000,     1024,      4095,
+                                  4096,    4097,    65535,   65536,    1 << 20,   INT_MAX - 1,
+                                  INT_MAX, (long long)INT_MAX + 1, 1LL << 32, 1LL << 40, 1LL << 62,
+                                  LLONG_MAX, -1, -2, -64, INT_MIN, LLONG_MIN};
+    const unsigned c = u8(r);
+    if (c < 200)
+        return v[c % (sizeof v / sizeof v[0])];
+    if (c < 240)
+        return (long long)(u32(r) % 5000);
+    return (long long)u64(r);
+}
+
+/* A size that a run can afford (its buffers fit in the pool). */
+static long long modest(rd *r)
+{
+    static const long long v[] = {1, 2, 7, 8, 9, 16, 31, 64, 65, 97, 128, 130, 192, 256, 384, 512, 520, 1000, 1024, 2048};
+    return v[pick(r, sizeof v / sizeof v[0])];
+}
+
+/* ---- the model of a launch's bindings ----------------------------------------- */
+
+/* A buffer as bound: honest when it lies inside one allocation of the
+ * pool, bytes included, so the kernel may touch all of it. */
+typedef struct buf {
+    void *ptr;
+    size_t bytes;
+    long long ld;
+    int honest;
+} buf;
+
+typedef struct model {
+    evt_launch *l;
+    const evt_kernel *k;
+    const evt_epilogue *e;
+    cg_layout layout;
+    int problem;             /* set_gemm or set_conv succeeded */
+    long long m, n, k_;      /* the GEMM view */
+    evt_conv_problem conv;
+    long long p, q;
+    buf ops[2];
+    buf args[MAX_ARGS];      /* by input then output index, as the layout's */
+    int nin, nout, nparam;
+} model;
+
+static model L[NLAUNCHES];
+static int capturing, injected;
+/* The run's workspace is the launch's own or lies inside the pool. */
+static int ws_honest;
+/* What the checks saw, for the replay's summary: launches checked, those
+ * with every extent checked, TMA maps checked. */
+static long launches_checked, launches_in_bounds, maps_checked;
+
+/* A pointer and its honest size: into the pool (aligned or not), NULL, or made up. */
+static buf pointer(rd *r, size_t want)
+{
+    buf b = {0};
+    const unsigned c = u8(r);
+    if (c < 8) { /* honest: a kernel that touches it is caught all the same */
+        b.ptr = NULL;
+        b.bytes = c < 4 ? 0 : want;
+        b.honest = 1;
+        return b;
+    }
+    if (c < 16) { /* made up: an address nothing was allocated at */
+        b.ptr = (void *)(uintptr_t)(0x7e0000000000ull + (u32(r) & ~15u));
+        b.bytes = want;
+        return b;
+    }
+    int i = (int)pick(r, NPOOL);
+    if (c < 200) /* the smallest buffer that holds it, usually */
+        for (i = 0; i < NPOOL - 1 && pool_size[i] < want; i++)
+            ;
+    size_t off = 0;
+    const unsigned o = u8(r);
+    if (o >= 200)
+        off = (o - 200) * (o & 1 ? 1 : 16); /* misaligned, or 16-byte steps */
+    if (off > pool_size[i])
+        off = pool_size[i];
+    b.ptr = (char *)w.pool[i] + off;
+    const size_t room = pool_size[i] - off;
+    /* the size asked for (or what is left), a few bytes short of it, all
+     * that is left, or a lie */
+    const unsigned lie = u8(r);
+    b.bytes = lie < 212 ? (want < room ? want : room)
+              : lie < 220 ? (want > 4 ? want - 1 - (lie & 3) : 0)
+              : lie < 240 ? room
+                          : want + (size_t)u32(r);
+    b.honest = b.bytes <= room;
+    return b;
+}
+
+static evt_status check(const char *call, evt_status st);
+
+static void model_create(model *md, rd *r)
+{
+    evt_launch_destroy(md->l); /* perhaps under capture: it must not break it */
+    check("evt_launch_destroy", EVT_OK);
+    memset(md, 0, sizeof *md);
+    md->k = evt_module_kernel(w.m, pick(r, (unsigned)evt_module_kernel_count(w.m)));
+    md->e = evt_kernel_epilogue(md->k);
+    md->nin = (int)evt_epilogue_arg_count(md->e, EVT_ARG_INPUT);
+    md->nout = (int)evt_epilogue_arg_count(md->e, EVT_ARG_OUTPUT);
+    md->nparam = (int)evt_epilogue_arg_count(md->e, EVT_ARG_PARAM);
+    if (!cg_layout_of(md->k, &md->layout) || md->nin + md->nout > MAX_ARGS)
+        die("the fixed module's layout", NULL);
+    if (evt_launch_create(w.m, md->k, &md->l) != EVT_OK)
+        die("evt_launch_create", evt_ctx_last_error(w.ctx));
+}
+
+/* Argument j of the model's epilogue: inputs first, then outputs. */
+static const evt_arg_info *arg(const model *md, int j)
+{
+    return j < md->nin ? evt_epilogue_arg(md->e, EVT_ARG_INPUT, (size_t)j)
+                       : evt_epilogue_arg(md->e, EVT_ARG_OUTPUT, (size_t)(j - md->nin));
+}
+
+/* ---- checking a call ---------------------------------------------------------- */
+
+static void clear_error(void)
+{
+    /* optimizing an empty module clears the context's last error and does nothing else */
+    if (evt_module_optimize(w.scratch, 0) != EVT_OK)
+        die("evt_module_optimize of an empty module", NULL);
+}
+
+/* Every call's contract: an evt_status; a failure says why; the driver was not misused. */
+static evt_status check(const char *call, evt_status st)
+{
+    if ((unsigned)st > EVT_ERR_BAD_BUFFER)
+        die(call, "returned no evt_status");
+    if (st != EVT_OK && !evt_ctx_last_error(w.ctx)[0]) {
+        fprintf(stderr, "fuzz_launch: %s returned %s with no message\n", call, evt_status_string(st));
+        abort();
+    }
+    if (w.fc.fakecuda_violations()) {
+        fprintf(stderr, "fuzz_launch: %s (%s: %s) misused the driver: %s\n", call, evt_status_string(st),
+                evt_ctx_last_error(w.ctx), w.fc.fakecuda_last_violation());
+        abort();
+    }
+    return st;
+}
+
+static long long i64_at(const unsigned char *p, size_t off)
+{
+    long long v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static int i32_at(const unsigned char *p, size_t off)
+{
+    int v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static void *ptr_at(const unsigned char *p, size_t off)
+{
+    void *v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+/* Bytes of rows rows of cols elements of `elem` bytes, ld apart (0 when empty). */
+static unsigned long long extent(long long rows, long long cols, long long ld, size_t elem)
+{
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    return ((unsigned long long)(rows - 1) * (unsigned long long)ld + (unsigned long long)cols) * elem;
+}
+
+static void expect_inside(const char *what, const char *fn, const void *ptr, unsigned long long bytes)
+{
+    if (bytes && !w.fc.fakecuda_find_alloc(ptr, bytes, NULL, NULL)) {
+        fprintf(stderr, "fuzz_launch: %s launched with %s at %p reaching %llu bytes, past its allocation\n", fn,
+                what, ptr, bytes);
+        abort();
+    }
+}
+
+/* Rows `ld` apart hold `cols` elements without overlapping: what
+ * evt_launch_run promises of every leading dimension it takes. */
+static void expect_row(const char *fn, const char *field, long long ld, long long cols)
+{
+    if (ld < cols) {
+        fprintf(stderr, "fuzz_launch: %s launched with %s = %lld for rows of %lld\n", fn, field, ld, cols);
+        abort();
+    }
+}
+
+/* A kernel reaches no further than the bytes its buffer was bound with:
+ * what evt_launch_run promises to check. */
+static void expect_claimed(const char *what, const char *fn, unsigned long long reach, size_t bytes)
+{
+    if (reach > bytes) {
+        fprintf(stderr, "fuzz_launch: %s launched reaching %llu bytes of %s, bound with %zu\n", fn, reach, what,
+                bytes);
+        abort();
+    }
+}
+
+static void expect_eq(const char *fn, const char *field, long long got, long long want)
+{
+    if (got != want) {
+        fprintf(stderr, "fuzz_launch: %s launched with %s = %lld, bound as %lld\n", fn, field, got, want);
+        abort();
+    }
+}
+
+/* The configuration in an entry point's name (the longest that occurs in it). */
+static const plan_config *config_of(const char *entry)
+{
+    const plan_config *best = NULL;
+    for (int i = 0; i < evt_config_count(); i++) {
+        const char *name = evt_config_name(i);
+        if (strstr(entry, name) && (!best || strlen(name) > strlen(best->name)))
+            best = plan_config_find(name);
+    }
+    return best;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    const size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* Where a TMA map's box can reach: from its address, the last element of
+ * every dimension. */
+static void expect_map_inside(const char *fn, long index)
+{
+    fakecuda_tensor_map t;
+    if (index < 0 || w.fc.fakecuda_get_tensor_map((size_t)index, &t) != 0 || t.result != 0)
+        die("a TMA map the driver did not make was passed to", fn);
+    unsigned long long reach = t.dims[0] * 2;
+    for (unsigned i = 1; i < t.rank; i++)
+        reach += (t.dims[i] - 1) * t.strides[i - 1];
+    expect_inside(t.im2col ? "an im2col map" : "a tiled map", fn, t.address, reach);
+    maps_checked++;
+}
+
+/* Launch record i of a successful run of md: what was packed is what the
+ * model holds, and where every binding is honest, nothing it touches lies
+ * past an allocation. */
+static void check_launch(const model *md, size_t i)
+{
+    fakecuda_launch f;
+    if (w.fc.fakecuda_get_launch(i, &f) != 0)
+        die("a launch record vanished", NULL);
+    if (f.result != 0)
+        die("a run succeeded past a refused launch of", f.function);
+    if (f.nparams < 1 || f.param_size[0] != md->layout.size)
+        die("the argument struct's size disagrees with the kernel's, in", f.function);
+    const unsigned char *a = f.params[0];
+    const int conv = evt_kernel_mainloop(md->k) == EVT_MAINLOOP_CONV2D_FPROP;
+    int honest = md->ops[0].honest && md->ops[1].honest;
+    for (int j = 0; j < md->nin + md->nout; j++)
+        honest &= md->args[j].honest;
+    launches_checked++;
+    launches_in_bounds += honest && ws_honest;
+    const long long M = md->m, N = md->n;
+    long long tiles = 0;
+    for (size_t fi = 0; fi < md->layout.nfields; fi++) {
+        const cg_field *fd = &md->layout.fields[fi];
+        const size_t off = fd->offset;
+        switch (fd->role) {
+        case CG_ROLE_OPERAND:
+            expect_eq(f.function, fd->name, (long long)(uintptr_t)ptr_at(a, off),
+                      (long long)(uintptr_t)md->ops[fd->index].ptr);
+            break;
+        case CG_ROLE_OPERAND_LD: {
+            /* the contiguous extent: K of a row-major A or column-major B, else M or N */
+            const int col = evt_kernel_operand(md->k, (size_t)fd->index)->layout == EVT_LAYOUT_COL;
+            expect_eq(f.function, fd->name, i64_at(a, off), md->ops[fd->index].ld);
+            expect_row(f.function, fd->name, i64_at(a, off),
+                       fd->index == 0 ? (col ? M : md->k_) : (col ? md->k_ : N));
+            break;
+        }
+        case CG_ROLE_M:
+            expect_eq(f.function, fd->name, i32_at(a, off), M);
+            break;
+        case CG_ROLE_N:
+            expect_eq(f.function, fd->name, i32_at(a, off), N);
+            break;
+        case CG_ROLE_INPUT:
+        case CG_ROLE_OUTPUT: {
+            const int j = fd->role == CG_ROLE_INPUT ? fd->index : md->nin + fd->index;
+            const evt_arg_info *ai = arg(md, j);
+            expect_eq(f.function, fd->name, (long long)(uintptr_t)ptr_at(a, off),
+                      (long long)(uintptr_t)md->args[j].ptr);
+            const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
+            const long long ld = ai->shape == EVT_SHAPE_MN ? md->args[j].ld : cols;
+            const unsigned long long reach = extent(rows, cols, ld, evt_elem_size(ai->elem));
+            expect_claimed(ai->name, f.function, reach, md->args[j].bytes);
+            if (honest)
+                expect_inside(ai->name, f.function, md->args[j].ptr, reach);
+            break;
+        }
+        case CG_ROLE_INPUT_LD:
+            expect_eq(f.function, fd->name, i64_at(a, off), md->args[fd->index].ld);
+            expect_row(f.function, fd->name, i64_at(a, off), N);
+            break;
+        case CG_ROLE_OUTPUT_LD:
+            expect_eq(f.function, fd->name, i64_at(a, off), md->args[md->nin + fd->index].ld);
+            if (arg(md, md->nin + fd->index)->shape == EVT_SHAPE_MN)
+                expect_row(f.function, fd->name, i64_at(a, off), N);
+            break;
+        case CG_ROLE_WORKSPACE: {
+            const evt_arg_info *ai = arg(md, md->nin + fd->index);
+            const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
+            if (ws_honest)
+                expect_inside("a reduction's words", f.function, ptr_at(a, off),
+                              (unsigned long long)(rows * cols) * 4);
+            break;
+        }
+        case CG_ROLE_SIZE:
+        case CG_ROLE_PARAM:
+            break;
+        }
+    }
+    /* the operands, from the packed problem */
+    unsigned long long reach[2];
+    if (!conv) {
+        const long long m = i32_at(a, 16), n = i32_at(a, 20), k = i32_at(a, 24);
+        const int a_col = evt_kernel_operand(md->k, 0)->layout == EVT_LAYOUT_COL;
+        const int b_col = evt_kernel_operand(md->k, 1)->layout == EVT_LAYOUT_COL;
+        reach[0] = a_col ? extent(k, m, i64_at(a, 32), 2) : extent(m, k, i64_at(a, 32), 2);
+        reach[1] = b_col ? extent(n, k, i64_at(a, 40), 2) : extent(k, n, i64_at(a, 40), 2);
+    } else {
+        long long z[15];
+        for (int s = 0; s < 15; s++)
+            z[s] = i32_at(a, 16 + 4 * (size_t)s);
+        reach[0] = extent(z[0] * z[1] * z[2], z[3], z[3], 2);
+        reach[1] = extent(z[4], z[5] * z[6] * z[3], z[5] * z[6] * z[3], 2);
+    }
+    for (int o = 0; o < 2; o++) {
+        const char *name = evt_kernel_operand(md->k, (size_t)o)->name;
+        expect_claimed(name, f.function, reach[o], md->ops[o].bytes);
+        if (honest)
+            expect_inside(name, f.function, ptr_at(a, 8 * (size_t)o), reach[o]);
+    }
+    if (ends_with(f.function, "_reduce_init") || ends_with(f.function, "_reduce_finish"))
+        return;
+    /* a main entry: the grid against the tiles, split-K's slots, the maps */
+    const plan_config *c = config_of(f.function);
+    if (!c)
+        die("no configuration in the entry point's name", f.function);
+    tiles = plan_config_tiles(c, M, N);
+    const int split = strstr(f.function, "_splitk_") != NULL, sum = strstr(f.function, "_splitsum_") != NULL;
+    if (split || sum) {
+        const int splits = i32_at(f.params[2], 0);
+        if (f.nparams != 3 || splits < 2 || splits > 1 << 20)
+            die("split-K parameters of", f.function);
+        if ((long long)f.grid[0] != (split ? tiles * splits : tiles))
+            die("the split-K grid is not tiles x splits (or tiles) in", f.function);
+        if (ws_honest)
+            expect_inside("split-K's slots", f.function, ptr_at(f.params[1], 0),
+                      (unsigned long long)tiles * (unsigned long long)splits * (unsigned long long)(c->bm * c->bn) * 4);
+    } else if ((long long)f.grid[0] > tiles ||
+               (!plan_config_persistent(c) && (long long)f.grid[0] != tiles)) {
+        fprintf(stderr, "fuzz_launch: %s launched %u CTAs for %lld tiles\n", f.function, f.grid[0], tiles);
+        abort();
+    }
+    if (f.nparams == 2 && f.param_size[1] == 384 && honest)
+        for (int mi = 0; mi < 3; mi++) {
+            const long index = w.fc.fakecuda_tensor_map_of(f.params[1] + 128 * mi);
+            if (index >= 0)
+                expect_map_inside(f.function, index);
+        }
+}
+
+/* Every launch since record `from`, of runs of md that succeeded in a
+ * workspace that is honest or not; of one run (not a benchmark's several,
+ * which a failed tensor map may plan apart), the main entry's grid is the
+ * plan's. */
+static void check_run(const model *md, size_t from, int honest_ws, int one_run)
+{
+    ws_honest = honest_ws;
+    const size_t to = w.fc.fakecuda_launch_count();
+    for (size_t i = from; i < to; i++)
+        check_launch(md, i);
+    const char *plan = evt_launch_plan(md->l);
+    if (to > from && !plan)
+        die("a run that launched has no plan", NULL);
+    const char *g = plan ? strstr(plan, " grid ") : NULL;
+    const long long grid = g ? strtoll(g + 6, NULL, 10) : -1;
+    for (size_t i = from; one_run && i < to; i++) {
+        fakecuda_launch f;
+        w.fc.fakecuda_get_launch(i, &f);
+        if (!ends_with(f.function, "_reduce_init") && !ends_with(f.function, "_reduce_finish") &&
+            !strstr(f.function, "_splitsum_") && (long long)f.grid[0] != grid) {
+            fprintf(stderr, "fuzz_launch: %s launched %u CTAs, its plan says \"%s\"\n", f.function, f.grid[0], plan);
+            abort();
+        }
+    }
+}
+
+/* ---- the calls ------------------------------------------------------------------ */
+
+static const char *const bogus_names[] = {"", "nope", "acc", "M", "alpha", "d ", "D"};
+
+/* A leading dimension for rows of `ext` elements: ext, or a little more. */
+static long long padded(long long ext, rd *r)
+{
+    static const long long pads[] = {0, 0, 1, 8, 64};
+    const long long pad = pads[pick(r, 5)];
+    return ext > LLONG_MAX - pad ? ext : ext + pad;
+}
+
+static void set_gemm(model *md, rd *r, int sane)
+{
+    long long m, n, k;
+    const evt_operand_info *oa = evt_kernel_operand(md->k, 0), *ob = evt_kernel_operand(md->k, 1);
+    if (sane) {
+        m = modest(r), n = modest(r), k = modest(r);
+    } else {
+        m = hostile(r), n = hostile(r), k = hostile(r);
+    }
+    /* leading dimensions: the contiguous extent, padded, or anything */
+    const long long a_ext = oa->layout == EVT_LAYOUT_COL ? m : k, b_ext = ob->layout == EVT_LAYOUT_COL ? k : n;
+    const long long lda = sane || u8(r) < 200 ? padded(a_ext, r) : hostile(r);
+    const long long ldb = sane || u8(r) < 200 ? padded(b_ext, r) : hostile(r);
+    const long long a_rows = oa->layout == EVT_LAYOUT_COL ? k : m, b_rows = ob->layout == EVT_LAYOUT_COL ? n : k;
+    const unsigned long long a_need = extent(a_rows, a_ext, lda, 2), b_need = extent(b_rows, b_ext, ldb, 2);
+    buf A = pointer(r, a_need > SIZE_MAX / 2 ? 0 : (size_t)a_need);
+    buf B = pointer(r, b_need > SIZE_MAX / 2 ? 0 : (size_t)b_need);
+    clear_error();
+    if (check("evt_launch_set_gemm", evt_launch_set_gemm(md->l, m, n, k, A.ptr, lda, A.bytes, B.ptr, ldb, B.bytes)) ==
+        EVT_OK) {
+        md->problem = 1;
+        md->m = m, md->n = n, md->k_ = k;
+        A.ld = lda, B.ld = ldb;
+        md->ops[0] = A, md->ops[1] = B;
+    }
+}
+
+static void set_conv(model *md, rd *r, int sane)
+{
+    evt_conv_problem c;
+    if (sane) {
+        static const long long hw[] = {1, 3, 7, 8, 14, 28, 56};
+        static const long long ch[] = {1, 3, 8, 16, 64, 128};
+        c.n = 1 + pick(r, 4);
+        c.h = hw[pick(r, 7)], c.w = hw[pick(r, 7)];
+        c.c = ch[pick(r, 6)], c.k = ch[pick(r, 6)] * (1 + pick(r, 2));
+        /* pads, strides and dilations past what TMA's im2col boxes take
+         * (corners within -128..127, element strides up to 8) now and then */
+        static const int pads[] = {0, 0, 1, 1, 2, 3, 127, 128, 200};
+        static const int steps[] = {1, 1, 1, 2, 2, 3, 8, 9};
+        c.r = 1 + 2 * pick(r, 2), c.s = 1 + 2 * pick(r, 2);
+        c.pad_h = pads[pick(r, 9)], c.pad_w = pads[pick(r, 9)];
+        c.stride_h = steps[pick(r, 8)], c.stride_w = steps[pick(r, 8)];
+        c.dil_h = steps[pick(r, 8)], c.dil_w = steps[pick(r, 8)];
+    } else {
+        c.n = hostile(r), c.h = hostile(r), c.w = hostile(r), c.c = hostile(r);
+        c.k = hostile(r), c.r = hostile(r), c.s = hostile(r);
+        c.pad_h = (int)hostile(r), c.pad_w = (int)hostile(r);
+        c.stride_h = (int)hostile(r), c.stride_w = (int)hostile(r);
+        c.dil_h = (int)hostile(r), c.dil_w = (int)hostile(r);
+    }
+    long long p = 0, q = 0;
+    unsigned long long x_need = 0, w_need = 0;
+    if (evt_conv_output_size(&c, &p, &q) == EVT_OK && c.n < (1 << 20) && c.h < (1 << 20) && c.w < (1 << 20) &&
+        c.c < (1 << 20) && c.k < (1 << 20) && c.r < (1 << 10) && c.s < (1 << 10)) {
+        x_need = (unsigned long long)(c.n * c.h * c.w) * (unsigned long long)c.c * 2;
+        w_need = (unsigned long long)(c.k * c.r * c.s) * (unsigned long long)c.c * 2;
+    }
+    buf X = pointer(r, x_need > SIZE_MAX / 2 ? 0 : (size_t)x_need);
+    buf W = pointer(r, w_need > SIZE_MAX / 2 ? 0 : (size_t)w_need);
+    clear_error();
+    if (check("evt_launch_set_conv", evt_launch_set_conv(md->l, &c, X.ptr, X.bytes, W.ptr, W.bytes)) == EVT_OK) {
+        if (evt_conv_output_size(&c, &p, &q) != EVT_OK)
+            die("set_conv took a problem evt_conv_output_size refuses", NULL);
+        md->problem = 1;
+        md->conv = c;
+        md->p = p, md->q = q;
+        md->m = c.n * p * q, md->n = c.k, md->k_ = c.r * c.s * c.c;
+        X.ld = c.c, W.ld = c.c;
+        md->ops[0] = X, md->ops[1] = W;
+    }
+}
+
+static void bind_one(model *md, rd *r, int j, int sane)
+{
+    const evt_arg_info *ai = arg(md, j);
+    const long long rows = ai->shape & EVT_SHAPE_M ? md->m : 1, cols = ai->shape & EVT_SHAPE_N ? md->n : 1;
+    long long ld = ai->shape == EVT_SHAPE_MN ? padded(cols, r) : 0;
+    if (!sane && u8(r) >= 200)
+        ld = hostile(r);
+    const unsigned long long need = extent(rows, cols, ai->shape == EVT_SHAPE_MN ? ld : cols, evt_elem_size(ai->elem));
+    buf b = pointer(r, need > SIZE_MAX / 2 ? 0 : (size_t)need);
+    b.ld = ld;
+    clear_error();
+    if (check("evt_launch_bind", evt_launch_bind(md->l, ai->name, b.ptr, b.bytes, ld)) == EVT_OK)
+        md->args[j] = b;
+}
+
+static void bind(model *md, rd *r)
+{
+    const unsigned c = u8(r);
+    if (c < 230) {
+        bind_one(md, r, (int)pick(r, (unsigned)(md->nin + md->nout)), 0);
+        return;
+    }
+    /* a name that is none of its inputs and outputs: a param's, made up, or NULL */
+    const char *name = c < 240 && md->nparam ? evt_epilogue_arg(md->e, EVT_ARG_PARAM, pick(r, (unsigned)md->nparam))->name
+                       : c < 250 ? bogus_names[pick(r, sizeof bogus_names / sizeof bogus_names[0])]
+                                 : NULL;
+    clear_error();
+    if (check("evt_launch_bind", evt_launch_bind(md->l, name, w.pool[0], 1, 0)) == EVT_OK)
+        die("evt_launch_bind took a name that is no input or output", name);
+}
+
+static void set_param(model *md, rd *r)
+{
+    static const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 1e30f, -1e-30f, INFINITY, -INFINITY, NAN};
+    const unsigned c = u8(r);
+    const char *name = c < 200 && md->nparam ? evt_epilogue_arg(md->e, EVT_ARG_PARAM, pick(r, (unsigned)md->nparam))->name
+                       : c < 240 ? bogus_names[pick(r, sizeof bogus_names / sizeof bogus_names[0])]
+                                 : NULL;
+    clear_error();
+    check("evt_launch_set_param", evt_launch_set_param(md->l, name, values[pick(r, 10)]));
+}
+
+static void set_tuning(model *md, rd *r)
+{
+    const unsigned c = u8(r);
+    const int n = evt_config_count();
+    const char *config = c < 100 ? NULL : c < 240 ? evt_config_name((int)pick(r, (unsigned)n)) : "sm99_nonsense";
+    static const int splits[] = {0, 0, 1, 2, 3, 4, 7, 64, -1, INT_MAX, INT_MIN};
+    static const int groups[] = {0, 0, 1, 2, 4, 8, 16, 3, -1, 32};
+    evt_tuning t = {.config = config, .split_k = splits[pick(r, 11)], .row_group = groups[pick(r, 10)],
+                    .ignore_records = (int)pick(r, 2)};
+    clear_error();
+    if (u8(r) < 240)
+        check("evt_launch_set_tuning", evt_launch_set_tuning(md->l, u8(r) < 20 ? NULL : &t));
+    else
+        check("evt_ctx_set_tuning", evt_ctx_set_tuning(w.ctx, &t));
+}
+
+static void *stream_of(rd *r)
+{
+    return capturing || u8(r) < 128 ? w.stream : NULL;
+}
+
+static void run(model *md, rd *r)
+{
+    const size_t from = w.fc.fakecuda_launch_count(), allocs = w.fc.fakecuda_alloc_count();
+    clear_error();
+    const evt_status st = check("evt_launch_run", evt_launch_run(md->l, stream_of(r)));
+    if (st != EVT_OK)
+        return;
+    check_run(md, from, 1, 1);
+    if (w.fc.fakecuda_alloc_count() > allocs + 1)
+        die("a run allocated twice", NULL);
+    fakecuda_alloc a;
+    size_t bytes = 0;
+    if (w.fc.fakecuda_alloc_count() == allocs + 1 && w.fc.fakecuda_get_alloc(allocs, &a) == 0 && a.result == 0 &&
+        !injected && evt_launch_workspace_size(md->l, &bytes) == EVT_OK && bytes != a.bytes) {
+        fprintf(stderr, "fuzz_launch: a run allocated %zu bytes of workspace, evt_launch_workspace_size says %zu\n",
+                a.bytes, bytes);
+        abort();
+    }
+}
+
+/* The workspace evt_launch_workspace_size asks for, from the pool: enough for a run in it. */
+static void run_in_workspace(model *md, rd *r)
+{
+    size_t bytes = 0;
+    clear_error();
+    if (check("evt_launch_workspace_size", evt_launch_workspace_size(md->l, &bytes)) != EVT_OK)
+        return;
+    void *ws = NULL;
+    size_t give = bytes;
+    const unsigned c = u8(r);
+    if (bytes > 0) {
+        int i = 0;
+        while (i < NPOOL && pool_size[i] < bytes)
+            i++;
+        if (i == NPOOL)
+            return;
+        ws = w.pool[i];
+        if (c >= 240) /* too small, or misaligned */
+            give = c & 1 ? bytes - 1 : bytes;
+        if (c >= 240 && !(c & 1))
+            ws = (char *)ws + 16;
+        if (c >= 240 && !(c & 1) && pool_size[i] - 16 < bytes)
+            return;
+    }
+    const size_t from = w.fc.fakecuda_launch_count(), allocs = w.fc.fakecuda_alloc_count();
+    clear_error();
+    const evt_status st = check("evt_launch_run_with_workspace",
+                                evt_launch_run_with_workspace(md->l, stream_of(r), ws, give));
+    if (st == EVT_ERR_BAD_BUFFER && c < 240 && !injected)
+        die("a run in the workspace evt_launch_workspace_size asked for was refused", evt_ctx_last_error(w.ctx));
+    if (st != EVT_OK)
+        return;
+    if (w.fc.fakecuda_alloc_count() != allocs)
+        die("a run in a caller's workspace allocated", NULL);
+    check_run(md, from, 1, 1);
+}
+
+static void run_hostile_workspace(model *md, rd *r)
+{
+    buf b = pointer(r, (size_t)u32(r));
+    clear_error();
+    const size_t from = w.fc.fakecuda_launch_count();
+    if (check("evt_launch_run_with_workspace", evt_launch_run_with_workspace(md->l, stream_of(r), b.ptr, b.bytes)) ==
+        EVT_OK)
+        check_run(md, from, b.honest && b.ptr, 1);
+}
+
+static void benchmark(model *md, rd *r)
+{
+    if (capturing)
+        return; /* it synchronizes: a caller's error under capture, not evt's */
+    double ms = -1;
+    const int warmup = (int)pick(r, 3) - (u8(r) > 250), reps = (int)pick(r, 4) - (u8(r) > 250);
+    const size_t from = w.fc.fakecuda_launch_count();
+    clear_error();
+    const evt_status st = check("evt_launch_benchmark", evt_launch_benchmark(md->l, stream_of(r), warmup, reps, &ms));
+    if (st == EVT_OK) {
+        if (!(ms >= 0))
+            die("a benchmark's median is negative or NaN", NULL);
+        check_run(md, from, 1, 0);
+    }
+}
+
+/* The world around the calls: the device, a capture, a failing driver call. */
+static void environment(rd *r)
+{
+    const unsigned c = pick(r, 4);
+    if (c == 0) {
+        w.fc.fakecuda_set_current((int)pick(r, NDEVICES));
+    } else if (c == 1 && !capturing && !injected) {
+        /* global mode, PyTorch's default, or relaxed */
+        capturing = w.fc.cuStreamBeginCapture(w.stream, u8(r) & 1 ? 2 : 0) == 0;
+    } else if (c == 2 && capturing) {
+        void *graph;
+        if (w.fc.cuStreamEndCapture(w.stream, &graph) != 0)
+            die("evt invalidated a capture", NULL);
+        capturing = 0;
+    } else if (c == 3 && !capturing) {
+        static const int codes[] = {1, 2, 200, 201, 209, 400, 500, 700, 999};
+        w.fc.fakecuda_fail("*", 1 + pick(r, 24), codes[pick(r, 9)]);
+        injected = 1;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    init();
+    rd r = {data, size};
+    w.fc.fakecuda_reset();
+    w.fc.fakecuda_set_current(0);
+    evt_ctx_set_tuning(w.ctx, NULL);
+    capturing = injected = 0;
+    for (int i = 0; i < NLAUNCHES; i++)
+        model_create(&L[i], &r);
+    for (int step = 0; step < MAX_STEPS && r.n; step++) {
+        model *md = &L[pick(&r, NLAUNCHES)];
+        switch (pick(&r, 16)) {
+        case 0: set_gemm(md, &r, 0); break;
+        case 1: set_gemm(md, &r, 1); break;
+        case 2: set_conv(md, &r, 0); break;
+        case 3: set_conv(md, &r, 1); break;
+        case 4: bind(md, &r); break;
+        case 5: /* everything, as the problem needs */
+            for (int j = 0; j < md->nin + md->nout; j++)
+                bind_one(md, &r, j, 1);
+            break;
+        case 6: set_param(md, &r); break;
+        case 7: set_tuning(md, &r); break;
+        case 8: case 9: run(md, &r); break;
+        case 10: run_in_workspace(md, &r); break;
+        case 11: run_hostile_workspace(md, &r); break;
+        case 12: benchmark(md, &r); break;
+        case 13: environment(&r); break;
+        case 14: model_create(md, &r); break;
+        case 15: {
+            const char *p = evt_launch_plan(md->l);
+            if (p && !strstr(p, " grid "))
+                die("a plan without its grid", p);
+            break;
+        }
+        }
+    }
+    if (capturing) {
+        void *graph;
+        if (w.fc.cuStreamEndCapture(w.stream, &graph) != 0)
+            die("evt invalidated a capture", NULL);
+    }
+    w.fc.fakecuda_fail(NULL, 0, 0);
+    for (int i = 0; i < NLAUNCHES; i++) {
+        evt_launch_destroy(L[i].l);
+        L[i].l = NULL;
+    }
+    if (w.fc.fakecuda_live_allocs(NULL) != w.live_allocs)
+        die("a launch's workspace outlived it", NULL);
+    if (w.fc.fakecuda_live_events() != 0)
+        die("a benchmark's events outlived it", NULL);
+    if (w.fc.fakecuda_violations())
+        die("the driver was misused", w.fc.fakecuda_last_violation());
+    return 0;
+}
+
+#ifdef FUZZ_LAUNCH_MAIN
+#include <dirent.h>
+#include <sys/stat.h>
+
+static int replay_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    static uint8_t buf[1 << 16];
+    const size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    LLVMFuzzerTestOneInput(buf, n);
+    return 1;
+}
+
+/* Replays every file under PATH (a file or a folder); the count. */
+static long replay(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "fuzz_launch: no %s\n", path);
+        exit(1);
+    }
+    if (!S_ISDIR(st.st_mode))
+        return replay_file(path);
+    DIR *d = opendir(path);
+    long n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char sub[4096];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        n += replay(sub);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    long runs = 0, files = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "-runs=", 6) == 0)
+            runs = strtol(argv[i] + 6, NULL, 10);
+        else
+            files += replay(argv[i]);
+    }
+    /* random inputs from a fixed seed: the same every time */
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    uint8_t buf[512];
+    for (long i = 0; i < runs; i++) {
+        const size_t n = (size_t)(i % 512);
+        for (size_t j = 0; j < n; j++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            buf[j] = (uint8_t)(s >> 24);
+        }
+        LLVMFuzzerTestOneInput(buf, n);
+    }
+    evt_module_destroy(w.scratch);
+    evt_module_destroy(w.m);
+    for (int i = 0; i < NPOOL; i++)
+        evt_device_free(w.ctx, w.pool[i]);
+    if (w.stream)
+        w.fc.cuStreamDestroy(w.stream);
+    evt_ctx_destroy(w.ctx);
+    printf("fuzz_launch: %ld files and %ld random inputs, no failure; %ld launches checked, %ld with "
+           "every extent, %ld TMA maps\n",
+           files, runs, launches_checked, launches_in_bounds, maps_checked);
+    return 0;
+}
+#endif

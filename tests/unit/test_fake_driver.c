@@ -1,0 +1,1194 @@
+/*
+ * test_fake_driver.c - the launch path after validation, on the stand-in
+ * driver (tests/fakecuda): for GEMMs and convs on an sm_90a and an sm_80
+ * device, the configuration picked, the grid against the tile count, the
+ * block, the dynamic shared memory and its attribute, the TMA maps'
+ * arguments, the workspace allocated and the argument struct packed, byte
+ * by byte at offsets written out here by hand from codegen/layout.c's
+ * rules; then benchmarking, device memory, graph capture, and every driver
+ * call failing in turn.
+ *
+ * The kernels are compiled by the real NVRTC, so each parameter's size is
+ * the cubin's own (the fake reads its KPARAM_INFO).  NVRTC runs in a child
+ * process that goes through the same tests first and fills a temporary
+ * disk cache; the tests proper then load every cubin from it, so NVRTC's
+ * threads never run in the process LeakSanitizer checks (see
+ * docs/architecture.md on LeakSanitizer and NVRTC).
+ */
+#define _GNU_SOURCE /* mkdtemp, nftw */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <evt/evt.h>
+#include "codegen/nvrtc.h"
+#include "plan/plan.h"
+#define FAKECUDA_OPEN
+#include "tests/fakecuda/fakecuda.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char source[] =
+    "epilogue full {\n"
+    "    param alpha : f32 = 1.0\n"
+    "    param beta  : f32\n"
+    "    in  bias : f16[N]\n"
+    "    in  res  : f16[M, N]\n"
+    "    out d    : f16[M, N] = relu(alpha * acc + bias) * beta + res\n"
+    "    out amax : f32 = reduce_max(abs(acc))\n"
+    "    out rsum : f32[M] = reduce_sum(acc, N)\n"
+    "}\n"
+    "epilogue scaled {\n"
+    "    param scale : f32 = 0.5\n"
+    "    out y : bf16[M, N] = acc * scale\n"
+    "}\n"
+    "epilogue residual {\n"
+    "    in  bias : f16[N]\n"
+    "    in  res  : f16[M, N]\n"
+    "    out y    : f16[M, N] = relu(acc + bias) + res\n"
+    "}\n"
+    "kernel tn   = gemm(a: f16 row, b: f16 col, acc: f32) with full\n"
+    "kernel nt   = gemm(a: bf16 col, b: bf16 row, acc: f32) with scaled\n"
+    "kernel tnb  = gemm(a: bf16 row, b: bf16 col, acc: f32) with scaled\n"
+    "kernel conv = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n";
+
+/* The argument structs, as codegen/layout.c lays them out: C's alignment,
+ * the mainloop's struct first.  evt_gemm_args is a, b (pointers), m, n, k
+ * (int), lda, ldb (long long); evt_conv_args x, w, then 15 ints. */
+enum {
+    G_A = 0, G_B = 8, G_M = 16, G_N = 20, G_K = 24, G_LDA = 32, G_LDB = 40,
+    /* full: in bias, in res + ld, params alpha beta, out d + ld, out amax + ws, out rsum + ws, m, n */
+    FULL_BIAS = 48, FULL_RES = 56, FULL_LD_RES = 64, FULL_ALPHA = 72, FULL_BETA = 76, FULL_D = 80,
+    FULL_LD_D = 88, FULL_AMAX = 96, FULL_WS_AMAX = 104, FULL_RSUM = 112, FULL_WS_RSUM = 120,
+    FULL_M = 128, FULL_N = 132, FULL_SIZE = 136,
+    /* scaled: param scale, out y + ld, m, n */
+    SC_SCALE = 48, SC_Y = 56, SC_LD_Y = 64, SC_M = 72, SC_N = 76, SC_SIZE = 80,
+    /* conv: x, w, n h wd c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
+    C_X = 0, C_W = 8, C_SIZES = 16,
+    /* residual after evt_conv_args (76 bytes, padded to 80): bias, res + ld, y + ld, m, n */
+    RES_BIAS = 80, RES_RES = 88, RES_LD_RES = 96, RES_Y = 104, RES_LD_Y = 112, RES_M = 120,
+    RES_N = 124, RES_SIZE = 128
+};
+
+/* The devices: an H100-like sm_90a, an A100-like sm_80, and an sm_90a of 8
+ * SMs, on which problems small enough to run by the dozen get the same
+ * configurations as 4096^3 on 132 SMs. */
+#define DEVICES "9.0x132,8.0x108,9.0x8"
+enum { DEV_SM90 = 0, DEV_SM80 = 1, DEV_SMALL = 2, SMS_SM90 = 132, SMS_SM80 = 108 };
+static const int optin[3] = {227 * 1024, 163 * 1024, 227 * 1024}; /* by device */
+
+/* CUtensorMap enums (cuda.h) */
+enum { TMAP_F16 = 6, TMAP_BF16 = 9, SWIZZLE_NONE = 0, SWIZZLE_128B = 3, L2_128B = 2 };
+
+static fakecuda_api fc;
+/* Where the tests' buffers come from, as a program's own CUDA runtime: a
+ * context of its own, so that the contexts under test load the driver in
+ * their first run. */
+static evt_ctx *mem;
+/* Whether NVRTC is here: without it the fake's NVRTC stands in (its
+ * images declare the same entry points and parameters, so only the check
+ * against real cubins is lost). */
+static int have_nvrtc;
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static evt_ctx *new_ctx(void)
+{
+    evt_ctx *ctx = evt_ctx_create();
+    assert_non_null(ctx);
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA), EVT_OK);
+    if (!have_nvrtc)
+        assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    return ctx;
+}
+
+static evt_module *parse(evt_ctx *ctx)
+{
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "fake.evt", source, strlen(source), &m), EVT_OK);
+    assert_int_equal(evt_module_optimize(m, 2), EVT_OK);
+    return m;
+}
+
+static evt_launch *launch_of(evt_module *m, const char *kernel)
+{
+    evt_launch *l = NULL;
+    assert_int_equal(evt_launch_create(m, evt_module_find_kernel(m, kernel), &l), EVT_OK);
+    return l;
+}
+
+/* Device memory of the fake, from `mem`. */
+typedef struct bufs {
+    evt_ctx *ctx;
+    void *p[8];
+    int n;
+} bufs;
+
+static void *dev(bufs *b, size_t bytes)
+{
+    assert_true(b->n < 8);
+    void *p = NULL;
+    assert_int_equal(evt_device_alloc(b->ctx, bytes, &p), EVT_OK);
+    return b->p[b->n++] = p;
+}
+
+static void free_bufs(bufs *b)
+{
+    for (int i = 0; i < b->n; i++)
+        assert_int_equal(evt_device_free(b->ctx, b->p[i]), EVT_OK);
+    b->n = 0;
+}
+
+static void expect_ok(evt_ctx *ctx, evt_status st)
+{
+    if (st != EVT_OK)
+        fprintf(stderr, "%s: %s (violation: %s)\n", evt_status_string(st), evt_ctx_last_error(ctx),
+                fc.fakecuda_last_violation());
+    assert_int_equal(st, EVT_OK);
+}
+
+static long long i64_at(const unsigned char *p, size_t off)
+{
+    long long v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static int i32_at(const unsigned char *p, size_t off)
+{
+    int v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static float f32_at(const unsigned char *p, size_t off)
+{
+    float v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static void *ptr_at(const unsigned char *p, size_t off)
+{
+    void *v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+/* The launches since the last reset, each checked to have succeeded. */
+static size_t launches(fakecuda_launch *out, size_t max)
+{
+    const size_t n = fc.fakecuda_launch_count();
+    assert_true(n <= max);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(fc.fakecuda_get_launch(i, &out[i]), 0);
+        assert_int_equal(out[i].result, 0);
+    }
+    return n;
+}
+
+/* The one cuMemAlloc since the reset: its size, and its base. */
+static unsigned long long one_alloc(size_t bytes)
+{
+    assert_int_equal(fc.fakecuda_alloc_count(), 1);
+    fakecuda_alloc a;
+    assert_int_equal(fc.fakecuda_get_alloc(0, &a), 0);
+    assert_int_equal(a.result, 0);
+    assert_int_equal(a.bytes, bytes);
+    return a.ptr;
+}
+
+static long long ceil_div(long long a, long long b)
+{
+    return (a + b - 1) / b;
+}
+
+/*
+ * A main entry's launch as configuration `name` must make it: its entry
+ * point, `grid` CTAs of the configuration's threads, its shared memory,
+ * within the device's limit and, over 48 KiB, opted into with
+ * cuFuncSetAttribute before the launch; the argument struct of
+ * `args_size` bytes first.
+ */
+static void expect_main(const fakecuda_launch *l, const char *entry, const char *config, long long grid,
+                        int device, size_t args_size)
+{
+    const plan_config *c = plan_config_find(config);
+    assert_non_null(c);
+    assert_string_equal(l->function, entry);
+    assert_int_equal(l->grid[0], grid);
+    assert_int_equal(l->grid[1], 1);
+    assert_int_equal(l->grid[2], 1);
+    assert_int_equal(l->block[0], c->threads);
+    assert_int_equal(l->block[1] * l->block[2], 1);
+    assert_int_equal(l->shared_bytes, c->smem_bytes);
+    assert_true(l->shared_bytes <= (unsigned)optin[device]);
+    assert_int_equal(l->device, device);
+    assert_true(l->nparams >= 1);
+    assert_int_equal(l->param_size[0], args_size);
+    int opted = 0;
+    for (size_t i = 0; i < fc.fakecuda_attribute_count(); i++) {
+        fakecuda_attribute a;
+        fc.fakecuda_get_attribute(i, &a);
+        if (strcmp(a.function, entry) == 0 && a.attribute == 8 /* MAX_DYNAMIC_SHARED */) {
+            assert_int_equal(a.result, 0);
+            assert_int_equal(a.value, c->smem_bytes);
+            opted = 1;
+        }
+    }
+    assert_int_equal(opted, c->smem_bytes > 48 * 1024);
+}
+
+/* A reduction kernel's launch: `words` words, 256 threads each, at most 1024 CTAs. */
+static void expect_reduce(const fakecuda_launch *l, const char *entry, long long words, size_t args_size)
+{
+    assert_string_equal(l->function, entry);
+    assert_int_equal(l->grid[0], ceil_div(words, 256) < 1024 ? ceil_div(words, 256) : 1024);
+    assert_int_equal(l->block[0], 256);
+    assert_int_equal(l->shared_bytes, 0);
+    assert_int_equal(l->nparams, 1);
+    assert_int_equal(l->param_size[0], args_size);
+}
+
+/* A recorded tiled map of a 2D 16-bit tensor of rows x k elements, ld apart. */
+static void expect_tiled(long index, int dtype, const void *addr, long long k, long long rows, long long ld,
+                         unsigned box0, unsigned box1, int swizzle)
+{
+    fakecuda_tensor_map t;
+    assert_true(index >= 0);
+    assert_int_equal(fc.fakecuda_get_tensor_map((size_t)index, &t), 0);
+    assert_int_equal(t.result, 0);
+    assert_int_equal(t.im2col, 0);
+    assert_int_equal(t.dtype, dtype);
+    assert_int_equal(t.rank, 2);
+    assert_ptr_equal(t.address, addr);
+    assert_int_equal(t.dims[0], k);
+    assert_int_equal(t.dims[1], rows);
+    assert_int_equal(t.strides[0], ld * 2);
+    assert_int_equal(t.box[0], box0);
+    assert_int_equal(t.box[1], box1);
+    assert_int_equal(t.elem_strides[0], 1);
+    assert_int_equal(t.elem_strides[1], 1);
+    assert_int_equal(t.interleave, 0);
+    assert_int_equal(t.swizzle, swizzle);
+    assert_int_equal(t.l2_promotion, L2_128B);
+    assert_int_equal(t.oob_fill, 0);
+}
+
+/* ---- fixture ----------------------------------------------------------- */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    if (fakecuda_open(EVT_FAKECUDA, &fc) != 0) {
+        fprintf(stderr, "cannot open %s: %s\n", EVT_FAKECUDA, dlerror());
+        return -1;
+    }
+    if (fc.fakecuda_configure(DEVICES) != 0 || !(mem = evt_ctx_create()))
+        return -1;
+    return evt_ctx_set_library_path(mem, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA) == EVT_OK ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    evt_ctx_destroy(mem);
+    dlclose(fc.handle);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    fc.fakecuda_reset();
+    fc.fakecuda_set_current(DEV_SM90);
+    return 0;
+}
+
+/* ---- GEMMs ------------------------------------------------------------- */
+
+/* Binds the `full` epilogue of an m x n problem; bias, res, d, amax, rsum at b->p[2..6]. */
+static void bind_full(evt_launch *l, bufs *b, long long m, long long n, long long ld)
+{
+    const size_t mn = ((size_t)(m - 1) * (size_t)ld + (size_t)n) * 2;
+    assert_int_equal(evt_launch_bind(l, "bias", dev(b, (size_t)n * 2), (size_t)n * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "res", dev(b, mn), mn, ld), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "d", dev(b, mn), mn, ld), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "amax", dev(b, 4), 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "rsum", dev(b, (size_t)m * 4), (size_t)m * 4, 0), EVT_OK);
+}
+
+/* The `full` struct of a GEMM as bound by bind_full after set_gemm with
+ * A, B at b->p[0], b->p[1]; the workspace's words at ws. */
+static void expect_full_args(const unsigned char *args, const bufs *b, long long m, long long n, long long k,
+                             long long lda, long long ldb, long long ld, float alpha, float beta,
+                             unsigned long long ws)
+{
+    assert_ptr_equal(ptr_at(args, G_A), b->p[0]);
+    assert_ptr_equal(ptr_at(args, G_B), b->p[1]);
+    assert_int_equal(i32_at(args, G_M), m);
+    assert_int_equal(i32_at(args, G_N), n);
+    assert_int_equal(i32_at(args, G_K), k);
+    assert_int_equal(i64_at(args, G_LDA), lda);
+    assert_int_equal(i64_at(args, G_LDB), ldb);
+    assert_ptr_equal(ptr_at(args, FULL_BIAS), b->p[2]);
+    assert_ptr_equal(ptr_at(args, FULL_RES), b->p[3]);
+    assert_int_equal(i64_at(args, FULL_LD_RES), ld);
+    assert_true(f32_at(args, FULL_ALPHA) == alpha);
+    assert_true(f32_at(args, FULL_BETA) == beta);
+    assert_ptr_equal(ptr_at(args, FULL_D), b->p[4]);
+    assert_int_equal(i64_at(args, FULL_LD_D), ld);
+    assert_ptr_equal(ptr_at(args, FULL_AMAX), b->p[5]);
+    assert_int_equal((uintptr_t)ptr_at(args, FULL_WS_AMAX), ws); /* amax's one word first */
+    assert_ptr_equal(ptr_at(args, FULL_RSUM), b->p[6]);
+    assert_int_equal((uintptr_t)ptr_at(args, FULL_WS_RSUM), ws + 4); /* then rsum's m */
+    assert_int_equal(i32_at(args, FULL_M), m);
+    assert_int_equal(i32_at(args, FULL_N), n);
+}
+
+/* 97 x 83 x 41: K is not a multiple of 8, so the guarded 64x64 tile, one
+ * CTA per tile; the reductions' init and finish around it, on the one
+ * workspace of 1 + 97 words. */
+static void test_gemm_ragged_sm90(void **state)
+{
+    (void)state;
+    enum { M = 97, N = 83, K = 41 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    void *a = dev(&b, M * K * 2), *bb = dev(&b, N * K * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, M * K * 2, bb, K, N * K * 2), EVT_OK);
+    bind_full(l, &b, M, N, N);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm80_64x64x32_w4_s4 guarded grid 4 splits 1");
+    fakecuda_launch r[3];
+    assert_int_equal(launches(r, 3), 3);
+    const unsigned long long ws = one_alloc((1 + M) * 4);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
+    expect_main(&r[1], "evt_tn_gemm_sm80_64x64x32_w4_s4_guarded_sm90a", "sm80_64x64x32_w4_s4",
+                ceil_div(M, 64) * ceil_div(N, 64), DEV_SM90, FULL_SIZE);
+    assert_int_equal(r[1].nparams, 1); /* no maps: a guarded entry loads no TMA */
+    expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
+    for (int i = 0; i < 3; i++)
+        expect_full_args(r[i].params[0], &b, M, N, K, K, K, N, 1.0f, 0.5f, ws);
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+
+    /* a second run allocates nothing and packs a param set since */
+    assert_int_equal(evt_launch_set_param(l, "alpha", 2.5f), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(launches(r, 3), 3);
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+    expect_full_args(r[1].params[0], &b, M, N, K, K, K, N, 2.5f, 0.5f, ws);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* 4096^3 with padded leading dimensions: the persistent producer/consumer
+ * tile, one CTA per SM, loading A and B through tiled TMA maps of the
+ * bound pointers whose strides are the leading dimensions. */
+static void test_gemm_4096_sm90_tma(void **state)
+{
+    (void)state;
+    enum { M = 4096, N = 4096, K = 4096, LDA = K + 64, LDB = K + 128, LD = N + 8 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = ((size_t)(M - 1) * LDA + K) * 2, b_bytes = ((size_t)(N - 1) * LDB + K) * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    bind_full(l, &b, M, N, LD);
+    assert_int_equal(evt_launch_set_param(l, "beta", -3.0f), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+
+    const plan_config *c = plan_config_find("sm90_pp2_128x128x64_s4");
+    const long long tiles = ceil_div(M, c->bm) * ceil_div(N, c->bn);
+    const long long grid = tiles < SMS_SM90 * c->min_blocks ? tiles : SMS_SM90 * c->min_blocks;
+    char want[128];
+    snprintf(want, sizeof want, "sm_90a sm90_pp2_128x128x64_s4 fast tma grid %lld splits 1", grid);
+    assert_string_equal(evt_launch_plan(l), want);
+    fakecuda_launch r[3];
+    assert_int_equal(launches(r, 3), 3);
+    const unsigned long long ws = one_alloc((1 + M) * 4);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
+    expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", grid, DEV_SM90,
+                FULL_SIZE);
+    expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
+    expect_full_args(r[1].params[0], &b, M, N, K, LDA, LDB, LD, 1.0f, -3.0f, ws);
+
+    /* the maps: A as (k, m), B as (k, n), in BK x BM and BK x BN boxes, 128-byte swizzled */
+    assert_int_equal(r[1].nparams, 2);
+    assert_int_equal(r[1].param_size[1], 3 * 128);
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
+    expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1]), TMAP_F16, a, K, M, LDA, 64, 128, SWIZZLE_128B);
+    expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, LDB, 64, 128, SWIZZLE_128B);
+    assert_int_equal(fc.fakecuda_tensor_map_of(r[1].params[1] + 256), -1); /* nothing staged */
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* A small M x N with a long K on a column-major A (no wgmma: the sm80
+ * family): split 4 ways, a _splitk grid of tiles x 4 CTAs and a _splitsum
+ * one of a CTA per tile, over one workspace of their partial tiles. */
+static void test_gemm_split_k_bf16_nt(void **state)
+{
+    (void)state;
+    enum { M = 256, N = 256, K = 8192, LDA = M + 8, LDB = N };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "nt");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = ((size_t)(K - 1) * LDA + M) * 2, b_bytes = (size_t)K * N * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes), *y = dev(&b, (size_t)M * N * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+
+    const long long tiles = ceil_div(M, 64) * ceil_div(N, 64);
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm80_64x64x32_w4_s4 fast grid 64 splits 4");
+    size_t ws_bytes = 0;
+    assert_int_equal(evt_launch_workspace_size(l, &ws_bytes), EVT_OK);
+    assert_int_equal(ws_bytes, (size_t)tiles * 4 * 64 * 64 * 4);
+    fakecuda_launch r[2];
+    assert_int_equal(launches(r, 2), 2);
+    const unsigned long long ws = one_alloc(ws_bytes);
+    expect_main(&r[0], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitk_sm90a", "sm80_64x64x32_w4_s4", tiles * 4,
+                DEV_SM90, SC_SIZE);
+    expect_main(&r[1], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitsum_sm90a", "sm80_64x64x32_w4_s4", tiles,
+                DEV_SM90, SC_SIZE);
+    for (int i = 0; i < 2; i++) {
+        const unsigned char *args = r[i].params[0];
+        assert_int_equal(r[i].nparams, 3);
+        assert_int_equal(r[i].param_size[1], 8);
+        assert_int_equal(r[i].param_size[2], 4);
+        assert_int_equal((uintptr_t)ptr_at(r[i].params[1], 0), ws); /* the slots, at the start */
+        assert_int_equal(i32_at(r[i].params[2], 0), 4);
+        assert_ptr_equal(ptr_at(args, G_A), a);
+        assert_ptr_equal(ptr_at(args, G_B), bb);
+        assert_int_equal(i32_at(args, G_K), K);
+        assert_int_equal(i64_at(args, G_LDA), LDA);
+        assert_int_equal(i64_at(args, G_LDB), LDB);
+        assert_true(f32_at(args, SC_SCALE) == 0.5f);
+        assert_ptr_equal(ptr_at(args, SC_Y), y);
+        assert_int_equal(i64_at(args, SC_LD_Y), N);
+        assert_int_equal(i32_at(args, SC_M), M);
+        assert_int_equal(i32_at(args, SC_N), N);
+    }
+
+    /* split-K off: one plain launch, no workspace */
+    const evt_tuning never = {.split_k = 1};
+    assert_int_equal(evt_launch_set_tuning(l, &never), EVT_OK);
+    assert_int_equal(evt_launch_workspace_size(l, &ws_bytes), EVT_OK);
+    assert_int_equal(ws_bytes, 0);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* bf16, K-contiguous, 2048 x 2048 x 1024: the 128x256 wgmma tile without TMA,
+ * one CTA per tile, its 193 KiB of shared memory opted into. */
+static void test_gemm_bf16_wgmma(void **state)
+{
+    (void)state;
+    enum { M = 2048, N = 2048, K = 1024 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tnb");
+    bufs b = {mem, {0}, 0};
+    void *a = dev(&b, (size_t)M * K * 2), *bb = dev(&b, (size_t)N * K * 2), *y = dev(&b, (size_t)M * N * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, (size_t)M * K * 2, bb, K, (size_t)N * K * 2), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    assert_int_equal(evt_launch_set_param(l, "scale", 0.25f), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+
+    const long long tiles = ceil_div(M, 128) * ceil_div(N, 256);
+    char want[128];
+    snprintf(want, sizeof want, "sm_90a sm90_wg2_128x256x64_s4 fast grid %lld splits 1", tiles);
+    assert_string_equal(evt_launch_plan(l), want);
+    fakecuda_launch r[1];
+    assert_int_equal(launches(r, 1), 1);
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+    expect_main(&r[0], "evt_tnb_gemm_sm90_wg2_128x256x64_s4_sm90a", "sm90_wg2_128x256x64_s4", tiles, DEV_SM90,
+                SC_SIZE);
+    assert_true(f32_at(r[0].params[0], SC_SCALE) == 0.25f);
+    assert_int_equal(i64_at(r[0].params[0], G_LDA), K);
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* On the sm_80 device: sm_80 cubins (the fake refuses any other), the
+ * 128x256 mma.sync tile for 4096^3, and the ragged problem guarded; one
+ * launch moved from the sm_90a device to the sm_80 one plans again. */
+static void test_gemm_sm80(void **state)
+{
+    (void)state;
+    enum { M = 4096, N = 4096, K = 4096, RM = 97, RN = 83, RK = 41 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn"), *ragged = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    void *a = dev(&b, (size_t)M * K * 2), *bb = dev(&b, (size_t)N * K * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, (size_t)M * K * 2, bb, K, (size_t)N * K * 2), EVT_OK);
+    bind_full(l, &b, M, N, N);
+    assert_int_equal(evt_launch_set_param(l, "beta", 1.0f), EVT_OK);
+    assert_int_equal(evt_launch_set_gemm(ragged, RM, RN, RK, a, RK, (size_t)RM * RK * 2, bb, RK,
+                                         (size_t)RN * RK * 2), EVT_OK);
+    assert_int_equal(evt_launch_bind(ragged, "bias", b.p[2], RN * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(ragged, "res", b.p[3], RM * RN * 2, RN), EVT_OK);
+    assert_int_equal(evt_launch_bind(ragged, "d", b.p[4], RM * RN * 2, RN), EVT_OK);
+    assert_int_equal(evt_launch_bind(ragged, "amax", b.p[5], 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(ragged, "rsum", b.p[6], RM * 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_set_param(ragged, "beta", 1.0f), EVT_OK);
+
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM80), 0);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    const long long tiles = ceil_div(M, 128) * ceil_div(N, 256);
+    char want[128];
+    snprintf(want, sizeof want, "sm_80 sm80_128x256x64_w8_s3 fast grid %lld splits 1", tiles);
+    assert_string_equal(evt_launch_plan(l), want);
+    fakecuda_launch r[3];
+    assert_int_equal(launches(r, 3), 3);
+    expect_main(&r[1], "evt_tn_gemm_sm80_128x256x64_w8_s3_sm80", "sm80_128x256x64_w8_s3", tiles, DEV_SM80,
+                FULL_SIZE);
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(ragged, NULL));
+    assert_string_equal(evt_launch_plan(ragged), "sm_80 sm80_64x64x32_w4_s4 guarded grid 4 splits 1");
+    assert_int_equal(launches(r, 3), 3);
+    expect_main(&r[1], "evt_tn_gemm_sm80_64x64x32_w4_s4_guarded_sm80", "sm80_64x64x32_w4_s4", 4, DEV_SM80,
+                FULL_SIZE);
+
+    /* back on the sm_90a device, the same launch plans for it again */
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM90), 0);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(ragged, NULL));
+    assert_string_equal(evt_launch_plan(ragged), "sm_90a sm80_64x64x32_w4_s4 guarded grid 4 splits 1");
+    assert_int_equal(launches(r, 3), 3);
+    assert_string_equal(r[1].function, "evt_tn_gemm_sm80_64x64x32_w4_s4_guarded_sm90a");
+    assert_int_equal(r[1].device, DEV_SM90);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_launch_destroy(ragged);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* ---- convs --------------------------------------------------------------- */
+
+typedef struct conv_case {
+    evt_conv_problem prob;
+    long long p, q;   /* the output's height and width */
+    int device;
+    const char *plan; /* evt_launch_plan, less the grid */
+    const char *entry;
+    const char *config;
+} conv_case;
+
+/*
+ * Runs conv case c: the plan, the main launch (persistent configurations:
+ * a CTA per SM), the packed problem and epilogue, and for TMA the im2col
+ * map of x ((c, w, h, n), the box from minus the padding to the padding
+ * less the dilated filter, stepping by the strides), the filter's tiled
+ * map ((r s c, k)) and, when staged, the residual's ((n, m), unswizzled).
+ */
+static void run_conv(const conv_case *c)
+{
+    const evt_conv_problem *p = &c->prob;
+    const long long M = p->n * c->p * c->q, N = p->k, RSC = p->r * p->s * p->c;
+    const size_t x_bytes = (size_t)(p->n * p->h * p->w * p->c) * 2, w_bytes = (size_t)(N * RSC) * 2;
+    const size_t mn = (size_t)(M * N) * 2;
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "conv");
+    bufs b = {mem, {0}, 0};
+    void *x = dev(&b, x_bytes), *w = dev(&b, w_bytes), *bias = dev(&b, (size_t)N * 2), *res = dev(&b, mn),
+         *y = dev(&b, mn);
+    assert_int_equal(evt_launch_set_conv(l, p, x, x_bytes, w, w_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "bias", bias, (size_t)N * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "res", res, mn, N), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", y, mn, N), EVT_OK);
+    assert_int_equal(fc.fakecuda_set_current(c->device), 0);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+
+    const plan_config *cfg = plan_config_find(c->config);
+    const long long tiles = ceil_div(M, cfg->bm) * ceil_div(N, cfg->bn);
+    const long long slots = (long long)(c->device == DEV_SM90 ? SMS_SM90 : SMS_SM80) * cfg->min_blocks;
+    const long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
+    char want[160];
+    snprintf(want, sizeof want, "%s grid %lld splits 1", c->plan, grid);
+    assert_string_equal(evt_launch_plan(l), want);
+    fakecuda_launch r[1];
+    assert_int_equal(launches(r, 1), 1);
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+    expect_main(&r[0], c->entry, c->config, grid, c->device, RES_SIZE);
+
+    const unsigned char *args = r[0].params[0];
+    assert_ptr_equal(ptr_at(args, C_X), x);
+    assert_ptr_equal(ptr_at(args, C_W), w);
+    const long long sizes[15] = {p->n, p->h, p->w, p->c, p->k, p->r, p->s, c->p, c->q,
+                                 p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w};
+    for (int i = 0; i < 15; i++)
+        assert_int_equal(i32_at(args, C_SIZES + 4 * (size_t)i), sizes[i]);
+    assert_ptr_equal(ptr_at(args, RES_BIAS), bias);
+    assert_ptr_equal(ptr_at(args, RES_RES), res);
+    assert_int_equal(i64_at(args, RES_LD_RES), N);
+    assert_ptr_equal(ptr_at(args, RES_Y), y);
+    assert_int_equal(i64_at(args, RES_LD_Y), N);
+    assert_int_equal(i32_at(args, RES_M), M);
+    assert_int_equal(i32_at(args, RES_N), N);
+
+    if (strstr(c->plan, " tma")) {
+        assert_int_equal(r[0].nparams, 2);
+        fakecuda_tensor_map t;
+        const long xi = fc.fakecuda_tensor_map_of(r[0].params[1]);
+        assert_true(xi >= 0);
+        assert_int_equal(fc.fakecuda_get_tensor_map((size_t)xi, &t), 0);
+        assert_int_equal(t.im2col, 1);
+        assert_int_equal(t.result, 0);
+        assert_int_equal(t.dtype, TMAP_F16);
+        assert_int_equal(t.rank, 4);
+        assert_ptr_equal(t.address, x);
+        const unsigned long long dims[4] = {(unsigned long long)p->c, (unsigned long long)p->w,
+                                            (unsigned long long)p->h, (unsigned long long)p->n};
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(t.dims[i], dims[i]);
+        assert_int_equal(t.strides[0], dims[0] * 2);
+        assert_int_equal(t.strides[1], dims[0] * dims[1] * 2);
+        assert_int_equal(t.strides[2], dims[0] * dims[1] * dims[2] * 2);
+        assert_int_equal(t.lower[0], -p->pad_w);
+        assert_int_equal(t.lower[1], -p->pad_h);
+        assert_int_equal(t.upper[0], p->pad_w - (p->s - 1) * p->dil_w);
+        assert_int_equal(t.upper[1], p->pad_h - (p->r - 1) * p->dil_h);
+        assert_int_equal(t.channels, cfg->bk);
+        assert_int_equal(t.pixels, cfg->bm);
+        assert_int_equal(t.elem_strides[0], 1);
+        assert_int_equal(t.elem_strides[1], p->stride_w);
+        assert_int_equal(t.elem_strides[2], p->stride_h);
+        assert_int_equal(t.elem_strides[3], 1);
+        assert_int_equal(t.swizzle, SWIZZLE_128B);
+        assert_int_equal(t.l2_promotion, L2_128B);
+        expect_tiled(fc.fakecuda_tensor_map_of(r[0].params[1] + 128), TMAP_F16, w, RSC, N, RSC, cfg->bk, cfg->bn,
+                     SWIZZLE_128B);
+        if (cfg->staged)
+            expect_tiled(fc.fakecuda_tensor_map_of(r[0].params[1] + 256), TMAP_F16, res, N, M, N, cfg->bn, cfg->bm,
+                         SWIZZLE_NONE);
+        else
+            assert_int_equal(fc.fakecuda_tensor_map_of(r[0].params[1] + 256), -1);
+        assert_int_equal(fc.fakecuda_tensor_map_count(), cfg->staged ? 3 : 2);
+    } else {
+        assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+    }
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* 3x3, stride 1, c = 64: K = 576 > 128 and c a multiple of 64, the
+ * producer/consumer tile with im2col TMA.  The width dilated by 2 and
+ * padded by 2, the height not, so that a swapped pair shows. */
+static void test_conv_3x3_s1_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{8, 56, 56, 64, 256, 3, 3, 1, 2, 1, 1, 1, 2}, 56, 56, DEV_SM90,
+                         "sm_90a sm90_pp2_128x128x64_s4 fast tma",
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+    run_conv(&c);
+}
+
+/* Stride 2 down the height, 1 across the width (unpadded): the same tile,
+ * the im2col box stepping two rows. */
+static void test_conv_3x3_s2_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{32, 56, 56, 64, 256, 3, 3, 1, 0, 2, 1, 1, 1}, 28, 54, DEV_SM90,
+                         "sm_90a sm90_pp2_128x128x64_s4 fast tma",
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+    run_conv(&c);
+}
+
+/* 1x1 with K = 64 and many tiles: the staged producer/consumer tile, the
+ * residual loaded by its own TMA map. */
+static void test_conv_1x1_staged_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{32, 56, 56, 64, 256, 1, 1, 0, 0, 1, 1, 1, 1}, 56, 56, DEV_SM90,
+                         "sm_90a sm90_pp2_128x128x64_s2_staged fast tma",
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s2_staged_sm90a",
+                         "sm90_pp2_128x128x64_s2_staged"};
+    run_conv(&c);
+}
+
+/* On sm_80: the mma.sync 128x128 tile, a CTA per tile, 96 KiB opted into. */
+static void test_conv_3x3_sm80(void **state)
+{
+    (void)state;
+    const conv_case c = {{8, 56, 56, 64, 256, 3, 3, 1, 1, 1, 1, 1, 1}, 56, 56, DEV_SM80,
+                         "sm_80 sm80_128x128x64_w4_s3 fast", "evt_conv_conv2d_fprop_sm80_128x128x64_w4_s3_sm80",
+                         "sm80_128x128x64_w4_s3"};
+    run_conv(&c);
+}
+
+/* ---- benchmarking, device memory, capture --------------------------------- */
+
+/* A ragged `tn` launch, every argument bound, on ctx; the buffers in *b. */
+static evt_launch *ragged_tn(evt_module *m, bufs *b)
+{
+    enum { M = 97, N = 83, K = 41 };
+    evt_launch *l = launch_of(m, "tn");
+    void *a = dev(b, M * K * 2), *bb = dev(b, N * K * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, M * K * 2, bb, K, N * K * 2), EVT_OK);
+    bind_full(l, b, M, N, N);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    return l;
+}
+
+/* The median of the runs between events, each run its launches' time on
+ * the fake clock; the warm-up runs outside it. */
+static void test_benchmark_median(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    expect_ok(ctx, evt_launch_run(l, NULL)); /* loaded before the clock starts */
+    /* a run is 3 launches (init, main, finish): a warm-up run, then 4 timed */
+    const float ms[] = {9, 9, 9, 1, 1, 1, 3, 3, 3, 2, 2, 2, 100, 100, 100};
+    fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+    double median = -1;
+    expect_ok(ctx, evt_launch_benchmark(l, NULL, 1, 4, &median));
+    assert_true(median == 7.5); /* of 3, 9, 6, 300 */
+    assert_int_equal(fc.fakecuda_live_events(), 0);
+    fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+    expect_ok(ctx, evt_launch_benchmark(l, NULL, 0, 3, &median)); /* one untimed run all the same */
+    assert_true(median == 6.0); /* of 3, 9, 6 */
+    assert_int_equal(fc.fakecuda_live_events(), 0);
+    assert_int_equal(evt_launch_benchmark(l, NULL, 0, 0, &median), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+static void test_device_memory_and_target(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    void *p = NULL, *q = NULL;
+    size_t live0 = fc.fakecuda_live_allocs(NULL);
+    expect_ok(ctx, evt_device_alloc(ctx, 100, &p));
+    expect_ok(ctx, evt_device_alloc(ctx, 0, &q)); /* one byte: a pointer to free, as cudaMalloc(0) */
+    assert_int_equal(fc.fakecuda_live_allocs(NULL), live0 + 2);
+    fakecuda_alloc a;
+    assert_int_equal(fc.fakecuda_get_alloc(fc.fakecuda_alloc_count() - 2, &a), 0);
+    assert_int_equal(a.bytes, 100);
+    assert_int_equal(a.ptr, (uintptr_t)p);
+    unsigned char in[100], out[100];
+    for (int i = 0; i < 100; i++)
+        in[i] = (unsigned char)(i * 7 + 1);
+    expect_ok(ctx, evt_device_copy_to(ctx, p, in, sizeof in));
+    memset(out, 0, sizeof out);
+    expect_ok(ctx, evt_device_copy_from(ctx, out, p, sizeof out));
+    assert_memory_equal(in, out, sizeof in);
+    expect_ok(ctx, evt_device_copy_to(ctx, p, in, 0));
+    expect_ok(ctx, evt_device_synchronize(ctx));
+    /* past the allocation: the driver's refusal, named */
+    assert_int_equal(evt_device_copy_from(ctx, out, (char *)p + 1, sizeof out), EVT_ERR_DRIVER);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "cuMemcpyDtoH"));
+    assert_int_equal(fc.fakecuda_violations(), 1);
+
+    evt_target t;
+    char name[64];
+    expect_ok(ctx, evt_device_target(ctx, &t, name, sizeof name));
+    assert_int_equal(t, EVT_TARGET_SM90A);
+    assert_string_equal(name, "Fake sm_90a");
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM80), 0);
+    expect_ok(ctx, evt_device_target(ctx, &t, name, 6));
+    assert_int_equal(t, EVT_TARGET_SM80);
+    assert_string_equal(name, "Fake ");
+    expect_ok(ctx, evt_device_free(ctx, p));
+    expect_ok(ctx, evt_device_free(ctx, q));
+    expect_ok(ctx, evt_device_free(ctx, NULL));
+    assert_int_equal(fc.fakecuda_live_allocs(NULL), live0);
+    evt_ctx_destroy(ctx);
+}
+
+/* No device, and a device evt does not target. */
+static void test_no_device(void **state)
+{
+    (void)state;
+    assert_int_equal(fc.fakecuda_configure("none"), 0);
+    evt_ctx *ctx = new_ctx();
+    evt_target t;
+    assert_int_equal(evt_device_target(ctx, &t, NULL, 0), EVT_ERR_NO_GPU);
+    assert_true(strlen(evt_ctx_last_error(ctx)) > 0);
+    evt_ctx_destroy(ctx);
+    assert_int_equal(fc.fakecuda_configure("7.5x40"), 0);
+    ctx = new_ctx();
+    assert_int_equal(evt_device_target(ctx, &t, NULL, 0), EVT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "sm_75"));
+    evt_ctx_destroy(ctx);
+    assert_int_equal(fc.fakecuda_configure(DEVICES), 0);
+}
+
+/*
+ * Under CUDA graph capture a run enqueues kernels only: a first run that
+ * would allocate its workspace is refused with nothing recorded, and the
+ * capture survives (the module it loads first, it loads in relaxed mode);
+ * in a caller's workspace it is captured whole; after a run outside, a
+ * captured run allocates nothing.
+ */
+static void test_capture(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    void *stream = NULL, *graph = NULL;
+    assert_int_equal(fc.cuStreamCreate(&stream, 0), 0);
+    size_t ws_bytes = 0;
+    expect_ok(ctx, evt_launch_workspace_size(l, &ws_bytes));
+    void *ws = dev(&b, ws_bytes);
+
+    fc.fakecuda_reset();
+    assert_int_equal(fc.cuStreamBeginCapture(stream, 0 /* global */), 0);
+    assert_int_equal(evt_launch_run(l, stream), EVT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "captured"));
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+    assert_int_equal(fc.fakecuda_launch_count(), 0);
+    assert_int_equal(fc.fakecuda_calls("cuModuleLoadData"), 1);
+    assert_int_equal(fc.fakecuda_capture_mode(), 0); /* restored */
+    int status = -1;
+    assert_int_equal(fc.cuStreamIsCapturing(stream, &status), 0);
+    assert_int_equal(status, 1); /* still active, not invalidated */
+
+    expect_ok(ctx, evt_launch_run_with_workspace(l, stream, ws, ws_bytes));
+    fakecuda_launch r[3];
+    assert_int_equal(launches(r, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r[i].captured, 1);
+        assert_ptr_equal(r[i].stream, stream);
+        assert_int_equal((uintptr_t)ptr_at(r[i].params[0], FULL_WS_AMAX), (uintptr_t)ws);
+    }
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+    assert_int_equal(fc.cuStreamEndCapture(stream, &graph), 0);
+
+    expect_ok(ctx, evt_launch_run(l, stream)); /* outside: allocates */
+    fc.fakecuda_reset();
+    assert_int_equal(fc.cuStreamBeginCapture(stream, 0), 0);
+    expect_ok(ctx, evt_launch_run(l, stream));
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+    assert_int_equal(launches(r, 3), 3);
+    assert_int_equal(r[1].captured, 1);
+    assert_int_equal(fc.cuStreamEndCapture(stream, &graph), 0);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    assert_int_equal(fc.cuStreamDestroy(stream), 0);
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/*
+ * A launch destroyed while another stream captures in global mode (a
+ * garbage collector's doing, in Python) frees its workspace without
+ * breaking that capture: cuMemFree is one of the calls global mode forbids.
+ */
+static void test_destroy_under_capture(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    expect_ok(ctx, evt_launch_run(l, NULL)); /* it has a workspace now */
+    const size_t allocs = fc.fakecuda_live_allocs(NULL);
+    void *stream = NULL, *graph = NULL;
+    assert_int_equal(fc.cuStreamCreate(&stream, 0), 0);
+    assert_int_equal(fc.cuStreamBeginCapture(stream, 0 /* global */), 0);
+    evt_launch_destroy(l);
+    assert_int_equal(fc.fakecuda_live_allocs(NULL), allocs - 1);
+    assert_int_equal(fc.fakecuda_capture_mode(), 0); /* restored */
+    if (fc.fakecuda_violations())
+        fprintf(stderr, "%s\n", fc.fakecuda_last_violation());
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    assert_int_equal(fc.cuStreamEndCapture(stream, &graph), 0); /* not invalidated */
+    assert_int_equal(fc.cuStreamDestroy(stream), 0);
+    free_bufs(&b);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* ---- driver failures ----------------------------------------------------- */
+
+/* Device memory, modules and events alive: what a run must not leak. */
+typedef struct live {
+    size_t allocs;
+    long modules, events;
+} live;
+
+static live alive(void)
+{
+    return (live){fc.fakecuda_live_allocs(NULL), fc.fakecuda_live_modules(), fc.fakecuda_live_events()};
+}
+
+static void expect_alive(live want)
+{
+    live got = alive();
+    assert_int_equal(got.allocs, want.allocs);
+    assert_int_equal(got.modules, want.modules);
+    assert_int_equal(got.events, want.events);
+}
+
+/* A `tn` launch on the small sm_90a device that runs with TMA maps, a
+ * workspace, shared memory opted into, and three kernels. */
+static evt_launch *tma_tn(evt_module *m, bufs *b)
+{
+    enum { M = 768, N = 768, K = 256 };
+    assert_int_equal(fc.fakecuda_set_current(DEV_SMALL), 0);
+    evt_launch *l = launch_of(m, "tn");
+    void *a = dev(b, (size_t)M * K * 2), *bb = dev(b, (size_t)N * K * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, (size_t)M * K * 2, bb, K, (size_t)N * K * 2), EVT_OK);
+    bind_full(l, b, M, N, N);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    return l;
+}
+
+/*
+ * One driver failure in a first run on a fresh context: the run returns
+ * `want` with a message naming `named` (or, for want EVT_OK, gets over it),
+ * nothing leaks, and the same launch then runs.
+ */
+static void fail_once(const char *call, long nth, evt_status want, const char *named, int tma)
+{
+    const live before = alive();
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = tma_tn(m, &b);
+    fc.fakecuda_reset();
+    fc.fakecuda_fail(call, nth, 999);
+    const evt_status st = evt_launch_run(l, NULL);
+    if (st != want || (named && !strstr(evt_ctx_last_error(ctx), named)))
+        fprintf(stderr, "%s #%ld failing: got %s (\"%s\"), want %s naming %s\n", call, nth, evt_status_string(st),
+                evt_ctx_last_error(ctx), evt_status_string(want), named ? named : "-");
+    assert_non_null(fc.fakecuda_failed_call());
+    assert_int_equal(st, want);
+    if (st != EVT_OK) {
+        assert_true(strlen(evt_ctx_last_error(ctx)) > 0);
+        if (named)
+            assert_non_null(strstr(evt_ctx_last_error(ctx), named));
+        assert_null(evt_launch_plan(l)); /* nothing was reported as run */
+    } else {
+        assert_non_null(strstr(evt_launch_plan(l), " fast "));
+        assert_int_equal(strstr(evt_launch_plan(l), " tma ") != NULL, tma);
+    }
+    fc.fakecuda_fail(NULL, 0, 0);
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+    expect_alive(before);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+}
+
+static void test_driver_failures(void **state)
+{
+    (void)state;
+    fail_once("cuInit", 1, EVT_ERR_NO_GPU, "cuInit", 1);
+    fail_once("cuCtxGetCurrent", 1, EVT_ERR_NO_GPU, "cuCtxGetCurrent", 1);
+    fail_once("cuDeviceGetAttribute", 2, EVT_ERR_DRIVER, "attributes", 1);
+    fail_once("cuModuleLoadData", 1, EVT_ERR_DRIVER, "cuModuleLoadData", 1);
+    fail_once("cuModuleGetFunction", 1, EVT_ERR_DRIVER, "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", 1);
+    fail_once("cuModuleGetFunction", 3, EVT_ERR_DRIVER, "evt_tn_gemm_reduce_finish", 1);
+    fail_once("cuFuncSetAttribute", 1, EVT_ERR_DRIVER, "unknown error", 1);
+    fail_once("cuMemAlloc_v2", 1, EVT_ERR_DRIVER, "workspace", 1);
+    for (int i = 1; i <= 3; i++) /* init, main, finish */
+        fail_once("cuLaunchKernel", i, EVT_ERR_DRIVER, "cuLaunchKernel", 1);
+    /* a refused map is no error: the planner picks again without TMA */
+    fail_once("cuTensorMapEncodeTiled", 2, EVT_OK, NULL, 0);
+    /* querying the capture is advisory */
+    fail_once("cuStreamIsCapturing", 1, EVT_OK, NULL, 1);
+    fail_once("cuThreadExchangeStreamCaptureMode", 1, EVT_OK, NULL, 1);
+}
+
+/* The NVRTC half: a compile that fails is EVT_ERR_COMPILE, nothing leaks,
+ * and the next run compiles (here with the fake NVRTC, the only one that
+ * can be made to fail). */
+static void test_compile_failure(void **state)
+{
+    (void)state;
+    const live before = alive();
+    setenv("EVT_DISABLE_CACHE", "1", 1); /* else the child's run left the image on disk */
+    evt_ctx *ctx = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    fc.fakecuda_fail("nvrtcCompileProgram", 1, 6 /* NVRTC_ERROR_COMPILATION */);
+    assert_int_equal(evt_launch_run(l, NULL), EVT_ERR_COMPILE);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "NVRTC"));
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(fc.fakecuda_compiles(), 1);
+    unsetenv("EVT_DISABLE_CACHE");
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+    expect_alive(before);
+}
+
+/*
+ * Every driver call of a first run made to fail in turn: each run returns
+ * EVT_OK (the call was advisory), EVT_ERR_DRIVER or EVT_ERR_NO_GPU with a
+ * message; nothing leaks; the launch runs afterwards.
+ */
+static void test_every_call_failing(void **state)
+{
+    (void)state;
+    long calls = 0;
+    for (long i = 0; i <= calls; i++) {
+        const live before = alive();
+        evt_ctx *ctx = new_ctx();
+        evt_module *m = parse(ctx);
+        bufs b = {mem, {0}, 0};
+        evt_launch *l = tma_tn(m, &b);
+        fc.fakecuda_reset();
+        if (i > 0)
+            fc.fakecuda_fail("*", i, 999);
+        const evt_status st = evt_launch_run(l, NULL);
+        if (i == 0) {
+            expect_ok(ctx, st);
+            calls = fc.fakecuda_calls(NULL); /* the sweep's length */
+            assert_true(calls >= 18); /* cuInit to the last cuLaunchKernel: 20 now */
+        } else {
+            const char *failed = fc.fakecuda_failed_call();
+            assert_non_null(failed);
+            if (st != EVT_OK && st != EVT_ERR_DRIVER && st != EVT_ERR_NO_GPU)
+                fprintf(stderr, "%s failing: %s\n", failed, evt_status_string(st));
+            assert_true(st == EVT_OK || st == EVT_ERR_DRIVER || st == EVT_ERR_NO_GPU);
+            if (st != EVT_OK)
+                assert_true(strlen(evt_ctx_last_error(ctx)) > 0);
+            fc.fakecuda_fail(NULL, 0, 0);
+            expect_ok(ctx, evt_launch_run(l, NULL));
+        }
+        assert_int_equal(fc.fakecuda_violations(), 0);
+        free_bufs(&b);
+        evt_launch_destroy(l);
+        evt_module_destroy(m);
+        evt_ctx_destroy(ctx);
+        expect_alive(before);
+    }
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup(name, setup)
+    T(test_gemm_ragged_sm90),
+    T(test_gemm_4096_sm90_tma),
+    T(test_gemm_split_k_bf16_nt),
+    T(test_gemm_bf16_wgmma),
+    T(test_gemm_sm80),
+    T(test_conv_3x3_s1_sm90),
+    T(test_conv_3x3_s2_sm90),
+    T(test_conv_1x1_staged_sm90),
+    T(test_conv_3x3_sm80),
+    T(test_benchmark_median),
+    T(test_device_memory_and_target),
+    T(test_no_device),
+    T(test_capture),
+    T(test_destroy_under_capture),
+    T(test_driver_failures),
+    T(test_compile_failure),
+    T(test_every_call_failing),
+#undef T
+};
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/evt-fakecuda-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    strbuf err;
+    sb_init(&err);
+    cg_nvrtc *nvrtc = cg_nvrtc_load(NULL, &err); /* loaded, never compiling here */
+    have_nvrtc = nvrtc != NULL;
+    cg_nvrtc_unload(nvrtc);
+    if (!have_nvrtc)
+        printf("test_fake_driver: %s; the fake NVRTC stands in\n", sb_str(&err));
+    sb_free(&err);
+    /* a disk cache of this run's own: hermetic, and filled by the child */
+    setenv("EVT_CACHE_DIR", dir, 1);
+    unsetenv("EVT_DISABLE_CACHE");
+    const pid_t child = fork();
+    if (child == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        cmocka_run_group_tests(tests, group_setup, group_teardown);
+        _exit(0); /* no exit handlers: LeakSanitizer must not scan NVRTC's threads */
+    }
+    if (child > 0)
+        waitpid(child, NULL, 0);
+    const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return failed;
+}
