@@ -810,6 +810,89 @@ static void test_benchmark_median(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* evt_launch_tune on the fake clock (the fake NVRTC compiles: the plans'
+ * entry points are what matters): every plan the planner admits is
+ * launched and timed, the fastest is recorded in the database of this run's
+ * cache folder, the launch's next run takes it ("tuned"), a new context
+ * reads it from the file, ignore_records and a forced configuration do not. */
+static void test_tune_records_and_launches_take_it(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_null(strstr(evt_launch_plan(l), "tuned"));
+    /* plans of different speeds: a run's launches take 0.4 to 2.9 ms */
+    const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f, 1.9f, 0.1f, 1.1f, 0.5f, 2.9f, 0.3f, 0.6f};
+    fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+    const size_t before = fc.fakecuda_launch_count();
+    evt_tune_result r;
+    const evt_tune_options o = {.max_seconds = 60, .threads = 2, .reps = 3};
+    expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
+    assert_string_equal(evt_ctx_last_error(ctx), "");
+    assert_true(r.candidates >= 4);
+    assert_int_equal(r.timed, r.candidates);
+    assert_int_equal(r.nentries, r.candidates);
+    assert_true(r.recorded);
+    assert_memory_equal(&r.heuristic, &r.entries[0], sizeof r.heuristic);
+    for (int i = 0; i < r.nentries; i++) {
+        assert_true(r.entries[i].ms > 0 && r.entries[i].ms >= r.best.ms);
+        for (int j = 0; j < i; j++) /* each plan once */
+            assert_false(strcmp(r.entries[i].config, r.entries[j].config) == 0 &&
+                         r.entries[i].split_k == r.entries[j].split_k);
+    }
+    /* every plan's own entry point ran */
+    for (int i = 0; i < r.nentries; i++) {
+        int seen = 0;
+        for (size_t k = before; k < fc.fakecuda_launch_count() && !seen; k++) {
+            fakecuda_launch fl;
+            assert_int_equal(fc.fakecuda_get_launch(k, &fl), 0);
+            seen = strstr(fl.function, r.entries[i].config) != NULL;
+        }
+        assert_true(seen);
+    }
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    const char *plan = evt_launch_plan(l);
+    assert_non_null(strstr(plan, r.best.config));
+    assert_non_null(strstr(plan, " tuned"));
+    char path[4200];
+    evt_tuning_db_path(path, sizeof path);
+    assert_int_equal(access(path, R_OK), 0);
+
+    /* another context, from the file */
+    evt_ctx *ctx2 = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx2, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_module *m2 = parse(ctx2);
+    bufs b2 = {mem, {0}, 0};
+    evt_launch *l2 = ragged_tn(m2, &b2);
+    expect_ok(ctx2, evt_launch_run(l2, NULL));
+    assert_non_null(strstr(evt_launch_plan(l2), r.best.config));
+    assert_non_null(strstr(evt_launch_plan(l2), " tuned"));
+    /* not with ignore_records, nor under a forced configuration */
+    const evt_tuning ignore = {.ignore_records = 1};
+    expect_ok(ctx2, evt_launch_set_tuning(l2, &ignore));
+    expect_ok(ctx2, evt_launch_run(l2, NULL));
+    assert_null(strstr(evt_launch_plan(l2), "tuned"));
+    assert_non_null(strstr(evt_launch_plan(l2), r.heuristic.config));
+    const evt_tuning forced = {.config = "sm80_64x64x32_w4_s4", .split_k = 1};
+    expect_ok(ctx2, evt_launch_set_tuning(l2, &forced));
+    expect_ok(ctx2, evt_launch_run(l2, NULL));
+    assert_null(strstr(evt_launch_plan(l2), "tuned"));
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    remove(path); /* the other tests plan with the heuristic */
+    free_bufs(&b);
+    free_bufs(&b2);
+    evt_launch_destroy(l2);
+    evt_launch_destroy(l);
+    evt_module_destroy(m2);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx2);
+    evt_ctx_destroy(ctx);
+}
+
 static void test_device_memory_and_target(void **state)
 {
     (void)state;
@@ -1138,6 +1221,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_1x1_staged_sm90),
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),
+    T(test_tune_records_and_launches_take_it),
     T(test_device_memory_and_target),
     T(test_no_device),
     T(test_capture),
