@@ -7,8 +7,25 @@
 #include <stdio.h>
 #include <string.h>
 
+pg_rng pg_rng_bytes(const uint8_t *bytes, size_t n, uint64_t seed)
+{
+    return (pg_rng){seed, bytes, n, 0};
+}
+
+/* The next k bytes of the input as a little-endian number (k <= 8, at least
+ * one left). */
+static uint64_t take(pg_rng *r, size_t k)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < k && r->pos < r->nbytes; i++)
+        v |= (uint64_t)r->bytes[r->pos++] << (8 * i);
+    return v;
+}
+
 uint64_t pg_next(pg_rng *r)
 {
+    if (r->pos < r->nbytes)
+        return take(r, 8);
     uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
@@ -17,6 +34,10 @@ uint64_t pg_next(pg_rng *r)
 
 unsigned pg_below(pg_rng *r, unsigned n)
 {
+    /* From input bytes, as few as cover n, so that one mutated byte is one
+     * changed choice and the choices after it keep their bytes. */
+    if (r->pos < r->nbytes)
+        return (unsigned)(take(r, n <= 1u << 8 ? 1 : n <= 1u << 16 ? 2 : 4) % n);
     return (unsigned)(pg_next(r) % n);
 }
 
@@ -160,7 +181,12 @@ static void gen_expr(pg_gen *g, int depth)
 
 void pg_epilogue(pg_gen *g, uint64_t seed)
 {
-    g->r.s = seed;
+    pg_epilogue_rng(g, (pg_rng){seed, NULL, 0, 0});
+}
+
+void pg_epilogue_rng(pg_gen *g, pg_rng r)
+{
+    g->r = r;
     g->len = 0;
     g->overflow = 0;
     g->src[0] = '\0';
