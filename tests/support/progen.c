@@ -197,16 +197,21 @@ void pg_epilogue_rng(pg_gen *g, pg_rng r)
     for (int i = 0; i < ninputs; i++) {
         char name[16];
         snprintf(name, sizeof name, "i%d", i);
-        pg_put(g, "    in %s : %s%s\n", name, elems[pg_below(&g->r, 7)], shapes[pg_below(&g->r, 4)]);
+        /* one draw per statement: a call's arguments are unsequenced, and
+         * clang drew them in another order than gcc, making another program
+         * of the same seed; the order kept is gcc's */
+        const char *shape = shapes[pg_below(&g->r, 4)];
+        pg_put(g, "    in %s : %s%s\n", name, elems[pg_below(&g->r, 7)], shape);
         add_name(g, name);
     }
     for (int i = 0; i < nparams; i++) {
         char name[16];
         snprintf(name, sizeof name, "p%d", i);
         pg_put(g, "    param %s : f32", name);
-        if (pg_chance(&g->r, 60))
-            pg_put(g, " = %s%s", pg_chance(&g->r, 30) ? "-" : "",
-                (const char *[]){"0", "1", "0.5", "3", "1e-40", "2e38"}[pg_below(&g->r, 6)]);
+        if (pg_chance(&g->r, 60)) {
+            const char *value = (const char *[]){"0", "1", "0.5", "3", "1e-40", "2e38"}[pg_below(&g->r, 6)];
+            pg_put(g, " = %s%s", pg_chance(&g->r, 30) ? "-" : "", value);
+        }
         pg_put(g, "\n");
         add_name(g, name);
     }
@@ -233,8 +238,9 @@ void pg_epilogue_rng(pg_gen *g, pg_rng r)
             static const char *const axes[] = {", N", ", M", ""};
             static const char *const reduced[] = {"[M]", "[N]", ""};
             unsigned axis = pg_below(&g->r, 3);
-            pg_put(g, "    out r%d : %s%s = %s(", i, pg_chance(&g->r, 70) ? "f32" : elems[pg_below(&g->r, 7)],
-                reduced[axis], kinds[pg_below(&g->r, 3)]);
+            const char *kind = kinds[pg_below(&g->r, 3)];
+            const char *elem = pg_chance(&g->r, 70) ? "f32" : elems[pg_below(&g->r, 7)];
+            pg_put(g, "    out r%d : %s%s = %s(", i, elem, reduced[axis], kind);
             gen_expr(g, depth);
             pg_put(g, "%s)\n", axes[axis]);
             nouts++;
