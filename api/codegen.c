@@ -66,12 +66,11 @@ evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, con
     if (!text)
         return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "evt_kernel_cuda: text is NULL");
     *text = NULL;
-    strbuf src;
-    sb_init(&src);
-    if ((st = kernel_generate(m, k, t, &sel, &src)) == EVT_OK &&
-        !(*text = arena_strndup(&m->arena, sb_str(&src), src.len)))
+    strbuf *src = &m->ctx->scratch;
+    sb_clear(src);
+    if ((st = kernel_generate(m, k, t, &sel, src)) == EVT_OK &&
+        !(*text = arena_strndup(&m->arena, sb_str(src), src->len)))
         st = ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
-    sb_free(&src);
     return st;
 }
 

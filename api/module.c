@@ -34,6 +34,7 @@ void evt_ctx_destroy(evt_ctx *ctx)
         rt_cache_clear(&ctx->cache, ctx->driver);
         rt_driver_unload(ctx->driver);
         cg_nvrtc_unload(ctx->nvrtc);
+        sb_free(&ctx->scratch);
     }
     free(ctx);
 }

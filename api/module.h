@@ -24,6 +24,9 @@ struct evt_ctx {
     char nvrtc_path[4096];          /* evt_ctx_set_library_path; "": the default search */
     char driver_path[4096];
     int row_group;
+    strbuf scratch; /* evt_kernel_cuda renders here before its copy into the
+                       module: emissions reuse its memory instead of growing
+                       a new buffer each (docs/fuzzing.md) */
 };
 
 struct evt_module {
