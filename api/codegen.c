@@ -45,7 +45,7 @@ evt_status kernel_generate(evt_module *m, const evt_kernel *k, evt_target t, con
     sb_init(&err);
     c_locale_scope loc;
     c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, t, sel, src, &err);
+    int ok = cg_emit_cuda(k, m->diags.file, t, sel, &m->cuda, src, &err);
     c_locale_leave(&loc);
     evt_status st = EVT_OK;
     if (!ok || src->failed)

@@ -137,6 +137,7 @@ void evt_module_destroy(evt_module *m)
     sb_free(&m->diag_text[1]);
     sb_free(&m->ir_text);
     sb_free(&m->dot_text);
+    cg_cache_free(&m->cuda);
     arena_free(&m->arena);
     free(m->source);
     free(m);

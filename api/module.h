@@ -39,6 +39,7 @@ struct evt_module {
     ir_module ir;
     strbuf diag_text[2]; /* by evt_diag_format, rendered on demand */
     strbuf ir_text, dot_text;
+    cg_cache cuda; /* the last generated kernel's target-independent CUDA */
 };
 
 /* The CUDA source of k for t with the entry points sel names, appended to
