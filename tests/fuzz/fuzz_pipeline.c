@@ -38,7 +38,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t fuzz_seed_input(uint64_t seed, uint8_t *buf, size_t cap);
 
-enum { GEN_MODES = 8, HEADER = 9, MAX_KERNELS = 4, MAX_EPILOGUES = 4, MAX_ARGS = 64 };
+enum { GEN_MODES = 8, HEADER = 9, MAX_KERNELS = 4, MAX_EPILOGUES = 4 };
 
 /* The kernel lines of generated programs: both mainloops, both 16-bit
  * operand types, every gemm layout (wgmma needs row/col, so the others
@@ -161,14 +161,24 @@ static void emit_all(evt_ctx *ctx, evt_module *m, input *in)
  * data, the params, the outputs' sizes; the same at both levels. */
 typedef struct problem {
     long long m, n, ld;
+    size_t nin, nparams, nout;
     float *acc;
-    void *in[MAX_ARGS];
-    size_t in_bytes[MAX_ARGS];
-    int param_set[MAX_ARGS];
-    float param[MAX_ARGS];
-    size_t out_bytes[MAX_ARGS];
-    unsigned char *out[2][MAX_ARGS];
+    void **in;
+    size_t *in_bytes;
+    int *param_set;
+    float *param;
+    size_t *out_bytes;
+    unsigned char **out[2];
 } problem;
+
+/* The harness's own memory: none, and it cannot go on. */
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        abort();
+    return p;
+}
 
 static size_t extent(const problem *p, evt_shape shape)
 {
@@ -181,31 +191,39 @@ static size_t extent(const problem *p, evt_shape shape)
 }
 
 /* Mostly a few rows and columns; now and then an empty problem (reductions
- * hold their identity) or more columns than one interpreter chunk (256). */
+ * hold their identity) or more columns than one interpreter chunk (256).
+ * Buffers have exactly their extent, so that ASan sees a step past one. */
 static void make_problem(problem *p, const evt_epilogue *e, pg_rng *r)
 {
     memset(p, 0, sizeof *p);
+    p->nin = evt_epilogue_arg_count(e, EVT_ARG_INPUT);
+    p->nparams = evt_epilogue_arg_count(e, EVT_ARG_PARAM);
+    p->nout = evt_epilogue_arg_count(e, EVT_ARG_OUTPUT);
     unsigned k = pg_below(r, 100);
     p->m = k < 3 ? 0 : 1 + pg_below(r, 6);
     p->n = k >= 3 && k < 6 ? 0 : k >= 6 && k < 10 ? 250 + pg_below(r, 20) : 1 + pg_below(r, 12);
     p->ld = p->n + pg_below(r, 5);
-    p->acc = malloc((size_t)(p->m * p->ld) * sizeof(float) + 1);
-    if (!p->acc)
-        abort();
+    p->acc = xcalloc((size_t)(p->m * p->ld), sizeof(float));
     pg_fill(r, EVT_F32, p->acc, (size_t)(p->m * p->ld));
-    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_INPUT) && i < MAX_ARGS; i++) {
+    p->in = xcalloc(p->nin, sizeof *p->in);
+    p->in_bytes = xcalloc(p->nin, sizeof *p->in_bytes);
+    for (size_t i = 0; i < p->nin; i++) {
         const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_INPUT, i);
         size_t n = extent(p, a->shape);
         p->in_bytes[i] = n * evt_elem_size(a->elem);
-        if (!(p->in[i] = malloc(p->in_bytes[i] + 1)))
-            abort();
+        p->in[i] = xcalloc(p->in_bytes[i], 1);
         pg_fill(r, a->elem, p->in[i], n);
     }
-    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_PARAM) && i < MAX_ARGS; i++) {
+    p->param_set = xcalloc(p->nparams, sizeof *p->param_set);
+    p->param = xcalloc(p->nparams, sizeof *p->param);
+    for (size_t i = 0; i < p->nparams; i++) {
         p->param_set[i] = !evt_epilogue_arg(e, EVT_ARG_PARAM, i)->has_default || pg_chance(r, 50);
         p->param[i] = pg_f32(r);
     }
-    for (size_t i = 0; i < evt_epilogue_arg_count(e, EVT_ARG_OUTPUT) && i < MAX_ARGS; i++) {
+    p->out_bytes = xcalloc(p->nout, sizeof *p->out_bytes);
+    p->out[0] = xcalloc(p->nout, sizeof *p->out[0]);
+    p->out[1] = xcalloc(p->nout, sizeof *p->out[1]);
+    for (size_t i = 0; i < p->nout; i++) {
         const evt_arg_info *a = evt_epilogue_arg(e, EVT_ARG_OUTPUT, i);
         p->out_bytes[i] = extent(p, a->shape) * evt_elem_size(a->elem);
     }
@@ -213,12 +231,20 @@ static void make_problem(problem *p, const evt_epilogue *e, pg_rng *r)
 
 static void free_problem(problem *p)
 {
-    free(p->acc);
-    for (int i = 0; i < MAX_ARGS; i++) {
+    for (size_t i = 0; i < p->nin; i++)
         free(p->in[i]);
+    for (size_t i = 0; i < p->nout; i++) {
         free(p->out[0][i]);
         free(p->out[1][i]);
     }
+    free(p->acc);
+    free(p->in);
+    free(p->in_bytes);
+    free(p->param_set);
+    free(p->param);
+    free(p->out_bytes);
+    free(p->out[0]);
+    free(p->out[1]);
 }
 
 /* Runs e on p in `mode` into p->out[slot] (the padding between rows
@@ -242,9 +268,7 @@ static int interpret(const evt_epilogue *e, problem *p, int slot, evt_interp_mod
     for (size_t i = 0; st == EVT_OK && i < evt_epilogue_arg_count(e, EVT_ARG_OUTPUT); i++) {
         unsigned char **out = &p->out[slot][i];
         free(*out);
-        /* exactly the bytes the interpreter may write, so ASan sees a write past them */
-        if (!(*out = malloc(p->out_bytes[i] ? p->out_bytes[i] : 1)))
-            abort();
+        *out = xcalloc(p->out_bytes[i], 1);
         memset(*out, 0xa5, p->out_bytes[i]);
         st = evt_interp_bind(it, evt_epilogue_arg(e, EVT_ARG_OUTPUT, i)->name, *out,
                              p->out_bytes[i], p->ld);
