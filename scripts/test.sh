@@ -207,9 +207,9 @@ elif build fuzz build-fuzz "${fuzz_names[*]}" -DCMAKE_C_COMPILER=clang -DCMAKE_B
         say "fuzz: $name for ${secs}s"
         start=$SECONDS
         rc=0
-        sh tests/fuzz/run.sh "$fuzzer" "$secs" 2>&1 | tee build-fuzz/$name.log || rc=$?
+        sh tests/fuzz/run.sh "$fuzzer" "$secs" 2>&1 | tee "build-fuzz/$name.log" || rc=$?
         # run.sh's last line: "fuzz_NAME: N inputs in S s (R/s), ..." or "fuzz_NAME: FAILED ..."
-        detail=$(tail -n 1 build-fuzz/$name.log)
+        detail=$(tail -n 1 "build-fuzz/$name.log")
         detail=${detail#"$name: "}
         if [ "$rc" -eq 0 ]; then
             record "$name" ok $((SECONDS - start)) "$detail"

@@ -50,6 +50,7 @@ case $seconds in
 '' | *[!0-9]* | 0) echo "run.sh: SECONDS must be a positive integer (libFuzzer reads 0 as forever)" >&2; exit 2 ;;
 esac
 
+# shellcheck disable=SC2086 # the flags are words
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
