@@ -47,7 +47,7 @@ evt_status kernel_generate(evt_module *m, const evt_kernel *k, evt_target t, con
     sb_init(&err);
     c_locale_scope loc;
     c_locale_enter(&loc);
-    int ok = cg_emit_cuda(k, m->diags.file, t, sel, src, &err);
+    int ok = cg_emit_cuda(k, m->diags.file, t, sel, &m->cuda, src, &err);
     c_locale_leave(&loc);
     evt_status st = EVT_OK;
     if (!ok || src->failed)
@@ -68,12 +68,11 @@ evt_status evt_kernel_cuda(evt_module *m, const evt_kernel *k, evt_target t, con
     if (!text)
         return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "evt_kernel_cuda: text is NULL");
     *text = NULL;
-    strbuf src;
-    sb_init(&src);
-    if ((st = kernel_generate(m, k, t, &sel, &src)) == EVT_OK &&
-        !(*text = arena_strndup(&m->arena, sb_str(&src), src.len)))
+    strbuf *src = &m->ctx->scratch;
+    sb_clear(src);
+    if ((st = kernel_generate(m, k, t, &sel, src)) == EVT_OK &&
+        !(*text = arena_strndup(&m->arena, sb_str(src), src->len)))
         st = ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
-    sb_free(&src);
     return st;
 }
 

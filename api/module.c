@@ -36,6 +36,7 @@ void evt_ctx_destroy(evt_ctx *ctx)
         rt_driver_unload(ctx->driver);
         cg_nvrtc_unload(ctx->nvrtc);
         rt_tunedb_free(ctx->tunedb);
+        sb_free(&ctx->scratch);
     }
     free(ctx);
 }
@@ -139,6 +140,7 @@ void evt_module_destroy(evt_module *m)
     sb_free(&m->diag_text[1]);
     sb_free(&m->ir_text);
     sb_free(&m->dot_text);
+    cg_cache_free(&m->cuda);
     arena_free(&m->arena);
     free(m->source);
     free(m);

@@ -33,6 +33,9 @@ struct evt_ctx {
     unsigned tunedb_generation;     /* bumped by every record: launches look again */
     char nvrtc_path[4096];          /* evt_ctx_set_library_path; "": the default search */
     char driver_path[4096];
+    strbuf scratch; /* evt_kernel_cuda renders here before its copy into the
+                       module: emissions reuse its memory instead of growing
+                       a new buffer each (docs/fuzzing.md) */
 };
 
 struct evt_module {
@@ -45,6 +48,7 @@ struct evt_module {
     ir_module ir;
     strbuf diag_text[2]; /* by evt_diag_format, rendered on demand */
     strbuf ir_text, dot_text;
+    cg_cache cuda; /* the last generated kernel's target-independent CUDA */
 };
 
 /* The CUDA source of k for t with the entry points sel names, appended to

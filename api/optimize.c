@@ -81,6 +81,7 @@ evt_status evt_module_optimize_with(evt_module *m, const evt_optimize_options *o
     /* The module changed: its texts are printed afresh on demand. */
     sb_free(&m->ir_text);
     sb_free(&m->dot_text);
+    cg_cache_free(&m->cuda);
     return st;
 }
 

@@ -17,14 +17,41 @@ typedef struct cg_select {
 } cg_select;
 
 /*
+ * The parts of a kernel's translation unit that neither the target nor the
+ * configurations change: its names, the head comment, the argument struct,
+ * the epilogue and its L2 prefetch, the fast path's condition and the
+ * reduction kernels.  A cache
+ * keeps it from one cg_emit_cuda to the next of the same kernel and row
+ * group (evtc and evt_kernel_cuda emit a kernel for several targets, a
+ * launch loads several configurations), so only the entry points are
+ * written again.  Zero-initialized (cg_cache_init) it holds nothing; its
+ * owner frees it when the IR changes.
+ */
+typedef struct cg_cache {
+    const ir_kernel *k; /* whose texts these are; NULL: none */
+    int row_group;      /* the cg_select.row_group they were written for */
+    strbuf base, sname, fname; /* evt_<kernel>_<mainloop>, its _args struct, its _epilogue */
+    strbuf head;        /* the comment's first lines, through the kernel's */
+    strbuf common;      /* argument struct, epilogue, prefetch */
+    strbuf fast;        /* the FAST epilogue's condition */
+    strbuf reduce;      /* _reduce_init and _reduce_finish, if any */
+} cg_cache;
+
+void cg_cache_init(cg_cache *c);
+/* Frees the texts; the cache then holds nothing. */
+void cg_cache_free(cg_cache *c);
+
+/*
  * Appends the CUDA translation unit of kernel k for `target`, which includes
  * kernels/ headers only, to sb, with the entry points `sel` names (a launch
  * compiles only the one it needs: 1/6 of the compile time of the full
- * listing).  `file` names the .evt source in comments.  Returns 0 with the
- * reason in err when the kernel cannot be generated.
+ * listing).  `file` names the .evt source in comments, the same for every
+ * call with one cache; cache may be NULL.  Returns 0 with the reason in err
+ * when the kernel cannot be generated, or with sb->failed set when memory
+ * ran out.
  */
 int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const cg_select *sel,
-                 strbuf *sb, strbuf *err);
+                 cg_cache *cache, strbuf *sb, strbuf *err);
 
 /* evt_<kernel>_<mainloop>: the prefix of every entry point of k. */
 void cg_kernel_basename(const ir_kernel *k, strbuf *sb);

@@ -332,16 +332,12 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
         }
         sb_puts(sb, "        }\n");
     }
-    /* The compute loop sits one level deeper than it is written below. */
-    strbuf *outer = sb, body;
-    sb_init(&body);
-    sb = e->sb = &body;
     sb_puts(sb, "#pragma unroll\n"
-                "    for (int j = 0; j < G; ++j) {\n"
-                "        const int r = tid / CPR + (g + j) * RPP;\n"
-                "        const int row = tile_m * BM + r;\n"
-                "        const bool row_ok = FAST || row < p.m;\n");
-    e->indent = 2;
+                "        for (int j = 0; j < G; ++j) {\n"
+                "            const int r = tid / CPR + (g + j) * RPP;\n"
+                "            const int row = tile_m * BM + r;\n"
+                "            const bool row_ok = FAST || row < p.m;\n");
+    e->indent = 3;
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
         if (!(ir_op_get(v->op)->flags & IR_REDUCE) && (v->shape & EVT_SHAPE_M))
@@ -352,73 +348,63 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
         const evt_arg_info *oi = &out->info;
         const ir_value *v = out->value;
         if (oi->reduce == EVT_REDUCE_NONE) {
-            sb_printf(sb, "        { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
+            sb_printf(sb, "            { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
             if (v->shape == EVT_SHAPE_MN) {
-                sb_printf(sb, "            if (row_ok)\n"
-                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                sb_printf(sb, "                if (row_ok)\n"
+                              "                    evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, v%d);\n",
                           elem_const(oi->elem), o, o, v->id);
             } else {
-                sb_puts(sb, "            float t[EVT_VEC];\n"
+                sb_puts(sb, "                float t[EVT_VEC];\n"
                             "#pragma unroll\n"
-                            "            for (int i = 0; i < EVT_VEC; ++i)\n"
-                            "                t[i] = ");
+                            "                for (int i = 0; i < EVT_VEC; ++i)\n"
+                            "                    t[i] = ");
                 ref(sb, v);
-                sb_printf(sb, ";\n            if (row_ok)\n"
-                              "                evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                sb_printf(sb, ";\n                if (row_ok)\n"
+                              "                    evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, t);\n",
                           elem_const(oi->elem), o, o);
             }
-            sb_puts(sb, "        }\n");
+            sb_puts(sb, "            }\n");
             continue;
         }
         const ir_value *x = v->args[0];
         const char *rn = red_name(oi->reduce);
         int axis = v->attr.axis;
-        sb_printf(sb, "        { /* out %s = %s (%s:%u) */\n", oi->name, ir_op_get(v->op)->name,
+        sb_printf(sb, "            { /* out %s = %s (%s:%u) */\n", oi->name, ir_op_get(v->op)->name,
                   e->file, oi->loc.line);
         if (axis == EVT_SHAPE_N) { /* over columns: one result per row */
-            sb_printf(sb, "            float part = evt_red<%s>::identity();\n"
+            sb_printf(sb, "                float part = evt_red<%s>::identity();\n"
                           "#pragma unroll\n"
-                          "            for (int i = 0; i < EVT_VEC; ++i)\n"
-                          "                if (row_ok && i < ncol)\n"
-                          "                    part = evt_red<%s>::op(part, ",
+                          "                for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "                    if (row_ok && i < ncol)\n"
+                          "                        part = evt_red<%s>::op(part, ",
                       rn, rn);
             ref(sb, x);
-            sb_printf(sb, ");\n            part = evt_reduce_lanes<%s, CPR>(part);\n"
-                          "            if (row_ok && c == 0)\n"
-                          "                evt_red<%s>::atomic(p.ws%zu + row, part);\n",
+            sb_printf(sb, ");\n                part = evt_reduce_lanes<%s, CPR>(part);\n"
+                          "                if (row_ok && c == 0)\n"
+                          "                    evt_red<%s>::atomic(p.ws%zu + row, part);\n",
                       rn, rn, o);
         } else if (axis == EVT_SHAPE_M) { /* over rows: partials per column */
             sb_printf(sb, "#pragma unroll\n"
-                          "            for (int i = 0; i < EVT_VEC; ++i)\n"
-                          "                if (row_ok && i < ncol)\n"
-                          "                    red%zu[i] = evt_red<%s>::op(red%zu[i], ",
+                          "                for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "                    if (row_ok && i < ncol)\n"
+                          "                        red%zu[i] = evt_red<%s>::op(red%zu[i], ",
                       o, rn, o);
             ref(sb, x);
             sb_puts(sb, ");\n");
         } else {
             sb_printf(sb, "#pragma unroll\n"
-                          "            for (int i = 0; i < EVT_VEC; ++i)\n"
-                          "                if (row_ok && i < ncol)\n"
-                          "                    red%zu = evt_red<%s>::op(red%zu, ",
+                          "                for (int i = 0; i < EVT_VEC; ++i)\n"
+                          "                    if (row_ok && i < ncol)\n"
+                          "                        red%zu = evt_red<%s>::op(red%zu, ",
                       o, rn, o);
             ref(sb, x);
             sb_puts(sb, ");\n");
         }
-        sb_puts(sb, "        }\n");
+        sb_puts(sb, "            }\n");
     }
-    sb_puts(sb, "    }\n");
-    sb = e->sb = outer;
-    for (const char *line = sb_str(&body); *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
-        if (line[0] != '#' && line[0] != '\n')
-            sb_puts(sb, "    ");
-        sb_putn(sb, line, len);
-        line += len;
-    }
-    sb_free(&body);
+    sb_puts(sb, "        }\n");
     sb_puts(sb, "    }\n");
     for (size_t o = 0; o < fn->noutputs; o++) {
         const ir_arg *out = &fn->outputs[o];
@@ -507,41 +493,115 @@ void cg_kernel_basename(const ir_kernel *k, strbuf *sb)
     sb_printf(sb, "evt_%s_%s", k->name, evt_mainloop_name(k->mainloop));
 }
 
-void cg_entry_name(const ir_kernel *k, evt_target target, const plan_config *c, int aligned,
-                   int split, strbuf *sb)
+/* What follows the basename in an entry point's name (cg_entry_name). */
+static void entry_suffix(evt_target target, const plan_config *c, int aligned, int split, strbuf *sb)
 {
-    cg_kernel_basename(k, sb);
     sb_printf(sb, "_%s%s%s_%s", c->name, aligned ? "" : "_guarded",
               split == 1 ? "_splitk" : split == 2 ? "_splitsum" : "", names_target_suffix(target));
 }
 
+void cg_entry_name(const ir_kernel *k, evt_target target, const plan_config *c, int aligned,
+                   int split, strbuf *sb)
+{
+    cg_kernel_basename(k, sb);
+    entry_suffix(target, c, aligned, split, sb);
+}
+
+void cg_cache_init(cg_cache *c)
+{
+    c->k = NULL;
+    c->row_group = 0;
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        sb_init(texts[i]);
+}
+
+void cg_cache_free(cg_cache *c)
+{
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        sb_free(texts[i]);
+    cg_cache_init(c);
+}
+
+/* Fills c with kernel k's texts that no target changes; 0 with the reason
+ * in err when k cannot be generated, or with a text's `failed` set. */
+static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
+{
+    const ir_func *fn = e->fn;
+    cg_kernel_basename(e->k, &c->base);
+    const char *base = sb_str(&c->base);
+    sb_printf(&c->sname, "%s_args", base);
+    sb_printf(&c->fname, "%s_epilogue", base);
+    const char *sname = sb_str(&c->sname), *fname = sb_str(&c->fname);
+
+    sb_printf(&c->head, "/*\n * Generated by evt %s from %s: do not edit.\n *\n * ", evt_version(),
+              e->file);
+    ir_print_kernel(e->k, &c->head);
+
+    cg_layout *layout = malloc(sizeof *layout);
+    if (!layout || !cg_layout_of(e->k, layout)) {
+        sb_printf(err, "kernel '%s' has too many arguments", e->k->name);
+        free(layout);
+        return 0;
+    }
+    e->sb = &c->common;
+    emit_args_struct(e, sname, layout);
+    free(layout);
+    emit_epilogue(e, fname, sname, row_group);
+    emit_prefetch(e, fname, sname);
+
+    /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
+     * operand aligned for vector access. */
+    strbuf *fast = &c->fast;
+    sb_puts(fast, "(evt_i64)(tile_m + 1) * Cfg::kBM <= p.m && (evt_i64)(tile_n + 1) * Cfg::kBN <= p.n");
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
+            sb_printf(fast, " &&\n        evt_vec_ok<%s>(p.in%zu, p.ld_in%zu)",
+                      elem_const(fn->inputs[i].info.elem), i, i);
+    for (size_t o = 0; o < fn->noutputs; o++)
+        if (fn->outputs[o].info.reduce == EVT_REDUCE_NONE)
+            sb_printf(fast, " &&\n        evt_vec_ok<%s>(p.out%zu, p.ld_out%zu)",
+                      elem_const(fn->outputs[o].info.elem), o, o);
+
+    e->sb = &c->reduce;
+    if (cg_has_reductions(fn))
+        emit_reduce_kernels(e, base, sname);
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i]->failed)
+            return 0;
+    return 1;
+}
+
 int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const cg_select *sel,
-                 strbuf *sb, strbuf *err)
+                 cg_cache *cache, strbuf *sb, strbuf *err)
 {
     const ir_func *fn = k->epilogue;
     const int conv = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
     const char *slash = strrchr(file, '/');
     emitter e = {k, fn, slash ? slash + 1 : file, sb, 0};
-    strbuf base, sname, fname;
-    sb_init(&base);
-    sb_init(&sname);
-    sb_init(&fname);
-    cg_kernel_basename(k, &base);
-    sb_printf(&sname, "%s_args", sb_str(&base));
-    sb_printf(&fname, "%s_epilogue", sb_str(&base));
-
-    sb_printf(sb, "/*\n * Generated by evt %s from %s: do not edit.\n *\n", evt_version(), e.file);
-    sb_puts(sb, " * ");
-    {
-        strbuf kt;
-        sb_init(&kt);
-        ir_print_kernel(k, &kt);
-        sb_puts(sb, sb_str(&kt));
-        sb_free(&kt);
+    cg_cache own;
+    cg_cache_init(&own);
+    cg_cache *sh = cache ? cache : &own;
+    if (sh->k != k || sh->row_group != sel->row_group) {
+        cg_cache_free(sh);
+        if (!emit_shared(&e, sel->row_group, sh, err)) {
+            if (!err->len)
+                sb->failed = 1; /* no reason given: memory ran out */
+            cg_cache_free(sh);
+            return 0;
+        }
+        e.sb = sb;
+        sh->k = k;
+        sh->row_group = sel->row_group;
     }
+    const char *base = sb_str(&sh->base), *sname = sb_str(&sh->sname), *fname = sb_str(&sh->fname);
+
+    sb_putn(sb, sb_str(&sh->head), sh->head.len);
     sb_printf(sb, " * Target %s.  Entry points: %s_<config>[_guarded]_sm<NN>; the guarded\n"
                   " * variants load operands element by element (any alignment, any K).\n",
-              evt_target_name(target), sb_str(&base));
+              evt_target_name(target), base);
     /* What NVRTC is given, spelled for nvcc (docs/install.md): -gencode
      * because CUDA 13's -arch=sm_90a also builds compute_90 PTX, where the
      * sm_90a-only tiles refuse to compile. */
@@ -553,33 +613,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                 "#include \"common/epilogue.cuh\"\n");
     sb_puts(sb, conv ? "#include \"mainloops/conv2d_fprop.cuh\"\n" : "#include \"mainloops/gemm.cuh\"\n");
     sb_putc(sb, '\n');
-    cg_layout *layout = malloc(sizeof *layout);
-    if (!layout || !cg_layout_of(k, layout)) {
-        sb_printf(err, "kernel '%s' has too many arguments", k->name);
-        free(layout);
-        sb_free(&base);
-        sb_free(&sname);
-        sb_free(&fname);
-        return 0;
-    }
-    emit_args_struct(&e, sb_str(&sname), layout);
-    free(layout);
-    emit_epilogue(&e, sb_str(&fname), sb_str(&sname), sel->row_group);
-    emit_prefetch(&e, sb_str(&fname), sb_str(&sname));
-
-    /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
-     * operand aligned for vector access. */
-    strbuf fast;
-    sb_init(&fast);
-    sb_puts(&fast, "(evt_i64)(tile_m + 1) * Cfg::kBM <= p.m && (evt_i64)(tile_n + 1) * Cfg::kBN <= p.n");
-    for (size_t i = 0; i < fn->ninputs; i++)
-        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
-            sb_printf(&fast, " &&\n        evt_vec_ok<%s>(p.in%zu, p.ld_in%zu)",
-                      elem_const(fn->inputs[i].info.elem), i, i);
-    for (size_t o = 0; o < fn->noutputs; o++)
-        if (fn->outputs[o].info.reduce == EVT_REDUCE_NONE)
-            sb_printf(&fast, " &&\n        evt_vec_ok<%s>(p.out%zu, p.ld_out%zu)",
-                      elem_const(fn->outputs[o].info.elem), o, o);
+    sb_putn(sb, sb_str(&sh->common), sh->common.len);
+    const char *fast = sb_str(&sh->fast);
 
     const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];
     const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
@@ -603,7 +638,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                 if (ws && split)
                     continue; /* a persistent configuration never splits K */
                 char cfg[200];
-                snprintf(cfg, sizeof cfg, "%s_%s%s_cfg", sb_str(&base), c->name, aligned ? "" : "_guarded");
+                snprintf(cfg, sizeof cfg, "%s_%s%s_cfg", base, c->name, aligned ? "" : "_guarded");
                 if (conv)
                     sb_printf(sb, "typedef evt_conv_cfg<evt_tile_%s, %s, %s>\n"
                                   "    %s;\n",
@@ -615,19 +650,18 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                               c->name, dt, al, bl, aligned ? "true" : "false", cfg);
                 for (int part = 0; part <= split; part++) {
                     /* split: part 0 is the split main entry, part 1 the sum */
-                    strbuf entry;
-                    sb_init(&entry);
-                    cg_entry_name(k, target, c, aligned, split ? 1 + part : 0, &entry);
-                    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n"
-                                  "%s(const %s p%s)\n{\n"
+                    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n",
+                              cfg, cfg);
+                    sb_puts(sb, base);
+                    entry_suffix(target, c, aligned, split ? 1 + part : 0, sb);
+                    sb_printf(sb, "(const %s p%s)\n{\n"
                                   "    typedef %s Cfg;\n"
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
                                   "%s",
-                              cfg, cfg, sb_str(&entry), sb_str(&sname),
+                              sname,
                               split ? ", float *split_ws, int splits"
                               : tma ? ", const __grid_constant__ evt_tma_maps tma" : "", cfg,
                               ws ? "" : "    int tile_m, tile_n;\n");
-                    sb_free(&entry);
                     if (ws) {
                         /* the epilogue runs on the epilogue warps (pp: each
                          * consumer warpgroup), tile after tile; ws_run's L2
@@ -652,8 +686,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       "        }\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
-                                  sb_str(&sname), sb_str(&fast), sb_str(&fname), st >= 0 ? "true" : "false",
-                                  sb_str(&fname), st >= 0 ? "true" : "false", sb_str(&fname));
+                                  sname, fast, fname, st >= 0 ? "true" : "false",
+                                  fname, st >= 0 ? "true" : "false", fname);
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
                                           "                                              int tid) const\n"
@@ -696,14 +730,10 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                   "    else\n"
                                   "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
                                   "}\n\n",
-                              sb_str(&fast), sb_str(&fname), sb_str(&fname));
+                              fast, fname, fname);
                 }
             }
-    sb_free(&fast);
-    if (cg_has_reductions(fn))
-        emit_reduce_kernels(&e, sb_str(&base), sb_str(&sname));
-    sb_free(&base);
-    sb_free(&sname);
-    sb_free(&fname);
+    sb_putn(sb, sb_str(&sh->reduce), sh->reduce.len);
+    cg_cache_free(&own);
     return !sb->failed;
 }

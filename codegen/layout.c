@@ -13,10 +13,18 @@ static int add(cg_layout *l, const char *name, int index, cg_field_type type, cg
     if (l->nfields == CG_MAX_FIELDS)
         return 0;
     cg_field *f = &l->fields[l->nfields++];
+    /* name and index by hand: every emission and launch lays out its
+     * struct, and snprintf showed in their profiles (docs/fuzzing.md) */
+    char digits[12], *d = digits + sizeof digits;
     if (index >= 0 && role != CG_ROLE_OPERAND && role != CG_ROLE_OPERAND_LD && role != CG_ROLE_SIZE)
-        snprintf(f->name, sizeof f->name, "%s%d", name, index);
-    else
-        snprintf(f->name, sizeof f->name, "%s", name);
+        for (unsigned v = (unsigned)index; d == digits + sizeof digits || v; v /= 10)
+            *--d = (char)('0' + v % 10);
+    size_t n = 0;
+    for (; name[n] && n < sizeof f->name - 1; n++)
+        f->name[n] = name[n];
+    for (; d < digits + sizeof digits && n < sizeof f->name - 1; d++)
+        f->name[n++] = *d;
+    f->name[n] = '\0';
     size_t sz = type_size(type);
     f->type = type;
     f->role = role;

@@ -16,16 +16,17 @@
 #                threads test: contexts on several threads parsing, optimizing,
 #                generating CUDA, compiling with NVRTC, validating launches and
 #                sharing one disk kernel cache; any report fails
-# 7. fuzz        clang libFuzzer build of fuzz_parse, run for a bounded time
-#                seeded with tests/golden/*.evt and examples/*.evt; any crash,
-#                leak or timeout fails; then fuzz_launch (the launch API on
-#                the stand-in driver, tests/fakecuda) as long, from
-#                tests/fuzz/corpus/launch
+# 7. fuzz        clang libFuzzer build of every target tests/fuzz/targets
+#                lists, each run for its bounded time from its seeds
+#                (tests/fuzz/run.sh), one summary row each; any crash, leak
+#                or timeout fails, and the failing input is printed in base64
 # A summary table ends the output, then one line "summary: N passed, N failed,
 # N skipped" over every test run.  The exit status is 0 only if all passed.
 #
 # Environment:
-#   EVT_FUZZ_SECONDS  how long the fuzzer runs (default 60; 0 skips it)
+#   EVT_FUZZ_SECONDS  how long the fuzzers run, as seconds per 60 of each
+#                     target's time in tests/fuzz/targets (default 60: fuzz_parse
+#                     60 s, fuzz_pipeline 90 s; 0 skips them)
 #   EVT_JOBS          parallel build and test jobs (default 2)
 #   CI                when "true", print tool versions and more on failure
 set -euo pipefail
@@ -79,12 +80,14 @@ run_ctest() {
 }
 
 # Configures dir $2 for step $1 with the cmake arguments after $3 and builds
-# target $3 there; records a row and returns non-zero on failure.
+# the targets $3 (separated by spaces) there; records a row and returns
+# non-zero on failure.
 build() {
-    local step=$1 dir=$2 target=$3 start=$SECONDS
+    local step=$1 dir=$2 targets=$3 start=$SECONDS
     shift 3
-    say "$step: configure and build $target in $dir"
-    if cmake -S . -B "$dir" "$@" && cmake --build "$dir" --target "$target" -j "$jobs"; then
+    say "$step: configure and build $targets in $dir"
+    # shellcheck disable=SC2086 # one --target, several names
+    if cmake -S . -B "$dir" "$@" && cmake --build "$dir" --target $targets -j "$jobs"; then
         record "$step build" ok $((SECONDS - start)) "$dir"
         return 0
     fi
@@ -198,82 +201,41 @@ if build tsan build-tsan test_threads -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_D
         run_ctest "tsan ctest" build-tsan -R '^unit\.test_threads$'
 fi
 
-# --- 7. libFuzzer on the front end ----------------------------------------
-if [ ! -f tests/fuzz/fuzz_parse.c ] || [ "$fuzz_seconds" -le 0 ]; then
+# --- 7. libFuzzer: every target of tests/fuzz/targets -----------------------
+# NAME SECONDS ...: each target's time at the default EVT_FUZZ_SECONDS=60
+mapfile -t fuzz_lines < <(awk '/^[a-z]/ { print $1, $2 }' tests/fuzz/targets)
+fuzz_names=()
+for line in "${fuzz_lines[@]}"; do
+    fuzz_names+=("fuzz_${line%% *}")
+done
+if [ "$fuzz_seconds" -le 0 ]; then
     # libFuzzer reads -max_total_time=0 as "forever", so 0 means skip.
-    why="tests/fuzz/fuzz_parse.c does not exist yet"
-    [ -f tests/fuzz/fuzz_parse.c ] && why="EVT_FUZZ_SECONDS=$fuzz_seconds"
-    say "fuzz: skipped, $why"
-    record fuzz skipped 0 "$why"
+    say "fuzz: skipped, EVT_FUZZ_SECONDS=$fuzz_seconds"
+    record fuzz skipped 0 "EVT_FUZZ_SECONDS=$fuzz_seconds"
     skipped=$((skipped + 1))
-elif build fuzz build-fuzz fuzz_parse -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
-    -DEVT_FUZZ=ON; then
-    start=$SECONDS
-    fuzzer=$(find build-fuzz -type f -name fuzz_parse -perm -u+x | head -n 1)
-    seeds=build-fuzz/seeds corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts
-    rm -rf "$seeds" "$artifacts"
-    mkdir -p "$seeds" "$corpus" "$artifacts"
-    shopt -s nullglob
-    seed_files=(tests/golden/*.evt examples/*.evt)
-    shopt -u nullglob
-    for f in "${seed_files[@]}"; do
-        cp "$f" "$seeds/${f//\//_}" # tests/golden/a.evt -> tests_golden_a.evt: no clashes
+elif build fuzz build-fuzz "${fuzz_names[*]}" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DEVT_FUZZ=ON; then
+    for line in "${fuzz_lines[@]}"; do
+        name=fuzz_${line%% *}
+        secs=$(( ${line##* } * fuzz_seconds / 60 ))
+        [ "$secs" -ge 1 ] || secs=1
+        fuzzer=$(find build-fuzz/ -type f -name "$name" -perm -u+x | head -n 1)
+        say "fuzz: $name for ${secs}s"
+        start=$SECONDS
+        rc=0
+        sh tests/fuzz/run.sh "$fuzzer" "$secs" 2>&1 | tee "build-fuzz/$name.log" || rc=$?
+        # run.sh's last line: "fuzz_NAME: N inputs in S s (R/s), ..." or "fuzz_NAME: FAILED ..."
+        detail=$(tail -n 1 "build-fuzz/$name.log")
+        detail=${detail#"$name: "}
+        if [ "$rc" -eq 0 ]; then
+            record "$name" ok $((SECONDS - start)) "$detail"
+            passed=$((passed + 1))
+        else
+            record "$name" FAIL $((SECONDS - start)) "$detail"
+            failed=$((failed + 1))
+            status=1
+        fi
     done
-    say "fuzz: $fuzzer for ${fuzz_seconds}s from ${#seed_files[@]} seeds"
-    rc=0
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "$fuzzer" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds" \
-        >build-fuzz/fuzz.log 2>&1 || rc=$?
-    # Progress lines and the dictionary say only that coverage grew; the rest is worth reading.
-    awk '/^###### Recommended dictionary/ { dict = 1 } !dict && !/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)/
-         /^###### End of recommended dictionary/ { dict = 0 }' build-fuzz/fuzz.log
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz.log | tail -n 1)
-    if [ "$rc" -eq 0 ] && [ -n "$runs" ]; then
-        record fuzz ok $((SECONDS - start)) "$runs inputs, no crash or leak"
-        passed=$((passed + 1))
-    else
-        found=$(ls "$artifacts")
-        # CI throws the clone away: keep each failing input in the log.
-        for f in "$artifacts"/*; do
-            [ -f "$f" ] && [ "$(wc -c <"$f")" -le 4096 ] || continue
-            echo "failing input $f (base64): $(base64 -w 0 "$f")"
-        done
-        record fuzz FAIL $((SECONDS - start)) "exit $rc; inputs kept: ${found:-none}"
-        failed=$((failed + 1))
-        status=1
-    fi
-fi
-
-# The launch API on the stand-in driver, as long, from its corpus in the repo.
-if [ "$fuzz_seconds" -gt 0 ] && build "fuzz launch" build-fuzz fuzz_launch -DCMAKE_C_COMPILER=clang \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DEVT_FUZZ=ON; then
-    start=$SECONDS
-    fuzzer=$(find build-fuzz -type f -name fuzz_launch -perm -u+x | head -n 1)
-    corpus=build-fuzz/corpus-launch artifacts=build-fuzz/artifacts-launch
-    rm -rf "$artifacts"
-    mkdir -p "$corpus" "$artifacts"
-    say "fuzz launch: $fuzzer for ${fuzz_seconds}s from tests/fuzz/corpus/launch"
-    rc=0
-    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "$fuzzer" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" tests/fuzz/corpus/launch \
-        >build-fuzz/fuzz-launch.log 2>&1 || rc=$?
-    awk '/^###### Recommended dictionary/ { dict = 1 } !dict && !/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC/
-         /^###### End of recommended dictionary/ { dict = 0 }' build-fuzz/fuzz-launch.log | tail -n 40
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz-launch.log | tail -n 1)
-    if [ "$rc" -eq 0 ] && [ -n "$runs" ]; then
-        record "fuzz launch" ok $((SECONDS - start)) "$runs inputs, no crash or leak"
-        passed=$((passed + 1))
-    else
-        for f in "$artifacts"/*; do
-            [ -f "$f" ] && [ "$(wc -c <"$f")" -le 4096 ] || continue
-            echo "failing input $f (base64): $(base64 -w 0 "$f")"
-        done
-        record "fuzz launch" FAIL $((SECONDS - start)) "exit $rc; inputs kept: $(ls "$artifacts")"
-        failed=$((failed + 1))
-        status=1
-    fi
 fi
 
 print_summary

@@ -31,7 +31,8 @@ void arena_free(arena *a)
     a->head = NULL;
 }
 
-void *arena_alloc(arena *a, size_t size)
+/* size bytes, not cleared. */
+static void *alloc_raw(arena *a, size_t size)
 {
     const size_t align = alignof(max_align_t);
     if (size > SIZE_MAX - align) { /* rounding up would wrap to a tiny size */
@@ -67,7 +68,14 @@ void *arena_alloc(arena *a, size_t size)
     }
     void *p = b->data + b->used;
     b->used += size;
-    memset(p, 0, size);
+    return p;
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+    void *p = alloc_raw(a, size);
+    if (p)
+        memset(p, 0, size);
     return p;
 }
 
@@ -75,7 +83,7 @@ char *arena_strndup(arena *a, const char *s, size_t len)
 {
     if (len == SIZE_MAX)
         return NULL;
-    char *p = arena_alloc(a, len + 1);
+    char *p = alloc_raw(a, len + 1); /* every byte written below: no clearing */
     if (p) {
         memcpy(p, s, len);
         p[len] = '\0';

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 void sb_init(strbuf *sb)
 {
@@ -17,6 +18,17 @@ void sb_free(strbuf *sb)
 {
     free(sb->data);
     sb_init(sb);
+}
+
+void sb_clear(strbuf *sb)
+{
+    if (sb->failed) {
+        sb_free(sb);
+        return;
+    }
+    sb->len = 0;
+    if (sb->data)
+        sb->data[0] = '\0';
 }
 
 static int sb_reserve(strbuf *sb, size_t extra)
@@ -45,6 +57,14 @@ static int sb_reserve(strbuf *sb, size_t extra)
 
 void sb_putn(strbuf *sb, const char *s, size_t n)
 {
+    /* the room is mostly there: one test before the copy (cap is 0 while
+     * data is NULL, and a failed buffer takes nothing) */
+    if (n < sb->cap - sb->len && !sb->failed) {
+        memcpy(sb->data + sb->len, s, n);
+        sb->len += n;
+        sb->data[sb->len] = '\0';
+        return;
+    }
     if (!sb_reserve(sb, n))
         return;
     memcpy(sb->data + sb->len, s, n);
@@ -62,16 +82,193 @@ void sb_putc(strbuf *sb, char c)
     sb_putn(sb, &c, 1);
 }
 
-void sb_vprintf(strbuf *sb, const char *fmt, va_list ap)
+/* vsnprintf onto the end of sb: straight into the room left, measuring
+ * first only when it does not fit. */
+static void put_vformatted(strbuf *sb, const char *fmt, va_list ap)
 {
+    if (sb->failed)
+        return;
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    size_t room = sb->data ? sb->cap - sb->len : 0;
+    int n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, ap2);
     va_end(ap2);
-    if (n < 0 || !sb_reserve(sb, (size_t)n))
-        return;
-    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
-    sb->len += (size_t)n;
+    if (n >= 0 && (size_t)n >= room && sb_reserve(sb, (size_t)n))
+        vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    if (n >= 0 && !sb->failed)
+        sb->len += (size_t)n;
+    else if (sb->data)
+        sb->data[sb->len] = '\0'; /* whatever a failed attempt left past the end */
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void put_formatted(strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    put_vformatted(sb, fmt, ap);
+    va_end(ap);
+}
+
+/* The decimal digits of v, after a '-' when neg. */
+static void put_decimal(strbuf *sb, unsigned long long v, int neg)
+{
+    char buf[24], *p = buf + sizeof buf;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    if (neg)
+        *--p = '-';
+    sb_putn(sb, p, (size_t)(buf + sizeof buf - p));
+}
+
+static void put_signed(strbuf *sb, long long v)
+{
+    put_decimal(sb, v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v, v < 0);
+}
+
+/* One conversion that is not a plain %s, %c, %d or %u (flags, a width, a
+ * precision, floating point, hex), from its text at p (after the '%'):
+ * the specification is copied, a '*' replaced by its argument, and handed
+ * to vsnprintf with the argument fetched as its type.  Returns the end of
+ * the specification. */
+static const char *put_conversion(strbuf *sb, const char *p, va_list *ap)
+{
+    char spec[96];
+    size_t n = 0;
+    spec[n++] = '%';
+    while (*p && strchr("-+ #0", *p) && n < 16)
+        spec[n++] = *p++;
+    if (*p == '*') {
+        n += (size_t)snprintf(spec + n, 16, "%d", va_arg(*ap, int)); /* -w: the '-' flag */
+        p++;
+    } else {
+        while (*p >= '0' && *p <= '9' && n < 40)
+            spec[n++] = *p++;
+    }
+    if (*p == '.') {
+        p++;
+        if (*p == '*') {
+            int prec = va_arg(*ap, int);
+            if (prec >= 0) /* a negative precision is taken as none */
+                n += (size_t)snprintf(spec + n, 16, ".%d", prec);
+            p++;
+        } else {
+            spec[n++] = '.';
+            while (*p >= '0' && *p <= '9' && n < 64)
+                spec[n++] = *p++;
+        }
+    }
+    char len = 0; /* h (hh too), l, q (ll), z, j, t, L */
+    if (*p == 'h' || *p == 'l' || *p == 'z' || *p == 'j' || *p == 't' || *p == 'L') {
+        len = *p;
+        spec[n++] = *p++;
+        if ((len == 'h' || len == 'l') && *p == len) {
+            len = len == 'l' ? 'q' : 'h';
+            spec[n++] = *p++;
+        }
+    }
+    if (!*p)
+        return p;
+    const char conv = *p++;
+    spec[n++] = conv;
+    spec[n] = '\0';
+    switch (conv) {
+    case 'd': case 'i':
+        switch (len) {
+        case 'l': put_formatted(sb, spec, va_arg(*ap, long)); break;
+        case 'q': put_formatted(sb, spec, va_arg(*ap, long long)); break;
+        case 'z': case 't': put_formatted(sb, spec, va_arg(*ap, ptrdiff_t)); break;
+        case 'j': put_formatted(sb, spec, va_arg(*ap, intmax_t)); break;
+        default: put_formatted(sb, spec, va_arg(*ap, int)); break;
+        }
+        break;
+    case 'u': case 'o': case 'x': case 'X':
+        switch (len) {
+        case 'l': put_formatted(sb, spec, va_arg(*ap, unsigned long)); break;
+        case 'q': put_formatted(sb, spec, va_arg(*ap, unsigned long long)); break;
+        case 'z': case 't': put_formatted(sb, spec, va_arg(*ap, size_t)); break;
+        case 'j': put_formatted(sb, spec, va_arg(*ap, uintmax_t)); break;
+        default: put_formatted(sb, spec, va_arg(*ap, unsigned)); break;
+        }
+        break;
+    case 'c':
+        if (len == 'l')
+            put_formatted(sb, spec, va_arg(*ap, wint_t));
+        else
+            put_formatted(sb, spec, va_arg(*ap, int));
+        break;
+    case 's':
+        if (len == 'l')
+            put_formatted(sb, spec, va_arg(*ap, const wchar_t *));
+        else
+            put_formatted(sb, spec, va_arg(*ap, const char *));
+        break;
+    case 'p': put_formatted(sb, spec, va_arg(*ap, void *)); break;
+    case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+        if (len == 'L')
+            put_formatted(sb, spec, va_arg(*ap, long double));
+        else
+            put_formatted(sb, spec, va_arg(*ap, double));
+        break;
+    default: break; /* %n and unknown conversions write nothing */
+    }
+    return p;
+}
+
+/* printf's formatting, done here rather than by vsnprintf: the code
+ * generator's output is long constant text with a few names in it, which
+ * glibc's vfprintf copies a few bytes at a time (docs/fuzzing.md has the
+ * measurements).  Literal runs are copied whole, %s, %c, %d and %u (with l,
+ * ll or z) written by hand, every other conversion given to vsnprintf. */
+void sb_vprintf(strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list args;
+    va_copy(args, ap);
+    for (const char *p = fmt;;) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            sb_puts(sb, p);
+            break;
+        }
+        sb_putn(sb, p, (size_t)(pct - p));
+        p = pct + 1;
+        switch (p[0]) {
+        case 's': {
+            const char *s = va_arg(args, const char *);
+            sb_puts(sb, s ? s : "(null)"); /* glibc's */
+            p++;
+            continue;
+        }
+        case 'c': sb_putc(sb, (char)va_arg(args, int)); p++; continue;
+        case '%': sb_putc(sb, '%'); p++; continue;
+        case 'd': case 'i': put_signed(sb, va_arg(args, int)); p++; continue;
+        case 'u': put_decimal(sb, va_arg(args, unsigned), 0); p++; continue;
+        case 'z':
+            if (p[1] == 'u') {
+                put_decimal(sb, va_arg(args, size_t), 0);
+                p += 2;
+                continue;
+            }
+            break;
+        case 'l':
+            switch (p[1] == 'l' ? p[2] : p[1]) {
+            case 'd': case 'i':
+                put_signed(sb, p[1] == 'l' ? va_arg(args, long long) : va_arg(args, long));
+                p += p[1] == 'l' ? 3 : 2;
+                continue;
+            case 'u':
+                put_decimal(sb, p[1] == 'l' ? va_arg(args, unsigned long long) : va_arg(args, unsigned long), 0);
+                p += p[1] == 'l' ? 3 : 2;
+                continue;
+            }
+            break;
+        }
+        p = put_conversion(sb, p, &args);
+    }
+    va_end(args);
 }
 
 void sb_printf(strbuf *sb, const char *fmt, ...)

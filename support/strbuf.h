@@ -13,6 +13,8 @@ typedef struct strbuf {
 
 void sb_init(strbuf *sb);
 void sb_free(strbuf *sb);
+/* Empties sb for the next text, keeping its memory (freed if it had failed). */
+void sb_clear(strbuf *sb);
 void sb_putn(strbuf *sb, const char *s, size_t n);
 void sb_puts(strbuf *sb, const char *s);
 void sb_putc(strbuf *sb, char c);

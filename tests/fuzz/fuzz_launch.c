@@ -19,8 +19,8 @@
  * inside the fake's allocations.  After every input: nothing of the
  * launches' left alive.
  *
- * Built without libFuzzer (FUZZ_LAUNCH_MAIN), a main replays files and
- * folders and then random inputs: `fuzz_launch_replay [-runs=N] PATH...`.
+ * Built without libFuzzer, tests/fuzz/standalone.c's main replays files and
+ * folders and then random inputs: `fuzz_launch_replay [--seeds N] PATH...`.
  */
 #define _GNU_SOURCE /* strdup, DT_REG */
 #include <evt/evt.h>
@@ -864,76 +864,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
-#ifdef FUZZ_LAUNCH_MAIN
-#include <dirent.h>
-#include <sys/stat.h>
-
-static int replay_file(const char *path)
+/* standalone.c's --seeds: seed's input, random bytes of a random length
+ * (below 512), the same on every machine. */
+size_t fuzz_seed_input(uint64_t seed, uint8_t *buf, size_t cap);
+size_t fuzz_seed_input(uint64_t seed, uint8_t *buf, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    static uint8_t buf[1 << 16];
-    const size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-    return 1;
-}
-
-/* Replays every file under PATH (a file or a folder); the count. */
-static long replay(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        fprintf(stderr, "fuzz_launch: no %s\n", path);
-        exit(1);
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    size_t n = (size_t)(s % 512);
+    n = n < cap ? n : cap;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        buf[i] = (uint8_t)(s >> 24);
     }
-    if (!S_ISDIR(st.st_mode))
-        return replay_file(path);
-    DIR *d = opendir(path);
-    long n = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char sub[4096];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        n += replay(sub);
-    }
-    if (d)
-        closedir(d);
     return n;
 }
-
-int main(int argc, char **argv)
-{
-    long runs = 0, files = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "-runs=", 6) == 0)
-            runs = strtol(argv[i] + 6, NULL, 10);
-        else
-            files += replay(argv[i]);
-    }
-    /* random inputs from a fixed seed: the same every time */
-    uint64_t s = 0x9e3779b97f4a7c15ull;
-    uint8_t buf[512];
-    for (long i = 0; i < runs; i++) {
-        const size_t n = (size_t)(i % 512);
-        for (size_t j = 0; j < n; j++) {
-            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-            buf[j] = (uint8_t)(s >> 24);
-        }
-        LLVMFuzzerTestOneInput(buf, n);
-    }
-    evt_module_destroy(w.scratch);
-    evt_module_destroy(w.m);
-    for (int i = 0; i < NPOOL; i++)
-        evt_device_free(w.ctx, w.pool[i]);
-    if (w.stream)
-        w.fc.cuStreamDestroy(w.stream);
-    evt_ctx_destroy(w.ctx);
-    printf("fuzz_launch: %ld files and %ld random inputs, no failure; %ld launches checked, %ld with "
-           "every extent, %ld TMA maps\n",
-           files, runs, launches_checked, launches_in_bounds, maps_checked);
-    return 0;
-}
-#endif

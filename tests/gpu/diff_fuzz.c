@@ -126,7 +126,7 @@ static void families_arg(char *buf, size_t n)
 
 static uint64_t mix(uint64_t a, uint64_t b)
 {
-    pg_rng r = {a ^ (b * 0xd1342543de82ef95u)};
+    pg_rng r = {.s = a ^ (b * 0xd1342543de82ef95u)};
     return pg_next(&r);
 }
 
@@ -399,7 +399,7 @@ static int gen_case(fuzz_case *c, uint64_t seed)
     c->src[0] = '\0';
     c->seed = seed;
     c->nprograms = case_programs(seed);
-    pg_rng r = {mix(seed, 0xca5e)};
+    pg_rng r = {.s = mix(seed, 0xca5e)};
     /* The family first: it decides what the kernel may be. */
     int fams[FAM_COUNT], nfam = 0;
     for (int f = 0; f < FAM_COUNT; f++)
@@ -690,7 +690,7 @@ static int fill(const launch_memory *L, const long long *v, unsigned char *block
         }
         for (size_t e = 0; e < x->extent; e++) {
             const long long r = (long long)e / x->ld, col = (long long)e % x->ld;
-            pg_rng rr = {mix(mix(base, (uint64_t)r), (uint64_t)col)};
+            pg_rng rr = {.s = mix(mix(base, (uint64_t)r), (uint64_t)col)};
             _Alignas(8) unsigned char one[8];
             pg_fill(&rr, x->elem, one, 1);
             memcpy(p + e * x->esize, one, x->esize);
@@ -702,7 +702,7 @@ static int fill(const launch_memory *L, const long long *v, unsigned char *block
 /* The value a param gets, or 0 to leave it at its default. */
 static int param_value(const long long *v, const evt_arg_info *info, float *value)
 {
-    pg_rng r = {mix_str((uint64_t)v[PF_data] ^ 0x9a7a, info->name)};
+    pg_rng r = {.s = mix_str((uint64_t)v[PF_data] ^ 0x9a7a, info->name)};
     *value = pg_f32(&r);
     return !info->has_default || pg_chance(&r, 70);
 }
@@ -1245,7 +1245,7 @@ static int choose_config(worker *w, fuzz_case *c, const program *pr)
     }
     if (!n)
         return 0;
-    pg_rng r = {mix(c->seed, 0xc0f)};
+    pg_rng r = {.s = mix(c->seed, 0xc0f)};
     snprintf(c->t.config, sizeof c->t.config, "%s", admitted[pg_below(&r, (unsigned)n)]);
     return 1;
 }

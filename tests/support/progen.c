@@ -7,8 +7,25 @@
 #include <stdio.h>
 #include <string.h>
 
+pg_rng pg_rng_bytes(const uint8_t *bytes, size_t n, uint64_t seed)
+{
+    return (pg_rng){seed, bytes, n, 0};
+}
+
+/* The next k bytes of the input as a little-endian number (k <= 8, at least
+ * one left). */
+static uint64_t take(pg_rng *r, size_t k)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < k && r->pos < r->nbytes; i++)
+        v |= (uint64_t)r->bytes[r->pos++] << (8 * i);
+    return v;
+}
+
 uint64_t pg_next(pg_rng *r)
 {
+    if (r->pos < r->nbytes)
+        return take(r, 8);
     uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
@@ -17,6 +34,10 @@ uint64_t pg_next(pg_rng *r)
 
 unsigned pg_below(pg_rng *r, unsigned n)
 {
+    /* From input bytes, as few as cover n, so that one mutated byte is one
+     * changed choice and the choices after it keep their bytes. */
+    if (r->pos < r->nbytes)
+        return (unsigned)(take(r, n <= 1u << 8 ? 1 : n <= 1u << 16 ? 2 : 4) % n);
     return (unsigned)(pg_next(r) % n);
 }
 
@@ -160,7 +181,12 @@ static void gen_expr(pg_gen *g, int depth)
 
 void pg_epilogue(pg_gen *g, uint64_t seed)
 {
-    g->r.s = seed;
+    pg_epilogue_rng(g, (pg_rng){seed, NULL, 0, 0});
+}
+
+void pg_epilogue_rng(pg_gen *g, pg_rng r)
+{
+    g->r = r;
     g->len = 0;
     g->overflow = 0;
     g->src[0] = '\0';
@@ -171,16 +197,21 @@ void pg_epilogue(pg_gen *g, uint64_t seed)
     for (int i = 0; i < ninputs; i++) {
         char name[16];
         snprintf(name, sizeof name, "i%d", i);
-        pg_put(g, "    in %s : %s%s\n", name, elems[pg_below(&g->r, 7)], shapes[pg_below(&g->r, 4)]);
+        /* one draw per statement: a call's arguments are unsequenced, and
+         * clang drew them in another order than gcc, making another program
+         * of the same seed; the order kept is gcc's */
+        const char *shape = shapes[pg_below(&g->r, 4)];
+        pg_put(g, "    in %s : %s%s\n", name, elems[pg_below(&g->r, 7)], shape);
         add_name(g, name);
     }
     for (int i = 0; i < nparams; i++) {
         char name[16];
         snprintf(name, sizeof name, "p%d", i);
         pg_put(g, "    param %s : f32", name);
-        if (pg_chance(&g->r, 60))
-            pg_put(g, " = %s%s", pg_chance(&g->r, 30) ? "-" : "",
-                (const char *[]){"0", "1", "0.5", "3", "1e-40", "2e38"}[pg_below(&g->r, 6)]);
+        if (pg_chance(&g->r, 60)) {
+            const char *value = (const char *[]){"0", "1", "0.5", "3", "1e-40", "2e38"}[pg_below(&g->r, 6)];
+            pg_put(g, " = %s%s", pg_chance(&g->r, 30) ? "-" : "", value);
+        }
         pg_put(g, "\n");
         add_name(g, name);
     }
@@ -207,8 +238,9 @@ void pg_epilogue(pg_gen *g, uint64_t seed)
             static const char *const axes[] = {", N", ", M", ""};
             static const char *const reduced[] = {"[M]", "[N]", ""};
             unsigned axis = pg_below(&g->r, 3);
-            pg_put(g, "    out r%d : %s%s = %s(", i, pg_chance(&g->r, 70) ? "f32" : elems[pg_below(&g->r, 7)],
-                reduced[axis], kinds[pg_below(&g->r, 3)]);
+            const char *kind = kinds[pg_below(&g->r, 3)];
+            const char *elem = pg_chance(&g->r, 70) ? "f32" : elems[pg_below(&g->r, 7)];
+            pg_put(g, "    out r%d : %s%s = %s(", i, elem, reduced[axis], kind);
             gen_expr(g, depth);
             pg_put(g, "%s)\n", axes[axis]);
             nouts++;

@@ -17,11 +17,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* splitmix64: small, fast, and every seed gives a full-period stream. */
+/* splitmix64: small, fast, and every seed gives a full-period stream.
+ *
+ * A fuzzer's rng draws from its input bytes first (pg_rng_bytes), so that
+ * libFuzzer's byte mutations become changes of the generator's choices, one
+ * choice per byte or few; when they run out it goes on as splitmix from its
+ * seed.  `{.s = seed}`, with no bytes, is the plain splitmix stream. */
 typedef struct pg_rng {
     uint64_t s;
+    const uint8_t *bytes; /* drawn from first; NULL or none left: splitmix */
+    size_t nbytes, pos;
 } pg_rng;
 
+/* An rng that draws from bytes[0..n) (borrowed, must outlive it), then
+ * from splitmix at seed. */
+pg_rng pg_rng_bytes(const uint8_t *bytes, size_t n, uint64_t seed);
 uint64_t pg_next(pg_rng *r);
 unsigned pg_below(pg_rng *r, unsigned n); /* in [0, n); n > 0 */
 int pg_chance(pg_rng *r, unsigned percent);
@@ -43,6 +53,8 @@ void pg_put(pg_gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* A random epilogue named `g` from `seed`, replacing g->src; the caller
  * appends the kernel that uses it (pg_program does both). */
 void pg_epilogue(pg_gen *g, uint64_t seed);
+/* As pg_epilogue, drawing from the rng r (pg_rng_bytes: a fuzzer's input). */
+void pg_epilogue_rng(pg_gen *g, pg_rng r);
 
 /* pg_epilogue and `kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with g`. */
 void pg_program(pg_gen *g, uint64_t seed);

@@ -597,7 +597,7 @@ static void test_in_place_matches_out_of_place(void **state)
     fixture *f = *state;
     evt_interp *in = interp_for(f, in_place_src, "ip");
     enum { M = 5, N = 300, LD = N + 3, CELLS = (M - 1) * LD + N };
-    pg_rng rng = {0x1b2a5eedu};
+    pg_rng rng = {.s = 0x1b2a5eedu};
     float *acc = malloc(M * N * sizeof *acc), *s = malloc(CELLS * sizeof *s);
     float *t = malloc(CELLS * sizeof *t), *ts = malloc(CELLS * sizeof *ts);
     unsigned short *r = malloc(CELLS * sizeof *r), *y = malloc(CELLS * sizeof *y);
@@ -654,7 +654,7 @@ static void test_aliasing_is_refused(void **state)
     _Alignas(double) unsigned short r[M * N * 4 + 8];
     unsigned short y[M * N], b[N];
     double y64[M * N];
-    pg_rng rng = {0xa11a5u};
+    pg_rng rng = {.s = 0xa11a5u};
     pg_fill(&rng, EVT_F32, acc, M * N);
     pg_fill(&rng, EVT_F32, s, M * N);
     pg_fill(&rng, EVT_F16, r, sizeof r / sizeof *r);
@@ -722,7 +722,7 @@ static void test_rebind_replaces_the_binding(void **state)
     enum { M = 2, N = 3 };
     float acc[M * N], first[M * N], second[M * 4];
     double wide[M * N];
-    pg_rng rng = {0x4eb1du};
+    pg_rng rng = {.s = 0x4eb1du};
     for (int i = 0; i < M * N; i++)
         acc[i] = pg_f32(&rng);
     for (int i = 0; i < M * 4; i++)

@@ -148,7 +148,7 @@ static size_t extent(const problem *p, evt_shape shape)
 /* A random problem of at most max_mn rows and columns for epilogue e. */
 static void make_problem(problem *p, const evt_epilogue *e, uint64_t seed, unsigned max_mn)
 {
-    pg_rng r = {seed ^ 0xda7a5eedu};
+    pg_rng r = {.s = seed ^ 0xda7a5eedu};
     memset(p, 0, sizeof *p);
     p->m = 1 + pg_below(&r, max_mn);
     p->n = 1 + pg_below(&r, max_mn);
@@ -382,7 +382,7 @@ static void check_program_on_gpu(gpu *d)
     const evt_epilogue *e = evt_module_epilogue(m[0], 0);
     problem p;
     make_problem(&p, e, r->seed, 64); /* one 64x64 tile: one block */
-    pg_rng rr = {r->seed ^ 0x6e6d6d};
+    pg_rng rr = {.s = r->seed ^ 0x6e6d6d};
     long long k = 8 * (1 + pg_below(&rr, 8));
     size_t na = (size_t)(p.m * k), nb = (size_t)(p.n * k);
     float *ab = malloc((na + nb) * sizeof *ab);

@@ -63,7 +63,7 @@ static void test_every_drop_leaves_a_valid_program(void **state)
     static pg_gen g;
     evt_ctx *ctx = evt_ctx_create();
     assert_non_null(ctx);
-    pg_rng r = {42};
+    pg_rng r = {.s = 42};
     for (uint64_t seed = 1; seed <= 2000; seed++) {
         pg_program(&g, seed);
         assert_false(g.overflow);

@@ -7,6 +7,8 @@
 
 #include "support/strbuf.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +84,61 @@ static void test_long_printf(void **state)
     assert_int_equal(sb->data[0], '<');
     assert_int_equal(sb->data[sizeof big], '|');
     assert_int_equal(sb->data[sb->len], '\0');
+}
+
+/* sb_printf formats by itself (support/strbuf.c): whatever the conversion,
+ * it must write what snprintf writes, also on a buffer already holding text. */
+#define AS_SNPRINTF(sb, ...)                                                   \
+    do {                                                                       \
+        char want_[512];                                                       \
+        snprintf(want_, sizeof want_, __VA_ARGS__);                            \
+        sb_clear(sb);                                                          \
+        sb_puts(sb, "<");                                                      \
+        sb_printf(sb, __VA_ARGS__);                                            \
+        assert_string_equal(sb_str(sb) + 1, want_);                            \
+        assert_int_equal((sb)->len, 1 + strlen(want_));                        \
+    } while (0)
+
+static void test_printf_as_snprintf(void **state)
+{
+    strbuf *sb = *state;
+    AS_SNPRINTF(sb, "plain, no conversion");
+    AS_SNPRINTF(sb, "%s|%s|%c|%%|%s", "abc", "", 'x', "tail");
+    AS_SNPRINTF(sb, "%d %d %d %i %u %u", 0, -7, INT_MIN, INT_MAX, 0u, UINT_MAX);
+    AS_SNPRINTF(sb, "%ld %ld %lu %lld %lld %llu %zu", LONG_MIN, 42L, ULONG_MAX, LLONG_MIN, LLONG_MAX,
+                ULLONG_MAX, (size_t)SIZE_MAX);
+    AS_SNPRINTF(sb, "%5d|%-5d|%05d|%+d|% d|%x|%08x|%#X|%o", 42, 42, -42, 42, 42, 0xbeefu, 0xbeefu, 255u, 8u);
+    AS_SNPRINTF(sb, "%lx %016llx %zx %zd %td %jd %hhd %hu", 0xfffffffful, 0x0123456789abcdefull,
+                (size_t)4096, (ptrdiff_t)-3, (ptrdiff_t)77, (intmax_t)-9, 300, 70000);
+    AS_SNPRINTF(sb, "%.9g %g %.3f %e %.2e %a %10.4f %-10.2g|", 0.1f, 1e30, 3.14159, -0.0, 6.02e23, 1.0,
+                2.5, 1e-7);
+    AS_SNPRINTF(sb, "%Lg %.0f %f %f", (long double)1.5, 0.5, 1.0 / 0.0, -1.0 / 0.0);
+    AS_SNPRINTF(sb, "%.*s|%*d|%-*d|%.*f|%*.*s|", 2, "abcdef", 6, 7, 6, 7, 3, 1.0 / 3, 5, 1, "xyz");
+    AS_SNPRINTF(sb, "%*d|%.*d|", -4, 9, -1, 12); /* negative width: '-'; negative precision: none */
+    AS_SNPRINTF(sb, "%5s|%-5s|%.1s|%c%c", "ab", "ab", "ab", 'y', 'z');
+    AS_SNPRINTF(sb, "%p", (void *)sb);
+    AS_SNPRINTF(sb, "%s", "a long run %% of text that the formatter copies whole, a long run of text");
+    AS_SNPRINTF(sb, "trailing %d", 1);
+}
+
+/* sb_clear keeps the memory for the next text. */
+static void test_clear(void **state)
+{
+    strbuf *sb = *state;
+    sb_puts(sb, "first text");
+    char *data = sb->data;
+    sb_clear(sb);
+    assert_string_equal(sb_str(sb), "");
+    assert_int_equal(sb->len, 0);
+    assert_ptr_equal(sb->data, data);
+    sb_puts(sb, "second");
+    assert_string_equal(sb_str(sb), "second");
+    sb_putn(sb, "x", SIZE_MAX);
+    assert_int_equal(sb->failed, 1);
+    sb_clear(sb); /* a failed buffer starts again empty */
+    assert_int_equal(sb->failed, 0);
+    sb_puts(sb, "third");
+    assert_string_equal(sb_str(sb), "third");
 }
 
 static void test_nul_bytes(void **state)
@@ -169,6 +226,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append, setup, teardown),
         cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_printf, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_printf_as_snprintf, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clear, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_escaping, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_utf8, setup, teardown),

@@ -101,6 +101,49 @@ static void test_forced_listing(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* Emission keeps a kernel's target-independent text between calls (the
+ * module's cache): another target, another row group and an optimization
+ * in between must each give what a fresh module gives. */
+static void test_listing_reuse(void **state)
+{
+    (void)state;
+    static const char *const src =
+        "epilogue e { in bias : f16[N]\n param s : f32 = 1\n"
+        " out D : f16[M, N] = relu(acc * 1 + bias * s)\n out r : f32[N] = reduce_sum(acc, M) }\n"
+        "kernel tn = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+        "kernel conv = conv2d_fprop(x: f16, w: f16, acc: f32) with e\n";
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL, *fresh = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "t.evt", src, strlen(src), &m), EVT_OK);
+    const evt_kernel *tn = evt_module_find_kernel(m, "tn"), *conv = evt_module_find_kernel(m, "conv");
+    const char *a90 = NULL, *a80 = NULL, *again = NULL, *grouped = NULL, *want = NULL;
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM90A, &a90), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &a80), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, conv, EVT_TARGET_SM80, &again), EVT_OK);
+    assert_non_null(strstr(again, "evt_conv_args mainloop;"));
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM90A, &again), EVT_OK);
+    assert_string_equal(again, a90);
+    evt_tuning t = {.row_group = 4};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &grouped), EVT_OK);
+    assert_non_null(strstr(grouped, "(FAST ? 4 : 1)"));
+    assert_int_equal(evt_ctx_set_tuning(ctx, NULL), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &again), EVT_OK);
+    assert_string_equal(again, a80);
+
+    assert_int_equal(evt_module_optimize(m, 2), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, tn, EVT_TARGET_SM80, &again), EVT_OK);
+    assert_string_not_equal(again, a80);
+    assert_int_equal(evt_module_parse_buffer(ctx, "t.evt", src, strlen(src), &fresh), EVT_OK);
+    assert_int_equal(evt_module_optimize(fresh, 2), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(fresh, evt_module_find_kernel(fresh, "tn"), EVT_TARGET_SM80, &want),
+                     EVT_OK);
+    assert_string_equal(again, want);
+    evt_module_destroy(fresh);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* The libraries' paths: checked, and used (a compile through a path that
  * does not exist fails naming it). */
 static void test_library_paths(void **state)
@@ -133,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tuning_values),
         cmocka_unit_test(test_forced_listing),
+        cmocka_unit_test(test_listing_reuse),
         cmocka_unit_test(test_library_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
