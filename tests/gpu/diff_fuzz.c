@@ -1346,7 +1346,7 @@ static int replay_fails(void *user, const char *src, const long long *v)
     while (fgets(line, sizeof line, p))
         if (strncmp(line, "outcome: ", 9) == 0) {
             line[strcspn(line, "\n")] = '\0';
-            snprintf(r->last, sizeof r->last, "%s", line + 9);
+            snprintf(r->last, sizeof r->last, "%.*s", (int)sizeof r->last - 1, line + 9);
         }
     const int status = pclose(p);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 137)
