@@ -1335,9 +1335,15 @@ static int replay_fails(void *user, const char *src, const long long *v)
     fclose(f);
     char spec[2048], cmd[16384];
     format_spec(r->t, v, spec, sizeof spec);
-    snprintf(cmd, sizeof cmd, "timeout -s KILL %d '%s' --replay '%s' --problem '%s'%s%s 2>&1",
-             (int)opt.case_timeout, opt.self, r->evt_path, spec, opt.dry ? " --dry-run" : "",
-             opt.inject ? " --inject-fault" : "");
+    /* coreutils' timeout kills a replay that hangs (exit 137); without it a hang hangs the reducer. */
+    static int have_timeout = -1;
+    if (have_timeout < 0)
+        have_timeout = system("command -v timeout >/dev/null 2>&1") == 0;
+    char limit[64] = "";
+    if (have_timeout)
+        snprintf(limit, sizeof limit, "timeout -s KILL %d ", (int)opt.case_timeout);
+    snprintf(cmd, sizeof cmd, "%s'%s' --replay '%s' --problem '%s'%s%s 2>&1", limit, opt.self, r->evt_path,
+             spec, opt.dry ? " --dry-run" : "", opt.inject ? " --inject-fault" : "");
     FILE *p = popen(cmd, "r");
     if (!p)
         return 0;
