@@ -170,7 +170,7 @@ for s in $sections; do
             tee "$out/diff_fuzz.log"
         rc=${PIPESTATUS[0]}
         [ $rc -eq 0 ] || [ $rc -eq 77 ] || overall=1
-        summary+=("diff_fuzz: exit $rc, $(grep -o '[0-9]* failures ([0-9]* hangs)' "$out/diff_fuzz.log" |
+        summary+=("diff_fuzz: exit $rc, $(grep -o '[0-9]* failures ([^)]*)' "$out/diff_fuzz.log" |
             tail -n 1), $(grep -o '[0-9.]* programs/s' "$out/diff_fuzz.log" | tail -n 1)")
         ;;
     *) echo "unknown section $s"; exit 2 ;;

@@ -152,7 +152,7 @@ typedef struct counters {
     long long refused_buffer, refused_unbound;
     long long loose_sums; /* sums whose terms may overflow f32 in some order: any result passes */
     long long compiles;   /* dry run: NVRTC compiles */
-    long long failures, hangs;
+    long long failures, mismatches, errors, hangs; /* failures: mismatches + errors + hangs + crashes */
     long long reductions, reduced_lines; /* failures reduced; the most statements one kept */
     long long family_kernels[FAM_COUNT];
 } counters;
@@ -1336,9 +1336,15 @@ static int replay_fails(void *user, const char *src, const long long *v)
     fclose(f);
     char spec[2048], cmd[16384];
     format_spec(r->t, v, spec, sizeof spec);
-    snprintf(cmd, sizeof cmd, "timeout -s KILL %d '%s' --replay '%s' --problem '%s'%s%s 2>&1",
-             (int)opt.case_timeout, opt.self, r->evt_path, spec, opt.dry ? " --dry-run" : "",
-             opt.inject ? " --inject-fault" : "");
+    /* coreutils' timeout kills a replay that hangs (exit 137); without it a hang hangs the reducer. */
+    static int have_timeout = -1;
+    if (have_timeout < 0)
+        have_timeout = system("command -v timeout >/dev/null 2>&1") == 0;
+    char limit[64] = "";
+    if (have_timeout)
+        snprintf(limit, sizeof limit, "timeout -s KILL %d ", (int)opt.case_timeout);
+    snprintf(cmd, sizeof cmd, "%s'%s' --replay '%s' --problem '%s'%s%s 2>&1", limit, opt.self, r->evt_path,
+             spec, opt.dry ? " --dry-run" : "", opt.inject ? " --inject-fault" : "");
     FILE *p = popen(cmd, "r");
     if (!p)
         return 0;
@@ -1587,6 +1593,8 @@ static void fuzz(worker *w, long long first, long long step, long long ncases, d
                    c->nproblems, o.kind >= OUT_MISMATCH ? o.signature : "ok", now() - t0);
         if (o.kind >= OUT_MISMATCH) {
             w->c.failures++;
+            w->c.mismatches += o.kind == OUT_MISMATCH;
+            w->c.errors += o.kind == OUT_ERROR;
             send_message(w, MSG_REDUCING, i);
             report(w, c, c->problem[failed], failed, &o);
         }
@@ -1928,8 +1936,10 @@ int main(int argc, char **argv)
            total.refused_buffer, total.refused_unbound, total.skipped, total.loose_sums);
     if (opt.dry)
         printf("diff_fuzz: %lld kernels compiled with NVRTC\n", total.compiles);
-    printf("diff_fuzz: %lld failures (%lld hangs), %lld reduced; %.1f s, %.1f programs/s\n", total.failures,
-           total.hangs, total.reductions, secs, secs > 0 ? (double)total.programs / secs : 0.0);
+    printf("diff_fuzz: %lld failures (%lld mismatches, %lld errors, %lld hangs), %lld reduced; %.1f s, "
+           "%.1f programs/s\n",
+           total.failures, total.mismatches, total.errors, total.hangs, total.reductions, secs,
+           secs > 0 ? (double)total.programs / secs : 0.0);
     if (opt.self_test) {
         /* The injected fault must have been found and reduced to its cause. */
         const int ok = total.failures > 0 && total.reductions > 0 && total.reduced_lines >= 1 &&
