@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from shapes import WIDE_CONV
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVTC = os.environ.get("EVTC", os.path.join(ROOT, "build-gpu", "evtc"))
 OUT = os.environ.get("OUT", ".")
@@ -26,15 +28,6 @@ OUT = os.environ.get("OUT", ".")
 GEMM_MS = [1, 32, 128, 256, 512, 1024, 2048, 4096, 16384]
 GEMM_NK = [(4096, 4096), (11008, 4096), (4096, 11008), (2560, 2560), (14336, 4096), (1024, 4096),
            (768, 768), (256, 256), (16384, 1024)]
-# n, h, w, c, k, r, s, pad, stride
-CONV = [
-    (1, 56, 56, 64, 64, 3, 3, 1, 1), (32, 56, 56, 64, 64, 3, 3, 1, 1), (256, 56, 56, 64, 256, 1, 1, 0, 1),
-    (8, 28, 28, 96, 24, 1, 1, 0, 1), (32, 28, 28, 128, 128, 3, 3, 1, 1), (64, 28, 28, 128, 512, 1, 1, 0, 1),
-    (16, 56, 56, 128, 128, 3, 3, 1, 2), (32, 56, 56, 256, 512, 1, 1, 0, 2), (128, 14, 14, 256, 256, 3, 3, 1, 1),
-    (4, 14, 14, 256, 1024, 1, 1, 0, 1), (64, 7, 7, 512, 2048, 1, 1, 0, 1), (8, 7, 7, 512, 512, 3, 3, 1, 1),
-    (16, 224, 224, 8, 64, 7, 7, 3, 2), (32, 35, 35, 192, 48, 1, 1, 0, 1), (64, 17, 17, 160, 192, 3, 3, 1, 1),
-    (2, 64, 64, 320, 320, 3, 3, 1, 1), (128, 28, 28, 200, 200, 3, 3, 1, 1), (1, 112, 112, 40, 80, 3, 3, 1, 2),
-]
 
 ROW = re.compile(r"^(\S+)\s+(\d+)\s+([0-9.]+|-)\s+")
 
@@ -67,7 +60,7 @@ def main():
             for m in GEMM_MS:
                 jobs.append(("examples/examples.evt", "mlp_up", "--gemm", f"{m},{n},{k}"))
     if "conv" in which:
-        for c in CONV:
+        for c in WIDE_CONV:
             n, h, w, ci, co, r, s, pad, stride = c
             jobs.append(("examples/resnet_block.evt", "resnet_add_relu", "--conv",
                          f"{n},{h},{w},{ci},{co},{r},{s},{pad},{stride},1"))
