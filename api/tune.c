@@ -3,9 +3,9 @@
  * (runtime/tunedb.c), which later launches take instead of the heuristic.
  *
  * The plans: every tile configuration that can run the kernel on the
- * target, each with the planner's split-K, and where the problem has fewer
- * tiles than two waves (the case split-K exists for) with 2, 3, 4 and 8
- * ways as well; plans that come out the same are timed once.  Their kernels
+ * target but the warp-specialized ones, each with the planner's split-K,
+ * and where the problem has fewer tiles than two waves (the case split-K
+ * exists for) with 2, 3, 4 and 8 ways as well; plans that come out the same are timed once.  Their kernels
  * are compiled together on several threads first, so the timing loop only
  * loads and runs. */
 #define _POSIX_C_SOURCE 200809L
@@ -57,6 +57,8 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
         const plan_config *cfg = &plan_configs[c];
         if (!plan_can_run(cfg, v->pk, prob->target, NULL))
             continue;
+        if (cfg->ws && !cfg->pp)
+            continue; /* warp-specialized: racecheck's open report (docs/runtime.md); forced use only */
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
         const int few_tiles = plan_config_tiles(cfg, prob->m, prob->n) < 2LL * sms;
         for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {

@@ -611,7 +611,9 @@ EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int wa
  * Measured selection.  evt_launch_tune times, on `stream` and the launch's
  * bound buffers (which it overwrites, outputs and reductions included), the
  * plans the planner admits for the bound problem on the current device:
- * every tile configuration that can run the kernel, with the planner's
+ * every tile configuration that can run the kernel (but the
+ * warp-specialized ones, forced use only while compute-sanitizer's
+ * racecheck report on them is open: docs/runtime.md), with the planner's
  * split-K and, where the problem has few tiles for the device, other
  * split-K factors.  Their kernels are compiled first, on `threads` threads,
  * except those the kernel cache holds.  The heuristic's plan is timed
