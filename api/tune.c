@@ -5,9 +5,9 @@
  * The plans: every tile configuration that can run the kernel on the
  * target but the warp-specialized ones, each with the planner's split-K,
  * and where the problem has fewer tiles than two waves (the case split-K
- * exists for) with 2, 3, 4 and 8 ways as well; plans that come out the same are timed once.  Their kernels
- * are compiled together on several threads first, so the timing loop only
- * loads and runs. */
+ * exists for) with 2, 3, 4 and 8 ways as well; plans that come out the
+ * same are timed once.  Their kernels are compiled together on several
+ * threads first, so the timing loop only loads and runs. */
 #define _POSIX_C_SOURCE 200809L
 #include "../runtime/cache.h"
 #include "launch.h"
