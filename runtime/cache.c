@@ -208,7 +208,10 @@ int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc 
 
 typedef struct compile_job {
     const char *source, *name;
+    size_t len;
+    unsigned long long key; /* cache_key of source */
     evt_target t;
+    int compiled; /* by NVRTC here, not read from the disk cache: to be written there */
     char *cubin;
     size_t size;
     strbuf log;
@@ -235,6 +238,7 @@ static void *compile_worker(void *arg)
         /* NVRTC compiles separate programs on separate threads safely; nothing else is shared. */
         j->ok = cg_compile(p->nvrtc, j->source, j->name, j->t, CG_CUBIN, &j->cubin, &j->size, NULL,
                            &j->log);
+        j->compiled = j->ok;
     }
 }
 
@@ -264,14 +268,14 @@ int rt_cache_modules(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc
     for (size_t i = 0; i < n; i++) {
         compile_job *j = &jobs[i];
         sb_init(&j->log);
-        const size_t len = strlen(sources[i]);
-        const unsigned long long key = cache_key(sources[i], len, t, version);
         j->source = sources[i];
+        j->len = strlen(sources[i]);
+        j->key = cache_key(sources[i], j->len, t, version);
         j->name = name;
         j->t = t;
-        j->ok = find_loaded(*cache, cu_ctx, key, len) != NULL;
+        j->ok = find_loaded(*cache, cu_ctx, j->key, j->len) != NULL;
         char path[4200];
-        if (!j->ok && disk_path(key, t, path, sizeof path) && (j->cubin = read_file(path, &j->size)))
+        if (!j->ok && disk_path(j->key, t, path, sizeof path) && (j->cubin = read_file(path, &j->size)))
             j->ok = 1;
         if (!j->ok)
             todo[ntodo++] = j;
@@ -296,17 +300,15 @@ int rt_cache_modules(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         compile_job *j = &jobs[i];
-        const size_t len = strlen(j->source);
-        const unsigned long long key = cache_key(j->source, len, t, version);
         if (ok && !j->ok) {
             compile_failed(err, name, t, &j->log);
             *status = EVT_ERR_COMPILE;
             ok = 0;
         } else if (ok && j->cubin) {
             char path[4200];
-            if (disk_path(key, t, path, sizeof path))
+            if (j->compiled && disk_path(j->key, t, path, sizeof path))
                 write_file(path, j->cubin, j->size);
-            ok = add_loaded(cache, driver, j->cubin, cu_ctx, key, len, NULL, status, err);
+            ok = add_loaded(cache, driver, j->cubin, cu_ctx, j->key, j->len, NULL, status, err);
             j->cubin = NULL;
         }
         free(j->cubin);

@@ -198,6 +198,37 @@ static int fakecuda_open(const char *path, fakecuda_api *api)
     api->handle = h;
     return 0;
 }
+
+/* A field of a recorded launch's packed arguments (fakecuda_launch's
+ * params), by its byte offset: memcpy, since the record is a byte copy
+ * with no alignment of its own. */
+static inline long long fakecuda_i64_at(const unsigned char *p, size_t off)
+{
+    long long v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static inline int fakecuda_i32_at(const unsigned char *p, size_t off)
+{
+    int v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static inline float fakecuda_f32_at(const unsigned char *p, size_t off)
+{
+    float v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static inline void *fakecuda_ptr_at(const unsigned char *p, size_t off)
+{
+    void *v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
 #endif
 
 #endif

@@ -300,27 +300,6 @@ static evt_status check(const char *call, evt_status st)
     return st;
 }
 
-static long long i64_at(const unsigned char *p, size_t off)
-{
-    long long v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
-static int i32_at(const unsigned char *p, size_t off)
-{
-    int v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
-static void *ptr_at(const unsigned char *p, size_t off)
-{
-    void *v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
 /* Bytes of rows rows of cols elements of `elem` bytes, ld apart (0 when empty). */
 static unsigned long long extent(long long rows, long long cols, long long ld, size_t elem)
 {
@@ -425,28 +404,28 @@ static void check_launch(const model *md, size_t i)
         const size_t off = fd->offset;
         switch (fd->role) {
         case CG_ROLE_OPERAND:
-            expect_eq(f.function, fd->name, (long long)(uintptr_t)ptr_at(a, off),
+            expect_eq(f.function, fd->name, (long long)(uintptr_t)fakecuda_ptr_at(a, off),
                       (long long)(uintptr_t)md->ops[fd->index].ptr);
             break;
         case CG_ROLE_OPERAND_LD: {
             /* the contiguous extent: K of a row-major A or column-major B, else M or N */
             const int col = evt_kernel_operand(md->k, (size_t)fd->index)->layout == EVT_LAYOUT_COL;
-            expect_eq(f.function, fd->name, i64_at(a, off), md->ops[fd->index].ld);
-            expect_row(f.function, fd->name, i64_at(a, off),
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), md->ops[fd->index].ld);
+            expect_row(f.function, fd->name, fakecuda_i64_at(a, off),
                        fd->index == 0 ? (col ? M : md->k_) : (col ? md->k_ : N));
             break;
         }
         case CG_ROLE_M:
-            expect_eq(f.function, fd->name, i32_at(a, off), M);
+            expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), M);
             break;
         case CG_ROLE_N:
-            expect_eq(f.function, fd->name, i32_at(a, off), N);
+            expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), N);
             break;
         case CG_ROLE_INPUT:
         case CG_ROLE_OUTPUT: {
             const int j = fd->role == CG_ROLE_INPUT ? fd->index : md->nin + fd->index;
             const evt_arg_info *ai = arg(md, j);
-            expect_eq(f.function, fd->name, (long long)(uintptr_t)ptr_at(a, off),
+            expect_eq(f.function, fd->name, (long long)(uintptr_t)fakecuda_ptr_at(a, off),
                       (long long)(uintptr_t)md->args[j].ptr);
             const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
             const long long ld = ai->shape == EVT_SHAPE_MN ? md->args[j].ld : cols;
@@ -457,19 +436,19 @@ static void check_launch(const model *md, size_t i)
             break;
         }
         case CG_ROLE_INPUT_LD:
-            expect_eq(f.function, fd->name, i64_at(a, off), md->args[fd->index].ld);
-            expect_row(f.function, fd->name, i64_at(a, off), N);
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), md->args[fd->index].ld);
+            expect_row(f.function, fd->name, fakecuda_i64_at(a, off), N);
             break;
         case CG_ROLE_OUTPUT_LD:
-            expect_eq(f.function, fd->name, i64_at(a, off), md->args[md->nin + fd->index].ld);
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), md->args[md->nin + fd->index].ld);
             if (arg(md, md->nin + fd->index)->shape == EVT_SHAPE_MN)
-                expect_row(f.function, fd->name, i64_at(a, off), N);
+                expect_row(f.function, fd->name, fakecuda_i64_at(a, off), N);
             break;
         case CG_ROLE_WORKSPACE: {
             const evt_arg_info *ai = arg(md, md->nin + fd->index);
             const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
             if (ws_honest)
-                expect_inside("a reduction's words", f.function, ptr_at(a, off),
+                expect_inside("a reduction's words", f.function, fakecuda_ptr_at(a, off),
                               (unsigned long long)(rows * cols) * 4);
             break;
         }
@@ -481,15 +460,15 @@ static void check_launch(const model *md, size_t i)
     /* the operands, from the packed problem */
     unsigned long long reach[2];
     if (!conv) {
-        const long long m = i32_at(a, 16), n = i32_at(a, 20), k = i32_at(a, 24);
+        const long long m = fakecuda_i32_at(a, 16), n = fakecuda_i32_at(a, 20), k = fakecuda_i32_at(a, 24);
         const int a_col = evt_kernel_operand(md->k, 0)->layout == EVT_LAYOUT_COL;
         const int b_col = evt_kernel_operand(md->k, 1)->layout == EVT_LAYOUT_COL;
-        reach[0] = a_col ? extent(k, m, i64_at(a, 32), 2) : extent(m, k, i64_at(a, 32), 2);
-        reach[1] = b_col ? extent(n, k, i64_at(a, 40), 2) : extent(k, n, i64_at(a, 40), 2);
+        reach[0] = a_col ? extent(k, m, fakecuda_i64_at(a, 32), 2) : extent(m, k, fakecuda_i64_at(a, 32), 2);
+        reach[1] = b_col ? extent(n, k, fakecuda_i64_at(a, 40), 2) : extent(k, n, fakecuda_i64_at(a, 40), 2);
     } else {
         long long z[15];
         for (int s = 0; s < 15; s++)
-            z[s] = i32_at(a, 16 + 4 * (size_t)s);
+            z[s] = fakecuda_i32_at(a, 16 + 4 * (size_t)s);
         reach[0] = extent(z[0] * z[1] * z[2], z[3], z[3], 2);
         reach[1] = extent(z[4], z[5] * z[6] * z[3], z[5] * z[6] * z[3], 2);
     }
@@ -497,7 +476,7 @@ static void check_launch(const model *md, size_t i)
         const char *name = evt_kernel_operand(md->k, (size_t)o)->name;
         expect_claimed(name, f.function, reach[o], md->ops[o].bytes);
         if (honest)
-            expect_inside(name, f.function, ptr_at(a, 8 * (size_t)o), reach[o]);
+            expect_inside(name, f.function, fakecuda_ptr_at(a, 8 * (size_t)o), reach[o]);
     }
     if (ends_with(f.function, "_reduce_init") || ends_with(f.function, "_reduce_finish"))
         return;
@@ -508,13 +487,13 @@ static void check_launch(const model *md, size_t i)
     tiles = plan_config_tiles(c, M, N);
     const int split = strstr(f.function, "_splitk_") != NULL, sum = strstr(f.function, "_splitsum_") != NULL;
     if (split || sum) {
-        const int splits = i32_at(f.params[2], 0);
+        const int splits = fakecuda_i32_at(f.params[2], 0);
         if (f.nparams != 3 || splits < 2 || splits > 1 << 20)
             die("split-K parameters of", f.function);
         if ((long long)f.grid[0] != (split ? tiles * splits : tiles))
             die("the split-K grid is not tiles x splits (or tiles) in", f.function);
         if (ws_honest)
-            expect_inside("split-K's slots", f.function, ptr_at(f.params[1], 0),
+            expect_inside("split-K's slots", f.function, fakecuda_ptr_at(f.params[1], 0),
                       (unsigned long long)tiles * (unsigned long long)splits * (unsigned long long)(c->bm * c->bn) * 4);
     } else if ((long long)f.grid[0] > tiles ||
                (!plan_config_persistent(c) && (long long)f.grid[0] != tiles)) {

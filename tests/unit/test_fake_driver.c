@@ -155,34 +155,6 @@ static void expect_ok(evt_ctx *ctx, evt_status st)
     assert_int_equal(st, EVT_OK);
 }
 
-static long long i64_at(const unsigned char *p, size_t off)
-{
-    long long v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
-static int i32_at(const unsigned char *p, size_t off)
-{
-    int v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
-static float f32_at(const unsigned char *p, size_t off)
-{
-    float v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
-static void *ptr_at(const unsigned char *p, size_t off)
-{
-    void *v;
-    memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
 /* The launches since the last reset, each checked to have succeeded. */
 static size_t launches(fakecuda_launch *out, size_t max)
 {
@@ -332,26 +304,26 @@ static void expect_full_args(const unsigned char *args, const bufs *b, long long
                              long long lda, long long ldb, long long ld, float alpha, float beta,
                              unsigned long long ws)
 {
-    assert_ptr_equal(ptr_at(args, G_A), b->p[0]);
-    assert_ptr_equal(ptr_at(args, G_B), b->p[1]);
-    assert_int_equal(i32_at(args, G_M), m);
-    assert_int_equal(i32_at(args, G_N), n);
-    assert_int_equal(i32_at(args, G_K), k);
-    assert_int_equal(i64_at(args, G_LDA), lda);
-    assert_int_equal(i64_at(args, G_LDB), ldb);
-    assert_ptr_equal(ptr_at(args, FULL_BIAS), b->p[2]);
-    assert_ptr_equal(ptr_at(args, FULL_RES), b->p[3]);
-    assert_int_equal(i64_at(args, FULL_LD_RES), ld);
-    assert_true(f32_at(args, FULL_ALPHA) == alpha);
-    assert_true(f32_at(args, FULL_BETA) == beta);
-    assert_ptr_equal(ptr_at(args, FULL_D), b->p[4]);
-    assert_int_equal(i64_at(args, FULL_LD_D), ld);
-    assert_ptr_equal(ptr_at(args, FULL_AMAX), b->p[5]);
-    assert_int_equal((uintptr_t)ptr_at(args, FULL_WS_AMAX), ws); /* amax's one word first */
-    assert_ptr_equal(ptr_at(args, FULL_RSUM), b->p[6]);
-    assert_int_equal((uintptr_t)ptr_at(args, FULL_WS_RSUM), ws + 4); /* then rsum's m */
-    assert_int_equal(i32_at(args, FULL_M), m);
-    assert_int_equal(i32_at(args, FULL_N), n);
+    assert_ptr_equal(fakecuda_ptr_at(args, G_A), b->p[0]);
+    assert_ptr_equal(fakecuda_ptr_at(args, G_B), b->p[1]);
+    assert_int_equal(fakecuda_i32_at(args, G_M), m);
+    assert_int_equal(fakecuda_i32_at(args, G_N), n);
+    assert_int_equal(fakecuda_i32_at(args, G_K), k);
+    assert_int_equal(fakecuda_i64_at(args, G_LDA), lda);
+    assert_int_equal(fakecuda_i64_at(args, G_LDB), ldb);
+    assert_ptr_equal(fakecuda_ptr_at(args, FULL_BIAS), b->p[2]);
+    assert_ptr_equal(fakecuda_ptr_at(args, FULL_RES), b->p[3]);
+    assert_int_equal(fakecuda_i64_at(args, FULL_LD_RES), ld);
+    assert_true(fakecuda_f32_at(args, FULL_ALPHA) == alpha);
+    assert_true(fakecuda_f32_at(args, FULL_BETA) == beta);
+    assert_ptr_equal(fakecuda_ptr_at(args, FULL_D), b->p[4]);
+    assert_int_equal(fakecuda_i64_at(args, FULL_LD_D), ld);
+    assert_ptr_equal(fakecuda_ptr_at(args, FULL_AMAX), b->p[5]);
+    assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_AMAX), ws); /* amax's one word first */
+    assert_ptr_equal(fakecuda_ptr_at(args, FULL_RSUM), b->p[6]);
+    assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + 4); /* then rsum's m */
+    assert_int_equal(fakecuda_i32_at(args, FULL_M), m);
+    assert_int_equal(fakecuda_i32_at(args, FULL_N), n);
 }
 
 /* 97 x 83 x 41: K is not a multiple of 8, so the guarded 64x64 tile, one
@@ -484,18 +456,18 @@ static void test_gemm_split_k_bf16_nt(void **state)
         assert_int_equal(r[i].nparams, 3);
         assert_int_equal(r[i].param_size[1], 8);
         assert_int_equal(r[i].param_size[2], 4);
-        assert_int_equal((uintptr_t)ptr_at(r[i].params[1], 0), ws); /* the slots, at the start */
-        assert_int_equal(i32_at(r[i].params[2], 0), 4);
-        assert_ptr_equal(ptr_at(args, G_A), a);
-        assert_ptr_equal(ptr_at(args, G_B), bb);
-        assert_int_equal(i32_at(args, G_K), K);
-        assert_int_equal(i64_at(args, G_LDA), LDA);
-        assert_int_equal(i64_at(args, G_LDB), LDB);
-        assert_true(f32_at(args, SC_SCALE) == 0.5f);
-        assert_ptr_equal(ptr_at(args, SC_Y), y);
-        assert_int_equal(i64_at(args, SC_LD_Y), N);
-        assert_int_equal(i32_at(args, SC_M), M);
-        assert_int_equal(i32_at(args, SC_N), N);
+        assert_int_equal((uintptr_t)fakecuda_ptr_at(r[i].params[1], 0), ws); /* the slots, at the start */
+        assert_int_equal(fakecuda_i32_at(r[i].params[2], 0), 4);
+        assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
+        assert_ptr_equal(fakecuda_ptr_at(args, G_B), bb);
+        assert_int_equal(fakecuda_i32_at(args, G_K), K);
+        assert_int_equal(fakecuda_i64_at(args, G_LDA), LDA);
+        assert_int_equal(fakecuda_i64_at(args, G_LDB), LDB);
+        assert_true(fakecuda_f32_at(args, SC_SCALE) == 0.5f);
+        assert_ptr_equal(fakecuda_ptr_at(args, SC_Y), y);
+        assert_int_equal(fakecuda_i64_at(args, SC_LD_Y), N);
+        assert_int_equal(fakecuda_i32_at(args, SC_M), M);
+        assert_int_equal(fakecuda_i32_at(args, SC_N), N);
     }
 
     /* split-K off: one plain launch, no workspace */
@@ -537,8 +509,8 @@ static void test_gemm_bf16_wgmma(void **state)
     assert_int_equal(fc.fakecuda_alloc_count(), 0);
     expect_main(&r[0], "evt_tnb_gemm_sm90_wg2_128x256x64_s4_sm90a", "sm90_wg2_128x256x64_s4", tiles, DEV_SM90,
                 SC_SIZE);
-    assert_true(f32_at(r[0].params[0], SC_SCALE) == 0.25f);
-    assert_int_equal(i64_at(r[0].params[0], G_LDA), K);
+    assert_true(fakecuda_f32_at(r[0].params[0], SC_SCALE) == 0.25f);
+    assert_int_equal(fakecuda_i64_at(r[0].params[0], G_LDA), K);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
     assert_int_equal(fc.fakecuda_violations(), 0);
 
@@ -660,19 +632,19 @@ static void run_conv(const conv_case *c)
     expect_main(&r[0], c->entry, c->config, grid, c->device, RES_SIZE);
 
     const unsigned char *args = r[0].params[0];
-    assert_ptr_equal(ptr_at(args, C_X), x);
-    assert_ptr_equal(ptr_at(args, C_W), w);
+    assert_ptr_equal(fakecuda_ptr_at(args, C_X), x);
+    assert_ptr_equal(fakecuda_ptr_at(args, C_W), w);
     const long long sizes[15] = {p->n, p->h, p->w, p->c, p->k, p->r, p->s, c->p, c->q,
                                  p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w};
     for (int i = 0; i < 15; i++)
-        assert_int_equal(i32_at(args, C_SIZES + 4 * (size_t)i), sizes[i]);
-    assert_ptr_equal(ptr_at(args, RES_BIAS), bias);
-    assert_ptr_equal(ptr_at(args, RES_RES), res);
-    assert_int_equal(i64_at(args, RES_LD_RES), N);
-    assert_ptr_equal(ptr_at(args, RES_Y), y);
-    assert_int_equal(i64_at(args, RES_LD_Y), N);
-    assert_int_equal(i32_at(args, RES_M), M);
-    assert_int_equal(i32_at(args, RES_N), N);
+        assert_int_equal(fakecuda_i32_at(args, C_SIZES + 4 * (size_t)i), sizes[i]);
+    assert_ptr_equal(fakecuda_ptr_at(args, RES_BIAS), bias);
+    assert_ptr_equal(fakecuda_ptr_at(args, RES_RES), res);
+    assert_int_equal(fakecuda_i64_at(args, RES_LD_RES), N);
+    assert_ptr_equal(fakecuda_ptr_at(args, RES_Y), y);
+    assert_int_equal(fakecuda_i64_at(args, RES_LD_Y), N);
+    assert_int_equal(fakecuda_i32_at(args, RES_M), M);
+    assert_int_equal(fakecuda_i32_at(args, RES_N), N);
 
     if (strstr(c->plan, " tma")) {
         assert_int_equal(r[0].nparams, 2);
@@ -992,7 +964,7 @@ static void test_capture(void **state)
     for (int i = 0; i < 3; i++) {
         assert_int_equal(r[i].captured, 1);
         assert_ptr_equal(r[i].stream, stream);
-        assert_int_equal((uintptr_t)ptr_at(r[i].params[0], FULL_WS_AMAX), (uintptr_t)ws);
+        assert_int_equal((uintptr_t)fakecuda_ptr_at(r[i].params[0], FULL_WS_AMAX), (uintptr_t)ws);
     }
     assert_int_equal(fc.fakecuda_alloc_count(), 0);
     assert_int_equal(fc.cuStreamEndCapture(stream, &graph), 0);
