@@ -49,7 +49,6 @@ typedef struct run_options {
     long long ld_pad; /* extra elements in every leading dimension */
     int warmup, reps;
     int reps_given;
-    const char *prog; /* "evtc run" or "evtc tune" */
     int tune;         /* evtc tune */
     double max_seconds;
     int dry_run;
@@ -118,6 +117,7 @@ static void tune_usage(FILE *f)
           f);
 }
 
+/* "evtc run" or "evtc tune", for messages: set once, at the subcommand's start. */
 static const char *prog_name = "evtc run";
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -221,7 +221,7 @@ static int add_param(run_options *o, const char *v)
 
 static int parse_run_args(int argc, char **argv, run_options *o, int *done)
 {
-    evtc_args args = {o->prog, valued_options, argc, argv, 1};
+    evtc_args args = {prog_name, valued_options, argc, argv, 1};
     evtc_arg arg;
     int more;
     *done = 0;
@@ -1191,9 +1191,8 @@ static int tune(run *r)
 
 static int run_or_tune(int argc, char **argv, int tuning)
 {
-    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50, .tune = tuning,
-                     .prog = tuning ? "evtc tune" : "evtc run"};
-    prog_name = o.prog;
+    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50, .tune = tuning};
+    prog_name = tuning ? "evtc tune" : "evtc run";
     int done;
     int rc = parse_run_args(argc, argv, &o, &done);
     if (!rc && !done) {
@@ -1221,7 +1220,7 @@ static int run_or_tune(int argc, char **argv, int tuning)
             /* The first launch compiles the kernel with NVRTC (seconds) unless
              * the kernel cache has it. */
             evtc_progress progress;
-            evtc_progress_init(&progress, "evtc run", o.progress, 1);
+            evtc_progress_init(&progress, prog_name, o.progress, 1);
             fflush(stdout);
             evtc_progress_begin(&progress, "first launch of %s on %s (NVRTC unless cached)",
                                 evt_kernel_name(r.k), evt_target_name(r.target));
