@@ -89,8 +89,10 @@ static evt_status compile_all(evt_launch *l, const launch_view *v, evt_target t,
     int nsrc = 0;
     for (int i = 0; i < n && st == EVT_OK; i++) {
         sb_init(&src[nsrc]);
-        if ((st = launch_source(l, &plans[i], &src[nsrc])) != EVT_OK)
+        if ((st = launch_source(l, &plans[i], &src[nsrc])) != EVT_OK) {
+            sb_free(&src[nsrc]);
             break;
+        }
         int dup = 0; /* split-K plans of one configuration share their source */
         for (int j = 0; j < nsrc && !dup; j++)
             dup = strcmp(texts[j], sb_str(&src[nsrc])) == 0;
