@@ -98,6 +98,12 @@ static void init(void)
         return;
     /* nothing of a fuzzer's may reach a real cache, nor the real one it */
     setenv("EVT_DISABLE_CACHE", "1", 1);
+    /* Device memory is host memory: a device of 1 GiB keeps a launch whose
+     * workspace is legitimately huge (a split-K of a huge problem) below
+     * libFuzzer's malloc limit (run.sh: 2 GiB), and makes it meet what a
+     * full device answers, CUDA_ERROR_OUT_OF_MEMORY, which the launch must
+     * report.  Read when the fake is loaded, so set before. */
+    setenv("FAKECUDA_MEM", "1073741824", 1);
     if (fakecuda_open(EVT_FAKECUDA, &w.fc) != 0)
         die("cannot open the fake driver", EVT_FAKECUDA);
     if (w.fc.fakecuda_configure(DEVICES) != 0)
