@@ -57,8 +57,6 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
         const plan_config *cfg = &plan_configs[c];
         if (!plan_can_run(cfg, v->pk, prob->target, NULL))
             continue;
-        if (cfg->ws && !cfg->pp)
-            continue; /* warp-specialized: racecheck's open report (docs/runtime.md); forced use only */
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
         const int few_tiles = plan_config_tiles(cfg, prob->m, prob->n) < 2LL * sms;
         for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {

@@ -88,6 +88,8 @@ enum evt_tile_id {
 #define EVT_TILE_ACC_PAD 8
 /* mbarriers of a producer/consumer schedule */
 #define EVT_TILE_BAR_BYTES 256
+/* the accumulator tile's hand-over mbarriers of a warp-specialized one */
+#define EVT_TILE_WS_BAR_BYTES 16
 /* Threads of a CTA: the MMA (or producer) warps, the epilogue warps of a
  * warp-specialized schedule, the consumer warpgroups of a producer/consumer one. */
 #define EVT_TILE_THREADS(warps_m, warps_n, ws, pp) (32 * ((warps_m) * (warps_n) + (ws)) + 128 * (pp))
@@ -101,7 +103,8 @@ enum evt_tile_id {
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
     ((pp) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +                \
                 (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
-          : ((ws) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn)          \
+          : ((ws) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +        \
+                        EVT_TILE_WS_BAR_BYTES                                                     \
                   : EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) > EVT_TILE_ACC_BYTES(bm, bn)          \
                         ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages)                                 \
                         : EVT_TILE_ACC_BYTES(bm, bn)) +                                           \

@@ -47,10 +47,11 @@ __device__ __forceinline__ void run_mainloop(int k_tiles, Load &load, unsigned c
  * warps) run epi(tile_m, tile_n, acc) on each finished tile, so a tile's
  * epilogue overlaps the next tile's mainloop, and before each tile run
  * epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its [M, N]
- * inputs: their loads then wait on L2, not DRAM).  Named barriers:
- * EVT_BAR_PIPE among the MMA warps, EVT_BAR_FULL / _EMPTY hand the
- * accumulator tile over and back, EVT_BAR_EPI is the epilogue warps' own
- * (evt_epi_team).  Load is the mainloop's stage loader.
+ * inputs: their loads then wait on L2, not DRAM).  Named barrier
+ * EVT_BAR_PIPE orders the MMA warps' pipeline and EVT_BAR_EPI the epilogue
+ * warps' work (evt_epi_team); the accumulator tile goes over and back
+ * through two mbarriers past it (ws_hand_over).  Load is the mainloop's
+ * stage loader.
  */
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n, int k_tiles,
@@ -58,10 +59,16 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
     const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
-    const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
     /* past the stages (and their 1024-byte alignment slack under wgmma) */
     float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
+    const evt_u32 bars = evt_smem_addr(acc_tile + Cfg::kBM * Cfg::kAccLd);
+    const ws_hand_over hand = {bars, bars + 8};
     const int tid = threadIdx.x;
+    if (tid == 0) {
+        mbar_init_cta(hand.full, Cfg::kThreads);
+        mbar_init_cta(hand.empty, Cfg::kEpiThreads);
+    }
+    __syncthreads();
 
     if (tid >= Cfg::kThreads) { /* epilogue warps */
         int tm, tn;
@@ -69,25 +76,24 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
             evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
             epi.prefetch(tm, tn);
         }
-        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
             /* the next tile's [M, N] inputs into L2 while this one is made */
             if (t + (int)gridDim.x < tiles) {
                 evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
                 epi.prefetch(tm, tn);
             }
-            evt_sched::bar_sync(EVT_BAR_FULL, both);
+            mbar_wait_cta<true>(hand.full, j & 1);
             evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
             epi(tm, tn, acc_tile);
-            if (t + (int)gridDim.x < tiles)
-                evt_sched::bar_arrive(EVT_BAR_EMPTY, both);
+            mbar_arrive_cta(hand.empty);
         }
         return;
     }
 
     if constexpr (Cfg::kWgmma)
-        evt_sm90::ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+        evt_sm90::ws_wgmma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile, hand);
     else
-        evt_sm80::ws_mma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile);
+        evt_sm80::ws_mma_warps<Cfg, Load>(args, m, n, k_tiles, tiles, smem, acc_tile, hand);
 }
 
 /* A persistent schedule: epilogue warps beside the mma warps (ws), or a

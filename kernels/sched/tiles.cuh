@@ -79,13 +79,10 @@ EVT_DEVICE void evt_split_sum(const float *slots, int splits, float *acc)
 /* ---- persistent schedules ----------------------------------------------- */
 
 /* Named barriers of the warp-specialized schedule (sched/persistent.cuh):
- * the MMA warps' pipeline (their __syncthreads), the accumulator tile's
- * hand-over (full) and return (empty), the epilogue warps' own
+ * the MMA warps' pipeline (their __syncthreads) and the epilogue warps' own
  * (evt_epi_team).  The producer/consumer schedule's consumers use
  * EVT_BAR_EPI + their warpgroup (evt_wg_team). */
 #define EVT_BAR_PIPE 1
-#define EVT_BAR_FULL 2
-#define EVT_BAR_EMPTY 3
 #define EVT_BAR_EPI 4
 
 namespace evt_sched {
@@ -95,10 +92,54 @@ EVT_DEVICE void bar_sync(int id, int threads)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-EVT_DEVICE void bar_arrive(int id, int threads)
+/*
+ * CTA-scope mbarriers, sm_80 and later: the warp-specialized schedule hands
+ * the accumulator tile between its two warp roles through a pair of them
+ * (ws_hand_over).  An arrive releases the thread's earlier shared-memory
+ * writes and a completed wait acquires them, which is the ordering the
+ * hand-over needs, stated in a form compute-sanitizer's racecheck follows
+ * (it reported the counted named barrier used before as unordered).
+ */
+EVT_DEVICE void mbar_init_cta(evt_u32 bar, int count)
 {
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
+
+EVT_DEVICE void mbar_arrive_cta(evt_u32 bar)
+{
+    unsigned long long state;
+    asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(bar) : "memory");
+    (void)state;
+}
+
+/* Waits for the phase of parity `parity` to complete.  SLEEP: back off
+ * between tests, for a waiter that usually waits a whole mainloop (the
+ * epilogue warps) and would otherwise take issue slots from the MMA warps. */
+template <bool SLEEP>
+EVT_DEVICE void mbar_wait_cta(evt_u32 bar, int parity)
+{
+    for (;;) {
+        evt_u32 done;
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+        if (done)
+            return;
+        if (SLEEP)
+            __nanosleep(256);
+    }
+}
+
+/* The accumulator tile's hand-over in the warp-specialized schedule: `full`
+ * completes a phase when every MMA thread has stored its part of a tile,
+ * `empty` when every epilogue thread is done reading it.  Tile j (the CTA's
+ * j-th) is phase j of both, so a waiter's parity is j & 1. */
+struct ws_hand_over {
+    evt_u32 full, empty;
+};
 
 /* The stream of k tiles over a persistent CTA's tiles blockIdx.x,
  * + gridDim.x, ..., as loaded: which tile the next load belongs to and how

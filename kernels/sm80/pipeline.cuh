@@ -273,13 +273,13 @@ __device__ __forceinline__ void run_pipeline(int k_tiles, Load &load, evt_u32 sb
  * tiles of all the CTA's tiles as one stream through the same k-loop, so
  * the next tile's first k tiles load while this one finishes; after each
  * tile the accumulators go to acc_tile once the epilogue warps have
- * returned it (EVT_BAR_EMPTY), and are handed over (EVT_BAR_FULL).
+ * returned it (hand.empty), and are handed over (hand.full).
  */
 template <class Cfg, class Load, class Args>
 __device__ __forceinline__ void ws_mma_warps(const Args &args, int m, int n, int k_tiles,
-                                             int tiles, unsigned char *smem, float *acc_tile)
+                                             int tiles, unsigned char *smem, float *acc_tile,
+                                             evt_sched::ws_hand_over hand)
 {
-    const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
     const int tid = threadIdx.x, warp = tid >> 5;
     pipe_state<Cfg> p;
     p.sbase = evt_smem_addr(smem);
@@ -291,15 +291,15 @@ __device__ __forceinline__ void ws_mma_warps(const Args &args, int m, int n, int
     const auto sync = [] { evt_sched::bar_sync(EVT_BAR_PIPE, Cfg::kThreads); };
     const auto next = [&](evt_u32 stage, int) { ts.next(args, stage); };
     pipe_start<Cfg>(p, sync, next);
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
         float acc[Cfg::kMI][Cfg::kNI][4];
         zero_acc<Cfg>(acc);
         mma_k_loop<Cfg>(acc, k_tiles, p, sync, next);
         /* hand the tile over once the epilogue warps are done with the last */
-        if (t != (int)blockIdx.x)
-            evt_sched::bar_sync(EVT_BAR_EMPTY, both);
+        if (j > 0)
+            evt_sched::mbar_wait_cta<false>(hand.empty, (j - 1) & 1);
         store_acc<Cfg>(acc, evt_smem_addr(acc_tile), p.warp_m, p.warp_n, p.lane);
-        evt_sched::bar_arrive(EVT_BAR_FULL, both);
+        evt_sched::mbar_arrive_cta(hand.full);
     }
     evt_cp_async_wait<0>();
 }

@@ -108,7 +108,8 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
 
 template <class Cfg, class Load, class Args>
 __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, int k_tiles,
-                                               int tiles, unsigned char *smem, float *acc_tile)
+                                               int tiles, unsigned char *smem, float *acc_tile,
+                                               evt_sched::ws_hand_over hand)
 {
 #if EVT_SM90 == 1
     static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 64 || Cfg::kBK == 32) &&
@@ -127,7 +128,7 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
         evt_cp_async_commit();
     }
     int stage = 0, write_stage = Cfg::kStages - 2;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
         float acc[NH][NC / 2];
         zero_acc<NC, NH>(acc);
         for (int kt = 0; kt < k_tiles; ++kt)
@@ -136,10 +137,10 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
                 [] { evt_sched::bar_sync(EVT_BAR_PIPE, Cfg::kThreads); },
                 [&](evt_u32 s) { ts.next(args, s); });
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        if (t != (int)blockIdx.x)
-            evt_sched::bar_sync(EVT_BAR_EMPTY, Cfg::kCtaThreads);
+        if (j > 0)
+            evt_sched::mbar_wait_cta<false>(hand.empty, (j - 1) & 1);
         store_acc_wgmma<Cfg, NC, NH>(acc, evt_smem_addr(acc_tile), wgi, warp, lane);
-        evt_sched::bar_arrive(EVT_BAR_FULL, Cfg::kCtaThreads);
+        evt_sched::mbar_arrive_cta(hand.full);
     }
     evt_cp_async_wait<0>();
 #else

@@ -94,7 +94,7 @@ case $cfg in
 *:s) if ! grep -q '_splitk_sm' "$out" || ! grep -q '_splitsum_sm' "$out"; then
         echo "FAIL $f $k $t config $cfg: no split-K entry points"; exit 1
     fi ;;
-*:w) if ! grep -q '_ws[0-9]_[0-9x]*_.*_sm' "$out" || ! grep -q 'bar.arrive' "$out"; then
+*:w) if ! grep -q '_ws[0-9]_[0-9x]*_.*_sm' "$out" || ! grep -q 'mbarrier.test_wait.parity' "$out"; then
         echo "FAIL $f $k $t config $cfg: no warp-specialized entry point"; exit 1
     fi ;;
 *:p) if ! grep -q '_sm90_pp2_.*_sm90a' "$out" || ! grep -q 'mbarrier.try_wait' "$out" ||
