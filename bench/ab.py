@@ -53,7 +53,8 @@ def close(name, got, ref):
 parts = sys.argv[1:] or ["gemm", "conv"]
 if "gemm" in parts:
     configs = os.environ.get("AB_GEMM", "sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4").split()
-    for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048)]:
+    for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048),
+                    (4096, 14336, 4096), (8192, 4096, 14336), (3000, 5000, 4000)]:
         a = torch.randn(M, K, device=dev, dtype=torch.float16)
         w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
         bias = torch.randn(N, device=dev, dtype=torch.float16)

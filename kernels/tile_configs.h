@@ -13,7 +13,9 @@
  *   name        family (sm80: mma.sync, any target; sm90: wgmma, sm_90a),
  *               schedule (wgN: N wgmma warpgroups, wsN: N epilogue warps
  *               beside the MMA warps, ppN: a producer warpgroup and N
- *               consumer warpgroups), the CTA tile BMxBNxBK, wN the mma.sync
+ *               consumer warpgroups taking tiles in turn (ping-pong),
+ *               coopN: a producer warpgroup and N consumer warpgroups
+ *               sharing each tile, 128 rows each), the CTA tile BMxBNxBK, wN the mma.sync
  *               warps, sN the pipeline stages, _staged the residual staged
  *               by the producer.  tests/unit/test_plan.c checks that every
  *               name says what its row holds.
@@ -25,7 +27,9 @@
  *   stages      pipeline depth
  *   min_blocks  CTAs per SM the kernel is built for (__launch_bounds__)
  *   ws          epilogue warps of a warp-specialized persistent schedule
- *   pp          consumer warpgroups of a producer/consumer persistent schedule
+ *   pp          consumer warpgroups of a producer/consumer persistent schedule;
+ *               with bm = 128 * pp they share each tile (cooperative), with
+ *               bm = 128 they take tiles in turn
  *   staged      shared tiles (one per consumer) for the epilogue's first
  *               16-bit [M, N] input, filled by the producer
  *
@@ -69,7 +73,8 @@
       4, 1, 0, 2, 0)                                                                              \
     X(sm90_pp2_128x64x64_s7, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64, 2, 2, 7, 1, 0, 2, 0)     \
     X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 2, 1, 0,  \
-      2, 2)
+      2, 2)                                                                                       \
+    X(sm90_coop2_256x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 256, 128, 64, 2, 2, 3, 1, 0, 2, 0)
 
 /* The configurations as symbols, in table order: EVT_TILE_<name>. */
 enum evt_tile_id {
@@ -98,10 +103,12 @@ enum evt_tile_id {
 /* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
  * accumulator tile that reuses it; both side by side for the persistent
  * schedules (the next tile loads while the epilogue reads the accumulators),
- * with the staged tiles and mbarriers of a producer/consumer one; wgmma
+ * with the staged tiles and mbarriers of a producer/consumer one (whose
+ * accumulator space is 128 rows: the one tile its consumers take turns on,
+ * or, cooperative, each consumer's 64-row epilogue sub-tile); wgmma
  * stages add 1 KB to align them to their 1024-byte swizzle atom. */
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
-    ((pp) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +                \
+    ((pp) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, bn) +               \
                 (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
           : ((ws) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +        \
                         EVT_TILE_WS_BAR_BYTES                                                     \

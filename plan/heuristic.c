@@ -134,9 +134,16 @@ static const plan_config *conv_sm80_pick(const plan_target *t, long long m, long
  * cheapest.  A double: 2^31 x 2^31 problems have 2^48 tiles, and the
  * product would overflow 64 bits; exact (so ties stay ties) below 2^53.
  */
+/* Tiles in flight per SM: a ping-pong producer/consumer CTA's consumers
+ * each hold one, a cooperative one's share one, else the CTAs an SM holds. */
+static int tiles_per_sm(const plan_config *c)
+{
+    return c->pp ? (c->bm == 128 * c->pp ? 1 : c->pp) : c->min_blocks;
+}
+
 static double wave_cost(const plan_config *c, long long m, long long n, long long sms, int penalty_pct)
 {
-    const int per_sm = c->pp ? c->pp : c->min_blocks;
+    const int per_sm = tiles_per_sm(c);
     const long long slots = sms * per_sm;
     const long long waves = (plan_config_tiles(c, m, n) + slots - 1) / slots;
     return (double)waves * c->bm * c->bn * per_sm * (100 + penalty_pct);
@@ -176,7 +183,7 @@ static int two_tiles_a_consumer(const plan_config *pp, long long m, long long n,
 /* Percent of the SM-slot waves c's tiles fill: 100 for whole waves. */
 static long long wave_fill_pct(const plan_config *c, long long m, long long n, long long sms)
 {
-    const long long slots = sms * (c->pp ? c->pp : c->min_blocks);
+    const long long slots = sms * tiles_per_sm(c);
     const long long tiles = plan_config_tiles(c, m, n);
     const long long waves = (tiles + slots - 1) / slots;
     return waves ? 100 * tiles / (waves * slots) : 100;

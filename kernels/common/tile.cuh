@@ -25,6 +25,11 @@ struct evt_tile {
     static constexpr bool kWS = WS_WARPS > 0;
     static constexpr bool kWgmma = MMA == EVT_TILE_WGMMA;
     static constexpr int kPP = PP;         /* consumer warpgroups (evt_sm90::pp_run) */
+    /* consumers sharing each tile, 128 rows each (evt_sm90::coop_run) */
+    static constexpr bool kCoop = PP > 0 && BM == 128 * PP;
+    /* rows of the tiles the epilogue runs on: a cooperative consumer's
+     * accumulators go through shared memory 64 rows at a time */
+    static constexpr int kEpiBM = kCoop ? 64 : BM;
     static constexpr int kStaged = STAGED; /* staged epilogue input tiles (evt_sm90::pp_run) */
 
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the MMA (pp: producer) warps' */
@@ -43,15 +48,17 @@ struct evt_tile {
     static constexpr int kBStageBytes = BN * BK * 2;
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = EVT_TILE_PIPE_BYTES(BM, BN, BK, STAGES);
-    static constexpr int kAccBytes = EVT_TILE_ACC_BYTES(BM, BN);
+    static constexpr int kAccBytes = EVT_TILE_ACC_BYTES(PP > 0 ? 128 : BM, BN);
     static constexpr int kStagedTileBytes = BM * BN * 2; /* one staged 16-bit input tile */
     static constexpr int kSmemBytes =
         EVT_TILE_SMEM_BYTES(MMA, BM, BN, BK, STAGES, WS_WARPS, PP, STAGED);
 
-    static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * BM == kAccBytes,
+    static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * (PP > 0 ? 128 : BM) == kAccBytes,
                   "tile_configs.h's byte counts");
-    static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && BM == 128 && WARPS_M * WARPS_N == 4),
+    static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && (BM == 128 || kCoop) && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
+    static_assert(!kCoop || (PP == 2 && BN == 128 && STAGED == 0),
+                  "cooperative tiles: two consumers of 128 x 128, nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,

@@ -97,12 +97,15 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
 }
 
 /* A persistent schedule: epilogue warps beside the mma warps (ws), or a
- * producer and consumer warpgroups (pp). */
+ * producer and consumer warpgroups taking tiles in turn (pp) or sharing
+ * them (cooperative). */
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void ws_run(const Args &args, int m, int n, int k_tiles,
                                        unsigned char *smem, const Epi &epi, Load load = Load())
 {
-    if constexpr (Cfg::kPP > 0)
+    if constexpr (Cfg::kCoop)
+        evt_sm90::coop_run<Cfg, Load>(args, m, n, k_tiles, smem, epi, load);
+    else if constexpr (Cfg::kPP > 0)
         evt_sm90::pp_run<Cfg, Load>(args, m, n, k_tiles, smem, epi, load);
     else
         ws_epi_warps_run<Cfg, Load>(args, m, n, k_tiles, smem, epi);

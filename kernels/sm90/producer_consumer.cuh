@@ -50,6 +50,46 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
 
 
 /*
+ * The producer warpgroup of both producer/consumer schedules: the k tiles of
+ * the CTA's tiles blockIdx.x, + gridDim.x, ... in order into the ring of
+ * kStages stages, each once its "empty" mbarrier says the consumers are done
+ * with it.  On the fast path (Load::kTma) one thread issues each stage's TMA
+ * copies, which complete its "full" mbarrier by their bytes; on the guarded
+ * path all 128 threads store element by element and arrive.  after_tile(j,
+ * tile_m, tile_n) runs once the CTA's j-th tile's k tiles are issued.
+ */
+template <class Cfg, class Load, class Args, class AfterTile>
+__device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k_tiles, int tiles,
+                                           evt_u32 sbase, evt_u32 full, evt_u32 empty, Load &load,
+                                           const AfterTile &after_tile)
+{
+#if EVT_SM90 == 1
+    const int tid = threadIdx.x;
+    int q = 0; /* k tiles loaded so far */
+    int tm, tn;
+    for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
+        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        load.start(args, tm, tn, 0);
+        for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+            const int s = q % Cfg::kStages;
+            mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
+            if constexpr (Load::kTma) {
+                if (tid == 0) /* one thread issues the copies (its load holds the k position) */
+                    load.issue(sbase + s * Cfg::kStageBytes, full + 8 * s);
+            } else {
+                static_assert(!Cfg::kAligned, "the producer's fast path loads with TMA");
+                load(sbase + s * Cfg::kStageBytes); /* plain stores */
+                mbar_arrive(full + 8 * s);
+            }
+        }
+        after_tile(j, tm, tn);
+    }
+#else
+    static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
+#endif
+}
+
+/*
  * The producer/consumer persistent schedule (configurations with pp = 2,
  * sm_90a): warpgroup 0, the producer, copies the k tiles of all the CTA's
  * tiles blockIdx.x, + gridDim.x, ... in order into a ring of kStages stages.
@@ -112,31 +152,16 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     __syncthreads();
 
     if (wg == 0) { /* the producer */
-        int q = 0; /* k tiles loaded so far */
-        int tm, tn;
-        for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
-            evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
-            load.start(args, tm, tn, 0);
-            for (int kt = 0; kt < k_tiles; ++kt, ++q) {
-                const int s = q % Cfg::kStages;
-                mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
-                if constexpr (Load::kTma) {
-                    if (tid == 0) /* one thread issues the copies (its load holds the k position) */
-                        load.issue(sbase + s * Cfg::kStageBytes, full + 8 * s);
-                } else {
-                    static_assert(!Cfg::kAligned, "pp_run's fast path loads with TMA");
-                    load(sbase + s * Cfg::kStageBytes); /* plain stores */
-                    mbar_arrive(full + 8 * s);
-                }
-            }
-            if constexpr (Cfg::kStaged > 0) {
-                /* tile j's epilogue input, into its consumer's (j % 2) staged
-                 * tile once that consumer's epilogue of tile j - 2 is done with it */
-                const int c = j & 1;
-                mbar_wait(sempty + 8 * c, ((j >> 1) & 1) ^ 1);
-                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, tid);
-            }
-        }
+        pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
+                        [&](int j, int tm, int tn) {
+                            if constexpr (Cfg::kStaged > 0) {
+                                /* tile j's epilogue input, into its consumer's (j % 2) staged
+                                 * tile once that consumer's epilogue of tile j - 2 is done with it */
+                                const int c = j & 1;
+                                mbar_wait(sempty + 8 * c, ((j >> 1) & 1) ^ 1);
+                                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, tid);
+                            }
+                        });
         return; /* the consumers wait for the copies in flight */
     }
 
@@ -204,6 +229,101 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
             if constexpr (Cfg::kStaged > 0)
                 mbar_arrive(sempty + 8 * c); /* the producer may stage tile j + 2 */
+        }
+    }
+#else
+    static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
+#endif
+}
+
+/*
+ * The cooperative producer/consumer schedule (configurations with pp = 2 and
+ * bm = 256, sm_90a): pp_produce's producer as above, and two wgmma consumer
+ * warpgroups that share every tile of the CTA: consumer c multiplies rows
+ * 128 c .. 128 c + 127 of the 256 x 128 tile (two m64 wgmma rows), so each
+ * stage carries twice the MMA work of a 128-row tile for the same B bytes,
+ * and a stage is free once all eight consumer warps are done with it.  Then
+ * each consumer runs the epilogue on its rows 64 at a time, through its own
+ * 64-row accumulator sub-tile in shared memory (a whole 256-row f32 tile
+ * would not fit beside the stages): sub-tile h of consumer c is the
+ * epilogue's 64-row tile 4 tile_m + 2 c + h.  While the consumers run the
+ * epilogue the producer already loads the next tile's first stages.
+ * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers.
+ */
+template <class Cfg, class Load, class Args, class Epi>
+__device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_tiles,
+                                         unsigned char *smem, const Epi &epi, Load load)
+{
+#if EVT_SM90 == 1
+    static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 256 &&
+                      Cfg::kBN == 128 && Cfg::kEpiBM == 64 && Cfg::kAKContig && Cfg::kBKContig &&
+                      Cfg::kBK == 64 && Cfg::kStaged == 0,
+                  "coop_run: a 128-thread producer, two consumers of 128 x 128 halves, K-contiguous");
+    static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
+    constexpr int NC = Cfg::kBN;
+    constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
+    static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const evt_u32 raw = evt_smem_addr(smem);
+    const evt_u32 sbase = (raw + 1023u) & ~1023u;
+    const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
+    const evt_u32 empty = full + 8 * Cfg::kStages;
+    const int tid = threadIdx.x, wg = tid >> 7;
+    if (tid == 0) {
+        for (int s = 0; s < Cfg::kStages; ++s) {
+            mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
+            mbar_init(empty + 8 * s, 8); /* one arrival per consumer warp */
+        }
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
+                        [](int, int, int) {});
+        return; /* the consumers wait for the copies in flight */
+    }
+
+    const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
+    const int bar = 4 + wg; /* evt_wg_team's */
+    float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
+    const evt_u32 sub_addr = evt_smem_addr(sub);
+    for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
+        float acc[2][1][NC / 2]; /* rows 128 c + 64 h, one wgmma each */
+        zero_acc<NC, 1>(acc[0]);
+        zero_acc<NC, 1>(acc[1]);
+        int q = j * k_tiles, prev = 0;
+        for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+            const int s = q % Cfg::kStages;
+            mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+            if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * 128 * Cfg::kBK * 2;
+            const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    wgmma_op<Cfg::kDType, NC>::run(acc[h][0],
+                                                   wgmma_desc<Cfg::kBK>(sa + h * 64 * Cfg::kBK * 2) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK>(sb) + 2 * kk);
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (kt > 0 && lane == 0)
+                mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
+            prev = s;
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (k_tiles > 0 && lane == 0)
+            mbar_arrive(empty + 8 * prev);
+        int tm, tn;
+        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
+            store_acc_wgmma<Cfg, NC, 1>(acc[h], sub_addr, 0, warp, lane);
+            evt_sched::bar_sync(bar, 128);
+            epi(4 * tm + 2 * c + h, tn, sub, nullptr);
         }
     }
 #else

@@ -1221,7 +1221,7 @@ done:
 static int config_family(const char *name)
 {
     return strstr(name, "_staged")           ? FAM_STAGED
-           : strncmp(name, "sm90_pp", 7) == 0 ? FAM_PP
+           : strncmp(name, "sm90_pp", 7) == 0 || strncmp(name, "sm90_coop", 9) == 0 ? FAM_PP
            : strstr(name, "_ws")             ? FAM_WS
            : strncmp(name, "sm90_wg", 7) == 0 ? FAM_WGMMA
                                               : FAM_MMA_SYNC;

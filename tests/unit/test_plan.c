@@ -62,8 +62,9 @@ static void test_config_names(void **state)
             at += snprintf(want + at, sizeof want - at, "_wg%d", c->warps_m * c->warps_n / 4);
         if (c->ws)
             at += snprintf(want + at, sizeof want - at, "_ws%d", c->ws);
-        if (c->pp)
-            at += snprintf(want + at, sizeof want - at, "_pp%d", c->pp);
+        if (c->pp) /* cooperative when the consumers share a tile of 128 rows each */
+            at += snprintf(want + at, sizeof want - at, "_%s%d", c->bm == 128 * c->pp ? "coop" : "pp",
+                           c->pp);
         at += snprintf(want + at, sizeof want - at, "_%dx%dx%d", c->bm, c->bn, c->bk);
         if (!c->wgmma)
             at += snprintf(want + at, sizeof want - at, "_w%d", c->warps_m * c->warps_n);
@@ -93,10 +94,15 @@ static void test_config_sizes(void **state)
     /* three warpgroups, the stages aligned to 1 KB */
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->threads, 384);
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->smem_bytes, 4 * (192 + 128) * 64 * 2 + 1024);
-    /* warp-specialized: 4 epilogue warps; pipeline and accumulators side by side */
+    /* warp-specialized: 4 epilogue warps; pipeline, accumulators and the hand-over mbarriers side by side */
     assert_int_equal(CFG(sm80_ws4_128x128x64_w4_s3)->threads, 256);
-    assert_int_equal(CFG(sm80_ws4_128x128x64_w4_s3)->smem_bytes, 3 * 256 * 64 * 2 + 128 * 136 * 4);
+    assert_int_equal(CFG(sm80_ws4_128x128x64_w4_s3)->smem_bytes, 3 * 256 * 64 * 2 + 128 * 136 * 4 + 16);
     assert_int_equal(CFG(sm90_wg2_ws8_128x128x64_s4)->threads, 512);
+    /* cooperative: two consumers on 256 x 128, three stages, a 64-row
+     * accumulator sub-tile each, the mbarriers, the 1 KB alignment */
+    assert_int_equal(CFG(sm90_coop2_256x128x64_s3)->threads, 384);
+    assert_int_equal(CFG(sm90_coop2_256x128x64_s3)->smem_bytes,
+                     3 * (256 + 128) * 64 * 2 + 2 * 64 * 136 * 4 + 256 + 1024);
     /* producer/consumer: a producer warpgroup, two consumers, a staged tile each, the mbarriers */
     assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->threads, 384);
     assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->smem_bytes,
@@ -806,7 +812,7 @@ static void test_measured_picks(void **state)
      * the accumulator tile side by side; one CTA per slot, never more than tiles */
     c = &plan_configs[EVT_TILE_sm80_ws4_128x128x64_w4_s3];
     assert_int_equal(c->threads, 256);
-    assert_int_equal(c->smem_bytes, 3 * 256 * 64 * 2 + 128 * 136 * 4);
+    assert_int_equal(c->smem_bytes, 3 * 256 * 64 * 2 + 128 * 136 * 4 + 16);
     assert_int_equal(forced_grid(c, 401408, 128), 132); /* 3136 tiles */
     assert_int_equal(forced_grid(c, 12800, 128), 100);
     /* 192x256: three warpgroups, four stages in 225 KB */
@@ -828,7 +834,7 @@ static void test_measured_picks(void **state)
     assert_true(c->smem_bytes <= 227 * 1024);
     c = &plan_configs[EVT_TILE_sm90_wg2_ws8_128x128x64_s4];
     assert_int_equal(c->threads, 512);
-    assert_int_equal(c->smem_bytes, 4 * 256 * 64 * 2 + 128 * 136 * 4 + 1024);
+    assert_int_equal(c->smem_bytes, 4 * 256 * 64 * 2 + 128 * 136 * 4 + 16 + 1024);
     assert_int_equal(forced_grid(&plan_configs[EVT_TILE_sm90_wg2_128x256x64_s4], 128 * 512, 256), 512);
 }
 
