@@ -79,7 +79,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #if EVT_SM90 == 1
     static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 &&
                       (Cfg::kBN == 128 || Cfg::kBN == 64) &&
-                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
+                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 32 || Cfg::kBK16 == 64),
                   "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles, K-contiguous");
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
@@ -171,9 +171,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    wgmma_op<Cfg::kDType, NC>::run(acc[h][0],
-                                                   wgmma_desc<Cfg::kBK>(sa + h * 64 * Cfg::kBK * 2) + 2 * kk,
-                                                   wgmma_desc<Cfg::kBK>(sb) + 2 * kk);
+                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
+                                                   wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
