@@ -993,7 +993,7 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
         return st;
     const char *why = plan_kernel_target_refusal(&l->pk, l->target);
     if (why)
-        return fail(l, EVT_ERR_UNSUPPORTED, "kernel '%s' cannot run on this GPU (%s): %s", l->k->name,
+        return fail(l, EVT_ERR_UNSUPPORTED, "cannot run on this GPU (%s): %s",
                     evt_target_name(l->target), why);
     plan_options opt = l->tuning.plan;
     r->tuned = tuned_plan(l, prob.aligned, &opt) && plan_make(&l->pk, &prob, &opt, &r->pl, &why);
