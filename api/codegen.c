@@ -26,6 +26,25 @@ static evt_status check_args(evt_module *m, const evt_kernel *k, evt_target t, c
     return ctx_fail(m->ctx, EVT_ERR_INVALID_ARGUMENT, "%s: the kernel is not of this module", fn);
 }
 
+/* Whether target t can run kernel k at all (fp8 operands on sm_80/86
+ * cannot): EVT_OK, or EVT_ERR_UNSUPPORTED with the reason as a diagnostic
+ * at the operand that needs what t lacks.  Like an NVRTC failure, it fails
+ * this target only: the module stays usable for the others. */
+static evt_status target_refused(evt_module *m, const evt_kernel *k, evt_target t)
+{
+    const plan_kernel pk = plan_kernel_of(k);
+    const char *why = plan_kernel_target_refusal(&pk, t);
+    if (!why)
+        return EVT_OK;
+    diag_report(&m->diags, EVT_SEV_ERROR, k->operand_locs[0], "kernel '%s' cannot run on %s: %s",
+                k->name, evt_target_name(t), why);
+    sb_free(&m->diag_text[0]);
+    sb_free(&m->diag_text[1]);
+    m->diags.errors--; /* the source itself is valid: keep the module usable */
+    return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' cannot run on %s: %s", k->name,
+                    evt_target_name(t), why);
+}
+
 /* The full listing under the context's tuning: its configuration only
  * (which must be able to run k on t), with the split-K entries when it
  * forces splits. */
@@ -33,6 +52,9 @@ static evt_status listing(evt_module *m, const evt_kernel *k, evt_target t, cg_s
 {
     const plan_options *o = &m->ctx->tuning.plan;
     *sel = (cg_select){o->config, -1, o->split_k >= 2 ? 2 : 0, m->ctx->tuning.row_group};
+    evt_status st = target_refused(m, k, t);
+    if (st != EVT_OK)
+        return st;
     const char *why;
     const plan_kernel pk = plan_kernel_of(k);
     if (o->config && !plan_can_run(o->config, &pk, t, &why))

@@ -486,14 +486,16 @@ static evt_status validate(evt_launch *l, const void *ws, size_t ws_bytes)
     evt_status st;
     if (l->k->mainloop == EVT_MAINLOOP_GEMM) {
         /* A is M x K and B is K x N; a column-major matrix is its transpose row-major. */
+        /* (fp8 operands: one byte an element) */
+        const size_t ea = evt_elem_size(oa->elem), eb = evt_elem_size(ob->elem);
         if (oa->layout == EVT_LAYOUT_ROW)
-            st = check_buffer(l, "operand", "a", &l->operands[0], m, k, 1, 2);
+            st = check_buffer(l, "operand", "a", &l->operands[0], m, k, 1, ea);
         else
-            st = check_buffer(l, "operand", "a", &l->operands[0], k, m, 1, 2);
+            st = check_buffer(l, "operand", "a", &l->operands[0], k, m, 1, ea);
         if (st == EVT_OK && ob->layout == EVT_LAYOUT_ROW)
-            st = check_buffer(l, "operand", "b", &l->operands[1], k, n, 1, 2);
+            st = check_buffer(l, "operand", "b", &l->operands[1], k, n, 1, eb);
         else if (st == EVT_OK)
-            st = check_buffer(l, "operand", "b", &l->operands[1], n, k, 1, 2);
+            st = check_buffer(l, "operand", "b", &l->operands[1], n, k, 1, eb);
     } else {
         /* x is [n*h*w, c] and w is [k, r*s*c], both dense; set_conv checked the products. */
         st = check_buffer(l, "operand", "x", &l->operands[0], l->conv_pixels, l->sizes[3], 0, 2);
@@ -765,30 +767,34 @@ typedef struct rt_tma_maps {
     unsigned char staged[128];
 } rt_tma_maps;
 
-/* The operands' element type as a CUtensorMapDataType. */
-static int tma_dtype(const evt_launch *l)
+/* Operand i's element type as a CUtensorMapDataType: fp8 as bytes (the
+ * copy does not convert; the MMAs read e4m3 or e5m2). */
+static int tma_dtype(const evt_launch *l, int i)
 {
-    return l->k->operands[0].elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
+    const evt_elem e = l->k->operands[i].elem;
+    return e == EVT_BF16 ? RT_TMAP_BF16 : evt_elem_size(e) == 1 ? RT_TMAP_UINT8 : RT_TMAP_F16;
 }
 
-/* A's or B's swizzle: rows of cfg->bk = 32 or 64 16-bit elements are the
- * wgmma stages' 64- or 128-byte swizzle; -1 for other k tiles. */
+/* A's or B's swizzle: k rows of 64 or 128 bytes (cfg->bk = 32 or 64
+ * 16-bit elements, 64 or 128 fp8 ones) are the wgmma stages' 64- or
+ * 128-byte swizzle; -1 for other k tiles. */
 static int tma_swizzle(const plan_config *cfg)
 {
-    return cfg->bk == 32 ? RT_TMAP_SWIZZLE_64B : cfg->bk == 64 ? RT_TMAP_SWIZZLE_128B : -1;
+    const int row_bytes = cfg->bk * cfg->op_bytes;
+    return row_bytes == 64 ? RT_TMAP_SWIZZLE_64B : row_bytes == 128 ? RT_TMAP_SWIZZLE_128B : -1;
 }
 
-/* A tiled map of a K-contiguous operand: `rows` rows of k 16-bit elements,
- * ld apart, read in cfg->bk x box_rows boxes; 0 where the driver refuses. */
-static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char *map,
+/* A tiled map of K-contiguous operand i: `rows` rows of k elements, ld
+ * apart, read in cfg->bk x box_rows boxes; 0 where the driver refuses. */
+static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char *map, int i,
                      void *ptr, long long k, long long rows, long long ld, int box_rows)
 {
     const rt_driver *d = l->m->ctx->driver;
     const unsigned long long dims[2] = {(unsigned long long)k, (unsigned long long)rows};
-    const unsigned long long strides[1] = {(unsigned long long)ld * 2};
+    const unsigned long long strides[1] = {(unsigned long long)ld * evt_elem_size(l->k->operands[i].elem)};
     const unsigned box[2] = {(unsigned)cfg->bk, (unsigned)box_rows}, ones[2] = {1, 1};
     return d->tensor_map_tiled && tma_swizzle(cfg) >= 0 &&
-           d->tensor_map_tiled(map, tma_dtype(l), 2, ptr, dims, strides, box, ones, 0, tma_swizzle(cfg),
+           d->tensor_map_tiled(map, tma_dtype(l, i), 2, ptr, dims, strides, box, ones, 0, tma_swizzle(cfg),
                                RT_TMAP_L2_128B, 0) == 0;
 }
 
@@ -815,12 +821,12 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
     const int lower[2] = {(int)-z[10], (int)-z[9]};
     const int upper[2] = {(int)(z[10] - (z[6] - 1) * z[14]), (int)(z[9] - (z[5] - 1) * z[13])};
     const unsigned estrides[4] = {1, (unsigned)z[12], (unsigned)z[11], 1};
-    if (d->tensor_map_im2col(maps->a, tma_dtype(l), 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
+    if (d->tensor_map_im2col(maps->a, tma_dtype(l, 0), 4, l->operands[0].ptr, xdims, xstrides, lower, upper,
                              (unsigned)cfg->bk, (unsigned)cfg->bm, estrides, 0, tma_swizzle(cfg),
                              RT_TMAP_L2_128B, 0) != 0)
         return 0;
     const long long rsc = z[5] * z[6] * z[3];
-    return tiled_map(l, cfg, maps->b, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn);
+    return tiled_map(l, cfg, maps->b, 1, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn);
 }
 
 /* A GEMM's TMA maps (kernels/mainloops/gemm.cuh's tma_loader): A row-major
@@ -830,8 +836,8 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
 static int gemm_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
-    return tiled_map(l, cfg, maps->a, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm) &&
-           tiled_map(l, cfg, maps->b, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn);
+    return tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm) &&
+           tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn);
 }
 
 /* A staged configuration's map of the epilogue input it stages
@@ -954,8 +960,9 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
     const int driver_tma = ctx->driver->tensor_map_tiled && (!conv || ctx->driver->tensor_map_im2col);
     const int aligned =
         conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
-             : plan_gemm_aligned(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m, n, k,
-                                 (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld);
+             : plan_gemm_aligned_elem(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m, n,
+                                      k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld,
+                                      (int)evt_elem_size(oa->elem));
     *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma};
     return EVT_OK;
 }
@@ -984,7 +991,10 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
     evt_status st = problem_of(l, r, &prob, ws, ws_bytes);
     if (st != EVT_OK)
         return st;
-    const char *why = NULL;
+    const char *why = plan_kernel_target_refusal(&l->pk, l->target);
+    if (why)
+        return fail(l, EVT_ERR_UNSUPPORTED, "cannot run on this GPU (%s): %s",
+                    evt_target_name(l->target), why);
     plan_options opt = l->tuning.plan;
     r->tuned = tuned_plan(l, prob.aligned, &opt) && plan_make(&l->pk, &prob, &opt, &r->pl, &why);
     if (!r->tuned) { /* no record, or one this build's planner refuses: the heuristic's */

@@ -17,6 +17,10 @@
 #   sweep   bench/sweep.py (every tile configuration that can run the kernel, or
 #           those named in $SWEEP_IDS; conv also at the row groups of $SWEEP_G)
 #   bench   bench/bench.py -> docs/benchmarks.md (copied to $OUT)
+#   fp8     tests/gpu/fp8_gemm (the four fp8 combinations, every fp8 family, exact),
+#           then bench/bench_fp8.py: fp8 GEMM + row/column scales + bias + GELU -> e4m3
+#           + amax against torch._scaled_mm (row-wise) + epilogue, eager and compiled,
+#           and _scaled_mm alone -> $OUT/benchmarks_fp8.md
 #   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
 #           peers, heuristic and tuned) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
@@ -118,6 +122,10 @@ for s in $sections; do
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
+    fp8)
+        step "fp8 gemm" fp8_gemm.log "$build/tests/gpu/fp8_gemm"
+        grep -E 'FAIL|differs|error|PASS' "$out/fp8_gemm.log" | head -20
+        python3 bench/bench_fp8.py --out "$out/benchmarks_fp8.md" 2>&1 | tee "$out/bench_fp8.log" ;;
     wide)
         python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tee "$out/wide.log" ;;
     ncugemm)

@@ -576,6 +576,17 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     return 1;
 }
 
+/* An operand's EVT_DT_* (kernels/common/evt_common.cuh). */
+static const char *operand_dt(evt_elem e)
+{
+    switch (e) {
+    case EVT_BF16: return "EVT_DT_BF16";
+    case EVT_E4M3: return "EVT_DT_E4M3";
+    case EVT_E5M2: return "EVT_DT_E5M2";
+    default: return "EVT_DT_F16";
+    }
+}
+
 int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const cg_select *sel,
                  cg_cache *cache, strbuf *sb, strbuf *err)
 {
@@ -619,7 +630,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     const char *fast = sb_str(&sh->fast);
 
     const evt_operand_info *a = &k->operands[0], *b = &k->operands[1];
-    const char *dt = a->elem == EVT_BF16 ? "EVT_DT_BF16" : "EVT_DT_F16";
+    const char *dt = operand_dt(a->elem), *dt_b = operand_dt(b->elem);
     const char *al = a->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *bl = b->layout == EVT_LAYOUT_COL ? "EVT_COL_MAJOR" : "EVT_ROW_MAJOR";
     const char *ml = conv ? "conv" : "gemm";
@@ -647,9 +658,10 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                               c->name, dt, aligned ? "true" : "false", cfg);
                 else
                     sb_printf(sb,
-                              "typedef evt_gemm_cfg<evt_tile_%s, %s, %s, %s, %s>\n"
+                              "typedef evt_gemm_cfg<evt_tile_%s, %s, %s, %s, %s%s%s>\n"
                               "    %s;\n",
-                              c->name, dt, al, bl, aligned ? "true" : "false", cfg);
+                              c->name, dt, al, bl, aligned ? "true" : "false",
+                              strcmp(dt, dt_b) ? ", " : "", strcmp(dt, dt_b) ? dt_b : "", cfg);
                 for (int part = 0; part <= split; part++) {
                     /* split: part 0 is the split main entry, part 1 the sum */
                     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n",

@@ -8,10 +8,10 @@
 
 static int operand_elem_ok(evt_elem e)
 {
-    return e == EVT_F16 || e == EVT_BF16 || e == EVT_F32;
+    return e == EVT_F16 || e == EVT_BF16 || e == EVT_F32 || e == EVT_E4M3 || e == EVT_E5M2;
 }
 
-/* Loads a whole operand matrix as doubles (exact for f16, bf16 and f32). */
+/* Loads a whole operand matrix as doubles (exact for every operand type). */
 static double *widen(evt_elem e, const void *src, size_t count)
 {
     double *d = malloc((count + 1) * sizeof *d);
@@ -47,8 +47,17 @@ evt_status evt_reference_gemm(long long m, long long n, long long k, evt_elem el
                               evt_layout layout_b, long long ldb, double *d, float *d32,
                               long long ldd)
 {
+    return evt_reference_gemm_mixed(m, n, k, elem, a, layout_a, lda, elem, b, layout_b, ldb, d, d32,
+                                    ldd);
+}
+
+evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_elem elem_a,
+                                    const void *a, evt_layout layout_a, long long lda,
+                                    evt_elem elem_b, const void *b, evt_layout layout_b,
+                                    long long ldb, double *d, float *d32, long long ldd)
+{
     int row_a = layout_a == EVT_LAYOUT_ROW, row_b = layout_b == EVT_LAYOUT_ROW;
-    if (!operand_elem_ok(elem) || (!row_a && layout_a != EVT_LAYOUT_COL) ||
+    if (!operand_elem_ok(elem_a) || !operand_elem_ok(elem_b) || (!row_a && layout_a != EVT_LAYOUT_COL) ||
         (!row_b && layout_b != EVT_LAYOUT_COL) || (!d && !d32))
         return EVT_ERR_INVALID_ARGUMENT;
     long long sa = row_a ? span(m, k, lda) : span(k, m, lda);
@@ -56,7 +65,7 @@ evt_status evt_reference_gemm(long long m, long long n, long long k, evt_elem el
     long long sd = span(m, n, ldd);
     if (sa < 0 || sb < 0 || sd < 0 || (sa && !a) || (sb && !b))
         return EVT_ERR_INVALID_ARGUMENT;
-    double *wa = widen(elem, a, (size_t)sa), *wb = widen(elem, b, (size_t)sb);
+    double *wa = widen(elem_a, a, (size_t)sa), *wb = widen(elem_b, b, (size_t)sb);
     if (!wa || !wb) {
         free(wa);
         free(wb);

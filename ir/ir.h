@@ -73,6 +73,7 @@ struct evt_kernel {
     src_loc loc;
     evt_mainloop mainloop;
     evt_operand_info operands[3]; /* A or x, B or w, acc */
+    src_loc operand_locs[3];      /* where each operand is written, for later diagnostics */
     ir_func *epilogue;
 };
 

@@ -482,12 +482,18 @@ typedef struct mainloop_desc {
     evt_mainloop kind;
     const char *operands[3];
     int has_layout; /* operands 0 and 1 take row/col */
+    int fp8;        /* takes fp8 (e4m3, e5m2) operands, A row-major and B column-major */
 } mainloop_desc;
 
 static const mainloop_desc mainloops[] = {
-    {"gemm", EVT_MAINLOOP_GEMM, {"a", "b", "acc"}, 1},
-    {"conv2d_fprop", EVT_MAINLOOP_CONV2D_FPROP, {"x", "w", "acc"}, 0},
+    {"gemm", EVT_MAINLOOP_GEMM, {"a", "b", "acc"}, 1, 1},
+    {"conv2d_fprop", EVT_MAINLOOP_CONV2D_FPROP, {"x", "w", "acc"}, 0, 0},
 };
+
+static int is_fp8(evt_elem e)
+{
+    return e == EVT_E4M3 || e == EVT_E5M2;
+}
 
 static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *epilogues,
                         symtab *kernels, ir_module *out)
@@ -537,10 +543,17 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
         }
         evt_layout layout = EVT_LAYOUT_NONE;
         if (i < 2) {
-            if (op->elem != EVT_F16 && op->elem != EVT_BF16) {
+            if (is_fp8(op->elem) && !ml->fp8) {
                 diag_report(dl, EVT_SEV_ERROR, op->loc,
-                            "%s does not support %s operands; '%s' must be f16 or bf16", ml->name,
-                            evt_elem_name(op->elem), op->name);
+                            "%s does not support %s operands; '%s' must be f16 or bf16 (fp8 "
+                            "operands are gemm's only)",
+                            ml->name, evt_elem_name(op->elem), op->name);
+                ok = 0;
+            } else if (op->elem != EVT_F16 && op->elem != EVT_BF16 && !is_fp8(op->elem)) {
+                diag_report(dl, EVT_SEV_ERROR, op->loc,
+                            "%s does not support %s operands; '%s' must be %s", ml->name,
+                            evt_elem_name(op->elem), op->name,
+                            ml->fp8 ? "f16, bf16, e4m3 or e5m2" : "f16 or bf16");
                 ok = 0;
             }
             if (ml->has_layout && !op->layout) {
@@ -548,9 +561,16 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
                             "operand '%s' of %s needs a layout: row or col", op->name, ml->name);
                 ok = 0;
             } else if (ml->has_layout) {
+                const evt_layout fp8_layout = i == 0 ? EVT_LAYOUT_ROW : EVT_LAYOUT_COL;
                 if (!names_layout_parse(op->layout, &layout)) {
                     diag_report(dl, EVT_SEV_ERROR, op->layout_loc,
                                 "unknown layout '%s'; expected row or col", op->layout);
+                    ok = 0;
+                } else if (is_fp8(op->elem) && ml->fp8 && layout != fp8_layout) {
+                    diag_report(dl, EVT_SEV_ERROR, op->layout_loc,
+                                "%s operand '%s' must be %s: fp8 tensor cores read both operands "
+                                "K-contiguous (a row, b col)",
+                                evt_elem_name(op->elem), op->name, i == 0 ? "row" : "col");
                     ok = 0;
                 }
             } else if (op->layout) {
@@ -573,11 +593,15 @@ static void sema_kernel(arena *a, diag_list *dl, const ast_kernel *ak, symtab *e
             }
         }
         k->operands[i] = (evt_operand_info){op->name, op->elem, layout};
+        k->operand_locs[i] = op->loc;
     }
-    if (ok && ak->noperands >= 2 && k->operands[0].elem != k->operands[1].elem) {
+    /* fp8 operands mix (e4m3 x e5m2: the tensor cores take it); others match */
+    if (ok && ak->noperands >= 2 && k->operands[0].elem != k->operands[1].elem &&
+        !(is_fp8(k->operands[0].elem) && is_fp8(k->operands[1].elem))) {
         diag_report(dl, EVT_SEV_ERROR, ak->operands[1].loc,
-                    "operands '%s' and '%s' must have the same element type, not %s and %s",
-                    ml->operands[0], ml->operands[1], evt_elem_name(k->operands[0].elem),
+                    "operands '%s' and '%s' must have the same element type%s, not %s and %s",
+                    ml->operands[0], ml->operands[1],
+                    ml->fp8 ? ", or both be fp8 (e4m3, e5m2)" : "", evt_elem_name(k->operands[0].elem),
                     evt_elem_name(k->operands[1].elem));
         ok = 0;
     }

@@ -21,8 +21,15 @@
  *               name says what its row holds.
  *   mainloops   EVT_TILE_GEMM, EVT_TILE_CONV or both: where it was measured
  *   mma         EVT_TILE_MMA_SYNC (mma.sync m16n8k16, sm_80 and later) or
- *               EVT_TILE_WGMMA (warpgroup MMAs, sm_90a only)
- *   bm bn bk    the CTA tile
+ *               EVT_TILE_WGMMA (warpgroup MMAs m64nNk16, sm_90a only) on
+ *               16-bit operands (f16, bf16); EVT_TILE_MMA_SYNC_FP8
+ *               (mma.sync m16n8k32, sm_89 and later) or EVT_TILE_WGMMA_FP8
+ *               (m64nNk32, sm_90a) on fp8 operands (e4m3, e5m2), whose
+ *               rows are named with a _fp8 suffix.  An fp8 configuration
+ *               runs fp8 kernels only and the others 16-bit ones only.
+ *   bm bn bk    the CTA tile, in elements: an fp8 row's bk = 128 is the
+ *               same 128 bytes of a stage row (swizzle, TMA box) as a
+ *               16-bit row's bk = 64
  *   warps_m/_n  the MMA (pp: producer) warps' grid
  *   stages      pipeline depth
  *   min_blocks  CTAs per SM the kernel is built for (__launch_bounds__)
@@ -44,6 +51,11 @@
 #define EVT_TILE_CONV 2
 #define EVT_TILE_MMA_SYNC 0
 #define EVT_TILE_WGMMA 1
+#define EVT_TILE_MMA_SYNC_FP8 2
+#define EVT_TILE_WGMMA_FP8 3
+/* What an mma column says: warpgroup MMAs; the operands' bytes. */
+#define EVT_TILE_IS_WGMMA(mma) (((mma) & 1) != 0)
+#define EVT_TILE_OP_BYTES(mma) (((mma) & 2) ? 1 : 2)
 
 /* name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged */
 #define EVT_TILE_CONFIGS(X)                                                                       \
@@ -74,7 +86,17 @@
     X(sm90_pp2_128x64x64_s7, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64, 2, 2, 7, 1, 0, 2, 0)     \
     X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 2, 1, 0,  \
       2, 2)                                                                                       \
-    X(sm90_coop2_256x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 256, 128, 64, 2, 2, 3, 1, 0, 2, 0)
+    X(sm90_coop2_256x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 256, 128, 64, 2, 2, 3, 1, 0, 2, 0)  \
+    X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3, \
+      2, 0, 0, 0)                                                                                 \
+    X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4, 4, 0,  \
+      0, 0)                                                                                       \
+    X(sm90_wg2_128x256x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 256, 128, 2, 4, 4, 1, \
+      0, 0, 0)                                                                                    \
+    X(sm90_wg2_128x128x128_s3_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 4, 3, 2, \
+      0, 0, 0)                                                                                    \
+    X(sm90_pp2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4, 1, \
+      0, 2, 0)
 
 /* The configurations as symbols, in table order: EVT_TILE_<name>. */
 enum evt_tile_id {
@@ -98,7 +120,8 @@ enum evt_tile_id {
 /* Threads of a CTA: the MMA (or producer) warps, the epilogue warps of a
  * warp-specialized schedule, the consumer warpgroups of a producer/consumer one. */
 #define EVT_TILE_THREADS(warps_m, warps_n, ws, pp) (32 * ((warps_m) * (warps_n) + (ws)) + 128 * (pp))
-#define EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) ((stages) * ((bm) + (bn)) * (bk) * 2)
+#define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
+    ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)
 /* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
  * accumulator tile that reuses it; both side by side for the persistent
@@ -108,13 +131,13 @@ enum evt_tile_id {
  * or, cooperative, each consumer's 64-row epilogue sub-tile); wgmma
  * stages add 1 KB to align them to their 1024-byte swizzle atom. */
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
-    ((pp) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, bn) +               \
+    ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, bn) +          \
                 (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
-          : ((ws) ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +        \
+          : ((ws) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +   \
                         EVT_TILE_WS_BAR_BYTES                                                     \
-                  : EVT_TILE_PIPE_BYTES(bm, bn, bk, stages) > EVT_TILE_ACC_BYTES(bm, bn)          \
-                        ? EVT_TILE_PIPE_BYTES(bm, bn, bk, stages)                                 \
+                  : EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) > EVT_TILE_ACC_BYTES(bm, bn)     \
+                        ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages)                            \
                         : EVT_TILE_ACC_BYTES(bm, bn)) +                                           \
-                (mma == EVT_TILE_WGMMA ? 1024 : 0))
+                (EVT_TILE_IS_WGMMA(mma) ? 1024 : 0))
 
 #endif /* EVT_TILE_CONFIGS_H */

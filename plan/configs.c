@@ -9,7 +9,8 @@ const plan_config plan_configs[EVT_TILE_COUNT] = {
     [EVT_TILE_##name] = {EVT_TILE_##name,                                                            \
                          #name,                                                                      \
                          mainloops,                                                                  \
-                         (mma) == EVT_TILE_WGMMA,                                                    \
+                         EVT_TILE_IS_WGMMA(mma),                                                     \
+                         EVT_TILE_OP_BYTES(mma),                                                     \
                          bm,                                                                         \
                          bn,                                                                         \
                          bk,                                                                         \

@@ -28,6 +28,19 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_wg2_128x128x64_s3,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
+/* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
+ * the bytes of the 16-bit BK = 64 rows); no 128x256 mma.sync tile, which
+ * only sm_80's shared memory held and sm_80 has no fp8 MMAs. */
+static const enum evt_tile_id gemm_fp8_sm80[] = {
+    EVT_TILE_sm80_128x128x128_w4_s3_fp8,
+    EVT_TILE_sm80_64x64x64_w4_s4_fp8,
+};
+static const enum evt_tile_id gemm_fp8_sm90[] = {
+    EVT_TILE_sm90_pp2_128x128x128_s4_fp8,
+    EVT_TILE_sm90_wg2_128x256x128_s4_fp8,
+    EVT_TILE_sm90_wg2_128x128x128_s3_fp8,
+    EVT_TILE_sm80_64x64x64_w4_s4_fp8,
+};
 static const enum evt_tile_id conv_sm80[] = {
     EVT_TILE_sm80_128x256x64_w8_s3, EVT_TILE_sm80_128x128x64_w4_s3, EVT_TILE_sm80_256x64x32_w4_s4,
     EVT_TILE_sm80_128x64x64_w4_s3,  EVT_TILE_sm80_64x64x32_w4_s4,
@@ -56,6 +69,7 @@ static const candidates sets[2][2] = {
     {SET(gemm_sm80), SET(gemm_sm90)},
     {SET(conv_sm80), SET(conv_sm90)},
 };
+static const candidates fp8_sets[2] = {SET(gemm_fp8_sm80), SET(gemm_fp8_sm90)};
 #undef SET
 
 /* Whether k on t takes the sm90 (wgmma) heuristic. */
@@ -69,7 +83,9 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
     const plan_target *ti = plan_target_info(t);
     if (!ti || !c || (unsigned)k->mainloop > EVT_MAINLOOP_CONV2D_FPROP)
         return 0;
-    const candidates *s = &sets[k->mainloop][sm90_family(k, ti)];
+    if (k->fp8 && (k->mainloop != EVT_MAINLOOP_GEMM || !ti->fp8))
+        return 0;
+    const candidates *s = k->fp8 ? &fp8_sets[sm90_family(k, ti)] : &sets[k->mainloop][sm90_family(k, ti)];
     for (int i = 0; i < s->n; i++)
         if (s->ids[i] == c->id)
             return 1;
@@ -83,6 +99,23 @@ static int fits(const plan_config *c, const plan_target *t)
     return c->smem_bytes <= t->smem_per_block;
 }
 
+/* The GEMM heuristics' tiles: the 16-bit rows, or the fp8 ones (no wide
+ * mma.sync tile: NULL). */
+typedef struct gemm_tiles {
+    const plan_config *sync_wide, *sync_mid, *sync_small; /* mma.sync 128x256, 128x128, 64x64 */
+    const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
+} gemm_tiles;
+
+static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
+                                  CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
+                                  CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3)};
+static const gemm_tiles gemm8 = {NULL,
+                                 CFG(sm80_128x128x128_w4_s3_fp8),
+                                 CFG(sm80_64x64x64_w4_s4_fp8),
+                                 CFG(sm90_pp2_128x128x128_s4_fp8),
+                                 CFG(sm90_wg2_128x256x128_s4_fp8),
+                                 CFG(sm90_wg2_128x128x128_s3_fp8)};
+
 /*
  * sm80 GEMM: big tiles when they still give every SM at least two tiles;
  * 128x128 (two CTAs per SM) when that fills the machine once; 64x64
@@ -90,13 +123,14 @@ static int fits(const plan_config *c, const plan_target *t)
  * BK = 64 wherever it fits (it beat BK = 32 on 128x256 and 128x128).  K
  * does not change the choice: it only sets the length of the mainloop.
  */
-static const plan_config *gemm_sm80_pick(const plan_target *t, long long m, long long n, long long sms)
+static const plan_config *gemm_sm80_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
+                                         long long sms)
 {
-    if (fits(CFG(sm80_128x256x64_w8_s3), t) && plan_config_tiles(CFG(sm80_128x256x64_w8_s3), m, n) >= 2 * sms)
-        return CFG(sm80_128x256x64_w8_s3);
-    if (fits(CFG(sm80_128x128x64_w4_s3), t) && plan_config_tiles(CFG(sm80_128x128x64_w4_s3), m, n) >= sms)
-        return CFG(sm80_128x128x64_w4_s3);
-    return CFG(sm80_64x64x32_w4_s4);
+    if (g->sync_wide && fits(g->sync_wide, t) && plan_config_tiles(g->sync_wide, m, n) >= 2 * sms)
+        return g->sync_wide;
+    if (fits(g->sync_mid, t) && plan_config_tiles(g->sync_mid, m, n) >= sms)
+        return g->sync_mid;
+    return g->sync_small;
 }
 
 /*
@@ -207,22 +241,23 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  *   as much, with K of at most two k tiles), the wgmma 128x128 tile at two
  *   CTAs per SM.
  */
-static const plan_config *gemm_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
-                                         long long sms, int tma)
+static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
+                                         long long kk, long long sms, int tma)
 {
-    const plan_config *pp = CFG(sm90_pp2_128x128x64_s4), *wide = CFG(sm90_wg2_128x256x64_s4);
+    const plan_config *pp = g->pp, *wide = g->wg_wide;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && two_tiles_a_consumer(pp, m, n, sms))
         return pp;
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
         return fits(wide, t) && wave_fill_pct(wide, m, n, sms) >= 85 ? wide : pp;
-    const plan_config *classic = gemm_sm80_pick(t, m, n, sms);
-    if (classic == CFG(sm80_64x64x32_w4_s4))
+    const plan_config *classic = gemm_sm80_pick(g, t, m, n, sms);
+    if (classic == g->sync_small)
         return classic;
-    const costed short_k[] = {{CFG(sm90_wg2_128x128x64_s3), 0}, {wide, 0}};
-    const costed long_k[] = {{wide, 0}, {CFG(sm90_wg2_128x128x64_s3), 0}};
+    const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
+    const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;
-    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 2, t, m, n, sms, &cost);
+    /* short K: at most two k tiles (128 16-bit elements, 256 fp8 ones) */
+    const plan_config *best = cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, t, m, n, sms, &cost);
     return best ? best : classic;
 }
 
@@ -287,8 +322,10 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
     if (!ti)
         return NULL;
     const long long s = sms > 0 ? sms : ti->sms_default;
-    if (k->mainloop == EVT_MAINLOOP_GEMM)
-        return sm90_family(k, ti) ? gemm_sm90_pick(ti, m, n, kk, s, tma) : gemm_sm80_pick(ti, m, n, s);
+    if (k->mainloop == EVT_MAINLOOP_GEMM) {
+        const gemm_tiles *g = k->fp8 ? &gemm8 : &gemm16;
+        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, m, n, kk, s, tma) : gemm_sm80_pick(g, ti, m, n, s);
+    }
     return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, s, tma, k->stageable)
                               : conv_sm80_pick(ti, m, n, kk, s);
 }

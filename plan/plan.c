@@ -23,17 +23,37 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.k_contiguous = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP ||
                      (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL);
     p.stageable = plan_staged_input(k->epilogue) >= 0;
+    p.fp8 = k->operands[0].elem == EVT_E4M3 || k->operands[0].elem == EVT_E5M2;
     return p;
+}
+
+const char *plan_kernel_target_refusal(const plan_kernel *k, evt_target t)
+{
+    const plan_target *ti = plan_target_info(t);
+    if (!ti)
+        return "the target is not one evt knows";
+    if (k->fp8 && !ti->fp8)
+        return "fp8 operands need fp8 tensor cores (mma.sync m16n8k32 on sm_89, wgmma k32 on "
+               "sm_90a), which the target lacks";
+    return NULL;
+}
+
+int plan_gemm_aligned_elem(int a_col, int b_col, long long m, long long n, long long k,
+                           unsigned long long a_addr, long long lda, unsigned long long b_addr,
+                           long long ldb, int esize)
+{
+    const long long a_ext = a_col ? m : k;
+    const long long b_ext = b_col ? k : n;
+    const long long chunk = esize == 1 ? 16 : 8; /* elements of a 16-byte copy */
+    return a_ext % chunk == 0 && lda % chunk == 0 && a_addr % 16 == 0 && b_ext % chunk == 0 &&
+           ldb % chunk == 0 && b_addr % 16 == 0;
 }
 
 int plan_gemm_aligned(int a_col, int b_col, long long m, long long n, long long k,
                       unsigned long long a_addr, long long lda, unsigned long long b_addr,
                       long long ldb)
 {
-    const long long a_ext = a_col ? m : k;
-    const long long b_ext = b_col ? k : n;
-    return a_ext % 8 == 0 && lda % 8 == 0 && a_addr % 16 == 0 && b_ext % 8 == 0 && ldb % 8 == 0 &&
-           b_addr % 16 == 0;
+    return plan_gemm_aligned_elem(a_col, b_col, m, n, k, a_addr, lda, b_addr, ldb, 2);
 }
 
 int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long w_addr)
@@ -60,6 +80,12 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
     const char *other = plan_config_mainloop_refusal(c, k->mainloop);
     if (other)
         return refuse(why, other);
+    if ((other = plan_kernel_target_refusal(k, t)) != NULL)
+        return refuse(why, other);
+    if (k->fp8 && c->op_bytes != 1)
+        return refuse(why, "fp8 operands need an fp8 configuration (one named _fp8)");
+    if (!k->fp8 && c->op_bytes == 1)
+        return refuse(why, "an fp8 configuration takes fp8 operands only, not f16 or bf16");
     if (c->wgmma && !ti->wgmma)
         return refuse(why, "the configuration's wgmma instructions are sm_90a's only");
     if (c->wgmma && !k->k_contiguous)
@@ -138,6 +164,9 @@ int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o
     if (!plan_target_info(p->target))
         return refuse(why, "the target is not one evt knows");
     const int sms = problem_sms(p);
+    const char *target_refusal = plan_kernel_target_refusal(k, p->target);
+    if (target_refusal)
+        return refuse(why, target_refusal);
     const plan_config *c = o ? o->config : NULL;
     if (c && !plan_can_run(c, k, p->target, why))
         return 0;

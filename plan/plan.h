@@ -1,7 +1,8 @@
 /*
  * plan.h - deciding what runs: the targets' capabilities, the tile
  * configurations (kernels/tile_configs.h as data), whether a configuration
- * can run a kernel on a problem, the heuristic, split-K and the fallback
+ * can run a kernel on a problem (fp8 operands on fp8 configurations and
+ * targets only), the heuristic, split-K and the fallback
  * when the driver refuses a TMA map.
  *
  * Sits between ir/ and codegen/ + runtime/: codegen asks it which
@@ -37,7 +38,8 @@ typedef struct plan_config {
     enum evt_tile_id id; /* its row in kernels/tile_configs.h */
     const char *name;    /* "sm90_pp2_128x128x64_s4" */
     unsigned mainloops;  /* EVT_TILE_GEMM | EVT_TILE_CONV */
-    int wgmma;           /* mma == EVT_TILE_WGMMA */
+    int wgmma;           /* warpgroup MMAs (EVT_TILE_WGMMA, EVT_TILE_WGMMA_FP8) */
+    int op_bytes;        /* operand bytes its MMAs take: 2 (f16, bf16) or 1 (fp8) */
     int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged;
     int threads;    /* EVT_TILE_THREADS */
     int smem_bytes; /* EVT_TILE_SMEM_BYTES */
@@ -63,10 +65,14 @@ typedef struct plan_kernel {
     evt_mainloop mainloop;
     int k_contiguous; /* both operands K-contiguous (A row-major, B column-major; every conv) */
     int stageable;    /* the epilogue reads a 16-bit [M, N] input a staged configuration can stage */
+    int fp8;          /* fp8 operands (e4m3, e5m2): fp8 configurations, fp8 targets only */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
 plan_kernel plan_kernel_of(const ir_kernel *k);
+/* Whether target t can run kernel k at all (fp8 operands need sm_89 or
+ * sm_90a): NULL, or why not (a static sentence naming what is missing). */
+const char *plan_kernel_target_refusal(const plan_kernel *k, evt_target t);
 /* The epilogue input a staged configuration copies into shared memory ahead
  * of the epilogue: the first [M, N] f16 or bf16 input the epilogue reads;
  * -1 if none. */
@@ -82,6 +88,11 @@ int plan_staged_input(const ir_func *fn);
 int plan_gemm_aligned(int a_col, int b_col, long long m, long long n, long long k,
                       unsigned long long a_addr, long long lda, unsigned long long b_addr,
                       long long ldb);
+/* The same for operands of esize bytes (2, or 1 for fp8): extents and
+ * leading dimensions multiples of 16 bytes, 16 / esize elements. */
+int plan_gemm_aligned_elem(int a_col, int b_col, long long m, long long n, long long k,
+                           unsigned long long a_addr, long long lda, unsigned long long b_addr,
+                           long long ldb, int esize);
 int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long w_addr);
 
 /* A launch's problem on a device. */

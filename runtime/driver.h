@@ -76,6 +76,7 @@ typedef struct rt_driver {
 
 /* CUtensorMap* enum values (cuda.h) */
 enum {
+    RT_TMAP_UINT8 = 0, /* fp8 operands, copied as bytes */
     RT_TMAP_F16 = 6,
     RT_TMAP_BF16 = 9,
     RT_TMAP_SWIZZLE_NONE = 0,

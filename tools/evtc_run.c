@@ -425,7 +425,12 @@ static double special_value(unsigned long long i)
 /*
  * Random values for one buffer, stored in its element type: uniform in
  * [-1, 1] rounded to the type, or whole numbers in [-16, 16] for i8 and
- * i32 (so that they are not nearly all 0).  With --special about one
+ * i32 (so that they are not nearly all 0).  fp8 GEMM operands are
+ * multiples of 1/4 in [-2, 2], which e4m3 and e5m2 both hold exactly:
+ * every product is a multiple of 1/16 and every sum of fewer than 2^20 of
+ * them an f32, so the GPU's accumulator is the f64 reference's exactly
+ * whatever its order (uniform values rounded to e5m2's 2 bits would make
+ * the check's tolerance, not the kernel, decide).  With --special about one
  * element in 128 of a non-scalar epilogue input (at least one) is NaN,
  * +-inf or -0.0, and `operand_specials` elements of A or B are NaN or +-inf.
  */
@@ -437,8 +442,11 @@ static int fill(run *r, buffer *b, int input_specials, int operand_specials)
         return EXIT_OUTSIDE;
     }
     int integral = b->elem == EVT_I8 || b->elem == EVT_I32;
+    int quarters = (b == &r->a || b == &r->b) && evt_elem_size(b->elem) == 1;
     for (size_t i = 0; i < b->count; i++)
-        v[i] = integral ? floor(uniform(&r->rng, -16, 17)) : uniform(&r->rng, -1, 1);
+        v[i] = integral   ? floor(uniform(&r->rng, -16, 17))
+               : quarters ? floor(uniform(&r->rng, -8, 9)) / 4
+                          : uniform(&r->rng, -1, 1);
     /* Not in a scalar input: one NaN there would make the whole output NaN. */
     if (r->o->special && b->count && (b->rows > 1 || b->cols > 1 || !input_specials)) {
         /* Only positions inside the matrix count: the ld padding is never read. */
@@ -654,7 +662,7 @@ static void release(run *r)
 /* One slice of rows of the reference GEMM, for a thread of its own. */
 typedef struct gemm_slice {
     long long m, n, k;
-    evt_elem elem;
+    evt_elem elem, elem_b; /* A's, B's */
     const unsigned char *a;
     evt_layout layout_a;
     long long lda;
@@ -668,8 +676,8 @@ typedef struct gemm_slice {
 static void *gemm_slice_run(void *arg)
 {
     gemm_slice *g = arg;
-    g->st = evt_reference_gemm(g->m, g->n, g->k, g->elem, g->a, g->layout_a, g->lda, g->b,
-                               g->layout_b, g->ldb, g->d, NULL, g->n > 0 ? g->n : 1);
+    g->st = evt_reference_gemm_mixed(g->m, g->n, g->k, g->elem, g->a, g->layout_a, g->lda, g->elem_b,
+                                     g->b, g->layout_b, g->ldb, g->d, NULL, g->n > 0 ? g->n : 1);
     return NULL;
 }
 
@@ -679,8 +687,8 @@ static void *gemm_slice_run(void *arg)
  * many as the processors, at most 16, and as many as 4 GiB of such copies.
  */
 static evt_status parallel_gemm(long long m, long long n, long long k, evt_elem elem,
-                                const void *a, evt_layout layout_a, long long lda, const void *b,
-                                evt_layout layout_b, long long ldb, double *d)
+                                const void *a, evt_layout layout_a, long long lda, evt_elem elem_b,
+                                const void *b, evt_layout layout_b, long long ldb, double *d)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     double b_bytes = 8.0 * (double)n * (double)k + 1;
@@ -699,7 +707,7 @@ static evt_status parallel_gemm(long long m, long long n, long long k, evt_elem 
         long long r0 = m * t / threads, r1 = m * (t + 1) / threads;
         /* Row r0 of A starts r0 rows in (row-major) or r0 elements in (column-major). */
         size_t off = (size_t)(layout_a == EVT_LAYOUT_COL ? r0 : r0 * lda) * es;
-        g[t] = (gemm_slice){r1 - r0, n, k, elem, (const unsigned char *)a + off, layout_a,
+        g[t] = (gemm_slice){r1 - r0, n, k, elem, elem_b, (const unsigned char *)a + off, layout_a,
                             lda, b, layout_b, ldb, d + r0 * n, EVT_OK};
         started[t] = threads > 1 && pthread_create(&tid[t], NULL, gemm_slice_run, &g[t]) == 0;
         if (!started[t])
@@ -815,8 +823,8 @@ static int reference(run *r, const long long *rows, long long nrows, double **re
     evt_status st =
         o->have_conv
             ? parallel_conv(&o->conv, r->a.elem, r->a.host, r->b.host, rows, nrows, acc)
-            : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.host,
-                            ob->layout, r->b.ld > 0 ? r->b.ld : 1, acc);
+            : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.elem,
+                            r->b.host, ob->layout, r->b.ld > 0 ? r->b.ld : 1, acc);
     if (st != EVT_OK) {
         fprintf(stderr, "%s: error: the reference %s failed: %s\n", prog_name,
                 o->have_conv ? "conv2d" : "GEMM", evt_status_string(st));

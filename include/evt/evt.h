@@ -760,7 +760,7 @@ EVT_API evt_status evt_interp_run(evt_interp *interp, evt_interp_mode mode);
 /*
  * The reference GEMM D = A * B in f64: each D[i][j] is the sum over p in
  * order of the exact products A[i][p] * B[p][j].  A is M x K, B is K x N,
- * both of `elem` (EVT_F16, EVT_BF16 or EVT_F32), row- or column-major with
+ * both of `elem` (EVT_F16, EVT_BF16, EVT_F32, EVT_E4M3 or EVT_E5M2), row- or column-major with
  * leading dimensions lda, ldb (elements between rows of a row-major
  * matrix, columns of a column-major one).  D is row-major with ldd >= N,
  * written as doubles to d and/or rounded to f32 into d32 (either may be
@@ -771,6 +771,12 @@ EVT_API evt_status evt_reference_gemm(long long m, long long n, long long k, evt
                                       const void *a, evt_layout layout_a, long long lda,
                                       const void *b, evt_layout layout_b, long long ldb,
                                       double *d, float *d32, long long ldd);
+/* As evt_reference_gemm with A of elem_a and B of elem_b (fp8 GEMMs mix
+ * e4m3 and e5m2); any two of the types evt_reference_gemm takes. */
+EVT_API evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_elem elem_a,
+                                            const void *a, evt_layout layout_a, long long lda,
+                                            evt_elem elem_b, const void *b, evt_layout layout_b,
+                                            long long ldb, double *d, float *d32, long long ldd);
 /*
  * The reference conv2d forward pass in f64 (cross-correlation, zero
  * padding): x is NHWC [n, h, w, c] and w is KRSC [k, r, s, c], both dense

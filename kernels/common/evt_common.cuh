@@ -28,11 +28,15 @@ typedef unsigned int evt_u32;
 typedef long long evt_i64;
 typedef unsigned long long evt_u64;
 
-/* Operand element types; storage is evt_u16 for both. */
+/* Operand element types; storage is evt_u16 for the 16-bit ones, evt_u8
+ * for fp8. */
 enum {
     EVT_DT_F16 = 0,  /* IEEE binary16 */
     EVT_DT_BF16 = 1, /* bfloat16 */
+    EVT_DT_E4M3 = 2, /* fp8 e4m3fn (gemm only: mma.sync m16n8k32 on sm_89+, wgmma k32 on sm_90a) */
+    EVT_DT_E5M2 = 3, /* fp8 e5m2 (likewise) */
 };
+#define EVT_DT_IS_FP8(dt) ((dt) == EVT_DT_E4M3 || (dt) == EVT_DT_E5M2)
 
 /* Matrix storage orders. */
 enum {

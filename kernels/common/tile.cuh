@@ -23,7 +23,14 @@ struct evt_tile {
     static constexpr int kStages = STAGES;
     static constexpr int kMinBlocks = MIN_BLOCKS;
     static constexpr bool kWS = WS_WARPS > 0;
-    static constexpr bool kWgmma = MMA == EVT_TILE_WGMMA;
+    static constexpr bool kWgmma = EVT_TILE_IS_WGMMA(MMA);
+    /* Operand bytes: 2 (f16, bf16) or 1 (fp8).  The stages, their swizzle,
+     * ldmatrix and the wgmma descriptors work in 16-bit units of a row
+     * (kBK16 of them): an fp8 k tile of BK elements is laid out exactly as a
+     * 16-bit one of BK / 2, and its MMAs (m16n8k32, m64nNk32) read the same
+     * bytes as the 16-bit ones (m16n8k16, m64nNk16). */
+    static constexpr int kOpBytes = EVT_TILE_OP_BYTES(MMA);
+    static constexpr int kBK16 = BK * kOpBytes / 2;
     static constexpr int kPP = PP;         /* consumer warpgroups (evt_sm90::pp_run) */
     /* consumers sharing each tile, 128 rows each (evt_sm90::coop_run) */
     static constexpr bool kCoop = PP > 0 && BM == 128 * PP;
@@ -39,15 +46,15 @@ struct evt_tile {
     static constexpr int kWN = BN / WARPS_N;
     static constexpr int kMI = kWM / 16; /* m16 fragments per warp */
     static constexpr int kNI = kWN / 8;  /* n8 fragments per warp */
-    static constexpr int kKSteps = BK / 16;
+    static constexpr int kKSteps = kBK16 / 16; /* MMA k steps of 32 bytes */
     static constexpr int kAccPad = EVT_TILE_ACC_PAD;
     static constexpr int kAccLd = BN + kAccPad; /* row stride of the accumulator tile, floats */
 
-    /* Shared memory (both operand types are 2 bytes wide). */
-    static constexpr int kAStageBytes = BM * BK * 2;
-    static constexpr int kBStageBytes = BN * BK * 2;
+    /* Shared memory. */
+    static constexpr int kAStageBytes = BM * kBK16 * 2;
+    static constexpr int kBStageBytes = BN * kBK16 * 2;
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
-    static constexpr int kPipeBytes = EVT_TILE_PIPE_BYTES(BM, BN, BK, STAGES);
+    static constexpr int kPipeBytes = EVT_TILE_PIPE_BYTES(MMA, BM, BN, BK, STAGES);
     static constexpr int kAccBytes = EVT_TILE_ACC_BYTES(PP > 0 ? 128 : BM, BN);
     static constexpr int kStagedTileBytes = BM * BN * 2; /* one staged 16-bit input tile */
     static constexpr int kSmemBytes =
@@ -63,8 +70,9 @@ struct evt_tile {
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
                   "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");
-    static_assert(BK == 32 || BK == 64,
-                  "BK must be 32 or 64 (the swizzle and fragment double-buffering assume it)");
+    static_assert(kBK16 == 32 || kBK16 == 64,
+                  "a k tile's rows must be 64 or 128 bytes (BK = 32 or 64 16-bit elements, 64 or "
+                  "128 fp8 ones): the swizzle and fragment double-buffering assume it");
     static_assert(BM % 64 == 0 && BN % 64 == 0,
                   "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks)");
     static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0), "2..8 pipeline stages (cp.async groups)");

@@ -53,12 +53,13 @@ struct evt_conv_args {
 static_assert(sizeof(evt_conv_args) == 80, "evt_conv_args is 80 bytes: the runtime packs it so");
 
 /*
- * A tile plus operand type and path.  kAKContig / kBKContig / kDType are
- * what the pipelines' fragment code reads.
+ * A tile plus operand type and path.  kAKContig / kBKContig / kDType /
+ * kDTypeB are what the pipelines' fragment code reads.
  */
 template <class Tile, int DT, bool ALIGNED>
 struct evt_conv_cfg : Tile {
     static constexpr int kDType = DT;
+    static constexpr int kDTypeB = DT;
     static constexpr int kALayout = EVT_ROW_MAJOR; /* im2col A: M x K, K-contiguous */
     static constexpr int kBLayout = EVT_COL_MAJOR; /* filter as K x N, K-contiguous */
     static constexpr bool kAKContig = true;
@@ -68,6 +69,7 @@ struct evt_conv_cfg : Tile {
 
     static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
                   "operand type must be EVT_DT_F16 or EVT_DT_BF16");
+    static_assert(Tile::kOpBytes == 2, "conv tiles hold 16-bit operands");
 };
 
 namespace evt_conv_detail {

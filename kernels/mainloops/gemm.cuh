@@ -1,6 +1,7 @@
 /*
  * gemm.cuh - the GEMM mainloop: D_tile = A[M,K] * B[K,N] with f16 or bf16
- * operands and f32 accumulation, for every tile configuration: its problem
+ * operands, or fp8 ones (e4m3, e5m2, mixed; A row-major and B
+ * column-major, fp8 tile configurations only), and f32 accumulation, for every tile configuration: its problem
  * (evt_gemm_args), its operand loaders (cp.async chunks for the sm80 and
  * wgmma pipelines, TMA boxes for the producer/consumer schedule) and its
  * entry points under the plain schedule (evt_gemm_mainloop) and the
@@ -21,11 +22,11 @@
  * take K-contiguous operands only (the planner checks).
  *
  * Fast path (Aligned = true) requires, per operand, that its contiguous
- * extent be a multiple of 8 elements, its leading dimension a multiple of 8
- * elements and its base pointer 16-byte aligned (plan_gemm_aligned() tests
- * exactly this).  Aligned = false loads element by element with bounds
- * checks; it is correct for any M, N, K >= 0, any ld >= the contiguous
- * extent and any 2-byte-aligned pointer.  Ragged tile edges in M, N and K
+ * extent and its leading dimension be multiples of 16 bytes (8 16-bit
+ * elements, 16 fp8 ones) and its base pointer 16-byte aligned
+ * (plan_gemm_aligned() tests exactly this).  Aligned = false loads element
+ * by element with bounds checks; it is correct for any M, N, K >= 0, any
+ * ld >= the contiguous extent and any pointer aligned to its element.  Ragged tile edges in M, N and K
  * are handled by both paths (zero fill).
  */
 #ifndef EVT_MAINLOOPS_GEMM_CUH
@@ -35,25 +36,36 @@
 #include "sched/persistent.cuh"
 #include "sm90/tma.cuh"
 
-/* Problem description.  Pointers are to f16/bf16 storage (evt_u16). */
+/* Problem description.  Pointers are to the operands' storage: evt_u16
+ * (f16, bf16) or evt_u8 (fp8), by the configuration's kOpBytes. */
 struct evt_gemm_args {
-    const evt_u16 *a; /* M x K, layout per Cfg::kALayout */
-    const evt_u16 *b; /* K x N, layout per Cfg::kBLayout */
+    const void *a; /* M x K, layout per Cfg::kALayout */
+    const void *b; /* K x N, layout per Cfg::kBLayout */
     int m, n, k;
     evt_i64 lda, ldb; /* in elements */
 };
 
-template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED>
+/* The storage of an operand element of BYTES bytes. */
+template <int BYTES> struct evt_operand_storage { typedef evt_u16 type; };
+template <> struct evt_operand_storage<1> { typedef evt_u8 type; };
+
+/* DT is A's type, DT_B B's (the same but for mixed fp8: e4m3 x e5m2). */
+template <class Tile, int DT, int A_LAYOUT, int B_LAYOUT, bool ALIGNED, int DT_B = DT>
 struct evt_gemm_cfg : Tile {
     static constexpr int kDType = DT;
+    static constexpr int kDTypeB = DT_B;
     static constexpr int kALayout = A_LAYOUT;
     static constexpr int kBLayout = B_LAYOUT;
     static constexpr bool kAligned = ALIGNED;
     static constexpr bool kAKContig = A_LAYOUT == EVT_ROW_MAJOR;
     static constexpr bool kBKContig = B_LAYOUT == EVT_COL_MAJOR;
 
-    static_assert(DT == EVT_DT_F16 || DT == EVT_DT_BF16,
-                  "operand type must be EVT_DT_F16 or EVT_DT_BF16");
+    static_assert(((DT == EVT_DT_F16 || DT == EVT_DT_BF16) && DT_B == DT && Tile::kOpBytes == 2) ||
+                      (EVT_DT_IS_FP8(DT) && EVT_DT_IS_FP8(DT_B) && Tile::kOpBytes == 1),
+                  "operands: both f16 or both bf16 on a 16-bit tile, or fp8 (e4m3, e5m2) on an "
+                  "fp8 tile");
+    static_assert(Tile::kOpBytes == 2 || (A_LAYOUT == EVT_ROW_MAJOR && B_LAYOUT == EVT_COL_MAJOR),
+                  "fp8 operands are K-contiguous: A row-major, B column-major");
     static_assert(A_LAYOUT == EVT_ROW_MAJOR || A_LAYOUT == EVT_COL_MAJOR, "bad A layout");
     static_assert(B_LAYOUT == EVT_ROW_MAJOR || B_LAYOUT == EVT_COL_MAJOR, "bad B layout");
 };
@@ -72,22 +84,24 @@ namespace evt_gemm_detail {
 template <class Cfg, bool A>
 struct loader {
     typedef evt_sm80::operand<Cfg, A> op;
+    typedef typename evt_operand_storage<Cfg::kOpBytes>::type elem;
+    static constexpr int kChunkElems = 16 / Cfg::kOpBytes; /* elements of a 16-byte chunk */
     static constexpr int kRowStep = Cfg::kThreads / op::tile::kChunks;
     static_assert(Cfg::kThreads % op::tile::kChunks == 0 && kRowStep % 8 == 0,
                   "a CTA must copy whole 8-row swizzle groups per pass");
 
-    const evt_u16 *base; /* matrix base, for the guarded path */
-    const evt_u16 *ptr;  /* first element of chunk 0 at k tile 0 (clamped into the matrix) */
+    const elem *base; /* matrix base, for the guarded path */
+    const elem *ptr;  /* first element of chunk 0 at k tile 0 (clamped into the matrix) */
     evt_i64 ld;
     int soff; /* swizzled byte offset of chunk 0 in a stage */
     int mn;   /* M/N index of chunk 0's first element */
     int kpos; /* k of chunk 0's first element at k tile 0 */
     int mn_lim, k_lim;
 
-    __device__ __forceinline__ void init(const evt_u16 *base_, evt_i64 ld_, int mn0, int mn_lim_,
+    __device__ __forceinline__ void init(const void *base_, evt_i64 ld_, int mn0, int mn_lim_,
                                          int k_lim_)
     {
-        base = base_;
+        base = static_cast<const elem *>(base_);
         ld = ld_;
         mn_lim = mn_lim_;
         k_lim = k_lim_;
@@ -96,7 +110,7 @@ struct loader {
         soff = op::tile::offset(row, ch);
         if (op::kKContig) {
             mn = mn0 + row;
-            kpos = ch * 8;
+            kpos = ch * kChunkElems;
             ptr = base + (evt_i64)(mn < mn_lim ? mn : 0) * ld + kpos;
         } else {
             mn = mn0 + ch * 8;
@@ -108,7 +122,7 @@ struct loader {
     /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
     __device__ __forceinline__ void load_async(evt_u32 sbase, int kt) const
     {
-        const evt_u16 *src = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
+        const elem *src = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
         const evt_i64 step = (evt_i64)kRowStep * ld; /* one running pointer: fewer live registers */
 #pragma unroll
         for (int j = 0; j < op::kPerThread; ++j, src += step) {
@@ -119,9 +133,9 @@ struct loader {
         }
     }
 
-    /* Slow path: 8 guarded 2-byte loads per chunk, then one 16-byte store.
-     * Two chunks at a time: fully unrolled, the loads of all chunks would be
-     * hoisted together and spill. */
+    /* Slow path: 8 guarded 2-byte loads per chunk (16 1-byte ones for fp8),
+     * then one 16-byte store.  Two chunks at a time: fully unrolled, the
+     * loads of all chunks would be hoisted together and spill. */
     __device__ __forceinline__ void load_guarded(evt_u32 sbase, int kt) const
     {
 #pragma unroll 2
@@ -129,20 +143,31 @@ struct loader {
             int r = j * kRowStep;
             int k0 = kt * Cfg::kBK + kpos + (op::kKContig ? 0 : r);
             int m0 = mn + (op::kKContig ? r : 0);
-            evt_u32 w[4];
+            evt_u32 w[4] = {0, 0, 0, 0};
+            if constexpr (Cfg::kOpBytes == 1) { /* K-contiguous (evt_gemm_cfg) */
+                if (m0 < mn_lim) {
+                    const elem *p = base + (evt_i64)m0 * ld;
+#pragma unroll
+                    for (int e = 0; e < 16; ++e)
+                        if (k0 + e < k_lim)
+                            w[e / 4] |= (evt_u32)p[k0 + e] << (8 * (e % 4));
+                }
+                evt_st_shared_v4(sbase + soff + r * op::tile::kChunks * 16, w[0], w[1], w[2], w[3]);
+                continue;
+            }
 #pragma unroll
             for (int e = 0; e < 8; e += 2) {
                 evt_u32 lo = 0, hi = 0;
                 if (op::kKContig) {
                     if (m0 < mn_lim) {
-                        const evt_u16 *p = base + (evt_i64)m0 * ld;
+                        const elem *p = base + (evt_i64)m0 * ld;
                         if (k0 + e < k_lim)
                             lo = p[k0 + e];
                         if (k0 + e + 1 < k_lim)
                             hi = p[k0 + e + 1];
                     }
                 } else if (k0 < k_lim) {
-                    const evt_u16 *p = base + (evt_i64)k0 * ld;
+                    const elem *p = base + (evt_i64)k0 * ld;
                     if (m0 + e < mn_lim)
                         lo = p[m0 + e];
                     if (m0 + e + 1 < mn_lim)

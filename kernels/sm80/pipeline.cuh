@@ -48,8 +48,9 @@ template <class Cfg, bool A>
 struct operand {
     static constexpr bool kKContig = A ? Cfg::kAKContig : Cfg::kBKContig;
     static constexpr int kR = A ? Cfg::kBM : Cfg::kBN; /* extent along M or N */
-    static constexpr int kRows = kKContig ? kR : Cfg::kBK;
-    static constexpr int kCols = kKContig ? Cfg::kBK : kR;
+    /* in 16-bit units: an fp8 k tile's row of kBK bytes is kBK16 of them */
+    static constexpr int kRows = kKContig ? kR : Cfg::kBK16;
+    static constexpr int kCols = kKContig ? Cfg::kBK16 : kR;
     typedef smem_tile<kRows, kCols> tile;
     static constexpr int kChunkCount = kRows * kCols / 8;
     static_assert(kChunkCount % Cfg::kThreads == 0, "threads must divide a stage's 16-byte chunks");
@@ -119,7 +120,7 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::kMI][Cfg::kNI][4], co
 #pragma unroll
         for (int nn = 0; nn < Cfg::kNI; ++nn) {
             int ni = (mi & 1) ? Cfg::kNI - 1 - nn : nn;
-            evt_mma_16816<Cfg::kDType>(acc[mi][ni], f.a[mi], f.b[ni]);
+            evt_mma_step<Cfg::kDType, Cfg::kDTypeB>(acc[mi][ni], f.a[mi], f.b[ni]);
         }
 }
 

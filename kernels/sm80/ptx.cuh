@@ -2,7 +2,8 @@
  * ptx.cuh - the sm_80 data-movement and tensor-core instructions the
  * mainloops are built from: cp.async (16-byte global->shared copies),
  * ldmatrix and mma.sync m16n8k16 with f32 accumulators.  Every target evt
- * builds for (sm_80 and later) has them.
+ * builds for (sm_80 and later) has them; the fp8 mma.sync m16n8k32
+ * (evt_mma_fp8) only sm_89 and later.
  */
 #ifndef EVT_SM80_PTX_CUH
 #define EVT_SM80_PTX_CUH
@@ -66,6 +67,48 @@ EVT_DEVICE void evt_mma_16816(float (&d)[4], const evt_u32 (&a)[4], const evt_u3
             "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/*
+ * d += a * b for one m16n8k32 tile of fp8 operands (DA, DB: EVT_DT_E4M3 or
+ * EVT_DT_E5M2, mixed allowed), f32 accumulators; sm_89 and later.  Its
+ * fragments hold the same bytes of the same rows as m16n8k16's: a register
+ * of A holds k 4t..4t+3 of row g (16-bit: k 2t, 2t+1, the same 4 bytes),
+ * and likewise for B's columns and the k + 16 half, so the ldmatrix
+ * addressing of the 16-bit operands loads them unchanged, with k doubled.
+ */
+#define EVT_MMA_FP8_ASM(TA, TB)                                                                  \
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." TA "." TB ".f32 "                      \
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"                \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                 \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+template <int DA, int DB>
+EVT_DEVICE void evt_mma_fp8(float (&d)[4], const evt_u32 (&a)[4], const evt_u32 (&b)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890
+    static_assert(DA < 0, "fp8 mma.sync needs sm_89 or later");
+#else
+    static_assert(EVT_DT_IS_FP8(DA) && EVT_DT_IS_FP8(DB), "fp8 operands are e4m3 or e5m2");
+    if (DA == EVT_DT_E4M3 && DB == EVT_DT_E4M3)
+        EVT_MMA_FP8_ASM("e4m3", "e4m3");
+    else if (DA == EVT_DT_E4M3)
+        EVT_MMA_FP8_ASM("e4m3", "e5m2");
+    else if (DB == EVT_DT_E4M3)
+        EVT_MMA_FP8_ASM("e5m2", "e4m3");
+    else
+        EVT_MMA_FP8_ASM("e5m2", "e5m2");
+#endif
+}
+#undef EVT_MMA_FP8_ASM
+
+/* One MMA k step (32 bytes of k) of operands of types DA and DB. */
+template <int DA, int DB>
+EVT_DEVICE void evt_mma_step(float (&d)[4], const evt_u32 (&a)[4], const evt_u32 (&b)[2])
+{
+    if constexpr (EVT_DT_IS_FP8(DA))
+        evt_mma_fp8<DA, DB>(d, a, b);
+    else
+        evt_mma_16816<DA>(d, a, b);
 }
 
 #endif /* EVT_SM80_PTX_CUH */

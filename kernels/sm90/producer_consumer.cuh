@@ -119,7 +119,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #if EVT_SM90 == 1
     static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 &&
                       (Cfg::kBN == 128 || Cfg::kBN == 64) &&
-                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK == 32 || Cfg::kBK == 64),
+                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 32 || Cfg::kBK16 == 64),
                   "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles, K-contiguous");
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
@@ -196,9 +196,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    wgmma_op<Cfg::kDType, NC>::run(acc[h][0],
-                                                   wgmma_desc<Cfg::kBK>(sa + h * 64 * Cfg::kBK * 2) + 2 * kk,
-                                                   wgmma_desc<Cfg::kBK>(sb) + 2 * kk);
+                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
+                                                   wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
@@ -257,7 +257,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 #if EVT_SM90 == 1
     static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 256 &&
                       Cfg::kBN == 128 && Cfg::kEpiBM == 64 && Cfg::kAKContig && Cfg::kBKContig &&
-                      Cfg::kBK == 64 && Cfg::kStaged == 0,
+                      Cfg::kBK16 == 64 && Cfg::kStaged == 0,
                   "coop_run: a 128-thread producer, two consumers of 128 x 128 halves, K-contiguous");
     static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN;
@@ -297,16 +297,16 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
             if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * 128 * Cfg::kBK * 2;
+            const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * 128 * Cfg::kBK16 * 2;
             const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
             for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    wgmma_op<Cfg::kDType, NC>::run(acc[h][0],
-                                                   wgmma_desc<Cfg::kBK>(sa + h * 64 * Cfg::kBK * 2) + 2 * kk,
-                                                   wgmma_desc<Cfg::kBK>(sb) + 2 * kk);
+                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
+                                                   wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
+                                                   wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)

@@ -15,8 +15,11 @@ namespace evt_sm90 {
 
 /* d += A B for a 64 x N tile: d holds N / 2 floats per thread.  N = 128
  * everywhere but the narrow producer/consumer conv tile (N = 64; under the
- * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers). */
-template <int DT, int N> struct wgmma_op;
+ * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers).
+ * DA, DB: the operands' types, both 16-bit and equal (m64nNk16) or both
+ * fp8, mixed allowed (m64nNk32: the same 32 bytes of each row of the same
+ * K-major stages, so the descriptors step as the 16-bit ones do). */
+template <int DA, int DB, int N> struct wgmma_op;
 #if EVT_SM90 == 1
 /* One wgmma's operands for an N-wide tile: the N / 2 accumulator floats
  * ("+f"(d[0]) ..), their registers' text (%0 ..) and the two descriptors'. */
@@ -34,23 +37,29 @@ template <int DT, int N> struct wgmma_op;
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
     "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
     "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65"
-/* wgmma_op<DT, N>, TY DT's PTX name: d += A B, scale-d on, neither operand
- * negated or transposed. */
-#define EVT_WGMMA_OP(DT, N, TY)                                                                 \
-    template <> struct wgmma_op<DT, N> {                                                        \
+/* wgmma_op<DA, DB, N>, TYPES the instruction's k and types ("k16.f32.f16.f16"),
+ * TAIL its immediates: d += A B, scale-d on, neither operand negated, and
+ * for 16-bit types neither transposed (fp8 wgmma has no transpose: its
+ * operands are K-major). */
+#define EVT_WGMMA_OP(DA, DB, N, TYPES, TAIL)                                                   \
+    template <> struct wgmma_op<DA, DB, N> {                                                   \
         static __device__ __forceinline__ void run(float (&d)[(N) / 2], evt_u64 da, evt_u64 db) \
         {                                                                                       \
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                             \
-                         "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "       \
-                         EVT_WGMMA_R_##N ", p, 1, 1, 0, 0;\n}\n"                                \
+                         "wgmma.mma_async.sync.aligned.m64n" #N TYPES " "                       \
+                         EVT_WGMMA_R_##N ", p, 1, 1" TAIL ";\n}\n"                             \
                          : EVT_WGMMA_D_##N                                                      \
                          : "l"(da), "l"(db));                                                   \
         }                                                                                       \
     };
-EVT_WGMMA_OP(EVT_DT_F16, 128, "f16")
-EVT_WGMMA_OP(EVT_DT_BF16, 128, "bf16")
-EVT_WGMMA_OP(EVT_DT_F16, 64, "f16") /* the producer/consumer tile of narrow convs */
-EVT_WGMMA_OP(EVT_DT_BF16, 64, "bf16")
+EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 128, "k16.f32.f16.f16", ", 0, 0")
+EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 128, "k16.f32.bf16.bf16", ", 0, 0")
+EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 64, "k16.f32.f16.f16", ", 0, 0") /* the producer/consumer tile of narrow convs */
+EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 64, "k16.f32.bf16.bf16", ", 0, 0")
+EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "")
+EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E5M2, 128, "k32.f32.e4m3.e5m2", "")
+EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "")
+EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "")
 #undef EVT_WGMMA_OP
 #undef EVT_WGMMA_R_128
 #undef EVT_WGMMA_R_64
@@ -59,10 +68,11 @@ EVT_WGMMA_OP(EVT_DT_BF16, 64, "bf16")
 #undef EVT_WGMMA_D8
 #endif
 
-/* A K-major operand tile of BK-element rows at shared address saddr: rows
- * of 128 bytes (BK = 64) in wgmma's 128-byte swizzle, 8-row groups 1024
- * bytes apart; rows of 64 bytes (BK = 32) in its 64-byte swizzle (smem_tile's
- * c ^ ((row >> 1) & 3)), groups 512 bytes apart. */
+/* A K-major operand tile of rows of BK 16-bit units (a tile's kBK16) at
+ * shared address saddr: rows of 128 bytes (BK = 64) in wgmma's 128-byte
+ * swizzle, 8-row groups 1024 bytes apart; rows of 64 bytes (BK = 32) in its
+ * 64-byte swizzle (smem_tile's c ^ ((row >> 1) & 3)), groups 512 bytes
+ * apart. */
 template <int BK>
 EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
 {

@@ -20,7 +20,10 @@ JOBS=${JOBS:-2}
 # "s" its split-K entries (EVT_SPLITK=2), "w" a warp-specialized entry on
 # named barriers, "p" a producer and wgmma consumers on mbarriers, "g"
 # wgmma, "t" the staged entries, "x" a configuration the kernel cannot run
-# there, which evtc must refuse with the reason (exit 1)
+# there, which evtc must refuse with the reason (exit 1); "f" (the full
+# listing of an fp8 kernel, whose PTX must hold the fp8 MMAs of exactly its
+# operand types: mma.sync m16n8k32 on sm_89, wgmma k32 and mma.sync k32 on
+# sm_90a) and "refuse" (an fp8 kernel on sm_80/86: refused, exit 1)
 for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/reductions.evt; do
     case "$f" in *'*'*) continue ;; esac
     err="${f%.evt}.err"
@@ -32,6 +35,16 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
     esac
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=[ \t]*\(gemm\|conv2d_fprop\).*/\1 \2/p' "$f" |
     while read -r k ml; do
+        # fp8 operands: sm_89 and sm_90a only, every configuration family forced
+        if grep -Eq "^kernel[ \t]+$k[ \t]*=[ \t]*gemm\(a: *e[45]m[23] " "$f"; then
+            echo "$f $k sm_89 f"; echo "$f $k sm_90a f"
+            echo "$f $k sm_80 refuse"; echo "$f $k sm_86 refuse"
+            echo "$f $k sm_90a sm90_pp2_128x128x128_s4_fp8:p"
+            echo "$f $k sm_90a sm90_wg2_128x256x128_s4_fp8:g"
+            echo "$f $k sm_89 sm80_128x128x128_w4_s3_fp8:s"
+            echo "$f $k sm_90a sm90_pp2_128x128x64_s4:x"
+            continue
+        fi
         for t in $targets; do echo "$f $k $t 2"; done
         [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 sm80_128x128x64_w4_s3:s"
         # conv: the warp-specialized ones (mma.sync, wgmma), a three-warpgroup
@@ -70,12 +83,12 @@ f=$1 k=$2 t=$3 cfg=$4
 out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
 unset EVT_CONFIG EVT_SPLITK
 case $cfg in
-all|2) ;;
+all|2|f|refuse) ;;
 *:s) export EVT_CONFIG=${cfg%:s} EVT_SPLITK=2 ;;
 *) export EVT_CONFIG=${cfg%:?} ;;
 esac
 case $cfg in
-*:x)
+*:x|refuse)
     "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"
     rc=$?
     if [ $rc -ne 1 ] || ! grep -q 'cannot run' "$out.log"; then
@@ -87,7 +100,7 @@ esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
     echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
 fi
-if ! grep -q 'mma.sync.aligned.m16n8k16\|wgmma.mma_async' "$out"; then
+if ! grep -q 'mma.sync.aligned.m16n8k16\|mma.sync.aligned.m16n8k32\|wgmma.mma_async' "$out"; then
     echo "FAIL $f $k $t config $cfg: no tensor-core MMA (mma.sync, wgmma) in the PTX"; exit 1
 fi
 case $cfg in
@@ -104,6 +117,17 @@ case $cfg in
 *:t) if ! grep -q '_s2_staged_sm90a' "$out" || ! grep -q '_s2_staged_guarded_sm90a' "$out" ||
         ! grep -q 'cp.async.bulk.tensor.2d' "$out" || ! grep -q 'st.shared.u16' "$out"; then
         echo "FAIL $f $k $t config $cfg: no staged producer/consumer entry points"; exit 1
+    fi ;;
+f)  ta=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *\([a-z0-9]*\) .*/\1/p" "$f")
+    tb=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *[a-z0-9]* *[a-z]*, *b: *\([a-z0-9]*\) .*/\1/p" "$f")
+    if ! grep -q "mma.sync.aligned.m16n8k32.row.col.f32.$ta.$tb.f32" "$out"; then
+        echo "FAIL $f $k $t: no fp8 mma.sync m16n8k32 $ta x $tb in the PTX"; exit 1
+    fi
+    if [ "$t" = sm_90a ] && ! grep -q "wgmma.mma_async.sync.aligned.m64n128k32.f32.$ta.$tb" "$out"; then
+        echo "FAIL $f $k $t: no fp8 wgmma k32 $ta x $tb in the PTX"; exit 1
+    fi
+    if grep -q 'm16n8k16\|k16.f32' "$out"; then
+        echo "FAIL $f $k $t: 16-bit MMAs in an fp8 kernel's PTX"; exit 1
     fi ;;
 *:g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1

@@ -364,6 +364,50 @@ def test_dtype_mismatch():
         bind_mlp(y=FakeTensor((M, N), "float8_e4m3fn"))
 
 
+FP8_SOURCE = """
+epilogue scaled {
+    in    sa        : f32[M]
+    in    sb        : f32[N]
+    in    bias      : f16[N]
+    param inv_scale : f32 = 1.0
+    let   y         = gelu(acc * sa * sb + bias)
+    out   d         : e4m3[M, N] = y * inv_scale
+    out   amax      : f32 = reduce_max(abs(y))
+}
+kernel e4m3_e4m3 = gemm(a: e4m3 row, b: e4m3 col, acc: f32) with scaled
+kernel e4m3_e5m2 = gemm(a: e4m3 row, b: e5m2 col, acc: f32) with scaled
+kernel e5m2_e4m3 = gemm(a: e5m2 row, b: e4m3 col, acc: f32) with scaled
+kernel e5m2_e5m2 = gemm(a: e5m2 row, b: e5m2 col, acc: f32) with scaled
+"""
+FP8_DTYPES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+
+
+def test_fp8_operands_bind():
+    # torch.float8_e4m3fn and float8_e5m2 are the e4m3 and e5m2 operands:
+    # 1 byte an element; b an nn.Linear-style [N, K] weight, transposed.
+    m = evt.compile(source=FP8_SOURCE)
+    for name in ("e4m3_e4m3", "e4m3_e5m2", "e5m2_e4m3", "e5m2_e5m2"):
+        ta, tb = name.split("_")
+        k = m.kernel(name)
+        assert [o.dtype for o in k.operands] == [ta, tb]
+        a = FakeTensor((M, K), FP8_DTYPES[ta])
+        b = FakeTensor((K, N), FP8_DTYPES[tb], stride=(1, K))
+        launch = k.bind(a, b, sa=FakeTensor((M,), "float32"), sb=FakeTensor((N,), "float32"),
+                        bias=FakeTensor((N,), "float16"), d=FakeTensor((M, N), "float8_e4m3fn"),
+                        amax=FakeTensor((), "float32"))
+        assert launch.sizes == {"M": M, "N": N, "K": K}
+        launch.close()
+        with raises(evt.ArgumentTypeError, "operand 'a'", ta):
+            k.bind(FakeTensor((M, K), "float16"), b, sa=FakeTensor((M,), "float32"),
+                   sb=FakeTensor((N,), "float32"), bias=FakeTensor((N,), "float16"))
+        other = "e5m2" if tb == "e4m3" else "e4m3"
+        with raises(evt.ArgumentTypeError, "operand 'b'", tb):
+            k.bind(a, FakeTensor((K, N), FP8_DTYPES[other], stride=(1, K)),
+                   sa=FakeTensor((M,), "float32"), sb=FakeTensor((N,), "float32"),
+                   bias=FakeTensor((N,), "float16"))
+    m.close()
+
+
 def test_device_checks():
     with raises(evt.ArgumentError, "input 'b' is on cpu"):
         bind_mlp(bias=FakeTensor((N,), "bfloat16", device="cpu"))
@@ -774,6 +818,37 @@ def test_gpu_gemm_bias_gelu():
         assert y.shape == (m, n) and y.dtype == torch.bfloat16 and y.is_contiguous()
         ref = gelu64(F.linear(x.double(), lin.weight.double(), lin.bias.double()))
         check_close(y, ref, f"mlp_up {m}x{n}x{kk}")
+
+
+def test_gpu_fp8_scaled_gemm():
+    # fp8 operands of multiples of 1/4 in [-2, 2], which e4m3 and e5m2 hold
+    # exactly: the f32 accumulator is exact, so the f64 reference decides.
+    need_gpu()
+    target = evt.device_target()[0]
+    m = evt.compile(source=FP8_SOURCE)
+    if target not in ("sm_89", "sm_90a"):
+        with raises(evt.EvtError, "fp8"):
+            a = torch.zeros(16, 16, device="cuda").to(torch.float8_e4m3fn)
+            m.kernel("e4m3_e4m3")(a, a.t(), sa=torch.ones(16, device="cuda"),
+                                  sb=torch.ones(16, device="cuda"),
+                                  bias=torch.zeros(16, device="cuda", dtype=torch.float16))
+        return
+    torch.manual_seed(3)
+    dt = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+    for name in ("e4m3_e4m3", "e4m3_e5m2", "e5m2_e4m3", "e5m2_e5m2"):
+        ta, tb = name.split("_")
+        for (mm, n, kk) in [(256, 512, 256), (129, 200, 48), (1000, 96, 1024), (3, 17, 5)]:
+            x = (torch.randint(-8, 9, (mm, kk), device="cuda") / 4).to(dt[ta])
+            w = (torch.randint(-8, 9, (n, kk), device="cuda") / 4).to(dt[tb])
+            sa = torch.rand(mm, device="cuda") + 0.5
+            sb = torch.rand(n, device="cuda") + 0.5
+            bias = torch.randn(n, device="cuda").half()
+            d, amax = m.kernel(name)(x, w.t(), sa=sa, sb=sb, bias=bias, inv_scale=0.25)
+            assert d.dtype == torch.float8_e4m3fn and d.shape == (mm, n)
+            acc = x.double() @ w.double().t()
+            y = gelu64(acc * sa.double()[:, None] * sb.double()[None, :] + bias.double())
+            check_close(d, y * 0.25, f"{name} d {mm}x{n}x{kk}")
+            check_close(amax, y.abs().max(), f"{name} amax {mm}x{n}x{kk}", reduce="max")
 
 
 def test_gpu_launch_plan():

@@ -58,7 +58,13 @@ static const char source[] =
     "kernel tn   = gemm(a: f16 row, b: f16 col, acc: f32) with full\n"
     "kernel nt   = gemm(a: bf16 col, b: bf16 row, acc: f32) with scaled\n"
     "kernel tnb  = gemm(a: bf16 row, b: bf16 col, acc: f32) with scaled\n"
-    "kernel conv = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n";
+    "kernel conv = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n"
+    "epilogue fp8out {\n"
+    "    in  sa : f32[M]\n"
+    "    in  sb : f32[N]\n"
+    "    out y  : e4m3[M, N] = acc * sa * sb\n"
+    "}\n"
+    "kernel f8 = gemm(a: e4m3 row, b: e5m2 col, acc: f32) with fp8out\n";
 
 /* The argument structs, as codegen/layout.c lays them out: C's alignment,
  * the mainloop's struct first.  evt_gemm_args is a, b (pointers), m, n, k
@@ -75,7 +81,9 @@ enum {
     C_X = 0, C_W = 8, C_SIZES = 16,
     /* residual after evt_conv_args (76 bytes, padded to 80): bias, res + ld, y + ld, m, n */
     RES_BIAS = 80, RES_RES = 88, RES_LD_RES = 96, RES_Y = 104, RES_LD_Y = 112, RES_M = 120,
-    RES_N = 124, RES_SIZE = 128
+    RES_N = 124, RES_SIZE = 128,
+    /* fp8out: in sa, in sb, out y + ld, m, n */
+    F8_SA = 48, F8_SB = 56, F8_Y = 64, F8_LD_Y = 72, F8_M = 80, F8_N = 84, F8_SIZE = 88
 };
 
 /* The devices: an H100-like sm_90a, an A100-like sm_80, and an sm_90a of 8
@@ -86,7 +94,7 @@ enum { DEV_SM90 = 0, DEV_SM80 = 1, DEV_SMALL = 2, SMS_SM90 = 132, SMS_SM80 = 108
 static const int optin[3] = {227 * 1024, 163 * 1024, 227 * 1024}; /* by device */
 
 /* CUtensorMap enums (cuda.h) */
-enum { TMAP_F16 = 6, TMAP_BF16 = 9, SWIZZLE_NONE = 0, SWIZZLE_128B = 3, L2_128B = 2 };
+enum { TMAP_UINT8 = 0, TMAP_F16 = 6, TMAP_BF16 = 9, SWIZZLE_NONE = 0, SWIZZLE_128B = 3, L2_128B = 2 };
 
 static fakecuda_api fc;
 /* Where the tests' buffers come from, as a program's own CUDA runtime: a
@@ -230,9 +238,9 @@ static void expect_reduce(const fakecuda_launch *l, const char *entry, long long
     assert_int_equal(l->param_size[0], args_size);
 }
 
-/* A recorded tiled map of a 2D 16-bit tensor of rows x k elements, ld apart. */
-static void expect_tiled(long index, int dtype, const void *addr, long long k, long long rows, long long ld,
-                         unsigned box0, unsigned box1, int swizzle)
+/* A recorded tiled map of a 2D tensor of rows x k elements of esize bytes, ld apart. */
+static void expect_tiled_elems(long index, int dtype, int esize, const void *addr, long long k, long long rows,
+                               long long ld, unsigned box0, unsigned box1, int swizzle)
 {
     fakecuda_tensor_map t;
     assert_true(index >= 0);
@@ -244,7 +252,7 @@ static void expect_tiled(long index, int dtype, const void *addr, long long k, l
     assert_ptr_equal(t.address, addr);
     assert_int_equal(t.dims[0], k);
     assert_int_equal(t.dims[1], rows);
-    assert_int_equal(t.strides[0], ld * 2);
+    assert_int_equal(t.strides[0], ld * esize);
     assert_int_equal(t.box[0], box0);
     assert_int_equal(t.box[1], box1);
     assert_int_equal(t.elem_strides[0], 1);
@@ -253,6 +261,13 @@ static void expect_tiled(long index, int dtype, const void *addr, long long k, l
     assert_int_equal(t.swizzle, swizzle);
     assert_int_equal(t.l2_promotion, L2_128B);
     assert_int_equal(t.oob_fill, 0);
+}
+
+/* The same of a 16-bit tensor. */
+static void expect_tiled(long index, int dtype, const void *addr, long long k, long long rows, long long ld,
+                         unsigned box0, unsigned box1, int swizzle)
+{
+    expect_tiled_elems(index, dtype, 2, addr, k, rows, ld, box0, box1, swizzle);
 }
 
 /* ---- fixture ----------------------------------------------------------- */
@@ -414,6 +429,93 @@ static void test_gemm_4096_sm90_tma(void **state)
     expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, LDB, 64, 128, SWIZZLE_128B);
     assert_int_equal(fc.fakecuda_tensor_map_of(r[1].params[1] + 256), -1); /* nothing staged */
     assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* fp8 operands (e4m3 A, e5m2 B: 1 byte an element) on a 4096^3 problem
+ * with padded leading dimensions: the fp8 producer/consumer tile, its A
+ * and B loaded through tiled byte maps (UINT8) whose strides are the
+ * leading dimensions in bytes, in boxes of BK = 128 elements, the 128
+ * bytes of the 128-byte swizzle; buffers of exactly their extent in bytes
+ * pass and one byte less is refused; a leading dimension that is a
+ * multiple of 8 but not of 16 elements takes a guarded entry and no maps;
+ * an sm_80 device refuses the kernel, saying why. */
+static void test_gemm_fp8_sm90_tma(void **state)
+{
+    (void)state;
+    enum { M = 4096, N = 4096, K = 4096, LDA = K + 16, LDB = K + 48, LD = N + 16 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "f8");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = (size_t)(M - 1) * LDA + K, b_bytes = (size_t)(N - 1) * LDB + K;
+    const size_t y_bytes = (size_t)(M - 1) * LD + N;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    void *sa = dev(&b, M * 4), *sb = dev(&b, N * 4), *y = dev(&b, y_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "sa", sa, M * 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "sb", sb, N * 4, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", y, y_bytes, LD), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+
+    const plan_config *c = plan_config_find("sm90_pp2_128x128x128_s4_fp8");
+    const long long tiles = ceil_div(M, c->bm) * ceil_div(N, c->bn);
+    const long long grid = tiles < SMS_SM90 * c->min_blocks ? tiles : SMS_SM90 * c->min_blocks;
+    char want[128];
+    snprintf(want, sizeof want, "sm_90a sm90_pp2_128x128x128_s4_fp8 fast tma grid %lld splits 1", grid);
+    assert_string_equal(evt_launch_plan(l), want);
+    fakecuda_launch r[1];
+    assert_int_equal(launches(r, 1), 1);
+    expect_main(&r[0], "evt_f8_gemm_sm90_pp2_128x128x128_s4_fp8_sm90a", "sm90_pp2_128x128x128_s4_fp8", grid,
+                DEV_SM90, F8_SIZE);
+    const unsigned char *args = r[0].params[0];
+    assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
+    assert_ptr_equal(fakecuda_ptr_at(args, G_B), bb);
+    assert_int_equal(fakecuda_i32_at(args, G_K), K);
+    assert_int_equal(fakecuda_i64_at(args, G_LDA), LDA);
+    assert_int_equal(fakecuda_i64_at(args, G_LDB), LDB);
+    assert_ptr_equal(fakecuda_ptr_at(args, F8_SA), sa);
+    assert_ptr_equal(fakecuda_ptr_at(args, F8_SB), sb);
+    assert_ptr_equal(fakecuda_ptr_at(args, F8_Y), y);
+    assert_int_equal(fakecuda_i64_at(args, F8_LD_Y), LD);
+    assert_int_equal(fakecuda_i32_at(args, F8_M), M);
+    assert_int_equal(fakecuda_i32_at(args, F8_N), N);
+    assert_int_equal(r[0].nparams, 2);
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
+    expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1]), TMAP_UINT8, 1, a, K, M, LDA, 128, 128,
+                       SWIZZLE_128B);
+    expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1] + 128), TMAP_UINT8, 1, bb, K, N, LDB, 128, 128,
+                       SWIZZLE_128B);
+
+    /* one byte short of A's extent */
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes - 1, bb, LDB, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_run(l, NULL), EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "operand 'a' is too small"));
+
+    /* lda = K + 8: 16-byte aligned for 16-bit operands, not for fp8 ones */
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K + 8, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    /* (the heuristic's pick without TMA maps: a cp.async fp8 wgmma tile) */
+    assert_non_null(strstr(evt_launch_plan(l), "_fp8 guarded grid"));
+    assert_int_equal(launches(r, 1), 1);
+    assert_non_null(strstr(r[0].function, "_fp8_guarded_sm90a"));
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    /* no fp8 tensor cores on sm_80: refused before anything is compiled or launched */
+    fc.fakecuda_set_current(DEV_SM80);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    fc.fakecuda_reset();
+    assert_int_equal(evt_launch_run(l, NULL), EVT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "sm_80"));
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "fp8"));
+    assert_int_equal(fc.fakecuda_launch_count(), 0);
 
     free_bufs(&b);
     evt_launch_destroy(l);
@@ -1185,6 +1287,7 @@ static const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup(name, setup)
     T(test_gemm_ragged_sm90),
     T(test_gemm_4096_sm90_tma),
+    T(test_gemm_fp8_sm90_tma),
     T(test_gemm_split_k_bf16_nt),
     T(test_gemm_bf16_wgmma),
     T(test_gemm_sm80),

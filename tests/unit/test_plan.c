@@ -19,10 +19,11 @@
 #define T(name) EVT_TILE_##name
 #define CFG(name) (&plan_configs[EVT_TILE_##name])
 
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0};  /* A column-major */
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1}; /* an input to stage */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0};  /* A column-major */
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0}; /* an input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1};  /* e4m3/e5m2, A row, B col */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -68,14 +69,18 @@ static void test_config_names(void **state)
         at += snprintf(want + at, sizeof want - at, "_%dx%dx%d", c->bm, c->bn, c->bk);
         if (!c->wgmma)
             at += snprintf(want + at, sizeof want - at, "_w%d", c->warps_m * c->warps_n);
-        at += snprintf(want + at, sizeof want - at, "_s%d%s", c->stages, c->staged ? "_staged" : "");
+        at += snprintf(want + at, sizeof want - at, "_s%d%s%s", c->stages, c->staged ? "_staged" : "",
+                       c->op_bytes == 1 ? "_fp8" : "");
         assert_string_equal(c->name, want);
         assert_int_equal(c->id, i);
         assert_ptr_equal(plan_config_find(c->name), c);
         assert_true(c->mainloops != 0 && (c->mainloops & ~(unsigned)(EVT_TILE_GEMM | EVT_TILE_CONV)) == 0);
-        /* a producer/consumer schedule: one producer warpgroup; BK = 64, which
-         * plan_make's one TMA test for the heuristic assumes */
-        assert_true(!c->pp || (c->wgmma && c->warps_m * c->warps_n == 4 && c->bk == 64));
+        /* a producer/consumer schedule: one producer warpgroup; 128-byte k
+         * rows (BK = 64, 128 fp8), which plan_make's one TMA test for the
+         * heuristic assumes */
+        assert_true(!c->pp || (c->wgmma && c->warps_m * c->warps_n == 4 && c->bk * c->op_bytes == 128));
+        /* fp8 rows are the GEMM's (sema refuses fp8 convs), K-contiguous */
+        assert_true(c->op_bytes == 2 || (c->op_bytes == 1 && c->mainloops == EVT_TILE_GEMM && !c->ws));
     }
     assert_null(plan_config_find("sm80_128x128x128_w4_s3"));
     assert_null(plan_config_find(NULL));
@@ -110,6 +115,14 @@ static void test_config_sizes(void **state)
     assert_true(plan_config_persistent(CFG(sm80_ws4_128x128x64_w4_s3)));
     assert_true(plan_config_persistent(CFG(sm90_pp2_128x64x64_s7)));
     assert_false(plan_config_persistent(CFG(sm90_wg2_128x256x64_s4)));
+    /* fp8: one byte an element, so BK = 128 stages are the 16-bit BK = 64 ones */
+    assert_int_equal(CFG(sm90_pp2_128x128x128_s4_fp8)->smem_bytes, CFG(sm90_pp2_128x128x64_s4)->smem_bytes);
+    assert_int_equal(CFG(sm90_pp2_128x128x128_s4_fp8)->smem_bytes,
+                     4 * 256 * 128 + 128 * 136 * 4 + 256 + 1024);
+    assert_int_equal(CFG(sm80_128x128x128_w4_s3_fp8)->smem_bytes, 3 * 256 * 128);
+    assert_true(CFG(sm80_128x128x128_w4_s3_fp8)->smem_bytes <= plan_target_info(EVT_TARGET_SM89)->smem_per_block);
+    assert_int_equal(CFG(sm90_wg2_128x256x128_s4_fp8)->op_bytes, 1);
+    assert_int_equal(CFG(sm90_wg2_128x256x64_s4)->op_bytes, 2);
     assert_int_equal(plan_config_tiles(CFG(sm80_128x256x64_w8_s3), 4096, 4097), 32 * 17);
     assert_int_equal(plan_config_tiles(CFG(sm80_64x64x32_w4_s4), 0, 4096), 0);
     /* 2^31 - 1 squared in 64x64 tiles: 2^50, no overflow */
@@ -170,6 +183,22 @@ static void test_can_run(void **state)
     /* the sm80 GEMM tiles of the wgmma heuristic's classic step stay unlisted on sm_90a */
     assert_false(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_tn, EVT_TARGET_SM90A));
     assert_true(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM90A));
+    /* fp8: fp8 rows only, fp8 targets only */
+    expect_refused(CFG(sm90_pp2_128x128x64_s4), &k_gemm_fp8, EVT_TARGET_SM90A, "fp8 configuration");
+    expect_refused(CFG(sm80_64x64x32_w4_s4), &k_gemm_fp8, EVT_TARGET_SM89, "fp8 configuration");
+    expect_refused(CFG(sm90_pp2_128x128x128_s4_fp8), &k_gemm_tn, EVT_TARGET_SM90A, "fp8 operands only");
+    expect_refused(CFG(sm80_64x64x64_w4_s4_fp8), &k_gemm_tn, EVT_TARGET_SM80, "fp8 operands only");
+    expect_refused(CFG(sm80_64x64x64_w4_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM80, "sm_89");
+    expect_refused(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM86, "sm_89");
+    expect_refused(CFG(sm90_wg2_128x256x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM89, "sm_90a");
+    expect_refused(CFG(sm90_pp2_128x128x128_s4_fp8), &k_conv, EVT_TARGET_SM90A, "GEMM");
+    assert_true(plan_can_run(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM89, NULL));
+    assert_true(plan_can_run(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM90A, NULL));
+    assert_true(plan_listed(CFG(sm90_pp2_128x128x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM90A));
+    assert_true(plan_listed(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM89));
+    assert_null(plan_kernel_target_refusal(&k_gemm_fp8, EVT_TARGET_SM89));
+    assert_null(plan_kernel_target_refusal(&k_gemm_tn, EVT_TARGET_SM80));
+    assert_non_null(strstr(plan_kernel_target_refusal(&k_gemm_fp8, EVT_TARGET_SM86), "sm_89"));
 
     /* a forced configuration that cannot run is no plan */
     plan pl;
@@ -179,6 +208,43 @@ static void test_can_run(void **state)
     assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
     assert_non_null(why);
     assert_non_null(strstr(why, "sm_90a"));
+}
+
+/* fp8 GEMMs take the 16-bit heuristics over the fp8 rows. */
+static void test_fp8_picks(void **state)
+{
+    (void)state;
+    /* the H200 fast path: the producer/consumer tile, wgmma k32 from TMA stages */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
+                     T(sm90_pp2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
+                     T(sm90_pp2_128x128x128_s4_fp8));
+    /* without TMA maps, the cp.async wgmma tiles */
+    const enum evt_tile_id no_tma = pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0);
+    assert_true(no_tma == T(sm90_wg2_128x256x128_s4_fp8) || no_tma == T(sm90_wg2_128x128x128_s3_fp8));
+    /* few tiles: 64x64 fp8 mma.sync tiles and split-K */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 64, 256, 4096, 132, 1), T(sm80_64x64x64_w4_s4_fp8));
+    /* sm_89: mma.sync m16n8k32 */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM89, 4096, 4096, 4096, 128, 0),
+                     T(sm80_128x128x128_w4_s3_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM89, 100, 100, 100, 128, 0), T(sm80_64x64x64_w4_s4_fp8));
+    /* a forced fp8 configuration on a 16-bit kernel, and the reverse, are no plan */
+    plan pl;
+    const char *why = NULL;
+    plan_problem p = problem(EVT_TARGET_SM90A, 0, 4096, 4096, 4096, 1);
+    p.conv_c = 0;
+    plan_options o = {CFG(sm90_pp2_128x128x128_s4_fp8), 0};
+    assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
+    o.config = CFG(sm90_pp2_128x128x64_s4);
+    assert_false(plan_make(&k_gemm_fp8, &p, &o, &pl, &why));
+    o.config = CFG(sm90_pp2_128x128x128_s4_fp8);
+    pl = make(&k_gemm_fp8, &p, &o);
+    assert_true(pl.tma && pl.aligned && pl.splits == 1);
+    /* fp8 alignment: 16 elements are a 16-byte chunk */
+    assert_true(plan_gemm_aligned_elem(0, 1, 3, 5, 64, 0x1000, 64, 0x2000, 64, 1));
+    assert_false(plan_gemm_aligned_elem(0, 1, 3, 5, 40, 0x1000, 64, 0x2000, 64, 1));
+    assert_false(plan_gemm_aligned_elem(0, 1, 3, 5, 64, 0x1000, 72, 0x2000, 64, 1));
+    assert_true(plan_gemm_aligned_elem(0, 1, 3, 5, 40, 0x1000, 72, 0x2000, 72, 2));
 }
 
 typedef struct conv_row {
@@ -646,10 +712,21 @@ static void test_listed(void **state)
     sizes[ns++] = 12544;
     static const long long ks[] = {64, 128, 129, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st};
+    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
         for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
             const plan_kernel *k = kernels[ki];
+            if (plan_kernel_target_refusal(k, (evt_target)t)) {
+                /* an fp8 kernel on sm_80/86: nothing listed, no plan */
+                for (int i = 0; i < EVT_TILE_COUNT; i++)
+                    assert_false(plan_listed(&plan_configs[i], k, (evt_target)t));
+                plan pl;
+                const char *why = NULL;
+                const plan_problem p = problem((evt_target)t, 0, 256, 256, 256, 1);
+                assert_false(plan_make(k, &p, NULL, &pl, &why));
+                assert_non_null(strstr(why, "fp8"));
+                continue;
+            }
             int picked[EVT_TILE_COUNT] = {0};
             for (int a = 0; a < ns; a++)
                 for (int b = 0; b < ns; b++)
@@ -843,7 +920,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_names), cmocka_unit_test(test_config_sizes),
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_can_run),
-        cmocka_unit_test(test_picks),        cmocka_unit_test(test_smem_fallback),
+        cmocka_unit_test(test_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),

@@ -72,6 +72,72 @@ static void test_gemm_half_types(void **state)
     }
 }
 
+/* An fp8 byte's value by its definition (sign, biased exponent, mantissa;
+ * subnormals at the smallest exponent), for finite encodings. */
+static double fp8_value(evt_elem e, unsigned char c)
+{
+    const int mbits = e == EVT_E4M3 ? 3 : 2, bias = e == EVT_E4M3 ? 7 : 15;
+    const int ex = (c & 0x7f) >> mbits, man = c & ((1 << mbits) - 1);
+    const double frac = (double)man / (1 << mbits);
+    const double v = ex ? ldexp(1 + frac, ex - bias) : ldexp(frac, 1 - bias);
+    return c & 0x80 ? -v : v;
+}
+
+/* A random finite fp8 byte of e (e4m3: not S.1111.111; e5m2: exponent not 31). */
+static unsigned char fp8_draw(evt_elem e, unsigned *seed)
+{
+    for (;;) {
+        *seed = *seed * 1103515245u + 12345u;
+        const unsigned char c = (unsigned char)(*seed >> 16);
+        if (e == EVT_E4M3 ? (c & 0x7f) != 0x7f : ((c >> 2) & 31) != 31)
+            return c;
+    }
+}
+
+/* fp8 operands, each combination the tensor cores take (e4m3 and e5m2
+ * mixed), over every finite encoding, against the values decoded here
+ * multiplied (exactly, in f64) and summed in the reference's order. */
+static void test_gemm_fp8(void **state)
+{
+    (void)state;
+    enum { M = 5, N = 7, K = 13 };
+    unsigned seed = 7;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            const evt_elem ea = ta ? EVT_E5M2 : EVT_E4M3, eb = tb ? EVT_E5M2 : EVT_E4M3;
+            unsigned char a[M * K], b[N * K]; /* A row-major, B column-major */
+            for (int i = 0; i < M * K; i++)
+                a[i] = fp8_draw(ea, &seed);
+            for (int i = 0; i < N * K; i++)
+                b[i] = fp8_draw(eb, &seed);
+            double d[M * N];
+            float d32[M * N];
+            assert_int_equal(evt_reference_gemm_mixed(M, N, K, ea, a, EVT_LAYOUT_ROW, K, eb, b,
+                                                      EVT_LAYOUT_COL, K, d, d32, N),
+                             EVT_OK);
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double want = 0;
+                    for (int p = 0; p < K; p++)
+                        want += fp8_value(ea, a[i * K + p]) * fp8_value(eb, b[j * K + p]);
+                    assert_true(d[i * N + j] == want);
+                    assert_true(d32[i * N + j] == (float)want);
+                }
+            if (ta == tb) { /* evt_reference_gemm is the mixed one with one type */
+                double same[M * N];
+                assert_int_equal(evt_reference_gemm(M, N, K, ea, a, EVT_LAYOUT_ROW, K, b,
+                                                    EVT_LAYOUT_COL, K, same, NULL, N),
+                                 EVT_OK);
+                assert_memory_equal(same, d, sizeof d);
+            }
+        }
+    unsigned char z[4] = {0};
+    double d[4];
+    assert_int_equal(evt_reference_gemm_mixed(2, 2, 2, EVT_E4M3, z, EVT_LAYOUT_ROW, 2, EVT_I8, z,
+                                              EVT_LAYOUT_COL, 2, d, NULL, 2),
+                     EVT_ERR_INVALID_ARGUMENT);
+}
+
 static void test_gemm_errors(void **state)
 {
     (void)state;
@@ -209,6 +275,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_layouts),
         cmocka_unit_test(test_gemm_half_types),
+        cmocka_unit_test(test_gemm_fp8),
         cmocka_unit_test(test_gemm_errors),
         cmocka_unit_test(test_conv2d),
         cmocka_unit_test(test_gemm_then_epilogue),

@@ -1,0 +1,290 @@
+/*
+ * fp8_gemm.c - fp8 GEMMs on the GPU: every operand combination the tensor
+ * cores take (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3, e5m2 x e5m2) under
+ * every fp8 configuration family forced (mma.sync m16n8k32, the cp.async
+ * wgmma k32 tiles, the TMA producer/consumer tile, split-K; the staged
+ * family is conv's and fp8 is the GEMM's only) and the heuristic's pick,
+ * on ragged problems, with per-row and per-column scales, a bias, GELU, an
+ * e4m3 output and its amax.
+ *
+ *   fp8_gemm                  on the GPU present
+ *   fp8_gemm --dry-run T      for target T without a GPU: the references,
+ *                             and launches validated (host memory standing
+ *                             in for the device's) up to EVT_ERR_NO_GPU
+ *
+ * Operands are multiples of 1/4 in [-2, 2], which e4m3 and e5m2 both hold
+ * exactly: every product is a multiple of 1/16 and every sum an f32, so
+ * the GPU's accumulator is the f64 reference's whatever the order of its
+ * adds, and the f32 epilogue on it must equal the interpreter's byte for
+ * byte (the rows' padding untouched).  On sm_80 and sm_86 every launch
+ * must be refused, naming fp8.
+ *
+ * Exit status: 0 PASS, 1 FAIL or error, 77 no GPU (the ctest skip code).
+ */
+#include <evt/evt.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char source[] =
+    "epilogue scaled {\n"
+    "    in    sa        : f32[M]\n"
+    "    in    sb        : f32[N]\n"
+    "    in    bias      : f16[N]\n"
+    "    param inv_scale : f32 = 1.0\n"
+    "    let   y         = gelu(acc * sa * sb + bias)\n"
+    "    out   d         : e4m3[M, N] = y * inv_scale\n"
+    "    out   amax      : f32 = reduce_max(abs(y))\n"
+    "}\n"
+    "kernel e4m3_e4m3 = gemm(a: e4m3 row, b: e4m3 col, acc: f32) with scaled\n"
+    "kernel e4m3_e5m2 = gemm(a: e4m3 row, b: e5m2 col, acc: f32) with scaled\n"
+    "kernel e5m2_e4m3 = gemm(a: e5m2 row, b: e4m3 col, acc: f32) with scaled\n"
+    "kernel e5m2_e5m2 = gemm(a: e5m2 row, b: e5m2 col, acc: f32) with scaled\n";
+
+typedef struct family {
+    const char *name, *config; /* config NULL: the heuristic's */
+    int split_k;               /* evt_tuning.split_k: 0 the planner's, 1 never, n ways */
+} family;
+
+static const family families[] = {
+    {"mma.sync k32", "sm80_64x64x64_w4_s4_fp8", 1},
+    {"mma.sync k32", "sm80_128x128x128_w4_s3_fp8", 1},
+    {"wgmma k32", "sm90_wg2_128x256x128_s4_fp8", 1},
+    {"wgmma k32", "sm90_wg2_128x128x128_s3_fp8", 1},
+    {"producer/consumer", "sm90_pp2_128x128x128_s4_fp8", 1},
+    {"split-K", "sm80_64x64x64_w4_s4_fp8", 3},
+    {"split-K", "sm90_wg2_128x256x128_s4_fp8", 2},
+    {"heuristic", NULL, 0},
+};
+
+typedef struct problem {
+    long long m, n, k, pad; /* pad: elements added to every leading dimension */
+} problem;
+
+/* K = 1040: more k tiles than any configuration has stages (the rings wrap),
+ * a multiple of 16 (the fast path, TMA); K = 1037 and lda + 8: the guarded
+ * path; 300 x 260: 3 x 3 tiles of 128, both consumers of a
+ * producer/consumer CTA busy. */
+static const problem problems[] = {
+    {77, 45, 1040, 0},
+    {77, 45, 1037, 0},
+    {300, 260, 528, 16},
+    {300, 260, 528, 8},
+    {1, 17, 16, 0},
+};
+
+enum { A, B, SA, SB, BIAS, D, AMAX, NBUF };
+static const char *const names[NBUF] = {"a", "b", "sa", "sb", "bias", "d", "amax"};
+
+typedef struct run {
+    evt_ctx *ctx;
+    evt_module *m;
+    evt_target target;
+    int dry;
+    int fp8; /* the target has fp8 tensor cores */
+    int failures;
+} run;
+
+static uint64_t next(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s >> 11;
+}
+
+/* Buffer i's values: operands k/4 in [-2, 2]; scales in [0.5, 1.5); a bias in [-1, 1). */
+static int fill(int i, evt_elem elem, void *dst, size_t n, uint64_t *seed)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t j = 0; j < n; j++) {
+        const double u = (double)next(seed) * 0x1p-53;
+        v[j] = i <= B ? (double)(next(seed) % 17) / 4 - 2 : i <= SB ? 0.5 + u : 2 * u - 1;
+    }
+    const int ok = evt_convert_from_f64(elem, v, dst, n) == EVT_OK;
+    free(v);
+    return ok;
+}
+
+static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const problem *pp)
+{
+    const evt_operand_info *oa = evt_kernel_operand(k, 0), *ob = evt_kernel_operand(k, 1);
+    const long long m = pp->m, n = pp->n, kk = pp->k, ld = n + 8;
+    const long long lda = kk + pp->pad, ldb = kk + pp->pad; /* A row-major, B column-major */
+    const size_t count[NBUF] = {(size_t)((m - 1) * lda + kk), (size_t)((n - 1) * ldb + kk), (size_t)m,
+                                (size_t)n, (size_t)n, (size_t)((m - 1) * ld + n), 1};
+    const evt_elem elem[NBUF] = {oa->elem, ob->elem, EVT_F32, EVT_F32, EVT_F16, EVT_E4M3, EVT_F32};
+    size_t bytes[NBUF];
+    unsigned char *host[NBUF] = {0}, *want[NBUF] = {0};
+    void *dev[NBUF] = {0};
+    float *acc = malloc(sizeof *acc * (size_t)(m * n));
+    evt_launch *l = NULL;
+    evt_interp *in = NULL;
+    evt_status st = acc ? EVT_OK : EVT_ERR_NO_MEMORY;
+    uint64_t seed = 0x9e3779b97f4a7c15u ^ (uint64_t)(m * 1000003 + n * 1009 + kk * 7 + pp->pad);
+    for (int i = 0; i < NBUF && st == EVT_OK; i++) {
+        bytes[i] = count[i] * evt_elem_size(elem[i]);
+        host[i] = malloc(bytes[i]);
+        want[i] = malloc(bytes[i]);
+        if (!host[i] || !want[i])
+            st = EVT_ERR_NO_MEMORY;
+        else if (i <= BIAS && !fill(i, elem[i], host[i], count[i], &seed))
+            st = EVT_ERR_INTERNAL;
+        else if (i > BIAS)
+            memset(host[i], 0x7f, bytes[i]); /* NaN in e4m3, a large float: a missed store shows */
+        if (st == EVT_OK)
+            memcpy(want[i], host[i], bytes[i]);
+    }
+    if (st == EVT_OK)
+        st = evt_reference_gemm_mixed(m, n, kk, oa->elem, host[A], oa->layout, lda, ob->elem, host[B],
+                                      ob->layout, ldb, NULL, acc, n);
+    if (st == EVT_OK)
+        st = evt_interp_create(evt_kernel_epilogue(k), &in);
+    if (st == EVT_OK)
+        st = evt_interp_set_acc(in, m, n, acc, sizeof *acc * (size_t)(m * n), n);
+    for (int i = SA; i < NBUF && st == EVT_OK; i++)
+        st = evt_interp_bind(in, names[i], want[i], bytes[i], i == D ? ld : 0);
+    if (st == EVT_OK)
+        st = evt_interp_set_param(in, "inv_scale", 0.5f);
+    if (st == EVT_OK)
+        st = evt_interp_run(in, EVT_INTERP_F32);
+    if (st != EVT_OK && in)
+        fprintf(stderr, "fp8_gemm: the reference: %s\n", evt_interp_last_error(in));
+
+    for (int i = 0; i < NBUF && st == EVT_OK; i++)
+        if (r->dry)
+            dev[i] = host[i];
+        else if ((st = evt_device_alloc(r->ctx, bytes[i], &dev[i])) == EVT_OK)
+            st = evt_device_copy_to(r->ctx, dev[i], host[i], bytes[i]);
+    const evt_tuning tuning = {.config = fam->config, .split_k = fam->split_k};
+    if (st == EVT_OK)
+        st = evt_launch_create(r->m, k, &l);
+    if (st == EVT_OK)
+        st = evt_launch_set_tuning(l, &tuning);
+    if (st == EVT_OK)
+        st = evt_launch_set_gemm(l, m, n, kk, dev[A], lda, bytes[A], dev[B], ldb, bytes[B]);
+    for (int i = SA; i < NBUF && st == EVT_OK; i++)
+        st = evt_launch_bind(l, names[i], dev[i], bytes[i], i == D ? ld : 0);
+    if (st == EVT_OK)
+        st = evt_launch_set_param(l, "inv_scale", 0.5f);
+    if (st == EVT_OK)
+        st = evt_launch_run(l, NULL);
+    char what[80];
+    snprintf(what, sizeof what, "%lldx%lldx%lld%s", m, n, kk, pp->pad ? " padded" : "");
+    if (!r->fp8 && !r->dry) {
+        /* sm_80 / sm_86: refused, saying why */
+        const int refused = st == EVT_ERR_UNSUPPORTED && strstr(evt_ctx_last_error(r->ctx), "fp8");
+        printf("  %-10s %-22s %s\n", evt_kernel_name(k), what, refused ? "refused: ok" : "FAIL: not refused");
+        r->failures += !refused;
+        st = EVT_ERR_NO_GPU;
+        memset(dev, 0, sizeof dev);
+    } else if (r->dry) {
+        const int validated = st == EVT_ERR_NO_GPU;
+        printf("  %-10s %-22s %s\n", evt_kernel_name(k), what, validated ? "validated" : evt_ctx_last_error(r->ctx));
+        r->failures += !validated;
+        st = EVT_ERR_NO_GPU;
+        memset(dev, 0, sizeof dev);
+    }
+    if (st == EVT_OK)
+        st = evt_device_synchronize(r->ctx);
+    for (int i = D; i < NBUF && st == EVT_OK; i++)
+        st = evt_device_copy_from(r->ctx, host[i], dev[i], bytes[i]);
+    if (st == EVT_OK) {
+        int bad = 0;
+        for (int i = D; i < NBUF; i++) {
+            if (memcmp(host[i], want[i], bytes[i]) == 0)
+                continue;
+            const size_t size = evt_elem_size(elem[i]);
+            size_t e = 0;
+            while (memcmp(host[i] + e * size, want[i] + e * size, size) == 0)
+                e++;
+            uint32_t got = 0, wanted = 0;
+            memcpy(&got, host[i] + e * size, size);
+            memcpy(&wanted, want[i] + e * size, size);
+            printf("    output %s differs at element %zu (row %lld): 0x%x, want 0x%x\n", names[i], e,
+                   i == D ? (long long)e / ld : 0LL, got, wanted);
+            bad = 1;
+        }
+        printf("  %-10s %-22s %-4s %s\n", evt_kernel_name(k), what, bad ? "FAIL" : "ok",
+               evt_launch_plan(l) ? evt_launch_plan(l) : "");
+        r->failures += bad;
+    } else if (st != EVT_ERR_NO_GPU) {
+        printf("  %-10s %-22s error %s: %s\n", evt_kernel_name(k), what, evt_status_string(st),
+               evt_ctx_last_error(r->ctx));
+        r->failures++;
+    }
+    evt_launch_destroy(l);
+    evt_interp_destroy(in);
+    for (int i = 0; i < NBUF; i++) {
+        if (!r->dry)
+            evt_device_free(r->ctx, dev[i]);
+        free(host[i]);
+        free(want[i]);
+    }
+    free(acc);
+    return st;
+}
+
+static evt_status run_family(run *r, const family *fam)
+{
+    printf("%s: %s%s\n", fam->name, fam->config ? fam->config : "the heuristic's pick",
+           fam->split_k > 1 ? ", split-K" : "");
+    for (size_t i = 0; i < evt_module_kernel_count(r->m); i++) {
+        const evt_kernel *k = evt_module_kernel(r->m, i);
+        if (r->fp8 && fam->config && evt_kernel_config_check(r->m, k, r->target, fam->config) != EVT_OK) {
+            printf("  %-10s not run: %s\n", evt_kernel_name(k), evt_ctx_last_error(r->ctx));
+            continue;
+        }
+        for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++) {
+            const evt_status st = run_one(r, k, fam, &problems[p]);
+            if (st == EVT_ERR_NO_GPU && !r->dry && r->fp8)
+                return st;
+        }
+    }
+    return EVT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    run r = {NULL, NULL, EVT_TARGET_SM90A, 0, 1, 0};
+    if (argc == 3 && strcmp(argv[1], "--dry-run") == 0) {
+        if (evt_target_parse(argv[2], &r.target) != EVT_OK)
+            return 1;
+        r.dry = 1;
+    } else if (argc != 1) {
+        fprintf(stderr, "usage: fp8_gemm [--dry-run TARGET]\n");
+        return 1;
+    }
+    r.ctx = evt_ctx_create();
+    evt_status st = r.ctx ? EVT_OK : EVT_ERR_NO_MEMORY;
+    char gpu[128] = "no GPU: a dry run";
+    if (st == EVT_OK)
+        st = evt_module_parse_buffer(r.ctx, "fp8_gemm.evt", source, strlen(source), &r.m);
+    if (st == EVT_OK)
+        st = evt_module_optimize(r.m, 2);
+    if (st == EVT_OK && !r.dry)
+        st = evt_device_target(r.ctx, &r.target, gpu, sizeof gpu);
+    r.fp8 = r.target == EVT_TARGET_SM89 || r.target == EVT_TARGET_SM90A;
+    if (st == EVT_OK) {
+        printf("%s (%s)\n", gpu, evt_target_name(r.target));
+        for (size_t i = 0; i < sizeof families / sizeof families[0] && st == EVT_OK; i++)
+            if (r.fp8 || i == 0) /* without fp8 MMAs: one family's refusals say it all */
+                st = run_family(&r, &families[i]);
+    }
+    int rc;
+    if (st == EVT_ERR_NO_GPU) {
+        printf("fp8_gemm: no GPU (%s): skipped\n", evt_ctx_last_error(r.ctx));
+        rc = 77;
+    } else if (st != EVT_OK) {
+        fprintf(stderr, "fp8_gemm: %s: %s\n", evt_status_string(st), r.ctx ? evt_ctx_last_error(r.ctx) : "");
+        rc = 1;
+    } else {
+        printf("fp8_gemm: %s\n", r.failures ? "FAIL" : "PASS");
+        rc = r.failures ? 1 : 0;
+    }
+    evt_module_destroy(r.m);
+    evt_ctx_destroy(r.ctx);
+    return rc;
+}
