@@ -44,9 +44,10 @@ __device__ __forceinline__ void run_mainloop(int k_tiles, Load &load, unsigned c
  * accumulators to their own shared-memory tile (past the stages,
  * float[kBM][kAccLd], as the plain schedule leaves it at 0) and go on with
  * the next tile.  The Cfg::kEpiThreads threads after them (the epilogue
- * warps) run epi(tile_m, tile_n, acc) on each finished tile, so a tile's
+ * warps) run epi(tile_m, tile_n, problem, acc) on each finished tile (problem:
+ * its problem of a batch, evt_tile_coord), so a tile's
  * epilogue overlaps the next tile's mainloop, and before each tile run
- * epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its [M, N]
+ * epi.prefetch(tile_m, tile_n, problem) on the next (an L2 prefetch of its [M, N]
  * inputs: their loads then wait on L2, not DRAM).  Named barriers:
  * EVT_BAR_PIPE among the MMA warps, EVT_BAR_FULL / _EMPTY hand the
  * accumulator tile over and back, EVT_BAR_EPI is the epilogue warps' own
@@ -57,7 +58,7 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
                                                  unsigned char *smem, const Epi &epi)
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
     const int both = Cfg::kCtaThreads; /* the hand-over barriers' */
     /* past the stages (and their 1024-byte alignment slack under wgmma) */
     float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
@@ -66,18 +67,18 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
     if (tid >= Cfg::kThreads) { /* epilogue warps */
         int tm, tn;
         if ((int)blockIdx.x < tiles) {
-            evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
-            epi.prefetch(tm, tn);
+            const int problem = evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn, problem);
         }
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
             /* the next tile's [M, N] inputs into L2 while this one is made */
             if (t + (int)gridDim.x < tiles) {
-                evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
-                epi.prefetch(tm, tn);
+                const int problem = evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn, problem);
             }
             evt_sched::bar_sync(EVT_BAR_FULL, both);
-            evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
-            epi(tm, tn, acc_tile);
+            const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            epi(tm, tn, problem, acc_tile);
             if (t + (int)gridDim.x < tiles)
                 evt_sched::bar_arrive(EVT_BAR_EMPTY, both);
         }

@@ -20,22 +20,27 @@ namespace evt_sm90 {
  * and columns tile_n * kBN .. of a 16-bit [M, N] tensor (src, ld) into the
  * dense kBM x kBN shared tile at dst, completing on mbarrier bar.  The fast
  * path (TMA: the runtime's tiled map, one thread) zero-fills past the
- * problem; the guarded path's kThreads producer threads copy element by
- * element (any alignment) and arrive.  Called by the producer warpgroup.
+ * problem; its map is rank 3 for an input that differs per problem of a
+ * batch, read at problem z, and rank 2 otherwise (z < 0).  The guarded
+ * path's kThreads producer threads copy element by element (any alignment;
+ * src is the problem's own) and arrive.  Called by the producer warpgroup.
  */
 template <class Cfg>
 EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int tid,
-                           const evt_tma_map *map, const evt_u16 *src, evt_i64 ld, int m, int n)
+                           const evt_tma_map *map, const evt_u16 *src, evt_i64 ld, int m, int n, int z)
 {
 #if EVT_SM90 == 1
     if constexpr (Cfg::kAligned) {
         (void)src; (void)ld; (void)m; (void)n;
         if (tid == 0) {
             mbar_arrive_expect_tx(bar, Cfg::kStagedTileBytes);
-            tma_load_2d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM);
+            if (z < 0)
+                tma_load_2d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM);
+            else
+                tma_load_3d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM, z);
         }
     } else {
-        (void)map;
+        (void)map; (void)z;
         for (int x = tid; x < Cfg::kBM * Cfg::kBN; x += Cfg::kThreads) {
             const int row = tile_m * Cfg::kBM + x / Cfg::kBN, col = tile_n * Cfg::kBN + x % Cfg::kBN;
             const evt_u16 v = row < m && col < n ? src[(evt_i64)row * ld + col] : (evt_u16)0;
@@ -84,7 +89,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     /* staged + c * kStagedTileBytes: consumer c's staged input tile */
@@ -115,8 +120,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         int q = 0; /* k tiles loaded so far */
         int tm, tn;
         for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
-            evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
-            load.start(args, tm, tn, 0);
+            const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            load.start(args.at(problem), tm, tn, 0);
             for (int kt = 0; kt < k_tiles; ++kt, ++q) {
                 const int s = q % Cfg::kStages;
                 mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
@@ -134,7 +139,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                  * tile once that consumer's epilogue of tile j - 2 is done with it */
                 const int c = j & 1;
                 mbar_wait(sempty + 8 * c, ((j >> 1) & 1) ^ 1);
-                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, tid);
+                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, problem, tid);
             }
         }
         return; /* the consumers wait for the copies in flight */
@@ -192,12 +197,12 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
         evt_sched::bar_sync(bar, 128);
         int tm, tn;
-        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
         if constexpr (Cfg::kStaged > 0) {
             mbar_wait(sfull + 8 * c, (j >> 1) & 1);
-            epi(tm, tn, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
+            epi(tm, tn, problem, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
         } else {
-            epi(tm, tn, acc_tile, nullptr);
+            epi(tm, tn, problem, acc_tile, nullptr);
         }
         __syncwarp(); /* the warp's reads of the tiles are done */
         if (lane == 0) {

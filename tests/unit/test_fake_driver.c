@@ -62,20 +62,25 @@ static const char source[] =
 
 /* The argument structs, as codegen/layout.c lays them out: C's alignment,
  * the mainloop's struct first.  evt_gemm_args is a, b (pointers), m, n, k
- * (int), lda, ldb (long long); evt_conv_args x, w, then 15 ints. */
+ * (int), lda, ldb, stride_a, stride_b (long long), batch, index (int);
+ * evt_conv_args x, w, then 15 ints.  Every input and output has its batch
+ * stride (bs) after its pointer and ld or workspace. */
 enum {
-    G_A = 0, G_B = 8, G_M = 16, G_N = 20, G_K = 24, G_LDA = 32, G_LDB = 40,
-    /* full: in bias, in res + ld, params alpha beta, out d + ld, out amax + ws, out rsum + ws, m, n */
-    FULL_BIAS = 48, FULL_RES = 56, FULL_LD_RES = 64, FULL_ALPHA = 72, FULL_BETA = 76, FULL_D = 80,
-    FULL_LD_D = 88, FULL_AMAX = 96, FULL_WS_AMAX = 104, FULL_RSUM = 112, FULL_WS_RSUM = 120,
-    FULL_M = 128, FULL_N = 132, FULL_SIZE = 136,
-    /* scaled: param scale, out y + ld, m, n */
-    SC_SCALE = 48, SC_Y = 56, SC_LD_Y = 64, SC_M = 72, SC_N = 76, SC_SIZE = 80,
+    G_A = 0, G_B = 8, G_M = 16, G_N = 20, G_K = 24, G_LDA = 32, G_LDB = 40, G_STRIDE_A = 48,
+    G_STRIDE_B = 56, G_BATCH = 64, G_INDEX = 68,
+    /* full: in bias + bs, in res + ld + bs, params alpha beta, out d + ld + bs, out amax + ws + bs,
+     * out rsum + ws + bs, m, n */
+    FULL_BIAS = 72, FULL_BS_BIAS = 80, FULL_RES = 88, FULL_LD_RES = 96, FULL_BS_RES = 104,
+    FULL_ALPHA = 112, FULL_BETA = 116, FULL_D = 120, FULL_LD_D = 128, FULL_BS_D = 136,
+    FULL_AMAX = 144, FULL_WS_AMAX = 152, FULL_BS_AMAX = 160, FULL_RSUM = 168, FULL_WS_RSUM = 176,
+    FULL_BS_RSUM = 184, FULL_M = 192, FULL_N = 196, FULL_SIZE = 200,
+    /* scaled: param scale, out y + ld + bs, m, n */
+    SC_SCALE = 72, SC_Y = 80, SC_LD_Y = 88, SC_BS_Y = 96, SC_M = 104, SC_N = 108, SC_SIZE = 112,
     /* conv: x, w, n h wd c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
     C_X = 0, C_W = 8, C_SIZES = 16,
-    /* residual after evt_conv_args (76 bytes, padded to 80): bias, res + ld, y + ld, m, n */
-    RES_BIAS = 80, RES_RES = 88, RES_LD_RES = 96, RES_Y = 104, RES_LD_Y = 112, RES_M = 120,
-    RES_N = 124, RES_SIZE = 128
+    /* residual after evt_conv_args (76 bytes, padded to 80): bias + bs, res + ld + bs, y + ld + bs, m, n */
+    RES_BIAS = 80, RES_RES = 96, RES_LD_RES = 104, RES_Y = 120, RES_LD_Y = 128, RES_M = 144,
+    RES_N = 148, RES_SIZE = 152
 };
 
 /* The devices: an H100-like sm_90a, an A100-like sm_80, and an sm_90a of 8

@@ -27,7 +27,7 @@ static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1}; /* an in
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
 {
-    plan_problem p = {t, sms, m, n, k, 64, 1, tma};
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1};
     return p;
 }
 
@@ -651,7 +651,7 @@ static void test_listed(void **state)
                         for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
                             for (int tma = 0; tma <= 1; tma++) {
                                 const plan_config *c =
-                                    plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], sms[s], tma);
+                                    plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1, sms[s], tma);
                                 if (!plan_listed(c, k, (evt_target)t))
                                     fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
                                              "tma %d: not listed",
