@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+
 #include "plan/plan.h"
 #include "support/names.h"
 
@@ -832,6 +834,38 @@ static void test_measured_picks(void **state)
     assert_int_equal(forced_grid(&plan_configs[EVT_TILE_sm90_wg2_128x256x64_s4], 128 * 512, 256), 512);
 }
 
+/* A batch's tiles share one grid: the plan counts L x the tiles of one
+ * problem, and the heuristic weighs them so.  512 x 512 x 8192 alone
+ * fills under a quarter of an H200's slots and splits K; 64 of them fill
+ * the machine many times: no split, a big tile.  Batch 0 and 1 are one
+ * problem. */
+static void test_batch_tiles(void **state)
+{
+    (void)state;
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 0);
+    p.conv_c = 0;
+    const plan one = make(&k_gemm_tn, &p, NULL);
+    assert_true(one.splits > 1);
+    p.batch = 0;
+    const plan zero = make(&k_gemm_tn, &p, NULL);
+    assert_true(zero.config == one.config && zero.tiles == one.tiles && zero.splits == one.splits);
+    p.batch = 64;
+    const plan many = make(&k_gemm_tn, &p, NULL);
+    assert_int_equal(many.splits, 1);
+    assert_int_equal(many.tiles, 64 * plan_config_tiles(many.config, 512, 512));
+    assert_int_equal(many.grid, many.tiles);
+    assert_true(many.config->bm * many.config->bn > 64 * 64);
+    /* forced, split-K's grid is the batch's tiles x the splits */
+    const plan_options o = {CFG(sm80_64x64x32_w4_s4), 3};
+    const plan forced = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(forced.tiles, 64 * 64);
+    assert_int_equal(forced.grid, 64 * 64 * 3);
+    /* saturating, never wrapping */
+    assert_true(plan_config_batch_tiles(CFG(sm80_64x64x32_w4_s4), 2147483647LL, 2147483647LL, 1LL << 31) ==
+                LLONG_MAX);
+    assert_int_equal(plan_config_batch_tiles(CFG(sm80_64x64x32_w4_s4), 65, 1, 5), 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -841,7 +875,7 @@ int main(void)
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
-        cmocka_unit_test(test_measured_picks),
+        cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
