@@ -6,7 +6,10 @@
  * count, so they depend on M, N, the SMs and (a little) K.  A configuration
  * that does not fit the target's shared memory is passed over, so the next
  * smaller one applies: sm_86 and sm_89 (99 KB) cannot hold the 128x256
- * tiles (a 135 KB accumulator tile) that sm_80 (163 KB) picks.
+ * tiles (a 135 KB accumulator tile) that sm_80 (163 KB) picks.  A batched
+ * GEMM's problems share one grid: the GEMM heuristics count the batch's
+ * tiles (plan_config_batch_tiles), while M, N and K still describe one
+ * problem.
  * The measurements behind every rule: docs/sm80.md and docs/sm90.md. */
 #include "plan.h"
 
