@@ -28,6 +28,7 @@ typedef struct rt_buffer {
     size_t bytes;
     long long ld;
     int set;
+    long long stride; /* elements between the problems of a batch; 0: shared by the batch */
 } rt_buffer;
 
 /* The functions of one entry-point variant, looked up once per context:
@@ -52,6 +53,7 @@ struct evt_launch {
     long long conv_pixels;         /* a conv's n*h*w: the rows of x */
     rt_buffer operands[2];         /* A and B, or x and w */
     int problem_set;
+    long long batch;               /* problems of the batch (evt_launch_set_batch); 1: plain */
     rt_buffer *inputs, *outputs;
     alias_buf *alias; /* room for the aliasing check: operands, inputs, outputs, workspace */
     float *params;
@@ -70,6 +72,7 @@ struct evt_launch {
      * again when the problem, the alignment or the database changes. */
     unsigned tuned_generation; /* ctx->tunedb_generation + 1 when looked up; 0: not yet */
     long long tuned_sizes[CG_MAX_SIZES];
+    long long tuned_batch;
     int tuned_aligned;
     plan_options tuned; /* config NULL: no record */
     rt_resolved resolved[RT_RESOLVED]; /* entry points found so far, newest first */
@@ -207,12 +210,13 @@ void evt_launch_destroy(evt_launch *l)
 static const long long RT_MAX_GRID = INT_MAX;
 
 /*
- * Refuses an m x n problem that even the largest tile of any configuration
- * of the kernel's mainloop cuts into more tiles than a grid holds: caught
- * when the problem is set, with no driver, rather than by the driver after
- * part of the run was enqueued.  prepare checks the chosen plan's own count.
+ * Refuses a batch of `batch` m x n problems that even the largest tile of
+ * any configuration of the kernel's mainloop cuts into more tiles than a
+ * grid holds (a batch's tiles share one grid): caught when the problem is
+ * set, with no driver, rather than by the driver after part of the run was
+ * enqueued.  prepare checks the chosen plan's own count.
  */
-static evt_status check_tiles(evt_launch *l, long long m, long long n)
+static evt_status check_tiles(evt_launch *l, long long m, long long n, long long batch)
 {
     long long fewest = -1;
     for (int i = 0; i < EVT_TILE_COUNT; i++) {
@@ -228,6 +232,12 @@ static evt_status check_tiles(evt_launch *l, long long m, long long n)
                     "an M x N = %lld x %lld epilogue is %lld tiles or more, past the 2^31-1 "
                     "CTAs of a grid",
                     m, n, fewest);
+    long long all;
+    if (!ck_mul(fewest, batch, &all) || all > RT_MAX_GRID)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "a batch of %lld problems of M x N = %lld x %lld is %lld x %lld tiles or more, "
+                    "past the 2^31-1 CTAs of a grid",
+                    batch, m, n, batch, fewest);
     return EVT_OK;
 }
 
@@ -245,14 +255,15 @@ evt_status evt_launch_set_gemm(evt_launch *l, long long m, long long n, long lon
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
                     "GEMM sizes m = %lld, n = %lld, k = %lld: each must be between 0 and 2^31-1",
                     m, n, k);
-    evt_status st = check_tiles(l, m, n);
+    evt_status st = check_tiles(l, m, n, 1);
     if (st != EVT_OK)
         return st;
+    l->batch = 1; /* the new operands come without batch strides: evt_launch_set_batch follows */
     l->sizes[0] = l->dims[0] = m;
     l->sizes[1] = l->dims[1] = n;
     l->sizes[2] = l->dims[2] = k;
-    l->operands[0] = (rt_buffer){(void *)a, a_bytes, lda, 1};
-    l->operands[1] = (rt_buffer){(void *)b, b_bytes, ldb, 1};
+    l->operands[0] = (rt_buffer){(void *)a, a_bytes, lda, 1, 0};
+    l->operands[1] = (rt_buffer){(void *)b, b_bytes, ldb, 1, 0};
     l->problem_set = 1;
     return EVT_OK;
 }
@@ -286,9 +297,10 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
     if (!ck_mul3(c->r, c->s, c->c, &rsc) || rsc > INT_MAX)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "conv: r*s*c = %lld*%lld*%lld exceeds 2^31-1",
                     c->r, c->s, c->c);
-    evt_status st = check_tiles(l, pix_out, c->k);
+    evt_status st = check_tiles(l, pix_out, c->k, 1);
     if (st != EVT_OK)
         return st;
+    l->batch = 1;
     const long long sizes[CG_MAX_SIZES] = {c->n, c->h, c->w, c->c, c->k, c->r, c->s, p, q,
                                            c->pad_h, c->pad_w, c->stride_h, c->stride_w,
                                            c->dil_h, c->dil_w};
@@ -297,8 +309,8 @@ evt_status evt_launch_set_conv(evt_launch *l, const evt_conv_problem *c, const v
     l->dims[1] = c->k;
     l->dims[2] = rsc;
     l->conv_pixels = pix_in;
-    l->operands[0] = (rt_buffer){(void *)x, x_bytes, c->c, 1};
-    l->operands[1] = (rt_buffer){(void *)w, w_bytes, c->c, 1};
+    l->operands[0] = (rt_buffer){(void *)x, x_bytes, c->c, 1, 0};
+    l->operands[1] = (rt_buffer){(void *)w, w_bytes, c->c, 1, 0};
     l->problem_set = 1;
     return EVT_OK;
 }
@@ -319,14 +331,53 @@ static int find_arg(const ir_func *fn, const char *name, int *kind)
     return -1;
 }
 
+evt_status evt_launch_set_batch(evt_launch *l, long long count, long long stride_a,
+                                long long stride_b)
+{
+    if (!l)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(l);
+    if (l->k->mainloop != EVT_MAINLOOP_GEMM && count != 1)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "a %s kernel launches one problem: batch count %lld (its n is the images)",
+                    evt_mainloop_name(l->k->mainloop), count);
+    if (!l->problem_set)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "evt_launch_set_batch comes after evt_launch_set_gemm, which resets the batch");
+    if (count < 1 || count > INT_MAX)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "batch count %lld: it must be between 1 and 2^31-1", count);
+    if (stride_a < 0 || stride_b < 0)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "batch strides a = %lld, b = %lld: each must be 0 (shared) or positive",
+                    stride_a, stride_b);
+    evt_status st = check_tiles(l, l->dims[0], l->dims[1], count);
+    if (st != EVT_OK)
+        return st;
+    l->batch = count;
+    l->operands[0].stride = stride_a;
+    l->operands[1].stride = stride_b;
+    return EVT_OK;
+}
+
 evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t bytes,
                            long long ld)
+{
+    return evt_launch_bind_batched(l, name, ptr, bytes, ld, 0);
+}
+
+evt_status evt_launch_bind_batched(evt_launch *l, const char *name, void *ptr, size_t bytes,
+                                   long long ld, long long batch_stride)
 {
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
     begin(l);
     if (!name)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_bind: name is NULL");
+    if (batch_stride < 0)
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "'%s': batch stride %lld: it must be 0 (shared by the batch) or positive", name,
+                    batch_stride);
     int kind;
     int i = find_arg(l->fn, name, &kind);
     if (i < 0) {
@@ -337,7 +388,7 @@ evt_status evt_launch_bind(evt_launch *l, const char *name, void *ptr, size_t by
         return fail(l, EVT_ERR_NOT_FOUND, "epilogue '%s' has no input or output '%s'",
                     l->fn->name, name);
     }
-    (kind ? l->outputs : l->inputs)[i] = (rt_buffer){ptr, bytes, ld, 1};
+    (kind ? l->outputs : l->inputs)[i] = (rt_buffer){ptr, bytes, ld, 1, batch_stride};
     return EVT_OK;
 }
 
@@ -357,7 +408,9 @@ evt_status evt_launch_set_param(evt_launch *l, const char *name, float value)
     return fail(l, EVT_ERR_NOT_FOUND, "epilogue '%s' has no param '%s'", l->fn->name, name);
 }
 
-/* Checks one buffer of `elems` elements of `esize` bytes, rows `ld` apart. */
+/* Checks one buffer of rows x cols elements of `esize` bytes, rows `ld`
+ * apart, and in a batch the launch's other problems' copies, buf->stride
+ * elements apart. */
 static evt_status check_buffer(evt_launch *l, const char *what, const char *name,
                                const rt_buffer *buf, long long rows, long long cols,
                                int has_ld, size_t esize)
@@ -377,18 +430,30 @@ static evt_status check_buffer(evt_launch *l, const char *what, const char *name
                     cols, ld);
     if (n == 0)
         return EVT_OK;
+    /* the last problem's extent, from the first problem's start */
+    long long apart;
+    if (l->batch > 1 && buf->stride > 0 &&
+        (!ck_mul(l->batch - 1, buf->stride, &apart) || !ck_add(apart, n, &n)))
+        return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                    "%s: a batch of %lld problems %lld elements apart, each spanning %lld, "
+                    "overflows",
+                    label, l->batch, buf->stride, matrix_extent(rows, cols, ld));
     if (!buf->ptr)
         return fail(l, EVT_ERR_UNBOUND, "%s is a NULL pointer", label);
     if ((uintptr_t)buf->ptr % esize != 0)
         return fail(l, EVT_ERR_BAD_BUFFER, "%s is not aligned to its element size", label);
     if ((unsigned long long)n > buf->bytes / esize) {
+        char batch[96] = "";
+        if (l->batch > 1)
+            snprintf(batch, sizeof batch, " (%lld problems, %lld elements apart)", l->batch,
+                     buf->stride);
         size_t touched;
         if (!ck_mul_size((size_t)n, esize, &touched))
             return fail(l, EVT_ERR_BAD_BUFFER,
-                        "%s is too small: %zu bytes, the kernel touches %lld elements of %zu",
-                        label, buf->bytes, n, esize);
-        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: %zu bytes, the kernel touches %zu",
-                    label, buf->bytes, touched);
+                        "%s is too small: %zu bytes, the kernel touches %lld elements of %zu%s",
+                        label, buf->bytes, n, esize, batch);
+        return fail(l, EVT_ERR_BAD_BUFFER, "%s is too small: %zu bytes, the kernel touches %zu%s",
+                    label, buf->bytes, touched, batch);
     }
     return EVT_OK;
 }
@@ -430,6 +495,17 @@ static alias_buf *alias_add(alias_buf *b, const char *what, const char *name, co
     return b;
 }
 
+/* b's problems of a batch of l->batch, `stride` elements apart (none for a
+ * plain launch; a byte stride past 2^64 saturates, which only widens). */
+static void alias_stride(const evt_launch *l, alias_buf *b, long long stride)
+{
+    unsigned long long bytes = 0;
+    if (l->batch > 1 &&
+        __builtin_mul_overflow((unsigned long long)stride, evt_elem_size((evt_elem)b->elem), &bytes))
+        bytes = ULLONG_MAX;
+    b->stride = bytes;
+}
+
 /* The aliasing rule (evt.h, evt_launch) over the validated buffers and a
  * caller's workspace of ws_bytes at ws (0: the launch's own, which no
  * caller's buffer can be). */
@@ -442,8 +518,10 @@ static evt_status check_aliasing(evt_launch *l, const void *ws, size_t ws_bytes)
     alias_buf *at = l->alias;
     if (l->k->mainloop == EVT_MAINLOOP_GEMM) {
         const int a_row = oa->layout == EVT_LAYOUT_ROW, b_row = ob->layout == EVT_LAYOUT_ROW;
-        alias_add(at++, "operand", "a", a->ptr, a_row ? m : k, a_row ? k : m, a->ld, oa->elem);
-        alias_add(at++, "operand", "b", b->ptr, b_row ? k : n, b_row ? n : k, b->ld, ob->elem);
+        alias_stride(l, alias_add(at++, "operand", "a", a->ptr, a_row ? m : k, a_row ? k : m, a->ld, oa->elem),
+                     a->stride);
+        alias_stride(l, alias_add(at++, "operand", "b", b->ptr, b_row ? k : n, b_row ? n : k, b->ld, ob->elem),
+                     b->stride);
     } else { /* x is [n*h*w, c] and w is [k, r*s*c], both dense */
         alias_add(at++, "operand", "x", a->ptr, l->conv_pixels, l->sizes[3], l->sizes[3], oa->elem);
         alias_add(at++, "operand", "w", b->ptr, n, k, k, ob->elem);
@@ -460,6 +538,14 @@ static evt_status check_aliasing(evt_launch *l, const void *ws, size_t ws_bytes)
                                       rows, cols, mn ? bufs[i].ld : cols, info->elem);
             ab->written = out;
             ab->mn = mn;
+            alias_stride(l, ab, bufs[i].stride);
+            /* each problem writes its own results: apart from the others' */
+            if (out && alias_self_overlap(ab, (unsigned long long)l->batch))
+                return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                            "output '%s': a batch stride of %lld elements makes the results of "
+                            "the batch's %lld problems overlap (an output needs one that keeps "
+                            "them apart)",
+                            info->name, bufs[i].stride, l->batch);
         }
     }
     if (ws_bytes) {
@@ -467,8 +553,9 @@ static evt_status check_aliasing(evt_launch *l, const void *ws, size_t ws_bytes)
         alias_add(at++, "the workspace", NULL, ws, 1, len, len, EVT_I8)->written = 1;
     }
     char msg[300];
-    if (alias_check(l->alias, (size_t)(at - l->alias), msg, sizeof msg))
-        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s", msg);
+    if (alias_check_batch(l->alias, (size_t)(at - l->alias), (unsigned long long)l->batch, msg, sizeof msg))
+        return fail(l, EVT_ERR_INVALID_ARGUMENT, "%s%s", msg,
+                    l->batch > 1 ? " (over the batch's problems)" : "");
     return EVT_OK;
 }
 
@@ -589,6 +676,15 @@ static void pack(const evt_launch *l, unsigned char *buf)
         case CG_ROLE_OUTPUT: ptr = l->outputs[f->index].ptr; break;
         case CG_ROLE_OUTPUT_LD: ll = l->outputs[f->index].ld; break;
         case CG_ROLE_WORKSPACE: break; /* set by the caller */
+        /* a batch of one packs no strides: its kernels take the plain path
+         * (rank-2 TMA maps), whatever strides were given */
+        case CG_ROLE_OPERAND_STRIDE: /* in bytes: the kernel's operand pointers are untyped */
+            ll = l->batch > 1 ? l->operands[f->index].stride * (long long)evt_elem_size(l->k->operands[f->index].elem) : 0;
+            break;
+        case CG_ROLE_BATCH: ii = (int)l->batch; break;
+        case CG_ROLE_BATCH_INDEX: break; /* problem 0; kernels move it (at) */
+        case CG_ROLE_INPUT_STRIDE: ll = l->batch > 1 ? l->inputs[f->index].stride : 0; break;
+        case CG_ROLE_OUTPUT_STRIDE: ll = l->batch > 1 ? l->outputs[f->index].stride : 0; break;
         }
         switch (f->type) {
         case CG_PTR: memcpy(p, &ptr, sizeof ptr); break;
@@ -599,9 +695,11 @@ static void pack(const evt_launch *l, unsigned char *buf)
     }
 }
 
-/* Words of reduction workspace per output (0 for element-wise ones), -1
- * where the count overflows (set_gemm and set_conv keep M and N below 2^31,
- * so the check is the backstop of a bound stated elsewhere). */
+/* Words of reduction workspace per output (0 for element-wise ones): one
+ * per result of each problem of the batch, problem after problem (the
+ * kernels' BASE_at); -1 where the count overflows (set_gemm and set_conv
+ * keep M and N below 2^31, set_batch the count, so the check is the
+ * backstop of a bound stated elsewhere). */
 static long long reduction_words(const evt_launch *l, size_t o)
 {
     const evt_arg_info *info = &l->fn->outputs[o].info;
@@ -609,7 +707,7 @@ static long long reduction_words(const evt_launch *l, size_t o)
         return 0;
     long long rows, cols, words;
     shape_dims(info->shape, l->dims[0], l->dims[1], &rows, &cols);
-    return ck_mul(rows, cols, &words) ? words : -1;
+    return ck_mul3(rows, cols, l->batch, &words) ? words : -1;
 }
 
 /* The reductions' words of workspace in all, and their bytes; checked on
@@ -785,17 +883,24 @@ static int tma_swizzle(const plan_config *cfg)
 }
 
 /* A tiled map of K-contiguous operand i: `rows` rows of k elements, ld
- * apart, read in cfg->bk x box_rows boxes; 0 where the driver refuses. */
+ * apart, read in cfg->bk x box_rows boxes; for an operand that differs per
+ * problem of a batch (stride > 0 in a batch of more than one) a rank-3 map
+ * with the problems `stride` elements apart (gemm.cuh's tma_loader reads it
+ * at the problem), else rank 2.  0 where the driver refuses. */
 static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char *map, int i,
-                     void *ptr, long long k, long long rows, long long ld, int box_rows)
+                     void *ptr, long long k, long long rows, long long ld, int box_rows,
+                     long long stride)
 {
     const rt_driver *d = l->m->ctx->driver;
-    const unsigned long long dims[2] = {(unsigned long long)k, (unsigned long long)rows};
-    const unsigned long long strides[1] = {(unsigned long long)ld * evt_elem_size(l->k->operands[i].elem)};
-    const unsigned box[2] = {(unsigned)cfg->bk, (unsigned)box_rows}, ones[2] = {1, 1};
+    const unsigned long long es = evt_elem_size(l->k->operands[i].elem);
+    const unsigned rank = l->batch > 1 && stride > 0 ? 3 : 2;
+    const unsigned long long dims[3] = {(unsigned long long)k, (unsigned long long)rows,
+                                        (unsigned long long)l->batch};
+    const unsigned long long strides[2] = {(unsigned long long)ld * es, (unsigned long long)stride * es};
+    const unsigned box[3] = {(unsigned)cfg->bk, (unsigned)box_rows, 1}, ones[3] = {1, 1, 1};
     return d->tensor_map_tiled && tma_swizzle(cfg) >= 0 &&
-           d->tensor_map_tiled(map, tma_dtype(l, i), 2, ptr, dims, strides, box, ones, 0, tma_swizzle(cfg),
-                               RT_TMAP_L2_128B, 0) == 0;
+           d->tensor_map_tiled(map, tma_dtype(l, i), rank, ptr, dims, strides, box, ones, 0,
+                               tma_swizzle(cfg), RT_TMAP_L2_128B, 0) == 0;
 }
 
 /*
@@ -826,7 +931,7 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
                              RT_TMAP_L2_128B, 0) != 0)
         return 0;
     const long long rsc = z[5] * z[6] * z[3];
-    return tiled_map(l, cfg, maps->b, 1, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn);
+    return tiled_map(l, cfg, maps->b, 1, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn, 0);
 }
 
 /* A GEMM's TMA maps (kernels/mainloops/gemm.cuh's tma_loader): A row-major
@@ -836,17 +941,18 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
 static int gemm_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
-    return tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm) &&
-           tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn);
+    return tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm, a->stride) &&
+           tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn, b->stride);
 }
 
 /* A staged configuration's map of the epilogue input it stages
  * (plan_staged_input; evt_sm90::stage_tile): the [M, N] tensor as an (n, m)
  * matrix of 16-bit elements, ld apart, read in cfg->bn x cfg->bm boxes,
  * unswizzled (the epilogue reads the tile dense), zero-filled past the
- * problem.  1 for a configuration that stages nothing; 0 where the map
- * cannot be made (base or row stride not 16-byte aligned, a driver without
- * tensor maps). */
+ * problem; rank 3 (the problems bs_in elements apart) for an input that
+ * differs per problem of a batch, as stage_tile reads it.  1 for a
+ * configuration that stages nothing; 0 where the map cannot be made (base,
+ * row or batch stride not 16-byte aligned, a driver without tensor maps). */
 static int staged_map(const evt_launch *l, const plan_config *cfg, unsigned char *map)
 {
     if (!cfg->staged)
@@ -856,13 +962,15 @@ static int staged_map(const evt_launch *l, const plan_config *cfg, unsigned char
     if (i < 0 || !d->tensor_map_tiled)
         return 0;
     const rt_buffer *in = &l->inputs[i];
-    if ((uintptr_t)in->ptr % 16 != 0 || (in->ld * 2) % 16 != 0)
+    const unsigned rank = l->batch > 1 && in->stride > 0 ? 3 : 2;
+    if ((uintptr_t)in->ptr % 16 != 0 || (in->ld * 2) % 16 != 0 || (rank == 3 && (in->stride * 2) % 16 != 0))
         return 0;
-    const unsigned long long dims[2] = {(unsigned long long)l->dims[1], (unsigned long long)l->dims[0]};
-    const unsigned long long strides[1] = {(unsigned long long)in->ld * 2};
-    const unsigned box[2] = {(unsigned)cfg->bn, (unsigned)cfg->bm}, ones[2] = {1, 1};
+    const unsigned long long dims[3] = {(unsigned long long)l->dims[1], (unsigned long long)l->dims[0],
+                                        (unsigned long long)l->batch};
+    const unsigned long long strides[2] = {(unsigned long long)in->ld * 2, (unsigned long long)in->stride * 2};
+    const unsigned box[3] = {(unsigned)cfg->bn, (unsigned)cfg->bm, 1}, ones[3] = {1, 1, 1};
     const int dtype = l->fn->inputs[i].info.elem == EVT_BF16 ? RT_TMAP_BF16 : RT_TMAP_F16;
-    return d->tensor_map_tiled(map, dtype, 2, in->ptr, dims, strides, box, ones, 0, RT_TMAP_SWIZZLE_NONE,
+    return d->tensor_map_tiled(map, dtype, rank, in->ptr, dims, strides, box, ones, 0, RT_TMAP_SWIZZLE_NONE,
                                RT_TMAP_L2_128B, 0) == 0;
 }
 
@@ -899,6 +1007,7 @@ void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key)
     memset(key, 0, sizeof *key);
     key->kernel = l->kernel_hash;
     memcpy(key->sizes, l->sizes, sizeof l->sizes);
+    key->batch = l->batch;
     key->aligned = aligned;
     snprintf(key->device, sizeof key->device, "%s", l->device);
     key->sms = l->sms;
@@ -914,7 +1023,7 @@ static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
         return 0;
     evt_ctx *ctx = l->m->ctx;
     if (l->tuned_generation != ctx->tunedb_generation + 1 || l->tuned_aligned != aligned ||
-        memcmp(l->tuned_sizes, l->sizes, sizeof l->sizes) != 0) {
+        l->tuned_batch != l->batch || memcmp(l->tuned_sizes, l->sizes, sizeof l->sizes) != 0) {
         rt_tune_key key;
         rt_tune_choice c;
         launch_tune_key(l, aligned, &key);
@@ -922,6 +1031,7 @@ static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
         if (rt_tunedb_find(&ctx->tunedb, &key, &c))
             l->tuned = (plan_options){plan_config_find(c.config), c.split_k};
         memcpy(l->tuned_sizes, l->sizes, sizeof l->sizes);
+        l->tuned_batch = l->batch;
         l->tuned_aligned = aligned;
         l->tuned_generation = ctx->tunedb_generation + 1;
     }
@@ -958,12 +1068,18 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     const int conv = l->k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
     const int driver_tma = ctx->driver->tensor_map_tiled && (!conv || ctx->driver->tensor_map_im2col);
+    /* a batch's later problems' operands start a batch stride after the
+     * first's: each must be as aligned (and a TMA map's strides 16-byte
+     * multiples), as a leading dimension must */
     const int aligned =
         conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
              : plan_gemm_aligned_elem(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m, n,
                                       k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld,
-                                      (int)evt_elem_size(oa->elem));
-    *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma};
+                                      (int)evt_elem_size(oa->elem)) &&
+                   (l->batch == 1 || ((unsigned long long)a->stride * evt_elem_size(oa->elem) % 16 == 0 &&
+                                      (unsigned long long)b->stride * evt_elem_size(ob->elem) % 16 == 0));
+    *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma,
+                           l->batch};
     return EVT_OK;
 }
 
@@ -1011,9 +1127,9 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
      * enqueue's grids are unsigned, and cuLaunchKernel takes 2^31-1. */
     if (r->pl.tiles > RT_MAX_GRID || r->pl.grid > RT_MAX_GRID)
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                    "configuration %s cuts the problem into %lld tiles, a grid of %lld CTAs: past "
+                    "configuration %s cuts the problem%s into %lld tiles, a grid of %lld CTAs: past "
                     "the 2^31-1 of a launch",
-                    r->pl.config->name, r->pl.tiles, r->pl.grid);
+                    r->pl.config->name, l->batch > 1 ? "s of the batch" : "", r->pl.tiles, r->pl.grid);
 
     r->split_offset = 0;
     if (r->pl.tiles > 0 && r->pl.splits > 1) {

@@ -58,7 +58,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
         if (!plan_can_run(cfg, v->pk, prob->target, NULL))
             continue;
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
-        const int few_tiles = plan_config_tiles(cfg, prob->m, prob->n) < 2LL * sms;
+        const int few_tiles = plan_config_batch_tiles(cfg, prob->m, prob->n, prob->batch) < 2LL * sms;
         for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {
             if (splits[s] && (!few_tiles || plan_config_persistent(cfg)))
                 break;

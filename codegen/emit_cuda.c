@@ -166,7 +166,8 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
     sb_printf(sb, "    %s mainloop; /* the mainloop's problem */\n", cg_mainloop_args_type(e->k));
     for (size_t i = 0; i < l->nfields; i++) {
         const cg_field *f = &l->fields[i];
-        if (f->role == CG_ROLE_OPERAND || f->role == CG_ROLE_OPERAND_LD || f->role == CG_ROLE_SIZE)
+        if (f->role == CG_ROLE_OPERAND || f->role == CG_ROLE_OPERAND_LD || f->role == CG_ROLE_SIZE ||
+            f->role == CG_ROLE_OPERAND_STRIDE || f->role == CG_ROLE_BATCH || f->role == CG_ROLE_BATCH_INDEX)
             continue;
         const evt_arg_info *info = NULL;
         if (f->role == CG_ROLE_INPUT)
@@ -451,6 +452,37 @@ static void emit_prefetch(emitter *e, const char *fname, const char *sname)
     sb_puts(sb, "}\n\n");
 }
 
+/* The words of a reduction output of shape s for one problem: its extent. */
+static const char *reduction_extent(evt_shape s)
+{
+    return s == EVT_SHAPE_M ? "p.m" : s == EVT_SHAPE_N ? "p.n" : "1";
+}
+
+/* BASE_at(p, l): the arguments of problem l of a batch, every pointer moved
+ * by its batch stride (0: shared by the batch) and each reduction's
+ * workspace by one problem's words; what every entry point hands the
+ * mainloop and the epilogue of a tile of problem l.  The strides are 0 for
+ * a batch of one (the runtime packs them so), where it changes nothing. */
+static void emit_problem_at(emitter *e, const char *base, const char *sname)
+{
+    strbuf *sb = e->sb;
+    const ir_func *fn = e->fn;
+    sb_printf(sb, "/* Problem l of a batch: pointers moved by their batch strides. */\n"
+                  "static __device__ __forceinline__ %s %s_at(const %s &p0, int l)\n{\n"
+                  "    %s p = p0;\n"
+                  "    p.mainloop = p0.mainloop.at(l);\n",
+              sname, base, sname, sname);
+    for (size_t i = 0; i < fn->ninputs; i++)
+        sb_printf(sb, "    p.in%zu += (evt_i64)l * p0.bs_in%zu;\n", i, i);
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        sb_printf(sb, "    p.out%zu += (evt_i64)l * p0.bs_out%zu;\n", o, o);
+        if (fn->outputs[o].info.reduce != EVT_REDUCE_NONE)
+            sb_printf(sb, "    p.ws%zu += (evt_i64)l * (evt_i64)%s;\n", o,
+                      reduction_extent(fn->outputs[o].info.shape));
+    }
+    sb_puts(sb, "    return p;\n}\n\n");
+}
+
 /* Kernels that set the workspace to each reduction's identity, and that
  * convert the finished workspace into the outputs. */
 static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
@@ -462,20 +494,25 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
                   finish ? "finish" : "init", sname);
         sb_puts(sb, "    const evt_i64 t = (evt_i64)blockIdx.x * blockDim.x + threadIdx.x;\n"
                     "    const evt_i64 stride = (evt_i64)gridDim.x * blockDim.x;\n");
+        /* a batch's problems one after the other: problem l's words at l * extent */
+        sb_puts(sb, "    for (int l = 0; l < p.mainloop.batches(); ++l) {\n");
         for (size_t o = 0; o < fn->noutputs; o++) {
             const evt_arg_info *oi = &fn->outputs[o].info;
             if (oi->reduce == EVT_REDUCE_NONE)
                 continue;
-            const char *extent = oi->shape == EVT_SHAPE_M ? "p.m" : oi->shape == EVT_SHAPE_N ? "p.n" : "1";
+            const char *extent = reduction_extent(oi->shape);
             const char *rn = red_name(oi->reduce);
-            sb_printf(sb, "    for (evt_i64 j = t; j < (evt_i64)%s; j += stride) /* out %s */\n", extent,
+            sb_printf(sb, "        for (evt_i64 j = t; j < (evt_i64)%s; j += stride) /* out %s */\n", extent,
                       oi->name);
             if (finish)
-                sb_printf(sb, "        p.out%zu[j] = evt_elem<%s>::store(evt_red<%s>::finish(p.ws%zu[j]));\n",
-                          o, elem_const(oi->elem), rn, o);
+                sb_printf(sb, "            p.out%zu[l * p.bs_out%zu + j] = evt_elem<%s>::store(evt_red<%s>::finish("
+                              "p.ws%zu[l * (evt_i64)%s + j]));\n",
+                          o, o, elem_const(oi->elem), rn, o, extent);
             else
-                sb_printf(sb, "        p.ws%zu[j] = evt_red<%s>::init_word();\n", o, rn);
+                sb_printf(sb, "            p.ws%zu[l * (evt_i64)%s + j] = evt_red<%s>::init_word();\n", o,
+                          extent, rn);
         }
+        sb_puts(sb, "    }\n");
         sb_puts(sb, "}\n\n");
     }
 }
@@ -548,6 +585,7 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     e->sb = &c->common;
     emit_args_struct(e, sname, layout);
     free(layout);
+    emit_problem_at(e, base, sname);
     emit_epilogue(e, fname, sname, row_group);
     emit_prefetch(e, fname, sname);
 
@@ -668,7 +706,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                               cfg, cfg);
                     sb_puts(sb, base);
                     entry_suffix(target, c, aligned, split ? 1 + part : 0, sb);
-                    sb_printf(sb, "(const %s p%s)\n{\n"
+                    sb_printf(sb, "(const %s p0%s)\n{\n"
                                   "    typedef %s Cfg;\n"
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
                                   "%s",
@@ -682,58 +720,63 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                          * prefetch on the epilogue warps (pp_run has none);
                          * a staged configuration's producer calls stage() */
                         const int st = c->staged ? plan_staged_input(fn) : -1;
+                        /* each tile's problem of a batch moves the arguments (BASE_at) */
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
-                                      "        const %s &p;\n"
+                                      "        const %s &p0;\n"
                                       "        const evt_tma_maps *tma;\n"
-                                      "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, float *acc,\n"
+                                      "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, int problem, float *acc,\n"
                                       "                                                   const void *staged = nullptr) const\n"
                                       "        {\n"
+                                      "            const %s p = %s_at(p0, problem);\n"
                                       "            if (%s)\n"
                                       "                %s<Cfg::kEpiBM, Cfg::kBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "            else\n"
                                       "                %s<Cfg::kEpiBM, Cfg::kBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "        }\n"
-                                      "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n) const\n"
+                                      "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n, int problem) const\n"
                                       "        {\n"
-                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(p, tile_m, tile_n);\n"
+                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(%s_at(p0, problem), tile_m, tile_n);\n"
                                       "        }\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
-                                  sname, fast, fname, st >= 0 ? "true" : "false",
-                                  fname, st >= 0 ? "true" : "false", fname);
+                                  sname, sname, base, fast, fname, st >= 0 ? "true" : "false",
+                                  fname, st >= 0 ? "true" : "false", fname, base);
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
-                                          "                                              int tid) const\n"
-                                          "        { /* in %s */\n"
+                                          "                                              int problem, int tid) const\n"
+                                          "        { /* in %s: a rank-3 map where it differs per problem */\n"
+                                          "            const %s p = %s_at(p0, problem);\n"
                                           "            evt_sm90::stage_tile<Cfg>(dst, bar, tile_m, tile_n, tid, tma ? &tma->staged : nullptr,\n"
-                                          "                                       p.in%d, p.ld_in%d, p.m, p.n);\n"
+                                          "                                       p.in%d, p.ld_in%d, p.m, p.n, p.bs_in%d ? problem : -1);\n"
                                           "        }\n",
-                                      fn->inputs[st].info.name, st, st);
+                                      fn->inputs[st].info.name, sname, base, st, st, st);
                         sb_printf(sb, "    };\n"
-                                      "    const epi e = {p, %s};\n"
-                                      "    evt_%s_persistent<Cfg>(p.mainloop, smem, e%s);\n"
+                                      "    const epi e = {p0, %s};\n"
+                                      "    evt_%s_persistent<Cfg>(p0.mainloop, smem, e%s);\n"
                                       "}\n\n",
                                   tma ? "&tma" : "nullptr", ml, tma ? ", &tma" : "");
                         continue;
                     }
+                    /* the tile's problem of a batch moves the arguments (BASE_at) */
                     if (!split)
-                        sb_printf(sb, "    evt_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
+                        sb_printf(sb, "    const %s p = %s_at(p0, evt_tile_coord<Cfg>((int)blockIdx.x, p0.m, p0.n, &tile_m, &tile_n));\n"
                                       "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
-                                  ml);
+                                  sname, base, ml);
                     else if (part == 0) {
                         /* share blockIdx.x % splits of tile blockIdx.x / splits, to slot blockIdx.x */
-                        sb_printf(sb, "    evt_tile_coord<Cfg>((int)blockIdx.x / splits, p.m, p.n, &tile_m, &tile_n);\n"
+                        sb_printf(sb, "    const %s p = %s_at(p0, evt_tile_coord<Cfg>((int)blockIdx.x / splits, p0.m, p0.n, &tile_m, &tile_n));\n"
                                       "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n"
                                       "    evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                       "        reinterpret_cast<const float *>(smem), split_ws + (evt_i64)blockIdx.x * Cfg::kBM * Cfg::kBN);\n"
                                       "}\n\n",
-                                  ml);
+                                  sname, base, ml);
                         continue;
                     } else {
-                        sb_puts(sb, "    /* tile blockIdx.x: the sum of its partial tiles */\n"
-                                    "    evt_tile_coord<Cfg>((int)blockIdx.x, p.m, p.n, &tile_m, &tile_n);\n"
-                                    "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
+                        sb_printf(sb, "    /* tile blockIdx.x: the sum of its partial tiles */\n"
+                                      "    const %s p = %s_at(p0, evt_tile_coord<Cfg>((int)blockIdx.x, p0.m, p0.n, &tile_m, &tile_n));\n",
+                                  sname, base);
+                        sb_puts(sb, "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                     "        split_ws + (evt_i64)blockIdx.x * splits * Cfg::kBM * Cfg::kBN, splits,\n"
                                     "        reinterpret_cast<float *>(smem));\n");
                     }

@@ -16,7 +16,8 @@ static int add(cg_layout *l, const char *name, int index, cg_field_type type, cg
     /* name and index by hand: every emission and launch lays out its
      * struct, and snprintf showed in their profiles (docs/fuzzing.md) */
     char digits[12], *d = digits + sizeof digits;
-    if (index >= 0 && role != CG_ROLE_OPERAND && role != CG_ROLE_OPERAND_LD && role != CG_ROLE_SIZE)
+    if (index >= 0 && role != CG_ROLE_OPERAND && role != CG_ROLE_OPERAND_LD && role != CG_ROLE_SIZE &&
+        role != CG_ROLE_OPERAND_STRIDE && role != CG_ROLE_BATCH && role != CG_ROLE_BATCH_INDEX)
         for (unsigned v = (unsigned)index; d == digits + sizeof digits || v; v /= 10)
             *--d = (char)('0' + v % 10);
     size_t n = 0;
@@ -39,7 +40,7 @@ const char *cg_mainloop_args_type(const ir_kernel *k)
     return k->mainloop == EVT_MAINLOOP_GEMM ? "evt_gemm_args" : "evt_conv_args";
 }
 
-/* evt_gemm_args of kernels/mainloops/gemm.cuh: 48 bytes. */
+/* evt_gemm_args of kernels/mainloops/gemm.cuh: 72 bytes. */
 static int gemm_fields(cg_layout *l)
 {
     return add(l, "mainloop.a", 0, CG_PTR, CG_ROLE_OPERAND) &&
@@ -48,7 +49,11 @@ static int gemm_fields(cg_layout *l)
            add(l, "mainloop.n", 1, CG_I32, CG_ROLE_SIZE) &&
            add(l, "mainloop.k", 2, CG_I32, CG_ROLE_SIZE) &&
            add(l, "mainloop.lda", 0, CG_I64, CG_ROLE_OPERAND_LD) &&
-           add(l, "mainloop.ldb", 1, CG_I64, CG_ROLE_OPERAND_LD);
+           add(l, "mainloop.ldb", 1, CG_I64, CG_ROLE_OPERAND_LD) &&
+           add(l, "mainloop.stride_a", 0, CG_I64, CG_ROLE_OPERAND_STRIDE) &&
+           add(l, "mainloop.stride_b", 1, CG_I64, CG_ROLE_OPERAND_STRIDE) &&
+           add(l, "mainloop.batch", 0, CG_I32, CG_ROLE_BATCH) &&
+           add(l, "mainloop.index", 0, CG_I32, CG_ROLE_BATCH_INDEX);
 }
 
 /* evt_conv_args of kernels/mainloops/conv2d_fprop.cuh: 80 bytes. */
@@ -78,6 +83,7 @@ int cg_layout_of(const ir_kernel *k, cg_layout *l)
         ok = add(l, "in", (int)i, CG_PTR, CG_ROLE_INPUT);
         if (ok && fn->inputs[i].info.shape == EVT_SHAPE_MN)
             ok = add(l, "ld_in", (int)i, CG_I64, CG_ROLE_INPUT_LD);
+        ok = ok && add(l, "bs_in", (int)i, CG_I64, CG_ROLE_INPUT_STRIDE);
     }
     for (size_t i = 0; ok && i < fn->nparams; i++)
         ok = add(l, "param", (int)i, CG_F32, CG_ROLE_PARAM);
@@ -87,6 +93,7 @@ int cg_layout_of(const ir_kernel *k, cg_layout *l)
             ok = add(l, "ws", (int)i, CG_PTR, CG_ROLE_WORKSPACE);
         else if (ok)
             ok = add(l, "ld_out", (int)i, CG_I64, CG_ROLE_OUTPUT_LD);
+        ok = ok && add(l, "bs_out", (int)i, CG_I64, CG_ROLE_OUTPUT_STRIDE);
     }
     ok = ok && add(l, "m", -1, CG_I32, CG_ROLE_M) && add(l, "n", -1, CG_I32, CG_ROLE_N);
     l->size = (l->size + 7) / 8 * 8;

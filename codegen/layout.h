@@ -27,7 +27,12 @@ typedef enum cg_role {
     CG_ROLE_OUTPUT_LD,  /* ld_out<index> (element-wise outputs) */
     CG_ROLE_WORKSPACE,  /* ws<index> (reduction outputs) */
     CG_ROLE_M,          /* m: output rows */
-    CG_ROLE_N           /* n: output columns */
+    CG_ROLE_N,          /* n: output columns */
+    CG_ROLE_OPERAND_STRIDE, /* batch stride of operand <index> (GEMM) in bytes, 0 for a batch of one */
+    CG_ROLE_BATCH,          /* the batch's problems (GEMM; 1: a plain launch) */
+    CG_ROLE_BATCH_INDEX,    /* the problem a description is of: 0 as packed (GEMM) */
+    CG_ROLE_INPUT_STRIDE,   /* bs_in<index>: batch stride of an input, 0 for a batch of one */
+    CG_ROLE_OUTPUT_STRIDE   /* bs_out<index>: batch stride of an output, likewise */
 } cg_role;
 
 typedef struct cg_field {

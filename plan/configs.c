@@ -1,6 +1,8 @@
 /* configs.c - kernels/tile_configs.h's rows as the planner's table. */
 #include "plan.h"
 
+#include <limits.h>
+
 #include <string.h>
 
 const plan_config plan_configs[EVT_TILE_COUNT] = {
@@ -52,4 +54,11 @@ const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml)
 long long plan_config_tiles(const plan_config *c, long long m, long long n)
 {
     return ((m + c->bm - 1) / c->bm) * ((n + c->bn - 1) / c->bn);
+}
+
+long long plan_config_batch_tiles(const plan_config *c, long long m, long long n, long long batch)
+{
+    const long long t = plan_config_tiles(c, m, n);
+    long long all;
+    return batch <= 1 ? t : __builtin_mul_overflow(t, batch, &all) ? LLONG_MAX : all;
 }

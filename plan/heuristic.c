@@ -6,7 +6,10 @@
  * count, so they depend on M, N, the SMs and (a little) K.  A configuration
  * that does not fit the target's shared memory is passed over, so the next
  * smaller one applies: sm_86 and sm_89 (99 KB) cannot hold the 128x256
- * tiles (a 135 KB accumulator tile) that sm_80 (163 KB) picks.
+ * tiles (a 135 KB accumulator tile) that sm_80 (163 KB) picks.  A batched
+ * GEMM's problems share one grid: the GEMM heuristics count the batch's
+ * tiles (plan_config_batch_tiles), while M, N and K still describe one
+ * problem.
  * The measurements behind every rule: docs/sm80.md and docs/sm90.md. */
 #include "plan.h"
 
@@ -124,11 +127,11 @@ static const gemm_tiles gemm8 = {NULL,
  * does not change the choice: it only sets the length of the mainloop.
  */
 static const plan_config *gemm_sm80_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
-                                         long long sms)
+                                         long long batch, long long sms)
 {
-    if (g->sync_wide && fits(g->sync_wide, t) && plan_config_tiles(g->sync_wide, m, n) >= 2 * sms)
+    if (g->sync_wide && fits(g->sync_wide, t) && plan_config_batch_tiles(g->sync_wide, m, n, batch) >= 2 * sms)
         return g->sync_wide;
-    if (fits(g->sync_mid, t) && plan_config_tiles(g->sync_mid, m, n) >= sms)
+    if (fits(g->sync_mid, t) && plan_config_batch_tiles(g->sync_mid, m, n, batch) >= sms)
         return g->sync_mid;
     return g->sync_small;
 }
@@ -175,11 +178,13 @@ static int tiles_per_sm(const plan_config *c)
     return c->pp ? (c->bm == 128 * c->pp ? 1 : c->pp) : c->min_blocks;
 }
 
-static double wave_cost(const plan_config *c, long long m, long long n, long long sms, int penalty_pct)
+static double wave_cost(const plan_config *c, long long m, long long n, long long batch, long long sms,
+                        int penalty_pct)
 {
     const int per_sm = tiles_per_sm(c);
     const long long slots = sms * per_sm;
-    const long long waves = (plan_config_tiles(c, m, n) + slots - 1) / slots;
+    const long long tiles = plan_config_batch_tiles(c, m, n, batch);
+    const long long waves = tiles / slots + (tiles % slots != 0);
     return (double)waves * c->bm * c->bn * per_sm * (100 + penalty_pct);
 }
 
@@ -192,13 +197,13 @@ typedef struct costed {
 /* The cheapest of the n candidates that fit t, the earliest on equal cost
  * (the list is in order of preference); NULL if none fits. */
 static const plan_config *cheapest(const costed *cand, int n, const plan_target *t, long long m,
-                                   long long n_, long long sms, double *cost)
+                                   long long n_, long long batch, long long sms, double *cost)
 {
     const plan_config *best = NULL;
     for (int i = 0; i < n; i++) {
         if (!fits(cand[i].c, t))
             continue;
-        const double c = wave_cost(cand[i].c, m, n_, sms, cand[i].penalty_pct);
+        const double c = wave_cost(cand[i].c, m, n_, batch, sms, cand[i].penalty_pct);
         if (!best || c < *cost) {
             best = cand[i].c;
             *cost = c;
@@ -209,18 +214,19 @@ static const plan_config *cheapest(const costed *cand, int n, const plan_target 
 
 /* Whether the producer/consumer configuration pp gives each of its
  * consumers two tiles or more. */
-static int two_tiles_a_consumer(const plan_config *pp, long long m, long long n, long long sms)
+static int two_tiles_a_consumer(const plan_config *pp, long long m, long long n, long long batch,
+                                long long sms)
 {
-    return plan_config_tiles(pp, m, n) >= 2LL * pp->pp * sms;
+    return plan_config_batch_tiles(pp, m, n, batch) >= 2LL * pp->pp * sms;
 }
 
 /* Percent of the SM-slot waves c's tiles fill: 100 for whole waves. */
-static long long wave_fill_pct(const plan_config *c, long long m, long long n, long long sms)
+static long long wave_fill_pct(const plan_config *c, long long m, long long n, long long batch, long long sms)
 {
     const long long slots = sms * tiles_per_sm(c);
-    const long long tiles = plan_config_tiles(c, m, n);
+    const long long tiles = plan_config_batch_tiles(c, m, n, batch);
     const long long waves = (tiles + slots - 1) / slots;
-    return waves ? 100 * tiles / (waves * slots) : 100;
+    return waves ? (long long)(100.0 * (double)tiles / ((double)waves * (double)slots)) : 100;
 }
 
 /*
@@ -242,22 +248,23 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  *   CTAs per SM.
  */
 static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
-                                         long long kk, long long sms, int tma)
+                                         long long kk, long long batch, long long sms, int tma)
 {
     const plan_config *pp = g->pp, *wide = g->wg_wide;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
-    if (pp_ok && two_tiles_a_consumer(pp, m, n, sms))
+    if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return pp;
-    if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
-        return fits(wide, t) && wave_fill_pct(wide, m, n, sms) >= 85 ? wide : pp;
-    const plan_config *classic = gemm_sm80_pick(g, t, m, n, sms);
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
+        return fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
+    const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small)
         return classic;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;
     /* short K: at most two k tiles (128 16-bit elements, 256 fp8 ones) */
-    const plan_config *best = cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, t, m, n, sms, &cost);
+    const plan_config *best = cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, t, m, n, batch, sms, &cost);
     return best ? best : classic;
 }
 
@@ -291,7 +298,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         return staged;
     if (n <= 64) {
         const plan_config *pp = CFG(sm90_pp2_128x64x64_s7);
-        return tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, sms) ? pp : classic;
+        return tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, 1, sms) ? pp : classic;
     }
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
@@ -309,14 +316,14 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg3_192x128x64_s4), 15},
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
     double cost = 0;
-    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, sms, &cost);
-    if (pp_ok && (!best || wave_cost(pp, m, n, sms, -25) < cost))
+    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, 1, sms, &cost);
+    if (pp_ok && (!best || wave_cost(pp, m, n, 1, sms, -25) < cost))
         return pp;
     return best ? best : classic;
 }
 
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
-                             int sms, int tma)
+                             long long batch, int sms, int tma)
 {
     const plan_target *ti = plan_target_info(t);
     if (!ti)
@@ -324,7 +331,8 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
     const long long s = sms > 0 ? sms : ti->sms_default;
     if (k->mainloop == EVT_MAINLOOP_GEMM) {
         const gemm_tiles *g = k->fp8 ? &gemm8 : &gemm16;
-        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, m, n, kk, s, tma) : gemm_sm80_pick(g, ti, m, n, s);
+        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, m, n, kk, batch, s, tma)
+                                  : gemm_sm80_pick(g, ti, m, n, batch, s);
     }
     return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, s, tma, k->stageable)
                               : conv_sm80_pick(ti, m, n, kk, s);

@@ -138,7 +138,7 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     out->tma = tma_usable(c, k, p, driver_tma);
     /* a producer/consumer configuration's fast path is its TMA loads */
     out->aligned = p->aligned && (!c->pp || out->tma);
-    out->tiles = plan_config_tiles(c, p->m, p->n);
+    out->tiles = plan_config_batch_tiles(c, p->m, p->n, p->batch);
     const long long k_tiles = (p->k + c->bk - 1) / c->bk;
     if (plan_config_persistent(c) || split_k == 1)
         out->splits = 1; /* a persistent grid walks its tiles: never split */
@@ -171,7 +171,7 @@ int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o
     if (c && !plan_can_run(c, k, p->target, why))
         return 0;
     if (!c)
-        c = plan_pick(k, p->target, p->m, p->n, p->k, sms, heuristic_tma(k, p, p->driver_tma));
+        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, heuristic_tma(k, p, p->driver_tma));
     return complete(c, k, p, o, sms, p->driver_tma, out, why);
 }
 
@@ -186,7 +186,7 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
     }
     /* the heuristic's pick as if the driver had no tensor maps */
     const int sms = problem_sms(p);
-    complete(plan_pick(k, p->target, p->m, p->n, p->k, sms, 0), k, p, o, sms, 0, pl, NULL);
+    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0), k, p, o, sms, 0, pl, NULL);
 }
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)

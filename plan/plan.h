@@ -103,6 +103,7 @@ typedef struct plan_problem {
     long long conv_c;      /* a conv's input channels (its TMA maps need c % bk == 0); 0 for a GEMM */
     int aligned;           /* the operands allow the fast path (kernels' fast-path test) */
     int driver_tma;        /* the driver can make the tensor maps this kernel's TMA loads need */
+    long long batch;       /* problems of a batch, each m x n x k (0 or 1: one); they share the grid */
 } plan_problem;
 
 /* The caller's choices; zero-initialized means the planner decides everything. */
@@ -116,21 +117,25 @@ typedef struct plan {
     int aligned;     /* fast path; else the guarded entry (element by element) */
     int tma;         /* the fast path loads through TMA maps (a producer/consumer configuration) */
     int splits;      /* CTAs per tile (split-K), 1: none */
-    long long tiles; /* output tiles */
+    long long tiles; /* output tiles, of every problem of a batch */
     long long grid;  /* CTAs of the main entry */
 } plan;
 
 /* ---- the heuristic (heuristic.c) -------------------------------------- */
 
 /*
- * The configuration the heuristic picks for kernel k on target t for an
- * m x n x kk problem (a conv's GEMM view) on sms multiprocessors (> 0);
+ * The configuration the heuristic picks for kernel k on target t for a
+ * batch of `batch` m x n x kk problems (a conv's GEMM view; batch 1 for one
+ * problem, whose tile counts the heuristic weighs batch times) on sms
+ * multiprocessors (> 0);
  * tma: the producer/consumer configurations' TMA maps can be made (the fast
  * path, a driver with tensor maps, a conv's c a multiple of their BK).
  * Always one that fits t's shared memory; NULL only for t outside evt_target.
  */
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n,
-                             long long kk, int sms, int tma);
+                             long long kk, long long batch, int sms, int tma);
+/* The output tiles of a batch of `batch` m x n problems (saturating at LLONG_MAX). */
+long long plan_config_batch_tiles(const plan_config *c, long long m, long long n, long long batch);
 /* Whether c is among the configurations plan_pick can return for k on t
  * (declared as data beside the heuristic, checked against it by the tests). */
 int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t);

@@ -3,6 +3,9 @@
  * A line: the library version, the device, its SMs, the kernel hash, the
  * sizes, the alignment, then the choice: configuration, split-K, time.
  *   0.1.0<TAB>NVIDIA H200<TAB>132<TAB>9f3c...<TAB>4096,4096,4096,...<TAB>1<TAB>sm90_pp2_128x128x64_s4<TAB>1<TAB>0.2041
+ * A batched launch's record (batch > 1) has the batch count as a tenth
+ * field, after the time; a line of nine is a plain launch's, as lines were
+ * before batches, so earlier databases keep their records.
  * A line of another library version is skipped: the configurations and the
  * kernels they time may have changed. */
 #define _POSIX_C_SOURCE 200809L
@@ -38,9 +41,16 @@ void rt_tunedb_path(char *path, size_t n)
     }
 }
 
+/* A key's batch count; 0 (a key zeroed without one) is a plain launch, 1. */
+static long long batch_of(const rt_tune_key *k)
+{
+    return k->batch > 1 ? k->batch : 1;
+}
+
 static int same_key(const rt_tune_key *a, const rt_tune_key *b)
 {
     return a->kernel == b->kernel && a->aligned == b->aligned && a->sms == b->sms &&
+           batch_of(a) == batch_of(b) &&
            memcmp(a->sizes, b->sizes, sizeof a->sizes) == 0 && strcmp(a->device, b->device) == 0;
 }
 
@@ -67,9 +77,9 @@ static int put(rt_tunedb *db, const rt_tune_key *key, const rt_tune_choice *choi
 /* One line into key and choice; 0 for a line of another version or a malformed one. */
 static int parse_line(char *line, rt_tune_key *key, rt_tune_choice *choice)
 {
-    char *field[9];
+    char *field[10];
     int nf = 0;
-    for (char *p = line; nf < 9;) {
+    for (char *p = line; nf < 10;) {
         field[nf++] = p;
         char *tab = strchr(p, '\t');
         if (!tab)
@@ -77,7 +87,7 @@ static int parse_line(char *line, rt_tune_key *key, rt_tune_choice *choice)
         *tab = '\0';
         p = tab + 1;
     }
-    if (nf != 9 || strcmp(field[0], EVT_VERSION_STRING) != 0)
+    if (nf < 9 || strcmp(field[0], EVT_VERSION_STRING) != 0)
         return 0;
     memset(key, 0, sizeof *key);
     memset(choice, 0, sizeof *choice);
@@ -100,6 +110,12 @@ static int parse_line(char *line, rt_tune_key *key, rt_tune_choice *choice)
     key->aligned = atoi(field[5]);
     choice->split_k = atoi(field[7]);
     choice->ms = strtod(field[8], NULL);
+    key->batch = 1;
+    if (nf == 10) {
+        key->batch = strtoll(field[9], &end, 10);
+        if (end == field[9] || *end || key->batch < 2)
+            return 0;
+    }
     return choice->split_k >= 0;
 }
 
@@ -155,8 +171,12 @@ int rt_tunedb_store(rt_tunedb **db, const rt_tune_key *key, const rt_tune_choice
     for (int i = 0; i < RT_TUNE_SIZES && n > 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%lld", i ? "," : "", key->sizes[i]);
     if (n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\t%d\t%.6g\n", key->aligned,
+        n += snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\t%d\t%.6g", key->aligned,
                       choice->config, choice->split_k, choice->ms);
+    if (n > 0 && (size_t)n < sizeof line && key->batch > 1)
+        n += snprintf(line + n, sizeof line - (size_t)n, "\t%lld", key->batch);
+    if (n > 0 && (size_t)n < sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, "\n");
     if (n <= 0 || (size_t)n >= sizeof line)
         return 1;
     /* O_APPEND: one line per write, whole, whatever other processes append. */

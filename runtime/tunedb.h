@@ -17,6 +17,7 @@ enum { RT_TUNE_SIZES = 16 };
 typedef struct rt_tune_key {
     unsigned long long kernel; /* a hash of the kernel's IR and operands */
     long long sizes[RT_TUNE_SIZES]; /* the mainloop's problem, unused ones 0 */
+    long long batch;                /* problems of a batched launch; 1 (or 0): a plain one */
     int aligned;                    /* the fast path's alignment held */
     char device[96];                /* cuDeviceGetName */
     int sms;

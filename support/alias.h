@@ -24,6 +24,9 @@ typedef struct alias_buf {
     int mn;                 /* an [M, N] input, or output stored in its element type */
     int elem;               /* the element type (evt_elem) */
     long long ld;
+    /* A batch (alias_check_batch): problem l's footprint is this one moved
+     * l * stride bytes; 0: one footprint that every problem shares. */
+    unsigned long long stride;
 } alias_buf;
 
 /* Sets b's footprint: rows x cols elements of esize bytes, rows ld elements
@@ -43,5 +46,22 @@ int alias_overlap(const alias_buf *a, const alias_buf *b);
  * else 1, with the first pair that does not named in msg (len bytes).
  */
 int alias_check(const alias_buf *bufs, size_t n, char *msg, size_t len);
+
+/*
+ * Over a batch of `count` problems: 1 when problem i's footprint of a and
+ * problem j's of b share a byte for some i, j < count (or might: where the
+ * candidates are too many to try, or a and b have different nonzero
+ * strides, footprints whose hulls meet count as overlapping).  count 1 is
+ * alias_overlap.
+ */
+int alias_overlap_batch(const alias_buf *a, const alias_buf *b, unsigned long long count);
+/* 1 when two different problems' footprints of b share a byte (or might,
+ * as above) in a batch of `count`: a stride of 0, or one that is too
+ * small.  0 for count 1. */
+int alias_self_overlap(const alias_buf *b, unsigned long long count);
+/* alias_check over a batch of `count` problems (alias_overlap_batch); the
+ * in-place exception also takes the same stride.  It does not check a
+ * written buffer against its own other problems (alias_self_overlap). */
+int alias_check_batch(const alias_buf *bufs, size_t n, unsigned long long count, char *msg, size_t len);
 
 #endif

@@ -18,6 +18,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,7 @@ typedef struct run_options {
     param_setting *params;
     int nparams;
     long long ld_pad; /* extra elements in every leading dimension */
+    long long batch;  /* --batch: problems of a batched GEMM (1: one) */
     int warmup, reps;
     int reps_given;
     int tune;         /* evtc tune */
@@ -81,6 +84,10 @@ static void run_usage(FILE *f)
           "                       the seed used is printed)\n"
           "  --ld-pad P           add P elements to every leading dimension (gemm\n"
           "                       operands, [M, N] inputs and outputs)\n"
+          "  --batch L            a batch of L gemm problems in one launch, each with\n"
+          "                       its own random operands, inputs and outputs, one\n"
+          "                       after the other in every buffer (default 1);\n"
+          "                       --check checks every output of every problem\n"
           "  --reps R             timed runs for --bench (default 50, after 5 warm-ups)\n"
           "  --target T           sm_80, sm_86, sm_89 or sm_90a: must be the GPU's own\n"
           "  --progress           the first launch's progress line (it compiles with NVRTC)\n"
@@ -104,7 +111,7 @@ static void tune_usage(FILE *f)
           "each plan's median time.  Set EVT_IGNORE_TUNING_RECORDS=1 to run the\n"
           "heuristic's plans instead of the records.\n"
           "\n"
-          "options: those of evtc run (--kernel, --gemm, --conv, --target, --seed,\n"
+          "options: those of evtc run (--kernel, --gemm, --conv, --batch, --target, --seed,\n"
           "--ld-pad, --param, --special, --progress, -O), and\n"
           "  --max-seconds S      bound on the tuning, compiles included (default 10);\n"
           "                       plans not timed by then are listed as such\n"
@@ -189,6 +196,7 @@ static const evtc_valued valued_options[] = {
     {"--target", "sm_80|sm_86|sm_89|sm_90a"},
     {"--seed", "S"},
     {"--ld-pad", "P"},
+    {"--batch", "L"},
     {"--reps", "R"},
     {"--param", "NAME=VALUE"},
     {"--max-seconds", "S"},
@@ -269,6 +277,9 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
         } else if (evtc_arg_is(&arg, "--ld-pad")) {
             if (!evtc_parse_count(v, &o->ld_pad) || o->ld_pad > (1 << 20))
                 return bad_usage("--ld-pad needs an integer from 0 to 2^20 (got '%s')", v);
+        } else if (evtc_arg_is(&arg, "--batch")) {
+            if (!evtc_parse_count(v, &o->batch) || o->batch < 1 || o->batch > 2147483647LL)
+                return bad_usage("--batch needs an integer from 1 to 2^31-1 (got '%s')", v);
         } else if (evtc_arg_is(&arg, "--reps")) {
             if (!evtc_parse_count(v, &n) || n < 1 || n > 100000)
                 return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v);
@@ -298,6 +309,8 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
         return bad_usage("%s", "no problem size: give --gemm M,N,K or --conv N,H,W,C,K,R,S");
     if (o->have_gemm && o->have_conv)
         return bad_usage("%s", "give one of --gemm and --conv");
+    if (o->have_conv && o->batch > 1)
+        return bad_usage("%s", "--batch is for --gemm: a conv's batch is its N");
     return 0;
 }
 
@@ -336,7 +349,8 @@ typedef struct buffer {
     const char *name;
     evt_elem elem;
     long long rows, cols, ld;
-    size_t count; /* elements allocated */
+    size_t per;   /* elements of one problem of a batch: its batch stride */
+    size_t count; /* elements allocated: per x the batch */
     size_t bytes;
     unsigned char *host;
     void *dev;
@@ -369,17 +383,21 @@ static void shape_extent(evt_shape s, long long m, long long n, long long *rows,
     }
 }
 
-/* Sets a buffer's geometry; the leading dimension of a matrix gets --ld-pad. */
+/* Sets a buffer's geometry; the leading dimension of a matrix gets --ld-pad.
+ * A batch's problems follow one another (a size past size_t makes the
+ * allocation fail, with the buffer named). */
 static void geometry(buffer *b, const char *name, evt_elem e, long long rows, long long cols,
-                     long long pad)
+                     long long pad, long long batch)
 {
     b->name = name;
     b->elem = e;
     b->rows = rows;
     b->cols = cols;
     b->ld = cols + (rows > 1 || cols > 1 ? pad : 0);
-    b->count = rows && cols ? (size_t)((rows - 1) * b->ld + cols) : 0;
-    b->bytes = b->count * evt_elem_size(e);
+    b->per = rows && cols ? (size_t)((rows - 1) * b->ld + cols) : 0;
+    if (__builtin_mul_overflow(b->per, (size_t)batch, &b->count) ||
+        __builtin_mul_overflow(b->count, evt_elem_size(e), &b->bytes))
+        b->count = b->bytes = SIZE_MAX;
 }
 
 /* Prints the message of a failed library call and returns the exit status it means. */
@@ -454,7 +472,8 @@ static int fill(run *r, buffer *b, int input_specials, int operand_specials)
         size_t nspecial = input_specials ? elems / 128 + 1 : (size_t)operand_specials;
         for (size_t s = 0; s < nspecial; s++) {
             size_t e = (size_t)below(&r->rng, elems);
-            size_t at = (size_t)(e / (size_t)b->cols) * (size_t)b->ld + e % (size_t)b->cols;
+            size_t at = (size_t)(e / (size_t)b->cols) * (size_t)b->ld + e % (size_t)b->cols +
+                        (b->per ? (size_t)below(&r->rng, b->count / b->per) * b->per : 0);
             v[at] = special_value(input_specials ? below(&r->rng, 4) : below(&r->rng, 3));
         }
     }
@@ -576,17 +595,17 @@ static int prepare(run *r)
     const evt_operand_info *oa = evt_kernel_operand(r->k, 0), *ob = evt_kernel_operand(r->k, 1);
     const evt_conv_problem *c = &o->conv;
     if (o->have_conv) /* dense NHWC input and KRSC filter, one pixel per row */
-        geometry(&r->a, "x", oa->elem, c->n * c->h * c->w, c->c, 0);
+        geometry(&r->a, "x", oa->elem, c->n * c->h * c->w, c->c, 0, 1);
     else if (oa->layout == EVT_LAYOUT_COL)
-        geometry(&r->a, "a", oa->elem, o->k, o->m, o->ld_pad);
+        geometry(&r->a, "a", oa->elem, o->k, o->m, o->ld_pad, o->batch);
     else
-        geometry(&r->a, "a", oa->elem, o->m, o->k, o->ld_pad);
+        geometry(&r->a, "a", oa->elem, o->m, o->k, o->ld_pad, o->batch);
     if (o->have_conv)
-        geometry(&r->b, "w", ob->elem, c->k * c->r * c->s, c->c, 0);
+        geometry(&r->b, "w", ob->elem, c->k * c->r * c->s, c->c, 0, 1);
     else if (ob->layout == EVT_LAYOUT_COL)
-        geometry(&r->b, "b", ob->elem, o->n, o->k, o->ld_pad);
+        geometry(&r->b, "b", ob->elem, o->n, o->k, o->ld_pad, o->batch);
     else
-        geometry(&r->b, "b", ob->elem, o->k, o->n, o->ld_pad);
+        geometry(&r->b, "b", ob->elem, o->k, o->n, o->ld_pad, o->batch);
     int rc;
     if ((rc = alloc_buffer(r, &r->a)) || (rc = fill(r, &r->a, 0, 2)) ||
         (rc = alloc_buffer(r, &r->b)) || (rc = fill(r, &r->b, 0, 2)))
@@ -596,6 +615,8 @@ static int prepare(run *r)
             ? evt_launch_set_conv(r->launch, c, r->a.dev, r->a.bytes, r->b.dev, r->b.bytes)
             : evt_launch_set_gemm(r->launch, o->m, o->n, o->k, r->a.dev, r->a.ld, r->a.bytes,
                                   r->b.dev, r->b.ld, r->b.bytes);
+    if (st == EVT_OK && !o->have_conv && o->batch > 1)
+        st = evt_launch_set_batch(r->launch, o->batch, (long long)r->a.per, (long long)r->b.per);
     if (st != EVT_OK)
         return failed(r, st, o->have_conv ? "setting the conv problem" : "setting the GEMM");
 
@@ -612,11 +633,11 @@ static int prepare(run *r)
             buffer *b = pass ? &r->out[i] : &r->in[i];
             long long rows, cols;
             shape_extent(info->shape, o->m, o->n, &rows, &cols);
-            geometry(b, info->name, info->elem, rows, cols, o->ld_pad);
+            geometry(b, info->name, info->elem, rows, cols, o->ld_pad, o->have_conv ? 1 : o->batch);
             if ((rc = alloc_buffer(r, b)) || (rc = pass ? poison(r, b) : fill(r, b, 1, 0)))
                 return rc;
-            st = evt_launch_bind(r->launch, info->name, b->dev, b->bytes,
-                                 info->shape == EVT_SHAPE_MN ? b->ld : 0);
+            st = evt_launch_bind_batched(r->launch, info->name, b->dev, b->bytes,
+                                         info->shape == EVT_SHAPE_MN ? b->ld : 0, (long long)b->per);
             if (st != EVT_OK)
                 return failed(r, st, "binding");
         }
@@ -954,11 +975,12 @@ static int count_unwritten(run *r, long long *unwritten)
             break;
         }
         size_t es = evt_elem_size(b->elem);
-        for (long long row = 0; row < b->rows; row++)
-            for (long long col = 0; col < b->cols; col++) {
-                size_t at = (size_t)(row * b->ld + col) * es;
-                unwritten[i] += memcmp(b->host + at, second[i] + at, es) != 0;
-            }
+        for (size_t first = 0; b->per && first < b->count; first += b->per) /* each problem */
+            for (long long row = 0; row < b->rows; row++)
+                for (long long col = 0; col < b->cols; col++) {
+                    size_t at = (first + (size_t)(row * b->ld + col)) * es;
+                    unwritten[i] += memcmp(b->host + at, second[i] + at, es) != 0;
+                }
     }
     if (rc == EXIT_OUTSIDE && !second)
         fprintf(stderr, "%s: error: out of memory\n", prog_name);
@@ -967,6 +989,10 @@ static int count_unwritten(run *r, long long *unwritten)
     free(second);
     return rc;
 }
+
+static void view_problem(run *r, long long l);
+static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, double **refs,
+                   const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs);
 
 /* --check: every output against the reference; 0, EXIT_MISMATCH or an error. */
 static int check(run *r)
@@ -998,14 +1024,61 @@ static int check(run *r)
                "CPU\n",
                macs);
     fflush(stdout);
-    if (!rc)
-        rc = reference(r, rows, nrows, refs);
+    /* A batch's problems one by one, each against its own reference (the
+     * same rows of each); a batch of more than 8 prints the failures only. */
+    const long long batch = o->have_conv ? 1 : o->batch;
     size_t failed_outputs = 0, checked_outputs = 0;
+    for (long long l = 0; !rc && l < batch; l++) {
+        view_problem(r, l);
+        rc = reference(r, rows, nrows, refs);
+        rc = rc ? rc : compare(r, l, batch, rows, nrows, refs, unwritten, &failed_outputs, &checked_outputs);
+        view_problem(r, -l);
+        for (size_t i = 0; refs && i < r->nout; i++) {
+            free(refs[i]);
+            refs[i] = NULL;
+        }
+    }
+    if (!rc) {
+        if (failed_outputs)
+            printf("check: FAIL (%zu of %zu outputs%s)\n", failed_outputs, checked_outputs,
+                   batch > 1 ? " of the batch's problems" : "");
+        else if (batch > 1)
+            printf("check: PASS (%zu outputs: %zu of each of %lld problems)\n", checked_outputs, r->nout, batch);
+        else
+            printf("check: PASS (%zu outputs)\n", checked_outputs);
+        rc = failed_outputs ? EXIT_MISMATCH : 0;
+    }
+    free(refs);
+    free(rows);
+    free(unwritten);
+    return rc;
+}
+
+/* Moves every buffer's host copy l problems along the batch: to problem l
+ * from problem 0, and back with -l. */
+static void view_problem(run *r, long long l)
+{
+    buffer *ab[2] = {&r->a, &r->b};
+    for (size_t i = 0; i < 2 + r->nin + r->nout; i++) {
+        buffer *b = i < 2 ? ab[i] : i < 2 + r->nin ? &r->in[i - 2] : &r->out[i - 2 - r->nin];
+        b->host += (ptrdiff_t)l * (ptrdiff_t)(b->per * evt_elem_size(b->elem));
+    }
+}
+
+/* Problem l's outputs (of a batch of `batch`) against their references refs. */
+static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, double **refs,
+                   const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs)
+{
+    int rc = 0;
     for (size_t i = 0; !rc && i < r->nout; i++) {
         const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i);
         buffer *b = &r->out[i];
-        printf("check %s %s%s%s: ", info->name, evt_elem_name(info->elem),
-               evt_shape_name(info->shape), reduce_suffix(info->reduce));
+        /* every problem's line in a small batch, the failures' in a large one */
+        char head[200], problem[48] = "";
+        if (batch > 1)
+            snprintf(problem, sizeof problem, "problem %lld ", l);
+        snprintf(head, sizeof head, "check %s%s %s%s%s: ", problem, info->name, evt_elem_name(info->elem),
+                 evt_shape_name(info->shape), reduce_suffix(info->reduce));
         int by_row = (info->shape & EVT_SHAPE_M) != 0;
         /* The stored values of the checked rows, compact, in the reference's order. */
         size_t es = evt_elem_size(info->elem);
@@ -1033,13 +1106,16 @@ static int check(run *r)
             rc = EXIT_OUTSIDE;
             break;
         }
-        int pass = v.passed && unwritten[i] == 0;
-        checked_outputs++;
-        failed_outputs += !pass;
-        printf("max rel err %.2e, max %lld ulp (floor %.3g, tol %.2g): %s\n", v.max_err, v.max_ulp,
+        /* elements never written count against the whole batch's output, once */
+        int pass = v.passed && (unwritten[i] == 0 || l > 0);
+        ++*checked_outputs;
+        *failed_outputs += !pass;
+        if (batch > 8 && pass)
+            continue;
+        printf("%smax rel err %.2e, max %lld ulp (floor %.3g, tol %.2g): %s\n", head, v.max_err, v.max_ulp,
                v.floor, v.tol, pass ? "PASS" : "FAIL");
-        if (unwritten[i])
-            printf("  %lld of %lld elements never written\n", unwritten[i], b->rows * b->cols);
+        if (unwritten[i] && l == 0)
+            printf("  %lld of %lld elements never written\n", unwritten[i], b->rows * b->cols * batch);
         if (v.bad || v.special_bad) {
             long long row = by_row ? rows[v.first_bad / (long long)per] : 0;
             long long col = info->shape == EVT_SHAPE_MN ? v.first_bad % (long long)per
@@ -1057,18 +1133,6 @@ static int check(run *r)
                    isnan(v.first_want) ? NAN : v.first_want);
         }
     }
-    if (!rc) {
-        if (failed_outputs)
-            printf("check: FAIL (%zu of %zu outputs)\n", failed_outputs, checked_outputs);
-        else
-            printf("check: PASS (%zu outputs)\n", checked_outputs);
-        rc = failed_outputs ? EXIT_MISMATCH : 0;
-    }
-    for (size_t i = 0; refs && i < r->nout; i++)
-        free(refs[i]);
-    free(refs);
-    free(rows);
-    free(unwritten);
     return rc;
 }
 
@@ -1086,12 +1150,14 @@ static int bench(run *r)
     evt_status st = evt_launch_benchmark(r->launch, NULL, o->warmup, o->reps, &ms);
     if (st != EVT_OK)
         return failed(r, st, "benchmark");
-    double bytes = logical_bytes(&r->a) + logical_bytes(&r->b);
+    /* totals over a batch's problems */
+    const double batch = o->have_conv ? 1.0 : (double)o->batch;
+    double bytes = (logical_bytes(&r->a) + logical_bytes(&r->b)) * batch;
     for (size_t i = 0; i < r->nin; i++)
-        bytes += logical_bytes(&r->in[i]);
+        bytes += logical_bytes(&r->in[i]) * batch;
     for (size_t i = 0; i < r->nout; i++)
-        bytes += logical_bytes(&r->out[i]);
-    double flops = 2.0 * (double)o->m * (double)o->n * (double)o->k;
+        bytes += logical_bytes(&r->out[i]) * batch;
+    double flops = 2.0 * (double)o->m * (double)o->n * (double)o->k * batch;
     double s = ms * 1e-3;
     printf("bench: %.4f ms (median of %d), %.1f TFLOP/s, %.1f GB/s\n", ms, o->reps,
            s > 0 ? flops / s * 1e-12 : 0.0, s > 0 ? bytes / s * 1e-9 : 0.0);
@@ -1140,6 +1206,8 @@ static void print_header(const run *r)
                o->n, o->k);
     } else {
         printf("gemm M=%lld N=%lld K=%lld", o->m, o->n, o->k);
+        if (o->batch > 1)
+            printf(", a batch of %lld", o->batch);
     }
     printf(" on %s (%s), seed %llu%s%s\n", r->device, evt_target_name(r->target), o->seed,
            o->special ? ", --special" : "", o->ld_pad ? ", padded leading dimensions" : "");
@@ -1199,7 +1267,7 @@ static int tune(run *r)
 
 static int run_or_tune(int argc, char **argv, int tuning)
 {
-    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50, .tune = tuning};
+    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50, .tune = tuning, .batch = 1};
     prog_name = tuning ? "evtc tune" : "evtc run";
     int done;
     int rc = parse_run_args(argc, argv, &o, &done);

@@ -480,12 +480,47 @@ EVT_API void evt_launch_destroy(evt_launch *launch);
  * EVT_ERR_INVALID_ARGUMENT for a size outside 0..2^31-1, or an M x N of more
  * tiles than one grid holds (2^31-1), with the values in the message.  A
  * second call replaces the problem and both operands (the bindings stay,
- * to be checked against the new sizes by the run); a failed one changes
- * nothing.
+ * to be checked against the new sizes by the run) and makes the launch
+ * one problem again (evt_launch_set_batch); a failed one changes nothing.
  */
 EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long long n, long long k,
                                        const void *a, long long lda, size_t a_bytes,
                                        const void *b, long long ldb, size_t b_bytes);
+
+/*
+ * Batched GEMM: after evt_launch_set_gemm, makes the launch a batch of
+ * `count` problems of the same M, N, K, run by one launch of each kernel
+ * (the batch's tiles share one grid, every configuration and split-K
+ * included).  Problem l reads A at a + l * stride_a and B at
+ * b + l * stride_b (elements of the operand's type, in the layout and
+ * leading dimension set_gemm gave); a stride of 0 makes one operand that
+ * every problem shares (a weight broadcast over the batch).  Each input and
+ * output gives its own batch stride (evt_launch_bind_batched); reductions
+ * are per problem: a reduction output holds `count` results, its batch
+ * stride apart.  count 1 is the plain launch (strides are then ignored).
+ *
+ * EVT_ERR_INVALID_ARGUMENT, naming the value and changing nothing, for a
+ * count outside 1..2^31-1, a negative stride, a batch whose tiles all
+ * together exceed one grid (2^31-1 CTAs), a conv kernel and a count other
+ * than 1, or a call before evt_launch_set_gemm.  evt_launch_set_gemm (and
+ * set_conv) resets the batch to one problem, since it replaces both
+ * operands: set the batch again after it.  Bindings keep their batch
+ * strides until bound again.
+ *
+ * The run checks, besides what it checks of one problem, that every
+ * buffer's byte size covers its last problem ((count - 1) * stride
+ * elements past the first problem's start, with overflow refused naming
+ * the values), that no output's problems overlap each other (a stride of 0,
+ * or one smaller than a problem's extent, on an output is
+ * EVT_ERR_INVALID_ARGUMENT naming it), and the aliasing rule over every
+ * problem's footprint ("Aliasing" above; the in-place case takes the same
+ * batch stride too).  A batch stride that breaks the alignment the fast
+ * path needs (an operand's not a multiple of 16 bytes) takes the guarded
+ * path, as such a leading dimension does; an epilogue buffer's is handled
+ * per tile, as its base pointer's.
+ */
+EVT_API evt_status evt_launch_set_batch(evt_launch *launch, long long count, long long stride_a,
+                                        long long stride_b);
 
 /* A conv2d forward problem: input NHWC [n, h, w, c], filter KRSC [k, r, s, c],
  * output NPQK [n, p, q, k], seen by the epilogue as [M = n*p*q, N = k]. */
@@ -533,6 +568,17 @@ EVT_API evt_status evt_launch_set_conv(evt_launch *launch, const evt_conv_proble
  */
 EVT_API evt_status evt_launch_bind(evt_launch *launch, const char *name, void *ptr,
                                    size_t bytes, long long ld);
+/*
+ * evt_launch_bind plus the buffer's batch stride (evt_launch_set_batch):
+ * problem l of a batch reads or writes the buffer at ptr + batch_stride * l
+ * elements; 0 makes one buffer that every problem shares (a bias, a scale),
+ * which only inputs may be in a batch of more than one problem.  `bytes`
+ * covers every problem's part.  evt_launch_bind is this with batch_stride
+ * 0; a plain launch (count 1) ignores it.  EVT_ERR_INVALID_ARGUMENT for a
+ * negative stride; otherwise as evt_launch_bind.
+ */
+EVT_API evt_status evt_launch_bind_batched(evt_launch *launch, const char *name, void *ptr,
+                                           size_t bytes, long long ld, long long batch_stride);
 /* Sets param `name` (converted to the param's declared element type),
  * replacing the value set before; EVT_ERR_NOT_FOUND for a name the epilogue
  * has no param of. */

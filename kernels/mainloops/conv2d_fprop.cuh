@@ -49,6 +49,11 @@ struct evt_conv_args {
     const evt_u16 *w; /* KRSC filter, dense */
     int n, h, wd, c, k, r, s, p, q; /* wd: input width */
     int pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+
+    /* A conv launches as one problem (evt_launch_set_batch refuses more);
+     * the schedules, shared with the GEMM's batches, ask. */
+    __device__ __forceinline__ int batches() const { return 1; }
+    __device__ __forceinline__ const evt_conv_args &at(int) const { return *this; }
 };
 static_assert(sizeof(evt_conv_args) == 80, "evt_conv_args is 80 bytes: the runtime packs it so");
 

@@ -36,14 +36,35 @@
 #include "sched/persistent.cuh"
 #include "sm90/tma.cuh"
 
-/* Problem description.  Pointers are to the operands' storage: evt_u16
- * (f16, bf16) or evt_u8 (fp8), by the configuration's kOpBytes. */
+/*
+ * Problem description.  Pointers are to the operands' storage: evt_u16
+ * (f16, bf16) or evt_u8 (fp8), by the configuration's kOpBytes.  A batch
+ * (evt_launch_set_batch) is `batch` problems of one m, n, k: problem l's
+ * operands start stride_a and stride_b bytes after problem l - 1's (0:
+ * one operand shared by the batch; the runtime packs 0 for a batch of one).
+ * at(l) is problem l's own description, and index the problem a
+ * description is of (0 as packed): the TMA loader reads a batched operand's
+ * rank-3 map at it.  72 bytes.
+ */
 struct evt_gemm_args {
     const void *a; /* M x K, layout per Cfg::kALayout */
     const void *b; /* K x N, layout per Cfg::kBLayout */
     int m, n, k;
     evt_i64 lda, ldb; /* in elements */
+    evt_i64 stride_a, stride_b; /* batch strides, in bytes (the operands' element sizes differ) */
+    int batch, index;
+
+    __device__ __forceinline__ int batches() const { return batch; }
+    __device__ __forceinline__ evt_gemm_args at(int l) const
+    {
+        evt_gemm_args r = *this;
+        r.a = static_cast<const char *>(a) + (evt_i64)l * stride_a;
+        r.b = static_cast<const char *>(b) + (evt_i64)l * stride_b;
+        r.index = l;
+        return r;
+    }
 };
+static_assert(sizeof(evt_gemm_args) == 72, "evt_gemm_args is 72 bytes: the runtime packs it so");
 
 /* The storage of an operand element of BYTES bytes. */
 template <int BYTES> struct evt_operand_storage { typedef evt_u16 type; };
@@ -217,25 +238,36 @@ struct stage_loader {
 /* The k tile loads of a producer/consumer GEMM's fast path (evt_sm90::pp_run's
  * producer, one thread): the runtime's tiled TMA maps of A (K x M) and B
  * (K x N), both K-contiguous, boxes of kBK x kBM and kBK x kBN, zero-filled
- * past M, N and K. */
+ * past M, N and K.  An operand that differs per problem of a batch (a
+ * nonzero batch stride) has a rank-3 map (K x M x batch), read at the
+ * problem's index; a shared one, and both of a batch of one, rank 2. */
 template <class Cfg>
 struct tma_loader {
     static constexpr bool kTma = true;
     const evt_tma_maps *maps;
     int row0, col0, k0;
+    int za, zb; /* the problem in A's and B's rank-3 maps; -1: rank 2 */
 
-    __device__ __forceinline__ void start(const evt_gemm_args &, int tile_m, int tile_n, int)
+    __device__ __forceinline__ void start(const evt_gemm_args &args, int tile_m, int tile_n, int)
     {
         row0 = tile_m * Cfg::kBM;
         col0 = tile_n * Cfg::kBN;
         k0 = 0;
+        za = args.stride_a ? args.index : -1;
+        zb = args.stride_b ? args.index : -1;
     }
 
     __device__ __forceinline__ void issue(evt_u32 stage, evt_u32 full)
     {
         evt_sm90::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
-        evt_sm90::tma_load_2d(stage, &maps->a, full, k0, row0);
-        evt_sm90::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
+        if (za < 0)
+            evt_sm90::tma_load_2d(stage, &maps->a, full, k0, row0);
+        else
+            evt_sm90::tma_load_3d(stage, &maps->a, full, k0, row0, za);
+        if (zb < 0)
+            evt_sm90::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
+        else
+            evt_sm90::tma_load_3d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0, zb);
         k0 += Cfg::kBK;
     }
 };

@@ -44,10 +44,11 @@ __device__ __forceinline__ void run_mainloop(int k_tiles, Load &load, unsigned c
  * accumulators to their own shared-memory tile (past the stages,
  * float[kBM][kAccLd], as the plain schedule leaves it at 0) and go on with
  * the next tile.  The Cfg::kEpiThreads threads after them (the epilogue
- * warps) run epi(tile_m, tile_n, acc) on each finished tile, so a tile's
+ * warps) run epi(tile_m, tile_n, problem, acc) on each finished tile (problem:
+ * its problem of a batch, evt_tile_coord), so a tile's
  * epilogue overlaps the next tile's mainloop, and before each tile run
- * epi.prefetch(tile_m, tile_n) on the next (an L2 prefetch of its [M, N]
- * inputs: their loads then wait on L2, not DRAM).  Named barrier
+ * epi.prefetch(tile_m, tile_n, problem) on the next (an L2 prefetch of its
+ * [M, N] inputs: their loads then wait on L2, not DRAM).  Named barrier
  * EVT_BAR_PIPE orders the MMA warps' pipeline and EVT_BAR_EPI the epilogue
  * warps' work (evt_epi_team); the accumulator tile goes over and back
  * through two mbarriers past it (ws_hand_over).  Load is the mainloop's
@@ -58,7 +59,7 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
                                                  unsigned char *smem, const Epi &epi)
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
     /* past the stages (and their 1024-byte alignment slack under wgmma) */
     float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
     const evt_u32 bars = evt_smem_addr(acc_tile + Cfg::kBM * Cfg::kAccLd);
@@ -73,18 +74,18 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
     if (tid >= Cfg::kThreads) { /* epilogue warps */
         int tm, tn;
         if ((int)blockIdx.x < tiles) {
-            evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
-            epi.prefetch(tm, tn);
+            const int problem = evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            epi.prefetch(tm, tn, problem);
         }
         for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
             /* the next tile's [M, N] inputs into L2 while this one is made */
             if (t + (int)gridDim.x < tiles) {
-                evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
-                epi.prefetch(tm, tn);
+                const int problem = evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                epi.prefetch(tm, tn, problem);
             }
             mbar_wait_cta<true>(hand.full, j & 1);
-            evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
-            epi(tm, tn, acc_tile);
+            const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            epi(tm, tn, problem, acc_tile);
             mbar_arrive_cta(hand.empty);
         }
         return;

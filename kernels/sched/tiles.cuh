@@ -12,17 +12,24 @@
 #include "common/evt_common.cuh"
 
 /*
- * CTA index -> output tile.  Tiles are walked in groups of GROUP_M tile-rows:
- * down a group's column of GROUP_M M-tiles, then to the next N column, so
- * the CTAs resident at once share a few A row-panels and B column-panels in
- * L2.  GROUP_M = 1 is plain row-by-row order.
+ * CTA index -> output tile; returns the problem of a batch it belongs to.
+ * A batch's problems take the tile indices one after the other (problem l
+ * has tiles l * T .. l * T + T - 1, T the tiles of one m x n problem): one
+ * division per tile, and every schedule (plain, split-K, persistent) walks
+ * a batch as it walks one problem.  Within a problem tiles are walked in
+ * groups of GROUP_M tile-rows: down a group's column of GROUP_M M-tiles,
+ * then to the next N column, so the CTAs resident at once share a few A
+ * row-panels and B column-panels in L2.  GROUP_M = 1 is plain row-by-row
+ * order.  The runtime keeps a batch's tiles below 2^31.
  */
 template <class Cfg, int GROUP_M = 8>
-__device__ __forceinline__ void evt_tile_coord(int tile_id, int m, int n, int *tile_m, int *tile_n)
+__device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *tile_m, int *tile_n)
 {
     const int group_m = GROUP_M;
     int tiles_m = (m + Cfg::kBM - 1) / Cfg::kBM;
     int tiles_n = (n + Cfg::kBN - 1) / Cfg::kBN;
+    const int batch = tile_id / (tiles_m * tiles_n);
+    tile_id -= batch * (tiles_m * tiles_n);
     int per_group = group_m * tiles_n;
     int group = tile_id / per_group;
     int first_m = group * group_m;
@@ -30,6 +37,7 @@ __device__ __forceinline__ void evt_tile_coord(int tile_id, int m, int n, int *t
     int in_group = tile_id - group * per_group;
     *tile_m = first_m + in_group % rows;
     *tile_n = in_group / rows;
+    return batch;
 }
 
 /* ---- split-K (plan/heuristic.c decides the splits) ---------------------- */
@@ -144,7 +152,8 @@ struct ws_hand_over {
 /* The stream of k tiles over a persistent CTA's tiles blockIdx.x,
  * + gridDim.x, ..., as loaded: which tile the next load belongs to and how
  * many of its k tiles are left.  Load is a mainloop's stage loader
- * (start(args, tile_m, tile_n, 0), then one call per k tile, in order). */
+ * (start(args.at(problem), tile_m, tile_n, 0), then one call per k tile,
+ * in order). */
 template <class Cfg, class Load, class Args>
 struct tile_stream {
     Load load;
@@ -153,8 +162,8 @@ struct tile_stream {
     __device__ __forceinline__ void start(const Args &args)
     {
         int tm, tn;
-        evt_tile_coord<Cfg>(tile, m, n, &tm, &tn);
-        load.start(args, tm, tn, 0);
+        const int problem = evt_tile_coord<Cfg>(tile, m, n, &tm, &tn);
+        load.start(args.at(problem), tm, tn, 0);
         left = k_tiles;
     }
 

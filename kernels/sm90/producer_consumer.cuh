@@ -20,22 +20,27 @@ namespace evt_sm90 {
  * and columns tile_n * kBN .. of a 16-bit [M, N] tensor (src, ld) into the
  * dense kBM x kBN shared tile at dst, completing on mbarrier bar.  The fast
  * path (TMA: the runtime's tiled map, one thread) zero-fills past the
- * problem; the guarded path's kThreads producer threads copy element by
- * element (any alignment) and arrive.  Called by the producer warpgroup.
+ * problem; its map is rank 3 for an input that differs per problem of a
+ * batch, read at problem z, and rank 2 otherwise (z < 0).  The guarded
+ * path's kThreads producer threads copy element by element (any alignment;
+ * src is the problem's own) and arrive.  Called by the producer warpgroup.
  */
 template <class Cfg>
 EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int tid,
-                           const evt_tma_map *map, const evt_u16 *src, evt_i64 ld, int m, int n)
+                           const evt_tma_map *map, const evt_u16 *src, evt_i64 ld, int m, int n, int z)
 {
 #if EVT_SM90 == 1
     if constexpr (Cfg::kAligned) {
         (void)src; (void)ld; (void)m; (void)n;
         if (tid == 0) {
             mbar_arrive_expect_tx(bar, Cfg::kStagedTileBytes);
-            tma_load_2d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM);
+            if (z < 0)
+                tma_load_2d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM);
+            else
+                tma_load_3d(dst, map, bar, tile_n * Cfg::kBN, tile_m * Cfg::kBM, z);
         }
     } else {
-        (void)map;
+        (void)map; (void)z;
         for (int x = tid; x < Cfg::kBM * Cfg::kBN; x += Cfg::kThreads) {
             const int row = tile_m * Cfg::kBM + x / Cfg::kBN, col = tile_n * Cfg::kBN + x % Cfg::kBN;
             const evt_u16 v = row < m && col < n ? src[(evt_i64)row * ld + col] : (evt_u16)0;
@@ -56,7 +61,8 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
  * with it.  On the fast path (Load::kTma) one thread issues each stage's TMA
  * copies, which complete its "full" mbarrier by their bytes; on the guarded
  * path all 128 threads store element by element and arrive.  after_tile(j,
- * tile_m, tile_n) runs once the CTA's j-th tile's k tiles are issued.
+ * tile_m, tile_n, problem) runs once the CTA's j-th tile's k tiles are
+ * issued.  The tiles are the batch's (evt_tile_coord: problem, then tile).
  */
 template <class Cfg, class Load, class Args, class AfterTile>
 __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k_tiles, int tiles,
@@ -68,8 +74,8 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
     int q = 0; /* k tiles loaded so far */
     int tm, tn;
     for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
-        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
-        load.start(args, tm, tn, 0);
+        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        load.start(args.at(problem), tm, tn, 0);
         for (int kt = 0; kt < k_tiles; ++kt, ++q) {
             const int s = q % Cfg::kStages;
             mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
@@ -82,7 +88,7 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
                 mbar_arrive(full + 8 * s);
             }
         }
-        after_tile(j, tm, tn);
+        after_tile(j, tm, tn, problem);
     }
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
@@ -124,7 +130,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     /* staged + c * kStagedTileBytes: consumer c's staged input tile */
@@ -153,13 +159,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 
     if (wg == 0) { /* the producer */
         pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
-                        [&](int j, int tm, int tn) {
+                        [&](int j, int tm, int tn, int problem) {
                             if constexpr (Cfg::kStaged > 0) {
                                 /* tile j's epilogue input, into its consumer's (j % 2) staged
                                  * tile once that consumer's epilogue of tile j - 2 is done with it */
                                 const int c = j & 1;
                                 mbar_wait(sempty + 8 * c, ((j >> 1) & 1) ^ 1);
-                                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn, tid);
+                                epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn,
+                                          problem, tid);
                             }
                         });
         return; /* the consumers wait for the copies in flight */
@@ -217,12 +224,12 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
         evt_sched::bar_sync(bar, 128);
         int tm, tn;
-        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
         if constexpr (Cfg::kStaged > 0) {
             mbar_wait(sfull + 8 * c, (j >> 1) & 1);
-            epi(tm, tn, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
+            epi(tm, tn, problem, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
         } else {
-            epi(tm, tn, acc_tile, nullptr);
+            epi(tm, tn, problem, acc_tile, nullptr);
         }
         __syncwarp(); /* the warp's reads of the tiles are done */
         if (lane == 0) {
@@ -263,7 +270,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int NC = Cfg::kBN;
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
@@ -279,7 +286,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 
     if (wg == 0) {
         pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
-                        [](int, int, int) {});
+                        [](int, int, int, int) {});
         return; /* the consumers wait for the copies in flight */
     }
 
@@ -317,13 +324,13 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if (k_tiles > 0 && lane == 0)
             mbar_arrive(empty + 8 * prev);
         int tm, tn;
-        evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
             store_acc_wgmma<Cfg, NC, 1>(acc[h], sub_addr, 0, warp, lane);
             evt_sched::bar_sync(bar, 128);
-            epi(4 * tm + 2 * c + h, tn, sub, nullptr);
+            epi(4 * tm + 2 * c + h, tn, problem, sub, nullptr);
         }
     }
 #else

@@ -61,6 +61,16 @@ EVT_DEVICE void tma_load_2d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, in
                  : "memory");
 }
 
+/* The box of 3D tiled tensor map `map` at (x, y, z): a batch of 2D
+ * tensors, z the problem (api/launch.c makes such maps for operands and
+ * staged inputs that differ per problem of a batch). */
+EVT_DEVICE void tma_load_3d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, int x, int y, int z)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst), "l"(map), "r"(bar), "r"(x), "r"(y), "r"(z)
+                 : "memory");
+}
+
 /* The im2col box of 4D map `map` (x NHWC as (c, w, h, n)) at channel c0 of
  * the window whose corner is (w0, h0) in image n0, at filter offset (ow,
  * oh), into shared memory at dst; completes on mbarrier bar. */

@@ -150,6 +150,10 @@ forms 1 "(got 'x')" --seed x run "$lay" --kernel rc_f16 --gemm 8,8,8
 forms 1 "(got 'x')" --ld-pad x run "$lay" --kernel rc_f16 --gemm 8,8,8
 forms 1 "(got '0')" --reps 0 run "$lay" --kernel rc_f16 --gemm 8,8,8 --bench
 forms 1 "has no param 'nope'" --param nope=1 run "$inputs" --kernel inputs --gemm 8,8,8
+forms 1 "(got '0')" --batch 0 run "$lay" --kernel rc_f16 --gemm 8,8,8
+forms 1 "(got '2147483648')" --batch 2147483648 run "$lay" --kernel rc_f16 --gemm 8,8,8
+run batch_conv run "$examples" --kernel resnet_block --conv 1,8,8,8,8,1,1 --batch 2
+expect "evtc run --batch with --conv: an error" 1 "--batch is for --gemm"
 
 # ---- a missing value --------------------------------------------------------------
 for opt in --emit --kernel --target --diagnostics -o --passes --print-after; do
@@ -158,7 +162,7 @@ for opt in --emit --kernel --target --diagnostics -o --passes --print-after; do
 done
 run missing "$sel" --kernel --emit=ir
 expect "--kernel followed by an option: an error" 1 "--kernel needs a value"
-for opt in --kernel --gemm --conv --target --seed --ld-pad --reps --param; do
+for opt in --kernel --gemm --conv --target --seed --ld-pad --reps --param --batch; do
     run missing run "$lay" "$opt"
     expect "evtc run $opt at the end: an error" 1 "$opt needs a value"
 done

@@ -461,6 +461,18 @@ static void check_launch(const model *md, size_t i)
         case CG_ROLE_SIZE:
         case CG_ROLE_PARAM:
             break;
+        /* the fuzzer launches one problem: no strides, a batch of one */
+        case CG_ROLE_OPERAND_STRIDE:
+        case CG_ROLE_INPUT_STRIDE:
+        case CG_ROLE_OUTPUT_STRIDE:
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), 0);
+            break;
+        case CG_ROLE_BATCH:
+            expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), 1);
+            break;
+        case CG_ROLE_BATCH_INDEX:
+            expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), 0);
+            break;
         }
     }
     /* the operands, from the packed problem */

@@ -20,7 +20,8 @@
  * of small multiples of 1/8 (an infinity or NaN now and then) so that the
  * accumulator is exact in f32 whatever the order of its adds; now and then
  * a buffer one byte off or a param left unset, which validation must
- * refuse (counted as refusals).
+ * refuse (counted as refusals); now and then a GEMM problem runs as a batch
+ * of 2 or 3 copies of itself (batch_of), some operands and inputs shared.
  *
  * Every output is compared with the interpreter (evt_interp, f32) run on
  * the -O0 module and the f64 reference accumulator: element-wise outputs
@@ -149,6 +150,7 @@ static double now(void)
 typedef struct counters {
     long long cases, programs, kernels, skipped; /* skipped: no configuration of the family admitted */
     long long launches, outputs, elements;
+    long long batched; /* launches of a batch of copies of the problem (batch_of) */
     long long refused_buffer, refused_unbound;
     long long loose_sums; /* sums whose terms may overflow f32 in some order: any result passes */
     long long compiles;   /* dry run: NVRTC compiles */
@@ -1088,6 +1090,28 @@ static evt_status emulate(const program *pr, const launch_memory *L, const long 
 
 /* Runs the program's kernel on problem v under the tuning, compares, and
  * says how it went in *o. */
+/*
+ * A GEMM problem runs now and then as a batch (evt_launch_set_batch) of 2
+ * or 3 copies of itself: the whole launch memory repeated `span` bytes
+ * apart, every buffer's batch stride span / its element size, so problem j
+ * finds its buffers where problem 0's are, j spans on, with the same values
+ * (the problems' footprints never meet); A, B and each input now and then
+ * shared (stride 0: problem 0's, the same values).  Each copy's memory is
+ * then compared as one problem's.  Drawn from the problem's data seed, so a
+ * replay runs the same batch.  1 for a conv and most GEMMs.
+ */
+static int batch_of(const program *pr, const long long *v)
+{
+    const uint64_t h = mix((uint64_t)v[PF_data], 0xba7c);
+    return evt_kernel_mainloop(pr->k) == EVT_MAINLOOP_GEMM && h % 4 == 0 ? 2 + (int)(h / 4 % 2) : 1;
+}
+
+/* Whether buffer i of a batch is shared by its problems (stride 0): outputs never. */
+static int shared_in_batch(const launch_memory *L, const long long *v, int i)
+{
+    return L->buf[i].role != ROLE_OUTPUT && mix_str(mix((uint64_t)v[PF_data], 0x5ba7), L->buf[i].name) % 3 == 0;
+}
+
 static void run_problem(worker *w, const program *pr, evt_launch *l, const long long *v, outcome *o)
 {
     launch_memory *L = malloc(sizeof *L);
@@ -1108,11 +1132,13 @@ static void run_problem(worker *w, const program *pr, evt_launch *l, const long 
     }
     memcpy(want, host, L->bytes);
     evt_status st = EVT_OK;
+    const int batch = batch_of(pr, v);
+    const size_t span = (L->bytes + 15) / 16 * 16; /* a batch's copies of the memory, this far apart */
     unsigned char *dev = host; /* a dry run's device memory: validation never dereferences */
     if (!opt.dry) {
-        st = device_block(w, L->bytes);
-        if (st == EVT_OK)
-            st = evt_device_copy_to(w->ctx, w->dev, host, L->bytes);
+        st = device_block(w, span * (size_t)batch);
+        for (int j = 0; j < batch && st == EVT_OK; j++)
+            st = evt_device_copy_to(w->ctx, (unsigned char *)w->dev + (size_t)j * span, host, L->bytes);
         dev = w->dev;
         if (st != EVT_OK) {
             outcome_set(o, OUT_ERROR, "error device", "device memory: %s", evt_ctx_last_error(w->ctx));
@@ -1129,10 +1155,25 @@ static void run_problem(worker *w, const program *pr, evt_launch *l, const long 
         st = evt_launch_set_conv(l, &cp, dev + a->at, a->extent * a->esize, dev + b->at,
                                  b->extent * b->esize);
     } else {
-        st = evt_launch_set_gemm(l, L->m, L->n, L->k, dev + a->at, a->ld, a->extent * a->esize,
-                                 dev + b->at, b->ld, b->extent * b->esize);
+        /* a buffer's stride in a batch, in elements (0: shared), and the bytes its problems span */
+        long long stride[MAX_BUFFERS];
+        size_t bytes[MAX_BUFFERS];
+        for (int i = 0; i < L->nbuf; i++) {
+            const buffer *x = &L->buf[i];
+            stride[i] = batch > 1 && !shared_in_batch(L, v, i) ? (long long)(span / x->esize) : 0;
+            bytes[i] = x->extent * x->esize + (stride[i] ? (size_t)(batch - 1) * span : 0);
+        }
+        st = evt_launch_set_gemm(l, L->m, L->n, L->k, dev + a->at, a->ld, bytes[0], dev + b->at, b->ld,
+                                 bytes[1]);
+        if (st == EVT_OK && batch > 1) {
+            st = evt_launch_set_batch(l, batch, stride[0], stride[1]);
+            w->c.batched++;
+        }
+        for (int i = 2; i < L->nbuf && st == EVT_OK; i++)
+            st = evt_launch_bind_batched(l, L->buf[i].name, dev + L->buf[i].at, bytes[i], L->buf[i].ld,
+                                         stride[i]);
     }
-    for (int i = 2; i < L->nbuf && st == EVT_OK; i++)
+    for (int i = 2; i < L->nbuf && st == EVT_OK && evt_kernel_mainloop(pr->k) == EVT_MAINLOOP_CONV2D_FPROP; i++)
         st = evt_launch_bind(l, L->buf[i].name, dev + L->buf[i].at, L->buf[i].extent * L->buf[i].esize,
                              L->buf[i].ld);
     const evt_epilogue *e = evt_kernel_epilogue(pr->k);
@@ -1200,13 +1241,20 @@ static void run_problem(worker *w, const program *pr, evt_launch *l, const long 
             goto done;
         }
     } else {
-        got = malloc(L->bytes);
-        if (!got || (st = evt_device_copy_from(w->ctx, got, w->dev, L->bytes)) != EVT_OK) {
+        got = malloc(span * (size_t)batch);
+        if (!got || (st = evt_device_copy_from(w->ctx, got, w->dev, span * (size_t)batch)) != EVT_OK) {
             outcome_set(o, OUT_ERROR, "error device", "reading back: %s", evt_ctx_last_error(w->ctx));
             goto done;
         }
     }
-    compare(pr, L, v, acc, host, got, want, &w->c, o); /* host's inputs are intact in either mode */
+    /* host's inputs are intact in either mode; each problem of a batch in its own copy (a dry
+     * run's emulation wrote one) */
+    for (int j = 0; j < (opt.dry ? 1 : batch); j++)
+        compare(pr, L, v, acc, host, got + (size_t)j * span, want, &w->c, o);
+    if (batch > 1 && o->kind >= OUT_MISMATCH) {
+        const size_t len = strlen(o->message);
+        snprintf(o->message + len, sizeof o->message - len, " (a batch of %d copies of the problem)", batch);
+    }
 done:
     if (got != host)
         free(got);
@@ -1928,8 +1976,10 @@ int main(int argc, char **argv)
     printf("diff_fuzz: %lld programs in %lld kernels (", total.programs, total.kernels);
     for (int f = 0; f < FAM_COUNT; f++)
         printf("%s%s %lld", f ? ", " : "", family_names[f], total.family_kernels[f]);
-    printf("), %lld launches%s, %lld outputs (%lld elements) compared\n", total.launches,
-           opt.dry ? " (validated, the interpreter playing the GPU)" : "", total.outputs, total.elements);
+    printf("), %lld launches%s (%lld of them batches of copies of the problem), %lld outputs (%lld "
+           "elements) compared\n",
+           total.launches, opt.dry ? " (validated, the interpreter playing the GPU)" : "", total.batched,
+           total.outputs, total.elements);
     printf("diff_fuzz: refused as owed: %lld misaligned buffers, %lld unset params; %lld cases "
            "skipped (no configuration of the family admitted); %lld sum elements whose terms may "
            "overflow f32 in some order (any result passes)\n",

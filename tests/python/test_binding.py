@@ -427,8 +427,8 @@ def test_shape_checks():
         bind_mlp(y=FakeTensor((M, N + 1), "bfloat16"))
     with raises(evt.ArgumentError, "operand 'b'", "[K, N] = [32, N]"):
         bind_mlp(b=FakeTensor((K + 1, N), "bfloat16", stride=(1, K + 1)))
-    with raises(evt.ArgumentError, "operand 'a'", "2-D"):
-        bind_mlp(a=FakeTensor((2, M, K), "bfloat16"))
+    with raises(evt.ArgumentError, "operand 'a'", "2-D", "3-D [L, M, K]"):  # 3-D is a batch
+        bind_mlp(a=FakeTensor((2, 2, M, K), "bfloat16"))
     # An nn.Linear weight passed as is, not transposed: the message says W.t().
     with raises(evt.ArgumentError, "operand 'b'", "W.t()"):
         bind_mlp(b=FakeTensor((N, K), "bfloat16"))
@@ -1037,6 +1037,119 @@ def test_gpu_conv_nhwc_tensors():
 
 
 # ---- as a script -----------------------------------------------------------------------
+
+
+
+# ---- batched GEMMs: a leading batch dimension ---------------------------------------
+
+BATCH = 3
+
+
+def mlp():
+    return examples().kernel("mlp_up")
+
+
+def expect_no_gpu(launch):
+    """A launch the library validated whole: on a machine without a driver,
+    the run ends in NoGpuError (fake pointers must not reach a GPU)."""
+    if no_cuda_driver():
+        with raises(evt.NoGpuError):
+            launch.run(stream=0)
+    launch.close()
+
+
+def test_batched_shapes():
+    L = BATCH
+    a = FakeTensor((L, M, K), "bfloat16")
+    w = FakeTensor((K, N), "bfloat16", stride=(1, K))  # one weight for the batch
+    bias = FakeTensor((N,), "bfloat16")
+    y = FakeTensor((L, M, N), "bfloat16")
+    launch = mlp().bind(a, w, b=bias, y=y)
+    assert launch.sizes == {"M": M, "N": N, "K": K, "L": L}
+    expect_no_gpu(launch)
+    # per-problem weights [L, K, N] (each an nn.Linear weight's .t()) and biases [L, N]
+    wb = FakeTensor((L, K, N), "bfloat16", stride=(N * K, 1, K))
+    expect_no_gpu(mlp().bind(a, wb, b=FakeTensor((L, N), "bfloat16"), y=FakeTensor((L, M, N), "bfloat16")))
+    # a 2-D a with a batched b: A shared
+    expect_no_gpu(mlp().bind(FakeTensor((M, K), "bfloat16"), wb, b=bias, y=FakeTensor((L, M, N), "bfloat16")))
+    # an expanded operand (batch stride 0) and a leading 1 are shared as well
+    expect_no_gpu(mlp().bind(FakeTensor((L, M, K), "bfloat16", stride=(0, K, 1)), wb, b=bias,
+                             y=FakeTensor((L, M, N), "bfloat16")))
+    expect_no_gpu(mlp().bind(a, wb, b=FakeTensor((1, N), "bfloat16"), y=FakeTensor((L, M, N), "bfloat16")))
+    # problems apart by more than their extent: a padded batch
+    expect_no_gpu(mlp().bind(FakeTensor((L, M, K), "bfloat16", stride=(M * K + 8, K, 1)), w, b=bias,
+                             y=FakeTensor((L, M, N), "bfloat16", stride=(M * N + 16, N, 1))))
+    # a 2-D call is the plain launch, as before
+    launch = mlp().bind(FakeTensor((M, K), "bfloat16"), w, b=bias, y=FakeTensor((M, N), "bfloat16"))
+    assert launch.sizes == {"M": M, "N": N, "K": K}
+    expect_no_gpu(launch)
+
+
+def test_batched_refusals():
+    L = BATCH
+    a = FakeTensor((L, M, K), "bfloat16")
+    w = FakeTensor((K, N), "bfloat16", stride=(1, K))
+    bias = FakeTensor((N,), "bfloat16")
+    with raises(evt.ArgumentError, "output 'y'", "leading batch dimension", f"[{L}, {M}, {N}]"):
+        mlp().bind(a, w, b=bias, y=FakeTensor((M, N), "bfloat16"))
+    with raises(evt.ArgumentError, "output 'y'", "batch stride 0"):
+        mlp().bind(a, w, b=bias, y=FakeTensor((L, M, N), "bfloat16", stride=(0, N, 1)))
+    with raises(evt.ArgumentError, "operand 'b'", "must agree"):
+        mlp().bind(a, FakeTensor((2, K, N), "bfloat16", stride=(N * K, 1, K)), b=bias,
+                   y=FakeTensor((L, M, N), "bfloat16"))
+    with raises(evt.ArgumentError, "input 'b'", "leading dimension of 2"):
+        mlp().bind(a, w, b=FakeTensor((2, N), "bfloat16"), y=FakeTensor((L, M, N), "bfloat16"))
+    with raises(evt.ArgumentError, "operand 'a'", "[L, M, K]"):
+        mlp().bind(FakeTensor((L, 2, M, K), "bfloat16"), w, b=bias, y=FakeTensor((L, M, N), "bfloat16"))
+    # the library's own checks over the batch, at the run
+    overlapping = FakeTensor((L, M, N), "bfloat16", stride=(N, N, 1))  # problem l + 1 a row below l
+    with raises(evt.InvalidArgumentError, "output 'y'", f"batch stride of {N}", "overlap"):
+        mlp().bind(a, w, b=bias, y=overlapping).run(stream=0)
+    short = FakeTensor((L, M, K), "bfloat16", storage_bytes=2 * (2 * M * K))  # two problems' worth
+    with raises(evt.BadBufferError, "operand 'a' is too small", "3 problems"):
+        mlp().bind(short, w, b=bias, y=FakeTensor((L, M, N), "bfloat16")).run(stream=0)
+    # the third problem's output on a: refused over the batch's footprints
+    y = FakeTensor((L, M, N), "bfloat16")
+    a_over = FakeTensor((L, M, K), "bfloat16", ptr=y.data_ptr() + 2 * (2 * M * N))
+    with raises(evt.InvalidArgumentError, "output 'y' overlaps operand 'a'", "batch"):
+        mlp().bind(a_over, w, b=bias, y=y).run(stream=0)
+
+
+
+def test_gpu_batched_gemm():
+    """A leading batch dimension: per-problem activations, a weight and a
+    bias shared (2-D, or 3-D expanded), or per-problem ones; outputs and
+    reductions come back with a leading L.  Every problem against float64."""
+    need_gpu()
+    m = examples()
+    k = m.kernel("mlp_up")
+    torch.manual_seed(0)
+    for L, mm, n, kk in [(1, 33, 70, 40), (7, 97, 130, 72), (64, 17, 29, 24), (512, 9, 11, 16)]:
+        x = torch.randn(L, mm, kk, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, kk, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        y = k(x, w.t(), b=b)  # one weight and bias for the batch
+        assert y.shape == (L, mm, n)
+        want = gelu64(x.double() @ w.double().t() + b.double())
+        check_close(y, want, f"batched mlp_up L={L}, shared weight")
+        # the weight expanded over the batch (stride 0) is the same launch
+        assert torch.equal(k(x, w.t().unsqueeze(0).expand(L, kk, n), b=b), y)
+        ws = torch.randn(L, n, kk, device="cuda", dtype=torch.bfloat16)
+        bs = torch.randn(L, n, device="cuda", dtype=torch.bfloat16)
+        y = k(x, ws.transpose(1, 2), b=bs)
+        want = gelu64(torch.bmm(x.double(), ws.double().transpose(1, 2)) + bs.double()[:, None, :])
+        check_close(y, want, f"batched mlp_up L={L}, per-problem weights")
+    # reductions: one per problem
+    xh, wh, bh = f16s(5, 40, 64), f16s(96, 64), f16s(96)
+    pre, yq, amax = m.kernel("train_fwd")(xh, wh.t(), bias=bh, scale=0.5)
+    assert pre.shape == (5, 40, 96) and amax.shape == (5,)
+    z = xh.double() @ wh.double().t() + bh.double()
+    check_close(pre, z, "batched train_fwd pre")
+    check_close(amax, torch.relu(z).abs().amax(dim=(1, 2)), "batched train_fwd amax", reduce="max")
+
+
+def f16s(*shape):
+    return torch.randn(*shape, device="cuda", dtype=torch.float16)
 
 
 def run_tests(namespace):

@@ -148,12 +148,97 @@ static void test_rule(void **state)
     assert_string_equal(msg, "the workspace overlaps input 'res'");
 }
 
+/* The bytes of problems 0..count-1 of a strided footprint, into seen[] (bit `mark`). */
+static void mark_batch(unsigned char *seen, unsigned space, unsigned start, int rows, int width, int pitch,
+                       unsigned stride, unsigned count, unsigned char mark)
+{
+    for (unsigned l = 0; l < count; l++)
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < width; c++) {
+                const unsigned at = start + l * stride + (unsigned)(r * pitch + c);
+                if (at < space)
+                    seen[at] |= mark;
+            }
+}
+
+/* alias_overlap_batch and alias_self_overlap against a byte-by-byte answer,
+ * over small strided footprints and batches: never a miss, and exact where
+ * the strides are equal or one is 0 (the cases launches meet). */
+static void test_batch_overlap_matches_bytes(void **state)
+{
+    (void)state;
+    enum { SPACE = 4096 };
+    static unsigned char seen[SPACE];
+    for (unsigned count = 1; count <= 5; count++)
+        for (int rows = 1; rows <= 3; rows++)
+            for (int wa = 1; wa <= 4; wa++)
+                for (int wb = 1; wb <= 3; wb += 2)
+                    for (unsigned sa = 0; sa <= 14; sa += 2)
+                        for (unsigned sb = 0; sb <= 14; sb += 3)
+                            for (unsigned db = 0; db < 40; db += 3) {
+                                const int pa = wa + 2, pb = pa; /* one pitch: alias_overlap is exact */
+                                memset(seen, 0, sizeof seen);
+                                mark_batch(seen, SPACE, 100, rows, wa, pa, sa, count, 1);
+                                mark_batch(seen, SPACE, 100 + db, 2, wb, pb, sb, count, 2);
+                                int want = 0;
+                                for (unsigned i = 0; i < SPACE; i++)
+                                    want |= seen[i] == 3;
+                                alias_buf a = bytes(100, rows, wa, pa), b = bytes(100 + db, 2, wb, pb);
+                                a.stride = sa;
+                                b.stride = sb;
+                                const int got = alias_overlap_batch(&a, &b, count);
+                                assert_int_equal(got, alias_overlap_batch(&b, &a, count));
+                                if (want)
+                                    assert_true(got);
+                                else if (sa == sb || !sa || !sb || count == 1)
+                                    assert_false(got);
+                                /* one footprint's problems among themselves */
+                                unsigned char self[SPACE] = {0};
+                                int clash = 0;
+                                for (unsigned l = 0; l < count && !clash; l++)
+                                    for (int r = 0; r < rows; r++)
+                                        for (int c = 0; c < wa; c++) {
+                                            const unsigned at = 100 + l * sa + (unsigned)(r * pa + c);
+                                            clash |= self[at] != 0;
+                                            self[at] = 1;
+                                        }
+                                assert_int_equal(alias_self_overlap(&a, count), clash);
+                            }
+}
+
+/* Batches of thousands: what is tried one shift at a time stays bounded. */
+static void test_batch_overlap_large(void **state)
+{
+    (void)state;
+    alias_buf a = bytes(0x100000, 64, 80, 96), b = bytes(0x100000 + 80, 64, 16, 96);
+    a.stride = b.stride = 96 * 64;
+    /* side by side in every problem, 2^31 problems: apart */
+    assert_false(alias_overlap_batch(&a, &b, 1ULL << 31));
+    assert_false(alias_self_overlap(&a, 1ULL << 31));
+    /* b one problem over: still apart (b is column 80..95 of each row) */
+    b.base += a.stride;
+    assert_false(alias_overlap_batch(&a, &b, 1ULL << 31));
+    /* rows interleaved problem by problem, 96-byte stride: each row of
+     * problem l + 1 is the next row of problem l */
+    a.stride = 96;
+    assert_true(alias_self_overlap(&a, 2));
+    a.stride = 0;
+    assert_true(alias_self_overlap(&a, 2));
+    assert_false(alias_self_overlap(&a, 1));
+    /* a stride past 2^64 bytes of travel saturates, never wraps */
+    a.stride = ULLONG_MAX / 2;
+    assert_false(alias_self_overlap(&a, 3));
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlap_matches_bytes),
         cmocka_unit_test(test_overlap_cases),
         cmocka_unit_test(test_rule),
+        cmocka_unit_test(test_batch_overlap_matches_bytes),
+        cmocka_unit_test(test_batch_overlap_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

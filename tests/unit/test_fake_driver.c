@@ -68,22 +68,28 @@ static const char source[] =
 
 /* The argument structs, as codegen/layout.c lays them out: C's alignment,
  * the mainloop's struct first.  evt_gemm_args is a, b (pointers), m, n, k
- * (int), lda, ldb (long long); evt_conv_args x, w, then 15 ints. */
+ * (int), lda, ldb (long long, elements), stride_a, stride_b (long long, bytes),
+ * batch, index (int);
+ * evt_conv_args x, w, then 15 ints.  Every input and output has its batch
+ * stride (bs) after its pointer and ld or workspace. */
 enum {
-    G_A = 0, G_B = 8, G_M = 16, G_N = 20, G_K = 24, G_LDA = 32, G_LDB = 40,
-    /* full: in bias, in res + ld, params alpha beta, out d + ld, out amax + ws, out rsum + ws, m, n */
-    FULL_BIAS = 48, FULL_RES = 56, FULL_LD_RES = 64, FULL_ALPHA = 72, FULL_BETA = 76, FULL_D = 80,
-    FULL_LD_D = 88, FULL_AMAX = 96, FULL_WS_AMAX = 104, FULL_RSUM = 112, FULL_WS_RSUM = 120,
-    FULL_M = 128, FULL_N = 132, FULL_SIZE = 136,
-    /* scaled: param scale, out y + ld, m, n */
-    SC_SCALE = 48, SC_Y = 56, SC_LD_Y = 64, SC_M = 72, SC_N = 76, SC_SIZE = 80,
+    G_A = 0, G_B = 8, G_M = 16, G_N = 20, G_K = 24, G_LDA = 32, G_LDB = 40, G_STRIDE_A = 48,
+    G_STRIDE_B = 56, G_BATCH = 64, G_INDEX = 68,
+    /* full: in bias + bs, in res + ld + bs, params alpha beta, out d + ld + bs, out amax + ws + bs,
+     * out rsum + ws + bs, m, n */
+    FULL_BIAS = 72, FULL_BS_BIAS = 80, FULL_RES = 88, FULL_LD_RES = 96, FULL_BS_RES = 104,
+    FULL_ALPHA = 112, FULL_BETA = 116, FULL_D = 120, FULL_LD_D = 128, FULL_BS_D = 136,
+    FULL_AMAX = 144, FULL_WS_AMAX = 152, FULL_BS_AMAX = 160, FULL_RSUM = 168, FULL_WS_RSUM = 176,
+    FULL_BS_RSUM = 184, FULL_M = 192, FULL_N = 196, FULL_SIZE = 200,
+    /* scaled: param scale, out y + ld + bs, m, n */
+    SC_SCALE = 72, SC_Y = 80, SC_LD_Y = 88, SC_BS_Y = 96, SC_M = 104, SC_N = 108, SC_SIZE = 112,
     /* conv: x, w, n h wd c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
     C_X = 0, C_W = 8, C_SIZES = 16,
-    /* residual after evt_conv_args (76 bytes, padded to 80): bias, res + ld, y + ld, m, n */
-    RES_BIAS = 80, RES_RES = 88, RES_LD_RES = 96, RES_Y = 104, RES_LD_Y = 112, RES_M = 120,
-    RES_N = 124, RES_SIZE = 128,
-    /* fp8out: in sa, in sb, out y + ld, m, n */
-    F8_SA = 48, F8_SB = 56, F8_Y = 64, F8_LD_Y = 72, F8_M = 80, F8_N = 84, F8_SIZE = 88
+    /* residual after evt_conv_args (76 bytes, padded to 80): bias + bs, res + ld + bs, y + ld + bs, m, n */
+    RES_BIAS = 80, RES_RES = 96, RES_LD_RES = 104, RES_Y = 120, RES_LD_Y = 128, RES_M = 144,
+    RES_N = 148, RES_SIZE = 152,
+    /* fp8out: in sa + bs, in sb + bs, out y + ld + bs, m, n */
+    F8_SA = 72, F8_SB = 88, F8_Y = 104, F8_LD_Y = 112, F8_M = 128, F8_N = 132, F8_SIZE = 136
 };
 
 /* The devices: an H100-like sm_90a, an A100-like sm_80, and an sm_90a of 8
@@ -1283,6 +1289,200 @@ static void test_every_call_failing(void **state)
 
 /* ---- main ----------------------------------------------------------------- */
 
+/* ---- batches ----------------------------------------------------------- */
+
+/* A recorded rank-3 tiled map: `count` rows x k 16-bit tensors, ld apart,
+ * problems `stride` elements apart, read in box0 x box1 x 1 boxes. */
+static void expect_tiled3(long index, const void *addr, long long k, long long rows, long long ld,
+                          long long count, long long stride, unsigned box0, unsigned box1)
+{
+    fakecuda_tensor_map t;
+    assert_true(index >= 0);
+    assert_int_equal(fc.fakecuda_get_tensor_map((size_t)index, &t), 0);
+    assert_int_equal(t.result, 0);
+    assert_int_equal(t.rank, 3);
+    assert_ptr_equal(t.address, addr);
+    assert_int_equal(t.dims[0], k);
+    assert_int_equal(t.dims[1], rows);
+    assert_int_equal(t.dims[2], count);
+    assert_int_equal(t.strides[0], ld * 2);
+    assert_int_equal(t.strides[1], stride * 2);
+    assert_int_equal(t.box[0], box0);
+    assert_int_equal(t.box[1], box1);
+    assert_int_equal(t.box[2], 1);
+    assert_int_equal(t.elem_strides[2], 1);
+    assert_int_equal(t.swizzle, SWIZZLE_128B);
+}
+
+/*
+ * A batch of L ragged 97 x 83 x 136 problems of the `full` epilogue under
+ * every GEMM configuration family, forced: mma.sync, mma.sync split 3 ways,
+ * wgmma, and the producer/consumer tile (TMA); L = 1, 3 and 512.  A and the
+ * residual, the output and both reductions per problem, B and the bias
+ * shared (stride 0).  One launch of each kernel: grids of L x the tiles of
+ * one problem (times the splits; persistent grids capped at the slots),
+ * reduction words and partial tiles for every problem, the strides packed
+ * (0 for a batch of one), A's map rank 3 over the batch, B's rank 2.  With
+ * NVRTC here, the batched entry points are compiled for real.
+ */
+static void test_gemm_batched(void **state)
+{
+    (void)state;
+    enum { M = 97, N = 83, K = 136 };
+    static const struct {
+        const char *config;
+        int split_k;
+        const char *entry;
+    } families[] = {
+        {"sm80_64x64x32_w4_s4", 1, "evt_tn_gemm_sm80_64x64x32_w4_s4_sm90a"},
+        {"sm80_64x64x32_w4_s4", 3, "evt_tn_gemm_sm80_64x64x32_w4_s4_splitk_sm90a"},
+        {"sm90_wg2_128x128x64_s3", 1, "evt_tn_gemm_sm90_wg2_128x128x64_s3_sm90a"},
+        {"sm90_pp2_128x128x64_s4", 1, "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a"},
+    };
+    static const long long counts[] = {1, 3, 512};
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    for (size_t fi = 0; fi < sizeof families / sizeof families[0]; fi++)
+        for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+            const long long L = counts[ci];
+            const plan_config *c = plan_config_find(families[fi].config);
+            evt_launch *l = launch_of(m, "tn");
+            const evt_tuning t = {.config = families[fi].config, .split_k = families[fi].split_k};
+            assert_int_equal(evt_launch_set_tuning(l, &t), EVT_OK);
+            bufs b = {mem, {0}, 0};
+            const size_t mn = (size_t)M * N;
+            void *a = dev(&b, (size_t)L * M * K * 2), *bb = dev(&b, (size_t)N * K * 2);
+            void *bias = dev(&b, N * 2), *res = dev(&b, (size_t)L * mn * 2), *d = dev(&b, (size_t)L * mn * 2);
+            void *amax = dev(&b, (size_t)L * 4), *rsum = dev(&b, (size_t)L * M * 4);
+            assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, (size_t)L * M * K * 2, bb, K, (size_t)N * K * 2),
+                             EVT_OK);
+            assert_int_equal(evt_launch_set_batch(l, L, M * K, 0), EVT_OK);
+            assert_int_equal(evt_launch_bind_batched(l, "bias", bias, N * 2, 0, 0), EVT_OK);
+            assert_int_equal(evt_launch_bind_batched(l, "res", res, (size_t)L * mn * 2, N, (long long)mn), EVT_OK);
+            assert_int_equal(evt_launch_bind_batched(l, "d", d, (size_t)L * mn * 2, N, (long long)mn), EVT_OK);
+            assert_int_equal(evt_launch_bind_batched(l, "amax", amax, (size_t)L * 4, 0, 1), EVT_OK);
+            assert_int_equal(evt_launch_bind_batched(l, "rsum", rsum, (size_t)L * M * 4, 0, M), EVT_OK);
+            assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+            fc.fakecuda_reset();
+            expect_ok(ctx, evt_launch_run(l, NULL));
+
+            const long long tiles = L * ceil_div(M, c->bm) * ceil_div(N, c->bn);
+            const int splits = families[fi].split_k;
+            const long long slots = (long long)SMS_SM90 * c->min_blocks;
+            const long long grid = c->pp ? (tiles < slots ? tiles : slots) : tiles * splits;
+            char want[160];
+            snprintf(want, sizeof want, "sm_90a %s fast%s grid %lld splits %d", c->name, c->pp ? " tma" : "", grid,
+                     splits);
+            assert_string_equal(evt_launch_plan(l), want);
+            const size_t words = (size_t)(1 + M) * (size_t)L;
+            size_t ws_bytes = 0;
+            expect_ok(ctx, evt_launch_workspace_size(l, &ws_bytes));
+            const size_t partials = splits > 1 ? (size_t)grid * (size_t)c->bm * (size_t)c->bn * 4 : 0;
+            assert_int_equal(ws_bytes, partials ? (words * 4 + 255) / 256 * 256 + partials : words * 4);
+            fakecuda_launch r[4];
+            const size_t nl = launches(r, 4);
+            assert_int_equal(nl, splits > 1 ? 4 : 3);
+            const unsigned long long ws = one_alloc(ws_bytes);
+            expect_reduce(&r[0], "evt_tn_gemm_reduce_init", (long long)words, FULL_SIZE);
+            expect_main(&r[1], families[fi].entry, c->name, grid, DEV_SM90, FULL_SIZE);
+            if (splits > 1)
+                assert_int_equal(r[2].grid[0], tiles); /* the sums: one CTA per tile of the batch */
+            expect_reduce(&r[nl - 1], "evt_tn_gemm_reduce_finish", (long long)words, FULL_SIZE);
+            for (size_t i = 0; i < nl; i++) {
+                const unsigned char *args = r[i].params[0];
+                const long long s = L > 1; /* a batch of one packs no strides */
+                assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
+                assert_ptr_equal(fakecuda_ptr_at(args, G_B), bb);
+                assert_int_equal(fakecuda_i64_at(args, G_STRIDE_A), s * M * K * 2); /* bytes: f16 */
+                assert_int_equal(fakecuda_i64_at(args, G_STRIDE_B), 0);
+                assert_int_equal(fakecuda_i32_at(args, G_BATCH), L);
+                assert_int_equal(fakecuda_i32_at(args, G_INDEX), 0);
+                assert_int_equal(fakecuda_i64_at(args, FULL_BS_BIAS), 0);
+                assert_int_equal(fakecuda_i64_at(args, FULL_BS_RES), s * (long long)mn);
+                assert_int_equal(fakecuda_i64_at(args, FULL_BS_D), s * (long long)mn);
+                assert_int_equal(fakecuda_i64_at(args, FULL_BS_AMAX), s);
+                assert_int_equal(fakecuda_i64_at(args, FULL_BS_RSUM), s * M);
+                /* amax's L words first, then rsum's L x M */
+                assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_AMAX), ws);
+                assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + (unsigned long long)L * 4);
+            }
+            if (c->pp) {
+                assert_int_equal(r[1].nparams, 2);
+                if (L > 1)
+                    expect_tiled3(fc.fakecuda_tensor_map_of(r[1].params[1]), a, K, M, K, L, M * K, 64, 128);
+                else
+                    expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1]), TMAP_F16, a, K, M, K, 64, 128,
+                                 SWIZZLE_128B);
+                expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, K, 64, 128,
+                             SWIZZLE_128B);
+            } else {
+                assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+            }
+            assert_int_equal(fc.fakecuda_violations(), 0);
+            free_bufs(&b);
+            evt_launch_destroy(l);
+        }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* Batch strides that break the fast path's alignment: an operand's (not a
+ * multiple of 16 bytes) takes the guarded entry, as such an ld does; one
+ * the fast path allows but TMA's map does not (A's problems overlapping,
+ * stride below M x lda: the driver refuses the rank-3 map) falls back to a
+ * plan without TMA; never a misaligned access. */
+static void test_gemm_batched_misaligned(void **state)
+{
+    (void)state;
+    enum { M = 256, N = 256, K = 512, L = 4 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t a_elems = (size_t)L * M * K + 8, mn = (size_t)M * N;
+    void *a = dev(&b, a_elems * 2), *bb = dev(&b, (size_t)N * K * 2);
+    void *res = dev(&b, L * mn * 2), *d = dev(&b, L * mn * 2), *amax = dev(&b, L * 4), *rsum = dev(&b, L * M * 4);
+    void *bias = dev(&b, N * 2);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_elems * 2, bb, K, (size_t)N * K * 2), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "bias", bias, N * 2, 0, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "res", res, L * mn * 2, N, (long long)mn), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "d", d, L * mn * 2, N, (long long)mn), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "amax", amax, L * 4, 0, 1), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "rsum", rsum, L * M * 4, 0, M), EVT_OK);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    const evt_tuning pp = {.config = "sm90_pp2_128x128x64_s4"};
+    assert_int_equal(evt_launch_set_tuning(l, &pp), EVT_OK);
+
+    /* 16-byte multiples: TMA, A's map rank 3 */
+    assert_int_equal(evt_launch_set_batch(l, L, (long long)M * K, 0), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), "fast tma"));
+    /* A's problems 1 element apart past M x K: the guarded entry, no maps */
+    assert_int_equal(evt_launch_set_batch(l, L, (long long)M * K + 1, 0), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), "sm90_pp2_128x128x64_s4 guarded"));
+    assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+    /* problems 8 elements apart (aligned, overlapping, read only): the map is refused,
+     * the forced configuration's guarded entry runs */
+    assert_int_equal(evt_launch_set_batch(l, L, 8, 0), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), "sm90_pp2_128x128x64_s4 guarded"));
+    /* ... and the heuristic's pick is made again without TMA */
+    assert_int_equal(evt_launch_set_tuning(l, NULL), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_null(strstr(evt_launch_plan(l), "tma"));
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+
 static const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup(name, setup)
     T(test_gemm_ragged_sm90),
@@ -1304,8 +1504,10 @@ static const struct CMUnitTest tests[] = {
     T(test_driver_failures),
     T(test_compile_failure),
     T(test_every_call_failing),
+    T(test_gemm_batched),
+    T(test_gemm_batched_misaligned),
 #undef T
-};
+    };
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {

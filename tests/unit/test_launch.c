@@ -752,6 +752,197 @@ static void test_null_arguments_are_refused(void **state)
     evt_launch_destroy(NULL);
 }
 
+/* ---- batches (evt_launch_set_batch, evt_launch_bind_batched) --------------- */
+
+/* One problem's part of each buffer, in elements, and the batch strides the
+ * tests give them: A and B per problem, res and dst one [M, N] each, bias
+ * shared (0), sc and amax one element each. */
+enum { A_ELEMS = M * K, B_ELEMS = N * K, MN_ELEMS = (M - 1) * LD + N };
+
+/* Binds every argument for a batch of `count` problems, each buffer in a
+ * 256 MiB region of its own, exactly as large as the batch needs. */
+static void bind_batch(fixture *f, long long count)
+{
+    const size_t c = (size_t)count;
+    assert_int_equal(evt_launch_set_gemm(f->l, M, N, K, FAKE(0x10000000), K, c * A_ELEMS * 2,
+                                         FAKE(0x20000000), K, c * B_ELEMS * 2),
+                     EVT_OK);
+    assert_int_equal(evt_launch_set_batch(f->l, count, A_ELEMS, B_ELEMS), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(f->l, "bias", FAKE(0x30000000), N * 2, 0, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(f->l, "res", FAKE(0x40000000), ((c - 1) * MN_ELEMS + MN_ELEMS) * 2,
+                                             LD, MN_ELEMS),
+                     EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(f->l, "sc", FAKE(0x50000000), c * 4, 0, 1), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x60000000), c * MN_ELEMS * 2, LD, MN_ELEMS),
+                     EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(f->l, "amax", FAKE(0x70000000), c * 4, 0, 1), EVT_OK);
+    assert_int_equal(evt_launch_set_param(f->l, "beta", 0.5f), EVT_OK);
+}
+
+static void test_batch_setter_refusals(void **state)
+{
+    fixture *f = *state;
+    expect_error(f, evt_launch_set_batch(f->l, 2, 0, 0), EVT_ERR_INVALID_ARGUMENT, "after evt_launch_set_gemm");
+    bind_all_but(f, NULL);
+    expect_error(f, evt_launch_set_batch(f->l, 0, 0, 0), EVT_ERR_INVALID_ARGUMENT, "batch count 0");
+    expect_error(f, evt_launch_set_batch(f->l, -3, 0, 0), EVT_ERR_INVALID_ARGUMENT, "batch count -3");
+    expect_error(f, evt_launch_set_batch(f->l, 2147483648LL, 0, 0), EVT_ERR_INVALID_ARGUMENT,
+                 "batch count 2147483648");
+    expect_error(f, evt_launch_set_batch(f->l, 2, -1, 0), EVT_ERR_INVALID_ARGUMENT, "a = -1");
+    expect_error(f, evt_launch_set_batch(f->l, 2, 0, -8), EVT_ERR_INVALID_ARGUMENT, "b = -8");
+    expect_error(f, evt_launch_bind_batched(f->l, "res", FAKE(0x400000), MN_BYTES, LD, -1),
+                 EVT_ERR_INVALID_ARGUMENT, "batch stride -1");
+    expect_error(f, evt_launch_bind_batched(f->l, "nope", FAKE(0x400000), MN_BYTES, LD, 0), EVT_ERR_NOT_FOUND,
+                 "nope");
+    /* the batch's tiles share one grid: 2^22 x 2^22 is 3.6e8 tiles of the largest configuration,
+     * 16 times that too many */
+    assert_int_equal(evt_launch_set_gemm(f->l, 1 << 22, 1 << 22, 8, FAKE(0x100000), 8, 1ULL << 40,
+                                         FAKE(0x200000), 8, 1ULL << 40),
+                     EVT_OK);
+    expect_error(f, evt_launch_set_batch(f->l, 16, 0, 0), EVT_ERR_INVALID_ARGUMENT, "a batch of 16 problems");
+    assert_int_equal(evt_launch_set_batch(f->l, 2, 0, 0), EVT_OK);
+    /* a conv launches one problem */
+    evt_launch *l = conv_launch(f);
+    const evt_conv_problem c = conv(1, 8, 1, 0, 1);
+    assert_int_equal(evt_launch_set_conv(l, &c, FAKE(0x100000), 64 * 8 * 2, FAKE(0x200000), 8 * 8 * 2), EVT_OK);
+    expect_error(f, evt_launch_set_batch(l, 2, 0, 0), EVT_ERR_INVALID_ARGUMENT, "batch count 2");
+    assert_int_equal(evt_launch_set_batch(l, 1, 0, 0), EVT_OK);
+    evt_launch_destroy(l);
+}
+
+static void test_batch_valid_without_gpu_is_no_gpu(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    static const long long counts[] = {1, 2, 3, 64, 512};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        bind_batch(f, counts[i]);
+        expect_accepted(f, evt_launch_run(f->l, NULL));
+    }
+    /* shared operands (stride 0) need one problem's bytes only */
+    bind_batch(f, 7);
+    assert_int_equal(evt_launch_set_gemm(f->l, M, N, K, FAKE(0x10000000), K, A_BYTES, FAKE(0x20000000), K,
+                                         B_BYTES),
+                     EVT_OK);
+    assert_int_equal(evt_launch_set_batch(f->l, 7, 0, 0), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+}
+
+static void test_batch_sizes_cover_the_last_problem(void **state)
+{
+    fixture *f = *state;
+    bind_batch(f, 5);
+    /* res one byte short of its fifth problem */
+    assert_int_equal(evt_launch_bind_batched(f->l, "res", FAKE(0x40000000), 5 * MN_ELEMS * 2 - 2, LD, MN_ELEMS),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "input 'res' is too small");
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "5 problems"));
+    assert_int_equal(evt_launch_bind_batched(f->l, "res", FAKE(0x40000000), 5 * MN_ELEMS * 2, LD, MN_ELEMS),
+                     EVT_OK);
+    bind_batch(f, 5); /* A for four problems */
+    assert_int_equal(evt_launch_set_gemm(f->l, M, N, K, FAKE(0x10000000), K, 4 * A_ELEMS * 2, FAKE(0x20000000),
+                                         K, 5 * B_ELEMS * 2),
+                     EVT_OK);
+    assert_int_equal(evt_launch_set_batch(f->l, 5, A_ELEMS, B_ELEMS), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "operand 'a' is too small");
+    /* strides whose last problem's offset overflows 64 bits */
+    bind_batch(f, 5);
+    assert_int_equal(evt_launch_bind_batched(f->l, "sc", FAKE(0x50000000), 4, 0, LLONG_MAX / 2), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "input 'sc': a batch of 5 problems");
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "overflows"));
+    bind_batch(f, 3);
+    assert_int_equal(evt_launch_set_batch(f->l, 3, LLONG_MAX / 2, B_ELEMS), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "operand 'a'");
+}
+
+static void test_batch_outputs_keep_apart(void **state)
+{
+    fixture *f = *state;
+    bind_batch(f, 4);
+    /* one output for every problem */
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x60000000), MN_BYTES, LD, 0), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'dst': a batch stride of 0");
+    /* problems one row apart: each one's rows are the next one's */
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x60000000), 4 * MN_ELEMS * 2, LD, LD), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'dst': a batch stride of 48");
+    /* ... but problems interleaved in the row padding (N = 40 of LD = 48 columns) could not
+     * share a byte only if narrower than 8 columns: refused */
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x60000000), 4 * MN_ELEMS * 2, LD, 8), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'dst'");
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x60000000), 4 * MN_ELEMS * 2, LD, MN_ELEMS),
+                     EVT_OK);
+    /* a reduction's results: one per problem */
+    assert_int_equal(evt_launch_bind_batched(f->l, "amax", FAKE(0x70000000), 4, 0, 0), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'amax'");
+    if (have_gpu(f))
+        return;
+    assert_int_equal(evt_launch_bind_batched(f->l, "amax", FAKE(0x70000000), 4 * 4, 0, 1), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    /* a batch of one ignores the strides: one output is enough */
+    assert_int_equal(evt_launch_set_batch(f->l, 1, A_ELEMS, B_ELEMS), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(f->l, "amax", FAKE(0x70000000), 4, 0, 0), EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+}
+
+static void test_batch_aliasing_spans_the_batch(void **state)
+{
+    fixture *f = *state;
+    bind_batch(f, 3);
+    /* dst's second problem on res's third: apart in problem 0 alone */
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x40000000 + MN_ELEMS * 2), 3 * MN_ELEMS * 2, LD,
+                                             MN_ELEMS),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT,
+                 "output 'dst' overlaps input 'res' without being the same buffer");
+    assert_non_null(strstr(evt_ctx_last_error(f->ctx), "batch"));
+    /* dst's third problem on A's second part: A's footprint is every problem's */
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x10000000 + A_ELEMS * 2 - 2 * MN_ELEMS * 2),
+                                             3 * MN_ELEMS * 2, LD, MN_ELEMS),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'dst' overlaps operand 'a'");
+    /* the shared bias inside the third problem of dst */
+    bind_batch(f, 3);
+    assert_int_equal(evt_launch_bind_batched(f->l, "bias", FAKE(0x60000000 + 2 * MN_ELEMS * 2), N * 2, 0, 0),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'dst' overlaps input 'bias'");
+    if (have_gpu(f))
+        return;
+    /* in place, problem for problem: the same pointer, ld and stride */
+    bind_batch(f, 3);
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x40000000), 3 * MN_ELEMS * 2, LD, MN_ELEMS),
+                     EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    /* ... but not with another stride */
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x40000000), 3 * (MN_ELEMS + 8) * 2, LD,
+                                             MN_ELEMS + 8),
+                     EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_INVALID_ARGUMENT, "output 'dst' overlaps input 'res'");
+    /* two tensors side by side in one allocation, problems one after the other: apart */
+    bind_batch(f, 3);
+    assert_int_equal(evt_launch_bind_batched(f->l, "dst", FAKE(0x40000000 + 3 * MN_ELEMS * 2), 3 * MN_ELEMS * 2,
+                                             LD, MN_ELEMS),
+                     EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+}
+
+/* evt_launch_set_gemm replaces the operands, and the batch with them: one problem again. */
+static void test_set_gemm_resets_the_batch(void **state)
+{
+    fixture *f = *state;
+    if (have_gpu(f))
+        skip();
+    bind_batch(f, 4);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    /* bindings sized for the batch, operands for one problem: the plain launch */
+    assert_int_equal(evt_launch_set_gemm(f->l, M, N, K, FAKE(0x10000000), K, A_BYTES, FAKE(0x20000000), K,
+                                         B_BYTES),
+                     EVT_OK);
+    expect_accepted(f, evt_launch_run(f->l, NULL));
+    assert_int_equal(evt_launch_set_batch(f->l, 4, A_ELEMS, B_ELEMS), EVT_OK);
+    expect_error(f, evt_launch_run(f->l, NULL), EVT_ERR_BAD_BUFFER, "operand 'a' is too small");
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -802,6 +993,12 @@ int main(void)
         T(test_unknown_names_are_not_found),
         T(test_wrong_kind_of_name_is_refused),
         T(test_null_arguments_are_refused),
+        T(test_batch_setter_refusals),
+        T(test_batch_valid_without_gpu_is_no_gpu),
+        T(test_batch_sizes_cover_the_last_problem),
+        T(test_batch_outputs_keep_apart),
+        T(test_batch_aliasing_spans_the_batch),
+        T(test_set_gemm_resets_the_batch),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+
 #include "plan/plan.h"
 #include "support/names.h"
 
@@ -28,7 +30,7 @@ static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1};  /* e4m3/e5m
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
 {
-    plan_problem p = {t, sms, m, n, k, 64, 1, tma};
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1};
     return p;
 }
 
@@ -734,7 +736,7 @@ static void test_listed(void **state)
                         for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
                             for (int tma = 0; tma <= 1; tma++) {
                                 const plan_config *c =
-                                    plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], sms[s], tma);
+                                    plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1, sms[s], tma);
                                 if (!plan_listed(c, k, (evt_target)t))
                                     fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
                                              "tma %d: not listed",
@@ -915,6 +917,38 @@ static void test_measured_picks(void **state)
     assert_int_equal(forced_grid(&plan_configs[EVT_TILE_sm90_wg2_128x256x64_s4], 128 * 512, 256), 512);
 }
 
+/* A batch's tiles share one grid: the plan counts L x the tiles of one
+ * problem, and the heuristic weighs them so.  512 x 512 x 8192 alone
+ * fills under a quarter of an H200's slots and splits K; 64 of them fill
+ * the machine many times: no split, a big tile.  Batch 0 and 1 are one
+ * problem. */
+static void test_batch_tiles(void **state)
+{
+    (void)state;
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 0);
+    p.conv_c = 0;
+    const plan one = make(&k_gemm_tn, &p, NULL);
+    assert_true(one.splits > 1);
+    p.batch = 0;
+    const plan zero = make(&k_gemm_tn, &p, NULL);
+    assert_true(zero.config == one.config && zero.tiles == one.tiles && zero.splits == one.splits);
+    p.batch = 64;
+    const plan many = make(&k_gemm_tn, &p, NULL);
+    assert_int_equal(many.splits, 1);
+    assert_int_equal(many.tiles, 64 * plan_config_tiles(many.config, 512, 512));
+    assert_int_equal(many.grid, many.tiles);
+    assert_true(many.config->bm * many.config->bn > 64 * 64);
+    /* forced, split-K's grid is the batch's tiles x the splits */
+    const plan_options o = {CFG(sm80_64x64x32_w4_s4), 3};
+    const plan forced = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(forced.tiles, 64 * 64);
+    assert_int_equal(forced.grid, 64 * 64 * 3);
+    /* saturating, never wrapping */
+    assert_true(plan_config_batch_tiles(CFG(sm80_64x64x32_w4_s4), 2147483647LL, 2147483647LL, 1LL << 31) ==
+                LLONG_MAX);
+    assert_int_equal(plan_config_batch_tiles(CFG(sm80_64x64x32_w4_s4), 65, 1, 5), 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,7 +958,7 @@ int main(void)
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
-        cmocka_unit_test(test_measured_picks),
+        cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,6 +149,58 @@ static void test_foreign_and_broken_lines(void **state)
     rt_tunedb_free(db);
 }
 
+/* A batched GEMM's records: the batch count is part of the key, written as a
+ * tenth field (a plain launch's line keeps its nine, as before batches), and
+ * read back by another process; a line of nine is a batch of one. */
+static void test_batch_in_the_key(void **state)
+{
+    (void)state;
+    rt_tunedb *a = NULL;
+    rt_tune_key plain = key_of(97, 83, 41), batched = plain, zeroed = plain;
+    batched.batch = 64;
+    plain.batch = 1;
+    zeroed.batch = 0; /* a key zeroed without a batch: a plain launch's */
+    rt_tune_choice got;
+    assert_true(store(&a, &plain, choice_of("sm80_64x64x32_w4_s4", 1, 0.01)));
+    assert_true(store(&a, &batched, choice_of("sm90_pp2_128x128x64_s4", 1, 0.2)));
+    assert_true(rt_tunedb_find(&a, &zeroed, &got));
+    assert_string_equal(got.config, "sm80_64x64x32_w4_s4");
+    rt_tunedb_free(a);
+    char path[512], line[1024];
+    evt_tuning_db_path(path, sizeof path);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int fields[2] = {0, 0};
+    for (int i = 0; i < 2 && fgets(line, sizeof line, f); i++) {
+        fields[i] = 1;
+        for (const char *c = line; *c; c++)
+            fields[i] += *c == '\t';
+    }
+    fclose(f);
+    assert_int_equal(fields[0], 9);
+    assert_int_equal(fields[1], 10);
+    rt_tunedb *b = NULL;
+    assert_true(rt_tunedb_find(&b, &batched, &got));
+    assert_string_equal(got.config, "sm90_pp2_128x128x64_s4");
+    assert_true(rt_tunedb_find(&b, &plain, &got));
+    assert_string_equal(got.config, "sm80_64x64x32_w4_s4");
+    rt_tune_key other = batched;
+    other.batch = 63;
+    assert_false(rt_tunedb_find(&b, &other, &got));
+    rt_tunedb_free(b);
+    /* a tenth field that is no batch count: the line is skipped */
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fprintf(f, "%s\tNVIDIA H200\t132\t1234abcd5678ef90\t5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0\t1"
+               "\tsm80_64x64x32_w4_s4\t1\t0.01\t1\n",
+            evt_version());
+    fclose(f);
+    rt_tunedb *c = NULL;
+    rt_tune_key five = key_of(5, 5, 5);
+    assert_false(rt_tunedb_find(&c, &five, &got));
+    rt_tunedb_free(c);
+}
+
 static void test_disk_cache_off(void **state)
 {
     (void)state;
@@ -174,6 +226,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_roundtrip_across_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_and_broken_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_cache_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_in_the_key, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,8 @@ _OPTIONAL = {
     "evt_config_count": (_i, []),
     "evt_config_name": (_s, [_i]),
     "evt_kernel_config_check": (_st, [_p, _p, _i, _s]),
+    "evt_launch_set_batch": (_st, [_p, _ll, _ll, _ll]),
+    "evt_launch_bind_batched": (_st, [_p, _s, _p, _z, _ll, _ll]),
 }
 
 

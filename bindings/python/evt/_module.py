@@ -840,6 +840,7 @@ class _Plan:
         self.buffers = {}    # name -> (bytes, ld)
         self.outputs = []    # (name, tensor), declaration order
         self.allocated = []  # the outputs allocated here, likewise
+        self.batch = None    # a batched GEMM's problem count (_gemm), None for a plain launch
         if kernel.mainloop == "gemm":
             m, n = self._gemm(kernel, operands)
         else:
@@ -902,21 +903,37 @@ class _Plan:
         oa, ob = kernel.operands
         a = self._view("operand 'a'", operands[0], oa.dtype)
         b = self._view("operand 'b'", operands[1], ob.dtype)
+        # A batched GEMM: a 3-D operand's leading dimension is the batch, its
+        # stride the batch stride; a 2-D operand (or a leading dimension of 1,
+        # or of stride 0: an expanded tensor) is one matrix the batch shares.
+        batched = [v for v in (a, b) if len(v.shape) == 3]
+        if batched:
+            self.batch = max(v.shape[0] for v in batched)
+            for v in batched:
+                if v.shape[0] not in (1, self.batch):
+                    v.fail(f"has a batch of {v.shape[0]}, the other operand {self.batch}: "
+                           f"[L, ...] operands must agree (or be 2-D, shared by the batch)")
+        whole_a, whole_b = a, b  # the byte sizes are the whole batch's
+        sa, a = _batch_of(a, self.batch, 2)
+        sb, b = _batch_of(b, self.batch, 2)
         if len(a.shape) != 2:
-            a.fail(f"must be a 2-D [M, K] matrix, not {a.describe()}")
+            a.fail(f"must be a 2-D [M, K] matrix or a 3-D [L, M, K] batch, not {a.describe()}")
         m, k = a.shape
         if len(b.shape) != 2 or b.shape[0] != k:
             hint = ""
             if ob.layout == "col" and len(b.shape) == 2 and b.shape[1] == k:
                 hint = " (an nn.Linear weight W of shape [N, K] is passed as W.t())"
-            b.fail(f"must be a [K, N] = [{k}, N] matrix to multiply operand 'a' [{m}, {k}]"
-                   f"{hint}; got {b.describe()}")
+            b.fail(f"must be a [K, N] = [{k}, N] matrix (or an [L, K, N] batch) to multiply "
+                   f"operand 'a' [{m}, {k}]{hint}; got {b.describe()}")
         n = b.shape[1]
         lda = _gemm_operand(a, "a", oa.dtype, oa.layout)
         ldb = _gemm_operand(b, "b", ob.dtype, ob.layout)
         if not self.meta:
-            self.gemm = (m, n, k, lda, a.nbytes(), ldb, b.nbytes())
+            self.gemm = (m, n, k, lda, whole_a.nbytes(), ldb, whole_b.nbytes())
+            self.batch_strides = (sa, sb)
         self.sizes = {"M": m, "N": n, "K": k}
+        if self.batch is not None:
+            self.sizes["L"] = self.batch
         self.conv_nchw = False
         return m, n
 
@@ -963,11 +980,27 @@ class _Plan:
                                    memory_format=torch.channels_last)
             return torch.empty((nb, p, q, n), dtype=dtype, device=device)
         size = {("M", "N"): (m, n), ("M",): (m,), ("N",): (n,), (): ()}[a.shape]
+        if self.batch is not None:  # one result per problem: a leading L
+            size = (self.batch,) + size
         return torch.empty(size, dtype=dtype, device=device)
 
     def _epilogue_tensor(self, label, a, obj, m, n):
         v = self._view(label, obj, a.dtype)
         ld = 0
+        # In a batch, a leading L dimension: each problem's own part, its
+        # stride the batch stride; an input without it (or with a leading 1,
+        # or stride 0) is shared by the batch; an output needs its own part.
+        stride, whole = 0, v
+        if self.batch is not None:
+            if label.startswith("output") and len(v.shape) != len(a.shape) + 1:
+                v.fail(f"is an output of a batch of {self.batch}: it needs a leading batch "
+                       f"dimension, [{', '.join(('L',) + a.shape)}] = "
+                       f"{[self.batch] + [{'M': m, 'N': n}[d] for d in a.shape]}; got "
+                       f"{v.describe()}")
+            stride, v = _batch_of(v, self.batch, len(a.shape))
+            if label.startswith("output") and stride == 0 and self.batch > 1:
+                v.fail(f"has batch stride 0: the {self.batch} problems' results would land on "
+                       f"one another; got {whole.describe()}")
         if a.shape == ("M", "N"):
             ld = self._mn_ld(v, m, n)
         elif a.shape == ():
@@ -981,7 +1014,7 @@ class _Plan:
             if want > 1 and v.strides[0] != 1:
                 v.fail(f"must be contiguous (stride 1), not {v.describe()}")
         if not self.meta:
-            self.buffers[a.name] = (v.nbytes(), ld)
+            self.buffers[a.name] = (whole.nbytes(), ld, stride)
 
     def _mn_ld(self, v, m, n):
         if len(v.shape) == 2:
@@ -1015,6 +1048,23 @@ class _Plan:
             v.fail(f"must be an NPQK tensor ([N, K, P, Q] = [{nb}, {n}, {p}, {q}] channels-last "
                    f"or [N, P, Q, K]) or an [M, N] = [{m}, {n}] matrix; got {v.describe()}")
         v.fail(f"must be an [M, N] = [{m}, {n}] matrix, not {v.describe()}")
+
+
+def _batch_of(v, batch, dims):
+    """(batch stride, the view of one problem) of tensor view `v` whose
+    problem has `dims` dimensions: with one more, the leading one is the
+    batch (of `batch` problems, or 1: shared), else v is shared (stride 0).
+    For a plain launch (batch None) v as it is."""
+    if batch is None or len(v.shape) != dims + 1:
+        return 0, v
+    if v.shape[0] not in (1, batch):
+        v.fail(f"has a leading dimension of {v.shape[0]}, not the batch's {batch} (or 1: "
+               f"shared by the batch); got {v.describe()}")
+    stride = v.strides[0] if v.shape[0] > 1 else 0
+    one = View.__new__(View)
+    one.__dict__.update(v.__dict__)
+    one.shape, one.strides = v.shape[1:], v.strides[1:]
+    return stride, one
 
 
 def _result(outputs):
@@ -1054,8 +1104,14 @@ class _Call:
             raise UnsupportedError(f"kernel '{kernel.name}': the libevt loaded "
                                    f"({_lib.path}) cannot launch conv2d_fprop kernels")
         self.problem = plan.conv if self.conv else plan.gemm
-        self.binds = [(name.encode(), slots[name], nbytes, ld)
-                      for name, (nbytes, ld) in plan.buffers.items()]
+        self.batch = plan.batch
+        if self.batch is not None:
+            if not _lib.has("evt_launch_set_batch"):
+                raise UnsupportedError(f"kernel '{kernel.name}': the libevt loaded ({_lib.path}) "
+                                       f"cannot launch batched GEMMs (3-D operands)")
+            self.batch_strides = plan.batch_strides
+        self.binds = [(name.encode(), slots[name], nbytes, ld, stride)
+                      for name, (nbytes, ld, stride) in plan.buffers.items()]
         self.params = [(a.name.encode(), a.name, a.default) for a in kernel.params]
         self.results = [slots[name] for name, _ in plan.outputs]
         self.names = tuple(name for name, _ in plan.outputs)
@@ -1081,8 +1137,18 @@ class _Call:
             m, n, k, lda, a_bytes, ldb, b_bytes = self.problem
             native.set(None, lib.evt_launch_set_gemm, m, n, k, ptrs[self.a], lda, a_bytes,
                        ptrs[self.b], ldb, b_bytes)
-        for name, slot, nbytes, ld in self.binds:
-            native.set(name, lib.evt_launch_bind, name, ptrs[slot], nbytes, ld)
+            # evt_launch_set_gemm resets the batch: set it whenever it may
+            # have run, and back to one problem after a batched call
+            if self.batch is not None or native.batched:
+                sa, sb = self.batch_strides if self.batch is not None else (0, 0)
+                native.module._check(lib.evt_launch_set_batch(
+                    native.h, self.batch if self.batch is not None else 1, sa, sb))
+                native.batched = self.batch is not None
+        for name, slot, nbytes, ld, stride in self.binds:
+            if stride:
+                native.set(name, lib.evt_launch_bind_batched, name, ptrs[slot], nbytes, ld, stride)
+            else:
+                native.set(name, lib.evt_launch_bind, name, ptrs[slot], nbytes, ld)
         for name, key, default in self.params:
             value = kw.get(key)
             native.set(name, lib.evt_launch_set_param, name,
@@ -1106,6 +1172,7 @@ class _Handle:
         self.module = module
         self.shared = shared  # a Kernel's launch for calls, not a Launch's
         self.bound = {}       # None (the problem) or an argument's name -> setter's arguments
+        self.batched = False  # the library launch was last set to a batch (_Call.bind)
         # the _Call that bound everything last, with its data pointers and params (_Call.bind)
         self.last, self.last_ptrs, self.last_params = None, None, None
         self.ws_bytes = 0     # the workspace its last run took (run)
