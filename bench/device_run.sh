@@ -21,6 +21,10 @@
 #           then bench/bench_fp8.py: fp8 GEMM + row/column scales + bias + GELU -> e4m3
 #           + amax against torch._scaled_mm (row-wise) + epilogue, eager and compiled,
 #           and _scaled_mm alone -> $OUT/benchmarks_fp8.md
+#   batched bench/bench_batched.py: batched GEMM + bias + GELU/ReLU (attention- and
+#           MoE-expert-like shapes, L 8 to 512, a weight per problem or shared) against
+#           torch.baddbmm + the activation, eager and compiled, and torch.bmm alone
+#           -> $OUT/benchmarks_batched.md
 #   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
 #           peers, heuristic and tuned) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
@@ -126,6 +130,12 @@ for s in $sections; do
         step "fp8 gemm" fp8_gemm.log "$build/tests/gpu/fp8_gemm"
         grep -E 'FAIL|differs|error|PASS' "$out/fp8_gemm.log" | head -20
         python3 bench/bench_fp8.py --out "$out/benchmarks_fp8.md" 2>&1 | tee "$out/bench_fp8.log" ;;
+    batched)
+        python3 bench/bench_batched.py --out "$out/benchmarks_batched.md" 2>&1 | tee "$out/bench_batched.log"
+        rc=${PIPESTATUS[0]}
+        [ $rc -eq 0 ] || overall=1
+        summary+=("bench_batched: exit $rc, $(grep -E '^\| (baddbmm|compiled|bmm) \|' "$out/bench_batched.log" | tr '\n' ' ')")
+        ;;
     wide)
         python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tee "$out/wide.log" ;;
     ncugemm)

@@ -67,6 +67,15 @@ static void emit_expr(strbuf *sb, const ir_value *v)
         ref(sb, v->args[0]);
         sb_puts(sb, infix[v->op]);
         ref(sb, v->args[1]);
+    } else if (v->op == IR_SELECT && v->type != IR_BOOL) {
+        /* evt_select, not ?:, for the bits of a -0 (evt_math.h) */
+        sb_puts(sb, "evt_select(");
+        ref(sb, v->args[0]);
+        sb_puts(sb, ", ");
+        ref(sb, v->args[1]);
+        sb_puts(sb, ", ");
+        ref(sb, v->args[2]);
+        sb_puts(sb, ")");
     } else if (v->op == IR_SELECT) {
         ref(sb, v->args[0]);
         sb_puts(sb, " ? ");

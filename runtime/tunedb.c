@@ -77,7 +77,7 @@ static int put(rt_tunedb *db, const rt_tune_key *key, const rt_tune_choice *choi
 /* One line into key and choice; 0 for a line of another version or a malformed one. */
 static int parse_line(char *line, rt_tune_key *key, rt_tune_choice *choice)
 {
-    char *field[10];
+    char *field[10] = {0};
     int nf = 0;
     for (char *p = line; nf < 10;) {
         field[nf++] = p;

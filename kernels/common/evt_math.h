@@ -150,6 +150,27 @@ EVT_MATH_FN float evt_abs(float x)
 #endif
 }
 
+/*
+ * c ? a : b.  On the GPU a select of the bits, in inline PTX: compiled from
+ * C, `c ? 1.0f : -0.0f` became `selp.f32 d, 1.0, -0.0, p`, and the code
+ * ptxas made of that (CUDA 13.0, sm_80 and sm_90a code on an H200) gave +0
+ * where p was false, a lost sign that tests/gpu/diff_fuzz found
+ * (docs/codegen.md).  NVVM turns a select of __float_as_uint bits back into
+ * that selp.f32; it cannot see into the asm.
+ */
+EVT_MATH_FN float evt_select(int c, float a, float b)
+{
+#ifdef EVT_MATH_CUDA
+    unsigned int d;
+    asm("{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\nselp.b32 %0, %1, %2, p;\n}"
+        : "=r"(d)
+        : "r"(__float_as_uint(a)), "r"(__float_as_uint(b)), "r"(c));
+    return __uint_as_float(d);
+#else
+    return c ? a : b;
+#endif
+}
+
 EVT_MATH_FN int evt_isnan(float x)
 {
     return (evt_f32_bits(x) & 0x7fffffffu) > 0x7f800000u;

@@ -16,18 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NFN 14
+#define NFN 16
 static const char *const names[NFN] = {"exp",  "log",       "tanh",    "sigmoid", "silu",
                                        "gelu", "gelu_tanh", "hardswish", "rsqrt", "sqrt",
-                                       "relu", "abs",       "leaky_relu", "div"};
+                                       "relu", "abs",       "leaky_relu", "div",  "sel_nan",
+                                       "sel_neg"};
 
 static float leaky_(float x) { return evt_leaky_relu(x, 0.01f); }
 static float relu_(float x) { return evt_relu(x); }
 static float abs_(float x) { return evt_abs(x); }
 static float div_(float x) { return evt_div(1.0f, x); }
+/* selects with a -0 operand: the sign a select once lost on the GPU (evt_select) */
+static float sel_nan_(float x) { return evt_isnan(x) ? evt_neg(0.0f) : 1.0f; }
+static float sel_neg_(float x) { return x < 0.0f ? evt_neg(0.0f) : x; }
 static float (*const cpu[NFN])(float) = {evt_exp,  evt_log,       evt_tanh,     evt_sigmoid, evt_silu,
                                          evt_gelu, evt_gelu_tanh, evt_hardswish, evt_rsqrt,  evt_sqrt,
-                                         relu_,    abs_,          leaky_,       div_};
+                                         relu_,    abs_,          leaky_,       div_,        sel_nan_,
+                                         sel_neg_};
 
 enum { M = 2048, N = 2048, K = 16 };
 
@@ -46,7 +51,11 @@ int main(void)
     size_t len = 0;
     len += (size_t)snprintf(src + len, sizeof src - len, "epilogue all {\n    in x : f32[M, N]\n");
     for (int f = 0; f < NFN; f++) {
-        const char *expr = f == 12 ? "leaky_relu(x, 0.01)" : f == 13 ? "1.0 / x" : NULL;
+        const char *expr = f == 12   ? "leaky_relu(x, 0.01)"
+                           : f == 13 ? "1.0 / x"
+                           : f == 14 ? "x != x ? -0.0 : 1.0"
+                           : f == 15 ? "x < 0 ? -0.0 : x"
+                                     : NULL;
         if (expr)
             len += (size_t)snprintf(src + len, sizeof src - len, "    out y%d : f32[M, N] = %s\n", f, expr);
         else
