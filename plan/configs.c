@@ -7,7 +7,7 @@
 
 const plan_config plan_configs[EVT_TILE_COUNT] = {
 #define PLAN_CONFIG(name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, \
-                    staged)                                                                          \
+                    staged, coop)                                                                    \
     [EVT_TILE_##name] = {EVT_TILE_##name,                                                            \
                          #name,                                                                      \
                          mainloops,                                                                  \
@@ -23,6 +23,7 @@ const plan_config plan_configs[EVT_TILE_COUNT] = {
                          ws,                                                                         \
                          pp,                                                                         \
                          staged,                                                                     \
+                         coop,                                                                       \
                          EVT_TILE_THREADS(warps_m, warps_n, ws, pp),                                 \
                          EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)},
     EVT_TILE_CONFIGS(PLAN_CONFIG)
@@ -40,6 +41,11 @@ const plan_config *plan_config_find(const char *name)
 int plan_config_persistent(const plan_config *c)
 {
     return c->ws > 0 || c->pp > 0;
+}
+
+int plan_config_coop(const plan_config *c)
+{
+    return c->coop;
 }
 
 const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml)

@@ -39,9 +39,8 @@ static const enum evt_tile_id gemm_fp8_sm80[] = {
     EVT_TILE_sm80_64x64x64_w4_s4_fp8,
 };
 static const enum evt_tile_id gemm_fp8_sm90[] = {
-    EVT_TILE_sm90_pp2_128x128x128_s4_fp8,
-    EVT_TILE_sm90_wg2_128x256x128_s4_fp8,
-    EVT_TILE_sm90_wg2_128x128x128_s3_fp8,
+    EVT_TILE_sm90_coop2_128x128x128_s4_fp8,
+    EVT_TILE_sm80_128x128x128_w4_s3_fp8,
     EVT_TILE_sm80_64x64x64_w4_s4_fp8,
 };
 static const enum evt_tile_id conv_sm80[] = {
@@ -102,8 +101,11 @@ static int fits(const plan_config *c, const plan_target *t)
     return c->smem_bytes <= t->smem_per_block;
 }
 
-/* The GEMM heuristics' tiles: the 16-bit rows, or the fp8 ones (no wide
- * mma.sync tile: NULL). */
+/* The GEMM heuristics' tiles: the 16-bit rows, or the fp8 ones.  fp8 has
+ * no wide mma.sync tile, and no wgmma tile but the cooperative one, whose
+ * consumers add each k tile's products in f32: the others leave K's whole
+ * sum to the tensor cores' fp8 accumulation, 4e-3 of the result's scale off
+ * at K = 4096 (docs/fp8.md), so they run only when forced (NULL here). */
 typedef struct gemm_tiles {
     const plan_config *sync_wide, *sync_mid, *sync_small; /* mma.sync 128x256, 128x128, 64x64 */
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
@@ -115,9 +117,9 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
-                                 CFG(sm90_pp2_128x128x128_s4_fp8),
-                                 CFG(sm90_wg2_128x256x128_s4_fp8),
-                                 CFG(sm90_wg2_128x128x128_s3_fp8)};
+                                 CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
+                                 NULL};
 
 /*
  * sm80 GEMM: big tiles when they still give every SM at least two tiles;
@@ -175,7 +177,7 @@ static const plan_config *conv_sm80_pick(const plan_target *t, long long m, long
  * each hold one, a cooperative one's share one, else the CTAs an SM holds. */
 static int tiles_per_sm(const plan_config *c)
 {
-    return c->pp ? (c->bm == 128 * c->pp ? 1 : c->pp) : c->min_blocks;
+    return c->pp ? (plan_config_coop(c) ? 1 : c->pp) : c->min_blocks;
 }
 
 static double wave_cost(const plan_config *c, long long m, long long n, long long batch, long long sms,
@@ -217,7 +219,7 @@ static const plan_config *cheapest(const costed *cand, int n, const plan_target 
 static int two_tiles_a_consumer(const plan_config *pp, long long m, long long n, long long batch,
                                 long long sms)
 {
-    return plan_config_batch_tiles(pp, m, n, batch) >= 2LL * pp->pp * sms;
+    return plan_config_batch_tiles(pp, m, n, batch) >= 2LL * tiles_per_sm(pp) * sms;
 }
 
 /* Percent of the SM-slot waves c's tiles fill: 100 for whole waves. */
@@ -256,9 +258,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return pp;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
-        return fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
+        return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
-    if (classic == g->sync_small)
+    if (classic == g->sync_small || !wide)
         return classic;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};

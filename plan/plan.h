@@ -40,7 +40,7 @@ typedef struct plan_config {
     unsigned mainloops;  /* EVT_TILE_GEMM | EVT_TILE_CONV */
     int wgmma;           /* warpgroup MMAs (EVT_TILE_WGMMA, EVT_TILE_WGMMA_FP8) */
     int op_bytes;        /* operand bytes its MMAs take: 2 (f16, bf16) or 1 (fp8) */
-    int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged;
+    int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop;
     int threads;    /* EVT_TILE_THREADS */
     int smem_bytes; /* EVT_TILE_SMEM_BYTES */
 } plan_config;
@@ -52,6 +52,9 @@ const plan_config *plan_config_find(const char *name);
 /* Whether c keeps a persistent grid (warp-specialized or producer/consumer):
  * one CTA per slot walking tiles, never split. */
 int plan_config_persistent(const plan_config *c);
+/* Whether c's producer/consumer consumers share each tile (cooperative)
+ * rather than take whole tiles in turn (ping-pong). */
+int plan_config_coop(const plan_config *c);
 /* Whether c is one of mainloop ml's configurations (tile_configs.h's
  * mainloops column); NULL if it is, else why not. */
 const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml);

@@ -13,7 +13,7 @@
 #include "tile_configs.h"
 
 template <int MMA, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS, int PP, int STAGED>
+          int WS_WARPS, int PP, int STAGED, int COOP>
 struct evt_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -32,8 +32,9 @@ struct evt_tile {
     static constexpr int kOpBytes = EVT_TILE_OP_BYTES(MMA);
     static constexpr int kBK16 = BK * kOpBytes / 2;
     static constexpr int kPP = PP;         /* consumer warpgroups (evt_sm90::pp_run) */
-    /* consumers sharing each tile, 128 rows each (evt_sm90::coop_run) */
-    static constexpr bool kCoop = PP > 0 && BM == 128 * PP;
+    /* consumers sharing each tile, BM / PP rows each (evt_sm90::coop_run),
+     * else taking whole tiles in turn (evt_sm90::pp_run) */
+    static constexpr bool kCoop = COOP != 0;
     /* rows of the tiles the epilogue runs on: a cooperative consumer's
      * accumulators go through shared memory 64 rows at a time */
     static constexpr int kEpiBM = kCoop ? 64 : BM;
@@ -64,8 +65,8 @@ struct evt_tile {
                   "tile_configs.h's byte counts");
     static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && (BM == 128 || kCoop) && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
-    static_assert(!kCoop || (PP == 2 && BN == 128 && STAGED == 0),
-                  "cooperative tiles: two consumers of 128 x 128, nothing staged");
+    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && BN == 128 && STAGED == 0),
+                  "cooperative tiles: two consumers of 64 or 128 rows x 128, nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,

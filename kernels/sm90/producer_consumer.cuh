@@ -244,17 +244,26 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 }
 
 /*
- * The cooperative producer/consumer schedule (configurations with pp = 2 and
- * bm = 256, sm_90a): pp_produce's producer as above, and two wgmma consumer
- * warpgroups that share every tile of the CTA: consumer c multiplies rows
- * 128 c .. 128 c + 127 of the 256 x 128 tile (two m64 wgmma rows), so each
- * stage carries twice the MMA work of a 128-row tile for the same B bytes,
- * and a stage is free once all eight consumer warps are done with it.  Then
- * each consumer runs the epilogue on its rows 64 at a time, through its own
+ * The cooperative producer/consumer schedule (configurations with pp = 2
+ * and bm = 256 or 128, sm_90a): pp_produce's producer as above, and two
+ * wgmma consumer warpgroups that share every tile of the CTA: consumer c
+ * multiplies rows R c .. R c + R - 1 (R = bm / 2: one or two m64 wgmma
+ * rows), so each stage carries more MMA work for the same B bytes, and a
+ * stage is free once all eight consumer warps are done with it.  Then each
+ * consumer runs the epilogue on its rows 64 at a time, through its own
  * 64-row accumulator sub-tile in shared memory (a whole 256-row f32 tile
  * would not fit beside the stages): sub-tile h of consumer c is the
- * epilogue's 64-row tile 4 tile_m + 2 c + h.  While the consumers run the
- * epilogue the producer already loads the next tile's first stages.
+ * epilogue's 64-row tile (bm / 64) tile_m + (R / 64) c + h.  While the
+ * consumers run the epilogue the producer already loads the next tile's
+ * first stages.
+ *
+ * fp8 (one m64 row a consumer): each k tile's wgmmas accumulate into
+ * registers of their own, which are then added to the accumulators in f32.
+ * The tensor cores keep an fp8 product sum in less than f32 precision: left
+ * to them over all of K the sums were off by 4e-3 of the result's scale at
+ * K = 4096 and 9e-3 at 16384, as cuBLASLt's fp8 fast accumulation is
+ * (docs/fp8.md).  While one consumer adds, the other's wgmmas run.
+ *
  * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers.
  */
 template <class Cfg, class Load, class Args, class Epi>
@@ -262,10 +271,12 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                                          unsigned char *smem, const Epi &epi, Load load)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 256 &&
+    constexpr int R = Cfg::kBM / 2, NHALF = R / 64;
+    constexpr bool kPromote = Cfg::kOpBytes == 1;
+    static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && (R == 128 || R == 64) &&
                       Cfg::kBN == 128 && Cfg::kEpiBM == 64 && Cfg::kAKContig && Cfg::kBKContig &&
-                      Cfg::kBK16 == 64 && Cfg::kStaged == 0,
-                  "coop_run: a 128-thread producer, two consumers of 128 x 128 halves, K-contiguous");
+                      Cfg::kBK16 == 64 && Cfg::kStaged == 0 && (!kPromote || NHALF == 1),
+                  "coop_run: a 128-thread producer, two consumers of 64 or 128 x 128, K-contiguous");
     static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN;
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
@@ -295,42 +306,62 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
     const evt_u32 sub_addr = evt_smem_addr(sub);
     for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
-        float acc[2][1][NC / 2]; /* rows 128 c + 64 h, one wgmma each */
-        zero_acc<NC, 1>(acc[0]);
-        zero_acc<NC, 1>(acc[1]);
+        float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
+#pragma unroll
+        for (int h = 0; h < NHALF; ++h)
+            zero_acc<NC, 1>(acc[h]);
         int q = j * k_tiles, prev = 0;
         for (int kt = 0; kt < k_tiles; ++kt, ++q) {
             const int s = q % Cfg::kStages;
             mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
             if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * 128 * Cfg::kBK16 * 2;
+            const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2;
             const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+            if constexpr (kPromote) {
+                float part[1][NC / 2];
+                zero_acc<NC, 1>(part);
+                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+                for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(part[0], wgmma_desc<Cfg::kBK16>(sa) + 2 * kk,
+                                                                 wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
+                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+                if (lane == 0)
+                    mbar_arrive(empty + 8 * s); /* this k tile's MMAs are done */
 #pragma unroll
-                for (int h = 0; h < 2; ++h)
-                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
-                                                   wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
-                                                   wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            if (kt > 0 && lane == 0)
-                mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
-            prev = s;
+                for (int i = 0; i < NC / 2; ++i)
+                    acc[0][0][i] += part[0][i];
+            } else {
+                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+                for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+#pragma unroll
+                    for (int h = 0; h < NHALF; ++h)
+                        wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(
+                            acc[h][0], wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
+                            wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
+                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                if (kt > 0 && lane == 0)
+                    mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
+                prev = s;
+            }
         }
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        if (k_tiles > 0 && lane == 0)
-            mbar_arrive(empty + 8 * prev);
+        if constexpr (!kPromote) {
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            if (k_tiles > 0 && lane == 0)
+                mbar_arrive(empty + 8 * prev);
+        }
         int tm, tn;
         const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < NHALF; ++h) {
             evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
             store_acc_wgmma<Cfg, NC, 1>(acc[h], sub_addr, 0, warp, lane);
             evt_sched::bar_sync(bar, 128);
-            epi(4 * tm + 2 * c + h, tn, problem, sub, nullptr);
+            epi((Cfg::kBM / 64) * tm + NHALF * c + h, tn, problem, sub, nullptr);
         }
     }
 #else

@@ -469,15 +469,15 @@ static void test_gemm_fp8_sm90_tma(void **state)
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
 
-    const plan_config *c = plan_config_find("sm90_pp2_128x128x128_s4_fp8");
+    const plan_config *c = plan_config_find("sm90_coop2_128x128x128_s4_fp8");
     const long long tiles = ceil_div(M, c->bm) * ceil_div(N, c->bn);
     const long long grid = tiles < SMS_SM90 * c->min_blocks ? tiles : SMS_SM90 * c->min_blocks;
     char want[128];
-    snprintf(want, sizeof want, "sm_90a sm90_pp2_128x128x128_s4_fp8 fast tma grid %lld splits 1", grid);
+    snprintf(want, sizeof want, "sm_90a sm90_coop2_128x128x128_s4_fp8 fast tma grid %lld splits 1", grid);
     assert_string_equal(evt_launch_plan(l), want);
     fakecuda_launch r[1];
     assert_int_equal(launches(r, 1), 1);
-    expect_main(&r[0], "evt_f8_gemm_sm90_pp2_128x128x128_s4_fp8_sm90a", "sm90_pp2_128x128x128_s4_fp8", grid,
+    expect_main(&r[0], "evt_f8_gemm_sm90_coop2_128x128x128_s4_fp8_sm90a", "sm90_coop2_128x128x128_s4_fp8", grid,
                 DEV_SM90, F8_SIZE);
     const unsigned char *args = r[0].params[0];
     assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);

@@ -66,7 +66,7 @@ static void test_config_names(void **state)
         if (c->ws)
             at += snprintf(want + at, sizeof want - at, "_ws%d", c->ws);
         if (c->pp) /* cooperative when the consumers share a tile of 128 rows each */
-            at += snprintf(want + at, sizeof want - at, "_%s%d", c->bm == 128 * c->pp ? "coop" : "pp",
+            at += snprintf(want + at, sizeof want - at, "_%s%d", plan_config_coop(c) ? "coop" : "pp",
                            c->pp);
         at += snprintf(want + at, sizeof want - at, "_%dx%dx%d", c->bm, c->bn, c->bk);
         if (!c->wgmma)
@@ -196,7 +196,7 @@ static void test_can_run(void **state)
     expect_refused(CFG(sm90_pp2_128x128x128_s4_fp8), &k_conv, EVT_TARGET_SM90A, "GEMM");
     assert_true(plan_can_run(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM89, NULL));
     assert_true(plan_can_run(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM90A, NULL));
-    assert_true(plan_listed(CFG(sm90_pp2_128x128x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM90A));
+    assert_true(plan_listed(CFG(sm90_coop2_128x128x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM90A));
     assert_true(plan_listed(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM89));
     assert_null(plan_kernel_target_refusal(&k_gemm_fp8, EVT_TARGET_SM89));
     assert_null(plan_kernel_target_refusal(&k_gemm_tn, EVT_TARGET_SM80));
@@ -216,14 +216,18 @@ static void test_can_run(void **state)
 static void test_fp8_picks(void **state)
 {
     (void)state;
-    /* the H200 fast path: the producer/consumer tile, wgmma k32 from TMA stages */
+    /* the H200 fast path: the cooperative tile, wgmma k32 from TMA stages,
+     * each k tile's products added in f32 */
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
-                     T(sm90_pp2_128x128x128_s4_fp8));
+                     T(sm90_coop2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
-                     T(sm90_pp2_128x128x128_s4_fp8));
-    /* without TMA maps, the cp.async wgmma tiles */
-    const enum evt_tile_id no_tma = pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0);
-    assert_true(no_tma == T(sm90_wg2_128x256x128_s4_fp8) || no_tma == T(sm90_wg2_128x128x128_s3_fp8));
+                     T(sm90_coop2_128x128x128_s4_fp8));
+    /* without TMA maps, mma.sync: the cp.async wgmma tiles leave K's whole
+     * sum to the tensor cores' fp8 accumulation (forced use only) */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0),
+                     T(sm80_128x128x128_w4_s3_fp8));
+    assert_false(plan_listed(CFG(sm90_pp2_128x128x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM90A));
+    assert_false(plan_listed(CFG(sm90_wg2_128x256x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM90A));
     /* few tiles: 64x64 fp8 mma.sync tiles and split-K */
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 64, 256, 4096, 132, 1), T(sm80_64x64x64_w4_s4_fp8));
     /* sm_89: mma.sync m16n8k32 */
