@@ -262,7 +262,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
  * The tensor cores keep an fp8 product sum in less than f32 precision: left
  * to them over all of K the sums were off by 4e-3 of the result's scale at
  * K = 4096 and 9e-3 at 16384, as cuBLASLt's fp8 fast accumulation is
- * (docs/fp8.md).  While one consumer adds, the other's wgmmas run.
+ * (docs/fp8.md).  Two sets of partial sums take turns, so a k tile's wgmmas
+ * run while the last one's sums are added; the registers for them come
+ * from the producer (setmaxnreg: 56 a producer thread, 224 a consumer's).
  *
  * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers.
  */
@@ -296,10 +298,14 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     __syncthreads();
 
     if (wg == 0) {
+        if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
                         [](int, int, int, int) {});
         return; /* the consumers wait for the copies in flight */
     }
+    if constexpr (kPromote)
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 224;" ::: "memory");
 
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
@@ -311,29 +317,68 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         for (int h = 0; h < NHALF; ++h)
             zero_acc<NC, 1>(acc[h]);
         int q = j * k_tiles, prev = 0;
-        for (int kt = 0; kt < k_tiles; ++kt, ++q) {
-            const int s = q % Cfg::kStages;
-            mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
-            if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2;
-            const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
-            if constexpr (kPromote) {
-                float part[1][NC / 2];
-                zero_acc<NC, 1>(part);
+        if constexpr (kPromote) {
+            /* k tile kt's wgmmas sum into part[kt % 2] while kt - 1's partial
+             * sums, complete, are added to acc; the loop goes two k tiles at
+             * a time so that each set of registers is named statically */
+            float part[2][1][NC / 2];
+            const auto issue = [&](float (&p)[1][NC / 2], int s) {
+                zero_acc<NC, 1>(p);
+                const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2;
+                const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
                 asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
                 for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(part[0], wgmma_desc<Cfg::kBK16>(sa) + 2 * kk,
+                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(p[0], wgmma_desc<Cfg::kBK16>(sa) + 2 * kk,
                                                                  wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
                 asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-                asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-                if (lane == 0)
-                    mbar_arrive(empty + 8 * s); /* this k tile's MMAs are done */
+            };
+            const auto add = [&](const float (&p)[1][NC / 2]) {
 #pragma unroll
                 for (int i = 0; i < NC / 2; ++i)
-                    acc[0][0][i] += part[0][i];
-            } else {
+                    acc[0][0][i] += p[0][i];
+            };
+            /* one k tile: wait for its stage, issue it into p; then the last
+             * one's (in o) are done: add them and free their stage */
+            const auto step = [&](float (&p)[1][NC / 2], const float (&o)[1][NC / 2], int kt) {
+                const int s = q % Cfg::kStages;
+                mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+                if constexpr (!Load::kTma)
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                issue(p, s);
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                if (kt > 0) {
+                    add(o);
+                    if (lane == 0)
+                        mbar_arrive(empty + 8 * prev);
+                }
+                prev = s;
+                ++q;
+            };
+            int kt = 0;
+            for (; kt + 1 < k_tiles; kt += 2) {
+                step(part[0], part[1], kt);
+                step(part[1], part[0], kt + 1);
+            }
+            if (kt < k_tiles)
+                step(part[0], part[1], kt);
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            if (k_tiles > 0) {
+                if ((k_tiles - 1) & 1) /* named statically, as above */
+                    add(part[1]);
+                else
+                    add(part[0]);
+                if (lane == 0)
+                    mbar_arrive(empty + 8 * prev);
+            }
+        } else {
+            for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+                const int s = q % Cfg::kStages;
+                mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+                if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2;
+                const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
                 asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
                 for (int kk = 0; kk < Cfg::kKSteps; ++kk)
@@ -348,8 +393,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                     mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
                 prev = s;
             }
-        }
-        if constexpr (!kPromote) {
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             if (k_tiles > 0 && lane == 0)
                 mbar_arrive(empty + 8 * prev);
