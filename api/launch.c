@@ -351,6 +351,16 @@ evt_status evt_launch_set_batch(evt_launch *l, long long count, long long stride
         return fail(l, EVT_ERR_INVALID_ARGUMENT,
                     "batch strides a = %lld, b = %lld: each must be 0 (shared) or positive",
                     stride_a, stride_b);
+    /* the kernels take the operands' strides in bytes (pack): an empty
+     * problem's buffers are not checked against them, so bound them here */
+    for (int i = 0; i < 2; i++) {
+        const long long stride = i ? stride_b : stride_a;
+        const long long es = (long long)evt_elem_size(l->k->operands[i].elem);
+        if (stride > LLONG_MAX / es)
+            return fail(l, EVT_ERR_INVALID_ARGUMENT,
+                        "batch stride %c = %lld: %lld bytes each overflow 64 bits", i ? 'b' : 'a',
+                        stride, es);
+    }
     evt_status st = check_tiles(l, l->dims[0], l->dims[1], count);
     if (st != EVT_OK)
         return st;

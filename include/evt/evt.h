@@ -500,7 +500,8 @@ EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long lon
  * stride apart.  count 1 is the plain launch (strides are then ignored).
  *
  * EVT_ERR_INVALID_ARGUMENT, naming the value and changing nothing, for a
- * count outside 1..2^31-1, a negative stride, a batch whose tiles all
+ * count outside 1..2^31-1, a negative stride, an operand's stride whose
+ * bytes overflow 64 bits (the kernels take them in bytes), a batch whose tiles all
  * together exceed one grid (2^31-1 CTAs), a conv kernel and a count other
  * than 1, or a call before evt_launch_set_gemm.  evt_launch_set_gemm (and
  * set_conv) resets the batch to one problem, since it replaces both

@@ -1,23 +1,29 @@
 /*
  * fuzz_launch.c - libFuzzer target for the launch API: the input is decoded
  * into a sequence of calls (evt_launch_create on a fixed module's GEMM and
- * conv kernels, set_gemm and set_conv with hostile sizes, leading
- * dimensions and padding, bind with pointers into the fake's memory, NULL,
- * misaligned or made up, set_param, set_tuning, workspace_size, run, run in
- * a caller's workspace, benchmark; the device switched, a CUDA graph
- * capture begun, a driver call made to fail) against the stand-in driver
- * and NVRTC of tests/fakecuda, found at the path EVT_FAKECUDA.
+ * conv kernels, an fp8 GEMM's among them, set_gemm and set_conv with
+ * hostile sizes, leading dimensions and padding, set_batch with hostile
+ * counts and batch strides, bind and bind_batched with pointers into the
+ * fake's memory, NULL, misaligned or made up, set_param, set_tuning,
+ * workspace_size, run, run in a caller's workspace, benchmark; the device
+ * switched, a CUDA graph capture begun, a driver call made to fail) against
+ * the stand-in driver and NVRTC of tests/fakecuda, found at the path
+ * EVT_FAKECUDA.
  *
  * Checked after every call, beyond ASan and UBSan: the status is an
  * evt_status, a failure leaves a message, the driver was never misused
  * (fakecuda_violations).  After every run that succeeded: each kernel it
  * launched was launched with the argument struct the model of the bindings
- * says, its grid within the tiles, and where every binding is honest (its
- * bytes inside a real allocation) every extent the kernel can touch
- * (operands, inputs and outputs from the packed sizes and leading
- * dimensions, reduction words, split-K slots, the regions of its TMA maps)
- * inside the fake's allocations.  After every input: nothing of the
- * launches' left alive.
+ * says (batch strides as packed: the operands' in bytes, the epilogue's in
+ * elements), its grid within the batch's tiles, and where every binding is
+ * honest (its bytes inside a real allocation) every extent the kernel can
+ * touch (operands, inputs and outputs from the packed sizes, leading
+ * dimensions and batch strides up to a batch's last problem, reduction
+ * words, split-K slots, the regions of its TMA maps) inside the fake's
+ * allocations.  An fp8 kernel never runs on the sm_80 device, and where the
+ * same launch runs on the sm_90a one, its refusal there was
+ * EVT_ERR_UNSUPPORTED.  After every input: nothing of the launches' left
+ * alive.
  *
  * Built without libFuzzer, tests/fuzz/standalone.c's main replays files and
  * folders and then random inputs: `fuzz_launch_replay [--seeds N] PATH...`.
@@ -64,7 +70,9 @@ static const char source[] =
     "kernel g_nt  = gemm(a: f16 col, b: f16 row, acc: f32) with residual\n"
     "kernel g_tnb = gemm(a: bf16 row, b: bf16 col, acc: f32) with residual\n"
     "kernel c_res = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n"
-    "kernel c_wide = conv2d_fprop(x: bf16, w: bf16, acc: f32) with wide\n";
+    "kernel c_wide = conv2d_fprop(x: bf16, w: bf16, acc: f32) with wide\n"
+    /* fp8 (docs/fp8.md): runs on sm_89 and sm_90a, refused on sm_80 */
+    "kernel g_f8 = gemm(a: e4m3 row, b: e5m2 col, acc: f32) with wide\n";
 
 /* the devices: sm_90a, sm_80, an sm_90a of 4 SMs (persistent grids smaller than the tiles) */
 #define DEVICES "9.0x132,8.0x108,9.0x4,8.9x128"
@@ -183,6 +191,65 @@ static long long modest(rd *r)
     return v[pick(r, sizeof v / sizeof v[0])];
 }
 
+/* A batch's count (evt_launch_set_batch): a few problems, up to a few
+ * hundred, or past what it takes (0, negative, 2^31 and more). */
+static long long batch_count(rd *r, int sane)
+{
+    static const long long few[] = {2, 3, 4, 7, 16};
+    static const long long v[] = {1, 2, 3, 5, 64, 127, 600, 0, -1, -600, INT_MAX, (long long)INT_MAX + 1,
+                                  1LL << 40, LLONG_MAX, LLONG_MIN};
+    if (sane)
+        return few[pick(r, sizeof few / sizeof few[0])];
+    const unsigned c = u8(r);
+    if (c < 200)
+        return v[c % (sizeof v / sizeof v[0])];
+    return c < 240 ? 1 + (long long)(u32(r) % 600) : hostile(r);
+}
+
+/* A batch stride in elements for problems of `one` elements each: exact, a
+ * little more, shared (0, unless the buffer is an output and sane), or
+ * (hostile) too small, off by an element (misaligned for the fast path),
+ * overflowing, negative. */
+static long long batch_stride(rd *r, long long one, int sane, int may_share)
+{
+    const unsigned c = u8(r);
+    if (sane || c < 200) {
+        switch (c % 5) {
+        case 0: if (may_share || !sane) return 0; /* fall through */
+        case 1: return one;
+        case 2: return one + 8;
+        case 3: return one + 64;
+        default: return one + 1;
+        }
+    }
+    static const long long v[] = {-1, -16, 1, 8, 1LL << 31, 1LL << 40, 1LL << 62, LLONG_MAX, LLONG_MIN};
+    if (c < 220)
+        return one > 0 ? one - 1 - (c & 7) : 1;
+    if (c < 245)
+        return v[c % (sizeof v / sizeof v[0])];
+    return hostile(r);
+}
+
+/* Bytes a batch of `count` problems of `one` elements of `es` bytes,
+ * `stride` elements apart, spans (one problem for a count of 1 or less,
+ * which the launch refuses or ignores strides for); 0 where it overflows. */
+static size_t batched_need(unsigned long long one, long long count, long long stride, size_t es)
+{
+    unsigned long long n = one;
+    if (count > 1 && stride > 0 && one > 0) {
+        if ((unsigned long long)stride > (ULLONG_MAX - one) / (unsigned long long)(count - 1))
+            return 0;
+        n += (unsigned long long)(count - 1) * (unsigned long long)stride;
+    }
+    return n > SIZE_MAX / 2 / es ? 0 : (size_t)(n * es);
+}
+
+static int is_fp8(const evt_kernel *k)
+{
+    const evt_elem e = evt_kernel_operand(k, 0)->elem;
+    return e == EVT_E4M3 || e == EVT_E5M2;
+}
+
 /* ---- the model of a launch's bindings ----------------------------------------- */
 
 /* A buffer as bound: honest when it lies inside one allocation of the
@@ -191,6 +258,7 @@ typedef struct buf {
     void *ptr;
     size_t bytes;
     long long ld;
+    long long stride; /* elements between the problems of a batch (0: shared) */
     int honest;
 } buf;
 
@@ -203,6 +271,7 @@ typedef struct model {
     long long m, n, k_;      /* the GEMM view */
     evt_conv_problem conv;
     long long p, q;
+    long long batch;         /* evt_launch_set_batch's count; 1 after set_gemm and set_conv */
     buf ops[2];
     buf args[MAX_ARGS];      /* by input then output index, as the layout's */
     int nin, nout, nparam;
@@ -210,6 +279,8 @@ typedef struct model {
 
 static model L[NLAUNCHES];
 static int capturing, injected;
+/* The fake's current device (DEVICES' index): 1 is the sm_80 */
+static int current_device;
 /* The run's workspace is the launch's own or lies inside the pool. */
 static int ws_honest;
 /* What the checks saw, for the replay's summary: launches checked, those
@@ -262,7 +333,11 @@ static void model_create(model *md, rd *r)
     evt_launch_destroy(md->l); /* perhaps under capture: it must not break it */
     check("evt_launch_destroy", EVT_OK);
     memset(md, 0, sizeof *md);
-    md->k = evt_module_kernel(w.m, pick(r, (unsigned)evt_module_kernel_count(w.m)));
+    md->batch = 1;
+    /* the last kernel (fp8) only for the top bytes: the others decode as
+     * before it was added, so the corpus keeps reaching what it reached */
+    const unsigned nk = (unsigned)evt_module_kernel_count(w.m) - 1, c = u8(r);
+    md->k = evt_module_kernel(w.m, c >= 252 ? nk : c % nk);
     md->e = evt_kernel_epilogue(md->k);
     md->nin = (int)evt_epilogue_arg_count(md->e, EVT_ARG_INPUT);
     md->nout = (int)evt_epilogue_arg_count(md->e, EVT_ARG_OUTPUT);
@@ -377,7 +452,10 @@ static void expect_map_inside(const char *fn, long index)
     fakecuda_tensor_map t;
     if (index < 0 || w.fc.fakecuda_get_tensor_map((size_t)index, &t) != 0 || t.result != 0)
         die("a TMA map the driver did not make was passed to", fn);
-    unsigned long long reach = t.dims[0] * 2;
+    /* CUtensorMapDataType: UINT8 (fp8), 16-bit ones, 32-bit ones */
+    const unsigned long long es = t.dtype == 0 ? 1 : t.dtype == 1 || t.dtype == 6 || t.dtype == 9 ? 2
+                                  : t.dtype == 4 || t.dtype == 5 || t.dtype == 8 ? 8 : 4;
+    unsigned long long reach = t.dims[0] * es;
     for (unsigned i = 1; i < t.rank; i++)
         reach += (t.dims[i] - 1) * t.strides[i - 1];
     expect_inside(t.im2col ? "an im2col map" : "a tiled map", fn, t.address, reach);
@@ -403,8 +481,8 @@ static void check_launch(const model *md, size_t i)
         honest &= md->args[j].honest;
     launches_checked++;
     launches_in_bounds += honest && ws_honest;
-    const long long M = md->m, N = md->n;
-    long long tiles = 0;
+    const long long M = md->m, N = md->n, B = md->batch;
+    long long tiles = 0, op_stride[2] = {0, 0}; /* the operands' packed batch strides, in bytes */
     for (size_t fi = 0; fi < md->layout.nfields; fi++) {
         const cg_field *fd = &md->layout.fields[fi];
         const size_t off = fd->offset;
@@ -435,7 +513,11 @@ static void check_launch(const model *md, size_t i)
                       (long long)(uintptr_t)md->args[j].ptr);
             const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
             const long long ld = ai->shape == EVT_SHAPE_MN ? md->args[j].ld : cols;
-            const unsigned long long reach = extent(rows, cols, ld, evt_elem_size(ai->elem));
+            const size_t es = evt_elem_size(ai->elem);
+            unsigned long long reach = extent(rows, cols, ld, es);
+            /* the last problem of a batch, its stride past the first (the run refused overflow) */
+            if (reach && B > 1)
+                reach += (unsigned long long)(B - 1) * (unsigned long long)md->args[j].stride * es;
             expect_claimed(ai->name, f.function, reach, md->args[j].bytes);
             if (honest)
                 expect_inside(ai->name, f.function, md->args[j].ptr, reach);
@@ -453,22 +535,33 @@ static void check_launch(const model *md, size_t i)
         case CG_ROLE_WORKSPACE: {
             const evt_arg_info *ai = arg(md, md->nin + fd->index);
             const long long rows = ai->shape & EVT_SHAPE_M ? M : 1, cols = ai->shape & EVT_SHAPE_N ? N : 1;
+            /* one result per problem of the batch */
             if (ws_honest)
                 expect_inside("a reduction's words", f.function, fakecuda_ptr_at(a, off),
-                              (unsigned long long)(rows * cols) * 4);
+                              (unsigned long long)(rows * cols) * (unsigned long long)B * 4);
             break;
         }
         case CG_ROLE_SIZE:
         case CG_ROLE_PARAM:
             break;
-        /* the fuzzer launches one problem: no strides, a batch of one */
+        /* a batch of one packs no strides; operands' are in bytes, the
+         * epilogue's in elements (api/launch.c's packing) */
         case CG_ROLE_OPERAND_STRIDE:
+            op_stride[fd->index] = fakecuda_i64_at(a, off);
+            expect_eq(f.function, fd->name, op_stride[fd->index],
+                      B > 1 ? md->ops[fd->index].stride *
+                                  (long long)evt_elem_size(evt_kernel_operand(md->k, (size_t)fd->index)->elem)
+                            : 0);
+            break;
         case CG_ROLE_INPUT_STRIDE:
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), B > 1 ? md->args[fd->index].stride : 0);
+            break;
         case CG_ROLE_OUTPUT_STRIDE:
-            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), 0);
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off),
+                      B > 1 ? md->args[md->nin + fd->index].stride : 0);
             break;
         case CG_ROLE_BATCH:
-            expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), 1);
+            expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), B);
             break;
         case CG_ROLE_BATCH_INDEX:
             expect_eq(f.function, fd->name, fakecuda_i32_at(a, off), 0);
@@ -481,8 +574,14 @@ static void check_launch(const model *md, size_t i)
         const long long m = fakecuda_i32_at(a, 16), n = fakecuda_i32_at(a, 20), k = fakecuda_i32_at(a, 24);
         const int a_col = evt_kernel_operand(md->k, 0)->layout == EVT_LAYOUT_COL;
         const int b_col = evt_kernel_operand(md->k, 1)->layout == EVT_LAYOUT_COL;
-        reach[0] = a_col ? extent(k, m, fakecuda_i64_at(a, 32), 2) : extent(m, k, fakecuda_i64_at(a, 32), 2);
-        reach[1] = b_col ? extent(n, k, fakecuda_i64_at(a, 40), 2) : extent(k, n, fakecuda_i64_at(a, 40), 2);
+        const size_t ea = evt_elem_size(evt_kernel_operand(md->k, 0)->elem);
+        const size_t eb = evt_elem_size(evt_kernel_operand(md->k, 1)->elem);
+        reach[0] = a_col ? extent(k, m, fakecuda_i64_at(a, 32), ea) : extent(m, k, fakecuda_i64_at(a, 32), ea);
+        reach[1] = b_col ? extent(n, k, fakecuda_i64_at(a, 40), eb) : extent(k, n, fakecuda_i64_at(a, 40), eb);
+        /* the batch's last problem, the packed byte stride past the first */
+        for (int o = 0; o < 2; o++)
+            if (reach[o] && B > 1)
+                reach[o] += (unsigned long long)(B - 1) * (unsigned long long)op_stride[o];
     } else {
         long long z[15];
         for (int s = 0; s < 15; s++)
@@ -502,7 +601,7 @@ static void check_launch(const model *md, size_t i)
     const plan_config *c = config_of(f.function);
     if (!c)
         die("no configuration in the entry point's name", f.function);
-    tiles = plan_config_tiles(c, M, N);
+    tiles = plan_config_batch_tiles(c, M, N, B); /* a batch's tiles share the grid */
     const int split = strstr(f.function, "_splitk_") != NULL, sum = strstr(f.function, "_splitsum_") != NULL;
     if (split || sum) {
         const int splits = fakecuda_i32_at(f.params[2], 0);
@@ -564,7 +663,8 @@ static long long padded(long long ext, rd *r)
     return ext > LLONG_MAX - pad ? ext : ext + pad;
 }
 
-static void set_gemm(model *md, rd *r, int sane)
+/* set_gemm, and for `batched` set_batch after it, the operands sized for the batch drawn */
+static void set_gemm(model *md, rd *r, int sane, int batched)
 {
     long long m, n, k;
     const evt_operand_info *oa = evt_kernel_operand(md->k, 0), *ob = evt_kernel_operand(md->k, 1);
@@ -578,17 +678,47 @@ static void set_gemm(model *md, rd *r, int sane)
     const long long lda = sane || u8(r) < 200 ? padded(a_ext, r) : hostile(r);
     const long long ldb = sane || u8(r) < 200 ? padded(b_ext, r) : hostile(r);
     const long long a_rows = oa->layout == EVT_LAYOUT_COL ? k : m, b_rows = ob->layout == EVT_LAYOUT_COL ? n : k;
-    const unsigned long long a_need = extent(a_rows, a_ext, lda, 2), b_need = extent(b_rows, b_ext, ldb, 2);
-    buf A = pointer(r, a_need > SIZE_MAX / 2 ? 0 : (size_t)a_need);
-    buf B = pointer(r, b_need > SIZE_MAX / 2 ? 0 : (size_t)b_need);
+    const size_t ea = evt_elem_size(oa->elem), eb = evt_elem_size(ob->elem);
+    const unsigned long long a_one = extent(a_rows, a_ext, lda, 1), b_one = extent(b_rows, b_ext, ldb, 1);
+    long long count = 1, stride_a = 0, stride_b = 0;
+    if (batched) {
+        count = batch_count(r, sane);
+        stride_a = batch_stride(r, a_one > LLONG_MAX / 2 ? 0 : (long long)a_one, sane, 1);
+        stride_b = batch_stride(r, b_one > LLONG_MAX / 2 ? 0 : (long long)b_one, sane, 1);
+    }
+    buf A = pointer(r, batched_need(a_one, count, stride_a, ea));
+    buf B = pointer(r, batched_need(b_one, count, stride_b, eb));
     clear_error();
     if (check("evt_launch_set_gemm", evt_launch_set_gemm(md->l, m, n, k, A.ptr, lda, A.bytes, B.ptr, ldb, B.bytes)) ==
         EVT_OK) {
         md->problem = 1;
         md->m = m, md->n = n, md->k_ = k;
+        md->batch = 1;
         A.ld = lda, B.ld = ldb;
         md->ops[0] = A, md->ops[1] = B;
+        clear_error();
+        if (batched && check("evt_launch_set_batch", evt_launch_set_batch(md->l, count, stride_a, stride_b)) == EVT_OK) {
+            if (count < 1 || count > INT_MAX || stride_a < 0 || stride_b < 0)
+                die("evt_launch_set_batch took a count or stride out of its range", NULL);
+            md->batch = count;
+            md->ops[0].stride = stride_a, md->ops[1].stride = stride_b;
+        }
     }
+}
+
+/* set_batch alone, on the operands set before: hostile counts and strides, a conv's, none set */
+static void set_batch(model *md, rd *r)
+{
+    const long long count = batch_count(r, 0), one = u8(r) < 128 ? md->m * md->k_ : (long long)u32(r);
+    const long long stride_a = batch_stride(r, one, 0, 1), stride_b = batch_stride(r, one, 0, 1);
+    clear_error();
+    if (check("evt_launch_set_batch", evt_launch_set_batch(md->l, count, stride_a, stride_b)) != EVT_OK)
+        return;
+    if (!md->problem || count < 1 || count > INT_MAX || stride_a < 0 || stride_b < 0 ||
+        (count != 1 && evt_kernel_mainloop(md->k) != EVT_MAINLOOP_GEMM))
+        die("evt_launch_set_batch took what it must refuse", NULL);
+    md->batch = count;
+    md->ops[0].stride = stride_a, md->ops[1].stride = stride_b;
 }
 
 static void set_conv(model *md, rd *r, int sane)
@@ -629,6 +759,7 @@ static void set_conv(model *md, rd *r, int sane)
         if (evt_conv_output_size(&c, &p, &q) != EVT_OK)
             die("set_conv took a problem evt_conv_output_size refuses", NULL);
         md->problem = 1;
+        md->batch = 1;
         md->conv = c;
         md->p = p, md->q = q;
         md->m = c.n * p * q, md->n = c.k, md->k_ = c.r * c.s * c.c;
@@ -644,12 +775,25 @@ static void bind_one(model *md, rd *r, int j, int sane)
     long long ld = ai->shape == EVT_SHAPE_MN ? padded(cols, r) : 0;
     if (!sane && u8(r) >= 200)
         ld = hostile(r);
-    const unsigned long long need = extent(rows, cols, ai->shape == EVT_SHAPE_MN ? ld : cols, evt_elem_size(ai->elem));
-    buf b = pointer(r, need > SIZE_MAX / 2 ? 0 : (size_t)need);
+    const size_t es = evt_elem_size(ai->elem);
+    const unsigned long long one = extent(rows, cols, ai->shape == EVT_SHAPE_MN ? ld : cols, 1);
+    /* with a batch stride mostly in a batch (a plain launch ignores the
+     * strides bound while it was one, which set_gemm made plain again); no
+     * byte drawn in a plain launch, so the corpus decodes as before */
+    const int batched = md->batch > 1 && u8(r) < 230;
+    const long long stride =
+        batched ? batch_stride(r, one > LLONG_MAX / 2 ? 0 : (long long)one, sane, j < md->nin) : 0;
+    buf b = pointer(r, batched_need(one, md->batch, stride, es));
     b.ld = ld;
+    b.stride = stride;
     clear_error();
-    if (check("evt_launch_bind", evt_launch_bind(md->l, ai->name, b.ptr, b.bytes, ld)) == EVT_OK)
+    const evt_status st = batched ? evt_launch_bind_batched(md->l, ai->name, b.ptr, b.bytes, ld, stride)
+                                  : evt_launch_bind(md->l, ai->name, b.ptr, b.bytes, ld);
+    if (check(batched ? "evt_launch_bind_batched" : "evt_launch_bind", st) == EVT_OK) {
+        if (stride < 0)
+            die("evt_launch_bind_batched took a negative stride", ai->name);
         md->args[j] = b;
+    }
 }
 
 static void bind(model *md, rd *r)
@@ -700,11 +844,40 @@ static void *stream_of(rd *r)
     return capturing || u8(r) < 128 ? w.stream : NULL;
 }
 
+/* An fp8 kernel's run on the sm_80 device, which returned st: never a
+ * success, and where the same launch runs on the sm_90a (nothing of the
+ * call's own arguments wrong), the refusal was the target's,
+ * EVT_ERR_UNSUPPORTED naming it. */
+static void fp8_on_sm80(model *md, evt_status st)
+{
+    if (st == EVT_OK)
+        die("an fp8 kernel ran on an sm_80", evt_kernel_name(md->k));
+    if (st == EVT_ERR_UNSUPPORTED) {
+        if (!strstr(evt_ctx_last_error(w.ctx), "sm_80"))
+            die("an fp8 kernel's refusal on sm_80 does not name the target", evt_ctx_last_error(w.ctx));
+        return;
+    }
+    if (injected || capturing)
+        return; /* a failing driver call or a capture's rules may come first */
+    char why[512];
+    snprintf(why, sizeof why, "%s: %s", evt_status_string(st), evt_ctx_last_error(w.ctx));
+    w.fc.fakecuda_set_current(0);
+    const size_t from = w.fc.fakecuda_launch_count();
+    clear_error();
+    if (check("evt_launch_run", evt_launch_run(md->l, w.stream)) == EVT_OK) {
+        check_run(md, from, 1, 1);
+        die("an fp8 kernel refused on sm_80 with other than EVT_ERR_UNSUPPORTED, then ran on sm_90a", why);
+    }
+    w.fc.fakecuda_set_current(current_device);
+}
+
 static void run(model *md, rd *r)
 {
     const size_t from = w.fc.fakecuda_launch_count(), allocs = w.fc.fakecuda_alloc_count();
     clear_error();
     const evt_status st = check("evt_launch_run", evt_launch_run(md->l, stream_of(r)));
+    if (is_fp8(md->k) && current_device == 1)
+        fp8_on_sm80(md, st);
     if (st != EVT_OK)
         return;
     check_run(md, from, 1, 1);
@@ -788,7 +961,8 @@ static void environment(rd *r)
 {
     const unsigned c = pick(r, 4);
     if (c == 0) {
-        w.fc.fakecuda_set_current((int)pick(r, NDEVICES));
+        current_device = (int)pick(r, NDEVICES);
+        w.fc.fakecuda_set_current(current_device);
     } else if (c == 1 && !capturing && !injected) {
         /* global mode, PyTorch's default, or relaxed */
         capturing = w.fc.cuStreamBeginCapture(w.stream, u8(r) & 1 ? 2 : 0) == 0;
@@ -809,16 +983,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     init();
     rd r = {data, size};
     w.fc.fakecuda_reset();
-    w.fc.fakecuda_set_current(0);
+    w.fc.fakecuda_set_current(current_device = 0);
     evt_ctx_set_tuning(w.ctx, NULL);
     capturing = injected = 0;
     for (int i = 0; i < NLAUNCHES; i++)
         model_create(&L[i], &r);
     for (int step = 0; step < MAX_STEPS && r.n; step++) {
         model *md = &L[pick(&r, NLAUNCHES)];
-        switch (pick(&r, 16)) {
-        case 0: set_gemm(md, &r, 0); break;
-        case 1: set_gemm(md, &r, 1); break;
+        /* the batch's steps on the top bytes, so the older steps decode as before */
+        const unsigned c = u8(&r);
+        switch (c >= 250 ? 16 + (c - 250) % 3 : c % 16) {
+        case 0: set_gemm(md, &r, 0, 0); break;
+        case 1: set_gemm(md, &r, 1, 0); break;
+        case 16: set_gemm(md, &r, 0, 1); break;
+        case 17: set_gemm(md, &r, 1, 1); break;
+        case 18: set_batch(md, &r); break;
         case 2: set_conv(md, &r, 0); break;
         case 3: set_conv(md, &r, 1); break;
         case 4: bind(md, &r); break;

@@ -8,8 +8,9 @@
  * builtin, shape and element type, params, several outputs, reductions),
  * their names prefixed (u0_, u1_, ...) and merged into one epilogue, so
  * that one NVRTC compile covers several programs; a mainloop (gemm with
- * f16 or bf16 operands in any layout, or conv2d_fprop); an optimization
- * level; a configuration family (mma_sync, wgmma, ws: warp-specialized,
+ * f16 or bf16 operands in any layout, fp8 ones in one GEMM case in 8 on
+ * sm_90a and sm_89 (e4m3 or e5m2 each, a row, b col), or conv2d_fprop); an
+ * optimization level; a configuration family (mma_sync, wgmma, ws: warp-specialized,
  * pp: TMA producer/consumer, staged, splitk, auto: the planner's pick) and
  * one of its configurations that the planner admits for the kernel
  * (evt_kernel_config_check), forced; a row group; and one to three
@@ -17,8 +18,9 @@
  * then up to 2048, and 0), padded leading dimensions, operands and
  * epilogue buffers at element offsets that break 16-byte alignment, params
  * set at launch, inputs full of NaN, infinities and subnormals, operands
- * of small multiples of 1/8 (an infinity or NaN now and then) so that the
- * accumulator is exact in f32 whatever the order of its adds; now and then
+ * of small multiples of 1/8 (an infinity or NaN now and then; fp8 ones
+ * multiples of 1/4 in [-2, 2], K <= 2048) so that the accumulator is exact
+ * in f32 whatever the order of its adds; now and then
  * a buffer one byte off or a param left unset, which validation must
  * refuse (counted as refusals); now and then a GEMM problem runs as a batch
  * of 2 or 3 copies of itself (batch_of), some operands and inputs shared.
@@ -151,6 +153,7 @@ typedef struct counters {
     long long cases, programs, kernels, skipped; /* skipped: no configuration of the family admitted */
     long long launches, outputs, elements;
     long long batched; /* launches of a batch of copies of the problem (batch_of) */
+    long long fp8;     /* launches of an fp8 GEMM (gen_case) */
     long long refused_buffer, refused_unbound;
     long long loose_sums; /* sums whose terms may overflow f32 in some order: any result passes */
     long long compiles;   /* dry run: NVRTC compiles */
@@ -215,6 +218,7 @@ typedef struct fuzz_case {
     evt_mainloop mainloop;
     int a_col, b_col; /* a GEMM's operand layouts */
     int aligned;      /* every problem takes the fast path (else the guarded one): one compile a case */
+    int fp8;          /* a GEMM of fp8 operands (e4m3, e5m2; a row, b col) */
     tuning t;
     int nproblems;
     long long problem[MAX_PROBLEMS][PF_COUNT];
@@ -335,9 +339,11 @@ static void gen_problem(const fuzz_case *c, pg_rng *r, long long *v)
             *big /= 2;
         }
         if (aligned) {
+            /* 16 bytes: 8 16-bit elements, 16 fp8 ones */
+            const long long e = c->fp8 ? 16 : 8;
             long long *a_run = c->a_col ? &v[PF_m] : &v[PF_k], *b_run = c->b_col ? &v[PF_k] : &v[PF_n];
-            *a_run = (*a_run + 7) / 8 * 8;
-            *b_run = (*b_run + 7) / 8 * 8;
+            *a_run = (*a_run + e - 1) / e * e;
+            *b_run = (*b_run + e - 1) / e * e;
         }
     } else {
         for (int tries = 0; tries < 100; tries++) {
@@ -364,8 +370,8 @@ static void gen_problem(const fuzz_case *c, pg_rng *r, long long *v)
         }
     }
     if (aligned) {
-        v[PF_lda_pad] = 8 * pg_below(r, 2);
-        v[PF_ldb_pad] = 8 * pg_below(r, 2);
+        v[PF_lda_pad] = (c->fp8 ? 16 : 8) * pg_below(r, 2);
+        v[PF_ldb_pad] = (c->fp8 ? 16 : 8) * pg_below(r, 2);
         v[PF_mn_pad] = 8 * pg_below(r, 2);
     } else {
         /* An odd A leading dimension: the fast path needs one of 8 elements. */
@@ -393,9 +399,10 @@ static int put_staged_program(fuzz_case *c, pg_rng *r)
                pg_chance(r, 50) ? "f16" : "bf16", elems[pg_below(r, 4)], exprs[pg_below(r, 5)]);
 }
 
-/* Case `seed`: the program, the tuning but its configuration (chosen once
- * the kernel is parsed), the problems.  0 when the source does not fit. */
-static int gen_case(fuzz_case *c, uint64_t seed)
+/* Case `seed` on `target`: the program, the tuning but its configuration
+ * (chosen once the kernel is parsed), the problems.  0 when the source does
+ * not fit.  The target only decides whether a GEMM may be an fp8 one. */
+static int gen_case(fuzz_case *c, uint64_t seed, evt_target target)
 {
     memset(c, 0, offsetof(fuzz_case, src));
     c->src[0] = '\0';
@@ -437,7 +444,18 @@ static int gen_case(fuzz_case *c, uint64_t seed)
         c->t.row_group = 1 + (int)pg_below(&r, 2);
     const char *elem = pg_chance(&r, 60) ? "f16" : "bf16";
     c->aligned = pg_chance(&r, 40);
-    if (ok && c->mainloop == EVT_MAINLOOP_GEMM) {
+    /* One GEMM in 8 on an fp8 target has fp8 operands, drawn apart so that
+     * the other cases are what they were. */
+    pg_rng r8 = {.s = mix(seed, 0xf8)};
+    c->fp8 = c->mainloop == EVT_MAINLOOP_GEMM && (target == EVT_TARGET_SM90A || target == EVT_TARGET_SM89) &&
+             pg_below(&r8, 8) == 0;
+    if (ok && c->fp8) {
+        /* fp8 tensor cores read both operands K-contiguous, as wgmma does every type */
+        static const char *const fp8s[] = {"e4m3", "e5m2"};
+        c->a_col = 0, c->b_col = 1;
+        ok = put(c, "}\nkernel k = gemm(a: %s row, b: %s col, acc: f32) with g\n", fp8s[pg_below(&r8, 2)],
+                 fp8s[pg_below(&r8, 2)]);
+    } else if (ok && c->mainloop == EVT_MAINLOOP_GEMM) {
         /* wgmma reads both operands K-contiguous: A row-major, B column-major. */
         const int k_contiguous = c->family == FAM_WGMMA || c->family == FAM_PP;
         c->a_col = !k_contiguous && pg_chance(&r, 50);
@@ -567,7 +585,8 @@ static int lay_out(launch_memory *L, const evt_kernel *k, const long long *v)
     b->name = conv ? "w" : "b";
     a->role = ROLE_A;
     b->role = ROLE_B;
-    a->elem = b->elem = oa->elem;
+    a->elem = oa->elem;
+    b->elem = evt_kernel_operand(k, 1)->elem; /* fp8 GEMMs mix e4m3 and e5m2 */
     if (conv) {
         const evt_conv_problem cp = {v[PF_cn], v[PF_ch], v[PF_cw], v[PF_cc], v[PF_ck], v[PF_cr], v[PF_cs],
                                      (int)v[PF_pad], (int)v[PF_pad], (int)v[PF_stride],
@@ -648,9 +667,16 @@ static int lay_out(launch_memory *L, const evt_kernel *k, const long long *v)
 }
 
 /* An operand element: a multiple of 1/8 in [-1, 1], now and then an
- * infinity or a NaN: every product is exact, so is every sum of them. */
-static float operand_value(uint64_t h)
+ * infinity or a NaN: every product is exact, so is every sum of them.  An
+ * fp8 one: a multiple of 1/4 in [-2, 2] (each exact in e4m3 and e5m2), no
+ * infinity or NaN (e4m3 has no infinity): products are multiples of 1/16
+ * up to 4, so any partial sum of K <= 4096 of them (2^18 sixteenths at
+ * most) is exact in f32, as the cooperative wgmma configuration's adds of
+ * each k tile's products in f32 need (tests/gpu/fp8_gemm.c). */
+static float operand_value(uint64_t h, evt_elem elem)
 {
+    if (elem == EVT_E4M3 || elem == EVT_E5M2)
+        return (float)((int)((h >> 20) % 17) - 8) / 4.0f;
     const unsigned k = (unsigned)(h % 1000);
     if (k < 5)
         return k % 2 ? INFINITY : -INFINITY;
@@ -680,7 +706,7 @@ static int fill(const launch_memory *L, const long long *v, unsigned char *block
             evt_status st = f && bits ? EVT_OK : EVT_ERR_NO_MEMORY;
             for (size_t e = 0; e < x->extent && st == EVT_OK; e++) {
                 const long long r = (long long)e / x->ld, col = (long long)e % x->ld;
-                f[e] = col < x->cols ? operand_value(mix(mix(base, (uint64_t)r), (uint64_t)col)) : NAN;
+                f[e] = col < x->cols ? operand_value(mix(mix(base, (uint64_t)r), (uint64_t)col), x->elem) : NAN;
             }
             if (st == EVT_OK && (st = evt_convert_from_f32(x->elem, f, bits, x->extent)) == EVT_OK)
                 memcpy(p, bits, x->extent * x->esize);
@@ -1188,6 +1214,7 @@ static void run_problem(worker *w, const program *pr, evt_launch *l, const long 
     if (st == EVT_OK)
         st = evt_device_synchronize(w->ctx);
     w->c.launches++;
+    w->c.fp8 += evt_elem_size(evt_kernel_operand(pr->k, 0)->elem) == 1;
 
     /* Refusals: exactly what validation owes, nothing else. */
     const evt_status owed = L->misaligned >= 0 ? EVT_ERR_BAD_BUFFER : L->unset_param ? EVT_ERR_UNBOUND : EVT_OK;
@@ -1224,8 +1251,8 @@ static void run_problem(worker *w, const program *pr, evt_launch *l, const long 
                                      (int)v[PF_stride], (int)v[PF_dil], (int)v[PF_dil]};
         st = evt_reference_conv2d(&cp, oa->elem, host + a->at, host + b->at, NULL, acc, L->n);
     } else {
-        st = evt_reference_gemm(L->m, L->n, L->k, oa->elem, host + a->at, oa->layout, a->ld,
-                                host + b->at, ob->layout, b->ld, NULL, acc, L->n);
+        st = evt_reference_gemm_mixed(L->m, L->n, L->k, oa->elem, host + a->at, oa->layout, a->ld, ob->elem,
+                                      host + b->at, ob->layout, b->ld, NULL, acc, L->n);
     }
     char why[256] = "";
     if (st == EVT_OK)
@@ -1608,7 +1635,7 @@ static void fuzz(worker *w, long long first, long long step, long long ncases, d
             break;
         send_message(w, MSG_START, i);
         const double t0 = now();
-        if (!gen_case(c, opt.seed + (uint64_t)i)) {
+        if (!gen_case(c, opt.seed + (uint64_t)i, w->target)) {
             w->c.skipped++;
             continue;
         }
@@ -1976,10 +2003,10 @@ int main(int argc, char **argv)
     printf("diff_fuzz: %lld programs in %lld kernels (", total.programs, total.kernels);
     for (int f = 0; f < FAM_COUNT; f++)
         printf("%s%s %lld", f ? ", " : "", family_names[f], total.family_kernels[f]);
-    printf("), %lld launches%s (%lld of them batches of copies of the problem), %lld outputs (%lld "
-           "elements) compared\n",
+    printf("), %lld launches%s (%lld of them batches of copies of the problem, %lld of fp8 GEMMs), %lld "
+           "outputs (%lld elements) compared\n",
            total.launches, opt.dry ? " (validated, the interpreter playing the GPU)" : "", total.batched,
-           total.outputs, total.elements);
+           total.fp8, total.outputs, total.elements);
     printf("diff_fuzz: refused as owed: %lld misaligned buffers, %lld unset params; %lld cases "
            "skipped (no configuration of the family admitted); %lld sum elements whose terms may "
            "overflow f32 in some order (any result passes)\n",

@@ -790,6 +790,11 @@ static void test_batch_setter_refusals(void **state)
                  "batch count 2147483648");
     expect_error(f, evt_launch_set_batch(f->l, 2, -1, 0), EVT_ERR_INVALID_ARGUMENT, "a = -1");
     expect_error(f, evt_launch_set_batch(f->l, 2, 0, -8), EVT_ERR_INVALID_ARGUMENT, "b = -8");
+    /* packed in bytes: a 16-bit operand's stride past 2^62 overflows (found by fuzz_launch on
+     * an empty problem, whose buffers the run does not check against the strides) */
+    expect_error(f, evt_launch_set_batch(f->l, 2, 1LL << 62, 0), EVT_ERR_INVALID_ARGUMENT,
+                 "batch stride a = 4611686018427387904");
+    expect_error(f, evt_launch_set_batch(f->l, 2, 0, LLONG_MAX), EVT_ERR_INVALID_ARGUMENT, "batch stride b");
     expect_error(f, evt_launch_bind_batched(f->l, "res", FAKE(0x400000), MN_BYTES, LD, -1),
                  EVT_ERR_INVALID_ARGUMENT, "batch stride -1");
     expect_error(f, evt_launch_bind_batched(f->l, "nope", FAKE(0x400000), MN_BYTES, LD, 0), EVT_ERR_NOT_FOUND,
