@@ -54,6 +54,24 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
 }
 
 
+#if EVT_SM90 == 1
+/* One k tile's wgmmas for a consumer's NH m64 rows: A's rows at sa (64
+ * rows apart), B at sb, into acc; committed as one group. */
+template <class Cfg, int NC, int NH>
+EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 sb)
+{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+            wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
+                                                         wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
+                                                         wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+#endif
+
 /*
  * The producer warpgroup of both producer/consumer schedules: the k tiles of
  * the CTA's tiles blockIdx.x, + gridDim.x, ... in order into the ring of
@@ -197,16 +215,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             const evt_u32 sa = sbase + s * Cfg::kStageBytes;
-            const evt_u32 sb = sa + Cfg::kAStageBytes;
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-            for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
-                                                   wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
-                                                   wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            consume_k_tile<Cfg, NC, 2>(acc, sa, sa + Cfg::kAStageBytes);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
                 mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
@@ -321,31 +330,22 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             /* k tile kt's wgmmas sum into part[kt % 2] while kt - 1's partial
              * sums, complete, are added to acc; the loop goes two k tiles at
              * a time so that each set of registers is named statically */
-            float part[2][1][NC / 2];
-            const auto issue = [&](float (&p)[1][NC / 2], int s) {
-                zero_acc<NC, 1>(p);
-                const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2;
-                const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
-                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-                for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-                    wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(p[0], wgmma_desc<Cfg::kBK16>(sa) + 2 * kk,
-                                                                 wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
-                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            };
-            const auto add = [&](const float (&p)[1][NC / 2]) {
+            float part[2][1][1][NC / 2];
+            const auto add = [&](const float (&p)[1][1][NC / 2]) {
 #pragma unroll
                 for (int i = 0; i < NC / 2; ++i)
-                    acc[0][0][i] += p[0][i];
+                    acc[0][0][i] += p[0][0][i];
             };
             /* one k tile: wait for its stage, issue it into p; then the last
              * one's (in o) are done: add them and free their stage */
-            const auto step = [&](float (&p)[1][NC / 2], const float (&o)[1][NC / 2], int kt) {
+            const auto step = [&](float (&p)[1][1][NC / 2], const float (&o)[1][1][NC / 2], int kt) {
                 const int s = q % Cfg::kStages;
                 mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
                 if constexpr (!Load::kTma)
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                issue(p, s);
+                zero_acc<NC, 1>(p[0]);
+                consume_k_tile<Cfg, NC, 1>(p, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
+                                           sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > 0) {
                     add(o);
@@ -377,17 +377,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
                 if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                const evt_u32 sa = sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2;
-                const evt_u32 sb = sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes;
-                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-                for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-#pragma unroll
-                    for (int h = 0; h < NHALF; ++h)
-                        wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(
-                            acc[h][0], wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
-                            wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
-                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                consume_k_tile<Cfg, NC, NHALF>(acc, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
+                                               sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > 0 && lane == 0)
                     mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
