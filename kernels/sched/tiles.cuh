@@ -101,9 +101,10 @@ EVT_DEVICE void bar_sync(int id, int threads)
 }
 
 /*
- * CTA-scope mbarriers, sm_80 and later: the warp-specialized schedule hands
- * the accumulator tile between its two warp roles through a pair of them
- * (ws_hand_over).  An arrive releases the thread's earlier shared-memory
+ * CTA-scope mbarriers, sm_80 and later, for every persistent schedule (the
+ * producer/consumer ones wait with sm_90a's try_wait, sm90/tma.cuh); the
+ * warp-specialized schedule hands the accumulator tile between its two warp
+ * roles through a pair of them (ws_hand_over).  An arrive releases the thread's earlier shared-memory
  * writes and a completed wait acquires them, which is the ordering the
  * hand-over needs, stated in a form compute-sanitizer's racecheck follows
  * (it reported the counted named barrier used before as unordered).

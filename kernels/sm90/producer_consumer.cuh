@@ -46,7 +46,7 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
             const evt_u16 v = row < m && col < n ? src[(evt_i64)row * ld + col] : (evt_u16)0;
             evt_st_shared_u16(dst + 2 * x, v);
         }
-        mbar_arrive(bar);
+        evt_sched::mbar_arrive_cta(bar);
     }
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
@@ -103,7 +103,7 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
             } else {
                 static_assert(!Cfg::kAligned, "the producer's fast path loads with TMA");
                 load(sbase + s * Cfg::kStageBytes); /* plain stores */
-                mbar_arrive(full + 8 * s);
+                evt_sched::mbar_arrive_cta(full + 8 * s);
             }
         }
         after_tile(j, tm, tn, problem);
@@ -163,14 +163,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
             /* TMA: one arrival (with the stage's bytes); guarded: every producer thread's */
-            mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
-            mbar_init(empty + 8 * s, 4);
+            evt_sched::mbar_init_cta(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
+            evt_sched::mbar_init_cta(empty + 8 * s, 4);
         }
         for (int b = 0; b < 4; ++b)
-            mbar_init(turn + 8 * b, 4);
+            evt_sched::mbar_init_cta(turn + 8 * b, 4);
         for (int b = 0; b < 2; ++b) {
-            mbar_init(sfull + 8 * b, Load::kTma ? 1 : Cfg::kThreads);
-            mbar_init(sempty + 8 * b, 4);
+            evt_sched::mbar_init_cta(sfull + 8 * b, Load::kTma ? 1 : Cfg::kThreads);
+            evt_sched::mbar_init_cta(sempty + 8 * b, 4);
         }
     }
     __syncthreads();
@@ -218,14 +218,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             consume_k_tile<Cfg, NC, 2>(acc, sa, sa + Cfg::kAStageBytes);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
-                mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
+                evt_sched::mbar_arrive_cta(empty + 8 * prev); /* the last k tile's MMAs are done */
             prev = s;
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         if (lane == 0) {
             if (k_tiles > 0)
-                mbar_arrive(empty + 8 * prev);
-            mbar_arrive(turn + 8 * (1 - c)); /* tile j + 1's turn */
+                evt_sched::mbar_arrive_cta(empty + 8 * prev);
+            evt_sched::mbar_arrive_cta(turn + 8 * (1 - c)); /* tile j + 1's turn */
         }
         if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
             mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
@@ -242,9 +242,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         }
         __syncwarp(); /* the warp's reads of the tiles are done */
         if (lane == 0) {
-            mbar_arrive(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
+            evt_sched::mbar_arrive_cta(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
             if constexpr (Cfg::kStaged > 0)
-                mbar_arrive(sempty + 8 * c); /* the producer may stage tile j + 2 */
+                evt_sched::mbar_arrive_cta(sempty + 8 * c); /* the producer may stage tile j + 2 */
         }
     }
 #else
@@ -300,8 +300,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
-            mbar_init(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
-            mbar_init(empty + 8 * s, 8); /* one arrival per consumer warp */
+            evt_sched::mbar_init_cta(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
+            evt_sched::mbar_init_cta(empty + 8 * s, 8); /* one arrival per consumer warp */
         }
     }
     __syncthreads();
@@ -350,7 +350,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 if (kt > 0) {
                     add(o);
                     if (lane == 0)
-                        mbar_arrive(empty + 8 * prev);
+                        evt_sched::mbar_arrive_cta(empty + 8 * prev);
                 }
                 prev = s;
                 ++q;
@@ -369,7 +369,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 else
                     add(part[0]);
                 if (lane == 0)
-                    mbar_arrive(empty + 8 * prev);
+                    evt_sched::mbar_arrive_cta(empty + 8 * prev);
             }
         } else {
             for (int kt = 0; kt < k_tiles; ++kt, ++q) {
@@ -381,12 +381,12 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                                                sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > 0 && lane == 0)
-                    mbar_arrive(empty + 8 * prev); /* the last k tile's MMAs are done */
+                    evt_sched::mbar_arrive_cta(empty + 8 * prev); /* the last k tile's MMAs are done */
                 prev = s;
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             if (k_tiles > 0 && lane == 0)
-                mbar_arrive(empty + 8 * prev);
+                evt_sched::mbar_arrive_cta(empty + 8 * prev);
         }
         int tm, tn;
         const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);

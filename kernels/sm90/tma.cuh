@@ -10,6 +10,7 @@
 #define EVT_SM90_TMA_CUH
 
 #include "common/tile.cuh"
+#include "sched/tiles.cuh" /* mbarrier init and arrive, shared with the sm_80 schedules */
 
 /* A TMA tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned), and
  * the maps a TMA configuration's entry point takes as a second, grid-constant
@@ -27,21 +28,11 @@ struct evt_tma_maps {
 namespace evt_sm90 {
 
 #if EVT_SM90 == 1
-EVT_DEVICE void mbar_init(evt_u32 bar, int count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
 EVT_DEVICE void mbar_wait(evt_u32 bar, int parity)
 {
     asm volatile("{\n.reg .pred p;\nWAIT:\n"
                  "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
                  "@!p bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
-}
-
-EVT_DEVICE void mbar_arrive(evt_u32 bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
 /* Arrives on bar and adds `bytes` to the transaction count its phase waits
