@@ -48,29 +48,16 @@ from bench import side_by_side, check, t
 
 dev = torch.device("cuda")
 
-EVT_SOURCE = """
-epilogue bias_gelu_b {
-    in  bias : bf16[N]
-    out y    : bf16[M, N] = gelu(acc + bias)
-}
-epilogue bias_relu_b {
-    in  bias : bf16[N]
-    out y    : bf16[M, N] = relu(acc + bias)
-}
-kernel gelu_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with bias_gelu_b
-kernel relu_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with bias_relu_b
-
-epilogue bias_gelu_h {
-    in  bias : f16[N]
-    out y    : f16[M, N] = gelu(acc + bias)
-}
-epilogue bias_relu_h {
-    in  bias : f16[N]
-    out y    : f16[M, N] = relu(acc + bias)
-}
-kernel gelu_f16 = gemm(a: f16 row, b: f16 col, acc: f32) with bias_gelu_h
-kernel relu_f16 = gemm(a: f16 row, b: f16 col, acc: f32) with bias_relu_h
+# kernels {act}_{dtype}: the activation after a bias, in and out of one 16-bit type
+EVT_SOURCE = "".join(
+    f"""
+epilogue bias_{act}_{dt} {{
+    in  bias : {dt}[N]
+    out y    : {dt}[M, N] = {act}(acc + bias)
+}}
+kernel {act}_{dt} = gemm(a: {dt} row, b: {dt} col, acc: f32) with bias_{act}_{dt}
 """
+    for dt in ("bf16", "f16") for act in ("gelu", "relu"))
 
 # evt's gelu is the erf form (docs/language.md), F.gelu's default.
 ACTS = {"gelu": F.gelu, "relu": F.relu}
