@@ -39,6 +39,7 @@ typedef struct rt_resolved {
     int aligned, split, row_group;
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
+    int clusters; /* of a clustered main: how many can be resident at once; 0: unknown */
 } rt_resolved;
 
 enum { RT_RESOLVED = 4 };
@@ -768,13 +769,24 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL, 0};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
     int smem = pl->config->smem_bytes;
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
+    if (cr == 0 && pl->config->cluster > 1 && d->max_active_clusters) {
+        /* The SMs of a GPC hold whole clusters only, so fewer than SMs /
+         * cluster may be resident: a persistent grid of more would run its
+         * last clusters after the others, a second wave (twice the time).
+         * Unknown (0) where the driver cannot say. */
+        const unsigned cl = (unsigned)pl->config->cluster;
+        const rt_cu_launch_config lc = {{cl, 1, 1}, {(unsigned)pl->config->threads, 1, 1}, (unsigned)smem,
+                                        NULL, NULL, 0};
+        if (d->max_active_clusters(&r.clusters, r.main, &lc) != 0 || r.clusters < 0)
+            r.clusters = 0;
+    }
     if (cr == 0 && split) {
         name.len = 0;
         cg_entry_name(l->k, l->target, pl->config, pl->aligned, 2, &name);
@@ -946,13 +958,15 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
 
 /* A GEMM's TMA maps (kernels/mainloops/gemm.cuh's tma_loader): A row-major
  * as a (k, m) tensor and B column-major as a (k, n) one, read in cfg->bk x
- * cfg->bm and cfg->bk x cfg->bn boxes, swizzled as the wgmma stages are.  0
- * where the driver cannot make them. */
+ * cfg->bm and cfg->bk x cfg->bn boxes (under clusters, cfg->bn / cluster:
+ * each CTA loads its share of the B tile they share), swizzled as the wgmma
+ * stages are.  0 where the driver cannot make them. */
 static int gemm_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
     return tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm, a->stride) &&
-           tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn, b->stride);
+           tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn / cfg->cluster,
+                     b->stride);
 }
 
 /* A staged configuration's map of the epilogue input it stages
@@ -1217,6 +1231,8 @@ static evt_status run(evt_launch *l, void *stream, int own, void *workspace, siz
     const rt_resolved *fns = NULL;
     if ((st = resolve(l, r.cu_ctx, &r.pl, &fns)) != EVT_OK)
         return st;
+    if (fns->clusters > 0 && r.pl.grid > (long long)fns->clusters * r.pl.config->cluster)
+        r.pl.grid = (long long)fns->clusters * r.pl.config->cluster; /* one wave of whole clusters */
     rt_cu_stream s = (rt_cu_stream)stream;
     if (own && (st = grow_workspace(l, s, r.bytes)) != EVT_OK)
         return st;

@@ -713,6 +713,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                     /* split: part 0 is the split main entry, part 1 the sum */
                     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n",
                               cfg, cfg);
+                    if (c->cluster > 1) /* launched as whole clusters of consecutive CTAs */
+                        sb_printf(sb, "__cluster_dims__(%d, 1, 1)\n", c->cluster);
                     sb_puts(sb, base);
                     entry_suffix(target, c, aligned, split ? 1 + part : 0, sb);
                     sb_printf(sb, "(const %s p0%s)\n{\n"

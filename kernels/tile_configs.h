@@ -9,13 +9,14 @@
  * one (evt_tuning.config, evtc --config), the tests and the docs.
  *
  * Columns of X(name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages,
- *              min_blocks, ws, pp, staged, coop):
+ *              min_blocks, ws, pp, staged, coop, cluster):
  *   name        family (sm80: mma.sync, any target; sm90: wgmma, sm_90a),
  *               schedule (wgN: N wgmma warpgroups, wsN: N epilogue warps
  *               beside the MMA warps, ppN: a producer warpgroup and N
  *               consumer warpgroups taking tiles in turn (ping-pong),
  *               coopN: a producer warpgroup and N consumer warpgroups
- *               sharing each tile), the CTA tile BMxBNxBK, wN the mma.sync
+ *               sharing each tile), clN: thread-block clusters of N
+ *               CTAs, the CTA tile BMxBNxBK, wN the mma.sync
  *               warps, sN the pipeline stages, _staged the residual staged
  *               by the producer.  tests/unit/test_plan.c checks that every
  *               name says what its row holds.
@@ -39,6 +40,11 @@
  *               16-bit [M, N] input, filled by the producer
  *   coop        1: the pp consumers share each tile, bm / pp rows each
  *               (cooperative); 0: they take whole tiles in turn (ping-pong)
+ *   cluster     CTAs of a thread-block cluster (1: none).  2: the two CTAs
+ *               of a cluster take tiles on top of each other (rows BM
+ *               apart, the same columns) and load the B tile they share
+ *               half each, multicast to both (TMA, producer/consumer
+ *               schedules)
  *
  * Adding a configuration is one row here plus its tests (docs/codegen.md);
  * whether the heuristic considers it is plan/heuristic.c's business.
@@ -57,58 +63,61 @@
 #define EVT_TILE_IS_WGMMA(mma) (((mma) & 1) != 0)
 #define EVT_TILE_OP_BYTES(mma) (((mma) & 2) ? 1 : 2)
 
-/* name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged */
+/* name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop,
+   cluster */
 #define EVT_TILE_CONFIGS(X)                                                                        \
     X(sm80_128x256x32_w8_s4, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC, 128, 256, 32, 2, 4, 4,              \
-      1, 0, 0, 0, 0)                                                                               \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_128x128x32_w4_s4, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC, 128, 128, 32, 2, 2, 4,              \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x32_w4_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 64, 64, 32, 2, 2, 4,  \
-      4, 0, 0, 0, 0)                                                                               \
+      4, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_128x256x64_w8_s3, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 256, 64, 2, 4, 3,\
-      1, 0, 0, 0, 0)                                                                               \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_128x128x64_w4_s3, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 128, 64, 2, 2, 3,\
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_128x64x64_w4_s3, EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 64, 64, 2, 2, 3,                \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_256x64x32_w4_s4, EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 256, 64, 32, 4, 1, 4,                \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_ws4_128x128x64_w4_s3, EVT_TILE_CONV, EVT_TILE_MMA_SYNC, 128, 128, 64, 2, 2, 3,          \
-      1, 4, 0, 0, 0)                                                                               \
+      1, 4, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x256x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 256, 64, 2, 4, 4,\
-      1, 0, 0, 0, 0)                                                                               \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 3,                \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6,                \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg3_192x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 192, 128, 64, 3, 4, 4,                \
-      1, 0, 0, 0, 0)                                                                               \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg3_192x256x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 192, 256, 64, 3, 4, 4,                \
-      1, 0, 0, 0, 0)                                                                               \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_ws4_128x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 4,            \
-      1, 4, 0, 0, 0)                                                                               \
+      1, 4, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_ws8_128x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 4,            \
-      1, 8, 0, 0, 0)                                                                               \
+      1, 8, 0, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,\
-      1, 0, 2, 0, 0)                                                                               \
+      1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x64x64_s7, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64, 2, 2, 7,                  \
-      1, 0, 2, 0, 0)                                                                               \
+      1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 2,         \
-      1, 0, 2, 2, 0)                                                                               \
+      1, 0, 2, 2, 0, 1)                                                                            \
     X(sm90_coop2_256x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 256, 128, 64, 2, 2, 3,              \
-      1, 0, 2, 0, 1)                                                                               \
+      1, 0, 2, 0, 1, 1)                                                                            \
+    X(sm90_pp2_cl2_128x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,            \
+      1, 0, 2, 0, 0, 2)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \
-      4, 0, 0, 0, 0)                                                                               \
+      4, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x256x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 256, 128, 2, 4, 4,      \
-      1, 0, 0, 0, 0)                                                                               \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x128_s3_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 4, 3,      \
-      2, 0, 0, 0, 0)                                                                               \
+      2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4,      \
-      1, 0, 2, 0, 0)                                                                               \
+      1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_coop2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4,    \
-      1, 0, 2, 0, 1)
+      1, 0, 2, 0, 1, 1)
 
 /* The configurations as symbols, in table order: EVT_TILE_<name>. */
 enum evt_tile_id {

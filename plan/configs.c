@@ -7,7 +7,7 @@
 
 const plan_config plan_configs[EVT_TILE_COUNT] = {
 #define PLAN_CONFIG(name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, \
-                    staged, coop)                                                                    \
+                    staged, coop, cluster)                                                           \
     [EVT_TILE_##name] = {EVT_TILE_##name,                                                            \
                          #name,                                                                      \
                          mainloops,                                                                  \
@@ -24,6 +24,7 @@ const plan_config plan_configs[EVT_TILE_COUNT] = {
                          pp,                                                                         \
                          staged,                                                                     \
                          coop,                                                                       \
+                         cluster,                                                                    \
                          EVT_TILE_THREADS(warps_m, warps_n, ws, pp),                                 \
                          EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)},
     EVT_TILE_CONFIGS(PLAN_CONFIG)

@@ -155,6 +155,14 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     out->grid = out->splits > 1                                        ? out->tiles * out->splits
                 : plan_config_persistent(c) && out->tiles > slots ? slots
                                                                        : out->tiles;
+    if (c->cluster > 1) {
+        /* whole clusters, each walking tiles c->cluster on top of each
+         * other (evt_sched::tile_walk): as many as there are such stacks,
+         * or as fit in the slots */
+        const long long stacks = plan_config_batch_tiles(c, (p->m + c->cluster - 1) / c->cluster, p->n, p->batch);
+        const long long clusters = slots / c->cluster;
+        out->grid = c->cluster * (stacks < clusters ? stacks : clusters);
+    }
     return 1;
 }
 

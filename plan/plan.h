@@ -41,6 +41,7 @@ typedef struct plan_config {
     int wgmma;           /* warpgroup MMAs (EVT_TILE_WGMMA, EVT_TILE_WGMMA_FP8) */
     int op_bytes;        /* operand bytes its MMAs take: 2 (f16, bf16) or 1 (fp8) */
     int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop;
+    int cluster;    /* CTAs of a thread-block cluster: 1, or 2 on top of each other */
     int threads;    /* EVT_TILE_THREADS */
     int smem_bytes; /* EVT_TILE_SMEM_BYTES */
 } plan_config;

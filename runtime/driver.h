@@ -27,6 +27,14 @@ enum {
     RT_CU_CAPTURE_MODE_RELAXED = 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */
 };
 
+/* CUlaunchConfig (cuda.h), for the occupancy query of a clustered kernel. */
+typedef struct rt_cu_launch_config {
+    unsigned grid[3], block[3], shared_bytes;
+    rt_cu_stream stream;
+    void *attrs; /* CUlaunchAttribute *: none here (the kernel's __cluster_dims__ say) */
+    unsigned nattrs;
+} rt_cu_launch_config;
+
 typedef struct rt_driver {
     void *lib;
     rt_cu_result (*init)(unsigned);
@@ -72,6 +80,9 @@ typedef struct rt_driver {
                                      const unsigned long long *strides, const unsigned *box,
                                      const unsigned *elem_strides, int interleave, int swizzle,
                                      int l2_promotion, int oob_fill);
+    /* cuOccupancyMaxActiveClusters (CUDA 12+; NULL where the driver lacks
+     * it, and then a clustered grid is not capped) */
+    rt_cu_result (*max_active_clusters)(int *clusters, rt_cu_function f, const rt_cu_launch_config *c);
 } rt_driver;
 
 /* CUtensorMap* enum values (cuda.h) */

@@ -13,7 +13,7 @@
 #include "tile_configs.h"
 
 template <int MMA, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          int WS_WARPS, int PP, int STAGED, int COOP>
+          int WS_WARPS, int PP, int STAGED, int COOP, int CLUSTER>
 struct evt_tile {
     static constexpr int kBM = BM;
     static constexpr int kBN = BN;
@@ -39,6 +39,9 @@ struct evt_tile {
      * accumulators go through shared memory 64 rows at a time */
     static constexpr int kEpiBM = kCoop ? 64 : BM;
     static constexpr int kStaged = STAGED; /* staged epilogue input tiles (evt_sm90::pp_run) */
+    /* CTAs of a cluster, on top of each other, sharing B by multicast
+     * (evt_sched::tile_walk, evt_sm90::pp_run) */
+    static constexpr int kCluster = CLUSTER;
 
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the MMA (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
@@ -68,6 +71,8 @@ struct evt_tile {
     static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && BN == 128 && STAGED == 0),
                   "cooperative tiles: two consumers of 64 or 128 rows x 128, nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
+    static_assert(CLUSTER == 1 || (CLUSTER == 2 && PP == 2 && !kCoop && BN % 128 == 0),
+                  "clusters: two ping-pong CTAs, B's tile in halves of whole 1024-byte swizzle atoms");
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
                   "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");

@@ -240,7 +240,9 @@ struct stage_loader {
  * (K x N), both K-contiguous, boxes of kBK x kBM and kBK x kBN, zero-filled
  * past M, N and K.  An operand that differs per problem of a batch (a
  * nonzero batch stride) has a rank-3 map (K x M x batch), read at the
- * problem's index; a shared one, and both of a batch of one, rank 2. */
+ * problem's index; a shared one, and both of a batch of one, rank 2.
+ * Under clusters the stage's bytes arrive from every CTA of the cluster:
+ * each CTA's full mbarrier still counts kStageBytes. */
 template <class Cfg>
 struct tma_loader {
     static constexpr bool kTma = true;
@@ -264,10 +266,23 @@ struct tma_loader {
             evt_sm90::tma_load_2d(stage, &maps->a, full, k0, row0);
         else
             evt_sm90::tma_load_3d(stage, &maps->a, full, k0, row0, za);
-        if (zb < 0)
+        if constexpr (Cfg::kCluster > 1) {
+            /* B's tile is the cluster's CTAs' alike: each loads its share of
+             * the rows (the runtime's map has boxes of kBN / kCluster) into
+             * every CTA of the cluster */
+            constexpr int kRows = Cfg::kBN / Cfg::kCluster;
+            const int r = (int)blockIdx.x % Cfg::kCluster;
+            const evt_u32 dst = stage + Cfg::kAStageBytes + r * (Cfg::kBStageBytes / Cfg::kCluster);
+            const unsigned short all = (unsigned short)((1u << Cfg::kCluster) - 1);
+            if (zb < 0)
+                evt_sm90::tma_load_2d_multicast(dst, &maps->b, full, k0, col0 + r * kRows, all);
+            else
+                evt_sm90::tma_load_3d_multicast(dst, &maps->b, full, k0, col0 + r * kRows, zb, all);
+        } else if (zb < 0) {
             evt_sm90::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
-        else
+        } else {
             evt_sm90::tma_load_3d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0, zb);
+        }
         k0 += Cfg::kBK;
     }
 };

@@ -40,6 +40,50 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
     return batch;
 }
 
+/*
+ * A persistent CTA's tiles: numbers first, first + step, ... below count,
+ * and the output tile of each (coord, which returns its problem of a
+ * batch).  Without clusters those are the tiles blockIdx.x, + gridDim.x,
+ * ...  A configuration with clusters of kCluster CTAs (the grid's
+ * consecutive CTAs; the runtime launches whole clusters) walks stacks of
+ * kCluster tiles on top of each other, in evt_tile_coord's order as if
+ * they were tiles of kCluster * kBM rows, and the cluster's CTA of rank r
+ * takes row r of each: the cluster's CTAs share B's tiles (and walk as
+ * many stacks each, past M too, which the producer/consumer schedule's
+ * multicast needs).  plan/plan.c sizes the grid the same way.
+ */
+template <class Cfg>
+struct evt_stack_shape {
+    static constexpr int kBM = Cfg::kBM * Cfg::kCluster;
+    static constexpr int kBN = Cfg::kBN;
+};
+
+template <class Cfg>
+struct evt_tile_walk {
+    int first, step, count, rank;
+
+    __device__ __forceinline__ evt_tile_walk(int m, int n, int batches)
+    {
+        rank = (int)blockIdx.x % Cfg::kCluster;
+        first = (int)blockIdx.x / Cfg::kCluster;
+        step = (int)gridDim.x / Cfg::kCluster;
+        const int rows = Cfg::kBM * Cfg::kCluster;
+        count = ((m + rows - 1) / rows) * ((n + Cfg::kBN - 1) / Cfg::kBN) * batches;
+    }
+
+    __device__ __forceinline__ int coord(int t, int m, int n, int *tile_m, int *tile_n) const
+    {
+        if constexpr (Cfg::kCluster == 1) {
+            return evt_tile_coord<Cfg>(t, m, n, tile_m, tile_n);
+        } else {
+            int stack;
+            const int problem = evt_tile_coord<evt_stack_shape<Cfg> >(t, m, n, &stack, tile_n);
+            *tile_m = stack * Cfg::kCluster + rank;
+            return problem;
+        }
+    }
+};
+
 /* ---- split-K (plan/heuristic.c decides the splits) ---------------------- */
 
 /* Share `share` of `shares` of k_tiles k tiles: the first k tile in *begin,

@@ -74,7 +74,7 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
 
 /*
  * The producer warpgroup of both producer/consumer schedules: the k tiles of
- * the CTA's tiles blockIdx.x, + gridDim.x, ... in order into the ring of
+ * the CTA's tiles (walk: blockIdx.x, + gridDim.x, ... without clusters) in order into the ring of
  * kStages stages, each once its "empty" mbarrier says the consumers are done
  * with it.  On the fast path (Load::kTma) one thread issues each stage's TMA
  * copies, which complete its "full" mbarrier by their bytes; on the guarded
@@ -83,16 +83,16 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
  * issued.  The tiles are the batch's (evt_tile_coord: problem, then tile).
  */
 template <class Cfg, class Load, class Args, class AfterTile>
-__device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k_tiles, int tiles,
-                                           evt_u32 sbase, evt_u32 full, evt_u32 empty, Load &load,
-                                           const AfterTile &after_tile)
+__device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k_tiles,
+                                           const evt_tile_walk<Cfg> &walk, evt_u32 sbase, evt_u32 full,
+                                           evt_u32 empty, Load &load, const AfterTile &after_tile)
 {
 #if EVT_SM90 == 1
     const int tid = threadIdx.x;
     int q = 0; /* k tiles loaded so far */
     int tm, tn;
-    for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
-        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+    for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
+        const int problem = walk.coord(t, m, n, &tm, &tn);
         load.start(args.at(problem), tm, tn, 0);
         for (int kt = 0; kt < k_tiles; ++kt, ++q) {
             const int s = q % Cfg::kStages;
@@ -148,7 +148,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
+    /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
+    constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
+    const evt_tile_walk<Cfg> walk(m, n, args.batches());
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     /* staged + c * kStagedTileBytes: consumer c's staged input tile */
@@ -164,7 +166,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         for (int s = 0; s < Cfg::kStages; ++s) {
             /* TMA: one arrival (with the stage's bytes); guarded: every producer thread's */
             evt_sched::mbar_init_cta(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
-            evt_sched::mbar_init_cta(empty + 8 * s, 4);
+            evt_sched::mbar_init_cta(empty + 8 * s, 4 * (kMulticast ? Cfg::kCluster : 1));
         }
         for (int b = 0; b < 4; ++b)
             evt_sched::mbar_init_cta(turn + 8 * b, 4);
@@ -172,11 +174,16 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             evt_sched::mbar_init_cta(sfull + 8 * b, Load::kTma ? 1 : Cfg::kThreads);
             evt_sched::mbar_init_cta(sempty + 8 * b, 4);
         }
+        if constexpr (Cfg::kCluster > 1)
+            fence_mbar_init_cluster();
     }
-    __syncthreads();
+    if constexpr (Cfg::kCluster > 1)
+        cluster_sync(); /* before a peer's copies or arrivals reach this CTA's mbarriers */
+    else
+        __syncthreads();
 
     if (wg == 0) { /* the producer */
-        pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
+        pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [&](int j, int tm, int tn, int problem) {
                             if constexpr (Cfg::kStaged > 0) {
                                 /* tile j's epilogue input, into its consumer's (j % 2) staged
@@ -187,6 +194,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                                           problem, tid);
                             }
                         });
+        if constexpr (Cfg::kCluster > 1)
+            cluster_sync(); /* the consumers' arrive */
         return; /* the consumers wait for the copies in flight */
     }
 
@@ -195,8 +204,18 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const int bar = 4 + wg; /* evt_wg_team's */
     float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes);
     const evt_u32 acc_addr = evt_smem_addr(acc_tile);
+    /* a stage's consumer warps free it in every CTA whose producer filled part of it */
+    const auto release = [&](int s) {
+        if constexpr (kMulticast) {
+#pragma unroll
+            for (int r = 0; r < Cfg::kCluster; ++r)
+                mbar_arrive_cluster(empty + 8 * s, r);
+        } else {
+            evt_sched::mbar_arrive_cta(empty + 8 * s);
+        }
+    };
     int j = c; /* the CTA's tile number */
-    for (int t = blockIdx.x + c * gridDim.x; t < tiles; t += 2 * gridDim.x, j += 2) {
+    for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
         float acc[2][1][NC / 2]; /* two m64 rows, one wgmma each */
         zero_acc<NC, 1>(acc[0]);
         zero_acc<NC, 1>(acc[1]);
@@ -218,13 +237,13 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             consume_k_tile<Cfg, NC, 2>(acc, sa, sa + Cfg::kAStageBytes);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
-                evt_sched::mbar_arrive_cta(empty + 8 * prev); /* the last k tile's MMAs are done */
+                release(prev); /* the last k tile's MMAs are done */
             prev = s;
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         if (lane == 0) {
             if (k_tiles > 0)
-                evt_sched::mbar_arrive_cta(empty + 8 * prev);
+                release(prev);
             evt_sched::mbar_arrive_cta(turn + 8 * (1 - c)); /* tile j + 1's turn */
         }
         if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
@@ -233,11 +252,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
         evt_sched::bar_sync(bar, 128);
         int tm, tn;
-        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        const int problem = walk.coord(t, m, n, &tm, &tn);
+        /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
+        const bool inside = Cfg::kCluster == 1 || tm * Cfg::kBM < m;
         if constexpr (Cfg::kStaged > 0) {
             mbar_wait(sfull + 8 * c, (j >> 1) & 1);
-            epi(tm, tn, problem, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
-        } else {
+            if (inside)
+                epi(tm, tn, problem, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
+        } else if (inside) {
             epi(tm, tn, problem, acc_tile, nullptr);
         }
         __syncwarp(); /* the warp's reads of the tiles are done */
@@ -247,6 +269,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                 evt_sched::mbar_arrive_cta(sempty + 8 * c); /* the producer may stage tile j + 2 */
         }
     }
+    if constexpr (Cfg::kCluster > 1)
+        cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
 #endif
@@ -292,7 +316,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int NC = Cfg::kBN;
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
+    static_assert(Cfg::kCluster == 1, "coop_run: no clusters");
+    const evt_tile_walk<Cfg> walk(m, n, args.batches());
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
@@ -309,7 +334,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     if (wg == 0) {
         if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
             asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
-        pp_produce<Cfg>(args, m, n, k_tiles, tiles, sbase, full, empty, load,
+        pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [](int, int, int, int) {});
         return; /* the consumers wait for the copies in flight */
     }
@@ -320,7 +345,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const int bar = 4 + wg; /* evt_wg_team's */
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
     const evt_u32 sub_addr = evt_smem_addr(sub);
-    for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
+    for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
 #pragma unroll
         for (int h = 0; h < NHALF; ++h)
@@ -389,7 +414,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 evt_sched::mbar_arrive_cta(empty + 8 * prev);
         }
         int tm, tn;
-        const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+        const int problem = walk.coord(t, m, n, &tm, &tn);
 #pragma unroll
         for (int h = 0; h < NHALF; ++h) {
             evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */

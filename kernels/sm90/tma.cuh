@@ -62,6 +62,56 @@ EVT_DEVICE void tma_load_3d(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, in
                  : "memory");
 }
 
+/* ---- thread-block clusters (configurations with cluster > 1) ----------- */
+
+/* Every thread of the cluster's CTAs: release what this thread wrote
+ * (mbarrier inits after fence.mbarrier_init included), then wait for all
+ * of them.  At the start, before a CTA's peers touch its mbarriers; at the
+ * end, so that no CTA exits while a peer may still arrive on its. */
+EVT_DEVICE void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/* Makes this thread's mbarrier.init visible to the cluster's other CTAs. */
+EVT_DEVICE void fence_mbar_init_cluster()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/* Arrives on the mbarrier at the same shared address in the cluster's CTA
+ * of rank `rank` (this one's included), releasing at cluster scope. */
+EVT_DEVICE void mbar_arrive_cluster(evt_u32 bar, int rank)
+{
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
+/* tma_load_2d / tma_load_3d into the same shared address of every CTA of
+ * the cluster in `ctas` (a bit per rank), completing bytes on the mbarrier
+ * at bar's address in each. */
+EVT_DEVICE void tma_load_2d_multicast(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, int x, int y,
+                                      unsigned short ctas)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst), "l"(map), "r"(bar),
+                 "r"(x), "r"(y), "h"(ctas)
+                 : "memory");
+}
+
+EVT_DEVICE void tma_load_3d_multicast(evt_u32 dst, const evt_tma_map *map, evt_u32 bar, int x, int y,
+                                      int z, unsigned short ctas)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(dst), "l"(map), "r"(bar),
+                 "r"(x), "r"(y), "r"(z), "h"(ctas)
+                 : "memory");
+}
+
 /* The im2col box of 4D map `map` (x NHWC as (c, w, h, n)) at channel c0 of
  * the window whose corner is (w0, h0) in image n0, at filter offset (ow,
  * oh), into shared memory at dst; completes on mbarrier bar. */

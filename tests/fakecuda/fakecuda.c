@@ -67,6 +67,7 @@ typedef struct fk_function {
     int nparams; /* -1: unknown */
     size_t param_size[FAKECUDA_MAX_PARAMS];
     int max_threads;  /* .maxntid / EIATTR_MAX_THREADS product; 0: unknown */
+    int cluster;      /* .reqnctapercluster's x; 0: no clusters */
     int static_smem;  /* .nv.shared.<name> */
     int max_dynamic;  /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 } fk_function;
@@ -692,6 +693,7 @@ __attribute__((visibility("default"))) CUresult cuModuleLoadData(void **module, 
         f->nparams = e->nparams;
         memcpy(f->param_size, e->param_size, sizeof f->param_size);
         f->max_threads = e->max_threads;
+        f->cluster = e->cluster;
         f->static_smem = e->static_smem;
         f->max_dynamic = FK_DEFAULT_SMEM - e->static_smem;
     }
@@ -762,6 +764,37 @@ __attribute__((visibility("default"))) CUresult cuFuncSetAttribute(void *fn, int
     return leave(r);
 }
 
+/* The clusters of f that fit at once.  The stand-in's GPCs have 17 SMs
+ * each (a last one the rest), as a harvested part's odd GPCs do, and a
+ * cluster never spans two: on 132 SMs 62 clusters of two, not 66.  One
+ * CTA an SM where the shared memory asks more than half of it. */
+__attribute__((visibility("default"))) CUresult cuOccupancyMaxActiveClusters(int *clusters, void *fn,
+                                                                            const void *config)
+{
+    ENTER("cuOccupancyMaxActiveClusters");
+    fk_function *f = function_of(fn);
+    /* CUlaunchConfig: grid[3], block[3], shared bytes, stream, attrs, nattrs */
+    const unsigned *c = config;
+    if (!clusters || !f || !c) {
+        violation("cuOccupancyMaxActiveClusters(%p, %p, %p)", (void *)clusters, fn, config);
+        return leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    /* a cubin's cluster dimensions are not read (image.c): the query's grid,
+     * which evt makes one cluster, says it */
+    const int size = f->cluster > 0 ? f->cluster : c[0] > 0 && c[0] <= 16 ? (int)c[0] : 1;
+    if (c[0] % (unsigned)size != 0 || (long long)c[6] > f->max_dynamic) {
+        *clusters = 0;
+        return leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    const fk_device *d = f->module->ctx->device;
+    const int per_sm = 2 * (long long)c[6] > d->smem_optin ? 1 : 2;
+    int n = 0;
+    for (int left = d->sms; left > 0; left -= 17)
+        n += (left < 17 ? left : 17) * per_sm / size;
+    *clusters = n;
+    return leave(CUDA_SUCCESS);
+}
+
 /* ---- launches ------------------------------------------------------------- */
 
 /* The time the next launch that runs takes on the fake clock. */
@@ -791,6 +824,8 @@ static const char *launch_refusal(const fk_function *f, const unsigned g[3], con
         *r = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
         return "the block has more threads than the kernel's __launch_bounds__";
     }
+    if (f->cluster > 1 && g[0] % (unsigned)f->cluster != 0)
+        return "the grid is not a whole number of the kernel's clusters (__cluster_dims__)";
     if ((long long)smem > f->max_dynamic)
         return "more dynamic shared memory than the function's attribute allows";
     if (params && extra)

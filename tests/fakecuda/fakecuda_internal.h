@@ -14,6 +14,7 @@ typedef struct fk_entry {
     int nparams;      /* -1: the image does not say */
     size_t param_size[FAKECUDA_MAX_PARAMS];
     int max_threads;  /* the product of .maxntid; 0: no bound */
+    int cluster;      /* the product of .reqnctapercluster; 0: none */
     int static_smem;
 } fk_entry;
 

@@ -77,6 +77,13 @@ static int is_ident(char c)
 }
 
 /* The size in `static_assert(sizeof(TYPE) == SIZE` for type[0..n); 0 if none. */
+static const char *skip_ws(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
 static size_t struct_size(const char *src, const char *type, size_t n)
 {
     for (const char *p = src; (p = strstr(p, "static_assert(sizeof(")) != NULL;) {
@@ -140,9 +147,25 @@ static int make_image(const char *src, const char *arch, text *ptx, text *log)
         p += sizeof intro - 1;
         while (isspace((unsigned char)*p))
             p++;
-        if (strncmp(p, "__launch_bounds__", 17) == 0) {
+        /* attributes: __launch_bounds__(...), __cluster_dims__(x, y, z) */
+        long cluster = 0;
+        for (;;) {
+            const int bounds = strncmp(p, "__launch_bounds__", 17) == 0;
+            if (!bounds && strncmp(p, "__cluster_dims__", 16) != 0)
+                break;
+            p += bounds ? 17 : 16;
+            if (!bounds) {
+                long x, y = 1, z = 1;
+                char *q;
+                x = strtol(skip_ws(p) + 1, &q, 10);
+                if (*skip_ws(q) == ',')
+                    y = strtol(skip_ws(q) + 1, &q, 10);
+                if (*skip_ws(q) == ',')
+                    z = strtol(skip_ws(q) + 1, &q, 10);
+                cluster = x * y * z;
+            }
             int depth = 0;
-            for (p += 17; *p; p++)
+            for (; *p; p++)
                 if (*p == '(')
                     depth++;
                 else if (*p == ')' && --depth == 0) {
@@ -177,7 +200,10 @@ static int make_image(const char *src, const char *arch, text *ptx, text *log)
         }
         if (p > start && !param(src, start, p, entry, i, ptx, log))
             return 0;
-        put(ptx, "\n)\n{\n\tret;\n}\n\n");
+        put(ptx, "\n)\n");
+        if (cluster > 0) /* as NVRTC writes __cluster_dims__ */
+            put(ptx, ".explicitcluster\n.reqnctapercluster %ld, 1, 1\n", cluster);
+        put(ptx, "{\n\tret;\n}\n\n");
     }
     return !ptx->failed && !log->failed;
 }

@@ -271,6 +271,12 @@ static int parse_ptx(const char *text, fk_image *out)
                 z = strtol(q + 1, &q, 10);
             e->max_threads = x > 0 && y > 0 && z > 0 && x * y * z <= 4096 ? (int)(x * y * z) : 0;
         }
+        const char *cl = strstr(p, ".reqnctapercluster");
+        if (cl && (!body || cl < body)) {
+            char *q;
+            const long x = strtol(cl + 18, &q, 10);
+            e->cluster = x > 0 && x <= 16 ? (int)x : 0; /* the x dimension: evt's clusters are 1-D */
+        }
     }
     return 1;
 }

@@ -122,6 +122,10 @@ runs() {
             echo "$f $k 1000,127,13 --config sm90_wg2_128x256x64_s4 --special"
             echo "$f $k 4097,1000,24 --config sm90_wg2_128x128x64_s3"
             echo "$f $k 127,1000,4104 --config sm90_wg2_128x128x64_s3 --splitk"
+            echo "$f $k 1000,1000,24 --config sm90_pp2_cl2_128x128x64_s4"
+            echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s4"
+            echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s4 --special"
+            echo "$f $k 1000,127,24 --config sm90_pp2_cl2_128x128x64_s4 --ld-pad 3"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.

@@ -442,6 +442,53 @@ static void test_gemm_4096_sm90_tma(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The clustered ping-pong tile, forced: its grid is whole clusters of two
+ * CTAs (the stand-in driver refuses any other for a __cluster_dims__
+ * kernel), as many as there are stacks of two M tiles (9 M tiles: 5
+ * stacks, the last one half past M) or, on 4096^2, as can be resident at
+ * once (cuOccupancyMaxActiveClusters: the stand-in's GPCs of 17 SMs hold 62
+ * clusters of two, not 132 / 2); B's map reads half a tile's rows a box,
+ * A's a whole tile's. */
+static void test_gemm_cluster_sm90(void **state)
+{
+    (void)state;
+    static const struct {
+        long long m, n, grid;
+    } cases[] = {{1100, 520, 2 * 5 * 5}, {4096, 4096, 2 * 62}, {100, 40, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const long long M = cases[i].m, N = cases[i].n, K = 200;
+        evt_ctx *ctx = new_ctx();
+        evt_module *m = parse(ctx);
+        evt_launch *l = launch_of(m, "tn");
+        bufs b = {mem, {0}, 0};
+        const size_t a_bytes = (size_t)(M * K * 2), b_bytes = (size_t)(N * K * 2);
+        void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+        assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+        bind_full(l, &b, M, N, N);
+        assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
+        const evt_tuning forced = {.config = "sm90_pp2_cl2_128x128x64_s4"};
+        assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
+        fc.fakecuda_reset();
+        expect_ok(ctx, evt_launch_run(l, NULL));
+        char want[128];
+        snprintf(want, sizeof want, "sm_90a sm90_pp2_cl2_128x128x64_s4 fast tma grid %lld splits 1",
+                 cases[i].grid);
+        assert_string_equal(evt_launch_plan(l), want);
+        fakecuda_launch r[3];
+        assert_int_equal(launches(r, 3), 3);
+        expect_main(&r[1], "evt_tn_gemm_sm90_pp2_cl2_128x128x64_s4_sm90a", "sm90_pp2_cl2_128x128x64_s4",
+                    cases[i].grid, DEV_SM90, FULL_SIZE);
+        expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1]), TMAP_F16, a, K, M, K, 64, 128, SWIZZLE_128B);
+        expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, K, 64, 64,
+                     SWIZZLE_128B);
+        assert_int_equal(fc.fakecuda_violations(), 0);
+        free_bufs(&b);
+        evt_launch_destroy(l);
+        evt_module_destroy(m);
+        evt_ctx_destroy(ctx);
+    }
+}
+
 /* fp8 operands (e4m3 A, e5m2 B: 1 byte an element) on a 4096^3 problem
  * with padded leading dimensions: the fp8 producer/consumer tile, its A
  * and B loaded through tiled byte maps (UINT8) whose strides are the
@@ -1487,6 +1534,7 @@ static const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup(name, setup)
     T(test_gemm_ragged_sm90),
     T(test_gemm_4096_sm90_tma),
+    T(test_gemm_cluster_sm90),
     T(test_gemm_fp8_sm90_tma),
     T(test_gemm_split_k_bf16_nt),
     T(test_gemm_bf16_wgmma),

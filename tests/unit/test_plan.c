@@ -68,6 +68,8 @@ static void test_config_names(void **state)
         if (c->pp) /* cooperative when the consumers share a tile of 128 rows each */
             at += snprintf(want + at, sizeof want - at, "_%s%d", plan_config_coop(c) ? "coop" : "pp",
                            c->pp);
+        if (c->cluster > 1)
+            at += snprintf(want + at, sizeof want - at, "_cl%d", c->cluster);
         at += snprintf(want + at, sizeof want - at, "_%dx%dx%d", c->bm, c->bn, c->bk);
         if (!c->wgmma)
             at += snprintf(want + at, sizeof want - at, "_w%d", c->warps_m * c->warps_n);
