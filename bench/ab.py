@@ -6,6 +6,7 @@ maps refused, say) shows.
 
     PYTHONPATH=bindings/python python3 bench/ab.py [gemm] [conv]
 
+AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM.
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning); by default
 AB_GEMM="sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4" and
@@ -25,7 +26,12 @@ from bench import EVT_SOURCE, side_by_side  # noqa: E402
 torch.backends.cudnn.benchmark = True
 dev = torch.device("cuda")
 cl = torch.channels_last
-m = evt.compile(source=EVT_SOURCE, name="ab.evt")
+m = evt.compile(source=EVT_SOURCE + """
+epilogue plain {
+    out y : f16[M, N] = acc
+}
+kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
+""", name="ab.evt")
 
 
 def compare(label, bind, configs, peer, peer_name, check):
@@ -39,7 +45,9 @@ def compare(label, bind, configs, peer, peer_name, check):
     plan = launches[0].plan
     ts = side_by_side(peer, *(launch.run for launch in launches))
     cells = [f"{peer_name} {ts[0] * 1e6:.1f}", f"pick {ts[1] * 1e6:.1f}"]
-    cells += [f"{c}: {t * 1e6:.1f}" for c, t in zip(configs, ts[2:])]
+    # a forced configuration's grid: a clustered one's is capped at its resident clusters
+    grids = [launch.plan.split(" grid ")[1].split()[0] for launch in launches[1:]]
+    cells += [f"{c}: {t * 1e6:.1f} (grid {g})" for c, t, g in zip(configs, ts[2:], grids)]
     print(f"{label:34s} " + "  ".join(cells) + f"   [pick = {plan}]", flush=True)
     for launch in launches:
         launch.close()
@@ -63,6 +71,10 @@ if "gemm" in parts:
                 lambda: m.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
                 lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                 lambda y: close("gemm", y, ref))
+        if os.environ.get("AB_PLAIN"):  # D = acc against cuBLAS's plain GEMM (issue 16's second goal)
+            ref = a.float() @ w.float().t()
+            compare(f"gemm {M}x{N}x{K}", lambda: m.kernel("linear").bind(a, w.t()), configs,
+                    lambda: torch.mm(a, w.t()), "cublas", lambda y: close("gemm", y, ref))
 if "conv" in parts:
     configs = os.environ.get("AB_CONV", "sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 "
                                         "sm90_pp2_128x128x64_s2_staged").split()

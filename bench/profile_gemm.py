@@ -2,9 +2,11 @@
 (torch._addmm_activation), for ncu:
     ncu --kernel-name regex:'evt_|nvjet|gemm' --launch-skip 4 --launch-count 2 \
         python3 bench/profile_gemm.py [M N K]
-(default 4096 4096 4096; B is an nn.Linear weight, column-major).  Each
+(default 4096 4096 4096; B is an nn.Linear weight, column-major; PROFILE_CONFIG
+forces a configuration by name).  Each
 iteration launches ours, then the peer.
 """
+import os
 import sys
 
 import torch
@@ -20,6 +22,8 @@ a = torch.randn(M, K, device="cuda", dtype=torch.float16)
 w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.float16)
 launch = m.kernel("linear_gelu").bind(a, w.t(), bias=bias)
+if os.environ.get("PROFILE_CONFIG"):  # a configuration forced by name instead of the pick
+    launch.set_tuning(os.environ["PROFILE_CONFIG"])
 for _ in range(4):
     launch.run()
     torch._addmm_activation(bias, a, w.t(), use_gelu=True)

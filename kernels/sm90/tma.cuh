@@ -81,12 +81,14 @@ EVT_DEVICE void fence_mbar_init_cluster()
 }
 
 /* Arrives on the mbarrier at the same shared address in the cluster's CTA
- * of rank `rank` (this one's included), releasing at cluster scope. */
+ * of rank `rank` (this one's included).  No release at cluster scope: the
+ * consumers that arrive only read the stage, through wgmma, whose reads
+ * wgmma.wait_group has already seen complete. */
 EVT_DEVICE void mbar_arrive_cluster(evt_u32 bar, int rank)
 {
     asm volatile("{\n.reg .b32 remote;\n"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }
