@@ -74,10 +74,12 @@ static const candidates sets[2][2] = {
 static const candidates fp8_sets[2] = {SET(gemm_fp8_sm80), SET(gemm_fp8_sm90)};
 #undef SET
 
-/* Whether k on t takes the sm90 (wgmma) heuristic. */
+/* Whether k on t takes the sm90 (wgmma) heuristic: 16-bit operands in any
+ * layout (the transposed wgmma reads M/N-contiguous ones), fp8 ones
+ * K-contiguous. */
 static int sm90_family(const plan_kernel *k, const plan_target *t)
 {
-    return t->wgmma && k->k_contiguous;
+    return t->wgmma && (k->k_contiguous || !k->fp8);
 }
 
 int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)

@@ -41,8 +41,8 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 s
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
         for (int h = 0; h < NH; ++h)
-            wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h], wgmma_desc<Cfg::kBK16>(sa) + 2 * kk,
-                                           wgmma_desc<Cfg::kBK16>(sb + h * NC * Cfg::kBK16 * 2) + 2 * kk);
+            wgmma_op_of<Cfg, NC>::run(acc[h], wgmma_operand<Cfg, true>::desc(sa, kk),
+                                      wgmma_operand<Cfg, false>::desc(sb + h * NC * Cfg::kBK16 * 2, kk));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     load_next(sbase + write_stage * Cfg::kStageBytes);
     evt_cp_async_commit();
@@ -70,8 +70,7 @@ template <class Cfg, class Load>
 __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 64 || Cfg::kBK16 == 32),
-                  "the wgmma pipeline takes K-contiguous operands and BK = 32 or 64");
+    static_assert(Cfg::kBK16 == 64 || Cfg::kBK16 == 32, "the wgmma pipeline takes BK = 32 or 64");
     static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
                   "one warpgroup per 64 rows; N in m64n128 steps");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
@@ -112,7 +111,7 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
                                                evt_sched::ws_hand_over hand)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 64 || Cfg::kBK16 == 32) &&
+    static_assert((Cfg::kBK16 == 64 || Cfg::kBK16 == 32) &&
                       Cfg::kStages >= 3 &&
                       Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
                   "the wgmma pipeline's conditions (run_pipeline_wgmma)");
