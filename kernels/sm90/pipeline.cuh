@@ -2,7 +2,8 @@
  * pipeline.cuh - the sm_90a wgmma pipeline over cp.async stages: the same
  * stages sm80/pipeline.cuh fills (a BK = 64 stage of a K-contiguous operand
  * is already wgmma's 128-byte-swizzled K-major layout, a BK = 32 one its
- * 64-byte swizzle), multiplied by warpgroup MMAs straight from shared
+ * 64-byte swizzle; an M/N-contiguous operand's stage is written in its
+ * MN-major layout, evt_sm80::wgmma_mn_tile), multiplied by warpgroup MMAs straight from shared
  * memory: one k tile (wgmma_k_tile), the plain schedule's pipeline
  * (run_pipeline_wgmma) and the warp-specialized schedule's MMA warps
  * (ws_wgmma_warps).  Used only by wgmma configurations, which the planner

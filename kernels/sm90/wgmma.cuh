@@ -1,7 +1,9 @@
 /*
  * wgmma.cuh - sm_90a warpgroup MMAs: wgmma.mma_async m64nNk16 with f32
- * accumulators over K-major operands in shared memory (wgmma_op), their
- * shared-memory descriptors (wgmma_desc), and the accumulators' way into
+ * accumulators over K-major operands in shared memory, or, 16-bit ones,
+ * MN-major (transposed: a column-major A, a row-major B) (wgmma_op), their
+ * shared-memory descriptors (wgmma_desc, wgmma_desc_mn, wgmma_operand),
+ * and the accumulators' way into
  * the accumulator tile the epilogue reads (store_acc_wgmma).  The
  * instructions exist only in sm_90a passes (EVT_SM90 == 1).
  */
