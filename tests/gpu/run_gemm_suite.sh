@@ -189,9 +189,9 @@ runs() {
     echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged"
     echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_wg2_128x256x64_s4"
     echo "$c/reductions.evt reductions 1000,4097,13 --config sm90_wg2_128x128x64_s3"
-    # wgmma and the TMA producer/consumer tile take A row-major and B
-    # column-major (the planner refuses them elsewhere, tests/unit/test_plan.c),
-    # on the fast path and the guarded one (K = 13).
+    # wgmma and the TMA producer/consumer tile on A row-major and B
+    # column-major (the other layouts, the transposed wgmma: below), on the
+    # fast path and the guarded one (K = 13).
     echo "$c/layouts.evt rc_bf16 1000,1000,4104 --config sm90_wg2_128x256x64_s4"
     echo "$c/layouts.evt rc_f16 1000,127,13 --config sm90_wg2_128x128x64_s3"
     echo "$c/layouts.evt rc_f16 1000,1000,4104 --config sm90_pp2_128x128x64_s4"
