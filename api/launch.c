@@ -956,17 +956,44 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
     return tiled_map(l, cfg, maps->b, 1, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn, 0);
 }
 
+/* A tiled map of M/N-contiguous 16-bit operand i (A column-major, B
+ * row-major): k rows of `extent` M/N positions, ld apart, read in boxes of
+ * 64 positions by cfg->bk k rows, 128-byte swizzled (a box's k row is one
+ * 128-byte row of wgmma's MN-major stage; gemm.cuh's tma_loader::mn_boxes
+ * reads R / 64 of them a stage); rank 3 for an operand that differs per
+ * problem of a batch, as tiled_map.  0 where the driver refuses. */
+static int mn_tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char *map, int i,
+                        void *ptr, long long extent, long long k, long long ld, long long stride)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    const unsigned long long es = evt_elem_size(l->k->operands[i].elem);
+    const unsigned rank = l->batch > 1 && stride > 0 ? 3 : 2;
+    const unsigned long long dims[3] = {(unsigned long long)extent, (unsigned long long)k,
+                                        (unsigned long long)l->batch};
+    const unsigned long long strides[2] = {(unsigned long long)ld * es, (unsigned long long)stride * es};
+    const unsigned box[3] = {64, (unsigned)cfg->bk, 1}, ones[3] = {1, 1, 1};
+    return d->tensor_map_tiled && es == 2 &&
+           d->tensor_map_tiled(map, tma_dtype(l, i), rank, ptr, dims, strides, box, ones, 0,
+                               RT_TMAP_SWIZZLE_128B, RT_TMAP_L2_128B, 0) == 0;
+}
+
 /* A GEMM's TMA maps (kernels/mainloops/gemm.cuh's tma_loader): A row-major
  * as a (k, m) tensor and B column-major as a (k, n) one, read in cfg->bk x
  * cfg->bm and cfg->bk x cfg->bn boxes (under clusters, cfg->bn / cluster:
  * each CTA loads its share of the B tile they share), swizzled as the wgmma
- * stages are.  0 where the driver cannot make them. */
+ * stages are; A column-major as an (m, k) tensor and B row-major as an (n,
+ * k) one in boxes of 64 x cfg->bk (mn_tiled_map; clusters take K-contiguous
+ * operands only, plan_can_run).  0 where the driver cannot make them. */
 static int gemm_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_buffer *a = &l->operands[0], *b = &l->operands[1];
-    return tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm, a->stride) &&
-           tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn / cfg->cluster,
-                     b->stride);
+    const int a_mn = l->k->operands[0].layout == EVT_LAYOUT_COL;
+    const int b_mn = l->k->operands[1].layout == EVT_LAYOUT_ROW;
+    return (a_mn ? mn_tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[0], l->dims[2], a->ld, a->stride)
+                 : tiled_map(l, cfg, maps->a, 0, a->ptr, l->dims[2], l->dims[0], a->ld, cfg->bm, a->stride)) &&
+           (b_mn ? mn_tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[1], l->dims[2], b->ld, b->stride)
+                 : tiled_map(l, cfg, maps->b, 1, b->ptr, l->dims[2], l->dims[1], b->ld, cfg->bn / cfg->cluster,
+                             b->stride));
 }
 
 /* A staged configuration's map of the epilogue input it stages

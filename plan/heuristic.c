@@ -1,8 +1,8 @@
 /* heuristic.c - which tile configuration a problem gets, and split-K.
  *
  * Four heuristics: GEMM and conv, each in the sm80 family (mma.sync, any
- * target) and the sm90 family (wgmma, where the kernel can run it: sm_90a and
- * K-contiguous operands).  They compare tile counts with multiples of the SM
+ * target) and the sm90 family (wgmma, where the kernel can run it: sm_90a,
+ * 16-bit operands in any layout, fp8 ones K-contiguous).  They compare tile counts with multiples of the SM
  * count, so they depend on M, N, the SMs and (a little) K.  A configuration
  * that does not fit the target's shared memory is passed over, so the next
  * smaller one applies: sm_86 and sm_89 (99 KB) cannot hold the 128x256
@@ -74,10 +74,12 @@ static const candidates sets[2][2] = {
 static const candidates fp8_sets[2] = {SET(gemm_fp8_sm80), SET(gemm_fp8_sm90)};
 #undef SET
 
-/* Whether k on t takes the sm90 (wgmma) heuristic. */
+/* Whether k on t takes the sm90 (wgmma) heuristic: 16-bit operands in any
+ * layout (the transposed wgmma reads M/N-contiguous ones), fp8 ones
+ * K-contiguous. */
 static int sm90_family(const plan_kernel *k, const plan_target *t)
 {
-    return t->wgmma && k->k_contiguous;
+    return t->wgmma && (k->k_contiguous || !k->fp8);
 }
 
 int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
@@ -232,8 +234,9 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
 }
 
 /*
- * sm90 GEMM (A row-major, B column-major: the wgmma configurations'
- * K-contiguous operands).  Fitted to every plan's time on 81 shapes (M from
+ * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
+ * on A row-major, B column-major, and taken as it is for the transposed
+ * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
  * 1 to 16384 against transformer and square N x K; bench/tune_sweep.py,
  * docs/tuning.md):
  * - Where tma is set and K is longer than two k tiles, the producer/consumer

@@ -88,8 +88,15 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
         return refuse(why, "an fp8 configuration takes fp8 operands only, not f16 or bf16");
     if (c->wgmma && !ti->wgmma)
         return refuse(why, "the configuration's wgmma instructions are sm_90a's only");
-    if (c->wgmma && !k->k_contiguous)
-        return refuse(why, "wgmma needs K-contiguous operands: A row-major and B column-major");
+    /* 16-bit M/N-contiguous operands take the transposed wgmma from
+     * 128-byte rows of 64 positions (kernels/sm90/wgmma.cuh's wgmma_desc_mn) */
+    if (c->wgmma && !k->k_contiguous && c->op_bytes != 2)
+        return refuse(why, "fp8 wgmma needs K-contiguous operands: A row-major and B column-major");
+    if (c->wgmma && !k->k_contiguous && c->bk * c->op_bytes != 128)
+        return refuse(why, "wgmma on a column-major A or row-major B needs a k tile of 64 16-bit elements");
+    if (c->cluster > 1 && !k->k_contiguous)
+        return refuse(why, "a clustered configuration multicasts K-contiguous operand tiles only: A row-major "
+                           "and B column-major");
     if (c->pp && !ti->tma)
         return refuse(why, "a producer/consumer configuration loads through TMA, which the target lacks");
     if (c->staged && !k->stageable)

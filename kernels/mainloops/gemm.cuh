@@ -19,7 +19,9 @@
  * Operand conventions: A is M x K, B is K x N.  A row-major and B
  * column-major (the nn.Linear "TN" case) are the K-contiguous layouts; A
  * column-major and B row-major are M/N-contiguous.  wgmma configurations
- * take K-contiguous operands only (the planner checks).
+ * read 16-bit M/N-contiguous operands MN-major (the transposed wgmma;
+ * evt_sm80::wgmma_mn_tile, evt_sm90::wgmma_desc_mn); fp8 operands are
+ * K-contiguous only.
  *
  * Fast path (Aligned = true) requires, per operand, that its contiguous
  * extent and its leading dimension be multiples of 16 bytes (8 16-bit
@@ -108,13 +110,19 @@ struct loader {
     typedef typename evt_operand_storage<Cfg::kOpBytes>::type elem;
     static constexpr int kChunkElems = 16 / Cfg::kOpBytes; /* elements of a 16-byte chunk */
     static constexpr int kRowStep = Cfg::kThreads / op::tile::kChunks;
-    static_assert(Cfg::kThreads % op::tile::kChunks == 0 && kRowStep % 8 == 0,
+    /* With a row step of whole 8-row swizzle groups a thread's chunks share
+     * their swizzle and one offset steps through them; only the
+     * cooperative tile's MN-major A (256 positions, 32 chunks a row, 128
+     * producer threads: steps of 4 rows) swizzles each chunk itself. */
+    static constexpr bool kOneSwizzle = kRowStep % 8 == 0;
+    static_assert(Cfg::kThreads % op::tile::kChunks == 0 && (kOneSwizzle || op::kWgmmaMN),
                   "a CTA must copy whole 8-row swizzle groups per pass");
 
     const elem *base; /* matrix base, for the guarded path */
     const elem *ptr;  /* first element of chunk 0 at k tile 0 (clamped into the matrix) */
     evt_i64 ld;
     int soff; /* swizzled byte offset of chunk 0 in a stage */
+    int srow, sch; /* chunk 0's row and chunk in the stage (for !kOneSwizzle) */
     int mn;   /* M/N index of chunk 0's first element */
     int kpos; /* k of chunk 0's first element at k tile 0 */
     int mn_lim, k_lim;
@@ -129,6 +137,8 @@ struct loader {
         int row = (int)threadIdx.x / op::tile::kChunks;
         int ch = (int)threadIdx.x % op::tile::kChunks;
         soff = op::tile::offset(row, ch);
+        srow = row;
+        sch = ch;
         if (op::kKContig) {
             mn = mn0 + row;
             kpos = ch * kChunkElems;
@@ -138,6 +148,15 @@ struct loader {
             kpos = row;
             ptr = base + (evt_i64)kpos * ld + (mn < mn_lim ? mn : 0);
         }
+    }
+
+    /* The shared byte offset of the chunk r rows below chunk 0. */
+    __device__ __forceinline__ int soff_at(int r) const
+    {
+        if constexpr (kOneSwizzle)
+            return soff + r * op::tile::kRowBytes;
+        else
+            return op::tile::offset(srow + r, sch);
     }
 
     /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
@@ -150,7 +169,7 @@ struct loader {
             int r = j * kRowStep;
             bool ok = op::kKContig ? mn + r < mn_lim && kt * Cfg::kBK + kpos < k_lim
                                    : mn < mn_lim && kt * Cfg::kBK + kpos + r < k_lim;
-            evt_cp_async_16(sbase + soff + r * op::tile::kChunks * 16, ok ? src : base, ok);
+            evt_cp_async_16(sbase + soff_at(r), ok ? src : base, ok);
         }
     }
 
@@ -173,7 +192,7 @@ struct loader {
                         if (k0 + e < k_lim)
                             w[e / 4] |= (evt_u32)p[k0 + e] << (8 * (e % 4));
                 }
-                evt_st_shared_v4(sbase + soff + r * op::tile::kChunks * 16, w[0], w[1], w[2], w[3]);
+                evt_st_shared_v4(sbase + soff_at(r), w[0], w[1], w[2], w[3]);
                 continue;
             }
 #pragma unroll
@@ -196,7 +215,7 @@ struct loader {
                 }
                 w[e / 2] = lo | (hi << 16);
             }
-            evt_st_shared_v4(sbase + soff + r * op::tile::kChunks * 16, w[0], w[1], w[2], w[3]);
+            evt_st_shared_v4(sbase + soff_at(r), w[0], w[1], w[2], w[3]);
         }
     }
 };
@@ -237,8 +256,9 @@ struct stage_loader {
 #if EVT_SM90 == 1
 /* The k tile loads of a producer/consumer GEMM's fast path (evt_sm90::pp_run's
  * producer, one thread): the runtime's tiled TMA maps of A (K x M) and B
- * (K x N), both K-contiguous, boxes of kBK x kBM and kBK x kBN, zero-filled
- * past M, N and K.  An operand that differs per problem of a batch (a
+ * (K x N) where K-contiguous, boxes of kBK x kBM and kBK x kBN, zero-filled
+ * past M, N and K; an M/N-contiguous operand's map is (M or N) x K, read in
+ * boxes of 64 x kBK (mn_boxes).  An operand that differs per problem of a batch (a
  * nonzero batch stride) has a rank-3 map (K x M x batch), read at the
  * problem's index; a shared one, and both of a batch of one, rank 2.
  * Under clusters the stage's bytes arrive from every CTA of the cluster:
@@ -259,10 +279,32 @@ struct tma_loader {
         zb = args.stride_b ? args.index : -1;
     }
 
+    /* An M/N-contiguous operand's stage (A column-major, B row-major): its
+     * map is (M or N, K[, batch]), M/N contiguous, and a 128-byte-swizzled
+     * box holds at most 64 16-bit positions of a k row, so R / 64 boxes of
+     * 64 x kBK at (mn0 + 64 b, k0), box b at b * kBK * 128 bytes: wgmma's
+     * MN-major layout (evt_sm90::wgmma_desc_mn).  A box wholly past M or N
+     * is zero-filled and still counts its bytes. */
+    template <int R>
+    __device__ __forceinline__ void mn_boxes(evt_u32 dst, const evt_tma_map *map, evt_u32 full,
+                                             int mn0, int z) const
+    {
+        static_assert(Cfg::kOpBytes == 2 && R % 64 == 0, "MN-major boxes: 64 16-bit positions");
+#pragma unroll
+        for (int b = 0; b < R / 64; ++b) {
+            if (z < 0)
+                evt_sm90::tma_load_2d(dst + b * Cfg::kBK * 128, map, full, mn0 + 64 * b, k0);
+            else
+                evt_sm90::tma_load_3d(dst + b * Cfg::kBK * 128, map, full, mn0 + 64 * b, k0, z);
+        }
+    }
+
     __device__ __forceinline__ void issue(evt_u32 stage, evt_u32 full)
     {
         evt_sm90::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
-        if (za < 0)
+        if constexpr (!Cfg::kAKContig)
+            mn_boxes<Cfg::kBM>(stage, &maps->a, full, row0, za);
+        else if (za < 0)
             evt_sm90::tma_load_2d(stage, &maps->a, full, k0, row0);
         else
             evt_sm90::tma_load_3d(stage, &maps->a, full, k0, row0, za);
@@ -270,6 +312,7 @@ struct tma_loader {
             /* B's tile is the cluster's CTAs' alike: each loads its share of
              * the rows (the runtime's map has boxes of kBN / kCluster) into
              * every CTA of the cluster */
+            static_assert(Cfg::kBKContig, "clusters multicast K-contiguous B tiles only");
             constexpr int kRows = Cfg::kBN / Cfg::kCluster;
             const int r = (int)blockIdx.x % Cfg::kCluster;
             const evt_u32 dst = stage + Cfg::kAStageBytes + r * (Cfg::kBStageBytes / Cfg::kCluster);
@@ -278,6 +321,8 @@ struct tma_loader {
                 evt_sm90::tma_load_2d_multicast(dst, &maps->b, full, k0, col0 + r * kRows, all);
             else
                 evt_sm90::tma_load_3d_multicast(dst, &maps->b, full, k0, col0 + r * kRows, zb, all);
+        } else if constexpr (!Cfg::kBKContig) {
+            mn_boxes<Cfg::kBN>(stage + Cfg::kAStageBytes, &maps->b, full, col0, zb);
         } else if (zb < 0) {
             evt_sm90::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
         } else {

@@ -37,12 +37,39 @@ struct smem_tile {
     static constexpr int kChunks = COLS / 8;
     static_assert(kChunks == 4 || kChunks % 8 == 0, "row of 4 or a multiple of 8 chunks");
 
+    static constexpr int kRowBytes = kChunks * 16; /* a row's step: 8 rows keep the swizzle */
+
     static __device__ __forceinline__ int offset(int row, int chunk) /* bytes */
     {
         int sw = kChunks == 4 ? (row >> 1) & 3 : row & 7;
         return (row * kChunks + (chunk ^ sw)) * 16;
     }
 };
+
+/*
+ * An M/N-contiguous operand's stage under a wgmma configuration: BK k rows
+ * of COLS M/N positions (kChunks 16-byte chunks) in wgmma's MN-major
+ * 128-byte-swizzled layout (evt_sm90::wgmma_desc_mn), as the TMA boxes
+ * leave it: column block b (positions 64 b .. 64 b + 63, chunks 8 b .. 8 b
+ * + 7) at b * ROWS * 128 bytes, its k row r at r * 128 in it, chunk c at (c
+ * ^ r) & 7.  The cp.async and guarded loaders write the same layout, so
+ * every path feeds one descriptor.
+ */
+template <int ROWS, int COLS>
+struct wgmma_mn_tile {
+    static constexpr int kChunks = COLS / 8;
+    static_assert(kChunks % 8 == 0, "column blocks of 64 16-bit positions");
+    static constexpr int kRowBytes = 128;
+
+    static __device__ __forceinline__ int offset(int row, int chunk) /* bytes */
+    {
+        return (chunk >> 3) * ROWS * 128 + row * 128 + (((chunk ^ row) & 7) << 4);
+    }
+};
+
+/* T if C, else F (NVRTC has no <type_traits>). */
+template <bool C, class T, class F> struct pick_type { typedef T type; };
+template <class T, class F> struct pick_type<false, T, F> { typedef F type; };
 
 template <class Cfg, bool A>
 struct operand {
@@ -51,7 +78,10 @@ struct operand {
     /* in 16-bit units: an fp8 k tile's row of kBK bytes is kBK16 of them */
     static constexpr int kRows = kKContig ? kR : Cfg::kBK16;
     static constexpr int kCols = kKContig ? Cfg::kBK16 : kR;
-    typedef smem_tile<kRows, kCols> tile;
+    /* wgmma reads an M/N-contiguous operand MN-major (its transposed form);
+     * mma.sync's ldmatrix.trans the plain [BK][R] swizzled tile */
+    static constexpr bool kWgmmaMN = Cfg::kWgmma && !kKContig;
+    typedef typename pick_type<kWgmmaMN, wgmma_mn_tile<kRows, kCols>, smem_tile<kRows, kCols> >::type tile;
     static constexpr int kChunkCount = kRows * kCols / 8;
     static_assert(kChunkCount % Cfg::kThreads == 0, "threads must divide a stage's 16-byte chunks");
     static constexpr int kPerThread = kChunkCount / Cfg::kThreads;

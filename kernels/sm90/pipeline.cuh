@@ -2,7 +2,8 @@
  * pipeline.cuh - the sm_90a wgmma pipeline over cp.async stages: the same
  * stages sm80/pipeline.cuh fills (a BK = 64 stage of a K-contiguous operand
  * is already wgmma's 128-byte-swizzled K-major layout, a BK = 32 one its
- * 64-byte swizzle), multiplied by warpgroup MMAs straight from shared
+ * 64-byte swizzle; an M/N-contiguous operand's stage is written in its
+ * MN-major layout, evt_sm80::wgmma_mn_tile), multiplied by warpgroup MMAs straight from shared
  * memory: one k tile (wgmma_k_tile), the plain schedule's pipeline
  * (run_pipeline_wgmma) and the warp-specialized schedule's MMA warps
  * (ws_wgmma_warps).  Used only by wgmma configurations, which the planner
@@ -41,8 +42,8 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 s
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
         for (int h = 0; h < NH; ++h)
-            wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h], wgmma_desc<Cfg::kBK16>(sa) + 2 * kk,
-                                           wgmma_desc<Cfg::kBK16>(sb + h * NC * Cfg::kBK16 * 2) + 2 * kk);
+            wgmma_op_of<Cfg, NC>::run(acc[h], wgmma_operand<Cfg, true>::desc(sa, kk),
+                                      wgmma_operand<Cfg, false>::desc(sb + h * NC * Cfg::kBK16 * 2, kk));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     load_next(sbase + write_stage * Cfg::kStageBytes);
     evt_cp_async_commit();
@@ -70,8 +71,7 @@ template <class Cfg, class Load>
 __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 64 || Cfg::kBK16 == 32),
-                  "the wgmma pipeline takes K-contiguous operands and BK = 32 or 64");
+    static_assert(Cfg::kBK16 == 64 || Cfg::kBK16 == 32, "the wgmma pipeline takes BK = 32 or 64");
     static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
                   "one warpgroup per 64 rows; N in m64n128 steps");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
@@ -112,7 +112,7 @@ __device__ __forceinline__ void ws_wgmma_warps(const Args &args, int m, int n, i
                                                evt_sched::ws_hand_over hand)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 64 || Cfg::kBK16 == 32) &&
+    static_assert((Cfg::kBK16 == 64 || Cfg::kBK16 == 32) &&
                       Cfg::kStages >= 3 &&
                       Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
                   "the wgmma pipeline's conditions (run_pipeline_wgmma)");

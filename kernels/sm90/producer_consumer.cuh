@@ -65,9 +65,9 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
         for (int h = 0; h < NH; ++h)
-            wgmma_op<Cfg::kDType, Cfg::kDTypeB, NC>::run(acc[h][0],
-                                                         wgmma_desc<Cfg::kBK16>(sa + h * 64 * Cfg::kBK16 * 2) + 2 * kk,
-                                                         wgmma_desc<Cfg::kBK16>(sb) + 2 * kk);
+            wgmma_op_of<Cfg, NC>::run(acc[h][0],
+                                      wgmma_operand<Cfg, true>::desc(sa + h * 64 * Cfg::kBK16 * 2, kk),
+                                      wgmma_operand<Cfg, false>::desc(sb, kk));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 #endif
@@ -143,8 +143,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #if EVT_SM90 == 1
     static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 &&
                       (Cfg::kBN == 128 || Cfg::kBN == 64) &&
-                      Cfg::kAKContig && Cfg::kBKContig && (Cfg::kBK16 == 32 || Cfg::kBK16 == 64),
-                  "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles, K-contiguous");
+                      (Cfg::kBK16 == 32 || Cfg::kBK16 == 64),
+                  "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles");
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
@@ -309,9 +309,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int R = Cfg::kBM / 2, NHALF = R / 64;
     constexpr bool kPromote = Cfg::kOpBytes == 1;
     static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && (R == 128 || R == 64) &&
-                      Cfg::kBN == 128 && Cfg::kEpiBM == 64 && Cfg::kAKContig && Cfg::kBKContig &&
+                      Cfg::kBN == 128 && Cfg::kEpiBM == 64 &&
                       Cfg::kBK16 == 64 && Cfg::kStaged == 0 && (!kPromote || NHALF == 1),
-                  "coop_run: a 128-thread producer, two consumers of 64 or 128 x 128, K-contiguous");
+                  "coop_run: a 128-thread producer, two consumers of 64 or 128 x 128");
     static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN;
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;

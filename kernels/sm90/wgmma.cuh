@@ -1,7 +1,9 @@
 /*
  * wgmma.cuh - sm_90a warpgroup MMAs: wgmma.mma_async m64nNk16 with f32
- * accumulators over K-major operands in shared memory (wgmma_op), their
- * shared-memory descriptors (wgmma_desc), and the accumulators' way into
+ * accumulators over K-major operands in shared memory, or, 16-bit ones,
+ * MN-major (transposed: a column-major A, a row-major B) (wgmma_op), their
+ * shared-memory descriptors (wgmma_desc, wgmma_desc_mn, wgmma_operand),
+ * and the accumulators' way into
  * the accumulator tile the epilogue reads (store_acc_wgmma).  The
  * instructions exist only in sm_90a passes (EVT_SM90 == 1).
  */
@@ -18,8 +20,11 @@ namespace evt_sm90 {
  * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers).
  * DA, DB: the operands' types, both 16-bit and equal (m64nNk16) or both
  * fp8, mixed allowed (m64nNk32: the same 32 bytes of each row of the same
- * K-major stages, so the descriptors step as the 16-bit ones do). */
-template <int DA, int DB, int N> struct wgmma_op;
+ * K-major stages, so the descriptors step as the 16-bit ones do).  TA, TB:
+ * the operand is MN-major in shared memory (A column-major, B row-major:
+ * wgmma's imm-trans-a / imm-trans-b set, 16-bit types only, stages as
+ * wgmma_desc_mn describes them). */
+template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_op;
 #if EVT_SM90 == 1
 /* One wgmma's operands for an N-wide tile: the N / 2 accumulator floats
  * ("+f"(d[0]) ..), their registers' text (%0 ..) and the two descriptors'. */
@@ -39,10 +44,10 @@ template <int DA, int DB, int N> struct wgmma_op;
     "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65"
 /* wgmma_op<DA, DB, N>, TYPES the instruction's k and types ("k16.f32.f16.f16"),
  * TAIL its immediates: d += A B, scale-d on, neither operand negated, and
- * for 16-bit types neither transposed (fp8 wgmma has no transpose: its
- * operands are K-major). */
-#define EVT_WGMMA_OP(DA, DB, N, TYPES, TAIL)                                                   \
-    template <> struct wgmma_op<DA, DB, N> {                                                   \
+ * for 16-bit types imm-trans-a and imm-trans-b as TA and TB (fp8 wgmma has
+ * no transpose: its operands are K-major). */
+#define EVT_WGMMA_OP(DA, DB, N, TYPES, TAIL, TA, TB)                                           \
+    template <> struct wgmma_op<DA, DB, N, TA, TB> {                                           \
         static __device__ __forceinline__ void run(float (&d)[(N) / 2], evt_u64 da, evt_u64 db) \
         {                                                                                       \
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                             \
@@ -52,14 +57,21 @@ template <int DA, int DB, int N> struct wgmma_op;
                          : "l"(da), "l"(db));                                                   \
         }                                                                                       \
     };
-EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 128, "k16.f32.f16.f16", ", 0, 0")
-EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 128, "k16.f32.bf16.bf16", ", 0, 0")
-EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 64, "k16.f32.f16.f16", ", 0, 0") /* the producer/consumer tile of narrow convs */
-EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 64, "k16.f32.bf16.bf16", ", 0, 0")
-EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "")
-EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E5M2, 128, "k32.f32.e4m3.e5m2", "")
-EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "")
-EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "")
+/* the 16-bit ones in all four majors: (A, B) K-major, or MN-major (trans) */
+#define EVT_WGMMA_OP16(DT, N, TYPES)                      \
+    EVT_WGMMA_OP(DT, DT, N, TYPES, ", 0, 0", false, false) \
+    EVT_WGMMA_OP(DT, DT, N, TYPES, ", 1, 0", true, false)  \
+    EVT_WGMMA_OP(DT, DT, N, TYPES, ", 0, 1", false, true)  \
+    EVT_WGMMA_OP(DT, DT, N, TYPES, ", 1, 1", true, true)
+EVT_WGMMA_OP16(EVT_DT_F16, 128, "k16.f32.f16.f16")
+EVT_WGMMA_OP16(EVT_DT_BF16, 128, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 64, "k16.f32.f16.f16", ", 0, 0", false, false) /* the producer/consumer tile of narrow convs */
+EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 64, "k16.f32.bf16.bf16", ", 0, 0", false, false)
+EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "", false, false)
+EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E5M2, 128, "k32.f32.e4m3.e5m2", "", false, false)
+EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "", false, false)
+EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, false)
+#undef EVT_WGMMA_OP16
 #undef EVT_WGMMA_OP
 #undef EVT_WGMMA_R_128
 #undef EVT_WGMMA_R_64
@@ -81,6 +93,53 @@ EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
     return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | ((group >> 4) << 32) |
            (layout << 62);
 }
+
+/*
+ * An MN-major operand tile (A column-major, B row-major; 16-bit) of BK k
+ * rows by R = 64 j M/N positions at shared address saddr, as the TMA boxes
+ * of 64 M/N positions by BK k rows leave it (one box per 64 positions, BK
+ * * 128 bytes apart): in a box, k row r's 128 bytes at r * 128, 16-byte
+ * chunk c at c ^ (r & 7) (wgmma's 128-byte swizzle, MN-major).  With that
+ * swizzle the descriptor's leading byte offset is the distance between
+ * 64-position column blocks (a box) and its stride byte offset the one
+ * between 8-row k groups (1024 bytes); a k16 step advances the start by two
+ * groups (wgmma_step).  (PTX ISA, "Matrix Descriptor"; CUTLASS's
+ * make_gmma_desc<Major::MN>.)
+ */
+template <int BK>
+EVT_DEVICE evt_u64 wgmma_desc_mn(evt_u32 saddr)
+{
+    constexpr evt_u64 box = (evt_u64)BK * 128, group = 1024;
+    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((box >> 4) << 16) | ((group >> 4) << 32) |
+           ((evt_u64)1 << 62);
+}
+
+/*
+ * Operand A (or B) of a wgmma configuration as its MMAs read it: kMN
+ * (MN-major stages, the transposed wgmma) or K-major, its descriptor at
+ * shared address s for k16 step kk (K-major: 32 bytes a step; MN-major:
+ * 16 k rows of 128 bytes), and the byte offset of its 64-row (A) or
+ * 128-column (B) block h within a stage: the same either way (64 or 128
+ * M/N positions by kBK16 16-bit units), which is why the consumers' stage
+ * arithmetic does not look at the layout.
+ */
+template <class Cfg, bool A>
+struct wgmma_operand {
+    static constexpr bool kMN = !(A ? Cfg::kAKContig : Cfg::kBKContig);
+    static_assert(!kMN || Cfg::kOpBytes == 2, "MN-major wgmma operands are 16-bit (fp8 is K-major)");
+    static EVT_DEVICE evt_u64 desc(evt_u32 s, int kk)
+    {
+        if constexpr (kMN)
+            return wgmma_desc_mn<Cfg::kBK16>(s) + (evt_u64)(kk * 16 * 128 >> 4);
+        else
+            return wgmma_desc<Cfg::kBK16>(s) + 2 * kk;
+    }
+};
+
+/* wgmma_op for configuration Cfg's operand types and majors. */
+template <class Cfg, int N>
+using wgmma_op_of = wgmma_op<Cfg::kDType, Cfg::kDTypeB, N, wgmma_operand<Cfg, true>::kMN,
+                             wgmma_operand<Cfg, false>::kMN>;
 
 
 /* A warpgroup's wgmma accumulators (NH chunks of NC columns) into the tile

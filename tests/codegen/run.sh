@@ -19,7 +19,9 @@ JOBS=${JOBS:-2}
 # configuration NAME forced (EVT_CONFIG) and KIND what its PTX must show:
 # "s" its split-K entries (EVT_SPLITK=2), "w" a warp-specialized entry on
 # named barriers, "p" a producer and wgmma consumers on mbarriers, "g"
-# wgmma, "t" the staged entries, "x" a configuration the kernel cannot run
+# wgmma, "n" wgmma transposed as the GEMM's layouts say (imm-trans-a for
+# a column-major A, imm-trans-b for a row-major B) and, for the
+# producer/consumer tiles, TMA loads, "t" the staged entries, "x" a configuration the kernel cannot run
 # there, which evtc must refuse with the reason (exit 1); "f" (the full
 # listing of an fp8 kernel, whose PTX must hold the fp8 MMAs of exactly its
 # operand types: mma.sync m16n8k32 on sm_89, wgmma k32 and mma.sync k32 on
@@ -55,19 +57,27 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
                 echo "$f $k sm_90a $c"
             done
         fi
-        # a GEMM runs wgmma and the producer/consumer tile only with A
-        # row-major and B column-major
+        # a GEMM's wgmma and producer/consumer tiles (other layouts: below)
         if [ "$full" = 1 ] && [ "$ml" = gemm ] &&
             grep -Eq "^kernel[ \t]+$k[ \t]*=[ \t]*gemm\(a: *[a-z0-9]+ +row, *b: *[a-z0-9]+ +col" "$f"; then
             echo "$f $k sm_90a sm90_wg2_128x256x64_s4:g"; echo "$f $k sm_90a sm90_pp2_128x128x64_s4:p"
         fi
     done
 done > "$tmp/jobs"
-# wgmma is sm_90a's and K-contiguous operands' only: forced elsewhere, refused
+# wgmma is sm_90a's only: forced elsewhere, refused
 echo "$top/examples/examples.evt mlp_up sm_80 sm90_wg2_128x256x64_s4:x" >> "$tmp/jobs"
 echo "$top/examples/resnet_block.evt resnet_add_relu sm_89 sm90_wg2_128x128x32_s6:x" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a sm90_wg2_128x256x64_s4:x" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/layouts.evt cc_bf16 sm_90a sm90_pp2_128x128x64_s4:x" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a sm90_wg2_128x128x32_s6:x" >> "$tmp/jobs"
+# 16-bit A column-major / B row-major: the transposed wgmma (imm-trans-a/b)
+# under every GEMM wgmma family, the TMA ones loading MN-major boxes
+for k in rr_f16 cr_f16 cc_f16 rr_bf16 cr_bf16 cc_bf16; do
+    echo "$top/tests/gpu/cases/layouts.evt $k sm_90a sm90_pp2_128x128x64_s4:n" >> "$tmp/jobs"
+done
+for c in sm90_coop2_256x128x64_s3 sm90_wg2_128x256x64_s4 sm90_wg2_128x128x64_s3; do
+    echo "$top/tests/gpu/cases/layouts.evt cr_f16 sm_90a $c:n" >> "$tmp/jobs"
+    echo "$top/tests/gpu/cases/layouts.evt rr_bf16 sm_90a $c:n" >> "$tmp/jobs"
+done
+echo "$top/tests/gpu/cases/layouts.evt cc_f16 sm_90a sm90_coop2_256x128x64_s3:n" >> "$tmp/jobs"
 # a conv-only configuration on a GEMM; 128x256 tiles do not fit sm_86's shared memory
 echo "$top/examples/examples.evt train_fwd sm_80 sm80_256x64x32_w4_s4:x" >> "$tmp/jobs"
 echo "$top/examples/examples.evt train_fwd sm_86 sm80_128x256x64_w8_s3:x" >> "$tmp/jobs"
@@ -132,6 +142,24 @@ f)  ta=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *\([a-z0-9]*\) .*/\1/p" "
 *:g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1
     fi ;;
+*:n) la=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *[a-z0-9]* *\([a-z]*\),.*/\1/p" "$f")
+    lb=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *[a-z0-9]* *[a-z]*, *b: *[a-z0-9]* *\([a-z]*\),.*/\1/p" "$f")
+    ta=0 tb=0
+    [ "$la" = col ] && ta=1
+    [ "$lb" = row ] && tb=1
+    # every wgmma of the kernel transposes as its layouts say (a col: trans-a, b row: trans-b)
+    all=$(grep -c 'wgmma.mma_async.sync.aligned.m64n128k16' "$out")
+    good=$(grep -c "wgmma.mma_async.sync.aligned.m64n128k16.*, 1, 1, $ta, $tb;" "$out")
+    if [ "$all" -eq 0 ] || [ "$all" -ne "$good" ]; then
+        echo "FAIL $f $k $t config $cfg ($la, $lb): $good of $all wgmmas with imm-trans $ta, $tb"; exit 1
+    fi
+    case $cfg in
+    sm90_pp2_*|sm90_coop2_*)
+        if ! grep -q 'cp.async.bulk.tensor.2d' "$out" || ! grep -q 'cp.async.bulk.tensor.3d' "$out" ||
+            ! grep -q '_guarded_sm90a' "$out"; then
+            echo "FAIL $f $k $t config $cfg: no TMA loads (2D, 3D) or no guarded entry"; exit 1
+        fi ;;
+    esac ;;
 esac
 echo "ok   $(basename "$f") $k $t config $cfg"
 EOS

@@ -41,9 +41,9 @@ size_t fuzz_seed_input(uint64_t seed, uint8_t *buf, size_t cap);
 enum { GEN_MODES = 8, HEADER = 9, MAX_KERNELS = 4, MAX_EPILOGUES = 4 };
 
 /* The kernel lines of generated programs: both mainloops, both 16-bit
- * operand types, every gemm layout (wgmma needs row/col, so the others
- * leave the sm_90a configurations to the planner's refusals), acc implied
- * or given, and two kernels over one epilogue. */
+ * operand types, every gemm layout (on sm_90a the wgmma configurations
+ * take them all, transposing a column-major A or a row-major B), acc
+ * implied or given, and two kernels over one epilogue. */
 static const char *const kernels[GEN_MODES] = {
     "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with g\n",
     "kernel k = gemm(a: bf16 row, b: bf16 col) with g\n",

@@ -456,10 +456,13 @@ static int gen_case(fuzz_case *c, uint64_t seed, evt_target target)
         ok = put(c, "}\nkernel k = gemm(a: %s row, b: %s col, acc: f32) with g\n", fp8s[pg_below(&r8, 2)],
                  fp8s[pg_below(&r8, 2)]);
     } else if (ok && c->mainloop == EVT_MAINLOOP_GEMM) {
-        /* wgmma reads both operands K-contiguous: A row-major, B column-major. */
-        const int k_contiguous = c->family == FAM_WGMMA || c->family == FAM_PP;
-        c->a_col = !k_contiguous && pg_chance(&r, 50);
-        c->b_col = k_contiguous || pg_chance(&r, 50);
+        /* every layout: the wgmma families read a column-major A or a
+         * row-major B MN-major (the transposed wgmma); their layouts are
+         * drawn apart so that the other families' cases are what they were */
+        const int wgmma = c->family == FAM_WGMMA || c->family == FAM_PP;
+        pg_rng rl = {.s = mix(seed, 0x7a)};
+        c->a_col = wgmma ? pg_chance(&rl, 50) : pg_chance(&r, 50);
+        c->b_col = wgmma ? pg_chance(&rl, 50) : pg_chance(&r, 50);
         ok = put(c, "}\nkernel k = gemm(a: %s %s, b: %s %s, acc: f32) with g\n", elem,
                  c->a_col ? "col" : "row", elem, c->b_col ? "col" : "row");
     } else if (ok) {

@@ -193,9 +193,9 @@ runs() {
     echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged"
     echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_wg2_128x256x64_s4"
     echo "$c/reductions.evt reductions 1000,4097,13 --config sm90_wg2_128x128x64_s3"
-    # wgmma and the TMA producer/consumer tile take A row-major and B
-    # column-major (the planner refuses them elsewhere, tests/unit/test_plan.c),
-    # on the fast path and the guarded one (K = 13).
+    # wgmma and the TMA producer/consumer tile on A row-major and B
+    # column-major (the other layouts, the transposed wgmma: below), on the
+    # fast path and the guarded one (K = 13).
     echo "$c/layouts.evt rc_bf16 1000,1000,4104 --config sm90_wg2_128x256x64_s4"
     echo "$c/layouts.evt rc_f16 1000,127,13 --config sm90_wg2_128x128x64_s3"
     echo "$c/layouts.evt rc_f16 1000,1000,4104 --config sm90_pp2_128x128x64_s4"
@@ -212,6 +212,18 @@ runs() {
         echo "$c/layouts.evt rc_$t 4097,1000,8 --special"
         echo "$c/layouts.evt cr_$t 1000,4097,24 --ld-pad 8"
         echo "$c/layouts.evt cc_$t 7,4097,4104 --special"
+        # the transposed wgmma (a column-major A, a row-major B) under every
+        # sm90 GEMM family, fast (TMA for pp2/coop2) and guarded (127: an
+        # M/N-contiguous extent not a multiple of 8)
+        for l in rr cr cc; do
+            echo "$c/layouts.evt ${l}_$t 1000,1000,4104 --config sm90_pp2_128x128x64_s4"
+            echo "$c/layouts.evt ${l}_$t 127,1000,13 --config sm90_pp2_128x128x64_s4"
+            echo "$c/layouts.evt ${l}_$t 3000,2000,520 --config sm90_pp2_128x128x64_s4 --ld-pad 8"
+            echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_256x128x64_s3"
+            echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_256x128x64_s3 --special"
+            echo "$c/layouts.evt ${l}_$t 2000,2000,520 --config sm90_wg2_128x256x64_s4"
+            echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"
+        done
     done
 }
 

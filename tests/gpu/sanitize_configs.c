@@ -15,6 +15,9 @@
  *
  * The epilogue has an [M, N] input (the one a staged configuration stages),
  * a bias, a param set at launch, two [M, N] outputs and two reductions.
+ * The GEMMs are A row-major x B column-major and A column-major x B
+ * row-major (gt: under the wgmma families the transposed wgmma, MN-major
+ * TMA boxes of which N = 45 leaves one wholly out of bounds).
  * Each kernel runs a ragged GEMM (77 x 45, K = 328: the fast path, with more
  * k tiles than any configuration has stages, so the pipelines wrap; K = 333:
  * the guarded path) or two convs (c = 64: the fast path and, for the

@@ -1529,6 +1529,110 @@ static void test_gemm_batched_misaligned(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/*
+ * The transposed wgmma's TMA maps: a column-major A as an (m, k) tensor and
+ * a row-major B as an (n, k) one, M/N contiguous, in boxes of 64 positions
+ * by BK = 64 k rows, 128-byte swizzled (gemm.cuh's tma_loader::mn_boxes
+ * reads a 128-wide tile as two); a K-contiguous operand beside one keeps
+ * its (k, rows) map.  nt (bf16 A col, B row) under the heuristic (the
+ * producer/consumer tile, as for A row, B col), the cooperative tile
+ * forced, and a batch of 3 with B shared (A's map rank 3 over the batch,
+ * B's rank 2); rr (f16 A row, B row) under the ping-pong tile forced, alone
+ * and batched, and the cp.async wgmma tile (no maps); a ragged M (999: not
+ * a multiple of 8) takes the guarded entry and no map.
+ */
+static void test_gemm_transposed_sm90_tma(void **state)
+{
+    (void)state;
+    enum { M = 1000, N = 1000, K = 4104, LDA = M + 24, LDB = N + 8, L = 3 };
+    static const char rr_source[] = "epilogue s {\n    param scale : f32 = 0.5\n"
+                                    "    out y : bf16[M, N] = acc * scale\n}\n"
+                                    "kernel rr = gemm(a: f16 row, b: f16 row, acc: f32) with s\n";
+    static const struct {
+        const char *kernel, *config; /* config NULL: the heuristic's */
+        long long batch;
+        int a_col, aligned;
+    } runs[] = {
+        {"nt", NULL, 1, 1, 1},
+        {"nt", "sm90_coop2_256x128x64_s3", 1, 1, 1},
+        {"nt", "sm90_pp2_128x128x64_s4", L, 1, 1},
+        {"nt", "sm90_pp2_128x128x64_s4", 1, 1, 0},
+        {"rr", "sm90_pp2_128x128x64_s4", 1, 0, 1},
+        {"rr", "sm90_pp2_128x128x64_s4", L, 0, 1},
+        {"rr", "sm90_wg2_128x256x64_s4", 1, 0, 1},
+    };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx), *mrr = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "rr.evt", rr_source, strlen(rr_source), &mrr), EVT_OK);
+    assert_int_equal(evt_module_optimize(mrr, 2), EVT_OK);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        const long long batch = runs[i].batch, mm = runs[i].aligned ? M : M - 1;
+        const int nt = strcmp(runs[i].kernel, "nt") == 0;
+        evt_launch *l = launch_of(nt ? m : mrr, runs[i].kernel);
+        const char *config = runs[i].config ? runs[i].config : "sm90_pp2_128x128x64_s4";
+        const plan_config *c = plan_config_find(config);
+        if (runs[i].config) {
+            const evt_tuning t = {.config = runs[i].config, .split_k = 1};
+            assert_int_equal(evt_launch_set_tuning(l, &t), EVT_OK);
+        }
+        /* A column-major M x K (lda >= M) or row-major (lda >= K); B row-major K x N */
+        const long long lda = runs[i].a_col ? LDA : K + 8;
+        /* one problem's A, whole columns (rows) of lda: a rank-3 map's problems may not overlap */
+        const long long a_elems = runs[i].a_col ? K * lda : mm * lda;
+        const long long b_elems = (long long)(K - 1) * LDB + N;
+        bufs b = {mem, {0}, 0};
+        void *a = dev(&b, (size_t)(batch * a_elems * 2)), *bb = dev(&b, (size_t)b_elems * 2);
+        void *y = dev(&b, (size_t)(batch * mm * N * 2));
+        assert_int_equal(evt_launch_set_gemm(l, mm, N, K, a, lda, (size_t)(batch * a_elems * 2), bb, LDB,
+                                             (size_t)b_elems * 2),
+                         EVT_OK);
+        if (batch > 1) {
+            assert_int_equal(evt_launch_set_batch(l, batch, a_elems, 0), EVT_OK);
+            assert_int_equal(evt_launch_bind_batched(l, "y", y, (size_t)(batch * mm * N * 2), N, mm * N), EVT_OK);
+        } else {
+            assert_int_equal(evt_launch_bind(l, "y", y, (size_t)(mm * N * 2), N), EVT_OK);
+        }
+        fc.fakecuda_reset();
+        expect_ok(ctx, evt_launch_run(l, NULL));
+
+        const long long tiles = batch * ceil_div(mm, c->bm) * ceil_div(N, c->bn);
+        const long long slots = (long long)SMS_SM90 * c->min_blocks;
+        const long long grid = c->pp && tiles > slots ? slots : tiles;
+        char want[160], entry[160];
+        snprintf(want, sizeof want, "sm_90a %s %s grid %lld splits 1", config,
+                 !runs[i].aligned ? "guarded" : c->pp ? "fast tma" : "fast", grid);
+        assert_string_equal(evt_launch_plan(l), want);
+        snprintf(entry, sizeof entry, "evt_%s_gemm_%s%s_sm90a", runs[i].kernel, config,
+                 runs[i].aligned ? "" : "_guarded");
+        fakecuda_launch r[1];
+        assert_int_equal(launches(r, 1), 1);
+        expect_main(&r[0], entry, config, grid, DEV_SM90, SC_SIZE);
+        const int dtype = nt ? TMAP_BF16 : TMAP_F16;
+        if (!c->pp || !runs[i].aligned) {
+            assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
+        } else {
+            assert_int_equal(r[0].nparams, 2);
+            assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
+            const long ia = fc.fakecuda_tensor_map_of(r[0].params[1]);
+            const long ib = fc.fakecuda_tensor_map_of(r[0].params[1] + 128);
+            if (runs[i].a_col && batch > 1)
+                expect_tiled3(ia, a, mm, K, lda, batch, a_elems, 64, 64);
+            else if (runs[i].a_col)
+                expect_tiled(ia, dtype, a, mm, K, lda, 64, 64, SWIZZLE_128B);
+            else if (batch > 1)
+                expect_tiled3(ia, a, K, mm, lda, batch, a_elems, 64, 128);
+            else
+                expect_tiled(ia, dtype, a, K, mm, lda, 64, 128, SWIZZLE_128B);
+            expect_tiled(ib, dtype, bb, N, K, LDB, 64, 64, SWIZZLE_128B); /* shared: rank 2 */
+        }
+        assert_int_equal(fc.fakecuda_violations(), 0);
+        free_bufs(&b);
+        evt_launch_destroy(l);
+    }
+    evt_module_destroy(mrr);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
 
 static const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup(name, setup)
@@ -1554,6 +1658,7 @@ static const struct CMUnitTest tests[] = {
     T(test_every_call_failing),
     T(test_gemm_batched),
     T(test_gemm_batched_misaligned),
+    T(test_gemm_transposed_sm90_tma),
 #undef T
     };
 

@@ -26,6 +26,7 @@ static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0};  /* A column-
 static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0};
 static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0}; /* an input to stage */
 static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1};  /* e4m3/e5m2, A row, B col */
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -170,7 +171,10 @@ static void test_can_run(void **state)
     (void)state;
     expect_refused(CFG(sm90_wg2_128x256x64_s4), &k_gemm_tn, EVT_TARGET_SM80, "sm_90a");
     expect_refused(CFG(sm90_pp2_128x128x64_s4), &k_conv, EVT_TARGET_SM89, "sm_90a");
-    expect_refused(CFG(sm90_wg2_128x256x64_s4), &k_gemm_nn, EVT_TARGET_SM90A, "K-contiguous");
+    /* 16-bit operands in any layout take wgmma (transposed); fp8 ones K-contiguous only */
+    assert_true(plan_can_run(CFG(sm90_wg2_128x256x64_s4), &k_gemm_nn, EVT_TARGET_SM90A, NULL));
+    expect_refused(CFG(sm90_coop2_128x128x128_s4_fp8), &k_gemm_fp8_nn, EVT_TARGET_SM90A, "K-contiguous");
+    expect_refused(CFG(sm90_wg2_128x256x128_s4_fp8), &k_gemm_fp8_nn, EVT_TARGET_SM90A, "K-contiguous");
     expect_refused(CFG(sm90_pp2_128x128x64_s2_staged), &k_conv, EVT_TARGET_SM90A, "staged");
     expect_refused(CFG(sm80_256x64x32_w4_s4), &k_gemm_tn, EVT_TARGET_SM80, "conv");
     expect_refused(CFG(sm90_wg2_128x128x64_s3), &k_conv, EVT_TARGET_SM90A, "GEMM");
@@ -186,11 +190,15 @@ static void test_can_run(void **state)
     assert_false(plan_listed(CFG(sm80_ws4_128x128x64_w4_s3), &k_conv, EVT_TARGET_SM90A));
     /* the sm80 GEMM tiles of the wgmma heuristic's classic step stay unlisted on sm_90a */
     assert_false(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_tn, EVT_TARGET_SM90A));
-    assert_true(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM90A));
+    assert_false(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM90A));
+    assert_true(plan_listed(CFG(sm90_pp2_128x128x64_s4), &k_gemm_nn, EVT_TARGET_SM90A));
+    assert_true(plan_listed(CFG(sm80_128x256x64_w8_s3), &k_gemm_nn, EVT_TARGET_SM80));
     /* fp8: fp8 rows only, fp8 targets only */
     expect_refused(CFG(sm90_pp2_128x128x64_s4), &k_gemm_fp8, EVT_TARGET_SM90A, "fp8 configuration");
     expect_refused(CFG(sm80_64x64x32_w4_s4), &k_gemm_fp8, EVT_TARGET_SM89, "fp8 configuration");
     expect_refused(CFG(sm90_pp2_128x128x128_s4_fp8), &k_gemm_tn, EVT_TARGET_SM90A, "fp8 operands only");
+    expect_refused(CFG(sm90_pp2_cl2_128x128x64_s4), &k_gemm_nn, EVT_TARGET_SM90A, "clustered");
+    assert_true(plan_can_run(CFG(sm90_pp2_cl2_128x128x64_s4), &k_gemm_tn, EVT_TARGET_SM90A, NULL));
     expect_refused(CFG(sm80_64x64x64_w4_s4_fp8), &k_gemm_tn, EVT_TARGET_SM80, "fp8 operands only");
     expect_refused(CFG(sm80_64x64x64_w4_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM80, "sm_89");
     expect_refused(CFG(sm80_128x128x128_w4_s3_fp8), &k_gemm_fp8, EVT_TARGET_SM86, "sm_89");
@@ -551,8 +559,11 @@ static void test_picks(void **state)
             if (got[v] != r->want[v])
                 fail_msg("gemm %lldx%lldx%lld on %d SMs, case %d: %s, want %s", r->m, r->n, r->k, r->sms, v,
                          plan_configs[got[v]].name, plan_configs[r->want[v]].name);
-        /* not K-contiguous: the sm80 heuristic on sm_90a too */
-        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1), r->want[0]);
+        /* not K-contiguous: the same sm90 picks (the transposed wgmma), and
+         * the sm80 heuristic's on sm_80 */
+        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0), r->want[1]);
+        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1), r->want[2]);
+        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1), r->want[0]);
     }
 }
 
@@ -805,6 +816,90 @@ static void test_kernel_of(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The four layouts of f16 and bf16 operands on sm_90a: every 16-bit GEMM
+ * wgmma configuration runs them (the transposed wgmma reads the
+ * M/N-contiguous ones), the heuristic picks for them what it picks for A
+ * row-major and B column-major, TMA included; fp8 stays K-contiguous. */
+static void test_transposed_layouts(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "epilogue e {\n    out d : f16[M, N] = acc\n}\n"
+        "kernel rr_f16 = gemm(a: f16 row, b: f16 row, acc: f32) with e\n"
+        "kernel rc_f16 = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+        "kernel cr_f16 = gemm(a: f16 col, b: f16 row, acc: f32) with e\n"
+        "kernel cc_f16 = gemm(a: f16 col, b: f16 col, acc: f32) with e\n"
+        "kernel rr_bf16 = gemm(a: bf16 row, b: bf16 row, acc: f32) with e\n"
+        "kernel rc_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with e\n"
+        "kernel cr_bf16 = gemm(a: bf16 col, b: bf16 row, acc: f32) with e\n"
+        "kernel cc_bf16 = gemm(a: bf16 col, b: bf16 col, acc: f32) with e\n";
+    static const char *const names[] = {"rr_f16", "rc_f16", "cr_f16", "cc_f16",
+                                        "rr_bf16", "rc_bf16", "cr_bf16", "cc_bf16"};
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_non_null(ctx);
+    if (evt_module_parse_buffer(ctx, "l.evt", src, strlen(src), &m) != EVT_OK)
+        fail_msg("%s", evt_ctx_last_error(ctx));
+    static const struct {
+        long long m, n, k;
+        int tma;
+        enum evt_tile_id want;
+    } picks[] = {
+        {8192, 8192, 4096, 1, T(sm90_pp2_128x128x64_s4)},
+        {8192, 8192, 4096, 0, T(sm90_wg2_128x256x64_s4)},
+        {1000, 1000, 4104, 1, T(sm90_pp2_128x128x64_s4)},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const ir_kernel *k = evt_module_find_kernel(m, names[i]);
+        assert_non_null(k);
+        const plan_kernel pk = plan_kernel_of(k);
+        assert_int_equal(pk.k_contiguous, strncmp(names[i], "rc", 2) == 0);
+        int wgmma_configs = 0;
+        for (int c = 0; c < EVT_TILE_COUNT; c++) {
+            const plan_config *cfg = &plan_configs[c];
+            if (!cfg->wgmma || cfg->op_bytes != 2 || plan_config_mainloop_refusal(cfg, EVT_MAINLOOP_GEMM))
+                continue;
+            const char *why = NULL;
+            /* the clustered tile multicasts K-contiguous B tiles only */
+            if (cfg->cluster > 1 && !pk.k_contiguous) {
+                assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
+                continue;
+            }
+            if (!plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why))
+                fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
+            wgmma_configs++;
+        }
+        /* wg2 128x256, 128x128, pp2 128x128, coop2 256x128, and pp2 cl2 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 5 : 4);
+        for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
+            plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
+            p.conv_c = 0;
+            const plan pl = make(&pk, &p, NULL);
+            if (pl.config->id != picks[j].want)
+                fail_msg("%s %lldx%lldx%lld tma %d: %s, want %s", names[i], picks[j].m, picks[j].n,
+                         picks[j].k, picks[j].tma, pl.config->name, plan_configs[picks[j].want].name);
+            assert_int_equal(pl.tma, picks[j].tma);
+            assert_int_equal(pl.config->id, pick(&k_gemm_tn, EVT_TARGET_SM90A, picks[j].m, picks[j].n,
+                                                 picks[j].k, 132, picks[j].tma));
+        }
+        /* forced, unaligned: the guarded entry, no TMA */
+        plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 1000, 13, 1);
+        p.conv_c = 0;
+        p.aligned = 0;
+        const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
+        const plan pl = make(&pk, &p, &o);
+        assert_true(pl.config == CFG(sm90_pp2_128x128x64_s4) && !pl.tma && !pl.aligned);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+    /* fp8 in any other layout: no wgmma configuration, and the sm80 fp8 heuristic */
+    for (int c = 0; c < EVT_TILE_COUNT; c++)
+        if (plan_configs[c].wgmma && plan_configs[c].op_bytes == 1)
+            expect_refused(&plan_configs[c], &k_gemm_fp8_nn, EVT_TARGET_SM90A, "K-contiguous");
+    assert_int_equal(pick(&k_gemm_fp8_nn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
+                     T(sm80_128x128x128_w4_s3_fp8));
+}
+
 static void test_aligned(void **state)
 {
     (void)state;
@@ -964,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
+        cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
