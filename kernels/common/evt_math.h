@@ -433,8 +433,13 @@ EVT_MATH_FN float evt_rsqrt(float x)
 }
 
 /*
- * tanh(x): x + x^3 P(x^2) below |x| = 0.625 (P: degree-5 minimax), above it
- * 1 - 2e/(1+e) with e = exp(-2|x|); exactly +-1 from |x| = 9.5 on.
+ * tanh(x): x (1 + x^2 P(x^2)) below |x| = 0.625 (P: degree-5 minimax; the
+ * product keeps tanh(-0) = -0 and gives x for tiny x), above it 1 - 2w with
+ * w = e/(1+e), e = exp(-2|x|) in (0, 0.287], and x's sign.  1 + e is
+ * z + zl exactly, and w is one correction step from e y, y = 1/z from a
+ * linear seed and one Newton step (relative error 6e-5, which the
+ * correction squares): no division.  |x| is clamped to 9.5, from where the
+ * result rounds to 1; NaN takes the polynomial path, which propagates it.
  */
 EVT_MATH_FN float evt_tanh(float x)
 {
@@ -446,15 +451,26 @@ EVT_MATH_FN float evt_tanh(float x)
     p = evt_fma(p, u, -5.39481789e-02f);
     p = evt_fma(p, u, 1.33332208e-01f);
     p = evt_fma(p, u, -3.33333313e-01f);
-    float small = evt_fma(evt_mul(x, u), p, x);
-    float e = evt_exp(evt_mul(-2.0f, a < 9.5f ? a : 9.5f));
-    float t = a < 9.5f ? evt_sub(1.0f, evtm_div(evt_add(e, e), evt_add(1.0f, e))) : 1.0f;
-    /* below 2^-12 x^3/3 is under half an ulp: x itself, which keeps tanh(-0) = -0 */
-    return evt_isnan(x)           ? evt_add(x, x)
-           : a < 2.44140625e-04f ? x
-           : a < 0.625f          ? small
-           : x < 0.0f            ? evt_neg(t)
-                                 : t;
+    float small = evt_mul(x, evt_fma(u, p, 1.0f));
+    /* e = exp(-2 ac) = 2^n (1 + t): Cody-Waite as evtm_expm1_poly says */
+    float ac = evtm_fmin(a, 9.5f);
+    float j = evt_fma(ac, -2.88539004f, 12582912.0f);
+    float n = evt_sub(j, 12582912.0f);
+    float r = evt_fma(ac, -2.0f, evt_mul(n, -0.693145752f));
+    r = evt_fma(n, -1.42860677e-06f, r);
+    float t = evtm_expm1_poly(r);
+    /* n in [-28, -1]: e is normal, scaled by adding n to 1 + t's exponent field */
+    float e = evt_bits_f32((evt_f32_bits(j) << 23) + evt_f32_bits(evt_add(1.0f, t)));
+    float z = evt_add(1.0f, e);
+    float zl = evt_add(evt_sub(1.0f, z), e); /* fast two-sum: 1 >= e */
+    float y = evt_fma(-0.771149516f, z, 1.76323700f); /* 1/z within 0.8% on [1, 1.287] */
+    y = evt_fma(y, evt_fma(evt_neg(z), y, 1.0f), y);
+    float w = evt_mul(e, y);
+    float res = evt_fma(evt_neg(w), zl, evt_fma(evt_neg(w), z, e)); /* e - w (z + zl) */
+    w = evt_fma(res, y, w);
+    float big = evt_fma(-2.0f, w, 1.0f);
+    big = evt_bits_f32(evt_f32_bits(big) | (evt_f32_bits(x) & 0x80000000u));
+    return a >= 0.625f ? big : small;
 }
 
 /* 1 / (1 + exp(-x)); sigmoid(-inf) = +0, sigmoid(+inf) = 1. */
