@@ -244,6 +244,43 @@ EVT_MATH_FN float evtm_rint(float x)
 }
 
 /*
+ * min and max that return the other operand for a NaN (IEEE minNum and
+ * maxNum, one FMNMX on the GPU) when b is not NaN; for clamping to nonzero
+ * bounds b, where the sign of a zero cannot matter.  A NaN argument is clamped to a bound, so
+ * the caller must make sure a NaN input still gives a NaN result.
+ */
+EVT_MATH_FN float evtm_fmin(float a, float b)
+{
+    return a < b ? a : b;
+}
+
+EVT_MATH_FN float evtm_fmax(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+/*
+ * e^r - 1 for |r| <= 0.3486: r + r^2 q(r), q a degree-5 minimax fit
+ * (relative error of e^r 1e-10).  The builtins reduce their argument h to
+ * it the Cody-Waite way: j = h/ln2 + 1.5 2^23 rounded (one fma) is
+ * 1.5 2^23 + n with n = rint(h/ln2) in its low bits, so n = j - 1.5 2^23
+ * is exact and bits(j) << 23 is n in a float's exponent field, ready to be
+ * added to one; r = h - n ln2 with ln2 in two parts, n ln2_hi exact (ln2_hi
+ * has 15 significant bits).  The sum 1 + t is left to the caller: a product
+ * v (1 + t) is fma(v, t, v), one rounding fewer.
+ */
+EVT_MATH_FN float evtm_expm1_poly(float r)
+{
+    float q = 1.97412024e-04f;
+    q = evt_fma(q, r, 1.3935524e-03f);
+    q = evt_fma(q, r, 8.33357032e-03f);
+    q = evt_fma(q, r, 4.16664593e-02f);
+    q = evt_fma(q, r, 1.66666657e-01f);
+    q = evt_fma(q, r, 0.5f);
+    return evt_fma(evt_mul(r, r), q, r);
+}
+
+/*
  * exp(hi + lo) as (1 + t) * 2^k, |t| <= 0.42, for hi in [-200, 89] and |lo|
  * far below ulp(hi) (lo carries the low part of an argument computed in
  * double-f32).  Cody-Waite reduction r = hi - n*ln2 with n = rint(hi/ln2)
@@ -396,8 +433,13 @@ EVT_MATH_FN float evt_rsqrt(float x)
 }
 
 /*
- * tanh(x): x + x^3 P(x^2) below |x| = 0.625 (P: degree-5 minimax), above it
- * 1 - 2e/(1+e) with e = exp(-2|x|); exactly +-1 from |x| = 9.5 on.
+ * tanh(x): x (1 + x^2 P(x^2)) below |x| = 0.625 (P: degree-5 minimax; the
+ * product keeps tanh(-0) = -0 and gives x for tiny x), above it 1 - 2w with
+ * w = e/(1+e), e = exp(-2|x|) in (0, 0.287], and x's sign.  1 + e is
+ * z + zl exactly, and w is one correction step from e y, y = 1/z from a
+ * linear seed and one Newton step (relative error 6e-5, which the
+ * correction squares): no division.  |x| is clamped to 9.5, from where the
+ * result rounds to 1; NaN takes the polynomial path, which propagates it.
  */
 EVT_MATH_FN float evt_tanh(float x)
 {
@@ -409,15 +451,26 @@ EVT_MATH_FN float evt_tanh(float x)
     p = evt_fma(p, u, -5.39481789e-02f);
     p = evt_fma(p, u, 1.33332208e-01f);
     p = evt_fma(p, u, -3.33333313e-01f);
-    float small = evt_fma(evt_mul(x, u), p, x);
-    float e = evt_exp(evt_mul(-2.0f, a < 9.5f ? a : 9.5f));
-    float t = a < 9.5f ? evt_sub(1.0f, evtm_div(evt_add(e, e), evt_add(1.0f, e))) : 1.0f;
-    /* below 2^-12 x^3/3 is under half an ulp: x itself, which keeps tanh(-0) = -0 */
-    return evt_isnan(x)           ? evt_add(x, x)
-           : a < 2.44140625e-04f ? x
-           : a < 0.625f          ? small
-           : x < 0.0f            ? evt_neg(t)
-                                 : t;
+    float small = evt_mul(x, evt_fma(u, p, 1.0f));
+    /* e = exp(-2 ac) = 2^n (1 + t): Cody-Waite as evtm_expm1_poly says */
+    float ac = evtm_fmin(a, 9.5f);
+    float j = evt_fma(ac, -2.88539004f, 12582912.0f);
+    float n = evt_sub(j, 12582912.0f);
+    float r = evt_fma(ac, -2.0f, evt_mul(n, -0.693145752f));
+    r = evt_fma(n, -1.42860677e-06f, r);
+    float t = evtm_expm1_poly(r);
+    /* n in [-28, -1]: e is normal, scaled by adding n to 1 + t's exponent field */
+    float e = evt_bits_f32((evt_f32_bits(j) << 23) + evt_f32_bits(evt_add(1.0f, t)));
+    float z = evt_add(1.0f, e);
+    float zl = evt_add(evt_sub(1.0f, z), e); /* fast two-sum: 1 >= e */
+    float y = evt_fma(-0.771149516f, z, 1.76323700f); /* 1/z within 0.8% on [1, 1.287] */
+    y = evt_fma(y, evt_fma(evt_neg(z), y, 1.0f), y);
+    float w = evt_mul(e, y);
+    float res = evt_fma(evt_neg(w), zl, evt_fma(evt_neg(w), z, e)); /* e - w (z + zl) */
+    w = evt_fma(res, y, w);
+    float big = evt_fma(-2.0f, w, 1.0f);
+    big = evt_bits_f32(evt_f32_bits(big) | (evt_f32_bits(x) & 0x80000000u));
+    return a >= 0.625f ? big : small;
 }
 
 /* 1 / (1 + exp(-x)); sigmoid(-inf) = +0, sigmoid(+inf) = 1. */
@@ -436,63 +489,73 @@ EVT_MATH_FN float evt_silu(float x)
 
 /*
  * 0.5 x (1 + erf(x/sqrt2)) = x Phi(x), computed without cancellation.
- * |x| < 0.5: x/2 + x^2 P(x^2), P a degree-4 minimax fit of (Phi(x)-1/2)/x.
- * Otherwise x Q(|x|) for x < 0 and x - x Q(x) for x > 0, where Q(a) =
- * Phi(-a) = exp(-a^2/2) R(a).  a^2 is split exactly into h + l so exp sees
- * the whole argument; R(a) = u S(u), u = 1/(a+3), S a degree-9 minimax
- * polynomial in u - 0.17 fitted on a in [0.5, 16.6].  S's slope makes it
- * sensitive to the rounding of u, so u is carried as uh + ul and S's last
- * step in double-f32.  gelu(-inf) = -0 (the limit; every
- * negative x whose result underflows gives -0 too), gelu(+inf) = +inf.
+ * |x| < 0.5: x (1/2 + x P(x^2)), P a degree-4 minimax fit of (Phi(x)-1/2)/x
+ * (the product keeps gelu(-0) = -0 and gives x/2 for tiny x).  Otherwise
+ * x Q(|x|) for x < 0 and x - x Q(x) for x > 0, where Q(a) = Phi(-a) =
+ * exp(-a^2/2) R(a).  a^2 is split exactly into h + l so exp sees the whole
+ * argument; R(a) = u S(u), u = 1/(a+3), S a degree-9 minimax polynomial in
+ * u - 0.17 fitted on a in [0.5, 16.6].  S's slope makes it sensitive to the
+ * rounding of u, so u is carried as uh + ul and S's last step in
+ * double-f32.  The big path runs on x clamped to +-14.5, beyond which x Q
+ * rounds to 0 (so gelu(x <= -14.4) = -0 and gelu(x >= 5.4) = x; no select
+ * for either, nor for NaN, which x - x Q and the product propagate).
+ * S's coefficients carry a factor 2^-64 that exp's scale 2^(k+64) takes
+ * back: 2^(k+64) is a normal float for every k here, so the scaling is one
+ * integer op and one multiplication that rounds a subnormal result once.
  */
 EVT_MATH_FN float evt_gelu(float x)
 {
     float a = evt_abs(x);
-    /* |x| < 0.5 */
-    float x2 = evt_mul(x, x);
+    /* x clamped for the big path, 0.5 <= |x| <= 14.5 (its other inputs select it away) */
+    float xc = evtm_fmin(evtm_fmax(x, -14.5f), 14.5f);
+    /* |x| < 0.5, where xc = x */
+    float x2 = evt_mul(xc, xc);
     float p = 1.76732588e-04f;
     p = evt_fma(p, x2, -1.22499233e-03f);
     p = evt_fma(p, x2, 9.98103805e-03f);
     p = evt_fma(p, x2, -6.64909333e-02f);
     p = evt_fma(p, x2, 3.98942292e-01f);
-    float small = evt_fma(x2, p, evt_mul(0.5f, x));
-    /* 0.5 <= |x| <= 16.5, computed on a clamped copy of a (the others select it away) */
-    float ac = a > 0.5f ? (a < 16.5f ? a : 16.5f) : 0.5f;
-    float h = evt_mul(ac, ac);
-    float l = evt_fma(ac, ac, evt_neg(h));
-    int k;
-    float t = evtm_exp_parts(evt_mul(-0.5f, h), evt_mul(-0.5f, l), &k);
-    /* u = 1/(a+3) as uh + ul, since S is sensitive to u's rounding */
+    float small = evt_mul(x, evt_fma(x, p, 0.5f));
+    float ac = evt_abs(xc);
+    float h = x2;
+    float l = evt_fma(xc, xc, evt_neg(h));
+    /* exp(-(h + l)/2) = 2^n (1 + t): Cody-Waite as evtm_expm1_poly says */
+    float j = evt_fma(h, -0.721347511f, 12582912.0f);
+    float n = evt_sub(j, 12582912.0f);
+    float r = evt_fma(h, -0.5f, evt_mul(n, -0.693145752f));
+    r = evt_fma(n, -1.42860677e-06f, r);
+    r = evt_fma(l, -0.5f, r);
+    float t = evtm_expm1_poly(r);
+    /* u = 1/(a+3) as uh + ul, since S is sensitive to u's rounding; d - 3 and ac - (d - 3) are exact */
     float d = evt_add(ac, 3.0f);
-    float dl = ac > 3.0f ? evt_add(evt_sub(ac, d), 3.0f) : evt_add(evt_sub(3.0f, d), ac);
+    float dl = evt_sub(ac, evt_sub(d, 3.0f));
     float uh = evtm_recip(d);
     float ul = evt_mul(uh, evt_fma(evt_neg(dl), uh, evt_fma(evt_neg(uh), d, 1.0f)));
     float v = evt_sub(uh, 0.17f);
-    float s = -1341.55688f;
-    s = evt_fma(s, v, -339.781525f);
-    s = evt_fma(s, v, 281.116058f);
-    s = evt_fma(s, v, 53.1567154f);
-    s = evt_fma(s, v, -53.2019768f);
-    s = evt_fma(s, v, -14.448267f);
-    s = evt_fma(s, v, 10.0220613f);
-    s = evt_fma(s, v, 8.38179016f);
-    s = evt_fma(s, v, 3.11153436f);
-    /* S(uh + ul) = 0.739.. + s v + S'(uh) ul, kept as sh + sl (three terms of S' do) */
-    float ds = evt_fma(evt_fma(30.0661839f, v, 16.7635803f), v, 3.11153436f);
+    const float c = 5.42101086e-20f; /* 2^-64, exact in every product below */
+    float s = -1341.55688f * c;
+    s = evt_fma(s, v, -339.781525f * c);
+    s = evt_fma(s, v, 281.116058f * c);
+    s = evt_fma(s, v, 53.1567154f * c);
+    s = evt_fma(s, v, -53.2019768f * c);
+    s = evt_fma(s, v, -14.448267f * c);
+    s = evt_fma(s, v, 10.0220613f * c);
+    s = evt_fma(s, v, 8.38179016f * c);
+    s = evt_fma(s, v, 3.11153436f * c);
+    /* S(uh) = 0.739.. + s v kept as sh + sl; R = (uh + ul) S(uh + ul) = uh (sh + sl)
+       + ul T(uh), T = (u S)' = S + u S', for which a quadratic within 0.92% does */
+    float tt = evt_fma(evt_fma(27.3553143f * c, v, 9.29350281f * c), v, 1.27868879f * c);
     float ph = evt_mul(s, v);
     float pl = evt_fma(s, v, evt_neg(ph));
-    float sh = evt_add(0.739362717f, ph); /* fast two-sum: |s v| < 0.4 */
-    float sl = evt_add(evt_add(evt_sub(0.739362717f, sh), ph), evt_fma(ds, ul, pl));
-    float r = evt_fma(sh, uh, evt_fma(sh, ul, evt_mul(sl, uh))); /* R(a) = S u */
-    float xr = evt_mul(x, r);
-    float xq = evtm_ldexp(evt_fma(xr, t, xr), k);
-    float big = x > 0.0f ? evt_sub(x, xq) : xq;
-    /* below 2^-30, x/2 is within an ulp; keeps gelu(-0) = -0 */
-    return evt_isnan(x)            ? evt_add(x, x)
-           : a < 9.31322575e-10f  ? evt_mul(0.5f, x)
-           : a < 0.5f             ? small
-           : a > 16.5f            ? (x > 0.0f ? x : -0.0f)
-                                  : big;
+    float sh = evt_add(0.739362717f * c, ph); /* fast two-sum: |s v| < 0.4 */
+    float sl = evt_add(evt_add(evt_sub(0.739362717f * c, sh), ph), pl);
+    float rr = evt_fma(sh, uh, evt_fma(tt, ul, evt_mul(sl, uh))); /* R(a) 2^-64 */
+    float xr = evt_mul(xc, rr);
+    /* 2^(n+64): j's low bits hold n, so its bits shifted up by 23 are n's exponent field */
+    float scale = evt_bits_f32((evt_f32_bits(j) << 23) + (191u << 23));
+    float xq = evt_mul(evt_fma(xr, t, xr), scale);
+    float big = x <= 0.0f ? xq : evt_sub(x, xq);
+    return a < 0.5f ? small : big;
 }
 
 /*

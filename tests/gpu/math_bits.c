@@ -3,7 +3,8 @@
  * computed by a generated kernel gives the same f32 bits as the header's C
  * build (what the CPU reference interpreter runs), for 2^22 inputs: every
  * exponent with random mantissas and signs, a quarter dense in [-30, 30],
- * and the special values.  NaN results only need to be NaN on both sides.
+ * the special values, and the 128 floats either side of every seam where
+ * a builtin changes method or clamps (both signs).  NaN results only need to be NaN on both sides.
  * One kernel, one f32 output per builtin; its mainloop result is unused.
  * Exit status: 0 PASS, 1 FAIL or error, 77 no GPU (the ctest skip code).
  */
@@ -46,7 +47,9 @@ int main(void)
 {
     static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 3.0f, -3.0f, 9.5f, 16.5f,
                                     -16.5f, 20.0f, -20.0f, 88.7229f, 89.0f, -103.98f, -104.0f,
-                                    104.0f, 1e-45f, -1e-45f, 1.17549435e-38f, 3e38f, -3e38f};
+                                    104.0f, 1e-45f, -1e-45f, 1.17549435e-38f, 3e38f, -3e38f,
+                                    -103.972076f, -103.972084f, -86.0f, 88.7228317f, 88.7228394f,
+                                    1.84467441e19f, 1e30f, -1e30f, -130.0f, -14.5f, -12.0f};
     char src[2048];
     size_t len = 0;
     len += (size_t)snprintf(src + len, sizeof src - len, "epilogue all {\n    in x : f32[M, N]\n");
@@ -84,16 +87,28 @@ int main(void)
         (st = evt_launch_create(m, evt_module_find_kernel(m, "k"), &launch)) != EVT_OK)
         goto fail;
 
+    /* kernels/common/evt_math.h's seams: tanh 0.625 and 9.5, gelu 0.5 and 14.5,
+       gelu_tanh 10 and 12, the sigmoid core's -20 and -130, silu's 2^64, exp's
+       -86, 88.72 and -104 */
+    static const float seams[] = {0.5f,  0.625f, 9.5f,   10.0f, 12.0f,       14.5f,          20.0f,
+                                  86.0f, 104.0f, 130.0f, 89.0f, 88.7228317f, 1.84467441e19f, 3.0f};
+    const size_t nspecial = sizeof special / sizeof special[0], nseam = sizeof seams / sizeof seams[0];
     uint64_t seed = 0x2545f4914f6cdd1du;
     for (size_t i = 0; i < (size_t)M * N; i++) {
         uint32_t u = rnd(&seed);
-        if (i < sizeof special / sizeof special[0])
+        if (i < nspecial)
             x[i] = special[i];
-        else if (i % 4 == 0) /* dense in [-30, 30] */
+        else if (i < nspecial + 512 * nseam) { /* seam +- 128 floats, both signs */
+            size_t k = (i - nspecial) / 512, d = (i - nspecial) % 512;
+            x[i] = evt_bits_f32((evt_f32_bits(seams[k]) + (uint32_t)(d / 2) - 128u) | (d % 2 ? 0x80000000u : 0u));
+        } else if (i % 4 == 0) /* dense in [-30, 30] */
             x[i] = (float)((int32_t)u / 71582788.27);
         else
             x[i] = evt_bits_f32(u);
     }
+    x[nspecial + 512 * nseam] = evt_inf(); /* the rest of the specials */
+    x[nspecial + 512 * nseam + 1] = evt_neg(evt_inf());
+    x[nspecial + 512 * nseam + 2] = evt_nan();
     for (size_t i = 0; i < (size_t)M * K; i++)
         ab[i] = (uint16_t)(0x3c00u | (rnd(&seed) & 0x3ffu)); /* f16 in [1, 2): the unused acc */
     const size_t xb = 4u * M * N, abb = 2u * M * K;
