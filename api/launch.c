@@ -1183,11 +1183,15 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
                     r->pl.config->name, l->batch > 1 ? "s of the batch" : "", r->pl.tiles, r->pl.grid);
 
     r->split_offset = 0;
-    if (r->pl.tiles > 0 && r->pl.splits > 1) {
-        size_t partials; /* grid = tiles x splits CTAs, each a BM x BN tile of floats */
+    /* partial tiles of split-K (grid = tiles x splits CTAs) or of a persistent plan's tail */
+    const long long shares = r->pl.splits > 1        ? r->pl.grid
+                             : r->pl.tail_splits > 1 ? (r->pl.tiles - r->pl.tail_first) * r->pl.tail_splits
+                                                     : 0;
+    if (r->pl.tiles > 0 && shares > 0) {
+        size_t partials; /* a BM x BN tile of floats a share */
         r->split_offset = (r->bytes + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
         if (r->split_offset < r->bytes ||
-            !ck_mul_size((size_t)r->pl.grid, (size_t)r->pl.config->bm * (size_t)r->pl.config->bn * 4,
+            !ck_mul_size((size_t)shares, (size_t)r->pl.config->bm * (size_t)r->pl.config->bn * 4,
                          &partials) ||
             !ck_add_size(r->split_offset, partials, &r->bytes))
             return fail(l, EVT_ERR_INVALID_ARGUMENT,
@@ -1197,9 +1201,10 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
     return EVT_OK;
 }
 
-/* Enqueues prepared run r on stream s, its workspace at ws. */
-static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, rt_cu_ptr ws,
-                          rt_cu_stream s)
+/* Enqueues prepared run r on stream s, its workspace at ws; tail: the
+ * functions of r's tail (r->pl.tail_splits > 1), else NULL. */
+static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, const rt_resolved *tail,
+                          rt_cu_ptr ws, rt_cu_stream s)
 {
     evt_ctx *ctx = l->m->ctx;
     unsigned char args[CG_MAX_FIELDS * 8];
@@ -1222,17 +1227,34 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, rt_c
     const unsigned smem = (unsigned)r->pl.config->smem_bytes;
     const long long tiles = r->pl.tiles, grid = r->pl.grid;
     int splits = r->pl.splits;
-    if (st == EVT_OK && tiles > 0 && splits == 1) {
-        void *params[] = {args, &r->maps}; /* the maps: TMA entries' second parameter */
-        st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
+    int tile_end = (int)r->pl.tail_first, tile0 = 0; /* tiles below 2^31 (prepare) */
+    if (st == EVT_OK && tiles > 0 && splits == 1 && tile_end > 0) {
+        /* the maps: TMA entries' second parameter; a persistent entry's last, its tile end */
+        void *params_tma[] = {args, &r->maps, &tile_end}, *params[] = {args, &tile_end};
+        st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s,
+                           r->pl.tma ? params_tma : params);
     }
     if (st == EVT_OK && tiles > 0 && splits > 1) {
         /* every tile's shares into their slots, then each tile's sum and epilogue */
         rt_cu_ptr slots = ws + r->split_offset;
-        void *params[] = {args, &slots, &splits};
+        void *params[] = {args, &slots, &splits, &tile0};
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
         if (st == EVT_OK)
             st = launch_params(ctx, fns->sum, (unsigned)tiles, threads, smem, s, params);
+    }
+    if (st == EVT_OK && tiles > 0 && splits == 1 && r->pl.tail_splits > 1) {
+        /* the tail: its tiles' shares, then their sums and epilogues, as split-K's */
+        const plan_config *tc = r->pl.tail_config;
+        rt_cu_ptr slots = ws + r->split_offset;
+        int tail_splits = r->pl.tail_splits;
+        tile0 = (int)r->pl.tail_first;
+        void *params[] = {args, &slots, &tail_splits, &tile0};
+        const long long tail_tiles = tiles - r->pl.tail_first;
+        st = launch_params(ctx, tail->main, (unsigned)(tail_tiles * tail_splits), (unsigned)tc->threads,
+                           (unsigned)tc->smem_bytes, s, params);
+        if (st == EVT_OK)
+            st = launch_params(ctx, tail->sum, (unsigned)tail_tiles, (unsigned)tc->threads,
+                               (unsigned)tc->smem_bytes, s, params);
     }
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
@@ -1255,15 +1277,26 @@ static evt_status run(evt_launch *l, void *stream, int own, void *workspace, siz
                     "the workspace is too small: %zu bytes, the run needs %zu "
                     "(evt_launch_workspace_size)",
                     bytes, r.bytes);
-    const rt_resolved *fns = NULL;
-    if ((st = resolve(l, r.cu_ctx, &r.pl, &fns)) != EVT_OK)
+    const rt_resolved *found = NULL;
+    if ((st = resolve(l, r.cu_ctx, &r.pl, &found)) != EVT_OK)
         return st;
+    /* copies: a later resolve may move the slots */
+    const rt_resolved main_fns = *found, *fns = &main_fns;
+    rt_resolved tail_fns;
+    if (r.pl.tail_splits > 1) {
+        const plan tail_plan = {r.pl.tail_config, r.pl.tail_aligned, 0, r.pl.tail_splits, 0, 0,
+                                NULL, 0, 1, 0};
+        if ((st = resolve(l, r.cu_ctx, &tail_plan, &found)) != EVT_OK)
+            return st;
+        tail_fns = *found;
+    }
     if (fns->clusters > 0 && r.pl.grid > (long long)fns->clusters * r.pl.config->cluster)
         r.pl.grid = (long long)fns->clusters * r.pl.config->cluster; /* one wave of whole clusters */
     rt_cu_stream s = (rt_cu_stream)stream;
     if (own && (st = grow_workspace(l, s, r.bytes)) != EVT_OK)
         return st;
-    return enqueue(l, &r, fns, own ? l->workspace : (rt_cu_ptr)(uintptr_t)workspace, s);
+    return enqueue(l, &r, fns, r.pl.tail_splits > 1 ? &tail_fns : NULL,
+                   own ? l->workspace : (rt_cu_ptr)(uintptr_t)workspace, s);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)

@@ -27,10 +27,17 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The split a plan's tuning forces: split-K's ways, a persistent plan's
+ * tail's (plan_options.split_k), 1 for none. */
+static int split_of(const plan *p)
+{
+    return p->splits > 1 ? p->splits : p->tail_splits > 1 ? p->tail_splits : 1;
+}
+
 static int same_plan(const plan *a, const plan *b)
 {
     return a->config == b->config && a->aligned == b->aligned && a->tma == b->tma &&
-           a->splits == b->splits;
+           a->splits == b->splits && a->tail_splits == b->tail_splits;
 }
 
 /* Adds p to plans[0..*n) unless an equal plan is there. */
@@ -53,16 +60,20 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
     if (plan_make(v->pk, prob, &heuristic, &p, &why))
         add_plan(plans, &n, &p);
     static const int splits[] = {0, 2, 3, 4, 8};
+    /* a persistent configuration's tail: none, the planner's, 2 to 4 ways */
+    static const int tails[] = {0, 1, 2, 3, 4};
     for (int c = 0; c < EVT_TILE_COUNT; c++) {
         const plan_config *cfg = &plan_configs[c];
         if (!plan_can_run(cfg, v->pk, prob->target, NULL))
             continue;
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
         const int few_tiles = plan_config_batch_tiles(cfg, prob->m, prob->n, prob->batch) < 2LL * sms;
+        const int tail = plan_tail_config(cfg, v->pk, prob->target) != NULL;
         for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {
-            if (splits[s] && (!few_tiles || plan_config_persistent(cfg)))
+            const int ways = plan_config_persistent(cfg) ? tails[s] : splits[s];
+            if (plan_config_persistent(cfg) ? s > 0 && !tail : splits[s] && !few_tiles)
                 break;
-            const plan_options o = {cfg, splits[s]};
+            const plan_options o = {cfg, ways};
             if (plan_make(v->pk, prob, &o, &p, &why))
                 add_plan(plans, &n, &p);
         }
@@ -73,7 +84,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
 /* The evt_tuning that makes a launch run plan p. */
 static api_tuning forcing(const plan *p)
 {
-    return (api_tuning){{p->config, p->splits > 1 ? p->splits : 1}, 0, 1};
+    return (api_tuning){{p->config, split_of(p)}, 0, 1};
 }
 
 /* Generates the sources of every plan and compiles those the cache lacks. */
@@ -81,8 +92,9 @@ static evt_status compile_all(evt_launch *l, const launch_view *v, evt_target t,
                               int n, int threads, evt_tune_result *res)
 {
     evt_ctx *ctx = v->m->ctx;
-    strbuf *src = calloc((size_t)n, sizeof *src);
-    const char **texts = calloc((size_t)n, sizeof *texts);
+    /* a plan's source, and its tail's */
+    strbuf *src = calloc(2 * (size_t)n, sizeof *src);
+    const char **texts = calloc(2 * (size_t)n, sizeof *texts);
     evt_status st = src && texts ? EVT_OK : ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");
     int nsrc = 0;
     for (int i = 0; i < n && st == EVT_OK; i++) {
@@ -90,6 +102,29 @@ static evt_status compile_all(evt_launch *l, const launch_view *v, evt_target t,
         if ((st = launch_source(l, &plans[i], &src[nsrc])) != EVT_OK) {
             sb_free(&src[nsrc]);
             break;
+        }
+        if (plans[i].tail_splits > 1 && nsrc + 1 < 2 * n) {
+            /* the tail's split-K entries, compiled with the rest */
+            const plan tail = {plans[i].tail_config, plans[i].tail_aligned, 0, plans[i].tail_splits,
+                               0, 0, NULL, 0, 1, 0};
+            sb_init(&src[nsrc + 1]);
+            if ((st = launch_source(l, &tail, &src[nsrc + 1])) != EVT_OK) {
+                sb_free(&src[nsrc]);
+                sb_free(&src[nsrc + 1]);
+                break;
+            }
+            int dup = 0;
+            for (int j = 0; j < nsrc && !dup; j++)
+                dup = strcmp(texts[j], sb_str(&src[nsrc + 1])) == 0;
+            if (dup || strcmp(sb_str(&src[nsrc]), sb_str(&src[nsrc + 1])) == 0) {
+                sb_free(&src[nsrc + 1]);
+            } else { /* the tail's source first in the list, the plan's next */
+                strbuf swap = src[nsrc];
+                src[nsrc] = src[nsrc + 1];
+                src[nsrc + 1] = swap;
+                texts[nsrc] = sb_str(&src[nsrc]);
+                nsrc++;
+            }
         }
         int dup = 0; /* split-K plans of one configuration share their source */
         for (int j = 0; j < nsrc && !dup; j++)
@@ -123,7 +158,7 @@ static void entry_of(const plan *p, double ms, evt_tune_entry *e)
 {
     memset(e, 0, sizeof *e);
     snprintf(e->config, sizeof e->config, "%s", p->config->name);
-    e->split_k = p->splits;
+    e->split_k = split_of(p);
     e->ms = ms;
 }
 
@@ -205,7 +240,7 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
             launch_tune_key(l, prob.aligned, &key);
             memset(&choice, 0, sizeof choice);
             snprintf(choice.config, sizeof choice.config, "%s", plans[best].config->name);
-            choice.split_k = plans[best].splits > 1 ? plans[best].splits : 1;
+            choice.split_k = split_of(&plans[best]);
             choice.ms = best_ms;
             res->recorded = rt_tunedb_store(&ctx->tunedb, &key, &choice);
             ctx->tunedb_generation++;

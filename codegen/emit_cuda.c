@@ -722,8 +722,11 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                   "    extern __shared__ __align__(128) unsigned char smem[];\n"
                                   "%s",
                               sname,
-                              split ? ", float *split_ws, int splits"
-                              : tma ? ", const __grid_constant__ evt_tma_maps tma" : "", cfg,
+                              split ? ", float *split_ws, int splits, int tile0"
+                              : tma ? ", const __grid_constant__ evt_tma_maps tma, int tile_end"
+                              : ws  ? ", int tile_end"
+                                    : "",
+                              cfg,
                               ws ? "" : "    int tile_m, tile_n;\n");
                     if (ws) {
                         /* the epilogue runs on the epilogue warps (pp: each
@@ -764,9 +767,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       fn->inputs[st].info.name, sname, base, st, st, st);
                         sb_printf(sb, "    };\n"
                                       "    const epi e = {p0, %s};\n"
-                                      "    evt_%s_persistent<Cfg>(p0.mainloop, smem, e%s);\n"
+                                      "    evt_%s_persistent<Cfg>(p0.mainloop, smem, e, %s, tile_end);\n"
                                       "}\n\n",
-                                  tma ? "&tma" : "nullptr", ml, tma ? ", &tma" : "");
+                                  tma ? "&tma" : "nullptr", ml, tma ? "&tma" : "nullptr");
                         continue;
                     }
                     /* the tile's problem of a batch moves the arguments (BASE_at) */
@@ -775,8 +778,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem);\n",
                                   sname, base, ml);
                     else if (part == 0) {
-                        /* share blockIdx.x % splits of tile blockIdx.x / splits, to slot blockIdx.x */
-                        sb_printf(sb, "    const %s p = %s_at(p0, evt_tile_coord<Cfg>((int)blockIdx.x / splits, p0.m, p0.n, &tile_m, &tile_n));\n"
+                        /* share blockIdx.x % splits of tile tile0 + blockIdx.x / splits, to slot
+                         * blockIdx.x (tile0: the first tile of a persistent launch's tail) */
+                        sb_printf(sb, "    const %s p = %s_at(p0, evt_tile_coord<Cfg>(tile0 + (int)blockIdx.x / splits, p0.m, p0.n, &tile_m, &tile_n));\n"
                                       "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n"
                                       "    evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                       "        reinterpret_cast<const float *>(smem), split_ws + (evt_i64)blockIdx.x * Cfg::kBM * Cfg::kBN);\n"
@@ -784,8 +788,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                   sname, base, ml);
                         continue;
                     } else {
-                        sb_printf(sb, "    /* tile blockIdx.x: the sum of its partial tiles */\n"
-                                      "    const %s p = %s_at(p0, evt_tile_coord<Cfg>((int)blockIdx.x, p0.m, p0.n, &tile_m, &tile_n));\n",
+                        sb_printf(sb, "    /* tile tile0 + blockIdx.x: the sum of its partial tiles */\n"
+                                      "    const %s p = %s_at(p0, evt_tile_coord<Cfg>(tile0 + (int)blockIdx.x, p0.m, p0.n, &tile_m, &tile_n));\n",
                                   sname, base);
                         sb_puts(sb, "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
                                     "        split_ws + (evt_i64)blockIdx.x * splits * Cfg::kBM * Cfg::kBN, splits,\n"

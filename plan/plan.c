@@ -134,6 +134,53 @@ static int problem_sms(const plan_problem *p)
     return p->sms > 0 ? p->sms : plan_target_info(p->target)->sms_default;
 }
 
+const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, evt_target t)
+{
+    if (!plan_config_persistent(c) || c->cluster > 1)
+        return NULL;
+    const plan_config *best = NULL;
+    for (int i = 0; i < EVT_TILE_COUNT; i++) {
+        const plan_config *x = &plan_configs[i];
+        if (plan_config_persistent(x) || x->cluster > 1 || x->bm != c->bm || x->bn != c->bn ||
+            x->op_bytes != c->op_bytes || !plan_can_run(x, k, t, NULL))
+            continue;
+        const int want_wgmma = x->op_bytes == 2;
+        if (!best || (x->wgmma == want_wgmma && best->wgmma != want_wgmma))
+            best = x;
+    }
+    return best;
+}
+
+/*
+ * Persistent plan *out's tail: its last wave's tiles (all of them when the
+ * problem has no more than a wave), split split_k ways where that is forced
+ * (>= 2: tests, and evt_launch_tune, which times 2 to 4 ways).  The planner
+ * itself (0) splits none: a tail split four ways, where the last wave held at
+ * most half the SMs, was slower than no split on seven of eight GEMMs on the
+ * H100 (docs/tuning.md), the two extra launches and the partial tiles' trip
+ * through L2 costing more than the last wave's idle SMs.
+ */
+static void tail_of(const plan_config *c, const plan_kernel *k, const plan_problem *p, int split_k,
+                    int sms, plan *out)
+{
+    const plan_config *t = plan_tail_config(c, k, p->target);
+    if (!t || out->tiles <= 0 || split_k < 2)
+        return;
+    const long long slots = (long long)sms * c->min_blocks;
+    const long long k_tiles = (p->k + t->bk - 1) / t->bk;
+    long long last = out->tiles % slots;
+    if (last == 0 || out->tiles <= slots)
+        last = out->tiles <= slots ? out->tiles : slots;
+    const int s = (long long)split_k > k_tiles ? (int)k_tiles : split_k;
+    if (s < 2)
+        return;
+    out->tail_config = t;
+    out->tail_first = out->tiles - last;
+    out->tail_splits = s;
+    out->tail_aligned = p->aligned;
+    out->grid = out->tail_first < slots ? out->tail_first : slots;
+}
+
 /* The rest of a plan once its configuration c is chosen. */
 static int complete(const plan_config *c, const plan_kernel *k, const plan_problem *p,
                     const plan_options *o, int sms, int driver_tma, plan *out, const char **why)
@@ -142,6 +189,9 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     if (split_k < 0)
         return refuse(why, "split-K must be 0 (the planner's), 1 (never) or a number of ways");
     out->config = c;
+    out->tail_config = NULL;
+    out->tail_splits = 1;
+    out->tail_aligned = 0;
     out->tma = tma_usable(c, k, p, driver_tma);
     /* a producer/consumer configuration's fast path is its TMA loads */
     out->aligned = p->aligned && (!c->pp || out->tma);
@@ -170,6 +220,9 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         const long long clusters = slots / c->cluster;
         out->grid = c->cluster * (stacks < clusters ? stacks : clusters);
     }
+    out->tail_first = out->tiles;
+    if (plan_config_persistent(c))
+        tail_of(c, k, p, split_k, sms, out);
     return 1;
 }
 
@@ -206,6 +259,9 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s %s%s grid %lld splits %d", evt_target_name(t), pl->config->name,
-             pl->aligned ? "fast" : "guarded", pl->tma ? " tma" : "", pl->grid, pl->splits);
+    int w = snprintf(buf, n, "%s %s %s%s grid %lld splits %d", evt_target_name(t), pl->config->name,
+                     pl->aligned ? "fast" : "guarded", pl->tma ? " tma" : "", pl->grid, pl->splits);
+    if (pl->tail_splits > 1 && w >= 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " tail %lld x %d %s", pl->tiles - pl->tail_first,
+                 pl->tail_splits, pl->tail_config->name);
 }

@@ -113,7 +113,8 @@ typedef struct plan_problem {
 /* The caller's choices; zero-initialized means the planner decides everything. */
 typedef struct plan_options {
     const plan_config *config; /* forced; NULL: the heuristic's */
-    int split_k;               /* 0: the planner's, 1: never, n >= 2: n ways where K allows */
+    int split_k;               /* 0: the planner's, 1: never, n >= 2: n ways where K allows;
+                                * of a persistent configuration, its tail's (plan.tail_*) */
 } plan_options;
 
 typedef struct plan {
@@ -123,6 +124,16 @@ typedef struct plan {
     int splits;      /* CTAs per tile (split-K), 1: none */
     long long tiles; /* output tiles, of every problem of a batch */
     long long grid;  /* CTAs of the main entry */
+    /* A persistent configuration's tail (a tail-wave split): the tiles from
+     * tail_first on, its last wave, are split tail_splits ways along K by
+     * the split-K entry of tail_config (a configuration of the same tile
+     * shape, kernels/sched/tiles.cuh's evt_tile_limited), and summed, in
+     * share order, by its _splitsum entry, after the persistent launch of
+     * tiles 0 .. tail_first - 1.  tail_splits 1: no tail, tail_first = tiles. */
+    const plan_config *tail_config;
+    long long tail_first;
+    int tail_splits;
+    int tail_aligned; /* the tail's fast path (cp.async loads) */
 } plan;
 
 /* ---- the heuristic (heuristic.c) -------------------------------------- */
@@ -143,6 +154,11 @@ long long plan_config_batch_tiles(const plan_config *c, long long m, long long n
 /* Whether c is among the configurations plan_pick can return for k on t
  * (declared as data beside the heuristic, checked against it by the tests). */
 int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t);
+/* The configuration whose split-K entries run persistent configuration c's
+ * tail for k on t: not persistent, no clusters, the same tile shape and
+ * operand bytes, runnable (wgmma preferred for 16-bit operands, mma.sync for
+ * fp8, whose wgmma sums lack f32 precision: docs/fp8.md); NULL if none. */
+const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, evt_target t);
 /* Split-K where the planner decides: CTAs per tile for `tiles` output tiles
  * on sms multiprocessors holding per_sm CTAs each, K being k_tiles k tiles. */
 int plan_split_k(long long tiles, int per_sm, int sms, long long k_tiles);

@@ -372,9 +372,12 @@ typedef struct evt_tuning {
      * with EVT_ERR_UNSUPPORTED and the reason. */
     const char *config;
     /* 0: the planner's split-K; 1: never split K; n >= 2: split every
-     * tile's K n ways where K has n k tiles (fewer where it has fewer;
-     * persistent configurations never split).  With n >= 2 the full
-     * listing (evt_kernel_cuda) also holds the split-K entry points. */
+     * tile's K n ways where K has n k tiles (fewer where it has fewer).
+     * A persistent configuration splits only its last wave's tiles (the
+     * tail), n ways, by the split-K entry points of a configuration of the
+     * same tile shape, which evt_launch_plan names after "tail"; the
+     * planner (0) leaves it whole, evt_launch_tune times 2 to 4 ways.  With n >= 2
+     * the full listing (evt_kernel_cuda) also holds the split-K entry points. */
     int split_k;
     /* Rows per epilogue row group: 0 the code generator's choice, or 1, 2,
      * 4, 8 or 16. */

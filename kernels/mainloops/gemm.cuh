@@ -359,11 +359,14 @@ __device__ __forceinline__ void evt_gemm_mainloop(const evt_gemm_args &args, int
 }
 
 /* The GEMM under a persistent schedule (evt_sched::ws_run); a
- * producer/consumer configuration's fast path loads with the TMA maps. */
+ * producer/consumer configuration's fast path loads with the TMA maps.
+ * Tiles from tile_end on are left to the tail's split-K entries (plan.h). */
 template <class Cfg, class Epi>
-__device__ __forceinline__ void evt_gemm_persistent(const evt_gemm_args &args, unsigned char *smem,
-                                                 const Epi &epi, const evt_tma_maps *maps = nullptr)
+__device__ __forceinline__ void evt_gemm_persistent(const evt_gemm_args &args0, unsigned char *smem,
+                                                 const Epi &epi, const evt_tma_maps *maps = nullptr,
+                                                 int tile_end = 0x7fffffff)
 {
+    const evt_tile_limited<evt_gemm_args> args = evt_tile_limit(args0, tile_end);
     const int k_tiles = (args.k + Cfg::kBK - 1) / Cfg::kBK;
     (void)maps;
 #if EVT_SM90 == 1

@@ -59,7 +59,8 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
                                                  unsigned char *smem, const Epi &epi)
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
-    const int tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
+    const int all = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
+    const int tiles = all < evt_tile_end(args) ? all : evt_tile_end(args);
     /* past the stages (and their 1024-byte alignment slack under wgmma) */
     float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
     const evt_u32 bars = evt_smem_addr(acc_tile + Cfg::kBM * Cfg::kAccLd);

@@ -41,6 +41,37 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
 }
 
 /*
+ * A persistent launch may stop before the problem's last tile: the tiles
+ * from tile_end on (the last wave's, split along K) are the tail's, which
+ * the split-K entries of a configuration of the same tile shape run
+ * (plan.h, plan.tail_*).  The schedules take their arguments wrapped with
+ * the end (evt_tile_limited) and ask evt_tile_end; unwrapped arguments run
+ * every tile.
+ */
+template <class A>
+struct evt_tile_limited : A {
+    int tile_end;
+};
+template <class A>
+__device__ __forceinline__ int evt_tile_end(const A &)
+{
+    return 0x7fffffff;
+}
+template <class A>
+__device__ __forceinline__ int evt_tile_end(const evt_tile_limited<A> &a)
+{
+    return a.tile_end;
+}
+template <class A>
+__device__ __forceinline__ evt_tile_limited<A> evt_tile_limit(const A &a, int tile_end)
+{
+    evt_tile_limited<A> r;
+    static_cast<A &>(r) = a;
+    r.tile_end = tile_end;
+    return r;
+}
+
+/*
  * A persistent CTA's tiles: numbers first, first + step, ... below count,
  * and the output tile of each (coord, which returns its problem of a
  * batch).  Without clusters those are the tiles blockIdx.x, + gridDim.x,
@@ -62,13 +93,16 @@ template <class Cfg>
 struct evt_tile_walk {
     int first, step, count, rank;
 
-    __device__ __forceinline__ evt_tile_walk(int m, int n, int batches)
+    /* end: the launch's last tile + 1 (evt_tile_end), below the problem's when
+     * the tiles after it are the tail's (plan.h) */
+    __device__ __forceinline__ evt_tile_walk(int m, int n, int batches, int end)
     {
         rank = (int)blockIdx.x % Cfg::kCluster;
         first = (int)blockIdx.x / Cfg::kCluster;
         step = (int)gridDim.x / Cfg::kCluster;
         const int rows = Cfg::kBM * Cfg::kCluster;
         count = ((m + rows - 1) / rows) * ((n + Cfg::kBN - 1) / Cfg::kBN) * batches;
+        count = count < end ? count : end;
     }
 
     __device__ __forceinline__ int coord(int t, int m, int n, int *tile_m, int *tile_n) const

@@ -150,7 +150,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
     constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
-    const evt_tile_walk<Cfg> walk(m, n, args.batches());
+    const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     /* staged + c * kStagedTileBytes: consumer c's staged input tile */
@@ -317,7 +317,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
     static_assert(Cfg::kCluster == 1, "coop_run: no clusters");
-    const evt_tile_walk<Cfg> walk(m, n, args.batches());
+    const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;

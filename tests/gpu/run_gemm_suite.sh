@@ -126,6 +126,9 @@ runs() {
             echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s4 --special"
             echo "$f $k 1000,127,24 --config sm90_pp2_cl2_128x128x64_s4 --ld-pad 3"
+            # a persistent plan's tail (plan.h), forced: 288 tiles, the last 24
+            # split two ways
+            echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"
         done
     done
     # Every builtin, both operand types, -O0 beside -O2.
@@ -177,6 +180,28 @@ runs() {
     echo "$c/layouts.evt cc_bf16 127,1000,4104 --splitk --ld-pad 8"
     echo "$c/layouts.evt rc_f16 250,513,4104"
     echo "$c/reductions.evt reductions 127,250,4104 --special"
+    # A persistent plan's tail, forced (--splitk: its last wave's tiles split two
+    # ways by the split-K entries of a configuration of the same tile, summed by
+    # its _splitsum entry, plan.h): after a persistent launch of whole waves
+    # (288 tiles: 264 and 24; 4097 x 1000: 264, the last 132 split; a batch of
+    # 3 x 288: 792 and 72), or the whole problem where it is no more than a wave
+    # (64 tiles), TMA and guarded (--ld-pad 3), every layout, with reductions,
+    # and every persistent conv family (171, 57, 392 tiles).
+    echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk"
+    echo "$c/reductions.evt reductions 4097,1000,520 --config sm90_pp2_128x128x64_s4 --splitk --special"
+    echo "$c/reductions.evt reductions 1000,1000,4104 --config sm90_pp2_128x128x64_s4 --splitk"
+    echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --ld-pad 3"
+    echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --batch 3"
+    echo "$c/reductions.evt reductions_bf16_cc 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk"
+    echo "$c/layouts.evt rr_f16 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk"
+    echo "$c/layouts.evt cr_bf16 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"
+    echo "$c/inputs.evt inputs 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --splitk"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --splitk --special"
+    echo "$c/reductions.evt reductions_conv conv:8,30,30,64,64,3,3,1,1,1 --config sm90_pp2_128x64x64_s7 --splitk"
+    echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s2_staged --splitk"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm80_ws4_128x128x64_w4_s3 --splitk"
+    echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm90_wg2_ws4_128x128x64_s4 --splitk"
     # Reductions under the warp-specialized configurations (the epilogue
     # warps' own barrier) and the sm_90a wgmma ones.
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm80_ws4_128x128x64_w4_s3"

@@ -393,6 +393,19 @@ static void test_gemm_ragged_sm90(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* Parameter i of launch r is a persistent entry's tile end (int): end, or
+ * any positive count when end < 0. */
+static void expect_tile_end(const fakecuda_launch *r, int i, long long end)
+{
+    assert_true(r->nparams > i);
+    assert_int_equal(r->param_size[i], 4);
+    const int got = fakecuda_i32_at(r->params[i], 0);
+    if (end >= 0)
+        assert_int_equal(got, end);
+    else
+        assert_true(got > 0);
+}
+
 /* 4096^3 with padded leading dimensions: the persistent producer/consumer
  * tile, one CTA per SM, loading A and B through tiled TMA maps of the
  * bound pointers whose strides are the leading dimensions. */
@@ -428,13 +441,81 @@ static void test_gemm_4096_sm90_tma(void **state)
     expect_full_args(r[1].params[0], &b, M, N, K, LDA, LDB, LD, 1.0f, -3.0f, ws);
 
     /* the maps: A as (k, m), B as (k, n), in BK x BM and BK x BN boxes, 128-byte swizzled */
-    assert_int_equal(r[1].nparams, 2);
+    assert_int_equal(r[1].nparams, 3);
+    expect_tile_end(&r[1], 2, tiles); /* every tile: no tail */
     assert_int_equal(r[1].param_size[1], 3 * 128);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
     expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1]), TMAP_F16, a, K, M, LDA, 64, 128, SWIZZLE_128B);
     expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, LDB, 64, 128, SWIZZLE_128B);
     assert_int_equal(fc.fakecuda_tensor_map_of(r[1].params[1] + 256), -1); /* nothing staged */
     assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* A persistent plan's tail (plan.h), forced four ways: 1000 x 2560 in
+ * 128 x 128 tiles is 160 tiles, 28 past the first wave of 132, so the
+ * ping-pong launch stops at tile 132 and the 28 go to the 128 x 128 wgmma
+ * tile's split-K entries, four ways (K = 2560: 40 k tiles), into slots past
+ * the reductions' words, and its sum; the reductions' init and finish around
+ * all three.  The planner's own plan runs one launch of every tile. */
+static void test_gemm_tail_sm90(void **state)
+{
+    (void)state;
+    enum { M = 1000, N = 2560, K = 2560, LD = N };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(l, &b, M, N, LD);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
+    const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0};
+    assert_int_equal(evt_launch_set_tuning(l, &four), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1 "
+                                            "tail 28 x 4 sm90_wg2_128x128x64_s3");
+    fakecuda_launch r[5];
+    assert_int_equal(launches(r, 5), 5);
+    const size_t words = (size_t)(1 + M) * 4, slots_at = (words + 255) / 256 * 256;
+    const unsigned long long ws = one_alloc(slots_at + (size_t)28 * 4 * 128 * 128 * 4);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
+    expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", 132, DEV_SM90,
+                FULL_SIZE);
+    assert_int_equal(r[1].nparams, 3);
+    expect_tile_end(&r[1], 2, 132);
+    expect_main(&r[2], "evt_tn_gemm_sm90_wg2_128x128x64_s3_splitk_sm90a", "sm90_wg2_128x128x64_s3", 28 * 4,
+                DEV_SM90, FULL_SIZE);
+    expect_main(&r[3], "evt_tn_gemm_sm90_wg2_128x128x64_s3_splitsum_sm90a", "sm90_wg2_128x128x64_s3", 28,
+                DEV_SM90, FULL_SIZE);
+    for (int i = 2; i < 4; i++) {
+        assert_int_equal(r[i].nparams, 4);
+        assert_int_equal((uintptr_t)fakecuda_ptr_at(r[i].params[1], 0), ws + slots_at);
+        assert_int_equal(fakecuda_i32_at(r[i].params[2], 0), 4);   /* ways */
+        assert_int_equal(fakecuda_i32_at(r[i].params[3], 0), 132); /* the tail's first tile */
+    }
+    expect_reduce(&r[4], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
+    for (int i = 0; i < 5; i++)
+        expect_full_args(r[i].params[0], &b, M, N, K, K, K, LD, 1.0f, 0.25f, ws);
+    size_t bytes = 0;
+    assert_int_equal(evt_launch_workspace_size(l, &bytes), EVT_OK);
+    assert_int_equal(bytes, slots_at + (size_t)28 * 4 * 128 * 128 * 4);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    /* the planner's: one persistent launch of all 160 tiles */
+    const evt_tuning never = {NULL, 0, 0, 0};
+    assert_int_equal(evt_launch_set_tuning(l, &never), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1");
+    assert_int_equal(launches(r, 5), 3);
+    expect_tile_end(&r[1], 2, 160);
 
     free_bufs(&b);
     evt_launch_destroy(l);
@@ -538,7 +619,8 @@ static void test_gemm_fp8_sm90_tma(void **state)
     assert_int_equal(fakecuda_i64_at(args, F8_LD_Y), LD);
     assert_int_equal(fakecuda_i32_at(args, F8_M), M);
     assert_int_equal(fakecuda_i32_at(args, F8_N), N);
-    assert_int_equal(r[0].nparams, 2);
+    assert_int_equal(r[0].nparams, 3);
+    expect_tile_end(&r[0], 2, -1);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
     expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1]), TMAP_UINT8, 1, a, K, M, LDA, 128, 128,
                        SWIZZLE_128B);
@@ -608,7 +690,8 @@ static void test_gemm_split_k_bf16_nt(void **state)
                 DEV_SM90, SC_SIZE);
     for (int i = 0; i < 2; i++) {
         const unsigned char *args = r[i].params[0];
-        assert_int_equal(r[i].nparams, 3);
+        assert_int_equal(r[i].nparams, 4);
+        assert_int_equal(fakecuda_i32_at(r[i].params[3], 0), 0); /* tile0: every tile */
         assert_int_equal(r[i].param_size[1], 8);
         assert_int_equal(r[i].param_size[2], 4);
         assert_int_equal((uintptr_t)fakecuda_ptr_at(r[i].params[1], 0), ws); /* the slots, at the start */
@@ -802,7 +885,8 @@ static void run_conv(const conv_case *c)
     assert_int_equal(fakecuda_i32_at(args, RES_N), N);
 
     if (strstr(c->plan, " tma")) {
-        assert_int_equal(r[0].nparams, 2);
+        assert_int_equal(r[0].nparams, 3);
+        expect_tile_end(&r[0], 2, -1);
         fakecuda_tensor_map t;
         const long xi = fc.fakecuda_tensor_map_of(r[0].params[1]);
         assert_true(xi >= 0);
@@ -1454,7 +1538,8 @@ static void test_gemm_batched(void **state)
                 assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + (unsigned long long)L * 4);
             }
             if (c->pp) {
-                assert_int_equal(r[1].nparams, 2);
+                assert_int_equal(r[1].nparams, 3);
+                expect_tile_end(&r[1], 2, -1);
                 if (L > 1)
                     expect_tiled3(fc.fakecuda_tensor_map_of(r[1].params[1]), a, K, M, K, L, M * K, 64, 128);
                 else
@@ -1611,7 +1696,8 @@ static void test_gemm_transposed_sm90_tma(void **state)
         if (!c->pp || !runs[i].aligned) {
             assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
         } else {
-            assert_int_equal(r[0].nparams, 2);
+            assert_int_equal(r[0].nparams, 3);
+            expect_tile_end(&r[0], 2, -1); /* a persistent entry's last parameter */
             assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
             const long ia = fc.fakecuda_tensor_map_of(r[0].params[1]);
             const long ib = fc.fakecuda_tensor_map_of(r[0].params[1] + 128);
@@ -1638,6 +1724,7 @@ static const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup(name, setup)
     T(test_gemm_ragged_sm90),
     T(test_gemm_4096_sm90_tma),
+    T(test_gemm_tail_sm90),
     T(test_gemm_cluster_sm90),
     T(test_gemm_fp8_sm90_tma),
     T(test_gemm_split_k_bf16_nt),

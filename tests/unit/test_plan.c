@@ -627,12 +627,15 @@ static void test_split_k(void **state)
     const char *why = NULL;
     assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
     assert_non_null(why);
-    /* a persistent configuration never splits; its grid is one CTA a slot */
-    const plan_options forced = {CFG(sm80_ws4_128x128x64_w4_s3), 2};
+    /* a persistent configuration never splits its tiles (test_tail splits
+     * its last wave); its grid is one CTA a slot */
+    const plan_options forced = {CFG(sm80_ws4_128x128x64_w4_s3), 1};
     p = problem(EVT_TARGET_SM90A, 132, 401408, 256, 64, 1);
     pl = make(&k_conv, &p, &forced);
     assert_int_equal(pl.splits, 1);
+    assert_int_equal(pl.tail_splits, 1);
     assert_int_equal(pl.tiles, 3136 * 2);
+    assert_int_equal(pl.tail_first, pl.tiles);
     assert_int_equal(pl.grid, 132);
     p.m = 128; /* two tiles: two CTAs */
     assert_int_equal(make(&k_conv, &p, &forced).grid, 2);
@@ -645,6 +648,102 @@ static void test_split_k(void **state)
     p.m = p.n = 4096;
     pl = make(&k_conv, &p, &many);
     assert_true(pl.splits > 1 && pl.grid <= 2147483647LL && pl.grid == pl.tiles * pl.splits);
+}
+
+/* A persistent plan's tail: its last wave split along K by a configuration
+ * of the same tile shape (plan.h). */
+static void test_tail(void **state)
+{
+    (void)state;
+    /* the tail configurations: the same tile, wgmma for 16-bit operands,
+     * mma.sync for fp8 (f32 sums), none for clusters or a tile no plain
+     * configuration has */
+    assert_ptr_equal(plan_tail_config(CFG(sm90_pp2_128x128x64_s4), &k_gemm_tn, EVT_TARGET_SM90A),
+                     CFG(sm90_wg2_128x128x64_s3));
+    assert_ptr_equal(plan_tail_config(CFG(sm90_pp2_128x128x64_s4), &k_conv, EVT_TARGET_SM90A),
+                     CFG(sm90_wg2_128x128x32_s6));
+    assert_ptr_equal(plan_tail_config(CFG(sm90_pp2_128x64x64_s7), &k_conv, EVT_TARGET_SM90A),
+                     CFG(sm80_128x64x64_w4_s3));
+    assert_ptr_equal(plan_tail_config(CFG(sm90_coop2_128x128x128_s4_fp8), &k_gemm_fp8, EVT_TARGET_SM90A),
+                     CFG(sm80_128x128x128_w4_s3_fp8));
+    assert_ptr_equal(plan_tail_config(CFG(sm90_pp2_128x128x64_s2_staged), &k_conv_st, EVT_TARGET_SM90A),
+                     CFG(sm90_wg2_128x128x32_s6));
+    assert_null(plan_tail_config(CFG(sm90_pp2_cl2_128x128x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
+    assert_null(plan_tail_config(CFG(sm90_coop2_256x128x64_s3), &k_gemm_tn, EVT_TARGET_SM90A));
+    assert_null(plan_tail_config(CFG(sm90_wg2_128x128x64_s3), &k_gemm_tn, EVT_TARGET_SM90A));
+
+    /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
+     * ways; the planner's own plan splits none (plan.c: it was slower) */
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
+    p.conv_c = 0;
+    plan pl = make(&k_gemm_tn, &p, NULL);
+    assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s4));
+    assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
+    plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4};
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.tiles, 160);
+    assert_int_equal(pl.splits, 1);
+    assert_ptr_equal(pl.tail_config, CFG(sm90_wg2_128x128x64_s3));
+    assert_int_equal(pl.tail_first, 132);
+    assert_int_equal(pl.tail_splits, 4);
+    assert_true(pl.tail_aligned);
+    assert_int_equal(pl.grid, 132);
+    char buf[128];
+    plan_describe(&pl, EVT_TARGET_SM90A, buf, sizeof buf);
+    assert_string_equal(buf, "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1 tail 28 x 4 "
+                             "sm90_wg2_128x128x64_s3");
+    /* never (1), the planner's (0): none; a K of one k tile: none */
+    o.split_k = 1;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.grid == 132);
+    o.split_k = 0;
+    assert_int_equal(make(&k_gemm_tn, &p, &o).tail_splits, 1);
+    o.split_k = 4;
+    p.k = 64;
+    assert_int_equal(make(&k_gemm_tn, &p, &o).tail_splits, 1);
+    /* forced ways: the last wave's tiles (1024 tiles: 100 in the last wave) */
+    p = problem(EVT_TARGET_SM90A, 132, 4096, 4096, 4096, 1);
+    p.conv_c = 0;
+    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 3};
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.tail_first, 1024 - 100);
+    assert_int_equal(pl.tail_splits, 3);
+    assert_int_equal(pl.grid, 132);
+    /* ... all of a problem of no more than a wave: no persistent launch */
+    p.m = p.n = 300;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.tiles, 9);
+    assert_int_equal(pl.tail_first, 0);
+    assert_int_equal(pl.grid, 0);
+    assert_int_equal(pl.tail_splits, 3);
+    /* ... at most K's k tiles; none where there is no tail configuration */
+    p.k = 128;
+    assert_int_equal(make(&k_gemm_tn, &p, &o).tail_splits, 2);
+    o.config = CFG(sm90_pp2_cl2_128x128x64_s4);
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
+    /* a batch's tiles are walked as one problem's: its last wave splits */
+    p = problem(EVT_TARGET_SM90A, 132, 256, 256, 4096, 1);
+    p.conv_c = 0;
+    p.batch = 35; /* 140 tiles */
+    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 4};
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.tiles, 140);
+    assert_int_equal(pl.tail_first, 132);
+    assert_int_equal(pl.tail_splits, 4);
+    /* conv, fp8 */
+    p = problem(EVT_TARGET_SM90A, 132, 8 * 28 * 28, 512, 9 * 128, 1);
+    p.conv_c = 128;
+    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 2};
+    pl = make(&k_conv, &p, &o);
+    assert_ptr_equal(pl.tail_config, CFG(sm90_wg2_128x128x32_s6));
+    assert_int_equal(pl.tail_first, pl.tiles - pl.tiles % 132);
+    p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
+    p.conv_c = 0;
+    o = (plan_options){CFG(sm90_coop2_128x128x128_s4_fp8), 2};
+    pl = make(&k_gemm_fp8, &p, &o);
+    assert_ptr_equal(pl.tail_config, CFG(sm80_128x128x128_w4_s3_fp8));
+    assert_int_equal(pl.tail_first, 132);
 }
 
 static void test_tma(void **state)
@@ -1056,7 +1155,8 @@ int main(void)
         cmocka_unit_test(test_config_names), cmocka_unit_test(test_config_sizes),
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_can_run),
         cmocka_unit_test(test_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
-        cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tma),
+        cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
