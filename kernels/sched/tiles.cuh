@@ -143,21 +143,44 @@ EVT_DEVICE void evt_split_store(const float *acc, float *slot)
 
 /* The sum of a tile's `splits` partial tiles, slot 0 first (so the result
  * does not depend on which CTA finished first), into the smem accumulator
- * layout the epilogue reads; ends with a barrier. */
+ * layout the epilogue reads; ends with a barrier.  A thread takes its float4s
+ * kChunk at a time and loads a slot's kChunk of them before it adds any, so
+ * that kChunk loads are in flight, not one: the partial tiles come from L2,
+ * and a split-K sum (a tile a CTA, few CTAs for a persistent plan's tail)
+ * otherwise waited out one round trip per float4 and split. */
 template <int BM, int BN, int THREADS, int ACC_LD>
 EVT_DEVICE void evt_split_sum(const float *slots, int splits, float *acc)
 {
-    for (int i = (int)threadIdx.x; i < BM * BN / 4; i += THREADS) {
-        float4 t = reinterpret_cast<const float4 *>(slots)[i];
+    constexpr int kVecs = BM * BN / 4, kPer = kVecs / THREADS;
+    constexpr int kChunk = kPer < 8 ? kPer : 8;
+    static_assert(kVecs % THREADS == 0 && kPer % kChunk == 0, "a tile's float4s split evenly");
+    const float4 *src = reinterpret_cast<const float4 *>(slots);
+#pragma unroll 1
+    for (int c = 0; c < kPer; c += kChunk) {
+        float4 t[kChunk];
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u)
+            t[u] = src[(c + u) * THREADS + (int)threadIdx.x];
         for (int s = 1; s < splits; ++s) {
-            const float4 u = reinterpret_cast<const float4 *>(slots + (evt_i64)s * BM * BN)[i];
-            t.x = __fadd_rn(t.x, u.x);
-            t.y = __fadd_rn(t.y, u.y);
-            t.z = __fadd_rn(t.z, u.z);
-            t.w = __fadd_rn(t.w, u.w);
+            const float4 *slot = src + (evt_i64)s * kVecs;
+            float4 v[kChunk];
+#pragma unroll
+            for (int u = 0; u < kChunk; ++u)
+                v[u] = slot[(c + u) * THREADS + (int)threadIdx.x];
+#pragma unroll
+            for (int u = 0; u < kChunk; ++u) {
+                t[u].x = __fadd_rn(t[u].x, v[u].x);
+                t[u].y = __fadd_rn(t[u].y, v[u].y);
+                t[u].z = __fadd_rn(t[u].z, v[u].z);
+                t[u].w = __fadd_rn(t[u].w, v[u].w);
+            }
         }
-        const int r = i / (BN / 4), c = i % (BN / 4) * 4;
-        *reinterpret_cast<float4 *>(acc + r * ACC_LD + c) = t;
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u) {
+            const int i = (c + u) * THREADS + (int)threadIdx.x;
+            const int r = i / (BN / 4), col = i % (BN / 4) * 4;
+            *reinterpret_cast<float4 *>(acc + r * ACC_LD + col) = t[u];
+        }
     }
     __syncthreads();
 }
