@@ -2,6 +2,9 @@
 """tune_sweep.py - every plan's time on a wide set of shapes, for fitting the
 heuristic: `evtc tune --dry-run` (nothing recorded) per shape, GEMM and conv.
 
+$SWEEP_GEMM_KERNELS names the GEMM kernels of examples/examples.evt to sweep
+(default mlp_up: bias + GELU, bf16; train_fwd: bias + ReLU + aux + amax, f16).
+
 Prints one line per shape (the heuristic's plan and time, the fastest plan and
 time, the speed-up tuning gives) and writes every plan's time to
 $OUT/tune_sweep.csv (shape, kernel, config, split, ms, heuristic, best).
@@ -56,9 +59,10 @@ def main():
     which = sys.argv[1:] or ["gemm", "conv"]
     jobs = []
     if "gemm" in which:
-        for n, k in GEMM_NK:
-            for m in GEMM_MS:
-                jobs.append(("examples/examples.evt", "mlp_up", "--gemm", f"{m},{n},{k}"))
+        for kernel in os.environ.get("SWEEP_GEMM_KERNELS", "mlp_up").split():
+            for n, k in GEMM_NK:
+                for m in GEMM_MS:
+                    jobs.append(("examples/examples.evt", kernel, "--gemm", f"{m},{n},{k}"))
     if "conv" in which:
         for c in WIDE_CONV:
             n, h, w, ci, co, r, s, pad, stride = c
