@@ -26,6 +26,7 @@ static const enum evt_tile_id gemm_sm80[] = {
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 static const enum evt_tile_id gemm_sm90[] = {
+    EVT_TILE_sm90_pp2_128x128x64_s2_staged,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
@@ -111,15 +112,18 @@ static int fits(const plan_config *c, const plan_target *t)
 typedef struct gemm_tiles {
     const plan_config *sync_wide, *sync_mid, *sync_small; /* mma.sync 128x256, 128x128, 64x64 */
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
+    const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
                                   CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
-                                  CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3)};
+                                  CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
+                                  CFG(sm90_pp2_128x128x64_s2_staged)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
                                  CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL,
                                  NULL};
 
@@ -239,6 +243,9 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
  * 1 to 16384 against transformer and square N x K; bench/tune_sweep.py,
  * docs/tuning.md):
+ * - Where the epilogue reads a 16-bit [M, N] input, K is at most two k tiles,
+ *   N over 64 and every consumer of the staged tile gets two tiles, that
+ *   tile (the conv's rule: a 1x1 conv is such a GEMM).
  * - Where tma is set and K is longer than two k tiles, the producer/consumer
  *   tile once every consumer gets two tiles or more.
  * - Below that, with K of 1024 or more, M of a whole tile row or more and at
@@ -253,9 +260,16 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  *   CTAs per SM.
  */
 static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
-                                         long long kk, long long batch, long long sms, int tma)
+                                         long long kk, long long batch, long long sms, int tma, int stageable)
 {
     const plan_config *pp = g->pp, *wide = g->wg_wide;
+    /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
+     * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
+     * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */
+    const plan_config *staged = g->staged;
+    if (staged && tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
+        plan_config_batch_tiles(staged, m, n, batch) >= 4 * sms)
+        return staged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return pp;
@@ -336,7 +350,7 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
     const long long s = sms > 0 ? sms : ti->sms_default;
     if (k->mainloop == EVT_MAINLOOP_GEMM) {
         const gemm_tiles *g = k->fp8 ? &gemm8 : &gemm16;
-        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, m, n, kk, batch, s, tma)
+        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, m, n, kk, batch, s, tma, k->stageable)
                                   : gemm_sm80_pick(g, ti, m, n, batch, s);
     }
     return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, s, tma, k->stageable)

@@ -415,7 +415,7 @@ static int gen_case(fuzz_case *c, uint64_t seed, evt_target target)
         if (opt.families & (1u << f))
             fams[nfam++] = f;
     c->family = fams[pg_below(&r, (unsigned)nfam)];
-    const int conv_only = c->family == FAM_WS || c->family == FAM_STAGED;
+    const int conv_only = c->family == FAM_WS; /* the staged tile runs GEMMs too (session 12) */
     c->mainloop = conv_only || pg_chance(&r, 30) ? EVT_MAINLOOP_CONV2D_FPROP : EVT_MAINLOOP_GEMM;
     /* Row groups of 1 and 2 compile fastest; 0 is the code generator's choice (2, 4 or 16). */
     static const int levels[] = {10, 10, 80}, groups[] = {25, 45, 20, 6, 3, 1};

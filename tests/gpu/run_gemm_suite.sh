@@ -180,6 +180,17 @@ runs() {
     echo "$c/layouts.evt cc_bf16 127,1000,4104 --splitk --ld-pad 8"
     echo "$c/layouts.evt rc_f16 250,513,4104"
     echo "$c/reductions.evt reductions 127,250,4104 --special"
+    # The staged producer/consumer tile on GEMMs (the epilogue's [M, N] input
+    # copied by the producer, TMA on the fast path): the heuristic's pick at
+    # K <= 128 (40000 x 512 x 128), forced in every layout (the transposed
+    # wgmma), a batch (rank-3 maps), the guarded path (K = 13, --ld-pad 3)
+    echo "$c/layouts.evt rc_f16 40000,512,128"
+    echo "$c/layouts.evt rc_f16 20000,512,128 --config sm90_pp2_128x128x64_s2_staged --special"
+    echo "$c/layouts.evt rr_bf16 3000,1000,64 --config sm90_pp2_128x128x64_s2_staged"
+    echo "$c/layouts.evt cc_f16 1000,4097,520 --config sm90_pp2_128x128x64_s2_staged"
+    echo "$c/layouts.evt cr_f16 1000,127,13 --config sm90_pp2_128x128x64_s2_staged --special"
+    echo "$c/inputs.evt inputs 4097,1000,128 --config sm90_pp2_128x128x64_s2_staged --ld-pad 3"
+    echo "$c/inputs.evt inputs 2000,1000,520 --config sm90_pp2_128x128x64_s2_staged --batch 3"
     # A persistent plan's tail, forced (--splitk: its last wave's tiles split two
     # ways by the split-K entries of a configuration of the same tile, summed by
     # its _splitsum entry, plan.h): after a persistent launch of whole waves

@@ -69,6 +69,7 @@ static const family families[] = {
     {"staged", "sm90_pp2_128x128x64_s2_staged", 1},
     {"split-K", "sm80_64x64x32_w4_s4", 2},
     {"split-K", "sm90_wg2_128x256x64_s4", 2},
+    {"tail", "sm90_pp2_128x128x64_s4", 2}, /* a persistent plan's tail: the split-K entries of 128x128 */
 };
 
 typedef struct problem {

@@ -25,6 +25,7 @@ static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0};  /* A row-maj
 static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0};  /* A column-major */
 static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0};
 static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0};  /* an [M, N] input to stage */
 static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1};  /* e4m3/e5m2, A row, B col */
 static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1}; /* fp8, not K-contiguous */
 
@@ -746,6 +747,32 @@ static void test_tail(void **state)
     assert_int_equal(pl.tail_first, 132);
 }
 
+/* A GEMM whose epilogue reads a 16-bit [M, N] input takes the staged
+ * producer/consumer tile on the conv's terms: K of one or two k tiles, N
+ * over 64, two tiles a consumer, TMA maps; else what any GEMM takes. */
+static void test_gemm_staged(void **state)
+{
+    (void)state;
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 512, 128, 132, 1),
+                     T(sm90_pp2_128x128x64_s2_staged));
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 401408, 256, 64, 132, 1),
+                     T(sm90_pp2_128x128x64_s2_staged));
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 512, 256, 132, 1),
+                     pick(&k_gemm_tn, EVT_TARGET_SM90A, 100352, 512, 256, 132, 1)); /* K */
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 64, 128, 132, 1),
+                     pick(&k_gemm_tn, EVT_TARGET_SM90A, 100352, 64, 128, 132, 1)); /* N */
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 4096, 512, 128, 132, 1),
+                     pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 512, 128, 132, 1)); /* tiles */
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 512, 128, 132, 0),
+                     pick(&k_gemm_tn, EVT_TARGET_SM90A, 100352, 512, 128, 132, 0)); /* no maps */
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM80, 100352, 512, 128, 108, 0),
+                     pick(&k_gemm_tn, EVT_TARGET_SM80, 100352, 512, 128, 108, 0));
+    const char *why = NULL;
+    assert_true(plan_can_run(CFG(sm90_pp2_128x128x64_s2_staged), &k_gemm_st, EVT_TARGET_SM90A, &why));
+    assert_false(plan_can_run(CFG(sm90_pp2_128x128x64_s2_staged), &k_gemm_tn, EVT_TARGET_SM90A, &why));
+    assert_non_null(strstr(why, "staged"));
+}
+
 static void test_tma(void **state)
 {
     (void)state;
@@ -830,7 +857,7 @@ static void test_listed(void **state)
     sizes[ns++] = 12544;
     static const long long ks[] = {64, 128, 129, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8};
+    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
         for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
             const plan_kernel *k = kernels[ki];
@@ -961,6 +988,10 @@ static void test_transposed_layouts(void **state)
             const char *why = NULL;
             /* the clustered tile multicasts K-contiguous B tiles only */
             if (cfg->cluster > 1 && !pk.k_contiguous) {
+                assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
+                continue;
+            }
+            if (cfg->staged) { /* this epilogue reads no [M, N] input: nothing to stage */
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
                 continue;
             }
@@ -1156,6 +1187,7 @@ int main(void)
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_can_run),
         cmocka_unit_test(test_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_gemm_staged),
         cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
