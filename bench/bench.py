@@ -270,9 +270,16 @@ WIDE_M = [1, 16, 77, 128, 333, 512, 1000, 2048, 4096, 8192, 16384]
 
 
 def short_plan(plan):
-    """'sm90_pp2_128x128x64_s4 /1' from a launch's plan line."""
+    """'sm90_pp2_128x128x64_s4 /1' from a launch's plan line ('... tail 28x4' where a
+    persistent plan splits its last wave)."""
     f = plan.split()
-    return f"{f[1]} /{f[f.index('splits') + 1]}" if "splits" in f else plan
+    if "splits" not in f:
+        return plan
+    s = f"{f[1]} /{f[f.index('splits') + 1]}"
+    if "tail" in f:
+        i = f.index("tail")
+        s += f" tail {f[i + 1]}x{f[i + 3]}"
+    return s
 
 
 def graph_time(fn, replays=10):
