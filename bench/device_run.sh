@@ -29,6 +29,9 @@
 #           peers, heuristic and tuned) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
+#   plans   bench/plans.py: the heuristic's plan against forced plans on GEMMs
+#           (a persistent plan's tail, the staged tile at short K, the ping-pong
+#           against the 128x128 wgmma tile; $PLANS: tail staged streams)
 #   ncu     Nsight Compute on the fused conv of bench/profile_conv.py for the
 #           shape in $NCU_SHAPE (default the 28x28x128 -> 512 1x1 layer)
 #   ncugemm Nsight Compute on our GEMM + bias + GELU and cuBLASLt's (bench/profile_gemm.py,
@@ -124,6 +127,7 @@ for s in $sections; do
     gelu) python3 bench/profile_gelu.py 2>&1 | tee "$out/gelu.log" ;;
     sweep) python3 bench/sweep.py ${SWEEP:-conv} 2>&1 | tee "$out/sweep.log" ;;
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
+    plans) python3 bench/plans.py ${PLANS:-tail staged streams} 2>&1 | tee "$out/plans.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     fp8)
