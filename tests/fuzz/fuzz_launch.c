@@ -604,20 +604,31 @@ static void check_launch(const model *md, size_t i)
     tiles = plan_config_batch_tiles(c, M, N, B); /* a batch's tiles share the grid */
     const int split = strstr(f.function, "_splitk_") != NULL, sum = strstr(f.function, "_splitsum_") != NULL;
     if (split || sum) {
-        const int splits = fakecuda_i32_at(f.params[2], 0);
-        if (f.nparams != 3 || splits < 2 || splits > 1 << 20)
+        /* (args, slots, splits, tile0): the tiles from tile0 on, all of them
+         * but a persistent plan's tail's */
+        if (f.nparams != 4 || f.param_size[2] != 4 || f.param_size[3] != 4)
             die("split-K parameters of", f.function);
-        if ((long long)f.grid[0] != (split ? tiles * splits : tiles))
+        const int splits = fakecuda_i32_at(f.params[2], 0), tile0 = fakecuda_i32_at(f.params[3], 0);
+        if (splits < 2 || splits > 1 << 20 || tile0 < 0 || tile0 >= tiles)
+            die("split-K parameters of", f.function);
+        const long long own = tiles - tile0;
+        if ((long long)f.grid[0] != (split ? own * splits : own))
             die("the split-K grid is not tiles x splits (or tiles) in", f.function);
         if (ws_honest)
             expect_inside("split-K's slots", f.function, fakecuda_ptr_at(f.params[1], 0),
-                      (unsigned long long)tiles * (unsigned long long)splits * (unsigned long long)(c->bm * c->bn) * 4);
+                      (unsigned long long)own * (unsigned long long)splits * (unsigned long long)(c->bm * c->bn) * 4);
     } else if ((long long)f.grid[0] > tiles ||
                (!plan_config_persistent(c) && (long long)f.grid[0] != tiles)) {
         fprintf(stderr, "fuzz_launch: %s launched %u CTAs for %lld tiles\n", f.function, f.grid[0], tiles);
         abort();
+    } else if (plan_config_persistent(c)) {
+        /* its last parameter: where its walk stops, past its grid, at most every tile */
+        const int last = f.nparams - 1;
+        const long long tile_end = last >= 1 ? fakecuda_i32_at(f.params[last], 0) : -1;
+        if (last < 1 || f.param_size[last] != 4 || tile_end < (long long)f.grid[0] || tile_end > tiles)
+            die("a persistent entry's tile end in", f.function);
     }
-    if (f.nparams == 2 && f.param_size[1] == 384 && honest)
+    if (f.nparams >= 2 && f.param_size[1] == 384 && honest)
         for (int mi = 0; mi < 3; mi++) {
             const long index = w.fc.fakecuda_tensor_map_of(f.params[1] + 128 * mi);
             if (index >= 0)
@@ -643,8 +654,10 @@ static void check_run(const model *md, size_t from, int honest_ws, int one_run)
     for (size_t i = from; one_run && i < to; i++) {
         fakecuda_launch f;
         w.fc.fakecuda_get_launch(i, &f);
+        /* a persistent plan's tail runs another configuration's split-K entries */
+        const int tail = plan && strstr(plan, " tail ") && strstr(f.function, "_splitk_");
         if (!ends_with(f.function, "_reduce_init") && !ends_with(f.function, "_reduce_finish") &&
-            !strstr(f.function, "_splitsum_") && (long long)f.grid[0] != grid) {
+            !strstr(f.function, "_splitsum_") && !tail && (long long)f.grid[0] != grid) {
             fprintf(stderr, "fuzz_launch: %s launched %u CTAs, its plan says \"%s\"\n", f.function, f.grid[0], plan);
             abort();
         }
