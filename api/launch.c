@@ -1284,8 +1284,7 @@ static evt_status run(evt_launch *l, void *stream, int own, void *workspace, siz
     const rt_resolved main_fns = *found, *fns = &main_fns;
     rt_resolved tail_fns;
     if (r.pl.tail_splits > 1) {
-        const plan tail_plan = {r.pl.tail_config, r.pl.tail_aligned, 0, r.pl.tail_splits, 0, 0,
-                                NULL, 0, 1, 0};
+        const plan tail_plan = plan_tail_plan(&r.pl);
         if ((st = resolve(l, r.cu_ctx, &tail_plan, &found)) != EVT_OK)
             return st;
         tail_fns = *found;

@@ -105,8 +105,7 @@ static evt_status compile_all(evt_launch *l, const launch_view *v, evt_target t,
         }
         if (plans[i].tail_splits > 1 && nsrc + 1 < 2 * n) {
             /* the tail's split-K entries, compiled with the rest */
-            const plan tail = {plans[i].tail_config, plans[i].tail_aligned, 0, plans[i].tail_splits,
-                               0, 0, NULL, 0, 1, 0};
+            const plan tail = plan_tail_plan(&plans[i]);
             sb_init(&src[nsrc + 1]);
             if ((st = launch_source(l, &tail, &src[nsrc + 1])) != EVT_OK) {
                 sb_free(&src[nsrc]);

@@ -151,6 +151,13 @@ const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, 
     return best;
 }
 
+plan plan_tail_plan(const plan *pl)
+{
+    const plan t = {.config = pl->tail_config, .aligned = pl->tail_aligned, .splits = pl->tail_splits,
+                    .tail_splits = 1};
+    return t;
+}
+
 /*
  * Persistent plan *out's tail: its last wave's tiles (all of them when the
  * problem has no more than a wave), split split_k ways where that is forced

@@ -159,6 +159,10 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t);
  * operand bytes, runnable (wgmma preferred for 16-bit operands, mma.sync for
  * fp8, whose wgmma sums lack f32 precision: docs/fp8.md); NULL if none. */
 const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, evt_target t);
+/* The plan whose split-K entries run persistent plan pl's tail (pl's
+ * tail_config, tail_aligned, tail_splits): what its entry points are
+ * resolved and compiled by. */
+plan plan_tail_plan(const plan *pl);
 /* Split-K where the planner decides: CTAs per tile for `tiles` output tiles
  * on sms multiprocessors holding per_sm CTAs each, K being k_tiles k tiles. */
 int plan_split_k(long long tiles, int per_sm, int sms, long long k_tiles);
