@@ -1201,6 +1201,21 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
     return EVT_OK;
 }
 
+/* The split-K entries of configuration c (functions f) on tiles tile0 ..
+ * tile0 + own - 1: every share into its slot, then each tile's sum in share
+ * order and its epilogue.  A plan's split-K has tile0 0, a persistent
+ * plan's tail its first tile. */
+static evt_status launch_split(evt_ctx *ctx, const rt_resolved *f, const plan_config *c, long long own,
+                               int splits, int tile0, rt_cu_ptr slots, unsigned char *args, rt_cu_stream s)
+{
+    void *params[] = {args, &slots, &splits, &tile0};
+    evt_status st = launch_params(ctx, f->main, (unsigned)(own * splits), (unsigned)c->threads,
+                                  (unsigned)c->smem_bytes, s, params);
+    if (st == EVT_OK)
+        st = launch_params(ctx, f->sum, (unsigned)own, (unsigned)c->threads, (unsigned)c->smem_bytes, s, params);
+    return st;
+}
+
 /* Enqueues prepared run r on stream s, its workspace at ws; tail: the
  * functions of r's tail (r->pl.tail_splits > 1), else NULL. */
 static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, const rt_resolved *tail,
@@ -1226,36 +1241,19 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     const unsigned threads = (unsigned)r->pl.config->threads;
     const unsigned smem = (unsigned)r->pl.config->smem_bytes;
     const long long tiles = r->pl.tiles, grid = r->pl.grid;
-    int splits = r->pl.splits;
-    int tile_end = (int)r->pl.tail_first, tile0 = 0; /* tiles below 2^31 (prepare) */
+    const int splits = r->pl.splits;
+    int tile_end = (int)r->pl.tail_first; /* tiles below 2^31 (prepare) */
     if (st == EVT_OK && tiles > 0 && splits == 1 && tile_end > 0) {
         /* the maps: TMA entries' second parameter; a persistent entry's last, its tile end */
         void *params_tma[] = {args, &r->maps, &tile_end}, *params[] = {args, &tile_end};
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s,
                            r->pl.tma ? params_tma : params);
     }
-    if (st == EVT_OK && tiles > 0 && splits > 1) {
-        /* every tile's shares into their slots, then each tile's sum and epilogue */
-        rt_cu_ptr slots = ws + r->split_offset;
-        void *params[] = {args, &slots, &splits, &tile0};
-        st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s, params);
-        if (st == EVT_OK)
-            st = launch_params(ctx, fns->sum, (unsigned)tiles, threads, smem, s, params);
-    }
-    if (st == EVT_OK && tiles > 0 && splits == 1 && r->pl.tail_splits > 1) {
-        /* the tail: its tiles' shares, then their sums and epilogues, as split-K's */
-        const plan_config *tc = r->pl.tail_config;
-        rt_cu_ptr slots = ws + r->split_offset;
-        int tail_splits = r->pl.tail_splits;
-        tile0 = (int)r->pl.tail_first;
-        void *params[] = {args, &slots, &tail_splits, &tile0};
-        const long long tail_tiles = tiles - r->pl.tail_first;
-        st = launch_params(ctx, tail->main, (unsigned)(tail_tiles * tail_splits), (unsigned)tc->threads,
-                           (unsigned)tc->smem_bytes, s, params);
-        if (st == EVT_OK)
-            st = launch_params(ctx, tail->sum, (unsigned)tail_tiles, (unsigned)tc->threads,
-                               (unsigned)tc->smem_bytes, s, params);
-    }
+    if (st == EVT_OK && tiles > 0 && splits > 1)
+        st = launch_split(ctx, fns, r->pl.config, tiles, splits, 0, ws + r->split_offset, args, s);
+    if (st == EVT_OK && tiles > 0 && splits == 1 && r->pl.tail_splits > 1)
+        st = launch_split(ctx, tail, r->pl.tail_config, tiles - r->pl.tail_first, r->pl.tail_splits,
+                          tile_end, ws + r->split_offset, args, s);
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
     if (st == EVT_OK) {

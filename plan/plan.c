@@ -175,9 +175,7 @@ static void tail_of(const plan_config *c, const plan_kernel *k, const plan_probl
         return;
     const long long slots = (long long)sms * c->min_blocks;
     const long long k_tiles = (p->k + t->bk - 1) / t->bk;
-    long long last = out->tiles % slots;
-    if (last == 0 || out->tiles <= slots)
-        last = out->tiles <= slots ? out->tiles : slots;
+    const long long last = out->tiles <= slots ? out->tiles : (out->tiles - 1) % slots + 1;
     const int s = (long long)split_k > k_tiles ? (int)k_tiles : split_k;
     if (s < 2)
         return;
