@@ -59,21 +59,22 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
     const plan_options heuristic = {NULL, 0};
     if (plan_make(v->pk, prob, &heuristic, &p, &why))
         add_plan(plans, &n, &p);
-    static const int splits[] = {0, 2, 3, 4, 8};
-    /* a persistent configuration's tail: none, the planner's, 2 to 4 ways */
-    static const int tails[] = {0, 1, 2, 3, 4};
+    /* split-K: the planner's, then 2 to 8 ways; a persistent configuration's
+     * tail: the planner's (none), none, then 2 to 4 ways */
+    static const int splits[] = {0, 2, 3, 4, 8}, tails[] = {0, 1, 2, 3, 4};
     for (int c = 0; c < EVT_TILE_COUNT; c++) {
         const plan_config *cfg = &plan_configs[c];
         if (!plan_can_run(cfg, v->pk, prob->target, NULL))
             continue;
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
-        const int few_tiles = plan_config_batch_tiles(cfg, prob->m, prob->n, prob->batch) < 2LL * sms;
-        const int tail = plan_tail_config(cfg, v->pk, prob->target) != NULL;
-        for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {
-            const int ways = plan_config_persistent(cfg) ? tails[s] : splits[s];
-            if (plan_config_persistent(cfg) ? s > 0 && !tail : splits[s] && !few_tiles)
-                break;
-            const plan_options o = {cfg, ways};
+        const int persistent = plan_config_persistent(cfg);
+        /* more than the first where they can matter: split-K below two waves
+         * of tiles, a tail where a configuration can run it */
+        const int more = persistent ? plan_tail_config(cfg, v->pk, prob->target) != NULL
+                                    : plan_config_batch_tiles(cfg, prob->m, prob->n, prob->batch) < 2LL * sms;
+        const int *ways = persistent ? tails : splits;
+        for (size_t s = 0; s < (more ? sizeof splits / sizeof splits[0] : 1); s++) {
+            const plan_options o = {cfg, ways[s]};
             if (plan_make(v->pk, prob, &o, &p, &why))
                 add_plan(plans, &n, &p);
         }
@@ -97,33 +98,16 @@ static evt_status compile_all(evt_launch *l, const launch_view *v, evt_target t,
     const char **texts = calloc(2 * (size_t)n, sizeof *texts);
     evt_status st = src && texts ? EVT_OK : ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");
     int nsrc = 0;
-    for (int i = 0; i < n && st == EVT_OK; i++) {
+    /* plan u / 2's entry points, and for odd u its tail's split-K ones */
+    for (int u = 0; u < 2 * n && st == EVT_OK; u++) {
+        const plan *pl = &plans[u / 2];
+        if (u % 2 && pl->tail_splits <= 1)
+            continue;
+        const plan sel = u % 2 ? plan_tail_plan(pl) : *pl;
         sb_init(&src[nsrc]);
-        if ((st = launch_source(l, &plans[i], &src[nsrc])) != EVT_OK) {
+        if ((st = launch_source(l, &sel, &src[nsrc])) != EVT_OK) {
             sb_free(&src[nsrc]);
             break;
-        }
-        if (plans[i].tail_splits > 1 && nsrc + 1 < 2 * n) {
-            /* the tail's split-K entries, compiled with the rest */
-            const plan tail = plan_tail_plan(&plans[i]);
-            sb_init(&src[nsrc + 1]);
-            if ((st = launch_source(l, &tail, &src[nsrc + 1])) != EVT_OK) {
-                sb_free(&src[nsrc]);
-                sb_free(&src[nsrc + 1]);
-                break;
-            }
-            int dup = 0;
-            for (int j = 0; j < nsrc && !dup; j++)
-                dup = strcmp(texts[j], sb_str(&src[nsrc + 1])) == 0;
-            if (dup || strcmp(sb_str(&src[nsrc]), sb_str(&src[nsrc + 1])) == 0) {
-                sb_free(&src[nsrc + 1]);
-            } else { /* the tail's source first in the list, the plan's next */
-                strbuf swap = src[nsrc];
-                src[nsrc] = src[nsrc + 1];
-                src[nsrc + 1] = swap;
-                texts[nsrc] = sb_str(&src[nsrc]);
-                nsrc++;
-            }
         }
         int dup = 0; /* split-K plans of one configuration share their source */
         for (int j = 0; j < nsrc && !dup; j++)
