@@ -601,9 +601,10 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
      * operand aligned for vector access. */
     strbuf *fast = &c->fast;
-    /* kEpiBM: the rows of the tiles the epilogue runs on (kBM but under a
-     * cooperative configuration, whose consumers hand it 64-row sub-tiles) */
-    sb_puts(fast, "(evt_i64)(tile_m + 1) * Cfg::kEpiBM <= p.m && (evt_i64)(tile_n + 1) * Cfg::kBN <= p.n");
+    /* kEpiBM x kEpiBN: the tiles the epilogue runs on (kBM x kBN but under
+     * a cooperative configuration, whose consumers hand it 64-row sub-tiles
+     * of at most 128 columns) */
+    sb_puts(fast, "(evt_i64)(tile_m + 1) * Cfg::kEpiBM <= p.m && (evt_i64)(tile_n + 1) * Cfg::kEpiBN <= p.n");
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
             sb_printf(fast, " &&\n        evt_vec_ok<%s>(p.in%zu, p.ld_in%zu)",
@@ -744,9 +745,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       "        {\n"
                                       "            const %s p = %s_at(p0, problem);\n"
                                       "            if (%s)\n"
-                                      "                %s<Cfg::kEpiBM, Cfg::kBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
+                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "            else\n"
-                                      "                %s<Cfg::kEpiBM, Cfg::kBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
+                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "        }\n"
                                       "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n, int problem) const\n"
                                       "        {\n"

@@ -106,6 +106,8 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_pp2_cl2_128x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,            \
       1, 0, 2, 0, 0, 2)                                                                            \
+    X(sm90_coop2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,              \
+      1, 0, 2, 0, 1, 1)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \
@@ -144,15 +146,20 @@ enum evt_tile_id {
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)
+/* Columns of the tiles a producer/consumer epilogue runs on: a 256-wide
+ * (cooperative) tile's consumers hand it 128-column halves, so that two
+ * 64-row accumulator sub-tiles fit beside three 48 KB stages. */
+#define EVT_TILE_EPI_BN(bn) ((bn) > 128 ? 128 : (bn))
 /* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
  * accumulator tile that reuses it; both side by side for the persistent
  * schedules (the next tile loads while the epilogue reads the accumulators),
  * with the staged tiles and mbarriers of a producer/consumer one (whose
- * accumulator space is 128 rows: the one tile its consumers take turns on,
- * or, cooperative, each consumer's 64-row epilogue sub-tile); wgmma
+ * accumulator space is 128 rows of EVT_TILE_EPI_BN columns: the one tile
+ * its consumers take turns on, or, cooperative, each consumer's 64-row
+ * epilogue sub-tile); wgmma
  * stages add 1 KB to align them to their 1024-byte swizzle atom. */
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
-    ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, bn) +          \
+    ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, EVT_TILE_EPI_BN(bn)) +\
                 (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
           : ((ws) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +   \
                         EVT_TILE_WS_BAR_BYTES                                                     \

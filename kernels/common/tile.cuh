@@ -35,9 +35,11 @@ struct evt_tile {
     /* consumers sharing each tile, BM / PP rows each (evt_sm90::coop_run),
      * else taking whole tiles in turn (evt_sm90::pp_run) */
     static constexpr bool kCoop = COOP != 0;
-    /* rows of the tiles the epilogue runs on: a cooperative consumer's
-     * accumulators go through shared memory 64 rows at a time */
+    /* rows and columns of the tiles the epilogue runs on: a cooperative
+     * consumer's accumulators go through shared memory 64 rows at a time,
+     * a 256-wide tile's in 128-column halves (EVT_TILE_EPI_BN) */
     static constexpr int kEpiBM = kCoop ? 64 : BM;
+    static constexpr int kEpiBN = PP > 0 ? EVT_TILE_EPI_BN(BN) : BN;
     static constexpr int kStaged = STAGED; /* staged epilogue input tiles (evt_sm90::pp_run) */
     /* CTAs of a cluster, on top of each other, sharing B by multicast
      * (evt_sched::tile_walk, evt_sm90::pp_run) */
@@ -52,14 +54,14 @@ struct evt_tile {
     static constexpr int kNI = kWN / 8;  /* n8 fragments per warp */
     static constexpr int kKSteps = kBK16 / 16; /* MMA k steps of 32 bytes */
     static constexpr int kAccPad = EVT_TILE_ACC_PAD;
-    static constexpr int kAccLd = BN + kAccPad; /* row stride of the accumulator tile, floats */
+    static constexpr int kAccLd = kEpiBN + kAccPad; /* row stride of the accumulator tile, floats */
 
     /* Shared memory. */
     static constexpr int kAStageBytes = BM * kBK16 * 2;
     static constexpr int kBStageBytes = BN * kBK16 * 2;
     static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
     static constexpr int kPipeBytes = EVT_TILE_PIPE_BYTES(MMA, BM, BN, BK, STAGES);
-    static constexpr int kAccBytes = EVT_TILE_ACC_BYTES(PP > 0 ? 128 : BM, BN);
+    static constexpr int kAccBytes = EVT_TILE_ACC_BYTES(PP > 0 ? 128 : BM, kEpiBN);
     static constexpr int kStagedTileBytes = BM * BN * 2; /* one staged 16-bit input tile */
     static constexpr int kSmemBytes =
         EVT_TILE_SMEM_BYTES(MMA, BM, BN, BK, STAGES, WS_WARPS, PP, STAGED);
@@ -68,8 +70,9 @@ struct evt_tile {
                   "tile_configs.h's byte counts");
     static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && (BM == 128 || kCoop) && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
-    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && BN == 128 && STAGED == 0),
-                  "cooperative tiles: two consumers of 64 or 128 rows x 128, nothing staged");
+    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && (BN == 128 || BN == 256) &&
+                             BM * BN <= 256 * 128 && STAGED == 0),
+                  "cooperative tiles: two consumers of 64 x 128, 64 x 256 or 128 x 128, nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && PP == 2 && !kCoop && BN % 128 == 0),
                   "clusters: two ping-pong CTAs, B's tile in halves of whole 1024-byte swizzle atoms");

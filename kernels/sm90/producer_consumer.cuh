@@ -276,19 +276,33 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #endif
 }
 
+/* A cooperative consumer's epilogue sub-tile (coop_run): columns E kEpiBN
+ * .. of its m64 accumulator row a (E a constant: it picks the registers)
+ * through the sub-tile at sub, then the epilogue on it as tile (sm, sn). */
+template <class Cfg, int NC, int E, class Epi>
+__device__ __forceinline__ void coop_sub_tile(const float (&a)[1][NC / 2], evt_u32 sub_addr, float *sub, int bar,
+                                              int warp, int lane, const Epi &epi, int sm, int sn, int problem)
+{
+    evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
+    store_acc_wgmma<Cfg, NC, 1, E * Cfg::kEpiBN, Cfg::kEpiBN>(a, sub_addr, 0, warp, lane);
+    evt_sched::bar_sync(bar, 128);
+    epi(sm, sn, problem, sub, nullptr);
+}
+
 /*
  * The cooperative producer/consumer schedule (configurations with pp = 2
  * and bm = 256 or 128, sm_90a): pp_produce's producer as above, and two
  * wgmma consumer warpgroups that share every tile of the CTA: consumer c
  * multiplies rows R c .. R c + R - 1 (R = bm / 2: one or two m64 wgmma
- * rows), so each stage carries more MMA work for the same B bytes, and a
- * stage is free once all eight consumer warps are done with it.  Then each
- * consumer runs the epilogue on its rows 64 at a time, through its own
- * 64-row accumulator sub-tile in shared memory (a whole 256-row f32 tile
- * would not fit beside the stages): sub-tile h of consumer c is the
- * epilogue's 64-row tile (bm / 64) tile_m + (R / 64) c + h.  While the
- * consumers run the epilogue the producer already loads the next tile's
- * first stages.
+ * rows, each one wgmma m64nBNk16 a k step: bn = 128, or 256 where R = 64),
+ * so each stage carries more MMA work for the same B bytes, and a stage is
+ * free once all eight consumer warps are done with it.  Then each consumer
+ * runs the epilogue on its rows 64 at a time, through its own accumulator
+ * sub-tile of 64 rows by kEpiBN (128) columns in shared memory (a whole
+ * f32 tile would not fit beside the stages): sub-tile (h, e) of consumer c
+ * is the epilogue's 64 x 128 tile ((bm / 64) tile_m + (R / 64) c + h,
+ * (bn / 128) tile_n + e).  While the consumers run the epilogue the
+ * producer already loads the next tile's first stages.
  *
  * fp8 (one m64 row a consumer): each k tile's wgmmas accumulate into
  * registers of their own, which are then added to the accumulators in f32.
@@ -308,12 +322,16 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 #if EVT_SM90 == 1
     constexpr int R = Cfg::kBM / 2, NHALF = R / 64;
     constexpr bool kPromote = Cfg::kOpBytes == 1;
+    /* the epilogue's sub-tiles: 64 rows by kEpiBN columns, kParts to a consumer's m64 row */
+    constexpr int kParts = Cfg::kBN / Cfg::kEpiBN;
+    static_assert(kParts == 1 || kParts == 2, "one or two sub-tiles an m64 row");
     static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && (R == 128 || R == 64) &&
-                      Cfg::kBN == 128 && Cfg::kEpiBM == 64 &&
-                      Cfg::kBK16 == 64 && Cfg::kStaged == 0 && (!kPromote || NHALF == 1),
-                  "coop_run: a 128-thread producer, two consumers of 64 or 128 x 128");
+                      (Cfg::kBN == 128 || (Cfg::kBN == 256 && NHALF == 1)) && Cfg::kEpiBM == 64 &&
+                      Cfg::kBK16 == 64 && Cfg::kStaged == 0 &&
+                      (!kPromote || (NHALF == 1 && Cfg::kBN == 128)),
+                  "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 256 or 128 x 128");
     static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
-    constexpr int NC = Cfg::kBN;
+    constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
     static_assert(Cfg::kCluster == 1, "coop_run: no clusters");
@@ -417,10 +435,11 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         const int problem = walk.coord(t, m, n, &tm, &tn);
 #pragma unroll
         for (int h = 0; h < NHALF; ++h) {
-            evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
-            store_acc_wgmma<Cfg, NC, 1>(acc[h], sub_addr, 0, warp, lane);
-            evt_sched::bar_sync(bar, 128);
-            epi((Cfg::kBM / 64) * tm + NHALF * c + h, tn, problem, sub, nullptr);
+            const int sm = (Cfg::kBM / 64) * tm + NHALF * c + h; /* the sub-tiles' row */
+            coop_sub_tile<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem);
+            if constexpr (kParts > 1)
+                coop_sub_tile<Cfg, NC, 1>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn + 1,
+                                          problem);
         }
     }
 #else

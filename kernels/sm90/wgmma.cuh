@@ -17,7 +17,10 @@ namespace evt_sm90 {
 
 /* d += A B for a 64 x N tile: d holds N / 2 floats per thread.  N = 128
  * everywhere but the narrow producer/consumer conv tile (N = 64; under the
- * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers).
+ * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers) and
+ * the 128x256 cooperative GEMM tile (N = 256: each stage's A rows are read
+ * once per 256 columns, not twice, which is the shared-memory bandwidth
+ * the 128-wide wgmmas run short of, docs/sm90.md).
  * DA, DB: the operands' types, both 16-bit and equal (m64nNk16) or both
  * fp8, mixed allowed (m64nNk32: the same 32 bytes of each row of the same
  * K-major stages, so the descriptors step as the 16-bit ones do).  TA, TB:
@@ -34,6 +37,9 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
 #define EVT_WGMMA_D_64 EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16), EVT_WGMMA_D8(24)
 #define EVT_WGMMA_D_128 \
     EVT_WGMMA_D_64, EVT_WGMMA_D8(32), EVT_WGMMA_D8(40), EVT_WGMMA_D8(48), EVT_WGMMA_D8(56)
+#define EVT_WGMMA_D_256                                                                     \
+    EVT_WGMMA_D_128, EVT_WGMMA_D8(64), EVT_WGMMA_D8(72), EVT_WGMMA_D8(80), EVT_WGMMA_D8(88), \
+        EVT_WGMMA_D8(96), EVT_WGMMA_D8(104), EVT_WGMMA_D8(112), EVT_WGMMA_D8(120)
 #define EVT_WGMMA_R_64                                                                           \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33"
@@ -42,6 +48,15 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
     "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
     "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65"
+#define EVT_WGMMA_R_256                                                                          \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
+    "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "  \
+    "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "  \
+    "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "     \
+    "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "   \
+    "%123, %124, %125, %126, %127}, %128, %129"
 /* wgmma_op<DA, DB, N>, TYPES the instruction's k and types ("k16.f32.f16.f16"),
  * TAIL its immediates: d += A B, scale-d on, neither operand negated, and
  * for 16-bit types imm-trans-a and imm-trans-b as TA and TB (fp8 wgmma has
@@ -65,6 +80,8 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
     EVT_WGMMA_OP(DT, DT, N, TYPES, ", 1, 1", true, true)
 EVT_WGMMA_OP16(EVT_DT_F16, 128, "k16.f32.f16.f16")
 EVT_WGMMA_OP16(EVT_DT_BF16, 128, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 256, "k16.f32.f16.f16") /* the 128x256 cooperative tile */
+EVT_WGMMA_OP16(EVT_DT_BF16, 256, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 64, "k16.f32.f16.f16", ", 0, 0", false, false) /* the producer/consumer tile of narrow convs */
 EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 64, "k16.f32.bf16.bf16", ", 0, 0", false, false)
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "", false, false)
@@ -73,8 +90,10 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "", false, fals
 EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, false)
 #undef EVT_WGMMA_OP16
 #undef EVT_WGMMA_OP
+#undef EVT_WGMMA_R_256
 #undef EVT_WGMMA_R_128
 #undef EVT_WGMMA_R_64
+#undef EVT_WGMMA_D_256
 #undef EVT_WGMMA_D_128
 #undef EVT_WGMMA_D_64
 #undef EVT_WGMMA_D8
@@ -143,18 +162,21 @@ using wgmma_op_of = wgmma_op<Cfg::kDType, Cfg::kDTypeB, N, wgmma_operand<Cfg, tr
 
 
 /* A warpgroup's wgmma accumulators (NH chunks of NC columns) into the tile
- * at base: warp w of warpgroup g holds rows 64 g + 16 w .. + 15. */
-template <class Cfg, int NC, int NH>
+ * at base: warp w of warpgroup g holds rows 64 g + 16 w .. + 15.  Only
+ * columns C0 .. C0 + CN - 1 of each chunk, to tile columns h CN + 0 ..
+ * (the 256-wide cooperative tile's epilogue takes 128 columns at a time). */
+template <class Cfg, int NC, int NH, int C0 = 0, int CN = NC>
 __device__ __forceinline__ void store_acc_wgmma(const float (&acc)[NH][NC / 2], evt_u32 base,
                                                 int wgi, int warp, int lane)
 {
+    static_assert(C0 % 8 == 0 && CN % 8 == 0 && C0 + CN <= NC, "whole n8 column groups");
 #pragma unroll
     for (int h = 0; h < NH; ++h)
 #pragma unroll
-        for (int j = 0; j < NC / 8; ++j)
+        for (int j = C0 / 8; j < (C0 + CN) / 8; ++j)
             evt_sm80::store_acc_quad<Cfg>(base, wgi * 64 + warp * 16 + (lane >> 2),
-                                h * NC + j * 8 + (lane & 3) * 2, acc[h][4 * j], acc[h][4 * j + 1],
-                                acc[h][4 * j + 2], acc[h][4 * j + 3]);
+                                h * CN + (j * 8 - C0) + (lane & 3) * 2, acc[h][4 * j],
+                                acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
 }
 
 

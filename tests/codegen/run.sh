@@ -73,7 +73,7 @@ echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a sm90_wg2_128x128x32_s6:x" >
 for k in rr_f16 cr_f16 cc_f16 rr_bf16 cr_bf16 cc_bf16; do
     echo "$top/tests/gpu/cases/layouts.evt $k sm_90a sm90_pp2_128x128x64_s4:n" >> "$tmp/jobs"
 done
-for c in sm90_coop2_256x128x64_s3 sm90_wg2_128x256x64_s4 sm90_wg2_128x128x64_s3; do
+for c in sm90_coop2_256x128x64_s3 sm90_coop2_128x256x64_s3 sm90_wg2_128x256x64_s4 sm90_wg2_128x128x64_s3; do
     echo "$top/tests/gpu/cases/layouts.evt cr_f16 sm_90a $c:n" >> "$tmp/jobs"
     echo "$top/tests/gpu/cases/layouts.evt rr_bf16 sm_90a $c:n" >> "$tmp/jobs"
 done
@@ -148,8 +148,8 @@ f)  ta=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *\([a-z0-9]*\) .*/\1/p" "
     [ "$la" = col ] && ta=1
     [ "$lb" = row ] && tb=1
     # every wgmma of the kernel transposes as its layouts say (a col: trans-a, b row: trans-b)
-    all=$(grep -c 'wgmma.mma_async.sync.aligned.m64n128k16' "$out")
-    good=$(grep -c "wgmma.mma_async.sync.aligned.m64n128k16.*, 1, 1, $ta, $tb;" "$out")
+    all=$(grep -c 'wgmma.mma_async.sync.aligned.m64n[0-9]*k16' "$out")
+    good=$(grep -c "wgmma.mma_async.sync.aligned.m64n[0-9]*k16.*, 1, 1, $ta, $tb;" "$out")
     if [ "$all" -eq 0 ] || [ "$all" -ne "$good" ]; then
         echo "FAIL $f $k $t config $cfg ($la, $lb): $good of $all wgmmas with imm-trans $ta, $tb"; exit 1
     fi

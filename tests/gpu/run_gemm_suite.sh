@@ -257,6 +257,8 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 3000,2000,520 --config sm90_pp2_128x128x64_s4 --ld-pad 8"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_256x128x64_s3"
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_256x128x64_s3 --special"
+            echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s3"
+            echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x256x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 2000,2000,520 --config sm90_wg2_128x256x64_s4"
             echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"
         done

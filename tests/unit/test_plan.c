@@ -114,6 +114,10 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm90_coop2_256x128x64_s3)->threads, 384);
     assert_int_equal(CFG(sm90_coop2_256x128x64_s3)->smem_bytes,
                      3 * (256 + 128) * 64 * 2 + 2 * 64 * 136 * 4 + 256 + 1024);
+    /* cooperative 128 x 256: 48 KB stages too, the sub-tiles 64 x 128 (the epilogue's halves) */
+    assert_int_equal(CFG(sm90_coop2_128x256x64_s3)->threads, 384);
+    assert_int_equal(CFG(sm90_coop2_128x256x64_s3)->smem_bytes,
+                     3 * (128 + 256) * 64 * 2 + 2 * 64 * 136 * 4 + 256 + 1024);
     /* producer/consumer: a producer warpgroup, two consumers, a staged tile each, the mbarriers */
     assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->threads, 384);
     assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->smem_bytes,
@@ -671,6 +675,8 @@ static void test_tail(void **state)
                      CFG(sm90_wg2_128x128x32_s6));
     assert_null(plan_tail_config(CFG(sm90_pp2_cl2_128x128x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
     assert_null(plan_tail_config(CFG(sm90_coop2_256x128x64_s3), &k_gemm_tn, EVT_TARGET_SM90A));
+    assert_ptr_equal(plan_tail_config(CFG(sm90_coop2_128x256x64_s3), &k_gemm_tn, EVT_TARGET_SM90A),
+                     CFG(sm90_wg2_128x256x64_s4));
     assert_null(plan_tail_config(CFG(sm90_wg2_128x128x64_s3), &k_gemm_tn, EVT_TARGET_SM90A));
 
     /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
@@ -999,8 +1005,9 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, pp2 128x128, coop2 256x128, and pp2 cl2 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 5 : 4);
+        /* wg2 128x256, 128x128, pp2 128x128, coop2 256x128 and 128x256, and pp2 cl2 where
+         * K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 6 : 5);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
