@@ -40,6 +40,7 @@ typedef struct rt_resolved {
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
     int clusters; /* of a clustered main: how many can be resident at once; 0: unknown */
+    rt_cu_function repack; /* an aligned GEMM's (A row-major, B column-major): BASE_repack */
 } rt_resolved;
 
 enum { RT_RESOLVED = 4 };
@@ -61,6 +62,19 @@ struct evt_launch {
     int *param_set;
     rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
     size_t workspace_bytes;
+    /* The repack of K-contiguous operands whose rows are not 16-byte
+     * aligned (repack_begin): the launch's own buffer of the copies, and
+     * the current run's state.  While `on`, operands[] and the problem's k
+     * are the copies' (k rounded up), orig and k the caller's. */
+    rt_cu_ptr repack_buf;
+    size_t repack_bytes;
+    struct {
+        int allowed; /* run(): the launch's own workspace, no configuration forced */
+        rt_cu_stream stream;
+        int on, need[2];
+        rt_buffer orig[2];
+        long long k;
+    } rp;
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
     int sms;
@@ -190,13 +204,16 @@ void evt_launch_destroy(evt_launch *l)
     if (!l)
         return;
     const rt_driver *d = l->m->ctx->driver;
-    if (l->workspace && d) {
+    if ((l->workspace || l->repack_buf) && d) {
         /* A launch may be destroyed while a stream captures (a garbage
          * collector's timing): cuMemFree, which global mode forbids, must
          * not invalidate that capture. */
         int mode;
         const int relaxed = relax_capture_mode(d, &mode);
-        d->mem_free(l->workspace);
+        if (l->workspace)
+            d->mem_free(l->workspace);
+        if (l->repack_buf)
+            d->mem_free(l->repack_buf);
         restore_capture_mode(d, relaxed, mode);
     }
     free(l->inputs);
@@ -749,6 +766,15 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
     return st;
 }
 
+/* Whether the kernel's operands can be repacked (repack_begin): a GEMM of
+ * A row-major and B column-major, both K-contiguous (codegen emits
+ * BASE_repack beside its fast entries). */
+static int repack_layout(const evt_launch *l)
+{
+    return l->k->mainloop == EVT_MAINLOOP_GEMM && l->k->operands[0].layout == EVT_LAYOUT_ROW &&
+           l->k->operands[1].layout == EVT_LAYOUT_COL;
+}
+
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
 static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split,
                              const rt_resolved **out)
@@ -769,7 +795,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL, 0};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL, 0, NULL};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -793,6 +819,12 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
         cr = d->module_get_function(&r.sum, mod, sb_str(&name));
         if (cr == 0 && smem > 48 * 1024)
             cr = d->func_set_attribute(r.sum, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
+    }
+    if (cr == 0 && repack_layout(l) && pl->aligned) {
+        name.len = 0;
+        cg_kernel_basename(l->k, &name);
+        sb_puts(&name, "_repack");
+        cr = d->module_get_function(&r.repack, mod, sb_str(&name));
     }
     if (cr == 0 && cg_has_reductions(l->fn)) {
         name.len = 0;
@@ -1053,6 +1085,121 @@ typedef struct rt_run {
     int tuned;    /* pl is the tuning database's */
 } rt_run;
 
+/* Below this many multiply-adds an unaligned GEMM keeps its guarded entry:
+ * the copies' two extra launches would cost more than they save. */
+#define RT_REPACK_MIN_MACS (1LL << 26)
+
+/*
+ * A GEMM whose K-contiguous operands (A row-major, B column-major) cannot
+ * take the fast path because a row is not a whole number of 16-byte chunks
+ * (K, or a leading dimension, not a multiple of 8 16-bit or 16 fp8
+ * elements) or an operand's address is not 16-byte aligned: the guarded
+ * path loads such operands element by element, 4.2x slower than cuBLASLt
+ * at 4500^3 (docs/sm90.md).  Instead, where the run allows it (l->rp.allowed:
+ * the launch's own workspace, no configuration forced, a batch of one) and
+ * the problem is large, each such operand is first copied (BASE_repack,
+ * enqueued ahead of the main launch) into dense rows of k8 = K rounded up
+ * to the chunk, zero past K, in the launch's own buffer; the run then plans
+ * and packs as an aligned problem of depth k8 (zeros add nothing).  When
+ * K itself is not a multiple both operands are copied, else only the
+ * unaligned one.  Returns 1 with operands[] and the problem's k swapped
+ * for the copies' (repack_end restores them), 0 to keep the guarded path
+ * (not applicable, a stream under capture that would need a new buffer, or
+ * no memory for one: slower, never wrong).
+ */
+static int repack_begin(evt_launch *l)
+{
+    const rt_driver *d = l->m->ctx->driver;
+    const long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
+    if (!l->rp.allowed || l->rp.on || !repack_layout(l) || l->batch != 1 || k <= 0 ||
+        (double)m * (double)n * (double)k < (double)RT_REPACK_MIN_MACS)
+        return 0;
+    const size_t es = evt_elem_size(l->k->operands[0].elem);
+    const long long chunk = 16 / (long long)es, k8 = (k + chunk - 1) / chunk * chunk;
+    const long long rows[2] = {m, n};
+    size_t off[2] = {0, 0}, bytes = 0;
+    int need[2];
+    for (int i = 0; i < 2; i++) {
+        const rt_buffer *b = &l->operands[i];
+        need[i] = k % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0;
+        size_t len;
+        if (!need[i])
+            continue;
+        off[i] = bytes;
+        if (!ck_mul_size((size_t)rows[i], (size_t)k8, &len) || !ck_mul_size(len, es, &len) ||
+            !ck_add_size(len, RT_WORKSPACE_ALIGN - 1, &len) ||
+            !ck_add_size(bytes, len / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN, &bytes))
+            return 0;
+    }
+    if (!bytes)
+        return 0;
+    if (bytes > l->repack_bytes) {
+        int capture = RT_CU_CAPTURE_NONE;
+        if (d->stream_is_capturing(l->rp.stream, &capture) != 0 || capture != RT_CU_CAPTURE_NONE)
+            return 0; /* a graph must not keep memory a later growth frees (grow_workspace) */
+        if (l->repack_buf)
+            d->mem_free(l->repack_buf);
+        l->repack_buf = 0;
+        l->repack_bytes = 0;
+        if (d->mem_alloc(&l->repack_buf, bytes) != 0) {
+            l->repack_buf = 0;
+            return 0;
+        }
+        l->repack_bytes = bytes;
+    }
+    l->rp.k = k;
+    for (int i = 0; i < 2; i++) {
+        l->rp.need[i] = need[i];
+        l->rp.orig[i] = l->operands[i];
+        if (!need[i])
+            continue;
+        rt_buffer *b = &l->operands[i];
+        b->ptr = (void *)(uintptr_t)(l->repack_buf + off[i]);
+        b->ld = k8;
+        b->bytes = (size_t)rows[i] * (size_t)k8 * es;
+    }
+    l->sizes[2] = l->dims[2] = k8;
+    l->rp.on = 1;
+    return 1;
+}
+
+/* Puts back what repack_begin swapped: the caller's operands and K. */
+static void repack_end(evt_launch *l)
+{
+    if (!l->rp.on)
+        return;
+    l->operands[0] = l->rp.orig[0];
+    l->operands[1] = l->rp.orig[1];
+    l->sizes[2] = l->dims[2] = l->rp.k;
+    l->rp.on = 0;
+}
+
+/* The copies repack_begin planned, on stream s: rows of K elements into
+ * rows of k8 (repack's grid: 256-thread blocks of 16-byte chunks in x,
+ * rows in y). */
+static evt_status enqueue_repack(evt_launch *l, const rt_resolved *fns, rt_cu_stream s)
+{
+    evt_ctx *ctx = l->m->ctx;
+    if (!fns->repack)
+        return fail(l, EVT_ERR_INTERNAL, "the repack entry point is missing");
+    const size_t es = evt_elem_size(l->k->operands[0].elem);
+    const long long rows[2] = {l->dims[0], l->dims[1]};
+    long long e = l->rp.k, e8 = l->dims[2];
+    const long long chunks = e8 / (16 / (long long)es), xs = (chunks + 255) / 256;
+    for (int i = 0; i < 2; i++) {
+        if (!l->rp.need[i])
+            continue;
+        void *src = l->rp.orig[i].ptr, *dst = l->operands[i].ptr;
+        long long ld = l->rp.orig[i].ld, r = rows[i];
+        void *params[] = {&src, &ld, &dst, &r, &e, &e8};
+        const unsigned gx = (unsigned)(xs < 65535 ? xs : 65535), gy = (unsigned)(r < 65535 ? r : 65535);
+        rt_cu_result cr = ctx->driver->launch_kernel(fns->repack, gx, gy, 1, 256, 1, 1, 0, s, params, NULL);
+        if (cr)
+            return driver_fail(ctx, cr, "cuLaunchKernel");
+    }
+    return EVT_OK;
+}
+
 void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key)
 {
     memset(key, 0, sizeof *key);
@@ -1122,13 +1269,17 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
     /* a batch's later problems' operands start a batch stride after the
      * first's: each must be as aligned (and a TMA map's strides 16-byte
      * multiples), as a leading dimension must */
-    const int aligned =
+    int aligned =
         conv ? plan_conv_aligned(l->sizes[3], (uintptr_t)a->ptr, (uintptr_t)b->ptr)
              : plan_gemm_aligned_elem(oa->layout == EVT_LAYOUT_COL, ob->layout == EVT_LAYOUT_COL, m, n,
                                       k, (uintptr_t)a->ptr, a->ld, (uintptr_t)b->ptr, b->ld,
                                       (int)evt_elem_size(oa->elem)) &&
                    (l->batch == 1 || ((unsigned long long)a->stride * evt_elem_size(oa->elem) % 16 == 0 &&
                                       (unsigned long long)b->stride * evt_elem_size(ob->elem) % 16 == 0));
+    if (!aligned && repack_begin(l)) { /* the copies' operands and k */
+        aligned = 1;
+        k = l->dims[2];
+    }
     *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma,
                            l->batch};
     return EVT_OK;
@@ -1233,7 +1384,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         }
     }
 
-    evt_status st = EVT_OK;
+    evt_status st = l->rp.on ? enqueue_repack(l, fns, s) : EVT_OK;
     const long long words = r->words;
     unsigned small_grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
     if (words > 0)
@@ -1263,8 +1414,24 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     return st;
 }
 
-/* A run on `stream` in the caller's workspace (own == 0) or the launch's own. */
+/* A run on `stream` in the caller's workspace (own == 0) or the launch's
+ * own, its operands repacked where repack_begin says (only for the launch's
+ * own workspace: a caller's is for graphs, which must not hold the
+ * launch's own buffers, and no configuration forced: tests and the tuner
+ * force the guarded entries). */
+static evt_status run_planned(evt_launch *l, void *stream, int own, void *workspace, size_t bytes);
+
 static evt_status run(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
+{
+    l->rp.allowed = own && !l->tuning.plan.config;
+    l->rp.stream = (rt_cu_stream)stream;
+    const evt_status st = run_planned(l, stream, own, workspace, bytes);
+    repack_end(l);
+    l->rp.allowed = 0;
+    return st;
+}
+
+static evt_status run_planned(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
 {
     rt_run r;
     evt_status st = prepare(l, &r, own ? NULL : workspace, own ? 0 : bytes);

@@ -11,6 +11,9 @@ staged   relu(acc + bias) + z (f16) at short K against eager PyTorch: the staged
 streams  relu(acc + bias) + z, and gelu with an aux output (bf16): the ping-pong
          tile against the 128x128 wgmma tile at K <= 1024 (the epilogue-aware
          rule tried and dropped, docs/tuning.md)
+coop     D = acc, relu(acc + bias) + z and gelu with an aux output: the 128x256
+         cooperative tile against the ping-pong and the 128x256 wgmma tiles, K from
+         256 up (where the heuristic takes it, docs/sm90.md)
 $SHAPES (MxNxK ...) replaces a mode's shapes.
 """
 import os
@@ -44,6 +47,10 @@ MODES = {
     "streams": ("8192x1024x512 3000x5120x768 12288x1536x1024 6000x3000x640 2500x8192x1024 "
                 "16384x2048x2048 4096x3072x896",
                 [(None, 0), (PP, 0), ("sm90_wg2_128x128x64_s3", 0)]),
+    "coop": ("4096x4096x256 4096x4096x512 4096x4096x1024 4096x4096x2048 8192x5120x512 8192x5120x1280 "
+             "16384x3000x1000 3000x5000x768 2048x2048x2048 1536x4096x4096 6000x7000x512 12288x1536x1024 "
+             "2500x8192x1024 4096x14336x256",
+             [(None, 0), ("sm90_coop2_128x256x64_s3", 0), (PP, 0), ("sm90_wg2_128x256x64_s4", 0)]),
 }
 m = evt.compile(source=SRC, name="plans.evt")
 
@@ -94,9 +101,10 @@ def main():
     modes = sys.argv[1:] or list(MODES)
     for mode in modes:
         if mode not in MODES:
-            sys.exit(f"plans.py: unknown mode {mode} (tail, staged, streams)")
+            sys.exit(f"plans.py: unknown mode {mode} (tail, staged, streams, coop)")
         for kernel in {"tail": ["k_plain"], "staged": ["k_relu_add"],
-                       "streams": ["k_relu_add", "k_gelu_aux"]}[mode]:
+                       "streams": ["k_relu_add", "k_gelu_aux"],
+                       "coop": ["k_plain", "k_relu_add", "k_gelu_aux"]}[mode]:
             run(mode, kernel)
 
 

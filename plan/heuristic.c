@@ -27,6 +27,7 @@ static const enum evt_tile_id gemm_sm80[] = {
 };
 static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s2_staged,
+    EVT_TILE_sm90_coop2_128x256x64_s3,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
@@ -113,16 +114,18 @@ typedef struct gemm_tiles {
     const plan_config *sync_wide, *sync_mid, *sync_small; /* mma.sync 128x256, 128x128, 64x64 */
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
     const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
+    const plan_config *coop;   /* the cooperative 128x256 producer/consumer tile */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
                                   CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
                                   CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
-                                  CFG(sm90_pp2_128x128x64_s2_staged)};
+                                  CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
                                  CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL,
                                  NULL,
                                  NULL};
@@ -247,7 +250,12 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  *   N over 64 and every consumer of the staged tile gets two tiles, that
  *   tile (the conv's rule: a 1x1 conv is such a GEMM).
  * - Where tma is set and K is longer than two k tiles, the producer/consumer
- *   tile once every consumer gets two tiles or more.
+ *   tile once every consumer gets two tiles or more: the cooperative 128x256
+ *   one where K is 768 or more and its waves are 90% full or more (its
+ *   m64n256 wgmmas ran 1.03-1.27x faster than the ping-pong tile there,
+ *   0.89-0.95x where its last wave was 73-87% full, and 0.92-1.01x at
+ *   K <= 512, where the ping-pong tile hides one consumer's epilogue behind
+ *   the other's mainloop; docs/sm90.md), else the ping-pong one.
  * - Below that, with K of 1024 or more, M of a whole tile row or more and at
  *   least 0.3 SMs' worth of its tiles, still the producer/consumer tile: its
  *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
@@ -272,7 +280,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return staged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
-        return pp;
+        return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
+                   ? g->coop
+                   : pp;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;

@@ -406,9 +406,10 @@ static void expect_tile_end(const fakecuda_launch *r, int i, long long end)
         assert_true(got > 0);
 }
 
-/* 4096^3 with padded leading dimensions: the persistent producer/consumer
- * tile, one CTA per SM, loading A and B through tiled TMA maps of the
- * bound pointers whose strides are the leading dimensions. */
+/* 4096^3 with padded leading dimensions: the persistent cooperative
+ * 128x256 producer/consumer tile, one CTA per SM, loading A and B through
+ * tiled TMA maps of the bound pointers whose strides are the leading
+ * dimensions. */
 static void test_gemm_4096_sm90_tma(void **state)
 {
     (void)state;
@@ -425,17 +426,17 @@ static void test_gemm_4096_sm90_tma(void **state)
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
 
-    const plan_config *c = plan_config_find("sm90_pp2_128x128x64_s4");
+    const plan_config *c = plan_config_find("sm90_coop2_128x256x64_s3");
     const long long tiles = ceil_div(M, c->bm) * ceil_div(N, c->bn);
     const long long grid = tiles < SMS_SM90 * c->min_blocks ? tiles : SMS_SM90 * c->min_blocks;
     char want[128];
-    snprintf(want, sizeof want, "sm_90a sm90_pp2_128x128x64_s4 fast tma grid %lld splits 1", grid);
+    snprintf(want, sizeof want, "sm_90a sm90_coop2_128x256x64_s3 fast tma grid %lld splits 1", grid);
     assert_string_equal(evt_launch_plan(l), want);
     fakecuda_launch r[3];
     assert_int_equal(launches(r, 3), 3);
     const unsigned long long ws = one_alloc((1 + M) * 4);
     expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
-    expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", grid, DEV_SM90,
+    expect_main(&r[1], "evt_tn_gemm_sm90_coop2_128x256x64_s3_sm90a", "sm90_coop2_128x256x64_s3", grid, DEV_SM90,
                 FULL_SIZE);
     expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
     expect_full_args(r[1].params[0], &b, M, N, K, LDA, LDB, LD, 1.0f, -3.0f, ws);
@@ -446,8 +447,100 @@ static void test_gemm_4096_sm90_tma(void **state)
     assert_int_equal(r[1].param_size[1], 3 * 128);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
     expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1]), TMAP_F16, a, K, M, LDA, 64, 128, SWIZZLE_128B);
-    expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, LDB, 64, 128, SWIZZLE_128B);
+    expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, LDB, 64, 256, SWIZZLE_128B);
     assert_int_equal(fc.fakecuda_tensor_map_of(r[1].params[1] + 256), -1); /* nothing staged */
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
+/* K = 2001: no row of A or B is 16-byte aligned, so both are first copied
+ * into dense rows of 2008 elements, zero past K (BASE_repack, grids of
+ * 256-thread blocks of 16-byte chunks by rows), in the launch's own buffer;
+ * the fast path then runs on the copies with K = 1008 and their TMA maps.
+ * A run in a caller's workspace, and a problem below RT_REPACK_MIN_MACS,
+ * keep the guarded entry. */
+static void test_gemm_repack_sm90(void **state)
+{
+    (void)state;
+    enum { M = 1000, N = 3000, K = 2001, K8 = 2008, LD = N };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(l, &b, M, N, LD);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), " fast tma "));
+    fakecuda_launch r[5];
+    assert_int_equal(launches(r, 5), 5);
+    /* the buffer of the copies (A's rows, then B's at a 256-byte boundary), then the workspace */
+    assert_int_equal(fc.fakecuda_alloc_count(), 2);
+    fakecuda_alloc buf;
+    assert_int_equal(fc.fakecuda_get_alloc(0, &buf), 0);
+    const size_t a8 = ((size_t)M * K8 * 2 + 255) / 256 * 256;
+    assert_int_equal(buf.bytes, a8 + ((size_t)N * K8 * 2 + 255) / 256 * 256);
+    const void *srcs[2] = {a, bb};
+    const long long rows[2] = {M, N};
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(r[i].function, "evt_tn_gemm_repack");
+        assert_int_equal(r[i].grid[0], 1); /* 251 chunks a row, 256 a block */
+        assert_int_equal(r[i].grid[1], rows[i]);
+        assert_int_equal(r[i].block[0], 256);
+        assert_int_equal(r[i].nparams, 6);
+        assert_ptr_equal(fakecuda_ptr_at(r[i].params[0], 0), srcs[i]);
+        assert_int_equal(fakecuda_i64_at(r[i].params[1], 0), K);
+        assert_int_equal(fakecuda_i64_at(r[i].params[2], 0), (long long)(buf.ptr + (i ? a8 : 0)));
+        assert_int_equal(fakecuda_i64_at(r[i].params[3], 0), rows[i]);
+        assert_int_equal(fakecuda_i64_at(r[i].params[4], 0), K);
+        assert_int_equal(fakecuda_i64_at(r[i].params[5], 0), K8);
+    }
+    assert_string_equal(r[2].function, "evt_tn_gemm_reduce_init");
+    assert_non_null(strstr(r[3].function, "_sm90a"));
+    assert_null(strstr(r[3].function, "guarded"));
+    const unsigned char *args = r[3].params[0];
+    assert_int_equal(fakecuda_i64_at(args, G_A), (long long)buf.ptr);
+    assert_int_equal(fakecuda_i64_at(args, G_B), (long long)(buf.ptr + a8));
+    assert_int_equal(fakecuda_i32_at(args, G_K), K8);
+    assert_int_equal(fakecuda_i64_at(args, G_LDA), K8);
+    assert_int_equal(fakecuda_i64_at(args, G_LDB), K8);
+    assert_int_equal(fakecuda_i32_at(args, G_M), M);
+    assert_int_equal(fakecuda_i32_at(args, G_N), N);
+    assert_string_equal(r[4].function, "evt_tn_gemm_reduce_finish");
+    expect_tiled(fc.fakecuda_tensor_map_of(r[3].params[1]), TMAP_F16, (const void *)(uintptr_t)buf.ptr, K8, M,
+                 K8, 64, 128, SWIZZLE_128B);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    /* the caller's K and operands again after the run: a second run repacks the same way */
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(launches(r, 5), 5);
+    assert_int_equal(fc.fakecuda_alloc_count(), 0); /* the buffers are kept */
+    assert_ptr_equal(fakecuda_ptr_at(r[0].params[0], 0), a);
+    assert_int_equal(fakecuda_i32_at(r[3].params[0], G_K), K8);
+
+    /* in a caller's workspace: the guarded entry, no copies */
+    size_t ws_bytes = 0;
+    expect_ok(ctx, evt_launch_workspace_size(l, &ws_bytes));
+    void *ws = dev(&b, ws_bytes);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run_with_workspace(l, NULL, ws, ws_bytes));
+    assert_non_null(strstr(evt_launch_plan(l), " guarded "));
+    assert_int_equal(launches(r, 3), 3);
+    assert_non_null(strstr(r[1].function, "_guarded_sm90a"));
+    assert_int_equal(fakecuda_i32_at(r[1].params[0], G_K), K);
+
+    /* below RT_REPACK_MIN_MACS (2^26): guarded */
+    assert_int_equal(evt_launch_set_gemm(l, 16, 1000, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), " guarded "));
     assert_int_equal(fc.fakecuda_violations(), 0);
 
     free_bufs(&b);
@@ -576,7 +669,9 @@ static void test_gemm_cluster_sm90(void **state)
  * leading dimensions in bytes, in boxes of BK = 128 elements, the 128
  * bytes of the 128-byte swizzle; buffers of exactly their extent in bytes
  * pass and one byte less is refused; a leading dimension that is a
- * multiple of 8 but not of 16 elements takes a guarded entry and no maps;
+ * multiple of 8 but not of 16 elements is repacked (A copied into dense
+ * rows, the fast path on the copy), or, with a configuration forced, takes
+ * a guarded entry and no maps;
  * an sm_80 device refuses the kernel, saying why. */
 static void test_gemm_fp8_sm90_tma(void **state)
 {
@@ -636,12 +731,45 @@ static void test_gemm_fp8_sm90_tma(void **state)
     assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K + 8, a_bytes, bb, LDB, b_bytes), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
-    /* (the heuristic's pick without TMA maps: a cp.async fp8 wgmma tile) */
+    /* A's rows are not 16-byte aligned: A is first copied into dense rows
+     * (the repack, into the launch's own buffer of M x K bytes), then the
+     * fast path reads the copy through its TMA map */
+    assert_string_equal(evt_launch_plan(l), want);
+    fakecuda_launch rp[2];
+    assert_int_equal(launches(rp, 2), 2);
+    const unsigned long long copy = one_alloc((size_t)M * K);
+    assert_string_equal(rp[0].function, "evt_f8_gemm_repack");
+    assert_int_equal(rp[0].grid[0], 1); /* K / 16 chunks a row, 256 a block */
+    assert_int_equal(rp[0].grid[1], M);
+    assert_int_equal(rp[0].block[0], 256);
+    assert_int_equal(rp[0].nparams, 6);
+    assert_ptr_equal(fakecuda_ptr_at(rp[0].params[0], 0), a);
+    assert_int_equal(fakecuda_i64_at(rp[0].params[1], 0), K + 8);
+    assert_int_equal(fakecuda_i64_at(rp[0].params[2], 0), (long long)copy);
+    assert_int_equal(fakecuda_i64_at(rp[0].params[3], 0), M);
+    assert_int_equal(fakecuda_i64_at(rp[0].params[4], 0), K);
+    assert_int_equal(fakecuda_i64_at(rp[0].params[5], 0), K);
+    assert_string_equal(rp[1].function, "evt_f8_gemm_sm90_coop2_128x128x128_s4_fp8_sm90a"); /* loaded above */
+    assert_int_equal(rp[1].grid[0], grid);
+    assert_int_equal(rp[1].param_size[0], F8_SIZE);
+    assert_int_equal(fakecuda_i64_at(rp[1].params[0], G_A), (long long)copy);
+    assert_int_equal(fakecuda_i64_at(rp[1].params[0], G_LDA), K);
+    assert_ptr_equal(fakecuda_ptr_at(rp[1].params[0], G_B), bb);
+    assert_int_equal(fakecuda_i32_at(rp[1].params[0], G_K), K);
+    expect_tiled_elems(fc.fakecuda_tensor_map_of(rp[1].params[1]), TMAP_UINT8, 1, (const void *)(uintptr_t)copy,
+                       K, M, K, 128, 128, SWIZZLE_128B);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    /* a configuration forced (tests, the tuner): no copy, the guarded entry */
+    const evt_tuning forced = {.config = "sm90_coop2_128x128x128_s4_fp8"};
+    assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
     assert_non_null(strstr(evt_launch_plan(l), "_fp8 guarded grid"));
     assert_int_equal(launches(r, 1), 1);
     assert_non_null(strstr(r[0].function, "_fp8_guarded_sm90a"));
     assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
     assert_int_equal(fc.fakecuda_violations(), 0);
+    assert_int_equal(evt_launch_set_tuning(l, NULL), EVT_OK);
 
     /* no fp8 tensor cores on sm_80: refused before anything is compiled or launched */
     fc.fakecuda_set_current(DEV_SM80);
@@ -1725,6 +1853,7 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_ragged_sm90),
     T(test_gemm_4096_sm90_tma),
     T(test_gemm_tail_sm90),
+    T(test_gemm_repack_sm90),
     T(test_gemm_cluster_sm90),
     T(test_gemm_fp8_sm90_tma),
     T(test_gemm_split_k_bf16_nt),

@@ -456,23 +456,23 @@ static void test_picks(void **state)
         {2048, 2048, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {4096, 4096, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {8192, 8192, 8192, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {8192, 8192, 8192, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {8192, 8192, 8192, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {16384, 16384, 16384, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {16384, 16384, 16384, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {16384, 16384, 16384, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {512, 512, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {512, 512, 8192, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -486,11 +486,11 @@ static void test_picks(void **state)
         {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {16384, 1024, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {16384, 1024, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {16384, 1024, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 64, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_wg2_128x128x64_s3)}},
         {4096, 4096, 64, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
@@ -506,7 +506,7 @@ static void test_picks(void **state)
         {4095, 4097, 4095, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_pp2_128x128x64_s4)}},
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {4095, 4097, 4095, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_pp2_128x128x64_s4)}},
         {3, 5, 7, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -526,7 +526,7 @@ static void test_picks(void **state)
         {12544, 768, 3072, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {12544, 768, 3072, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
         {1536, 6144, 128, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_wg2_128x128x64_s3)}},
         {1536, 6144, 128, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
@@ -782,10 +782,15 @@ static void test_gemm_staged(void **state)
 static void test_tma(void **state)
 {
     (void)state;
-    /* the heuristic's producer/consumer pick loads through TMA */
+    /* the heuristic's producer/consumer picks load through TMA */
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 4096, 4096, 4096, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
+    assert_ptr_equal(pl.config, CFG(sm90_coop2_128x256x64_s3));
+    assert_true(pl.aligned && pl.tma);
+    assert_int_equal(pl.grid, 132);
+    p.k = 512;
+    pl = make(&k_gemm_tn, &p, NULL);
     assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s4));
     assert_true(pl.aligned && pl.tma);
     assert_int_equal(pl.grid, 132);
@@ -832,7 +837,7 @@ static void test_describe(void **state)
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
     plan_describe(&pl, EVT_TARGET_SM90A, buf, sizeof buf);
-    assert_string_equal(buf, "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1");
+    assert_string_equal(buf, "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1");
     p = problem(EVT_TARGET_SM80, 108, 512, 512, 8192, 1);
     p.aligned = 0;
     pl = make(&k_gemm_nn, &p, NULL);
@@ -977,7 +982,7 @@ static void test_transposed_layouts(void **state)
         int tma;
         enum evt_tile_id want;
     } picks[] = {
-        {8192, 8192, 4096, 1, T(sm90_pp2_128x128x64_s4)},
+        {8192, 8192, 4096, 1, T(sm90_coop2_128x256x64_s3)},
         {8192, 8192, 4096, 0, T(sm90_wg2_128x256x64_s4)},
         {1000, 1000, 4104, 1, T(sm90_pp2_128x128x64_s4)},
     };
@@ -1115,9 +1120,15 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 0), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 0), EVT_TILE_sm80_64x64x32_w4_s4);
-    /* with TMA maps: the producer/consumer tile where each consumer gets two tiles */
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16384, 1024, 4096, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    /* with TMA maps: the producer/consumer tile where each consumer gets two tiles: the
+     * cooperative 128x256 one at K >= 768 where its waves are 90% full or more (512 tiles on
+     * 132 SMs: 97%; on 114: 90% short), else the ping-pong one */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 512, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 768, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2048, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16384, 1024, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 1), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 1), pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 0));
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
