@@ -63,14 +63,12 @@ struct evt_launch {
     rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
     size_t workspace_bytes;
     /* The repack of K-contiguous operands whose rows are not 16-byte
-     * aligned (repack_begin): the launch's own buffer of the copies, and
-     * the current run's state.  While `on`, operands[] and the problem's k
-     * are the copies' (k rounded up), orig and k the caller's. */
-    rt_cu_ptr repack_buf;
-    size_t repack_bytes;
+     * aligned (repack_begin), for the run being planned.  While `on`,
+     * operands[] and the problem's k are the copies' (k rounded up; their
+     * addresses in the workspace once it is known, run_planned), orig and
+     * k the caller's. */
     struct {
-        int allowed; /* run(): the launch's own workspace, no configuration forced */
-        rt_cu_stream stream;
+        int allowed; /* run() and evt_launch_workspace_size: no configuration forced */
         int on, need[2];
         rt_buffer orig[2];
         long long k;
@@ -204,16 +202,13 @@ void evt_launch_destroy(evt_launch *l)
     if (!l)
         return;
     const rt_driver *d = l->m->ctx->driver;
-    if ((l->workspace || l->repack_buf) && d) {
+    if (l->workspace && d) {
         /* A launch may be destroyed while a stream captures (a garbage
          * collector's timing): cuMemFree, which global mode forbids, must
          * not invalidate that capture. */
         int mode;
         const int relaxed = relax_capture_mode(d, &mode);
-        if (l->workspace)
-            d->mem_free(l->workspace);
-        if (l->repack_buf)
-            d->mem_free(l->repack_buf);
+        d->mem_free(l->workspace);
         restore_capture_mode(d, relaxed, mode);
     }
     free(l->inputs);
@@ -1073,7 +1068,7 @@ enum { RT_WORKSPACE_ALIGN = 256 };
  * A run worked out before anything is enqueued: the plan for the current
  * device, its TMA maps, and the workspace it needs: the reductions' 32-bit
  * words from the start, then split-K's partial tiles (tiles x splits x BM x
- * BN floats) from split_offset.
+ * BN floats) from split_offset, then the copies of repacked operands.
  */
 typedef struct rt_run {
     rt_cu_context cu_ctx;
@@ -1081,12 +1076,13 @@ typedef struct rt_run {
     rt_tma_maps maps;
     long long words;
     size_t split_offset;
+    size_t repack_offset[2]; /* operands A and B's copies (repack_begin), where copied */
     size_t bytes; /* the whole workspace; 0 when the run needs none */
     int tuned;    /* pl is the tuning database's */
 } rt_run;
 
 /* Below this many multiply-adds an unaligned GEMM keeps its guarded entry:
- * the copies' two extra launches would cost more than they save. */
+ * the copies' extra launches would cost more than they save. */
 #define RT_REPACK_MIN_MACS (1LL << 26)
 
 /*
@@ -1096,20 +1092,19 @@ typedef struct rt_run {
  * elements) or an operand's address is not 16-byte aligned: the guarded
  * path loads such operands element by element, 4.2x slower than cuBLASLt
  * at 4500^3 (docs/sm90.md).  Instead, where the run allows it (l->rp.allowed:
- * the launch's own workspace, no configuration forced, a batch of one) and
- * the problem is large, each such operand is first copied (BASE_repack,
- * enqueued ahead of the main launch) into dense rows of k8 = K rounded up
- * to the chunk, zero past K, in the launch's own buffer; the run then plans
- * and packs as an aligned problem of depth k8 (zeros add nothing).  When
- * K itself is not a multiple both operands are copied, else only the
- * unaligned one.  Returns 1 with operands[] and the problem's k swapped
- * for the copies' (repack_end restores them), 0 to keep the guarded path
- * (not applicable, a stream under capture that would need a new buffer, or
- * no memory for one: slower, never wrong).
+ * no configuration forced, as the tests and the tuner force the guarded
+ * entries) and the problem is large, each such operand is first copied
+ * (BASE_repack, enqueued ahead of the main launch) into dense rows of k8 =
+ * K rounded up to the chunk, zero past K, in the run's workspace; the run
+ * then plans and packs as an aligned problem of depth k8 (zeros add
+ * nothing).  When K itself is not a multiple both operands are copied,
+ * else only the unaligned one.  A batch of one only.  Returns 1 with
+ * operands[] and the problem's k swapped for the copies' (their addresses
+ * a 16-byte aligned stand-in until run_planned knows the workspace;
+ * repack_end restores the caller's), 0 to keep the guarded path.
  */
 static int repack_begin(evt_launch *l)
 {
-    const rt_driver *d = l->m->ctx->driver;
     const long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
     if (!l->rp.allowed || l->rp.on || !repack_layout(l) || l->batch != 1 || k <= 0 ||
         (double)m * (double)n * (double)k < (double)RT_REPACK_MIN_MACS)
@@ -1117,36 +1112,14 @@ static int repack_begin(evt_launch *l)
     const size_t es = evt_elem_size(l->k->operands[0].elem);
     const long long chunk = 16 / (long long)es, k8 = (k + chunk - 1) / chunk * chunk;
     const long long rows[2] = {m, n};
-    size_t off[2] = {0, 0}, bytes = 0;
-    int need[2];
+    int need[2], any = 0;
     for (int i = 0; i < 2; i++) {
         const rt_buffer *b = &l->operands[i];
         need[i] = k % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0;
-        size_t len;
-        if (!need[i])
-            continue;
-        off[i] = bytes;
-        if (!ck_mul_size((size_t)rows[i], (size_t)k8, &len) || !ck_mul_size(len, es, &len) ||
-            !ck_add_size(len, RT_WORKSPACE_ALIGN - 1, &len) ||
-            !ck_add_size(bytes, len / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN, &bytes))
-            return 0;
+        any |= need[i];
     }
-    if (!bytes)
+    if (!any)
         return 0;
-    if (bytes > l->repack_bytes) {
-        int capture = RT_CU_CAPTURE_NONE;
-        if (d->stream_is_capturing(l->rp.stream, &capture) != 0 || capture != RT_CU_CAPTURE_NONE)
-            return 0; /* a graph must not keep memory a later growth frees (grow_workspace) */
-        if (l->repack_buf)
-            d->mem_free(l->repack_buf);
-        l->repack_buf = 0;
-        l->repack_bytes = 0;
-        if (d->mem_alloc(&l->repack_buf, bytes) != 0) {
-            l->repack_buf = 0;
-            return 0;
-        }
-        l->repack_bytes = bytes;
-    }
     l->rp.k = k;
     for (int i = 0; i < 2; i++) {
         l->rp.need[i] = need[i];
@@ -1154,7 +1127,7 @@ static int repack_begin(evt_launch *l)
         if (!need[i])
             continue;
         rt_buffer *b = &l->operands[i];
-        b->ptr = (void *)(uintptr_t)(l->repack_buf + off[i]);
+        b->ptr = (void *)(uintptr_t)RT_WORKSPACE_ALIGN;
         b->ld = k8;
         b->bytes = (size_t)rows[i] * (size_t)k8 * es;
     }
@@ -1174,9 +1147,9 @@ static void repack_end(evt_launch *l)
     l->rp.on = 0;
 }
 
-/* The copies repack_begin planned, on stream s: rows of K elements into
- * rows of k8 (repack's grid: 256-thread blocks of 16-byte chunks in x,
- * rows in y). */
+/* The copies repack_begin planned, on stream s, to operands[]' addresses
+ * in the workspace: rows of K elements into rows of k8 (repack's grid:
+ * 256-thread blocks of 16-byte chunks in x, rows in y). */
 static evt_status enqueue_repack(evt_launch *l, const rt_resolved *fns, rt_cu_stream s)
 {
     evt_ctx *ctx = l->m->ctx;
@@ -1349,6 +1322,15 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
                         "split-K's workspace for %lld tiles x %d ways overflows size_t",
                         r->pl.tiles, r->pl.splits);
     }
+    for (int i = 0; i < 2 && l->rp.on; i++) {
+        r->repack_offset[i] = 0;
+        if (!l->rp.need[i])
+            continue;
+        size_t at = (r->bytes + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
+        if (at < r->bytes || !ck_add_size(at, l->operands[i].bytes, &r->bytes))
+            return fail(l, EVT_ERR_INVALID_ARGUMENT, "the operands' copies overflow size_t");
+        r->repack_offset[i] = at;
+    }
     return EVT_OK;
 }
 
@@ -1415,16 +1397,12 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
 }
 
 /* A run on `stream` in the caller's workspace (own == 0) or the launch's
- * own, its operands repacked where repack_begin says (only for the launch's
- * own workspace: a caller's is for graphs, which must not hold the
- * launch's own buffers, and no configuration forced: tests and the tuner
- * force the guarded entries). */
+ * own, its operands repacked where repack_begin says. */
 static evt_status run_planned(evt_launch *l, void *stream, int own, void *workspace, size_t bytes);
 
 static evt_status run(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
 {
-    l->rp.allowed = own && !l->tuning.plan.config;
-    l->rp.stream = (rt_cu_stream)stream;
+    l->rp.allowed = !l->tuning.plan.config;
     const evt_status st = run_planned(l, stream, own, workspace, bytes);
     repack_end(l);
     l->rp.allowed = 0;
@@ -1459,8 +1437,15 @@ static evt_status run_planned(evt_launch *l, void *stream, int own, void *worksp
     rt_cu_stream s = (rt_cu_stream)stream;
     if (own && (st = grow_workspace(l, s, r.bytes)) != EVT_OK)
         return st;
-    return enqueue(l, &r, fns, r.pl.tail_splits > 1 ? &tail_fns : NULL,
-                   own ? l->workspace : (rt_cu_ptr)(uintptr_t)workspace, s);
+    const rt_cu_ptr ws = own ? l->workspace : (rt_cu_ptr)(uintptr_t)workspace;
+    if (l->rp.on) { /* the copies' addresses, and the maps of them prepare could only try */
+        for (int i = 0; i < 2; i++)
+            if (l->rp.need[i])
+                l->operands[i].ptr = (void *)(uintptr_t)(ws + r.repack_offset[i]);
+        if (r.pl.tma && !tma_maps(l, r.pl.config, &r.maps))
+            return fail(l, EVT_ERR_DRIVER, "the driver refused the TMA maps of the operands' copies");
+    }
+    return enqueue(l, &r, fns, r.pl.tail_splits > 1 ? &tail_fns : NULL, ws, s);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)
@@ -1493,7 +1478,10 @@ evt_status evt_launch_workspace_size(evt_launch *l, size_t *bytes)
     if (!bytes)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL");
     rt_run r;
+    l->rp.allowed = !l->tuning.plan.config; /* as run() plans */
     evt_status st = prepare(l, &r, NULL, 0);
+    repack_end(l);
+    l->rp.allowed = 0;
     *bytes = st == EVT_OK ? r.bytes : 0;
     return st;
 }

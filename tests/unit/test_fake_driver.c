@@ -459,9 +459,10 @@ static void test_gemm_4096_sm90_tma(void **state)
 
 /* K = 2001: no row of A or B is 16-byte aligned, so both are first copied
  * into dense rows of 2008 elements, zero past K (BASE_repack, grids of
- * 256-thread blocks of 16-byte chunks by rows), in the launch's own buffer;
- * the fast path then runs on the copies with K = 1008 and their TMA maps.
- * A run in a caller's workspace, and a problem below RT_REPACK_MIN_MACS,
+ * 256-thread blocks of 16-byte chunks by rows), in the workspace after the
+ * reductions' words; the fast path then runs on the copies with K = 2008
+ * and their TMA maps.  The same in a caller's workspace (whose size says
+ * so); a forced configuration, and a problem below RT_REPACK_MIN_MACS,
  * keep the guarded entry. */
 static void test_gemm_repack_sm90(void **state)
 {
@@ -481,12 +482,9 @@ static void test_gemm_repack_sm90(void **state)
     assert_non_null(strstr(evt_launch_plan(l), " fast tma "));
     fakecuda_launch r[5];
     assert_int_equal(launches(r, 5), 5);
-    /* the buffer of the copies (A's rows, then B's at a 256-byte boundary), then the workspace */
-    assert_int_equal(fc.fakecuda_alloc_count(), 2);
-    fakecuda_alloc buf;
-    assert_int_equal(fc.fakecuda_get_alloc(0, &buf), 0);
-    const size_t a8 = ((size_t)M * K8 * 2 + 255) / 256 * 256;
-    assert_int_equal(buf.bytes, a8 + ((size_t)N * K8 * 2 + 255) / 256 * 256);
+    /* the workspace: the reductions' 1 + M words, then A's copy and B's, each at a 256-byte boundary */
+    const size_t a_at = ((1 + M) * 4 + 255) / 256 * 256, b_at = a_at + ((size_t)M * K8 * 2 + 255) / 256 * 256;
+    const unsigned long long ws0 = one_alloc(b_at + (size_t)N * K8 * 2);
     const void *srcs[2] = {a, bb};
     const long long rows[2] = {M, N};
     for (int i = 0; i < 2; i++) {
@@ -497,7 +495,7 @@ static void test_gemm_repack_sm90(void **state)
         assert_int_equal(r[i].nparams, 6);
         assert_ptr_equal(fakecuda_ptr_at(r[i].params[0], 0), srcs[i]);
         assert_int_equal(fakecuda_i64_at(r[i].params[1], 0), K);
-        assert_int_equal(fakecuda_i64_at(r[i].params[2], 0), (long long)(buf.ptr + (i ? a8 : 0)));
+        assert_int_equal(fakecuda_i64_at(r[i].params[2], 0), (long long)(ws0 + (i ? b_at : a_at)));
         assert_int_equal(fakecuda_i64_at(r[i].params[3], 0), rows[i]);
         assert_int_equal(fakecuda_i64_at(r[i].params[4], 0), K);
         assert_int_equal(fakecuda_i64_at(r[i].params[5], 0), K8);
@@ -506,35 +504,52 @@ static void test_gemm_repack_sm90(void **state)
     assert_non_null(strstr(r[3].function, "_sm90a"));
     assert_null(strstr(r[3].function, "guarded"));
     const unsigned char *args = r[3].params[0];
-    assert_int_equal(fakecuda_i64_at(args, G_A), (long long)buf.ptr);
-    assert_int_equal(fakecuda_i64_at(args, G_B), (long long)(buf.ptr + a8));
+    assert_int_equal(fakecuda_i64_at(args, G_A), (long long)(ws0 + a_at));
+    assert_int_equal(fakecuda_i64_at(args, G_B), (long long)(ws0 + b_at));
     assert_int_equal(fakecuda_i32_at(args, G_K), K8);
     assert_int_equal(fakecuda_i64_at(args, G_LDA), K8);
     assert_int_equal(fakecuda_i64_at(args, G_LDB), K8);
     assert_int_equal(fakecuda_i32_at(args, G_M), M);
     assert_int_equal(fakecuda_i32_at(args, G_N), N);
     assert_string_equal(r[4].function, "evt_tn_gemm_reduce_finish");
-    expect_tiled(fc.fakecuda_tensor_map_of(r[3].params[1]), TMAP_F16, (const void *)(uintptr_t)buf.ptr, K8, M,
-                 K8, 64, 128, SWIZZLE_128B);
+    expect_tiled(fc.fakecuda_tensor_map_of(r[3].params[1]), TMAP_F16, (const void *)(uintptr_t)(ws0 + a_at), K8,
+                 M, K8, 64, 128, SWIZZLE_128B);
+    expect_tiled(fc.fakecuda_tensor_map_of(r[3].params[1] + 128), TMAP_F16, (const void *)(uintptr_t)(ws0 + b_at),
+                 K8, N, K8, 64, 128, SWIZZLE_128B);
     assert_int_equal(fc.fakecuda_violations(), 0);
     /* the caller's K and operands again after the run: a second run repacks the same way */
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_int_equal(launches(r, 5), 5);
-    assert_int_equal(fc.fakecuda_alloc_count(), 0); /* the buffers are kept */
+    assert_int_equal(fc.fakecuda_alloc_count(), 0); /* the workspace is kept */
     assert_ptr_equal(fakecuda_ptr_at(r[0].params[0], 0), a);
     assert_int_equal(fakecuda_i32_at(r[3].params[0], G_K), K8);
 
-    /* in a caller's workspace: the guarded entry, no copies */
+    /* in a caller's workspace, as large as evt_launch_workspace_size says; one byte less is refused */
     size_t ws_bytes = 0;
     expect_ok(ctx, evt_launch_workspace_size(l, &ws_bytes));
+    assert_int_equal(ws_bytes, b_at + (size_t)N * K8 * 2);
     void *ws = dev(&b, ws_bytes);
     fc.fakecuda_reset();
+    assert_int_equal(evt_launch_run_with_workspace(l, NULL, ws, ws_bytes - 1), EVT_ERR_BAD_BUFFER);
     expect_ok(ctx, evt_launch_run_with_workspace(l, NULL, ws, ws_bytes));
+    assert_int_equal(launches(r, 5), 5);
+    assert_string_equal(r[1].function, "evt_tn_gemm_repack");
+    assert_int_equal(fakecuda_i64_at(r[1].params[2], 0), (long long)((uintptr_t)ws + b_at));
+    assert_int_equal(fakecuda_i64_at(r[3].params[0], G_B), (long long)((uintptr_t)ws + b_at));
+    assert_int_equal(fakecuda_i32_at(r[3].params[0], G_K), K8);
+    assert_int_equal(fc.fakecuda_alloc_count(), 0);
+
+    /* a configuration forced: its guarded entry, no copies */
+    const evt_tuning forced = {.config = "sm90_pp2_128x128x64_s4"};
+    assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
     assert_non_null(strstr(evt_launch_plan(l), " guarded "));
     assert_int_equal(launches(r, 3), 3);
     assert_non_null(strstr(r[1].function, "_guarded_sm90a"));
     assert_int_equal(fakecuda_i32_at(r[1].params[0], G_K), K);
+    assert_int_equal(evt_launch_set_tuning(l, NULL), EVT_OK);
 
     /* below RT_REPACK_MIN_MACS (2^26): guarded */
     assert_int_equal(evt_launch_set_gemm(l, 16, 1000, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
@@ -732,7 +747,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
     /* A's rows are not 16-byte aligned: A is first copied into dense rows
-     * (the repack, into the launch's own buffer of M x K bytes), then the
+     * (the repack, into the workspace: M x K bytes), then the
      * fast path reads the copy through its TMA map */
     assert_string_equal(evt_launch_plan(l), want);
     fakecuda_launch rp[2];
