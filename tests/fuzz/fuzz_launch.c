@@ -187,7 +187,9 @@ static long long hostile(rd *r)
 /* A size that a run can afford (its buffers fit in the pool). */
 static long long modest(rd *r)
 {
-    static const long long v[] = {1, 2, 7, 8, 9, 16, 31, 64, 65, 97, 128, 130, 192, 256, 384, 512, 520, 1000, 1024, 2048};
+    /* 1001 and 4097: large enough, and unaligned enough, for the repack (api/launch.c) */
+    static const long long v[] = {1,   2,   7,   8,   9,   16,  31,   64,   65,   97,   128, 130,
+                                  192, 256, 384, 512, 520, 1000, 1001, 1024, 2048, 4097};
     return v[pick(r, sizeof v / sizeof v[0])];
 }
 
@@ -283,6 +285,12 @@ static int capturing, injected;
 static int current_device;
 /* The run's workspace is the launch's own or lies inside the pool. */
 static int ws_honest;
+/* The operands' copies of the run being checked (api/launch.c's repack:
+ * A row-major and B column-major rows not 16-byte aligned, copied ahead of
+ * the GEMM into the workspace): each copied operand's address, NULL for
+ * one the run reads in place, and the copies' rows (K rounded up). */
+static const void *repacked[2];
+static long long repacked_k;
 /* What the checks saw, for the replay's summary: launches checked, those
  * with every extent checked, TMA maps checked. */
 static long launches_checked, launches_in_bounds, maps_checked;
@@ -474,13 +482,41 @@ static void check_launch(const model *md, size_t i)
         die("a run succeeded past a refused launch of", f.function);
     if (f.nparams < 1 || f.param_size[0] != md->layout.size)
         die("the argument struct's size disagrees with the kernel's, in", f.function);
-    const unsigned char *a = f.params[0];
     const int conv = evt_kernel_mainloop(md->k) == EVT_MAINLOOP_CONV2D_FPROP;
     int honest = md->ops[0].honest && md->ops[1].honest;
     for (int j = 0; j < md->nin + md->nout; j++)
         honest &= md->args[j].honest;
     launches_checked++;
     launches_in_bounds += honest && ws_honest;
+    if (ends_with(f.function, "_repack")) {
+        /* (src, ld, dst, rows, e, e8): one operand's K-element rows into
+         * rows of e8, K rounded up to 16 bytes' elements, in the workspace */
+        const evt_operand_info *oa = evt_kernel_operand(md->k, 0), *ob = evt_kernel_operand(md->k, 1);
+        if (conv || md->batch != 1 || oa->layout != EVT_LAYOUT_ROW || ob->layout != EVT_LAYOUT_COL ||
+            f.nparams != 6)
+            die("a repack of operands that are not a plain GEMM's K-contiguous ones, in", f.function);
+        const void *src = fakecuda_ptr_at(f.params[0], 0), *dst = fakecuda_ptr_at(f.params[2], 0);
+        const long long ld = fakecuda_i64_at(f.params[1], 0), rows = fakecuda_i64_at(f.params[3], 0);
+        const long long e = fakecuda_i64_at(f.params[4], 0), e8 = fakecuda_i64_at(f.params[5], 0);
+        const size_t es = evt_elem_size(oa->elem);
+        const long long chunk = 16 / (long long)es;
+        int o = -1;
+        for (int c = 1; c >= 0; c--)
+            if (src == md->ops[c].ptr && ld == md->ops[c].ld && rows == (c ? md->n : md->m))
+                o = c;
+        if (o < 0 || e != md->k_ || e8 != (e + chunk - 1) / chunk * chunk)
+            die("a repack's source, rows or K differ from the problem's, in", f.function);
+        if (e % chunk == 0 && ld % chunk == 0 && (uintptr_t)src % 16 == 0)
+            die("a repack of an aligned operand, in", f.function);
+        if (md->ops[o].honest)
+            expect_inside("a repacked operand", f.function, src, extent(rows, e, ld, es));
+        if (ws_honest)
+            expect_inside("an operand's copy", f.function, dst, (unsigned long long)rows * (unsigned long long)e8 * es);
+        repacked[o] = dst;
+        repacked_k = e8;
+        return;
+    }
+    const unsigned char *a = f.params[0];
     const long long M = md->m, N = md->n, B = md->batch;
     long long tiles = 0, op_stride[2] = {0, 0}; /* the operands' packed batch strides, in bytes */
     for (size_t fi = 0; fi < md->layout.nfields; fi++) {
@@ -489,14 +525,17 @@ static void check_launch(const model *md, size_t i)
         switch (fd->role) {
         case CG_ROLE_OPERAND:
             expect_eq(f.function, fd->name, (long long)(uintptr_t)fakecuda_ptr_at(a, off),
-                      (long long)(uintptr_t)md->ops[fd->index].ptr);
+                      (long long)(uintptr_t)(repacked[fd->index] ? repacked[fd->index] : md->ops[fd->index].ptr));
             break;
         case CG_ROLE_OPERAND_LD: {
-            /* the contiguous extent: K of a row-major A or column-major B, else M or N */
+            /* the contiguous extent: K of a row-major A or column-major B, else M or N;
+             * a copy's rows are dense, K rounded up, and so is the problem's K */
             const int col = evt_kernel_operand(md->k, (size_t)fd->index)->layout == EVT_LAYOUT_COL;
-            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off), md->ops[fd->index].ld);
+            const long long k = repacked[0] || repacked[1] ? repacked_k : md->k_;
+            expect_eq(f.function, fd->name, fakecuda_i64_at(a, off),
+                      repacked[fd->index] ? repacked_k : md->ops[fd->index].ld);
             expect_row(f.function, fd->name, fakecuda_i64_at(a, off),
-                       fd->index == 0 ? (col ? M : md->k_) : (col ? md->k_ : N));
+                       fd->index == 0 ? (col ? M : k) : (col ? k : N));
             break;
         }
         case CG_ROLE_M:
@@ -591,6 +630,11 @@ static void check_launch(const model *md, size_t i)
     }
     for (int o = 0; o < 2; o++) {
         const char *name = evt_kernel_operand(md->k, (size_t)o)->name;
+        if (repacked[o]) { /* the copy, in the workspace */
+            if (ws_honest)
+                expect_inside(name, f.function, fakecuda_ptr_at(a, 8 * (size_t)o), reach[o]);
+            continue;
+        }
         expect_claimed(name, f.function, reach[o], md->ops[o].bytes);
         if (honest)
             expect_inside(name, f.function, fakecuda_ptr_at(a, 8 * (size_t)o), reach[o]);
@@ -643,6 +687,7 @@ static void check_launch(const model *md, size_t i)
 static void check_run(const model *md, size_t from, int honest_ws, int one_run)
 {
     ws_honest = honest_ws;
+    repacked[0] = repacked[1] = NULL;
     const size_t to = w.fc.fakecuda_launch_count();
     for (size_t i = from; i < to; i++)
         check_launch(md, i);
