@@ -229,6 +229,18 @@ runs() {
     echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged"
     echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_wg2_128x256x64_s4"
     echo "$c/reductions.evt reductions 1000,4097,13 --config sm90_wg2_128x128x64_s3"
+    # A row-major and B column-major rows that are not 16-byte aligned (K,
+    # or ld through --ld-pad 3), large enough to be repacked ahead of the
+    # fast path (api/launch.c's repack_begin): the heuristic's pick, every
+    # epilogue case, a split-K plan, NaN and infinities
+    echo "$c/layouts.evt rc_f16 1000,1000,1001"
+    echo "$c/layouts.evt rc_bf16 3001,2999,1037"
+    echo "$c/layouts.evt rc_f16 1000,1000,1024 --ld-pad 3"
+    echo "$c/layouts.evt rc_f16 4500,4500,4500 --special"
+    echo "$c/reductions.evt reductions 2000,1999,523"
+    echo "$c/reductions.evt reductions 64,2000,4099"
+    echo "$c/outputs.evt outputs 1000,1000,1001 --ld-pad 3"
+    echo "$c/inputs.evt inputs 1000,1000,1001"
     # wgmma and the TMA producer/consumer tile on A row-major and B
     # column-major (the other layouts, the transposed wgmma: below), on the
     # fast path and the guarded one (K = 13).
