@@ -93,6 +93,7 @@ struct evt_launch {
      * evt_launch_plan formats it into text when asked, not on every run */
     plan last;
     int last_tuned; /* the last run took the tuning database's plan */
+    int last_repacked[2]; /* the last run copied A, B (repack_begin) */
     char plan_text[168];
 };
 
@@ -1111,6 +1112,8 @@ static int repack_begin(evt_launch *l)
         return 0;
     const size_t es = evt_elem_size(l->k->operands[0].elem);
     const long long chunk = 16 / (long long)es, k8 = (k + chunk - 1) / chunk * chunk;
+    if (k8 > INT_MAX) /* the kernels' K is an int */
+        return 0;
     const long long rows[2] = {m, n};
     int need[2], any = 0;
     for (int i = 0; i < 2; i++) {
@@ -1392,6 +1395,8 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     if (st == EVT_OK) {
         l->last = r->pl;
         l->last_tuned = r->tuned;
+        l->last_repacked[0] = l->rp.on && l->rp.need[0];
+        l->last_repacked[1] = l->rp.on && l->rp.need[1];
     }
     return st;
 }
@@ -1494,6 +1499,11 @@ const char *evt_launch_plan(evt_launch *l)
     if (l->last_tuned) {
         size_t n = strlen(l->plan_text);
         snprintf(l->plan_text + n, sizeof l->plan_text - n, " tuned");
+    }
+    if (l->last_repacked[0] || l->last_repacked[1]) {
+        size_t n = strlen(l->plan_text);
+        snprintf(l->plan_text + n, sizeof l->plan_text - n, " repacked%s%s", l->last_repacked[0] ? " a" : "",
+                 l->last_repacked[1] ? " b" : "");
     }
     return l->plan_text;
 }
