@@ -406,6 +406,16 @@ static void expect_tile_end(const fakecuda_launch *r, int i, long long end)
         assert_true(got > 0);
 }
 
+/* A run of l with configuration `config` forced (as tests and the tuner
+ * force them), the fake's records cleared first. */
+static void run_forced(evt_ctx *ctx, evt_launch *l, const char *config)
+{
+    const evt_tuning forced = {.config = config};
+    assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+}
+
 /* 4096^3 with padded leading dimensions: the persistent cooperative
  * 128x256 producer/consumer tile, one CTA per SM, loading A and B through
  * tiled TMA maps of the bound pointers whose strides are the leading
@@ -542,10 +552,7 @@ static void test_gemm_repack_sm90(void **state)
     assert_int_equal(fc.fakecuda_alloc_count(), 0);
 
     /* a configuration forced: its guarded entry, no copies */
-    const evt_tuning forced = {.config = "sm90_pp2_128x128x64_s4"};
-    assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_forced(ctx, l, "sm90_pp2_128x128x64_s4");
     assert_non_null(strstr(evt_launch_plan(l), " guarded "));
     assert_int_equal(launches(r, 3), 3);
     assert_non_null(strstr(r[1].function, "_guarded_sm90a"));
@@ -777,10 +784,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
                        K, M, K, 128, 128, SWIZZLE_128B);
     assert_int_equal(fc.fakecuda_violations(), 0);
     /* a configuration forced (tests, the tuner): no copy, the guarded entry */
-    const evt_tuning forced = {.config = "sm90_coop2_128x128x128_s4_fp8"};
-    assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_forced(ctx, l, "sm90_coop2_128x128x128_s4_fp8");
     assert_non_null(strstr(evt_launch_plan(l), "_fp8 guarded grid"));
     assert_int_equal(launches(r, 1), 1);
     assert_non_null(strstr(r[0].function, "_fp8_guarded_sm90a"));
