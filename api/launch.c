@@ -72,6 +72,7 @@ struct evt_launch {
         int on, need[2];
         rt_buffer orig[2];
         long long k;
+        long long rows[2], e[2]; /* each operand's rows and their elements in the caller's buffer */
     } rp;
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
@@ -762,13 +763,11 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
     return st;
 }
 
-/* Whether the kernel's operands can be repacked (repack_begin): a GEMM of
- * A row-major and B column-major, both K-contiguous (codegen emits
- * BASE_repack beside its fast entries). */
+/* Whether the kernel's operands can be repacked (repack_begin): a GEMM's
+ * (codegen emits BASE_repack beside its fast entries). */
 static int repack_layout(const evt_launch *l)
 {
-    return l->k->mainloop == EVT_MAINLOOP_GEMM && l->k->operands[0].layout == EVT_LAYOUT_ROW &&
-           l->k->operands[1].layout == EVT_LAYOUT_COL;
+    return l->k->mainloop == EVT_MAINLOOP_GEMM;
 }
 
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
@@ -1087,21 +1086,25 @@ typedef struct rt_run {
 #define RT_REPACK_MIN_MACS (1LL << 26)
 
 /*
- * A GEMM whose K-contiguous operands (A row-major, B column-major) cannot
- * take the fast path because a row is not a whole number of 16-byte chunks
- * (K, or a leading dimension, not a multiple of 8 16-bit or 16 fp8
- * elements) or an operand's address is not 16-byte aligned: the guarded
- * path loads such operands element by element, 4.2x slower than cuBLASLt
- * at 4500^3 (docs/sm90.md).  Instead, where the run allows it (l->rp.allowed:
- * no configuration forced, as the tests and the tuner force the guarded
- * entries) and the problem is large, each such operand is first copied
- * (BASE_repack, enqueued ahead of the main launch) into dense rows of k8 =
- * K rounded up to the chunk, zero past K, in the run's workspace; the run
- * then plans and packs as an aligned problem of depth k8 (zeros add
- * nothing).  When K itself is not a multiple both operands are copied,
- * else only the unaligned one.  A batch of one only.  Returns 1 with
- * operands[] and the problem's k swapped for the copies' (their addresses
- * a 16-byte aligned stand-in until run_planned knows the workspace;
+ * A GEMM whose operands cannot take the fast path because a row is not a
+ * whole number of 16-byte chunks (its elements, K for a row-major A or a
+ * column-major B and M or N otherwise, or its leading dimension, not a
+ * multiple of 8 16-bit or 16 fp8 elements) or an operand's address is not
+ * 16-byte aligned: the guarded path loads such operands element by element,
+ * 4.2x slower than cuBLASLt at 4500^3 (docs/sm90.md).  Instead, where the
+ * run allows it (l->rp.allowed: no configuration forced, as the tests and
+ * the tuner force the guarded entries) and the problem is large, each such
+ * operand is first copied (BASE_repack, enqueued ahead of the main launch)
+ * into dense rows of e8 elements, its row's e rounded up to the chunk, zero
+ * past e, in the run's workspace, and the run plans and packs the fast
+ * path on the copies.  Where both operands are K-contiguous the copies'
+ * K is k8, K rounded up (zeros add nothing), and the problem is aligned
+ * as it is; otherwise K stays and the fast path reads past a copy's e up
+ * to e8 only within its zero padding (the 16-byte chunk that holds the
+ * last element), which the guarded check (plan_gemm_aligned) cannot know,
+ * so the problem is declared aligned.  A batch of one only.  Returns 1
+ * with operands[] (and k) swapped for the copies' (their addresses a
+ * 16-byte aligned stand-in until run_planned knows the workspace;
  * repack_end restores the caller's), 0 to keep the guarded path.
  */
 static int repack_begin(evt_launch *l)
@@ -1111,14 +1114,18 @@ static int repack_begin(evt_launch *l)
         (double)m * (double)n * (double)k < (double)RT_REPACK_MIN_MACS)
         return 0;
     const size_t es = evt_elem_size(l->k->operands[0].elem);
-    const long long chunk = 16 / (long long)es, k8 = (k + chunk - 1) / chunk * chunk;
-    if (k8 > INT_MAX) /* the kernels' K is an int */
+    const long long chunk = 16 / (long long)es;
+    const int kc[2] = {l->k->operands[0].layout == EVT_LAYOUT_ROW, l->k->operands[1].layout == EVT_LAYOUT_COL};
+    /* both K-contiguous: K rounds up (and must stay an int, as the kernels take it) */
+    const long long k8 = kc[0] && kc[1] ? (k + chunk - 1) / chunk * chunk : k;
+    if (k8 > INT_MAX)
         return 0;
-    const long long rows[2] = {m, n};
     int need[2], any = 0;
     for (int i = 0; i < 2; i++) {
         const rt_buffer *b = &l->operands[i];
-        need[i] = k % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0;
+        l->rp.rows[i] = kc[i] ? (i ? n : m) : k;
+        l->rp.e[i] = kc[i] ? k : (i ? n : m);
+        need[i] = l->rp.e[i] % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0;
         any |= need[i];
     }
     if (!any)
@@ -1130,9 +1137,10 @@ static int repack_begin(evt_launch *l)
         if (!need[i])
             continue;
         rt_buffer *b = &l->operands[i];
+        const long long e8 = (l->rp.e[i] + chunk - 1) / chunk * chunk;
         b->ptr = (void *)(uintptr_t)RT_WORKSPACE_ALIGN;
-        b->ld = k8;
-        b->bytes = (size_t)rows[i] * (size_t)k8 * es;
+        b->ld = e8;
+        b->bytes = (size_t)l->rp.rows[i] * (size_t)e8 * es;
     }
     l->sizes[2] = l->dims[2] = k8;
     l->rp.on = 1;
@@ -1151,7 +1159,7 @@ static void repack_end(evt_launch *l)
 }
 
 /* The copies repack_begin planned, on stream s, to operands[]' addresses
- * in the workspace: rows of K elements into rows of k8 (repack's grid:
+ * in the workspace: rows of e elements into rows of e8 (repack's grid:
  * 256-thread blocks of 16-byte chunks in x, rows in y). */
 static evt_status enqueue_repack(evt_launch *l, const rt_resolved *fns, rt_cu_stream s)
 {
@@ -1159,14 +1167,12 @@ static evt_status enqueue_repack(evt_launch *l, const rt_resolved *fns, rt_cu_st
     if (!fns->repack)
         return fail(l, EVT_ERR_INTERNAL, "the repack entry point is missing");
     const size_t es = evt_elem_size(l->k->operands[0].elem);
-    const long long rows[2] = {l->dims[0], l->dims[1]};
-    long long e = l->rp.k, e8 = l->dims[2];
-    const long long chunks = e8 / (16 / (long long)es), xs = (chunks + 255) / 256;
     for (int i = 0; i < 2; i++) {
         if (!l->rp.need[i])
             continue;
         void *src = l->rp.orig[i].ptr, *dst = l->operands[i].ptr;
-        long long ld = l->rp.orig[i].ld, r = rows[i];
+        long long ld = l->rp.orig[i].ld, r = l->rp.rows[i], e = l->rp.e[i], e8 = l->operands[i].ld;
+        const long long xs = (e8 / (16 / (long long)es) + 255) / 256;
         void *params[] = {&src, &ld, &dst, &r, &e, &e8};
         const unsigned gx = (unsigned)(xs < 65535 ? xs : 65535), gy = (unsigned)(r < 65535 ? r : 65535);
         rt_cu_result cr = ctx->driver->launch_kernel(fns->repack, gx, gy, 1, 256, 1, 1, 0, s, params, NULL);

@@ -807,9 +807,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                 }
             }
     sb_putn(sb, sb_str(&sh->reduce), sh->reduce.len);
-    /* the runtime's repack of K-contiguous operands whose rows are not
-     * 16-byte aligned, ahead of a fast-path GEMM (api/launch.c) */
-    if (!conv && a->layout == EVT_LAYOUT_ROW && b->layout == EVT_LAYOUT_COL && sel->aligned != 0)
+    /* the runtime's repack of operands whose rows are not 16-byte aligned,
+     * ahead of a fast-path GEMM (api/launch.c) */
+    if (!conv && sel->aligned != 0)
         sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(256) %s_repack(\n"
                       "    const evt_operand_storage<%d>::type *src, evt_i64 ld, evt_operand_storage<%d>::type *dst,\n"
                       "    evt_i64 rows, evt_i64 e, evt_i64 e8)\n"

@@ -383,11 +383,11 @@ __device__ __forceinline__ void evt_gemm_persistent(const evt_gemm_args &args0, 
 }
 
 /*
- * A K-contiguous operand whose rows are not 16-byte aligned (K, or its
+ * An operand whose rows are not 16-byte aligned (their elements, or the
  * leading dimension, not a multiple of 16 bytes' elements; the runtime's
  * repack, api/launch.c): `rows` rows of e elements, ld apart at src, into
  * dense rows of e8 >= e elements at dst (16-byte aligned), zero past e, so
- * that the fast paths (TMA, 16-byte cp.async) can read it with K = e8.
+ * that the fast paths (TMA, 16-byte cp.async) can read it.
  * Each thread writes one 16-byte chunk of a row at a time, the loads being
  * single elements (src's rows have no alignment to speak of); a warp's
  * loads and stores are contiguous.  Rows in y (grid-stride), chunks in x.

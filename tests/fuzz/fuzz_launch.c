@@ -286,11 +286,11 @@ static int current_device;
 /* The run's workspace is the launch's own or lies inside the pool. */
 static int ws_honest;
 /* The operands' copies of the run being checked (api/launch.c's repack:
- * A row-major and B column-major rows not 16-byte aligned, copied ahead of
- * the GEMM into the workspace): each copied operand's address, NULL for
- * one the run reads in place, and the copies' rows (K rounded up). */
+ * rows not 16-byte aligned, copied ahead of the GEMM into the workspace):
+ * each copied operand's address, NULL for one the run reads in place, and
+ * its rows' elements (rounded up to 16 bytes'). */
 static const void *repacked[2];
-static long long repacked_k;
+static long long repacked_ld[2];
 /* What the checks saw, for the replay's summary: launches checked, those
  * with every extent checked, TMA maps checked. */
 static long launches_checked, launches_in_bounds, maps_checked;
@@ -489,23 +489,25 @@ static void check_launch(const model *md, size_t i)
     launches_checked++;
     launches_in_bounds += honest && ws_honest;
     if (ends_with(f.function, "_repack")) {
-        /* (src, ld, dst, rows, e, e8): one operand's K-element rows into
-         * rows of e8, K rounded up to 16 bytes' elements, in the workspace */
+        /* (src, ld, dst, rows, e, e8): one operand's rows of e elements (K
+         * where K-contiguous, else M or N) into rows of e8, e rounded up to
+         * 16 bytes' elements, in the workspace */
         const evt_operand_info *oa = evt_kernel_operand(md->k, 0), *ob = evt_kernel_operand(md->k, 1);
-        if (conv || md->batch != 1 || oa->layout != EVT_LAYOUT_ROW || ob->layout != EVT_LAYOUT_COL ||
-            f.nparams != 6)
-            die("a repack of operands that are not a plain GEMM's K-contiguous ones, in", f.function);
+        if (conv || md->batch != 1 || f.nparams != 6)
+            die("a repack of operands that are not a plain GEMM's, in", f.function);
         const void *src = fakecuda_ptr_at(f.params[0], 0), *dst = fakecuda_ptr_at(f.params[2], 0);
         const long long ld = fakecuda_i64_at(f.params[1], 0), rows = fakecuda_i64_at(f.params[3], 0);
         const long long e = fakecuda_i64_at(f.params[4], 0), e8 = fakecuda_i64_at(f.params[5], 0);
         const size_t es = evt_elem_size(oa->elem);
         const long long chunk = 16 / (long long)es;
+        const int kc[2] = {oa->layout == EVT_LAYOUT_ROW, ob->layout == EVT_LAYOUT_COL};
         int o = -1;
         for (int c = 1; c >= 0; c--)
-            if (src == md->ops[c].ptr && ld == md->ops[c].ld && rows == (c ? md->n : md->m))
+            if (src == md->ops[c].ptr && ld == md->ops[c].ld && rows == (kc[c] ? (c ? md->n : md->m) : md->k_) &&
+                e == (kc[c] ? md->k_ : (c ? md->n : md->m)))
                 o = c;
-        if (o < 0 || e != md->k_ || e8 != (e + chunk - 1) / chunk * chunk)
-            die("a repack's source, rows or K differ from the problem's, in", f.function);
+        if (o < 0 || e8 != (e + chunk - 1) / chunk * chunk)
+            die("a repack's source, rows or elements differ from the problem's, in", f.function);
         if (e % chunk == 0 && ld % chunk == 0 && (uintptr_t)src % 16 == 0)
             die("a repack of an aligned operand, in", f.function);
         if (md->ops[o].honest)
@@ -513,7 +515,7 @@ static void check_launch(const model *md, size_t i)
         if (ws_honest)
             expect_inside("an operand's copy", f.function, dst, (unsigned long long)rows * (unsigned long long)e8 * es);
         repacked[o] = dst;
-        repacked_k = e8;
+        repacked_ld[o] = e8;
         return;
     }
     const unsigned char *a = f.params[0];
@@ -531,11 +533,10 @@ static void check_launch(const model *md, size_t i)
             /* the contiguous extent: K of a row-major A or column-major B, else M or N;
              * a copy's rows are dense, K rounded up, and so is the problem's K */
             const int col = evt_kernel_operand(md->k, (size_t)fd->index)->layout == EVT_LAYOUT_COL;
-            const long long k = repacked[0] || repacked[1] ? repacked_k : md->k_;
             expect_eq(f.function, fd->name, fakecuda_i64_at(a, off),
-                      repacked[fd->index] ? repacked_k : md->ops[fd->index].ld);
+                      repacked[fd->index] ? repacked_ld[fd->index] : md->ops[fd->index].ld);
             expect_row(f.function, fd->name, fakecuda_i64_at(a, off),
-                       fd->index == 0 ? (col ? M : k) : (col ? k : N));
+                       fd->index == 0 ? (col ? M : md->k_) : (col ? md->k_ : N));
             break;
         }
         case CG_ROLE_M:

@@ -572,6 +572,62 @@ static void test_gemm_repack_sm90(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* A column-major and B row-major (M/N-contiguous) with N = 3001: B's k
+ * rows are copied into rows of 3008 elements, zero past N, K staying 1024
+ * (the fast path reads past N only within a copy's padding); A's rows are
+ * whole chunks and read in place.  The plan's TMA maps read the copy. */
+static void test_gemm_repack_mn_sm90(void **state)
+{
+    (void)state;
+    enum { M = 1000, N = 3001, N8 = 3008, K = 1024 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "nt");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = (size_t)K * M * 2, b_bytes = (size_t)K * N * 2, y_bytes = (size_t)M * N * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes), *y = dev(&b, y_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, M, a_bytes, bb, N, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", y, y_bytes, N), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), " fast tma "));
+    assert_non_null(strstr(evt_launch_plan(l), " repacked b"));
+    assert_null(strstr(evt_launch_plan(l), " repacked a"));
+    fakecuda_launch r[2];
+    assert_int_equal(launches(r, 2), 2);
+    const unsigned long long ws = one_alloc((size_t)K * N8 * 2); /* the copy alone */
+    assert_string_equal(r[0].function, "evt_nt_gemm_repack");
+    assert_int_equal(r[0].grid[0], 2); /* 376 chunks a row, 256 a block */
+    assert_int_equal(r[0].grid[1], K);
+    assert_ptr_equal(fakecuda_ptr_at(r[0].params[0], 0), bb);
+    assert_int_equal(fakecuda_i64_at(r[0].params[1], 0), N);
+    assert_int_equal(fakecuda_i64_at(r[0].params[2], 0), (long long)ws);
+    assert_int_equal(fakecuda_i64_at(r[0].params[3], 0), K);
+    assert_int_equal(fakecuda_i64_at(r[0].params[4], 0), N);
+    assert_int_equal(fakecuda_i64_at(r[0].params[5], 0), N8);
+    const unsigned char *args = r[1].params[0];
+    assert_null(strstr(r[1].function, "guarded"));
+    assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
+    assert_int_equal(fakecuda_i64_at(args, G_LDA), M);
+    assert_int_equal(fakecuda_i64_at(args, G_B), (long long)ws);
+    assert_int_equal(fakecuda_i64_at(args, G_LDB), N8);
+    assert_int_equal(fakecuda_i32_at(args, G_N), N);
+    assert_int_equal(fakecuda_i32_at(args, G_K), K);
+    /* B's map: (n, k) positions of the copy, N8 apart */
+    fakecuda_tensor_map t;
+    assert_int_equal(fc.fakecuda_get_tensor_map((size_t)fc.fakecuda_tensor_map_of(r[1].params[1] + 128), &t), 0);
+    assert_ptr_equal(t.address, (const void *)(uintptr_t)ws);
+    assert_int_equal(t.dims[0], N);
+    assert_int_equal(t.dims[1], K);
+    assert_int_equal(t.strides[0], N8 * 2);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* A persistent plan's tail (plan.h), forced four ways: 1000 x 2560 in
  * 128 x 128 tiles is 160 tiles, 28 past the first wave of 132, so the
  * ping-pong launch stops at tile 132 and the 28 go to the 128 x 128 wgmma
@@ -1875,6 +1931,7 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_4096_sm90_tma),
     T(test_gemm_tail_sm90),
     T(test_gemm_repack_sm90),
+    T(test_gemm_repack_mn_sm90),
     T(test_gemm_cluster_sm90),
     T(test_gemm_fp8_sm90_tma),
     T(test_gemm_split_k_bf16_nt),
