@@ -241,6 +241,12 @@ runs() {
     echo "$c/reductions.evt reductions 64,2000,4099"
     echo "$c/outputs.evt outputs 1000,1000,1001 --ld-pad 3"
     echo "$c/inputs.evt inputs 1000,1000,1001"
+    # ... and M/N-contiguous ones: padded rows, K as it is
+    echo "$c/layouts.evt rr_f16 1000,3001,1024"
+    echo "$c/layouts.evt cr_bf16 1001,1000,1024 --ld-pad 3"
+    echo "$c/layouts.evt cc_f16 1000,1000,1001"
+    echo "$c/layouts.evt rr_bf16 1000,1000,1001 --special"
+    echo "$c/reductions.evt reductions_bf16_cc 2001,999,1024"
     # wgmma and the TMA producer/consumer tile on A row-major and B
     # column-major (the other layouts, the transposed wgmma: below), on the
     # fast path and the guarded one (K = 13).
