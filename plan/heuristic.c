@@ -252,8 +252,8 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  * - Where tma is set and K is longer than two k tiles, the producer/consumer
  *   tile once every consumer gets two tiles or more: the cooperative 128x256
  *   one where K is 768 or more and its waves are 90% full or more (its
- *   m64n256 wgmmas ran 1.03-1.27x faster than the ping-pong tile there,
- *   0.89-0.95x where its last wave was 73-87% full, and 0.92-1.01x at
+ *   m64n256 wgmmas ran 1.01-1.27x faster than the ping-pong tile there,
+ *   0.89-0.95x where its last wave was 73-87% full, and 0.91-1.01x at
  *   K <= 512, where the ping-pong tile hides one consumer's epilogue behind
  *   the other's mainloop; docs/sm90.md), else the ping-pong one.
  * - Below that, with K of 1024 or more, M of a whole tile row or more and at
