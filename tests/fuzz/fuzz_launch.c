@@ -662,15 +662,20 @@ static void check_launch(const model *md, size_t i)
         if (ws_honest)
             expect_inside("split-K's slots", f.function, fakecuda_ptr_at(f.params[1], 0),
                       (unsigned long long)own * (unsigned long long)splits * (unsigned long long)(c->bm * c->bn) * 4);
-    } else if ((long long)f.grid[0] > tiles ||
+    } else if ((long long)f.grid[0] % c->cluster != 0 || (long long)f.grid[0] / c->cluster > tiles ||
+               (c->cluster == 1 && (long long)f.grid[0] > tiles) ||
                (!plan_config_persistent(c) && (long long)f.grid[0] != tiles)) {
+        /* a clustered grid is whole clusters, one to a stack of cluster M
+         * tiles, so up to cluster x tiles CTAs (the stack of a lone tile
+         * has a CTA that only feeds the multicast) */
         fprintf(stderr, "fuzz_launch: %s launched %u CTAs for %lld tiles\n", f.function, f.grid[0], tiles);
         abort();
     } else if (plan_config_persistent(c)) {
         /* its last parameter: where its walk stops, past its grid, at most every tile */
         const int last = f.nparams - 1;
         const long long tile_end = last >= 1 ? fakecuda_i32_at(f.params[last], 0) : -1;
-        if (last < 1 || f.param_size[last] != 4 || tile_end < (long long)f.grid[0] || tile_end > tiles)
+        if (last < 1 || f.param_size[last] != 4 || tile_end > tiles ||
+            (c->cluster > 1 ? tile_end != tiles /* no tail */ : tile_end < (long long)f.grid[0]))
             die("a persistent entry's tile end in", f.function);
     }
     if (f.nparams >= 2 && f.param_size[1] == 384 && honest)
