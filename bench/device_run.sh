@@ -29,6 +29,9 @@
 #           peers, heuristic and tuned) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
+#   unaligned  bench/unaligned.py: GEMMs whose operand rows are not 16-byte aligned,
+#           the heuristic's plan (the repack, then the fast path) against the same
+#           configuration forced (guarded) and the peer
 #   plans   bench/plans.py: the heuristic's plan against forced plans on GEMMs
 #           (a persistent plan's tail, the staged tile at short K, the ping-pong
 #           against the 128x128 wgmma tile; $PLANS: tail staged streams)
@@ -128,6 +131,7 @@ for s in $sections; do
     sweep) python3 bench/sweep.py ${SWEEP:-conv} 2>&1 | tee "$out/sweep.log" ;;
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
     plans) python3 bench/plans.py ${PLANS:-tail staged streams} 2>&1 | tee "$out/plans.log" ;;
+    unaligned) python3 bench/unaligned.py 2>&1 | tee "$out/unaligned.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     fp8)
