@@ -40,7 +40,7 @@ typedef struct rt_resolved {
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
     int clusters; /* of a clustered main: how many can be resident at once; 0: unknown */
-    rt_cu_function repack; /* an aligned GEMM's (A row-major, B column-major): BASE_repack */
+    rt_cu_function repack; /* an aligned GEMM's BASE_repack (repack_begin) */
 } rt_resolved;
 
 enum { RT_RESOLVED = 4 };
@@ -62,13 +62,12 @@ struct evt_launch {
     int *param_set;
     rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
     size_t workspace_bytes;
-    /* The repack of K-contiguous operands whose rows are not 16-byte
-     * aligned (repack_begin), for the run being planned.  While `on`,
-     * operands[] and the problem's k are the copies' (k rounded up; their
-     * addresses in the workspace once it is known, run_planned), orig and
-     * k the caller's. */
+    /* The repack of operands whose rows are not 16-byte aligned
+     * (repack_begin), for the run being planned.  While `on`, operands[]
+     * and the problem's k are the copies' (k rounded up where both operands
+     * are K-contiguous; their addresses in the workspace once it is known,
+     * run_planned), orig and k the caller's. */
     struct {
-        int allowed; /* run() and evt_launch_workspace_size: no configuration forced */
         int on, need[2];
         rt_buffer orig[2];
         long long k;
@@ -763,11 +762,10 @@ static evt_status driver_fail(evt_ctx *ctx, rt_cu_result r, const char *what)
     return st;
 }
 
-/* Whether the kernel's operands can be repacked (repack_begin): a GEMM's
- * (codegen emits BASE_repack beside its fast entries). */
-static int repack_layout(const evt_launch *l)
+/* v rounded up to a multiple of `to` (v >= 0, to > 0). */
+static long long round_up(long long v, long long to)
 {
-    return l->k->mainloop == EVT_MAINLOOP_GEMM;
+    return (v + to - 1) / to * to;
 }
 
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
@@ -815,7 +813,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
         if (cr == 0 && smem > 48 * 1024)
             cr = d->func_set_attribute(r.sum, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
     }
-    if (cr == 0 && repack_layout(l) && pl->aligned) {
+    if (cr == 0 && l->k->mainloop == EVT_MAINLOOP_GEMM && pl->aligned) { /* codegen emits it beside them */
         name.len = 0;
         cg_kernel_basename(l->k, &name);
         sb_puts(&name, "_repack");
@@ -1081,6 +1079,13 @@ typedef struct rt_run {
     int tuned;    /* pl is the tuning database's */
 } rt_run;
 
+/* The next workspace offset at or after b on RT_WORKSPACE_ALIGN (below b
+ * where that wraps: the callers check). */
+static size_t ws_align(size_t b)
+{
+    return (b + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
+}
+
 /* Below this many multiply-adds an unaligned GEMM keeps its guarded entry:
  * the copies' extra launches would cost more than they save. */
 #define RT_REPACK_MIN_MACS (1LL << 26)
@@ -1092,7 +1097,7 @@ typedef struct rt_run {
  * multiple of 8 16-bit or 16 fp8 elements) or an operand's address is not
  * 16-byte aligned: the guarded path loads such operands element by element,
  * 4.2x slower than cuBLASLt at 4500^3 (docs/sm90.md).  Instead, where the
- * run allows it (l->rp.allowed: no configuration forced, as the tests and
+ * caller allows it (`allowed`: no configuration forced, as the tests and
  * the tuner force the guarded entries) and the problem is large, each such
  * operand is first copied (BASE_repack, enqueued ahead of the main launch)
  * into dense rows of e8 elements, its row's e rounded up to the chunk, zero
@@ -1107,17 +1112,17 @@ typedef struct rt_run {
  * 16-byte aligned stand-in until run_planned knows the workspace;
  * repack_end restores the caller's), 0 to keep the guarded path.
  */
-static int repack_begin(evt_launch *l)
+static int repack_begin(evt_launch *l, int allowed)
 {
     const long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
-    if (!l->rp.allowed || l->rp.on || !repack_layout(l) || l->batch != 1 || k <= 0 ||
+    if (!allowed || l->rp.on || l->k->mainloop != EVT_MAINLOOP_GEMM || l->batch != 1 || k <= 0 ||
         (double)m * (double)n * (double)k < (double)RT_REPACK_MIN_MACS)
         return 0;
     const size_t es = evt_elem_size(l->k->operands[0].elem);
     const long long chunk = 16 / (long long)es;
     const int kc[2] = {l->k->operands[0].layout == EVT_LAYOUT_ROW, l->k->operands[1].layout == EVT_LAYOUT_COL};
     /* both K-contiguous: K rounds up (and must stay an int, as the kernels take it) */
-    const long long k8 = kc[0] && kc[1] ? (k + chunk - 1) / chunk * chunk : k;
+    const long long k8 = kc[0] && kc[1] ? round_up(k, chunk) : k;
     if (k8 > INT_MAX)
         return 0;
     int need[2], any = 0;
@@ -1137,7 +1142,7 @@ static int repack_begin(evt_launch *l)
         if (!need[i])
             continue;
         rt_buffer *b = &l->operands[i];
-        const long long e8 = (l->rp.e[i] + chunk - 1) / chunk * chunk;
+        const long long e8 = round_up(l->rp.e[i], chunk);
         b->ptr = (void *)(uintptr_t)RT_WORKSPACE_ALIGN;
         b->ld = e8;
         b->bytes = (size_t)l->rp.rows[i] * (size_t)e8 * es;
@@ -1222,9 +1227,10 @@ static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
 }
 
 /* Validates the arguments (and a caller's workspace, ws_bytes at ws), loads
- * the driver and describes the problem for the planner on the current device. */
+ * the driver and describes the problem for the planner on the current
+ * device: the copies' where repack_begin copies operands (repack: it may). */
 static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const void *ws,
-                             size_t ws_bytes)
+                             size_t ws_bytes, int repack)
 {
     evt_ctx *ctx = l->m->ctx;
     evt_status st = validate(l, ws, ws_bytes);
@@ -1258,7 +1264,7 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
                                       (int)evt_elem_size(oa->elem)) &&
                    (l->batch == 1 || ((unsigned long long)a->stride * evt_elem_size(oa->elem) % 16 == 0 &&
                                       (unsigned long long)b->stride * evt_elem_size(ob->elem) % 16 == 0));
-    if (!aligned && repack_begin(l)) { /* the copies' operands and k */
+    if (!aligned && repack_begin(l, repack)) { /* the copies' operands and k */
         aligned = 1;
         k = l->dims[2];
     }
@@ -1270,7 +1276,8 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
 evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob)
 {
     rt_run r;
-    evt_status st = problem_of(l, &r, prob, NULL, 0);
+    /* the tuner forces every plan it times, so none repacks */
+    evt_status st = problem_of(l, &r, prob, NULL, 0, 0);
     *v = (launch_view){l->m, l->k, &l->pk, r.cu_ctx, &l->tuning};
     if (st == EVT_OK)
         l->tuned_generation = 0; /* a record may come: look again at the next run */
@@ -1283,12 +1290,14 @@ evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src)
     return kernel_generate(l->m, l->k, l->target, &sel, src);
 }
 
-/* Validates the arguments (and a caller's workspace) and plans the run on the current device. */
+/* Validates the arguments (and a caller's workspace) and plans the run on
+ * the current device, its operands repacked unless a configuration is
+ * forced; the caller calls repack_end once done with the plan. */
 static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_bytes)
 {
     evt_ctx *ctx = l->m->ctx;
     plan_problem prob;
-    evt_status st = problem_of(l, r, &prob, ws, ws_bytes);
+    evt_status st = problem_of(l, r, &prob, ws, ws_bytes, !l->tuning.plan.config);
     if (st != EVT_OK)
         return st;
     const char *why = plan_kernel_target_refusal(&l->pk, l->target);
@@ -1322,7 +1331,7 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
                                                      : 0;
     if (r->pl.tiles > 0 && shares > 0) {
         size_t partials; /* a BM x BN tile of floats a share */
-        r->split_offset = (r->bytes + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
+        r->split_offset = ws_align(r->bytes);
         if (r->split_offset < r->bytes ||
             !ck_mul_size((size_t)shares, (size_t)r->pl.config->bm * (size_t)r->pl.config->bn * 4,
                          &partials) ||
@@ -1335,7 +1344,7 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
         r->repack_offset[i] = 0;
         if (!l->rp.need[i])
             continue;
-        size_t at = (r->bytes + RT_WORKSPACE_ALIGN - 1) / RT_WORKSPACE_ALIGN * RT_WORKSPACE_ALIGN;
+        const size_t at = ws_align(r->bytes);
         if (at < r->bytes || !ck_add_size(at, l->operands[i].bytes, &r->bytes))
             return fail(l, EVT_ERR_INVALID_ARGUMENT, "the operands' copies overflow size_t");
         r->repack_offset[i] = at;
@@ -1413,10 +1422,8 @@ static evt_status run_planned(evt_launch *l, void *stream, int own, void *worksp
 
 static evt_status run(evt_launch *l, void *stream, int own, void *workspace, size_t bytes)
 {
-    l->rp.allowed = !l->tuning.plan.config;
     const evt_status st = run_planned(l, stream, own, workspace, bytes);
     repack_end(l);
-    l->rp.allowed = 0;
     return st;
 }
 
@@ -1489,10 +1496,8 @@ evt_status evt_launch_workspace_size(evt_launch *l, size_t *bytes)
     if (!bytes)
         return fail(l, EVT_ERR_INVALID_ARGUMENT, "evt_launch_workspace_size: bytes is NULL");
     rt_run r;
-    l->rp.allowed = !l->tuning.plan.config; /* as run() plans */
-    evt_status st = prepare(l, &r, NULL, 0);
+    evt_status st = prepare(l, &r, NULL, 0); /* as run() plans, copies included */
     repack_end(l);
-    l->rp.allowed = 0;
     *bytes = st == EVT_OK ? r.bytes : 0;
     return st;
 }

@@ -2,7 +2,7 @@
  * repack.cuh - the runtime's copy of GEMM operands whose rows are not
  * 16-byte aligned into padded rows that are (api/launch.c's repack_begin),
  * entered through BASE_repack.  Plain CUDA on evt_i64 and uint4 only, so
- * that tests/unit/repack_host.cpp can run it on the CPU over emulated grids.
+ * that tests/repack/repack_host.cpp can run it on the CPU over emulated grids.
  */
 #ifndef EVT_COMMON_REPACK_CUH
 #define EVT_COMMON_REPACK_CUH
