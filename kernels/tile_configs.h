@@ -156,8 +156,8 @@ enum evt_tile_id {
  * with the staged tiles and mbarriers of a producer/consumer one (whose
  * accumulator space is 128 rows of EVT_TILE_EPI_BN columns: the one tile
  * its consumers take turns on, or, cooperative, each consumer's 64-row
- * epilogue sub-tile); wgmma
- * stages add 1 KB to align them to their 1024-byte swizzle atom. */
+ * epilogue sub-tile); wgmma stages add 1 KB to align them to their
+ * 1024-byte swizzle atom. */
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
     ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, EVT_TILE_EPI_BN(bn)) +\
                 (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
