@@ -31,6 +31,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
+    EVT_TILE_sm90_wg1_64x128x64_s4,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 /* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
@@ -115,16 +116,19 @@ typedef struct gemm_tiles {
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
     const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
     const plan_config *coop;   /* the cooperative 128x256 producer/consumer tile */
+    const plan_config *wg_small; /* the one-warpgroup wgmma 64x128 tile */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
                                   CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
                                   CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
-                                  CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3)};
+                                  CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3),
+                                  CFG(sm90_wg1_64x128x64_s4)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
                                  CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL,
                                  NULL,
                                  NULL,
@@ -262,7 +266,11 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
  *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
  * - Otherwise as the sm80 heuristic: small problems keep 64x64 tiles and
- *   split-K (M of 32 or less, or few tiles, or short K); where it takes a
+ *   split-K (M of 32 or less, or few tiles, or short K), unless the wgmma
+ *   64x128 tile (one warpgroup, two CTAs an SM) has half an SM's worth of
+ *   tiles or more: there it ran up to 1.3x faster than the 64x64 mma.sync
+ *   tile at the same split (docs/sm90.md), and with fewer tiles up to 13%
+ *   slower (N of 1024 or less, a split of 8); where it takes a
  *   128-wide tile, the wgmma 128x256 tile or, where its waves cost less (or
  *   as much, with K of at most two k tiles), the wgmma 128x128 tile at two
  *   CTAs per SM.
@@ -287,7 +295,12 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
-    if (classic == g->sync_small || !wide)
+    if (classic == g->sync_small)
+        return g->wg_small && fits(g->wg_small, t) &&
+                       2 * plan_config_batch_tiles(g->wg_small, m, n, batch) >= sms
+                   ? g->wg_small
+                   : classic;
+    if (!wide)
         return classic;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
@@ -370,16 +383,31 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
 /*
  * Split-K, for the non-persistent configurations: every CTA of a tile
  * computes a share of its k tiles, and a second kernel adds the partial
- * tiles in a fixed order before the epilogue.  A grid that fills under a
- * quarter of the CTA slots is split, up to four ways, at least four k tiles
- * a share; anything larger is not (1): splitting a half-filled grid or the
- * last partial wave of a larger one lost.
+ * tiles in a fixed order before the epilogue.
+ * - conv: a grid that fills under a quarter of the CTA slots is split, up
+ *   to four ways, at least four k tiles a share; anything larger is not
+ *   (1): splitting a half-filled grid or the last partial wave of a larger
+ *   one lost.
+ * - GEMM: a grid that fills at most half the slots is split into as many
+ *   shares as fill them once, up to eight, each at least 512 of K: on an
+ *   H100, 8 shares against 4 ran 1.1-1.45x faster where 64x64 tiles were
+ *   32 or fewer and K 4096 or more, and shares shorter than 512 lost up to
+ *   20% against no split at all (docs/sm90.md).
  */
-int plan_split_k(long long tiles, int per_sm, int sms, long long k_tiles)
+int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm)
 {
     const long long slots = (long long)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-    long long s = tiles > 0 && 4 * tiles <= slots ? slots / tiles : 1;
-    s = s < 4 ? s : 4;
-    s = s < k_tiles / 4 ? s : k_tiles / 4;
+    const long long k_tiles = bk > 0 ? (k + bk - 1) / bk : 0;
+    long long s;
+    if (gemm) {
+        s = tiles > 0 && 2 * tiles <= slots ? slots / tiles : 1;
+        s = s < 8 ? s : 8;
+        s = s < k / 512 ? s : k / 512;
+        s = s < k_tiles ? s : k_tiles;
+    } else {
+        s = tiles > 0 && 4 * tiles <= slots ? slots / tiles : 1;
+        s = s < 4 ? s : 4;
+        s = s < k_tiles / 4 ? s : k_tiles / 4;
+    }
     return s >= 2 ? (int)s : 1;
 }

@@ -164,8 +164,9 @@ const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, 
  * resolved and compiled by. */
 plan plan_tail_plan(const plan *pl);
 /* Split-K where the planner decides: CTAs per tile for `tiles` output tiles
- * on sms multiprocessors holding per_sm CTAs each, K being k_tiles k tiles. */
-int plan_split_k(long long tiles, int per_sm, int sms, long long k_tiles);
+ * on sms multiprocessors holding per_sm CTAs each, K long in k tiles of bk;
+ * gemm: a GEMM's rule, else a conv's. */
+int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm);
 
 /*
  * Whether configuration c can run kernel k on target t at all, whatever the

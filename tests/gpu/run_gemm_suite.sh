@@ -122,6 +122,11 @@ runs() {
             echo "$f $k 1000,127,13 --config sm90_wg2_128x256x64_s4 --special"
             echo "$f $k 4097,1000,24 --config sm90_wg2_128x128x64_s3"
             echo "$f $k 127,1000,4104 --config sm90_wg2_128x128x64_s3 --splitk"
+            echo "$f $k 77,1000,4104 --config sm90_wg1_64x128x64_s4 --splitk"
+            echo "$f $k 1000,1000,24 --config sm90_wg1_64x128x64_s4 --special"
+            echo "$f $k 127,1000,13 --config sm90_wg1_64x128x64_s4"
+            echo "$f $k 7,4097,4104 --config sm90_wg1_64x128x64_s4 --splitk"
+            echo "$f $k 1000,127,520 --config sm90_wg1_64x128x64_s4 --special"
             echo "$f $k 1000,1000,24 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s4 --special"
@@ -279,6 +284,8 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x256x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 2000,2000,520 --config sm90_wg2_128x256x64_s4"
             echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"
+            echo "$c/layouts.evt ${l}_$t 77,1000,520 --config sm90_wg1_64x128x64_s4"
+            echo "$c/layouts.evt ${l}_$t 127,1000,13 --config sm90_wg1_64x128x64_s4 --special"
         done
     done
 }

@@ -864,7 +864,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
 }
 
 /* A small M x N with a long K on a column-major A (no wgmma: the sm80
- * family): split 4 ways, a _splitk grid of tiles x 4 CTAs and a _splitsum
+ * family): split 8 ways, a _splitk grid of tiles x 8 CTAs and a _splitsum
  * one of a CTA per tile, over one workspace of their partial tiles. */
 static void test_gemm_split_k_bf16_nt(void **state)
 {
@@ -882,14 +882,14 @@ static void test_gemm_split_k_bf16_nt(void **state)
     expect_ok(ctx, evt_launch_run(l, NULL));
 
     const long long tiles = ceil_div(M, 64) * ceil_div(N, 64);
-    assert_string_equal(evt_launch_plan(l), "sm_90a sm80_64x64x32_w4_s4 fast grid 64 splits 4");
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm80_64x64x32_w4_s4 fast grid 128 splits 8");
     size_t ws_bytes = 0;
     assert_int_equal(evt_launch_workspace_size(l, &ws_bytes), EVT_OK);
-    assert_int_equal(ws_bytes, (size_t)tiles * 4 * 64 * 64 * 4);
+    assert_int_equal(ws_bytes, (size_t)tiles * 8 * 64 * 64 * 4);
     fakecuda_launch r[2];
     assert_int_equal(launches(r, 2), 2);
     const unsigned long long ws = one_alloc(ws_bytes);
-    expect_main(&r[0], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitk_sm90a", "sm80_64x64x32_w4_s4", tiles * 4,
+    expect_main(&r[0], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitk_sm90a", "sm80_64x64x32_w4_s4", tiles * 8,
                 DEV_SM90, SC_SIZE);
     expect_main(&r[1], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitsum_sm90a", "sm80_64x64x32_w4_s4", tiles,
                 DEV_SM90, SC_SIZE);
@@ -900,7 +900,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
         assert_int_equal(r[i].param_size[1], 8);
         assert_int_equal(r[i].param_size[2], 4);
         assert_int_equal((uintptr_t)fakecuda_ptr_at(r[i].params[1], 0), ws); /* the slots, at the start */
-        assert_int_equal(fakecuda_i32_at(r[i].params[2], 0), 4);
+        assert_int_equal(fakecuda_i32_at(r[i].params[2], 0), 8);
         assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
         assert_ptr_equal(fakecuda_ptr_at(args, G_B), bb);
         assert_int_equal(fakecuda_i32_at(args, G_K), K);

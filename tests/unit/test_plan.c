@@ -406,19 +406,21 @@ static void test_picks(void **state)
     static const gemm_row gemm[] = {
         /* from the H200 sweep (docs/tuning.md): the producer/consumer tile
          * below two tiles a consumer, the 128x256 tile where it fills its
-         * waves, 64x64 and split-K for M below a tile row or few tiles */
-        {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+         * waves, 64x64 and split-K for M below a tile row or few tiles, the
+         * one-warpgroup 64x128 tile in their place where it has half an SM's
+         * worth of tiles (an H100 probe, docs/sm90.md) */
+        {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
-        {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
-        {1024, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        {1024, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {64, 64, 64, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -443,11 +445,11 @@ static void test_picks(void **state)
                          T(sm80_64x64x32_w4_s4)}},
         {512, 512, 512, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
-        {1024, 1024, 1024, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+        {1024, 1024, 1024, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
-        {1024, 1024, 1024, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+        {1024, 1024, 1024, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
-        {1024, 1024, 1024, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
+        {1024, 1024, 1024, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {2048, 2048, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
@@ -497,12 +499,12 @@ static void test_picks(void **state)
                          T(sm90_wg2_128x128x64_s3)}},
         {4096, 4096, 64, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_wg2_128x128x64_s3)}},
-        {1000, 1000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
-        {1000, 1000, 1000, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
-        {1000, 1000, 1000, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        {1000, 1000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {1000, 1000, 1000, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {1000, 1000, 1000, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {4095, 4097, 4095, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_pp2_128x128x64_s4)}},
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -553,6 +555,7 @@ static void test_picks(void **state)
                 fail_msg("conv %lldx%lldx%lld on %d SMs, case %d: %s, want %s", r->m, r->n, r->k, r->sms, v,
                          plan_configs[got[v]].name, plan_configs[r->want[v]].name);
     }
+    int wrong = 0; /* every wrong pick is listed before the test fails */
     for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++) {
         const gemm_row *r = &gemm[i];
         const enum evt_tile_id got[3] = {
@@ -561,15 +564,18 @@ static void test_picks(void **state)
             pick(&k_gemm_tn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1),
         };
         for (int v = 0; v < 3; v++)
-            if (got[v] != r->want[v])
-                fail_msg("gemm %lldx%lldx%lld on %d SMs, case %d: %s, want %s", r->m, r->n, r->k, r->sms, v,
-                         plan_configs[got[v]].name, plan_configs[r->want[v]].name);
+            if (got[v] != r->want[v]) {
+                print_message("gemm %lldx%lldx%lld on %d SMs, case %d: %s, want %s\n", r->m, r->n, r->k,
+                              r->sms, v, plan_configs[got[v]].name, plan_configs[r->want[v]].name);
+                wrong++;
+            }
         /* not K-contiguous: the same sm90 picks (the transposed wgmma), and
          * the sm80 heuristic's on sm_80 */
-        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0), r->want[1]);
-        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1), r->want[2]);
-        assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1), r->want[0]);
+        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0) != r->want[1];
+        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != r->want[2];
+        wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
     }
+    assert_int_equal(wrong, 0);
 }
 
 /* sm_86 and sm_89 cannot hold the 128x256 mma.sync tiles (a 135 KB
@@ -597,24 +603,34 @@ static void test_smem_fallback(void **state)
 static void test_split_k(void **state)
 {
     (void)state;
-    /* the planner's: under a quarter of the CTA slots filled, up to four ways,
-     * four k tiles a share */
-    assert_int_equal(plan_split_k(32, 4, 132, 512), 4); /* 256x512x16384, 64x64 tiles */
-    assert_int_equal(plan_split_k(64, 4, 132, 256), 4); /* 512x512x8192 */
-    assert_int_equal(plan_split_k(100, 2, 132, 64), 1); /* 100 of 264 slots: over a quarter */
-    assert_int_equal(plan_split_k(60, 2, 132, 64), 4);  /* 264 / 60: four ways */
-    assert_int_equal(plan_split_k(60, 2, 132, 8), 2);   /* only two shares of four k tiles */
-    assert_int_equal(plan_split_k(392, 2, 132, 36), 1); /* a whole wave and a tail */
-    assert_int_equal(plan_split_k(10, 1, 132, 7), 1);   /* K too short */
-    assert_int_equal(plan_split_k(0, 1, 132, 64), 1);
+    /* the planner's for a conv: under a quarter of the CTA slots filled, up
+     * to four ways, four k tiles a share */
+    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 0), 4); /* 64x64 tiles */
+    assert_int_equal(plan_split_k(100, 2, 132, 4096, 64, 0), 1); /* 100 of 264 slots: over a quarter */
+    assert_int_equal(plan_split_k(60, 2, 132, 4096, 64, 0), 4);  /* 264 / 60: four ways */
+    assert_int_equal(plan_split_k(60, 2, 132, 512, 64, 0), 2);   /* only two shares of four k tiles */
+    assert_int_equal(plan_split_k(392, 2, 132, 2304, 64, 0), 1); /* a whole wave and a tail */
+    assert_int_equal(plan_split_k(10, 1, 132, 448, 64, 0), 1);   /* K too short */
+    assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 0), 1);
+    /* a GEMM's: at most half the slots filled, as many ways as fill them
+     * once, up to eight, 512 of K a share */
+    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 1), 8); /* 256x512x16384, 64x64 tiles */
+    assert_int_equal(plan_split_k(64, 4, 132, 8192, 32, 1), 8);  /* 512x512x8192 */
+    assert_int_equal(plan_split_k(128, 4, 132, 4096, 32, 1), 4); /* 528 / 128 */
+    assert_int_equal(plan_split_k(172, 4, 132, 4096, 32, 1), 3); /* 172 of 528: under half */
+    assert_int_equal(plan_split_k(265, 4, 132, 4096, 32, 1), 1); /* over half */
+    assert_int_equal(plan_split_k(72, 4, 132, 768, 32, 1), 1);   /* shares of 512 of K: one */
+    assert_int_equal(plan_split_k(94, 4, 132, 1000, 32, 1), 1);
+    assert_int_equal(plan_split_k(40, 4, 132, 2560, 32, 1), 5);
+    assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 1), 1);
 
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
     assert_int_equal(pl.config->id, T(sm80_64x64x32_w4_s4));
     assert_int_equal(pl.tiles, 64);
-    assert_int_equal(pl.splits, 4);
-    assert_int_equal(pl.grid, 256);
+    assert_int_equal(pl.splits, 8);
+    assert_int_equal(pl.grid, 512);
     plan_options o = {NULL, 1}; /* never */
     pl = make(&k_gemm_tn, &p, &o);
     assert_int_equal(pl.splits, 1);
@@ -842,7 +858,7 @@ static void test_describe(void **state)
     p.aligned = 0;
     pl = make(&k_gemm_nn, &p, NULL);
     plan_describe(&pl, EVT_TARGET_SM80, buf, sizeof buf);
-    assert_string_equal(buf, "sm_80 sm80_64x64x32_w4_s4 guarded grid 256 splits 4");
+    assert_string_equal(buf, "sm_80 sm80_64x64x32_w4_s4 guarded grid 384 splits 6");
     plan_describe(&pl, EVT_TARGET_SM80, buf, 6);
     assert_string_equal(buf, "sm_80");
 }
@@ -1010,9 +1026,9 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, pp2 128x128, coop2 256x128 and 128x256, and pp2 cl2 where
+        /* wg2 128x256, 128x128, wg1 64x128, pp2 128x128, coop2 256x128 and 128x256, and pp2 cl2 where
          * K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 6 : 5);
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 7 : 6);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
