@@ -32,6 +32,8 @@
 #   unaligned  bench/unaligned.py: GEMMs whose operand rows are not 16-byte aligned,
 #           the heuristic's plan (the repack, then the fast path) against the same
 #           configuration forced (guarded) and the peer
+#   smallgemm  bench/small_gemm.py: small GEMMs, the pick against the small-problem
+#           tiles forced at split-K 1 to 8, and cuBLASLt ($SMALL_GEMM_SHAPES)
 #   plans   bench/plans.py: the heuristic's plan against forced plans on GEMMs
 #           (a persistent plan's tail, the staged tile at short K, the ping-pong
 #           against the 128x128 wgmma tile; $PLANS: tail staged streams)
@@ -132,6 +134,7 @@ for s in $sections; do
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
     plans) python3 bench/plans.py ${PLANS:-tail staged streams} 2>&1 | tee "$out/plans.log" ;;
     unaligned) python3 bench/unaligned.py 2>&1 | tee "$out/unaligned.log" ;;
+    smallgemm) python3 bench/small_gemm.py 2>&1 | tee "$out/small_gemm.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     fp8)
