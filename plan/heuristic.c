@@ -245,6 +245,24 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
 }
 
 /*
+ * Whether the one-warpgroup wgmma 64x128 tile c (two CTAs an SM) takes a
+ * small problem in place of the 64x64 mma.sync tile: unsplit, where it has
+ * half an SM's worth of tiles (with 96 or more it was 1.3-1.7x faster, with
+ * 48 or fewer up to 1.45x slower: a lone tile's latency, 64x64x64 to
+ * 512x512x512); split, where its split grid fills half its CTA slots or
+ * more (it has half the 64x64 tile's CTAs, and where split-K's cap of 8
+ * leaves those few, N of 1024 or less at long K, the 64x64 tile's were up
+ * to 17% faster; docs/sm90.md).
+ */
+static int small_wgmma_fills(const plan_config *c, long long m, long long n, long long kk, long long batch,
+                             long long sms)
+{
+    const long long tiles = plan_config_batch_tiles(c, m, n, batch);
+    const int split = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1);
+    return split == 1 ? 2 * tiles >= sms : 2.0 * (double)tiles * split >= (double)sms * c->min_blocks;
+}
+
+/*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
@@ -265,12 +283,10 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
  *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
  *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
  *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
- * - Otherwise as the sm80 heuristic: small problems keep 64x64 tiles and
- *   split-K (M of 32 or less, or few tiles, or short K), unless the wgmma
- *   64x128 tile (one warpgroup, two CTAs an SM) has half an SM's worth of
- *   tiles or more: there it ran up to 1.3x faster than the 64x64 mma.sync
- *   tile at the same split (docs/sm90.md), and with fewer tiles up to 13%
- *   slower (N of 1024 or less, a split of 8); where it takes a
+ * - Otherwise as the sm80 heuristic: small problems take 64x64 tiles and
+ *   split-K (M of 32 or less, or few tiles, or short K), in the form of
+ *   the one-warpgroup wgmma 64x128 tile where small_wgmma_fills says;
+ *   where it takes a
  *   128-wide tile, the wgmma 128x256 tile or, where its waves cost less (or
  *   as much, with K of at most two k tiles), the wgmma 128x128 tile at two
  *   CTAs per SM.
@@ -296,8 +312,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small)
-        return g->wg_small && fits(g->wg_small, t) &&
-                       2 * plan_config_batch_tiles(g->wg_small, m, n, batch) >= sms
+        return g->wg_small && fits(g->wg_small, t) && small_wgmma_fills(g->wg_small, m, n, kk, batch, sms)
                    ? g->wg_small
                    : classic;
     if (!wide)

@@ -417,8 +417,8 @@ static void test_picks(void **state)
                          T(sm90_wg2_128x256x64_s4)}},
         {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
-        {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {1024, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
         {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -475,18 +475,18 @@ static void test_picks(void **state)
                          T(sm90_coop2_128x256x64_s3)}},
         {16384, 16384, 16384, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
-        {512, 512, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
-        {512, 512, 8192, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
-        {512, 512, 8192, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        {512, 512, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {512, 512, 8192, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {512, 512, 8192, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {256, 512, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
-        {256, 512, 16384, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
-        {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        {256, 512, 16384, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {16384, 1024, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {16384, 1024, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -627,11 +627,16 @@ static void test_split_k(void **state)
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_int_equal(pl.config->id, T(sm80_64x64x32_w4_s4));
+    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s4)); /* split 8 ways: 256 of its 264 slots */
+    assert_int_equal(pl.tiles, 32);
+    assert_int_equal(pl.splits, 8);
+    assert_int_equal(pl.grid, 256);
+    const plan_options small = {CFG(sm80_64x64x32_w4_s4), 0};
+    pl = make(&k_gemm_tn, &p, &small);
     assert_int_equal(pl.tiles, 64);
     assert_int_equal(pl.splits, 8);
     assert_int_equal(pl.grid, 512);
-    plan_options o = {NULL, 1}; /* never */
+    plan_options o = {CFG(sm80_64x64x32_w4_s4), 1}; /* never */
     pl = make(&k_gemm_tn, &p, &o);
     assert_int_equal(pl.splits, 1);
     assert_int_equal(pl.grid, 64);
@@ -1135,7 +1140,7 @@ static void test_measured_picks(void **state)
                      pick(&k_conv, EVT_TARGET_SM90A, 6272, 512, 128, 132, 1));
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 0), EVT_TILE_sm90_wg2_128x256x64_s4);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 0), EVT_TILE_sm80_64x64x32_w4_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s4);
     /* with TMA maps: the producer/consumer tile where each consumer gets two tiles: the
      * cooperative 128x256 one at K >= 768 where its waves are 90% full or more (512 tiles on
      * 132 SMs: 97%; on 114: 90% short), else the ping-pong one */
@@ -1147,9 +1152,15 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16384, 1024, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 1), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 1), pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 0));
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
+    /* one warpgroup, 64x128: four 24 KB stages, two CTAs an SM */
+    const plan_config *c = &plan_configs[EVT_TILE_sm90_wg1_64x128x64_s4];
+    assert_int_equal(c->threads, 128);
+    assert_int_equal(c->smem_bytes, 4 * (64 + 128) * 64 * 2 + 1024);
+    assert_int_equal(c->min_blocks, 2);
     /* 192x128: three warpgroups, 384 threads */
-    const plan_config *c = &plan_configs[EVT_TILE_sm90_wg3_192x128x64_s4];
+    c = &plan_configs[EVT_TILE_sm90_wg3_192x128x64_s4];
     assert_int_equal(c->threads, 384);
     assert_int_equal(c->smem_bytes, 4 * (192 + 128) * 64 * 2 + 1024);
     /* warp-specialized: the mma warps and 4 epilogue warps; the pipeline and
