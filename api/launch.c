@@ -1363,7 +1363,8 @@ static evt_status launch_split(evt_ctx *ctx, const rt_resolved *f, const plan_co
     evt_status st = launch_params(ctx, f->main, (unsigned)(own * splits), (unsigned)c->threads,
                                   (unsigned)c->smem_bytes, s, params);
     if (st == EVT_OK)
-        st = launch_params(ctx, f->sum, (unsigned)own, (unsigned)c->threads, (unsigned)c->smem_bytes, s, params);
+        st = launch_params(ctx, f->sum, (unsigned)own, (unsigned)c->sum_threads, (unsigned)c->smem_bytes, s,
+                           params);
     return st;
 }
 

@@ -712,8 +712,11 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                               strcmp(dt, dt_b) ? ", " : "", strcmp(dt, dt_b) ? dt_b : "", cfg);
                 for (int part = 0; part <= split; part++) {
                     /* split: part 0 is the split main entry, part 1 the sum */
-                    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n",
-                              cfg, cfg);
+                    if (split && part == 1) /* the sum: one CTA a tile, kSumThreads of them */
+                        sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kSumThreads, 1)\n", cfg);
+                    else
+                        sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%s::kCtaThreads, %s::kMinBlocks)\n",
+                                  cfg, cfg);
                     if (c->cluster > 1) /* launched as whole clusters of consecutive CTAs */
                         sb_printf(sb, "__cluster_dims__(%d, 1, 1)\n", c->cluster);
                     sb_puts(sb, base);
@@ -792,18 +795,20 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         sb_printf(sb, "    /* tile tile0 + blockIdx.x: the sum of its partial tiles */\n"
                                       "    const %s p = %s_at(p0, evt_tile_coord<Cfg>(tile0 + (int)blockIdx.x, p0.m, p0.n, &tile_m, &tile_n));\n",
                                   sname, base);
-                        sb_puts(sb, "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
+                        sb_puts(sb, "    evt_split_sum<Cfg::kBM, Cfg::kBN, Cfg::kSumThreads, Cfg::kAccLd>(\n"
                                     "        split_ws + (evt_i64)blockIdx.x * splits * Cfg::kBM * Cfg::kBN, splits,\n"
                                     "        reinterpret_cast<float *>(smem));\n");
                     }
+                    /* the epilogue's team: the CTA's threads (a sum CTA's kSumThreads) */
+                    const char *team = split ? "Cfg::kSumThreads" : "Cfg::kThreads";
                     sb_printf(sb, "    const float *acc = reinterpret_cast<const float *>(smem);\n"
                                   "    float *scratch = reinterpret_cast<float *>(smem);\n"
                                   "    if (%s)\n"
-                                  "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
+                                  "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<%s>, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, scratch);\n"
                                   "    else\n"
-                                  "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
+                                  "        %s<Cfg::kBM, Cfg::kBN, evt_epi_team<%s>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, scratch);\n"
                                   "}\n\n",
-                              fast, fname, fname);
+                              fast, fname, team, fname, team);
                 }
             }
     sb_putn(sb, sb_str(&sh->reduce), sh->reduce.len);

@@ -145,6 +145,11 @@ enum evt_tile_id {
 /* Threads of a CTA: the MMA (or producer) warps, the epilogue warps of a
  * warp-specialized schedule, the consumer warpgroups of a producer/consumer one. */
 #define EVT_TILE_THREADS(warps_m, warps_n, ws, pp) (32 * ((warps_m) * (warps_n) + (ws)) + 128 * (pp))
+/* Threads of a split-K sum CTA (the _splitsum entry, one CTA a tile): the
+ * CTA's threads times the most that stays within 512.  Its partial tiles
+ * come from L2 and its epilogue runs at the issue rate; with the four warps
+ * of a 128-thread tile each scheduler had one warp to hide both with. */
+#define EVT_TILE_SUM_THREADS(threads) ((threads) >= 512 ? (threads) : 512 / (threads) * (threads))
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)

@@ -43,6 +43,7 @@ typedef struct plan_config {
     int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop;
     int cluster;    /* CTAs of a thread-block cluster: 1, or 2 on top of each other */
     int threads;    /* EVT_TILE_THREADS */
+    int sum_threads; /* EVT_TILE_SUM_THREADS: a split-K sum CTA's */
     int smem_bytes; /* EVT_TILE_SMEM_BYTES */
 } plan_config;
 

@@ -101,6 +101,11 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm80_128x256x64_w8_s3)->smem_bytes, 3 * 384 * 64 * 2);
     assert_int_equal(CFG(sm80_128x256x32_w8_s4)->smem_bytes, 128 * 264 * 4);
     assert_int_equal(CFG(sm80_64x64x32_w4_s4)->threads, 128);
+    /* a split-K sum CTA: the threads times the most within 512 */
+    assert_int_equal(CFG(sm80_64x64x32_w4_s4)->sum_threads, 512);
+    assert_int_equal(CFG(sm80_128x256x64_w8_s3)->sum_threads, 512);
+    assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->sum_threads, 384);
+    assert_int_equal(CFG(sm90_wg2_ws8_128x128x64_s4)->sum_threads, 512);
     assert_int_equal(CFG(sm80_64x64x32_w4_s4)->smem_bytes, 4 * 128 * 32 * 2);
     /* three warpgroups, the stages aligned to 1 KB */
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->threads, 384);
