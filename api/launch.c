@@ -1097,8 +1097,9 @@ static size_t ws_align(size_t b)
  * multiple of 8 16-bit or 16 fp8 elements) or an operand's address is not
  * 16-byte aligned: the guarded path loads such operands element by element,
  * 4.2x slower than cuBLASLt at 4500^3 (docs/sm90.md).  Instead, where the
- * caller allows it (`allowed`: no configuration forced, as the tests and
- * the tuner force the guarded entries) and the problem is large, each such
+ * caller allows it (`allowed`: no configuration forced, as the tests force
+ * the guarded entries, or the tuner's, which times what an unforced run
+ * does) and the problem is large, each such
  * operand is first copied (BASE_repack, enqueued ahead of the main launch)
  * into dense rows of e8 elements, its row's e rounded up to the chunk, zero
  * past e, in the run's workspace, and the run plans and packs the fast
@@ -1273,14 +1274,19 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
     return EVT_OK;
 }
 
-evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob)
+evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob, rt_tune_key *key)
 {
     rt_run r;
-    /* the tuner forces every plan it times, so none repacks */
-    evt_status st = problem_of(l, &r, prob, NULL, 0, 0);
+    /* as an unforced run plans, copies included: the tuner's forced runs
+     * repack too (api_tuning.repack), and the record is looked up under
+     * the copies' sizes (tuned_plan, in prepare) */
+    evt_status st = problem_of(l, &r, prob, NULL, 0, 1);
     *v = (launch_view){l->m, l->k, &l->pk, r.cu_ctx, &l->tuning};
-    if (st == EVT_OK)
+    if (st == EVT_OK) {
+        launch_tune_key(l, prob->aligned, key);
         l->tuned_generation = 0; /* a record may come: look again at the next run */
+    }
+    repack_end(l);
     return st;
 }
 
@@ -1297,7 +1303,7 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
 {
     evt_ctx *ctx = l->m->ctx;
     plan_problem prob;
-    evt_status st = problem_of(l, r, &prob, ws, ws_bytes, !l->tuning.plan.config);
+    evt_status st = problem_of(l, r, &prob, ws, ws_bytes, !l->tuning.plan.config || l->tuning.repack);
     if (st != EVT_OK)
         return st;
     const char *why = plan_kernel_target_refusal(&l->pk, l->target);

@@ -18,9 +18,11 @@ typedef struct launch_view {
 } launch_view;
 
 /* Validates l's arguments, loads the driver and describes the problem l's
- * next run plans for on the current device; EVT_OK or the reason on the
- * context.  The launch looks the tuning database up again at its next run. */
-evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob);
+ * next unforced run plans for on the current device (its operands' copies
+ * where it repacks them), with that problem's key in the tuning database;
+ * EVT_OK or the reason on the context.  The launch looks the tuning
+ * database up again at its next run. */
+evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob, rt_tune_key *key);
 /* The CUDA source holding plan pl's entry points for l (kernel_generate). */
 evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src);
 /* l's key in the tuning database for a problem with the fast path's alignment `aligned`. */

@@ -19,6 +19,7 @@ typedef struct api_tuning {
     plan_options plan; /* a forced configuration, split-K */
     int row_group;     /* 0: the code generator's */
     int ignore_records; /* launches do not take the tuning database's plans */
+    int repack; /* a forced plan's run still repacks unaligned operands (the tuner's, not tests') */
 } api_tuning;
 struct rt_driver;
 struct rt_cached_module;

@@ -125,6 +125,8 @@ static int param(const char *src, const char *p, const char *end, const char *en
         put(ptx, "%s\t.param .u32 %s_param_%d", sep, entry, i);
     else if (n == 5 && strncmp(type, "float", 5) == 0)
         put(ptx, "%s\t.param .f32 %s_param_%d", sep, entry, i);
+    else if (n == 7 && strncmp(type, "evt_i64", 7) == 0) /* the repack's extents */
+        put(ptx, "%s\t.param .u64 %s_param_%d", sep, entry, i);
     else if (n == 12 && strncmp(type, "evt_tma_maps", 12) == 0)
         put(ptx, "%s\t.param .align 64 .b8 %s_param_%d[384]", sep, entry, i);
     else {

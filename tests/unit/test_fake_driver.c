@@ -1310,6 +1310,75 @@ static void test_tune_records_and_launches_take_it(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* Tuning a GEMM whose operands a run repacks (test_gemm_repack_sm90's):
+ * the tuner times the plans such a run takes (the copies, then the fast
+ * path), not the guarded entries, and records the fastest under the
+ * copies' problem, where the next unforced run finds it. */
+static void test_tune_repacked(void **state)
+{
+    (void)state;
+    enum { M = 1000, N = 3000, K = 2001, LD = N };
+    evt_ctx *ctx = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(l, &b, M, N, LD);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), " repacked a b"));
+    assert_null(strstr(evt_launch_plan(l), "tuned"));
+    const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f, 1.9f, 0.1f, 1.1f, 0.5f, 2.9f, 0.3f, 0.6f};
+    fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+    const size_t before = fc.fakecuda_launch_count();
+    evt_tune_result r;
+    const evt_tune_options o = {.max_seconds = 60, .threads = 2, .reps = 3};
+    expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
+    assert_true(r.candidates >= 2);
+    assert_int_equal(r.timed, r.candidates);
+    assert_true(r.recorded);
+    /* no guarded entry ran, and every timed run (one reductions' init
+     * each) copied both operands first */
+    size_t copies = 0, runs = 0;
+    for (size_t k = before; k < fc.fakecuda_launch_count(); k++) {
+        fakecuda_launch fl;
+        assert_int_equal(fc.fakecuda_get_launch(k, &fl), 0);
+        assert_null(strstr(fl.function, "guarded"));
+        if (strcmp(fl.function, "evt_tn_gemm_repack") == 0)
+            copies++;
+        else if (strcmp(fl.function, "evt_tn_gemm_reduce_init") == 0)
+            runs++;
+    }
+    assert_true(runs >= (size_t)r.timed);
+    assert_int_equal(copies, 2 * runs);
+    /* the next run, unforced, takes the record on the copies */
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    const char *plan = evt_launch_plan(l);
+    assert_non_null(strstr(plan, r.best.config));
+    assert_non_null(strstr(plan, " tuned"));
+    assert_non_null(strstr(plan, " repacked a b"));
+    assert_null(strstr(plan, "guarded"));
+    /* the caller's operands and K are back after the tuning */
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    fakecuda_launch r0;
+    assert_int_equal(fc.fakecuda_get_launch(0, &r0), 0);
+    assert_string_equal(r0.function, "evt_tn_gemm_repack");
+    assert_ptr_equal(fakecuda_ptr_at(r0.params[0], 0), a);
+    assert_int_equal(fakecuda_i64_at(r0.params[4], 0), K);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    char path[4200];
+    evt_tuning_db_path(path, sizeof path);
+    remove(path); /* the other tests plan with the heuristic */
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 static void test_device_memory_and_target(void **state)
 {
     (void)state;
@@ -1944,6 +2013,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),
     T(test_tune_records_and_launches_take_it),
+    T(test_tune_repacked),
     T(test_device_memory_and_target),
     T(test_no_device),
     T(test_capture),
