@@ -259,7 +259,9 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
 {
     const long long tiles = plan_config_batch_tiles(c, m, n, batch);
     const int split = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1);
-    return split == 1 ? 2 * tiles >= sms : 2.0 * (double)tiles * split >= (double)sms * c->min_blocks;
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    return split == 1 ? 2.0 * (double)tiles >= (double)sms
+                      : 2.0 * (double)tiles * split >= (double)sms * c->min_blocks;
 }
 
 /*
@@ -284,12 +286,11 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
  *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
  *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
  * - Otherwise as the sm80 heuristic: small problems take 64x64 tiles and
- *   split-K (M of 32 or less, or few tiles, or short K), in the form of
- *   the one-warpgroup wgmma 64x128 tile where small_wgmma_fills says;
- *   where it takes a
- *   128-wide tile, the wgmma 128x256 tile or, where its waves cost less (or
- *   as much, with K of at most two k tiles), the wgmma 128x128 tile at two
- *   CTAs per SM.
+ *   split-K (M of 32 or less, or few tiles, or short K), or the
+ *   one-warpgroup wgmma 64x128 tile where small_wgmma_fills says; where it
+ *   takes a 128-wide tile, the wgmma 128x256 tile or, where its waves cost
+ *   less (or as much, with K of at most two k tiles), the wgmma 128x128
+ *   tile at two CTAs per SM.
  */
 static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
                                          long long kk, long long batch, long long sms, int tma, int stageable)
@@ -415,12 +416,12 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
     const long long k_tiles = bk > 0 ? (k + bk - 1) / bk : 0;
     long long s;
     if (gemm) {
-        s = tiles > 0 && 2 * tiles <= slots ? slots / tiles : 1;
+        s = tiles > 0 && tiles <= slots / 2 ? slots / tiles : 1; /* 2 tiles <= slots, without overflow */
         s = s < 8 ? s : 8;
         s = s < k / 512 ? s : k / 512;
         s = s < k_tiles ? s : k_tiles;
     } else {
-        s = tiles > 0 && 4 * tiles <= slots ? slots / tiles : 1;
+        s = tiles > 0 && tiles <= slots / 4 ? slots / tiles : 1;
         s = s < 4 ? s : 4;
         s = s < k_tiles / 4 ? s : k_tiles / 4;
     }

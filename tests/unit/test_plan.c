@@ -628,6 +628,9 @@ static void test_split_k(void **state)
     assert_int_equal(plan_split_k(94, 4, 132, 1000, 32, 1), 1);
     assert_int_equal(plan_split_k(40, 4, 132, 2560, 32, 1), 5);
     assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 1), 1);
+    /* a batch's tiles saturate at LLONG_MAX: no overflow, no split */
+    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 1), 1);
+    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 0), 1);
 
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
