@@ -2,7 +2,9 @@
 against the small-problem tiles forced at split-K 1, 2, 4 and 8 (mma.sync 64x64, the
 one-warpgroup wgmma 64x128, the two-warpgroup wgmma 128x128), and cuBLASLt's fused
 bias + GELU; f16, A row-major, B column-major.  Every launch is checked against
-float64 first; then all are timed in three alternating rounds (bench.side_by_side).
+float64 first; then all are timed in three alternating rounds as the wide sweep
+times them (bench.graph_side_by_side: CUDA graphs, GPU time only; timed call by
+call, the host's launch cost hid differences of a few microseconds).
 One line a shape, the best plan and the pick against cuBLASLt.  docs/sm90.md
 ("Small problems") has a run.
 
@@ -20,7 +22,7 @@ import torch.nn.functional as F
 import evt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import EVT_SOURCE, side_by_side  # noqa: E402
+from bench import EVT_SOURCE, graph_side_by_side  # noqa: E402
 
 dev = torch.device("cuda")
 m = evt.compile(source=EVT_SOURCE, name="small_gemm.evt")
@@ -68,7 +70,7 @@ for M, N, K in shapes:
         failed = True
         continue
     peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)
-    ts = side_by_side(peer, *(launch.run for launch in launches), rounds=3)
+    ts = graph_side_by_side(peer, *(launch.run for launch in launches), rounds=3)
     best = min(range(1, len(ts)), key=lambda i: ts[i])
     cells = "  ".join(f"{n_} {ts[i + 1] * 1e6:.1f}" for i, n_ in enumerate(names))
     print(f"{M}x{N}x{K}: lt {ts[0]*1e6:.1f}  {cells}  | best {names[best-1]} {ts[0]/ts[best]:.2f}x lt, pick {ts[0]/ts[1]:.2f}x  [{launches[0].plan}]", flush=True)
