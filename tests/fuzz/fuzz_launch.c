@@ -648,6 +648,9 @@ static void check_launch(const model *md, size_t i)
         die("no configuration in the entry point's name", f.function);
     tiles = plan_config_batch_tiles(c, M, N, B); /* a batch's tiles share the grid */
     const int split = strstr(f.function, "_splitk_") != NULL, sum = strstr(f.function, "_splitsum_") != NULL;
+    /* the configuration's threads; a split-K sum CTA's more (EVT_TILE_SUM_THREADS) */
+    if (f.block[0] != (unsigned)(sum ? c->sum_threads : c->threads) || f.block[1] != 1 || f.block[2] != 1)
+        die("the block is not the configuration's threads in", f.function);
     if (split || sum) {
         /* (args, slots, splits, tile0): the tiles from tile0 on, all of them
          * but a persistent plan's tail's */
