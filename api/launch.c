@@ -71,7 +71,7 @@ struct evt_launch {
         int on, need[2];
         rt_buffer orig[2];
         long long k;
-        long long rows[2], e[2]; /* each operand's rows and their elements in the caller's buffer */
+        long long rows[2], e[2]; /* each operand's rows (a batch's problems' together) and their elements */
     } rp;
     rt_cu_context device_ctx; /* the context target and sms were read in */
     evt_target target;
@@ -1108,16 +1108,18 @@ static size_t ws_align(size_t b)
  * as it is; otherwise K stays and the fast path reads past a copy's e up
  * to e8 only within its zero padding (the 16-byte chunk that holds the
  * last element), which the guarded check (plan_gemm_aligned) cannot know,
- * so the problem is declared aligned.  A batch of one only.  Returns 1
+ * so the problem is declared aligned.  A batch copies as one operand of
+ * every problem's rows where each follows the last (stride rows x ld), or
+ * once where the batch shares it (stride 0).  Returns 1
  * with operands[] (and k) swapped for the copies' (their addresses a
  * 16-byte aligned stand-in until run_planned knows the workspace;
  * repack_end restores the caller's), 0 to keep the guarded path.
  */
 static int repack_begin(evt_launch *l, int allowed)
 {
-    const long long m = l->dims[0], n = l->dims[1], k = l->dims[2];
-    if (!allowed || l->rp.on || l->k->mainloop != EVT_MAINLOOP_GEMM || l->batch != 1 || k <= 0 ||
-        (double)m * (double)n * (double)k < (double)RT_REPACK_MIN_MACS)
+    const long long m = l->dims[0], n = l->dims[1], k = l->dims[2], batch = l->batch;
+    if (!allowed || l->rp.on || l->k->mainloop != EVT_MAINLOOP_GEMM || batch < 1 || k <= 0 ||
+        (double)m * (double)n * (double)k * (double)batch < (double)RT_REPACK_MIN_MACS)
         return 0;
     const size_t es = evt_elem_size(l->k->operands[0].elem);
     const long long chunk = 16 / (long long)es;
@@ -1127,11 +1129,20 @@ static int repack_begin(evt_launch *l, int allowed)
     if (k8 > INT_MAX)
         return 0;
     int need[2], any = 0;
+    long long rows1[2]; /* one problem's rows */
     for (int i = 0; i < 2; i++) {
         const rt_buffer *b = &l->operands[i];
-        l->rp.rows[i] = kc[i] ? (i ? n : m) : k;
+        const int own = batch > 1 && b->stride != 0; /* a batch with a problem of its own each */
+        rows1[i] = kc[i] ? (i ? n : m) : k;
         l->rp.e[i] = kc[i] ? k : (i ? n : m);
-        need[i] = l->rp.e[i] % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0;
+        need[i] = l->rp.e[i] % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0 ||
+                  (own && (unsigned long long)b->stride * es % 16 != 0);
+        /* a batch's problems copy as one operand of batch x rows rows where
+         * each is rows x ld after the last (a dense 3-D tensor); any other
+         * stride keeps the guarded path */
+        if (need[i] && own && b->stride != rows1[i] * b->ld)
+            return 0;
+        l->rp.rows[i] = own ? batch * rows1[i] : rows1[i];
         any |= need[i];
     }
     if (!any)
@@ -1147,6 +1158,8 @@ static int repack_begin(evt_launch *l, int allowed)
         b->ptr = (void *)(uintptr_t)RT_WORKSPACE_ALIGN;
         b->ld = e8;
         b->bytes = (size_t)l->rp.rows[i] * (size_t)e8 * es;
+        if (b->stride != 0) /* the copy's problems, dense */
+            b->stride = rows1[i] * e8;
     }
     l->sizes[2] = l->dims[2] = k8;
     l->rp.on = 1;

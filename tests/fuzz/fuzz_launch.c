@@ -291,6 +291,7 @@ static int ws_honest;
  * its rows' elements (rounded up to 16 bytes'). */
 static const void *repacked[2];
 static long long repacked_ld[2];
+static long long repacked_stride[2]; /* the copy's batch stride, elements (0: shared) */
 /* What the checks saw, for the replay's summary: launches checked, those
  * with every extent checked, TMA maps checked. */
 static long launches_checked, launches_in_bounds, maps_checked;
@@ -494,7 +495,7 @@ static void check_launch(const model *md, size_t i)
          * where K-contiguous, else M or N) into rows of e8, e rounded up to
          * 16 bytes' elements, in the workspace */
         const evt_operand_info *oa = evt_kernel_operand(md->k, 0), *ob = evt_kernel_operand(md->k, 1);
-        if (conv || md->batch != 1 || f.nparams != 6 || f.param_size[0] != 8 || f.param_size[1] != 8 ||
+        if (conv || f.nparams != 6 || f.param_size[0] != 8 || f.param_size[1] != 8 ||
             f.param_size[2] != 8 || f.param_size[3] != 8 || f.param_size[4] != 8 || f.param_size[5] != 8)
             die("a repack of operands that are not a plain GEMM's, in", f.function);
         const void *src = fakecuda_ptr_at(f.params[0], 0), *dst = fakecuda_ptr_at(f.params[2], 0);
@@ -505,15 +506,21 @@ static void check_launch(const model *md, size_t i)
         const int kc[2] = {oa->layout == EVT_LAYOUT_ROW, ob->layout == EVT_LAYOUT_COL};
         /* the first operand it matches not copied yet in this run: A's copy
          * comes first, and A and B may be one buffer of one shape; where
-         * every match is copied already, a benchmark's next run began */
+         * every match is copied already, a benchmark's next run began.  A
+         * batch's operand with a problem of its own each, one after the
+         * other, copies every problem's rows; one the batch shares, once */
         int o = -1;
         for (int pass = 0; pass < 2 && o < 0; pass++) {
             if (pass == 1)
                 repacked[0] = repacked[1] = NULL;
-            for (int c = 0; c < 2 && o < 0; c++)
+            for (int c = 0; c < 2 && o < 0; c++) {
+                const long long rows1 = kc[c] ? (c ? md->n : md->m) : md->k_;
+                const int own = md->batch > 1 && md->ops[c].stride != 0;
                 if (!repacked[c] && src == md->ops[c].ptr && ld == md->ops[c].ld &&
-                    rows == (kc[c] ? (c ? md->n : md->m) : md->k_) && e == (kc[c] ? md->k_ : (c ? md->n : md->m)))
+                    rows == (own ? md->batch * rows1 : rows1) && e == (kc[c] ? md->k_ : (c ? md->n : md->m)) &&
+                    (!own || md->ops[c].stride == rows1 * ld))
                     o = c;
+            }
         }
         if (o < 0 || e8 != (e + chunk - 1) / chunk * chunk)
             die("a repack's source, rows or elements differ from the problem's, in", f.function);
@@ -525,6 +532,7 @@ static void check_launch(const model *md, size_t i)
             expect_inside("an operand's copy", f.function, dst, (unsigned long long)rows * (unsigned long long)e8 * es);
         repacked[o] = dst;
         repacked_ld[o] = e8;
+        repacked_stride[o] = md->batch > 1 && md->ops[o].stride != 0 ? rows / md->batch * e8 : 0;
         return;
     }
     const unsigned char *a = f.params[0];
@@ -598,7 +606,7 @@ static void check_launch(const model *md, size_t i)
         case CG_ROLE_OPERAND_STRIDE:
             op_stride[fd->index] = fakecuda_i64_at(a, off);
             expect_eq(f.function, fd->name, op_stride[fd->index],
-                      B > 1 ? md->ops[fd->index].stride *
+                      B > 1 ? (repacked[fd->index] ? repacked_stride[fd->index] : md->ops[fd->index].stride) *
                                   (long long)evt_elem_size(evt_kernel_operand(md->k, (size_t)fd->index)->elem)
                             : 0);
             break;
@@ -692,8 +700,10 @@ static void check_launch(const model *md, size_t i)
     }
     if (f.nparams >= 2 && f.param_size[1] == 384 && honest)
         for (int mi = 0; mi < 3; mi++) {
+            /* maps A, B, the staged input; a repacked operand's is of its
+             * copy, in the workspace, which only an honest one bounds */
             const long index = w.fc.fakecuda_tensor_map_of(f.params[1] + 128 * mi);
-            if (index >= 0)
+            if (index >= 0 && (mi == 2 || !repacked[mi] || ws_honest))
                 expect_map_inside(f.function, index);
         }
 }

@@ -252,6 +252,11 @@ runs() {
     echo "$c/layouts.evt cc_f16 1000,1000,1001"
     echo "$c/layouts.evt rr_bf16 1000,1000,1001 --special"
     echo "$c/reductions.evt reductions_bf16_cc 2001,999,1024"
+    # ... and batches: every problem's rows copied as one operand (evtc run
+    # --batch lays the problems one after the other), reductions per problem
+    echo "$c/layouts.evt rc_f16 200,300,1001 --batch 8"
+    echo "$c/layouts.evt rr_bf16 300,1001,512 --batch 4 --special"
+    echo "$c/reductions.evt reductions 200,301,1001 --batch 6 --ld-pad 3"
     # wgmma and the TMA producer/consumer tile on A row-major and B
     # column-major (the other layouts, the transposed wgmma: below), on the
     # fast path and the guarded one (K = 13).

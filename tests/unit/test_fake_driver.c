@@ -577,6 +577,77 @@ static void test_gemm_repack_sm90(void **state)
  * rows are copied into rows of 3008 elements, zero past N, K staying 1024
  * (the fast path reads past N only within a copy's padding); A's rows are
  * whole chunks and read in place.  The plan's TMA maps read the copy. */
+/* A batch repacks too: A's problems, each M x K after the last, copy as
+ * one operand of L x M rows, the copy's problems M x K8 apart; B, shared
+ * by the batch (stride 0), copies once and stays shared. */
+static void test_gemm_repack_batched_sm90(void **state)
+{
+    (void)state;
+    enum { M = 200, N = 300, K = 1001, K8 = 1008, L = 4 };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t mn = (size_t)M * N, a_bytes = (size_t)L * M * K * 2, b_bytes = (size_t)N * K * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    void *bias = dev(&b, N * 2), *res = dev(&b, L * mn * 2), *d = dev(&b, L * mn * 2);
+    void *amax = dev(&b, L * 4), *rsum = dev(&b, (size_t)L * M * 4);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_set_batch(l, L, (long long)M * K, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "bias", bias, N * 2, 0, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "res", res, L * mn * 2, N, (long long)mn), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "d", d, L * mn * 2, N, (long long)mn), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "amax", amax, L * 4, 0, 1), EVT_OK);
+    assert_int_equal(evt_launch_bind_batched(l, "rsum", rsum, (size_t)L * M * 4, 0, M), EVT_OK);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    const char *plan = evt_launch_plan(l);
+    assert_non_null(strstr(plan, " fast "));
+    assert_non_null(strstr(plan, " repacked a b"));
+    fakecuda_launch r[5];
+    assert_int_equal(launches(r, 5), 5);
+    const size_t words = (size_t)(1 + M) * L;
+    const size_t a_at = (words * 4 + 255) / 256 * 256, b_at = a_at + ((size_t)L * M * K8 * 2 + 255) / 256 * 256;
+    const unsigned long long ws = one_alloc(b_at + (size_t)N * K8 * 2);
+    const void *srcs[2] = {a, bb};
+    const long long rows[2] = {(long long)L * M, N}; /* A: every problem's rows; B: once */
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(r[i].function, "evt_tn_gemm_repack");
+        assert_int_equal(r[i].grid[1], rows[i]);
+        assert_ptr_equal(fakecuda_ptr_at(r[i].params[0], 0), srcs[i]);
+        assert_int_equal(fakecuda_i64_at(r[i].params[1], 0), K);
+        assert_int_equal(fakecuda_i64_at(r[i].params[2], 0), (long long)(ws + (i ? b_at : a_at)));
+        assert_int_equal(fakecuda_i64_at(r[i].params[3], 0), rows[i]);
+        assert_int_equal(fakecuda_i64_at(r[i].params[4], 0), K);
+        assert_int_equal(fakecuda_i64_at(r[i].params[5], 0), K8);
+    }
+    assert_string_equal(r[2].function, "evt_tn_gemm_reduce_init");
+    assert_null(strstr(r[3].function, "guarded"));
+    const unsigned char *args = r[3].params[0];
+    assert_int_equal(fakecuda_i64_at(args, G_A), (long long)(ws + a_at));
+    assert_int_equal(fakecuda_i64_at(args, G_B), (long long)(ws + b_at));
+    assert_int_equal(fakecuda_i32_at(args, G_K), K8);
+    assert_int_equal(fakecuda_i64_at(args, G_LDA), K8);
+    assert_int_equal(fakecuda_i64_at(args, G_LDB), K8);
+    assert_int_equal(fakecuda_i64_at(args, G_STRIDE_A), (long long)M * K8 * 2); /* bytes: the copy's problems */
+    assert_int_equal(fakecuda_i64_at(args, G_STRIDE_B), 0);
+    assert_int_equal(fakecuda_i32_at(args, G_BATCH), L);
+    assert_string_equal(r[4].function, "evt_tn_gemm_reduce_finish");
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    /* a batch stride that is not one problem after the last keeps the guarded path */
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_set_batch(l, L - 1, (long long)M * K + K, 0), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_non_null(strstr(evt_launch_plan(l), " guarded "));
+    assert_null(strstr(evt_launch_plan(l), "repacked"));
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 static void test_gemm_repack_mn_sm90(void **state)
 {
     (void)state;
@@ -2002,6 +2073,7 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_tail_sm90),
     T(test_gemm_repack_sm90),
     T(test_gemm_repack_mn_sm90),
+    T(test_gemm_repack_batched_sm90),
     T(test_gemm_cluster_sm90),
     T(test_gemm_fp8_sm90_tma),
     T(test_gemm_split_k_bf16_nt),
