@@ -520,8 +520,10 @@ EVT_API evt_status evt_launch_set_gemm(evt_launch *launch, long long m, long lon
  * problem's footprint ("Aliasing" above; the in-place case takes the same
  * batch stride too).  A batch stride that breaks the alignment the fast
  * path needs (an operand's not a multiple of 16 bytes) takes the guarded
- * path, as such a leading dimension does; an epilogue buffer's is handled
- * per tile, as its base pointer's.
+ * path, as such a leading dimension does, unless the run repacks the
+ * operand (a large GEMM whose problems' operands follow each other, or
+ * share one: see evt_launch_plan's " repacked"); an epilogue buffer's is
+ * handled per tile, as its base pointer's.
  */
 EVT_API evt_status evt_launch_set_batch(evt_launch *launch, long long count, long long stride_a,
                                         long long stride_b);
