@@ -1129,21 +1129,30 @@ static int repack_begin(evt_launch *l, int allowed)
     if (k8 > INT_MAX)
         return 0;
     int need[2], any = 0;
-    long long rows1[2]; /* one problem's rows */
+    long long rows1[2], e8[2]; /* one problem's rows; a copy's row */
+    size_t bytes[2] = {0, 0};  /* a copy's */
     for (int i = 0; i < 2; i++) {
         const rt_buffer *b = &l->operands[i];
         const int own = batch > 1 && b->stride != 0; /* a batch with a problem of its own each */
         rows1[i] = kc[i] ? (i ? n : m) : k;
         l->rp.e[i] = kc[i] ? k : (i ? n : m);
+        e8[i] = round_up(l->rp.e[i], chunk);
         need[i] = l->rp.e[i] % chunk != 0 || b->ld % chunk != 0 || (uintptr_t)b->ptr % 16 != 0 ||
                   (own && (unsigned long long)b->stride * es % 16 != 0);
+        if (!need[i])
+            continue;
         /* a batch's problems copy as one operand of batch x rows rows where
          * each is rows x ld after the last (a dense 3-D tensor); any other
-         * stride keeps the guarded path */
-        if (need[i] && own && b->stride != rows1[i] * b->ld)
+         * stride, or a copy past size_t, keeps the guarded path */
+        if (own && (b->ld <= 0 || b->stride % b->ld != 0 || b->stride / b->ld != rows1[i]))
             return 0;
-        l->rp.rows[i] = own ? batch * rows1[i] : rows1[i];
-        any |= need[i];
+        size_t rows;
+        if (!ck_mul_size((size_t)rows1[i], own ? (size_t)batch : 1, &rows) ||
+            !ck_mul_size(rows, (size_t)e8[i], &bytes[i]) || !ck_mul_size(bytes[i], es, &bytes[i]) ||
+            rows > (size_t)LLONG_MAX)
+            return 0;
+        l->rp.rows[i] = (long long)rows;
+        any = 1;
     }
     if (!any)
         return 0;
@@ -1154,12 +1163,11 @@ static int repack_begin(evt_launch *l, int allowed)
         if (!need[i])
             continue;
         rt_buffer *b = &l->operands[i];
-        const long long e8 = round_up(l->rp.e[i], chunk);
         b->ptr = (void *)(uintptr_t)RT_WORKSPACE_ALIGN;
-        b->ld = e8;
-        b->bytes = (size_t)l->rp.rows[i] * (size_t)e8 * es;
+        b->ld = e8[i];
+        b->bytes = bytes[i];
         if (b->stride != 0) /* the copy's problems, dense */
-            b->stride = rows1[i] * e8;
+            b->stride = rows1[i] * e8[i];
     }
     l->sizes[2] = l->dims[2] = k8;
     l->rp.on = 1;
