@@ -475,6 +475,25 @@ static void test_gemm_4096_sm90_tma(void **state)
  * and their TMA maps.  The same in a caller's workspace (whose size says
  * so); a forced configuration, and a problem below RT_REPACK_MIN_MACS,
  * keep the guarded entry. */
+/* A repack launch (api/launch.c's enqueue_repack): `entry` copying `rows`
+ * rows of e elements, ld apart at src, into rows of e8 at dst, in 256-thread
+ * blocks of 16-byte chunks (grid_x of them a row) and a block row a row. */
+static void expect_repack(const fakecuda_launch *r, const char *entry, const void *src, long long ld,
+                          unsigned long long dst, long long rows, long long e, long long e8, unsigned grid_x)
+{
+    assert_string_equal(r->function, entry);
+    assert_int_equal(r->grid[0], grid_x);
+    assert_int_equal(r->grid[1], rows);
+    assert_int_equal(r->block[0], 256);
+    assert_int_equal(r->nparams, 6);
+    assert_ptr_equal(fakecuda_ptr_at(r->params[0], 0), src);
+    assert_int_equal(fakecuda_i64_at(r->params[1], 0), ld);
+    assert_int_equal(fakecuda_i64_at(r->params[2], 0), (long long)dst);
+    assert_int_equal(fakecuda_i64_at(r->params[3], 0), rows);
+    assert_int_equal(fakecuda_i64_at(r->params[4], 0), e);
+    assert_int_equal(fakecuda_i64_at(r->params[5], 0), e8);
+}
+
 static void test_gemm_repack_sm90(void **state)
 {
     (void)state;
@@ -499,19 +518,8 @@ static void test_gemm_repack_sm90(void **state)
     const unsigned long long ws0 = one_alloc(b_at + (size_t)N * K8 * 2);
     const void *srcs[2] = {a, bb};
     const long long rows[2] = {M, N};
-    for (int i = 0; i < 2; i++) {
-        assert_string_equal(r[i].function, "evt_tn_gemm_repack");
-        assert_int_equal(r[i].grid[0], 1); /* 251 chunks a row, 256 a block */
-        assert_int_equal(r[i].grid[1], rows[i]);
-        assert_int_equal(r[i].block[0], 256);
-        assert_int_equal(r[i].nparams, 6);
-        assert_ptr_equal(fakecuda_ptr_at(r[i].params[0], 0), srcs[i]);
-        assert_int_equal(fakecuda_i64_at(r[i].params[1], 0), K);
-        assert_int_equal(fakecuda_i64_at(r[i].params[2], 0), (long long)(ws0 + (i ? b_at : a_at)));
-        assert_int_equal(fakecuda_i64_at(r[i].params[3], 0), rows[i]);
-        assert_int_equal(fakecuda_i64_at(r[i].params[4], 0), K);
-        assert_int_equal(fakecuda_i64_at(r[i].params[5], 0), K8);
-    }
+    for (int i = 0; i < 2; i++) /* 251 chunks a row, 256 a block */
+        expect_repack(&r[i], "evt_tn_gemm_repack", srcs[i], K, ws0 + (i ? b_at : a_at), rows[i], K, K8, 1);
     assert_string_equal(r[2].function, "evt_tn_gemm_reduce_init");
     assert_non_null(strstr(r[3].function, "_sm90a"));
     assert_null(strstr(r[3].function, "guarded"));
@@ -612,16 +620,8 @@ static void test_gemm_repack_batched_sm90(void **state)
     const unsigned long long ws = one_alloc(b_at + (size_t)N * K8 * 2);
     const void *srcs[2] = {a, bb};
     const long long rows[2] = {(long long)L * M, N}; /* A: every problem's rows; B: once */
-    for (int i = 0; i < 2; i++) {
-        assert_string_equal(r[i].function, "evt_tn_gemm_repack");
-        assert_int_equal(r[i].grid[1], rows[i]);
-        assert_ptr_equal(fakecuda_ptr_at(r[i].params[0], 0), srcs[i]);
-        assert_int_equal(fakecuda_i64_at(r[i].params[1], 0), K);
-        assert_int_equal(fakecuda_i64_at(r[i].params[2], 0), (long long)(ws + (i ? b_at : a_at)));
-        assert_int_equal(fakecuda_i64_at(r[i].params[3], 0), rows[i]);
-        assert_int_equal(fakecuda_i64_at(r[i].params[4], 0), K);
-        assert_int_equal(fakecuda_i64_at(r[i].params[5], 0), K8);
-    }
+    for (int i = 0; i < 2; i++) /* 126 chunks a row */
+        expect_repack(&r[i], "evt_tn_gemm_repack", srcs[i], K, ws + (i ? b_at : a_at), rows[i], K, K8, 1);
     assert_string_equal(r[2].function, "evt_tn_gemm_reduce_init");
     assert_null(strstr(r[3].function, "guarded"));
     const unsigned char *args = r[3].params[0];
@@ -668,15 +668,7 @@ static void test_gemm_repack_mn_sm90(void **state)
     fakecuda_launch r[2];
     assert_int_equal(launches(r, 2), 2);
     const unsigned long long ws = one_alloc((size_t)K * N8 * 2); /* the copy alone */
-    assert_string_equal(r[0].function, "evt_nt_gemm_repack");
-    assert_int_equal(r[0].grid[0], 2); /* 376 chunks a row, 256 a block */
-    assert_int_equal(r[0].grid[1], K);
-    assert_ptr_equal(fakecuda_ptr_at(r[0].params[0], 0), bb);
-    assert_int_equal(fakecuda_i64_at(r[0].params[1], 0), N);
-    assert_int_equal(fakecuda_i64_at(r[0].params[2], 0), (long long)ws);
-    assert_int_equal(fakecuda_i64_at(r[0].params[3], 0), K);
-    assert_int_equal(fakecuda_i64_at(r[0].params[4], 0), N);
-    assert_int_equal(fakecuda_i64_at(r[0].params[5], 0), N8);
+    expect_repack(&r[0], "evt_nt_gemm_repack", bb, N, ws, K, N, N8, 2); /* 376 chunks a row, 256 a block */
     const unsigned char *args = r[1].params[0];
     assert_null(strstr(r[1].function, "guarded"));
     assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
@@ -890,17 +882,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
     fakecuda_launch rp[2];
     assert_int_equal(launches(rp, 2), 2);
     const unsigned long long copy = one_alloc((size_t)M * K);
-    assert_string_equal(rp[0].function, "evt_f8_gemm_repack");
-    assert_int_equal(rp[0].grid[0], 1); /* K / 16 chunks a row, 256 a block */
-    assert_int_equal(rp[0].grid[1], M);
-    assert_int_equal(rp[0].block[0], 256);
-    assert_int_equal(rp[0].nparams, 6);
-    assert_ptr_equal(fakecuda_ptr_at(rp[0].params[0], 0), a);
-    assert_int_equal(fakecuda_i64_at(rp[0].params[1], 0), K + 8);
-    assert_int_equal(fakecuda_i64_at(rp[0].params[2], 0), (long long)copy);
-    assert_int_equal(fakecuda_i64_at(rp[0].params[3], 0), M);
-    assert_int_equal(fakecuda_i64_at(rp[0].params[4], 0), K);
-    assert_int_equal(fakecuda_i64_at(rp[0].params[5], 0), K);
+    expect_repack(&rp[0], "evt_f8_gemm_repack", a, K + 8, copy, M, K, K, 1); /* K / 16 chunks a row, 256 a block */
     assert_string_equal(rp[1].function, "evt_f8_gemm_sm90_coop2_128x128x128_s4_fp8_sm90a"); /* loaded above */
     assert_int_equal(rp[1].grid[0], grid);
     assert_int_equal(rp[1].param_size[0], F8_SIZE);
