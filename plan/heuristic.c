@@ -413,14 +413,13 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
 int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm)
 {
     const long long slots = (long long)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-    const long long k_tiles = bk > 0 ? (k + bk - 1) / bk : 0;
     long long s;
     if (gemm) {
         s = tiles > 0 && tiles <= slots / 2 ? slots / tiles : 1; /* 2 tiles <= slots, without overflow */
         s = s < 8 ? s : 8;
-        s = s < k / 512 ? s : k / 512;
-        s = s < k_tiles ? s : k_tiles;
+        s = s < k / 512 ? s : k / 512; /* which is at most k_tiles: bk <= 128 */
     } else {
+        const long long k_tiles = bk > 0 ? (k + bk - 1) / bk : 0;
         s = tiles > 0 && tiles <= slots / 4 ? slots / tiles : 1;
         s = s < 4 ? s : 4;
         s = s < k_tiles / 4 ? s : k_tiles / 4;
