@@ -244,6 +244,13 @@ static long long wave_fill_pct(const plan_config *c, long long m, long long n, l
     return waves ? (long long)(100.0 * (double)tiles / ((double)waves * (double)slots)) : 100;
 }
 
+/* Percent of c's tiles' area inside the m x n problem: 100 for whole tiles. */
+static long long tile_area_pct(const plan_config *c, long long m, long long n)
+{
+    const double tm = (double)((m + c->bm - 1) / c->bm) * c->bm, tn = (double)((n + c->bn - 1) / c->bn) * c->bn;
+    return tm > 0 && tn > 0 ? (long long)(100.0 * ((double)m / tm) * ((double)n / tn)) : 100;
+}
+
 /*
  * Whether the one-warpgroup wgmma 64x128 tile c (two CTAs an SM) takes a
  * small problem in place of the 64x64 mma.sync tile: unsplit, where it has
@@ -280,6 +287,14 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
  *   0.89-0.95x where its last wave was 73-87% full, and 0.91-1.01x at
  *   K <= 512, where the ping-pong tile hides one consumer's epilogue behind
  *   the other's mainloop; docs/sm90.md), else the ping-pong one.
+ * - K of at most two k tiles (memory-bound) with eight or more of the
+ *   cooperative tile's tiles an SM, 90% of their area inside the problem:
+ *   that tile, whose producer loads the next tile's operands while the
+ *   consumers store this one's results (batched attention-like GEMMs,
+ *   512x512x64 L 256 to 2048x2048x128 L 32: 1.06-1.2x faster than the
+ *   128x128 tile at two CTAs per SM; even at 8192x8192x128; with fewer
+ *   tiles (4096x4096x64: 3.9 an SM, 3% slower), or half-empty ones (up to
+ *   1.5x slower), it lost; docs/sm90.md).
  * - Below that, with K of 1024 or more, M of a whole tile row or more and at
  *   least 0.3 SMs' worth of its tiles, still the producer/consumer tile: its
  *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
@@ -318,6 +333,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                    : classic;
     if (!wide)
         return classic;
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    if (kk <= 2 * wide->bk && tma && g->coop && fits(g->coop, t) && tile_area_pct(g->coop, m, n) >= 90 &&
+        (double)plan_config_batch_tiles(g->coop, m, n, batch) >= 8.0 * (double)sms)
+        return g->coop;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;

@@ -1233,6 +1233,37 @@ static void test_batch_tiles(void **state)
     assert_int_equal(plan_config_batch_tiles(CFG(sm80_64x64x32_w4_s4), 65, 1, 5), 10);
 }
 
+/* K of one or two k tiles on sm_90a with TMA maps: the cooperative tile
+ * where it has four tiles an SM, nine tenths of their area inside the
+ * problem; else the 128x128 tile at two CTAs an SM. */
+static enum evt_tile_id pick_batched(long long m, long long n, long long kk, long long batch, int tma)
+{
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, m, n, kk, tma);
+    p.conv_c = 0;
+    p.batch = batch;
+    return make(&k_gemm_tn, &p, NULL).config->id;
+}
+
+static void test_short_k_coop(void **state)
+{
+    (void)state;
+    assert_int_equal(pick_batched(512, 512, 64, 256, 1), T(sm90_coop2_128x256x64_s3));
+    assert_int_equal(pick_batched(1024, 1024, 128, 64, 1), T(sm90_coop2_128x256x64_s3));
+    assert_int_equal(pick_batched(8192, 8192, 128, 1, 1), T(sm90_coop2_128x256x64_s3));
+    /* without maps, the cp.async tile */
+    assert_int_equal(pick_batched(8192, 8192, 128, 1, 0), T(sm90_wg2_128x128x64_s3));
+    /* 512 tiles on 132 SMs: under eight an SM */
+    assert_int_equal(pick_batched(4096, 4096, 64, 1, 1), T(sm90_wg2_128x128x64_s3));
+    /* half of every 128x256 tile empty, however many */
+    assert_int_equal(pick_batched(128, 128, 64, 4096, 1), T(sm90_wg2_128x128x64_s3));
+    /* 1000 x 600: 76% of the area */
+    assert_int_equal(pick_batched(1000, 600, 96, 64, 1), T(sm90_wg2_128x128x64_s3));
+    /* K of three k tiles: the long-K rules */
+    assert_true(pick_batched(512, 512, 192, 256, 1) != T(sm90_wg2_128x128x64_s3));
+    /* a batch whose tiles saturate: no overflow */
+    assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1246,6 +1277,7 @@ int main(void)
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_short_k_coop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
