@@ -954,17 +954,19 @@ static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char 
  * A conv's TMA maps (kernels/mainloops/conv2d_fprop.cuh's tma_loader): x as a
  * (c, w, h, n) tensor read in im2col columns of cfg->bm pixels by cfg->bk
  * channels, its box from minus the padding to padding - (filter - 1)
- * dilation and stepping by the stride; the filter as a (r s c, k) matrix
- * read in cfg->bk x cfg->bn boxes; both swizzled as the wgmma stages are
- * (rows of cfg->bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where
- * they cannot be made: a driver without tensor maps, c not a multiple of
- * cfg->bk, or sizes past TMA's limits (the driver says).
+ * dilation and stepping by the stride; the filter as a (c, r s, k) tensor
+ * read in cfg->bk x 1 x cfg->bn boxes, so that where cfg->bk does not
+ * divide c a tap's last box is zero-filled past c, as x's is, and never
+ * reaches the next tap; both swizzled as the wgmma stages are (rows of
+ * cfg->bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where they
+ * cannot be made: a driver without tensor maps, c not one the plan takes
+ * (plan_conv_tma_channels), or sizes past TMA's limits (the driver says).
  */
 static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_maps *maps)
 {
     const rt_driver *d = l->m->ctx->driver;
     const long long *z = l->sizes; /* n h w c k r s p q pad_h pad_w stride_h stride_w dil_h dil_w */
-    if (!d->tensor_map_im2col || z[3] % cfg->bk != 0 || tma_swizzle(cfg) < 0)
+    if (!d->tensor_map_im2col || !plan_conv_tma_channels(z[3], cfg) || tma_swizzle(cfg) < 0)
         return 0;
     const unsigned long long xdims[4] = {(unsigned long long)z[3], (unsigned long long)z[2],
                                          (unsigned long long)z[1], (unsigned long long)z[0]};
@@ -977,8 +979,13 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
                              (unsigned)cfg->bk, (unsigned)cfg->bm, estrides, 0, tma_swizzle(cfg),
                              RT_TMAP_L2_128B, 0) != 0)
         return 0;
-    const long long rsc = z[5] * z[6] * z[3];
-    return tiled_map(l, cfg, maps->b, 1, l->operands[1].ptr, rsc, z[4], rsc, cfg->bn, 0);
+    const unsigned long long wdims[3] = {(unsigned long long)z[3], (unsigned long long)(z[5] * z[6]),
+                                         (unsigned long long)z[4]};
+    const unsigned long long wstrides[2] = {wdims[0] * 2, wdims[0] * wdims[1] * 2};
+    const unsigned box[3] = {(unsigned)cfg->bk, 1, (unsigned)cfg->bn}, ones[3] = {1, 1, 1};
+    return d->tensor_map_tiled && d->tensor_map_tiled(maps->b, tma_dtype(l, 1), 3, l->operands[1].ptr, wdims,
+                                                      wstrides, box, ones, 0, tma_swizzle(cfg),
+                                                      RT_TMAP_L2_128B, 0) == 0;
 }
 
 /* A tiled map of M/N-contiguous 16-bit operand i (A column-major, B

@@ -62,6 +62,12 @@ int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long
     return c > 0 && c % 8 == 0 && x_addr % 16 == 0 && w_addr % 16 == 0;
 }
 
+int plan_conv_tma_channels(long long c, const plan_config *cfg)
+{
+    const long long bk = cfg->bk, loaded = (c + bk - 1) / bk * bk;
+    return c > 0 && c % 8 == 0 && (c % bk == 0 || (c > bk && 3 * loaded <= 4 * c));
+}
+
 /* Sets *why (where asked for) and returns 0. */
 static int refuse(const char **why, const char *reason)
 {
@@ -113,12 +119,12 @@ int plan_listed(const plan_config *c, const plan_kernel *k, evt_target t)
 }
 
 /* Whether c's fast path can load through TMA maps on problem p (the driver
- * may still refuse them: plan_tma_refused).  A conv's im2col box walks c in
- * BK-channel steps, so c must be a multiple of BK. */
+ * may still refuse them: plan_tma_refused).  A conv's im2col box walks each
+ * tap's channels in BK-channel steps (plan_conv_tma_channels). */
 static int tma_usable(const plan_config *c, const plan_kernel *k, const plan_problem *p, int driver_tma)
 {
     return c->pp && p->aligned && driver_tma &&
-           (k->mainloop == EVT_MAINLOOP_GEMM || p->conv_c % c->bk == 0);
+           (k->mainloop == EVT_MAINLOOP_GEMM || plan_conv_tma_channels(p->conv_c, c));
 }
 
 /* Whether the heuristic may consider the producer/consumer configurations:

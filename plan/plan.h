@@ -100,6 +100,14 @@ int plan_gemm_aligned_elem(int a_col, int b_col, long long m, long long n, long 
                            long long ldb, int esize);
 int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long w_addr);
 
+/* Whether a conv of c input channels (an aligned one: c % 8 == 0) loads
+ * through TMA on configuration cfg: a tap's channels go in k tiles of
+ * cfg->bk, the last zero-filled past c, so c a multiple of cfg->bk, or more
+ * than cfg->bk with the zero-filled channels at most a quarter of the
+ * loaded ones (96, 160, 200 channels at BK = 64; not 72 or 136, nor the 8 of
+ * a padded RGB stem, whose k tiles would be nearly all zeros). */
+int plan_conv_tma_channels(long long c, const plan_config *cfg);
+
 /* A launch's problem on a device. */
 typedef struct plan_problem {
     evt_target target;

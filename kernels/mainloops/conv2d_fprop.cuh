@@ -14,7 +14,11 @@
  * through filter tap (kk / c) and channel kk % c (zero in the padding), and
  * B[kk][j] = w[j][kk] (the filter is a dense K x RSC row-major matrix).
  * K is walked flat in (r, s, c) order, c fastest, so both operands are
- * K-contiguous ("TN") and no k tile is padded when c is not a multiple of BK.
+ * K-contiguous ("TN") and no k tile is padded when c is not a multiple of BK
+ * (the cp.async loaders).  The TMA loader walks K by tap instead: a tap's c
+ * channels in k tiles of BK, the last one's channels past c zero-filled by
+ * TMA in both operands (the filter's map is (c, r s, k), so a box never
+ * reaches into the next tap), r s ceil(c / BK) k tiles in all.
  *
  * Interface to the epilogue: exactly the GEMM's.  When the mainloop returns,
  * the CTA's f32 accumulator tile sits at the start of its dynamic shared
@@ -360,7 +364,7 @@ struct tma_loader {
     static constexpr bool kTma = true;
     const evt_tma_maps *maps;
     int w0, h0, n0, col0; /* the tile's first window, filter row */
-    int k0, c0, r, s;     /* the next k tile: its k, channel and tap */
+    int c0, r, s;         /* the next k tile: its first channel and its tap */
     int c, sz, dil_h, dil_w;
 
     __device__ __forceinline__ void start(const evt_conv_args &a, int tile_m, int tile_n, int kt_begin)
@@ -372,7 +376,7 @@ struct tma_loader {
         h0 = p0 * a.stride_h - a.pad_h;
         w0 = q0 * a.stride_w - a.pad_w;
         col0 = tile_n * Cfg::kBN;
-        k0 = c0 = r = s = 0;
+        c0 = r = s = 0;
         c = a.c;
         sz = a.s;
         dil_h = a.dil_h;
@@ -385,10 +389,9 @@ struct tma_loader {
         evt_sm90::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
         const unsigned short ow = (unsigned short)(s * dil_w), oh = (unsigned short)(r * dil_h);
         evt_sm90::tma_load_im2col_4d(stage, &maps->a, full, c0, w0, h0, n0, ow, oh);
-        evt_sm90::tma_load_2d(stage + Cfg::kAStageBytes, &maps->b, full, k0, col0);
-        k0 += Cfg::kBK;
+        evt_sm90::tma_load_3d(stage + Cfg::kAStageBytes, &maps->b, full, c0, r * sz + s, col0);
         c0 += Cfg::kBK;
-        if (c0 == c) {
+        if (c0 >= c) {
             c0 = 0;
             if (++s == sz) {
                 s = 0;
@@ -441,7 +444,9 @@ __device__ __forceinline__ void evt_conv_persistent(const evt_conv_args &args0, 
     if constexpr (Cfg::kPP > 0 && Cfg::kAligned) { /* producer/consumer fast path: TMA */
         evt_conv_detail::tma_loader<Cfg> load;
         load.maps = maps;
-        evt_sched::ws_run<Cfg>(args, m, args.k, k_tiles, smem, epi, load);
+        /* a k tile per tap and BK channels, the last ones of a tap zero-filled where BK does not divide c */
+        const int tap_tiles = args.r * args.s * ((args.c + Cfg::kBK - 1) / Cfg::kBK);
+        evt_sched::ws_run<Cfg>(args, m, args.k, tap_tiles, smem, epi, load);
     } else
 #endif
     {

@@ -44,7 +44,7 @@ ex=$root/examples
 # configuration (EVT_CONFIG, names in kernels/tile_configs.h): the sm_90a
 # wgmma ones and the persistent ones (sm80_ws4_*, sm90_wg2_ws*:
 # warp-specialized; sm90_pp2_*: a producer and two consumer warpgroups,
-# loading with TMA where c is a multiple of 64, else guarded), these on
+# loading with TMA where plan_conv_tma_channels takes c, else guarded), these on
 # grids of more tiles than CTAs, so every CTA walks several, and on fewer.
 runs() {
     # Every kernel of the examples.
@@ -92,6 +92,14 @@ runs() {
             echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config sm90_pp2_128x128x64_s4"
             echo "$f $k conv:2,21,17,128,48,5,5,2,2,1 --config sm90_pp2_128x128x64_s4"
             echo "$f $k conv:2,15,13,64,40,7,7,3,2,1 --config sm90_pp2_128x128x64_s4"
+            # ... TMA where c is not a multiple of 64 either: each tap's last
+            # k tile zero-filled past c (200, 96, 160); 136 keeps the guarded path
+            echo "$f $k conv:4,14,14,200,136,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --special"
+            echo "$f $k conv:2,19,23,96,72,3,3,2,1,2 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:3,17,13,160,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7"
+            echo "$f $k conv:2,15,13,200,200,1,1 --config sm90_pp2_128x128x64_s2_staged"
+            echo "$f $k conv:3,17,13,136,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s4"
+            echo "$f $k conv:8,17,17,160,192,3,3,1,1,1"
             # 13: the producer/consumer tile of narrow layers (128x64)
             echo "$f $k conv:8,30,30,64,64,3,3,1,1,1 --config sm90_pp2_128x64x64_s7"
             echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"

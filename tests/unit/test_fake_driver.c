@@ -1174,8 +1174,29 @@ static void run_conv(const conv_case *c)
         assert_int_equal(t.elem_strides[3], 1);
         assert_int_equal(t.swizzle, SWIZZLE_128B);
         assert_int_equal(t.l2_promotion, L2_128B);
-        expect_tiled(fc.fakecuda_tensor_map_of(r[0].params[1] + 128), TMAP_F16, w, RSC, N, RSC, cfg->bk, cfg->bn,
-                     SWIZZLE_128B);
+        /* the filter as (c, r s, k): a box never reaches past its tap's c */
+        const long wi = fc.fakecuda_tensor_map_of(r[0].params[1] + 128);
+        assert_true(wi >= 0);
+        assert_int_equal(fc.fakecuda_get_tensor_map((size_t)wi, &t), 0);
+        assert_int_equal(t.result, 0);
+        assert_int_equal(t.im2col, 0);
+        assert_int_equal(t.dtype, TMAP_F16);
+        assert_int_equal(t.rank, 3);
+        assert_ptr_equal(t.address, w);
+        assert_int_equal(t.dims[0], p->c);
+        assert_int_equal(t.dims[1], p->r * p->s);
+        assert_int_equal(t.dims[2], N);
+        assert_int_equal(t.strides[0], p->c * 2);
+        assert_int_equal(t.strides[1], RSC * 2);
+        assert_int_equal(t.box[0], cfg->bk);
+        assert_int_equal(t.box[1], 1);
+        assert_int_equal(t.box[2], cfg->bn);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(t.elem_strides[i], 1);
+        assert_int_equal(t.interleave, 0);
+        assert_int_equal(t.swizzle, SWIZZLE_128B);
+        assert_int_equal(t.l2_promotion, L2_128B);
+        assert_int_equal(t.oob_fill, 0);
         if (cfg->staged)
             expect_tiled(fc.fakecuda_tensor_map_of(r[0].params[1] + 256), TMAP_F16, res, N, M, N, cfg->bn, cfg->bm,
                          SWIZZLE_NONE);
@@ -1212,6 +1233,28 @@ static void test_conv_3x3_s2_sm90(void **state)
     const conv_case c = {{32, 56, 56, 64, 256, 3, 3, 1, 0, 2, 1, 1, 1}, 28, 54, DEV_SM90,
                          "sm_90a sm90_pp2_128x128x64_s4 fast tma",
                          "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+    run_conv(&c);
+}
+
+/* c = 200, not a multiple of 64: still the producer/consumer tile with
+ * TMA, each tap's fourth k tile zero-filled past c (56 of 256 channels). */
+static void test_conv_3x3_c200_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{32, 28, 28, 200, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
+                         "sm_90a sm90_pp2_128x128x64_s4 fast tma",
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+    run_conv(&c);
+}
+
+/* c = 72: 56 of a tap's 128 loaded channels would be zeros: a wgmma
+ * tile over cp.async stages, which walks K flat, no maps. */
+static void test_conv_3x3_c72_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{32, 28, 28, 72, 256, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
+                         "sm_90a sm90_wg3_192x256x64_s4 fast",
+                         "evt_conv_conv2d_fprop_sm90_wg3_192x256x64_s4_sm90a", "sm90_wg3_192x256x64_s4"};
     run_conv(&c);
 }
 
@@ -2063,6 +2106,8 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_sm80),
     T(test_conv_3x3_s1_sm90),
     T(test_conv_3x3_s2_sm90),
+    T(test_conv_3x3_c200_sm90),
+    T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),

@@ -839,8 +839,20 @@ static void test_tma(void **state)
     assert_true(!pl.aligned && !pl.tma && !pl.config->pp);
     p = problem(EVT_TARGET_SM90A, 132, 25088, 1024, 256, 1);
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_pp2_128x128x64_s4));
+    /* c not a multiple of 64: a tap's last k tile zero-filled past c, where
+     * that is at most a quarter of the channels loaded */
     p.conv_c = 96;
+    pl = make(&k_conv, &p, NULL);
+    assert_true(pl.config == CFG(sm90_pp2_128x128x64_s4) && pl.aligned && pl.tma);
+    p.conv_c = 72;
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
+    assert_true(plan_conv_tma_channels(200, CFG(sm90_pp2_128x128x64_s4)) &&
+                plan_conv_tma_channels(160, CFG(sm90_pp2_128x128x64_s4)) &&
+                plan_conv_tma_channels(64, CFG(sm90_pp2_128x128x64_s4)) &&
+                !plan_conv_tma_channels(136, CFG(sm90_pp2_128x128x64_s4)) &&
+                !plan_conv_tma_channels(48, CFG(sm90_pp2_128x128x64_s4)) &&
+                !plan_conv_tma_channels(8, CFG(sm90_pp2_128x128x64_s4)) &&
+                !plan_conv_tma_channels(100, CFG(sm90_pp2_128x128x64_s4)));
     /* forced producer/consumer without usable maps: its guarded entry */
     const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
     pl = make(&k_conv, &p, &o);
