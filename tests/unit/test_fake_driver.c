@@ -1087,6 +1087,7 @@ typedef struct conv_case {
     const char *plan; /* evt_launch_plan, less the grid */
     const char *entry;
     const char *config;
+    const char *force; /* evt_tuning.config, or NULL: the heuristic's */
 } conv_case;
 
 /*
@@ -1112,6 +1113,10 @@ static void run_conv(const conv_case *c)
     assert_int_equal(evt_launch_bind(l, "bias", bias, (size_t)N * 2, 0), EVT_OK);
     assert_int_equal(evt_launch_bind(l, "res", res, mn, N), EVT_OK);
     assert_int_equal(evt_launch_bind(l, "y", y, mn, N), EVT_OK);
+    if (c->force) {
+        const evt_tuning forced = {.config = c->force};
+        assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
+    }
     assert_int_equal(fc.fakecuda_set_current(c->device), 0);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
@@ -1221,7 +1226,7 @@ static void test_conv_3x3_s1_sm90(void **state)
     (void)state;
     const conv_case c = {{8, 56, 56, 64, 256, 3, 3, 1, 2, 1, 1, 1, 2}, 56, 56, DEV_SM90,
                          "sm_90a sm90_pp2_128x128x64_s4 fast tma",
-                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
     run_conv(&c);
 }
 
@@ -1232,18 +1237,19 @@ static void test_conv_3x3_s2_sm90(void **state)
     (void)state;
     const conv_case c = {{32, 56, 56, 64, 256, 3, 3, 1, 0, 2, 1, 1, 1}, 28, 54, DEV_SM90,
                          "sm_90a sm90_pp2_128x128x64_s4 fast tma",
-                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
     run_conv(&c);
 }
 
-/* c = 200, not a multiple of 64: still the producer/consumer tile with
- * TMA, each tap's fourth k tile zero-filled past c (56 of 256 channels). */
+/* c = 200, not a multiple of 64, the producer/consumer tile forced: TMA,
+ * each tap's fourth k tile zero-filled past c (56 of 256 channels). */
 static void test_conv_3x3_c200_sm90(void **state)
 {
     (void)state;
     const conv_case c = {{32, 28, 28, 200, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
                          "sm_90a sm90_pp2_128x128x64_s4 fast tma",
-                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4"};
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4",
+                         "sm90_pp2_128x128x64_s4"};
     run_conv(&c);
 }
 
@@ -1254,7 +1260,7 @@ static void test_conv_3x3_c72_sm90(void **state)
     (void)state;
     const conv_case c = {{32, 28, 28, 72, 256, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
                          "sm_90a sm90_wg3_192x256x64_s4 fast",
-                         "evt_conv_conv2d_fprop_sm90_wg3_192x256x64_s4_sm90a", "sm90_wg3_192x256x64_s4"};
+                         "evt_conv_conv2d_fprop_sm90_wg3_192x256x64_s4_sm90a", "sm90_wg3_192x256x64_s4", NULL};
     run_conv(&c);
 }
 
@@ -1266,7 +1272,7 @@ static void test_conv_1x1_staged_sm90(void **state)
     const conv_case c = {{32, 56, 56, 64, 256, 1, 1, 0, 0, 1, 1, 1, 1}, 56, 56, DEV_SM90,
                          "sm_90a sm90_pp2_128x128x64_s2_staged fast tma",
                          "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s2_staged_sm90a",
-                         "sm90_pp2_128x128x64_s2_staged"};
+                         "sm90_pp2_128x128x64_s2_staged", NULL};
     run_conv(&c);
 }
 
@@ -1276,7 +1282,7 @@ static void test_conv_3x3_sm80(void **state)
     (void)state;
     const conv_case c = {{8, 56, 56, 64, 256, 3, 3, 1, 1, 1, 1, 1, 1}, 56, 56, DEV_SM80,
                          "sm_80 sm80_128x128x64_w4_s3 fast", "evt_conv_conv2d_fprop_sm80_128x128x64_w4_s3_sm80",
-                         "sm80_128x128x64_w4_s3"};
+                         "sm80_128x128x64_w4_s3", NULL};
     run_conv(&c);
 }
 

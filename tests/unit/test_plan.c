@@ -839,13 +839,17 @@ static void test_tma(void **state)
     assert_true(!pl.aligned && !pl.tma && !pl.config->pp);
     p = problem(EVT_TARGET_SM90A, 132, 25088, 1024, 256, 1);
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_pp2_128x128x64_s4));
-    /* c not a multiple of 64: a tap's last k tile zero-filled past c, where
-     * that is at most a quarter of the channels loaded */
+    /* c not a multiple of 64: forced, TMA with a tap's last k tile
+     * zero-filled past c, where that is at most a quarter of the channels
+     * loaded; the heuristic keeps the tiles that walk K flat */
     p.conv_c = 96;
-    pl = make(&k_conv, &p, NULL);
-    assert_true(pl.config == CFG(sm90_pp2_128x128x64_s4) && pl.aligned && pl.tma);
-    p.conv_c = 72;
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
+    const plan_options pp_forced = {CFG(sm90_pp2_128x128x64_s4), 0};
+    pl = make(&k_conv, &p, &pp_forced);
+    assert_true(pl.aligned && pl.tma);
+    p.conv_c = 72;
+    pl = make(&k_conv, &p, &pp_forced);
+    assert_true(!pl.aligned && !pl.tma);
     assert_true(plan_conv_tma_channels(200, CFG(sm90_pp2_128x128x64_s4)) &&
                 plan_conv_tma_channels(160, CFG(sm90_pp2_128x128x64_s4)) &&
                 plan_conv_tma_channels(64, CFG(sm90_pp2_128x128x64_s4)) &&
