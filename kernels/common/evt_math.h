@@ -522,7 +522,7 @@ EVT_MATH_FN float evt_tanh(float x)
     float n = evt_sub(j, 12582912.0f);
     float r = evt_fma(ac, -2.0f, evt_mul(n, -0.693145752f));
     r = evt_fma(n, -1.42860677e-06f, r);
-    float t = evtm_expm1_poly(r);
+    float t = evtm_expm1_p6(r);
     /* n in [-28, -1]: e is normal, scaled by adding n to 1 + t's exponent field */
     float e = evt_bits_f32((evt_f32_bits(j) << 23) + evt_f32_bits(evt_add(1.0f, t)));
     float z = evt_add(1.0f, e);
