@@ -359,7 +359,7 @@ EVT_MATH_FN float evtm_expm1_p6(float r)
  *
  * The numerator is scaled by 2^96: x when up, x 2^(n+96) (1 + t)
  * otherwise, with 2^(n+96) a normal float for n >= -222 (the callers keep
- * n >= -174), so the quotient is computed on normal floats and the final
+ * n >= -184), so the quotient is computed on normal floats and the final
  * product by -(-2^-96) rounds a subnormal result once.  2^n itself is 0 or
  * subnormal below n = -126, where d = 1 either way.  d = 1 + e is carried
  * with its rounding error dl (fast two-sum, 1 >= e): near w = -17 the
