@@ -306,23 +306,87 @@ EVT_MATH_FN float evtm_exp_parts(float hi, float lo, int *k)
 }
 
 /*
- * x * sigmoid(w) = x / (1 + exp(-w)) for w = wh + wl, the shared core of
- * sigmoid, silu and gelu_tanh.  Below w = -20 it is x * exp(w) (the
- * relative difference is under 2.1e-9), scaled once so that subnormal
- * results keep every bit they can.  x and w are not NaN; when w < -20,
- * 2^-24 <= |x| < 2^24 or |x| is infinite.
+ * max(a, b) and min(a, b) that keep a NaN a (for a bound b that is not
+ * NaN): clamps that let a NaN argument run through to the result, so no
+ * NaN test and select is needed at the end.  One max.NaN / min.NaN on the
+ * GPU (sm_80 on).
  */
-EVT_MATH_FN float evtm_mul_sigmoid(float x, float wh, float wl)
+EVT_MATH_FN float evtm_fmax_nan(float a, float b)
 {
-    /* one exp for both sides of w = -20: of -w above, of w below */
-    const int up = wh >= -20.0f;
-    float h = up ? evt_neg(wh) : wh, l = up ? evt_neg(wl) : wl;
-    h = h > -200.0f ? (h < 89.0f ? h : 89.0f) : -200.0f; /* exp_parts' domain, NaN too */
-    int k;
-    float t = evtm_exp_parts(h, l, &k);
-    float e = evtm_ldexp(up ? evt_add(1.0f, t) : evt_fma(x, t, x), k);
-    float r = up ? evtm_div(x, evt_add(1.0f, e)) : e;
-    return wh > 104.0f ? x : wh < -200.0f ? (x < 0.0f ? -0.0f : 0.0f) : r;
+#ifdef EVT_MATH_CUDA
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return a < b ? b : a;
+#endif
+}
+
+EVT_MATH_FN float evtm_fmin_nan(float a, float b)
+{
+#ifdef EVT_MATH_CUDA
+    float r;
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return a > b ? b : a;
+#endif
+}
+
+/*
+ * e^r - 1 for |r| <= 0.3467 as r + r^2 q(r), q a degree-4 minimax fit
+ * (relative error of e^r 3.7e-9, about 0.06 ulp: enough for a result
+ * that is rounded a few times more), in Estrin's form (four dependent
+ * operations instead of five).
+ */
+EVT_MATH_FN float evtm_expm1_p6(float r)
+{
+    float r2 = evt_mul(r, r);
+    float lo = evt_fma(0.166665211f, r, 0.49999994f);
+    float hi = evt_fma(0.0083687352f, r, 0.041668389f);
+    float q = evt_fma(evt_fma(0.00138145604f, r2, hi), r2, lo);
+    return evt_fma(r2, q, r);
+}
+
+/*
+ * x * sigmoid(w), the shared core of sigmoid, silu and gelu_tanh, from
+ * e^-|w| = 2^n e^r as the caller reduced it the Cody-Waite way (j =
+ * 1.5 2^23 + n from the rounding fma, r = -|w| - n ln2; evtm_expm1_poly
+ * says how) and up = (w > 0).  With e = e^-|w| in (0, 1] and d = 1 + e,
+ * sigmoid(w) is 1/d when up and e/d otherwise, so one exp of a
+ * nonpositive argument serves both sides, and no branch: both numerators
+ * are computed and one is selected.
+ *
+ * The numerator is scaled by 2^96: x when up, x 2^(n+96) (1 + t)
+ * otherwise, with 2^(n+96) a normal float for n >= -222 (the callers keep
+ * n >= -184), so the quotient is computed on normal floats and the final
+ * product by -(-2^-96) rounds a subnormal result once.  2^n itself is 0 or
+ * subnormal below n = -126, where d = 1 either way.  d = 1 + e is carried
+ * with its rounding error dl (fast two-sum, 1 >= e): near w = -17 the
+ * result is about e and d's rounding alone would be half an ulp of it.
+ * 1/d, d in [1, 2], is a quadratic minimax seed (relative error 1.0e-2)
+ * and one Newton step (1.0e-4), which the correction of the quotient
+ * squares; all of it is kept negated (ny = -1/d, nq = -q) so that the
+ * correction's sum keeps the sign of a zero: x = -0 gives -0.  Needs x
+ * finite, |x| <= 2^30; NaN in r or x gives NaN.
+ */
+EVT_MATH_FN float evtm_mul_sigmoid(float x, int up, float j, float r)
+{
+    float t = evtm_expm1_p6(r);
+    float s = evt_bits_f32((evt_f32_bits(j) << 23) + (223u << 23)); /* 2^(n+96) */
+    float sn = evt_mul(s, 1.26217745e-29f);                          /* 2^n */
+    float e = evt_fma(sn, t, sn);
+    float d = evt_add(1.0f, e);
+    float dl = evt_add(evt_sub(1.0f, d), e);
+    /* -1/d: the seed as a polynomial in e, which is ready before d */
+    float ny = evt_fma(evt_fma(-0.323232323f, e, 0.808080808f), e, -0.989898990f);
+    ny = evt_fma(ny, evt_fma(d, ny, 1.0f), ny);
+    float xs = evt_mul(x, up ? 79228162514264337593543950336.0f : s); /* x 2^96 or x 2^(n+96) */
+    float num = evt_fma(xs, up ? 0.0f : t, xs); /* a select, not a branch */
+    float nq = evt_mul(num, ny);
+    float res = evt_fma(dl, nq, evt_fma(d, nq, num)); /* num - (d + dl) q */
+    nq = evt_fma(res, ny, nq);
+    return evt_mul(nq, -1.26217745e-29f);
 }
 
 /* ---- builtins ------------------------------------------------------- */
@@ -458,7 +522,7 @@ EVT_MATH_FN float evt_tanh(float x)
     float n = evt_sub(j, 12582912.0f);
     float r = evt_fma(ac, -2.0f, evt_mul(n, -0.693145752f));
     r = evt_fma(n, -1.42860677e-06f, r);
-    float t = evtm_expm1_poly(r);
+    float t = evtm_expm1_p6(r);
     /* n in [-28, -1]: e is normal, scaled by adding n to 1 + t's exponent field */
     float e = evt_bits_f32((evt_f32_bits(j) << 23) + evt_f32_bits(evt_add(1.0f, t)));
     float z = evt_add(1.0f, e);
@@ -473,18 +537,40 @@ EVT_MATH_FN float evt_tanh(float x)
     return a >= 0.625f ? big : small;
 }
 
+/*
+ * e^-|x| reduced for evtm_mul_sigmoid: |x| is clamped to 120 (e^-120 x
+ * rounds to 0 for every x the callers pass; n >= -174); a NaN runs
+ * through.
+ */
+EVT_MATH_FN float evtm_sigmoid_reduce(float x, float *j)
+{
+    float a = evtm_fmax_nan(evt_bits_f32(evt_f32_bits(x) | 0x80000000u), -120.0f); /* -|x| */
+    *j = evt_fma(a, 1.44269502f, 12582912.0f);
+    float n = evt_sub(*j, 12582912.0f);
+    float r = evt_fma(n, -0.693145752f, a);
+    return evt_fma(n, -1.42860677e-06f, r);
+}
+
 /* 1 / (1 + exp(-x)); sigmoid(-inf) = +0, sigmoid(+inf) = 1. */
 EVT_MATH_FN float evt_sigmoid(float x)
 {
-    float r = evtm_mul_sigmoid(1.0f, x, 0.0f);
-    return evt_isnan(x) ? evt_add(x, x) : r;
+    float j;
+    float r = evtm_sigmoid_reduce(x, &j);
+    return evtm_mul_sigmoid(1.0f, x > 0.0f, j, r);
 }
 
-/* x * sigmoid(x); silu(-inf) = -0, silu(+inf) = +inf. */
+/*
+ * x * sigmoid(x); silu(-inf) = -0, silu(+inf) = +inf.  On x clamped to
+ * [-120, 20]: from 20 up the result rounds to x (e^-20 < 2^-28), which is
+ * selected; below -120 it rounds to -0 (NaN runs through).
+ */
 EVT_MATH_FN float evt_silu(float x)
 {
-    float r = evtm_mul_sigmoid(x, x, 0.0f);
-    return evt_isnan(x) ? evt_add(x, x) : r;
+    float xc = evtm_fmin_nan(evtm_fmax_nan(x, -120.0f), 20.0f);
+    float j;
+    float r = evtm_sigmoid_reduce(xc, &j);
+    float m = evtm_mul_sigmoid(xc, xc > 0.0f, j, r);
+    return x > 20.0f ? x : m;
 }
 
 /*
@@ -560,30 +646,37 @@ EVT_MATH_FN float evt_gelu(float x)
 
 /*
  * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x sigmoid(w),
- * w = k0 x (1 + 0.044715 x^2), k0 = 2 sqrt(2/pi).  w is carried in
- * double-f32 (wh + wl) because for negative x the result is about
- * x exp(w) and |w| reaches 140: its rounding error would be the result's.
- * gelu_tanh(-inf) = -0, gelu_tanh(+inf) = +inf.
+ * w = x P, P = k0 + k1 x^2, k0 = 2 sqrt(2/pi), k1 = 0.044715 k0.  For
+ * negative x the result is about x exp(w) and |w| reaches 127, so w's
+ * rounding error would be the result's: P is carried as ph + pl and w
+ * never formed; the reduction r = -|x| P - n ln2 takes -|x| ph in one fma
+ * (exact product, small result, so one rounding of about 2^-26) and
+ * -|x| pl in another.  ph has no rounding error: k1 x^2 + 16 is rounded by
+ * the fma onto the grid of 2^-19 (it is in [16, 32)), and k0's high part
+ * k0h is on that grid, so ph = that + (k0h - 16) is exact; the fma's
+ * rounding error is recovered by a second fma to within 2^-44.  x is
+ * clamped to [-11.5, 10] (|w| <= 127, n >= -183): from 10 up the result
+ * is x, which is selected, and below -11.5 it rounds to -0, so
+ * gelu_tanh(-inf) = -0 and gelu_tanh(+inf) = +inf; a NaN runs through.
  */
 EVT_MATH_FN float evt_gelu_tanh(float x)
 {
-    /* on a clamped copy: the results outside [-12, 10] are selected away (NaN too) */
-    const float xc = x > -12.0f ? (x < 10.0f ? x : 10.0f) : -12.0f;
-    const float k0h = 1.59576917f, k0l = -4.53406805e-08f;
+    const float xc = evtm_fmin_nan(evtm_fmax_nan(x, -11.5f), 10.0f);
+    const float k0h = 1.59576988f, k0l = -7.60596436e-07f; /* k0h: 2^-19 grid */
     const float k1h = 0.0713548139f, k1l = 2.39883247e-09f;
+    float ax = evt_bits_f32(evt_f32_bits(xc) | 0x80000000u); /* -|x| */
     float x2h = evt_mul(xc, xc);
     float x2l = evt_fma(xc, xc, evt_neg(x2h));
-    float bh = evt_mul(k1h, x2h);
-    float bl = evt_add(evt_fma(k1h, x2h, evt_neg(bh)),
-                       evt_add(evt_mul(k1h, x2l), evt_mul(k1l, x2h)));
-    float sh = evt_add(k0h, bh); /* two-sum: sh + se = k0h + bh exactly */
-    float v = evt_sub(sh, k0h);
-    float se = evt_add(evt_sub(k0h, evt_sub(sh, v)), evt_sub(bh, v));
-    float pl = evt_add(se, evt_add(bl, k0l));
-    float wh = evt_mul(xc, sh);
-    float wl = evt_add(evt_fma(xc, sh, evt_neg(wh)), evt_mul(xc, pl));
-    float r = evtm_mul_sigmoid(xc, wh, wl);
-    return evt_isnan(x) ? evt_add(x, x) : x > 10.0f ? x : x < -12.0f ? -0.0f : r;
+    float ph = evt_add(evt_fma(k1h, x2h, 16.0f), k0h - 16.0f); /* exact sum */
+    float c1 = evt_fma(k1h, x2h, evt_sub(k0h, ph));            /* the fma's rounding error */
+    float pl = evt_add(evt_fma(k1h, x2l, c1), evt_fma(k1l, x2h, k0l));
+    float j = evt_fma(evt_mul(ax, ph), 1.44269502f, 12582912.0f);
+    float n = evt_sub(j, 12582912.0f);
+    float r = evt_fma(ax, ph, evt_mul(n, -0.693145752f)); /* n ln2_hi exact */
+    r = evt_fma(ax, pl, r);
+    r = evt_fma(n, -1.42860677e-06f, r);
+    float m = evtm_mul_sigmoid(xc, xc > 0.0f, j, r);
+    return x > 10.0f ? x : m;
 }
 
 /*
