@@ -432,14 +432,35 @@ EVT_MATH_FN float evt_clamp(float x, float lo, float hi)
     return evt_min(evt_max(x, lo), hi);
 }
 
-/* exp(x): 0 below -103.98 (subnormals in between), +inf above 88.72. */
+/*
+ * exp(x): +0 below -103.97 (subnormals in between), +inf from 88.7228394
+ * (0x42b17218) on.  x is clamped to [-104, 89] by clamps that keep a NaN,
+ * which then runs through the arithmetic; at the bounds the result already
+ * rounds to 0 and inf.  e^x = 2^n (1 + t) the Cody-Waite way (the exp
+ * reduction above), t = evtm_expm1_p6(r).  n is in [-150, 128], too wide
+ * for one normal power of two, so 2^n = 2^(n -+ 64) 2^(+-64), the side
+ * chosen by x's sign: fma(s, t, s) rounds 2^(n -+ 64) (1 + t) once and the
+ * product by 2^(+-64) is exact, overflows to inf, or rounds a subnormal
+ * result onto its grid (so a subnormal result is rounded twice, as with
+ * the previous method: 1 + t, then the scaling).  No branch.  Over all
+ * 2^32 inputs: at most 1.02 ulp (at -27.377993), mean 0.034 ulp; the same
+ * inputs overflow as with the previous method.  PTX (--fmad=false): 19 arithmetic
+ * instructions, dependent chain 12, no branch (the previous method: 35
+ * and four branches).
+ */
 EVT_MATH_FN float evt_exp(float x)
 {
-    float h = x > -104.0f ? (x < 89.0f ? x : 89.0f) : -104.0f; /* NaN too */
-    int k;
-    float t = evtm_exp_parts(h, 0.0f, &k);
-    float r = evtm_ldexp(evt_add(1.0f, t), k);
-    return evt_isnan(x) ? evt_add(x, x) : x > 89.0f ? evt_inf() : x < -104.0f ? 0.0f : r;
+    float h = evtm_fmin_nan(evtm_fmax_nan(x, -104.0f), 89.0f);
+    float j = evt_fma(h, 1.44269502f, 12582912.0f);
+    float n = evt_sub(j, 12582912.0f);
+    float r = evt_fma(n, -0.693145752f, h);
+    r = evt_fma(n, -1.42860677e-06f, r);
+    float t = evtm_expm1_p6(r);
+    int neg = x < 0.0f;
+    /* 2^(n + 64) for x < 0, else 2^(n - 64): j's low bits hold n, so its bits
+     * shifted up by 23 are n's exponent field */
+    float s = evt_bits_f32((evt_f32_bits(j) << 23) + (neg ? (191u << 23) : (63u << 23)));
+    return evt_mul(evt_fma(s, t, s), neg ? 5.42101086e-20f : 1.84467441e+19f);
 }
 
 /*
