@@ -144,7 +144,8 @@ static void test_builtins_vs_libm(void **state)
         /* near every threshold where an implementation changes method */
         static const float seams[] = {0.5f,   0.625f, 3.0f,   9.5f,        10.0f,       12.0f,
                                       14.5f,  16.5f,  20.0f,  86.0f,       88.7228317f, 89.0f,
-                                      104.0f, 130.0f, 88.7f,  1.84467441e19f, 11.5f, 120.0f};
+                                      104.0f, 130.0f, 88.7f,  1.84467441e19f, 11.5f, 120.0f,
+                                      0.70710677f, 1.17549435e-38f, 0.173286795f};
         for (size_t s = 0; s < sizeof seams / sizeof seams[0]; s++)
             for (int d = -64; d <= 64; d++) {
                 uint32_t u = evt_f32_bits(seams[s]) + (uint32_t)d;
