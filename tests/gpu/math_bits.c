@@ -89,10 +89,10 @@ int main(void)
 
     /* kernels/common/evt_math.h's seams: tanh 0.625 and 9.5, gelu 0.5 and 14.5,
        gelu_tanh 10 and 12, the sigmoid core's -20 and -130, silu's 2^64, exp's
-       -86, 88.72 and -104 */
+       -86, 88.72 and -104, log's sqrt(1/2) and smallest normal */
     static const float seams[] = {0.5f,  0.625f, 9.5f,   10.0f, 12.0f,       14.5f,          20.0f,
                                   86.0f, 104.0f, 130.0f, 89.0f, 88.7228317f, 1.84467441e19f, 3.0f,
-                                  11.5f, 120.0f};
+                                  11.5f, 120.0f, 0.70710677f, 1.17549435e-38f};
     const size_t nspecial = sizeof special / sizeof special[0], nseam = sizeof seams / sizeof seams[0];
     uint64_t seed = 0x2545f4914f6cdd1du;
     for (size_t i = 0; i < (size_t)M * N; i++) {
