@@ -189,54 +189,6 @@ EVT_MATH_FN float evt_inf(void)
 
 /* ---- internal helpers (evtm_): exact scaling, rounding, exp's core ----- */
 
-/*
- * 1/b and a/b from fma alone, for 2^-125 <= b <= 2^125 (b > 0), where the
- * builtins divide by something they know to be in range.  IEEE division
- * (evt_div) compiles to a call with a slow path on the GPU, which keeps the
- * compiler from interleaving the elements of a chunk; these are straight-
- * line code with the same bits on both sides.  The seed 0x7ef311c3 - bits(b)
- * is within 5.1% of 1/b; three Newton steps y += y (1 - b y) bring it within
- * 6e-8 (an ulp).  The quotient then takes one correction step: q = a y,
- * q += (a - b q) y, which gave the correctly rounded a/b for each of 5e7
- * random pairs checked, and is within an ulp by construction.
- */
-EVT_MATH_FN float evtm_recip(float b)
-{
-    float nb = evt_neg(b);
-    float y = evt_bits_f32(0x7ef311c3u - evt_f32_bits(b));
-    y = evt_fma(y, evt_fma(nb, y, 1.0f), y);
-    y = evt_fma(y, evt_fma(nb, y, 1.0f), y);
-    return evt_fma(y, evt_fma(nb, y, 1.0f), y);
-}
-
-/* a / b for finite a and b as evtm_recip needs; a zero quotient keeps a's sign. */
-EVT_MATH_FN float evtm_div(float a, float b)
-{
-    float y = evtm_recip(b);
-    float q = evt_mul(a, y);
-    float r = evt_fma(evt_neg(b), q, a);
-    return r == 0.0f ? q : evt_fma(r, y, q);
-}
-
-/*
- * v * 2^k with a single rounding, for any k, provided 2^-24 <= |v| < 2^24,
- * v is 0 or v is infinite.  2^k is applied as 2^k1 * 2^k2, k1 = k / 2, both
- * normal floats once k is clamped to [-252, 254] (beyond it the result is 0
- * or inf either way).  The first product is exact: v 2^k1 is normal for
- * k >= -205, and below that the result underflows to 0 whatever its
- * rounding; where it overflows (k >= 210) so does the result.  Selects and
- * integer arithmetic only, no branch (as in every builtin below: the GPU
- * epilogue then runs eight elements' code interleaved).
- */
-EVT_MATH_FN float evtm_ldexp(float v, int k)
-{
-    k = k < -252 ? -252 : k > 254 ? 254 : k;
-    const int k1 = k / 2;
-    const float f1 = evt_bits_f32((unsigned int)(k1 + 127) << 23);
-    const float f2 = evt_bits_f32((unsigned int)(k - k1 + 127) << 23);
-    return evt_mul(evt_mul(v, f1), f2);
-}
-
 /* x rounded to an integral value, ties to even; NaN and |x| >= 2^23 unchanged. */
 EVT_MATH_FN float evtm_rint(float x)
 {
@@ -244,19 +196,14 @@ EVT_MATH_FN float evtm_rint(float x)
 }
 
 /*
- * min and max that return the other operand for a NaN (IEEE minNum and
- * maxNum, one FMNMX on the GPU) when b is not NaN; for clamping to nonzero
- * bounds b, where the sign of a zero cannot matter.  A NaN argument is clamped to a bound, so
+ * min that returns the other operand for a NaN (IEEE minNum, one FMNMX on
+ * the GPU) when b is not NaN; for clamping to nonzero bounds b, where the
+ * sign of a zero cannot matter.  A NaN argument is clamped to the bound, so
  * the caller must make sure a NaN input still gives a NaN result.
  */
 EVT_MATH_FN float evtm_fmin(float a, float b)
 {
     return a < b ? a : b;
-}
-
-EVT_MATH_FN float evtm_fmax(float a, float b)
-{
-    return a > b ? a : b;
 }
 
 /*
@@ -269,31 +216,6 @@ EVT_MATH_FN float evtm_fmax(float a, float b)
  * sum 1 + t is left to the caller: a product v (1 + t) is fma(v, t, v), one
  * rounding fewer.
  */
-
-/*
- * exp(hi + lo) as (1 + t) * 2^k, |t| <= 0.42, for hi in [-200, 89] and |lo|
- * far below ulp(hi) (lo carries the low part of an argument computed in
- * double-f32).  Cody-Waite reduction r = hi - n*ln2 with n = rint(hi/ln2)
- * (exact: ln2_hi has 15 significant bits), then e^r = 1 + r + r^2 q(r),
- * q a degree-5 minimax fit on |r| <= 0.3486 (relative error 1e-10).  The
- * sum 1 + t is left to the caller: a product v*(1 + t) is fma(v, t, v),
- * one rounding fewer.
- */
-EVT_MATH_FN float evtm_exp_parts(float hi, float lo, int *k)
-{
-    float n = evtm_rint(evt_mul(hi, 1.44269502f));
-    float r = evt_fma(n, -0.693145752f, hi);
-    r = evt_fma(n, -1.42860677e-06f, r);
-    r = evt_add(r, lo);
-    float q = 1.97412024e-04f;
-    q = evt_fma(q, r, 1.3935524e-03f);
-    q = evt_fma(q, r, 8.33357032e-03f);
-    q = evt_fma(q, r, 4.16664593e-02f);
-    q = evt_fma(q, r, 1.66666657e-01f);
-    q = evt_fma(q, r, 0.5f);
-    *k = (int)n;
-    return evt_fma(evt_mul(r, r), q, r);
-}
 
 /*
  * max(a, b) and min(a, b) that keep a NaN a (for a bound b that is not
@@ -478,7 +400,7 @@ EVT_MATH_FN float evt_exp(float x)
  * bit set).  Over all 2^32 inputs: at most 0.994 ulp (at 1.56013143),
  * mean 0.25 ulp over the positive inputs.  PTX (--fmad=false): 32
  * arithmetic instructions, dependent chain 16, no branch (the previous
- * method, fdlibm's s = f/(2 + f) through evtm_div: 44 and nine branches).
+ * method, fdlibm's s = f/(2 + f) through an fma-only division: 44 and nine branches).
  */
 EVT_MATH_FN float evt_log(float x)
 {

@@ -421,59 +421,11 @@ static void test_convert_api(void **state)
     assert_int_equal(evt_convert_to_f32(EVT_F16, NULL, NULL, 0), EVT_OK);
 }
 
-/* evtm_recip within an ulp of 1/b for every b in [1, 2) (the seed's worst
- * case repeats each binade), and evtm_div correctly rounded on random pairs
- * over the range the builtins use (b in [1, 2^30], any sign of a), with
- * -0 / b = -0. */
-static void test_fma_division(void **state)
-{
-    (void)state;
-    double worst = 0;
-    for (uint32_t u = 0x3f800000u; u < 0x40000000u; u++) {
-        float b = bits(u);
-        double e = ulp_error(evtm_recip(b), 1.0 / (double)b);
-        worst = e > worst ? e : worst;
-    }
-    if (worst > 1.0)
-        fail_msg("evtm_recip: %.3f ulp", worst);
-    long wrong = 0;
-    for (int i = 0; i < 2000000; i++) {
-        float b = bits(0x3f800000u + rnd32() % (30u << 23));
-        float a = bits(rnd32() % 0x7f000000u | (rnd32() & 0x80000000u));
-        if (a / b > 1e30f || fabsf(a / b) < 1e-30f)
-            continue; /* outside what callers divide */
-        wrong += !same_bits(evtm_div(a, b), a / b);
-    }
-    assert_int_equal(wrong, 0);
-    assert_true(same_bits(evtm_div(-0.0f, 3.0f), -0.0f) && same_bits(evtm_div(0.0f, 3.0f), 0.0f));
-    assert_true(same_bits(evtm_div(6.0f, 3.0f), 2.0f) && same_bits(evtm_recip(4.0f), 0.25f));
-}
-
-/* evtm_ldexp is v * 2^k with one rounding (f64 ldexp then one rounding to
- * f32 is that), for 2^-24 <= |v| < 2^24 and k far past both ends. */
-static void test_ldexp(void **state)
-{
-    (void)state;
-    long wrong = 0;
-    for (int i = 0; i < 3000000; i++) {
-        uint32_t u = rnd32();
-        float v = bits(((u % 48u + 103u) << 23) | (rnd32() & 0x807fffffu));
-        int k = (int)(rnd32() % 701u) - 350;
-        wrong += !same_bits(evtm_ldexp(v, k), (float)ldexp((double)v, k));
-    }
-    assert_int_equal(wrong, 0);
-    assert_true(same_bits(evtm_ldexp(0.0f, -300), 0.0f) && same_bits(evtm_ldexp(-0.0f, 300), -0.0f));
-    assert_true(same_bits(evtm_ldexp(-evt_inf(), -300), -evt_inf()));
-    assert_true(same_bits(evtm_ldexp(1.0f, -149), bits(1u)) && same_bits(evtm_ldexp(1.5f, -150), bits(1u)));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtins_vs_libm),
         cmocka_unit_test(test_special_values),
-        cmocka_unit_test(test_fma_division),
-        cmocka_unit_test(test_ldexp),
         cmocka_unit_test(test_min_max_rules),
         cmocka_unit_test(test_f16),
         cmocka_unit_test(test_bf16),
