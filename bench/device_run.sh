@@ -32,6 +32,8 @@
 #   unaligned  bench/unaligned.py: GEMMs whose operand rows are not 16-byte aligned,
 #           the heuristic's plan (the repack, then the fast path) against the same
 #           configuration forced (guarded) and the peer
+#   batchedcfg  bench/batched_configs.py: batched GEMM + bias + ReLU / GELU, the
+#           pick against configurations forced by name ($BB_CFGS) beside torch.bmm
 #   smallgemm  bench/small_gemm.py: small GEMMs, the pick against the small-problem
 #           tiles forced at split-K 1 to 8, and cuBLASLt ($SMALL_GEMM_SHAPES)
 #   plans   bench/plans.py: the heuristic's plan against forced plans on GEMMs
@@ -135,6 +137,7 @@ for s in $sections; do
     plans) python3 bench/plans.py ${PLANS:-tail staged streams} 2>&1 | tee "$out/plans.log" ;;
     unaligned) python3 bench/unaligned.py 2>&1 | tee "$out/unaligned.log" ;;
     smallgemm) python3 bench/small_gemm.py 2>&1 | tee "$out/small_gemm.log" ;;
+    batchedcfg) python3 bench/batched_configs.py 2>&1 | tee "$out/batched_configs.log" ;;
     bench)
         python3 bench/bench.py --out "$out/benchmarks.md" 2>&1 | tail -n 40 ;;
     fp8)
