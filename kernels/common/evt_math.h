@@ -207,21 +207,12 @@ EVT_MATH_FN float evtm_fmin(float a, float b)
 }
 
 /*
- * The exp reduction the builtins share: to take e^h as 2^n e^r they reduce
- * h the Cody-Waite way: j = h/ln2 + 1.5 2^23 rounded (one fma) is
- * 1.5 2^23 + n with n = rint(h/ln2) in its low bits, so n = j - 1.5 2^23
- * is exact and bits(j) << 23 is n in a float's exponent field, ready to be
- * added to one; r = h - n ln2 with ln2 in two parts, n ln2_hi exact (ln2_hi
- * has 15 significant bits).  e^r - 1 = r + r^2 q(r), q a minimax fit; the
- * sum 1 + t is left to the caller: a product v (1 + t) is fma(v, t, v), one
- * rounding fewer.
- */
-
-/*
  * max(a, b) and min(a, b) that keep a NaN a (for a bound b that is not
  * NaN): clamps that let a NaN argument run through to the result, so no
  * NaN test and select is needed at the end.  One max.NaN / min.NaN on the
- * GPU (sm_80 on).
+ * GPU (sm_80 on).  For a and b both zeros the sign of the result may differ
+ * between the sides (the GPU orders -0 below +0): with b = 0 the caller
+ * makes it not matter (relu adds +0).
  */
 EVT_MATH_FN float evtm_fmax_nan(float a, float b)
 {
@@ -244,6 +235,17 @@ EVT_MATH_FN float evtm_fmin_nan(float a, float b)
     return a > b ? b : a;
 #endif
 }
+
+/*
+ * The exp reduction the builtins share: to take e^h as 2^n e^r they reduce
+ * h the Cody-Waite way: j = h/ln2 + 1.5 2^23 rounded (one fma) is
+ * 1.5 2^23 + n with n = rint(h/ln2) in its low bits, so n = j - 1.5 2^23
+ * is exact and bits(j) << 23 is n in a float's exponent field, ready to be
+ * added to one; r = h - n ln2 with ln2 in two parts, n ln2_hi exact (ln2_hi
+ * has 15 significant bits).  e^r - 1 = r + r^2 q(r), q a minimax fit; the
+ * sum 1 + t is left to the caller: a product v (1 + t) is fma(v, t, v), one
+ * rounding fewer.
+ */
 
 /*
  * e^r - 1 for |r| <= 0.3467 as r + r^2 q(r), q a degree-4 minimax fit
@@ -303,21 +305,13 @@ EVT_MATH_FN float evtm_mul_sigmoid(float x, int up, float j, float r)
 
 /* ---- builtins ------------------------------------------------------- */
 
-/* max(x, 0): +0 for x <= 0 (also for -0, matching max's -0 < +0 rule). */
+/* max(x, 0): +0 for x <= 0 (also for -0, matching max's -0 < +0 rule).
+ * Two instructions on the GPU instead of a NaN test, a compare and two
+ * selects: the NaN-keeping max gives NaN for NaN and max(x, 0) otherwise,
+ * maybe -0 for -0, which + 0 makes +0. */
 EVT_MATH_FN float evt_relu(float x)
 {
-#ifdef EVT_MATH_CUDA
-    /* Two instructions instead of a NaN test, a compare and two selects: max.NaN
-     * gives NaN for NaN and max(x, 0) otherwise, maybe -0 for -0, which + 0
-     * makes +0 (tests/gpu/math_bits checks the bits against the C branch). */
-    float r;
-    asm("max.NaN.f32 %0, %1, 0f00000000;" : "=f"(r) : "f"(x));
-    return __fadd_rn(r, 0.0f);
-#else
-    if (evt_isnan(x))
-        return evt_add(x, x);
-    return x > 0.0f ? x : 0.0f;
-#endif
+    return evt_add(evtm_fmax_nan(x, 0.0f), 0.0f);
 }
 
 /* x >= 0 ? x : s*x, as the language defines it (so leaky_relu(-0, s) = -0). */
