@@ -41,6 +41,10 @@ typedef struct rt_resolved {
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
     int clusters; /* of a clustered main: how many can be resident at once; 0: unknown */
     rt_cu_function repack; /* an aligned GEMM's BASE_repack (repack_begin) */
+    /* split-K variants on sm_90a: how many clusters of s CTAs of the
+     * _splitk entry can be resident at once (cuOccupancyMaxActiveClusters;
+     * s = 1: its resident CTAs), 0 where none or unknown (cluster_split) */
+    int cluster_fit[9];
 } rt_resolved;
 
 enum { RT_RESOLVED = 4 };
@@ -94,6 +98,7 @@ struct evt_launch {
     plan last;
     int last_tuned; /* the last run took the tuning database's plan */
     int last_repacked[2]; /* the last run copied A, B (repack_begin) */
+    int last_cluster_sum; /* the last run's split-K shares met in clusters (launch_split) */
     char plan_text[168];
 };
 
@@ -768,6 +773,48 @@ static long long round_up(long long v, long long to)
     return (v + to - 1) / to * to;
 }
 
+/* How many clusters of s = 1 .. 8 CTAs (8: the portable cluster size) of
+ * split-K entry f can be resident at once, into fit[s]; 0 where the driver
+ * cannot say or cannot launch with a cluster dimension. */
+static void cluster_fit(const rt_driver *d, rt_cu_function f, int threads, int smem, int fit[9])
+{
+    memset(fit, 0, 9 * sizeof *fit);
+    if (!d->launch_kernel_ex || !d->max_active_clusters)
+        return;
+    for (unsigned s = 1; s <= 8; s++) {
+        rt_cu_launch_attr a;
+        memset(&a, 0, sizeof a);
+        a.id = RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION;
+        a.value.dims[0] = s;
+        a.value.dims[1] = a.value.dims[2] = 1;
+        const rt_cu_launch_config lc = {{s, 1, 1}, {(unsigned)threads, 1, 1}, (unsigned)smem, NULL, &a, 1};
+        if (d->max_active_clusters(&fit[s], f, &lc) != 0 || fit[s] < 0)
+            fit[s] = 0;
+    }
+}
+
+/*
+ * Whether the `own` tiles of a split-K launch split `splits` ways run as
+ * clusters (their shares summed in shared memory, cluster_split.cuh) or as
+ * _splitk and _splitsum.  A cluster is placed on one GPC, and a GPC's SMs
+ * do not divide into clusters evenly, so clusters reach fewer SMs than
+ * single CTAs do (H200, clusters of 4: 120 of 132 SMs) and the scheduler
+ * doubles CTAs up on some: docs/sm90.md measured a grid of 128 CTAs in
+ * clusters of 4 going from one CTA an SM to two on some SMs, and a
+ * 2-CTA-an-SM grid of 256 from one wave to two, each slower than the
+ * _splitsum it saves.  So clusters only where the SM running the most of
+ * the grid's CTAs runs no more of them than without clusters.
+ */
+static int cluster_split(const rt_resolved *f, long long own, int splits, int sms)
+{
+    if (splits < 2 || splits > 8 || f->cluster_fit[splits] < 1 || f->cluster_fit[1] < 1 || sms < 1)
+        return 0;
+    const long long per_sm = f->cluster_fit[1] / sms > 1 ? f->cluster_fit[1] / sms : 1;
+    const long long reach = (long long)f->cluster_fit[splits] * splits / per_sm; /* SMs clusters reach */
+    const long long ctas = own * splits;
+    return reach >= 1 && (ctas + reach - 1) / reach <= (ctas + sms - 1) / sms;
+}
+
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
 static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split,
                              const rt_resolved **out)
@@ -788,7 +835,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL, 0, NULL};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL, 0, NULL, {0}};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -812,6 +859,8 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
         cr = d->module_get_function(&r.sum, mod, sb_str(&name));
         if (cr == 0 && smem > 48 * 1024)
             cr = d->func_set_attribute(r.sum, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
+        if (cr == 0 && l->target == EVT_TARGET_SM90A)
+            cluster_fit(d, r.main, pl->config->threads, smem, r.cluster_fit);
     }
     if (cr == 0 && l->k->mainloop == EVT_MAINLOOP_GEMM && pl->aligned) { /* codegen emits it beside them */
         name.len = 0;
@@ -1391,9 +1440,24 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
  * order and its epilogue.  A plan's split-K has tile0 0, a persistent
  * plan's tail its first tile. */
 static evt_status launch_split(evt_ctx *ctx, const rt_resolved *f, const plan_config *c, long long own,
-                               int splits, int tile0, rt_cu_ptr slots, unsigned char *args, rt_cu_stream s)
+                               int splits, int tile0, rt_cu_ptr slots, unsigned char *args, rt_cu_stream s,
+                               int sms, int *in_cluster)
 {
     void *params[] = {args, &slots, &splits, &tile0};
+    *in_cluster = cluster_split(f, own, splits, sms);
+    if (*in_cluster) {
+        /* each tile's shares one cluster (consecutive CTAs): they sum in
+         * shared memory and run the epilogue, no _splitsum (cluster_split.cuh) */
+        rt_cu_launch_attr a;
+        memset(&a, 0, sizeof a);
+        a.id = RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION;
+        a.value.dims[0] = (unsigned)splits;
+        a.value.dims[1] = a.value.dims[2] = 1;
+        const rt_cu_launch_config lc = {{(unsigned)(own * splits), 1, 1}, {(unsigned)c->threads, 1, 1},
+                                        (unsigned)c->smem_bytes, s, &a, 1};
+        rt_cu_result r = ctx->driver->launch_kernel_ex(&lc, f->main, params, NULL);
+        return r ? driver_fail(ctx, r, "cuLaunchKernelEx") : EVT_OK;
+    }
     evt_status st = launch_params(ctx, f->main, (unsigned)(own * splits), (unsigned)c->threads,
                                   (unsigned)c->smem_bytes, s, params);
     if (st == EVT_OK)
@@ -1435,11 +1499,13 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s,
                            r->pl.tma ? params_tma : params);
     }
+    int in_cluster = 0;
     if (st == EVT_OK && tiles > 0 && splits > 1)
-        st = launch_split(ctx, fns, r->pl.config, tiles, splits, 0, ws + r->split_offset, args, s);
+        st = launch_split(ctx, fns, r->pl.config, tiles, splits, 0, ws + r->split_offset, args, s, l->sms,
+                          &in_cluster);
     if (st == EVT_OK && tiles > 0 && splits == 1 && r->pl.tail_splits > 1)
         st = launch_split(ctx, tail, r->pl.tail_config, tiles - r->pl.tail_first, r->pl.tail_splits,
-                          tile_end, ws + r->split_offset, args, s);
+                          tile_end, ws + r->split_offset, args, s, l->sms, &in_cluster);
     if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->finish, small_grid, 256, 0, s, args);
     if (st == EVT_OK) {
@@ -1447,6 +1513,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         l->last_tuned = r->tuned;
         l->last_repacked[0] = l->rp.on && l->rp.need[0];
         l->last_repacked[1] = l->rp.on && l->rp.need[1];
+        l->last_cluster_sum = in_cluster;
     }
     return st;
 }
@@ -1542,6 +1609,10 @@ const char *evt_launch_plan(evt_launch *l)
     if (!l || !l->last.config)
         return NULL;
     plan_describe(&l->last, l->target, l->plan_text, sizeof l->plan_text);
+    if (l->last_cluster_sum) {
+        size_t n = strlen(l->plan_text);
+        snprintf(l->plan_text + n, sizeof l->plan_text - n, " cluster-sum");
+    }
     if (l->last_tuned) {
         size_t n = strlen(l->plan_text);
         snprintf(l->plan_text + n, sizeof l->plan_text - n, " tuned");

@@ -785,11 +785,33 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         /* share blockIdx.x % splits of tile tile0 + blockIdx.x / splits, to slot
                          * blockIdx.x (tile0: the first tile of a persistent launch's tail) */
                         sb_printf(sb, "    const %s p = %s_at(p0, evt_tile_coord<Cfg>(tile0 + (int)blockIdx.x / splits, p0.m, p0.n, &tile_m, &tile_n));\n"
-                                      "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n"
-                                      "    evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
-                                      "        reinterpret_cast<const float *>(smem), split_ws + (evt_i64)blockIdx.x * Cfg::kBM * Cfg::kBN);\n"
-                                      "}\n\n",
+                                      "    evt_%s_mainloop<Cfg>(p.mainloop, tile_m, tile_n, smem, (int)blockIdx.x %% splits, splits);\n",
                                   sname, base, ml);
+                        if (target == EVT_TARGET_SM90A)
+                            /* launched in clusters of `splits` CTAs (api/launch.c):
+                             * the shares meet in shared memory, and each CTA runs
+                             * the epilogue on its slices of the tile's rows */
+                            sb_printf(sb, "    if (evt_sm90::cluster_ctas() > 1) {\n"
+                                          "        typedef Cfg Whole;\n"
+                                          "        typedef evt_sm90::cluster_slices<Whole::kBM, Whole::kBN, Whole::kThreads> Slices;\n"
+                                          "        const int rank = (int)blockIdx.x %% splits, whole_m = tile_m;\n"
+                                          "        float *const whole = reinterpret_cast<float *>(smem);\n"
+                                          "        evt_sm90::cluster_split_sum<Whole::kBM, Whole::kBN, Whole::kThreads, Whole::kAccLd>(whole, splits, rank);\n"
+                                          "        for (int i = rank; i < Slices::kCount; i += splits) {\n"
+                                          "            typedef evt_sm90::cluster_slice_cfg<Whole> Cfg; /* the slice's rows: kEpiBM */\n"
+                                          "            const int tile_m = whole_m * Slices::kCount + i;\n"
+                                          "            float *const acc = whole + i * Slices::kRows * Cfg::kAccLd;\n"
+                                          "            if (%s)\n"
+                                          "                %s<Cfg::kEpiBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, true>(p, tile_m, tile_n, acc, acc);\n"
+                                          "            else\n"
+                                          "                %s<Cfg::kEpiBM, Cfg::kBN, evt_epi_team<Cfg::kThreads>, Cfg::kAccLd, false>(p, tile_m, tile_n, acc, acc);\n"
+                                          "        }\n"
+                                          "        return;\n"
+                                          "    }\n",
+                                      fast, fname, fname);
+                        sb_puts(sb, "    evt_split_store<Cfg::kBM, Cfg::kBN, Cfg::kThreads, Cfg::kAccLd>(\n"
+                                    "        reinterpret_cast<const float *>(smem), split_ws + (evt_i64)blockIdx.x * Cfg::kBM * Cfg::kBN);\n"
+                                    "}\n\n");
                         continue;
                     } else {
                         sb_printf(sb, "    /* tile tile0 + blockIdx.x: the sum of its partial tiles */\n"

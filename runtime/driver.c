@@ -66,6 +66,7 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
     *(void **)&d->tensor_map_im2col = dlsym(lib, "cuTensorMapEncodeIm2col"); /* optional */
     *(void **)&d->tensor_map_tiled = dlsym(lib, "cuTensorMapEncodeTiled");
     *(void **)&d->max_active_clusters = dlsym(lib, "cuOccupancyMaxActiveClusters"); /* optional */
+    *(void **)&d->launch_kernel_ex = dlsym(lib, "cuLaunchKernelEx");                 /* optional */
     if (missing) {
         sb_puts(err, "the CUDA driver found lacks entry points evt needs (too old)");
         rt_driver_unload(d);

@@ -27,11 +27,23 @@ enum {
     RT_CU_CAPTURE_MODE_RELAXED = 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */
 };
 
-/* CUlaunchConfig (cuda.h), for the occupancy query of a clustered kernel. */
+/* CUlaunchAttribute (cuda.h): an id, then a 64-byte value. */
+typedef struct rt_cu_launch_attr {
+    int id, pad_;
+    union {
+        char pad[64];
+        unsigned dims[3]; /* RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION */
+    } value;
+} rt_cu_launch_attr;
+
+enum { RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION = 4 /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */ };
+
+/* CUlaunchConfig (cuda.h), for cuLaunchKernelEx and the occupancy query of
+ * a clustered kernel. */
 typedef struct rt_cu_launch_config {
     unsigned grid[3], block[3], shared_bytes;
     rt_cu_stream stream;
-    void *attrs; /* CUlaunchAttribute *: none here (the kernel's __cluster_dims__ say) */
+    rt_cu_launch_attr *attrs; /* none for a kernel whose __cluster_dims__ say */
     unsigned nattrs;
 } rt_cu_launch_config;
 
@@ -83,6 +95,10 @@ typedef struct rt_driver {
     /* cuOccupancyMaxActiveClusters (CUDA 12+; NULL where the driver lacks
      * it, and then a clustered grid is not capped) */
     rt_cu_result (*max_active_clusters)(int *clusters, rt_cu_function f, const rt_cu_launch_config *c);
+    /* cuLaunchKernelEx (CUDA 12+; NULL where the driver lacks it, and then
+     * split-K shares meet through the workspace, not in a cluster) */
+    rt_cu_result (*launch_kernel_ex)(const rt_cu_launch_config *c, rt_cu_function f, void **params,
+                                     void **extra);
 } rt_driver;
 
 /* CUtensorMap* enum values (cuda.h) */

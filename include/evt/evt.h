@@ -646,9 +646,11 @@ EVT_API evt_status evt_launch_set_tuning(evt_launch *launch, const evt_tuning *t
  * What the launch's last successful evt_launch_run enqueued, one line: the
  * target, the tile configuration by name, whether it ran the aligned fast
  * path or the guarded one, TMA loads, the grid and the split-K factor, e.g.
- * "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1"; " repacked a b"
- * at the end where A's and B's rows, not 16-byte aligned, were first copied
- * into aligned ones in the workspace.  NULL before the first run.  Formatted when called
+ * "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1"; " cluster-sum"
+ * where split-K's shares (or a persistent plan's tail's) ran as thread-block
+ * clusters that summed them in shared memory, with no second kernel (sm_90a);
+ * " repacked a b" at the end where A's and B's rows, not 16-byte aligned,
+ * were first copied into aligned ones in the workspace.  NULL before the first run.  Formatted when called
  * (a run only records it), into a buffer owned by the launch: valid until
  * the next evt_launch_plan or destroy.  For tuning and bug reports.
  */

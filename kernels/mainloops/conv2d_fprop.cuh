@@ -46,6 +46,7 @@
 #include "common/tile.cuh"
 #include "sched/persistent.cuh"
 #include "sm90/tma.cuh"
+#include "sm90/cluster_split.cuh"
 
 /* Problem description; sizes are element counts.  80 bytes. */
 struct evt_conv_args {

@@ -37,6 +37,7 @@
 #include "common/tile.cuh"
 #include "sched/persistent.cuh"
 #include "sm90/tma.cuh"
+#include "sm90/cluster_split.cuh"
 #include "common/repack.cuh"
 
 /*

@@ -39,6 +39,7 @@ enum {
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
     CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+    CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
     CUDA_ERROR_UNKNOWN = 999
 };
 
@@ -134,7 +135,8 @@ static struct {
     long launches_run;
     double clock_ms;
     long compiles;
-} fk = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    int cluster_max; /* fakecuda_set_cluster_max; 8 after a reset */
+} fk = {.lock = PTHREAD_MUTEX_INITIALIZER, .cluster_max = 8};
 
 static __thread fk_ctx *current;
 static __thread int capture_mode; /* CU_STREAM_CAPTURE_MODE_GLOBAL */
@@ -764,6 +766,23 @@ __attribute__((visibility("default"))) CUresult cuFuncSetAttribute(void *fn, int
     return leave(r);
 }
 
+/* CUlaunchAttribute: an id, 4 bytes of padding, a 64-byte value. */
+typedef struct fk_launch_attr {
+    int id, pad_;
+    union {
+        char pad[64];
+        unsigned dims[3];
+    } value;
+} fk_launch_attr;
+
+/* CUlaunchConfig */
+typedef struct fk_launch_config {
+    unsigned grid[3], block[3], shared_bytes;
+    void *stream;
+    const fk_launch_attr *attrs;
+    unsigned nattrs;
+} fk_launch_config;
+
 /* The clusters of f that fit at once.  The stand-in's GPCs have 17 SMs
  * each (a last one the rest), as a harvested part's odd GPCs do, and a
  * cluster never spans two: on 132 SMs 62 clusters of two, not 66.  One
@@ -779,9 +798,24 @@ __attribute__((visibility("default"))) CUresult cuOccupancyMaxActiveClusters(int
         violation("cuOccupancyMaxActiveClusters(%p, %p, %p)", (void *)clusters, fn, config);
         return leave(CUDA_ERROR_INVALID_VALUE);
     }
-    /* a cubin's cluster dimensions are not read (image.c): the query's grid,
-     * which evt makes one cluster, says it */
-    const int size = f->cluster > 0 ? f->cluster : c[0] > 0 && c[0] <= 16 ? (int)c[0] : 1;
+    /* a cluster dimension among the attributes, else the kernel's own (a
+     * cubin's are not read, image.c: the query's grid, which evt makes one
+     * cluster, says it) */
+    const fk_launch_config *lc = config;
+    int size = f->cluster > 0 ? f->cluster : c[0] > 0 && c[0] <= 16 ? (int)c[0] : 1;
+    for (unsigned i = 0; i < lc->nattrs; i++)
+        if (lc->attrs && lc->attrs[i].id == 4) {
+            if (f->cluster > 0 || lc->attrs[i].value.dims[0] < 1 || lc->attrs[i].value.dims[0] > 8 ||
+                (int)lc->attrs[i].value.dims[0] > fk.cluster_max) {
+                *clusters = 0;
+                return leave(CUDA_ERROR_INVALID_CLUSTER_SIZE);
+            }
+            size = (int)lc->attrs[i].value.dims[0];
+        }
+    if (f->module->ctx->device->major < 9) {
+        *clusters = 0;
+        return leave(CUDA_ERROR_INVALID_VALUE);
+    }
     if (c[0] % (unsigned)size != 0 || (long long)c[6] > f->max_dynamic) {
         *clusters = 0;
         return leave(CUDA_ERROR_INVALID_VALUE);
@@ -839,16 +873,15 @@ static const char *launch_refusal(const fk_function *f, const unsigned g[3], con
     return NULL;
 }
 
-__attribute__((visibility("default"))) CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
-                                                               unsigned bx, unsigned by, unsigned bz,
-                                                               unsigned smem, void *stream, void **params,
-                                                               void **extra)
+/* cuLaunchKernel and cuLaunchKernelEx (`call`) once entered: checks,
+ * records and runs the launch.  cluster: a cluster dimension asked at the
+ * launch (NULL: none). */
+static CUresult launch(const char *call, void *fn, const unsigned g[3], const unsigned b[3], unsigned smem,
+                       void *stream, void **params, void **extra, const unsigned *cluster)
 {
-    ENTER("cuLaunchKernel");
     fk_function *f = function_of(fn);
     int stream_ok;
     fk_stream *s = stream_of(stream, &stream_ok);
-    const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
     CUresult r = CUDA_SUCCESS;
     const char *why = NULL;
     if (!current) {
@@ -863,16 +896,32 @@ __attribute__((visibility("default"))) CUresult cuLaunchKernel(void *fn, unsigne
     } else {
         why = launch_refusal(f, g, b, smem, params, extra, &r);
     }
+    if (!why && cluster) {
+        r = CUDA_ERROR_INVALID_VALUE;
+        if (current->device->major < 9)
+            why = "a cluster dimension on a device without clusters (before sm_90)";
+        else if (f->cluster > 0)
+            why = "a cluster dimension for a kernel whose __cluster_dims__ fix it";
+        else if (cluster[0] < 1 || cluster[1] != 1 || cluster[2] != 1 || cluster[0] > 8)
+            why = "a cluster dimension other than (1..8, 1, 1)";
+        else if ((int)cluster[0] > fk.cluster_max)
+            why = "a cluster larger than the device holds (fakecuda_set_cluster_max)";
+        else if (g[0] % cluster[0] != 0)
+            why = "the grid is not a whole number of clusters";
+        else
+            r = CUDA_SUCCESS;
+    }
     if (why)
-        violation("cuLaunchKernel(%s, grid %u,%u,%u, block %u,%u,%u, smem %u): %s", f ? f->name : "?", gx, gy,
-                  gz, bx, by, bz, smem, why);
+        violation("%s(%s, grid %u,%u,%u, block %u,%u,%u, smem %u): %s", call, f ? f->name : "?", g[0], g[1],
+                  g[2], b[0], b[1], b[2], smem, why);
     else if (s && s->capture == 2)
         r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     fakecuda_launch *rec = vec_push(&fk.launches, sizeof *rec);
     if (rec) {
         rec->function = f ? f->name : "?";
-        memcpy(rec->grid, g, sizeof g);
-        memcpy(rec->block, b, sizeof b);
+        memcpy(rec->grid, g, 3 * sizeof *g);
+        memcpy(rec->block, b, 3 * sizeof *b);
+        rec->cluster = cluster ? cluster[0] : 0;
         rec->shared_bytes = smem;
         rec->max_dynamic_shared = f ? f->max_dynamic : 0;
         rec->stream = stream;
@@ -893,6 +942,38 @@ __attribute__((visibility("default"))) CUresult cuLaunchKernel(void *fn, unsigne
         fk.launches_run++;
     }
     return leave(r);
+}
+
+__attribute__((visibility("default"))) CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
+                                                               unsigned bx, unsigned by, unsigned bz,
+                                                               unsigned smem, void *stream, void **params,
+                                                               void **extra)
+{
+    ENTER("cuLaunchKernel");
+    const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+    return launch("cuLaunchKernel", fn, g, b, smem, stream, params, extra, NULL);
+}
+
+/* Takes the cluster dimension (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 4);
+ * any other attribute is a violation: evt asks for none. */
+__attribute__((visibility("default"))) CUresult cuLaunchKernelEx(const void *config, void *fn, void **params,
+                                                                 void **extra)
+{
+    ENTER("cuLaunchKernelEx");
+    const fk_launch_config *c = config;
+    if (!c || (c->nattrs && !c->attrs)) {
+        violation("cuLaunchKernelEx(%p, %p): no configuration", config, fn);
+        return leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    const unsigned *cluster = NULL;
+    for (unsigned i = 0; i < c->nattrs; i++) {
+        if (c->attrs[i].id != 4) {
+            violation("cuLaunchKernelEx: launch attribute %d, which evt does not ask for", c->attrs[i].id);
+            return leave(CUDA_ERROR_INVALID_VALUE);
+        }
+        cluster = c->attrs[i].value.dims;
+    }
+    return launch("cuLaunchKernelEx", fn, c->grid, c->block, c->shared_bytes, c->stream, params, extra, cluster);
 }
 
 /* ---- memory ------------------------------------------------------------------ */
@@ -1379,6 +1460,14 @@ FK_RECORD void fakecuda_reset(void)
     fk.nlaunch_ms = 0;
     fk.launches_run = 0;
     fk.compiles = 0;
+    fk.cluster_max = 8;
+    pthread_mutex_unlock(&fk.lock);
+}
+
+FK_RECORD void fakecuda_set_cluster_max(int n)
+{
+    pthread_mutex_lock(&fk.lock);
+    fk.cluster_max = n;
     pthread_mutex_unlock(&fk.lock);
 }
 

@@ -53,12 +53,13 @@
 
 #define FAKECUDA_MAX_PARAMS 8
 
-/* One cuLaunchKernel call. */
+/* One cuLaunchKernel or cuLaunchKernelEx call. */
 typedef struct fakecuda_launch {
     const char *function;   /* the entry point's name */
     unsigned grid[3], block[3];
     unsigned shared_bytes;  /* dynamic shared memory asked for */
     int max_dynamic_shared; /* the function's attribute at the launch */
+    unsigned cluster;       /* cuLaunchKernelEx's cluster dimension (x); 0: none asked */
     void *stream;
     int device;             /* ordinal of the current context's device */
     int captured;           /* 1: recorded into a capture, not run */
@@ -151,7 +152,11 @@ typedef struct fakecuda_attribute {
      * of the fake clock that events read (n = 0: 0.01 ms each). */                            \
     X(void, fakecuda_set_launch_ms, (const float *ms, size_t n))                                \
     /* Compiles by the fake NVRTC since the reset. */                                           \
-    X(long, fakecuda_compiles, (void))
+    X(long, fakecuda_compiles, (void))                                                          \
+    /* The largest cluster a launch's cluster dimension may ask for (8   \
+     * after a reset; 0: none), as a smaller GPC or a MIG slice would   \
+     * have it: cuOccupancyMaxActiveClusters finds none larger. */                              \
+    X(void, fakecuda_set_cluster_max, (int n))
 
 /* The record's functions, looked up in one library. */
 typedef struct fakecuda_api {

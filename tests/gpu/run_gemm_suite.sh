@@ -39,8 +39,9 @@ ex=$root/examples
 # a conv's C = 13).  The reference covers at most 2^32 multiply-adds (larger
 # runs check a sample of rows, unless an output reduces over M); these stay
 # under it, so every output of every run is checked in full.  --splitk (a suite option, not evtc's) runs with
-# EVT_SPLITK=2: every tile split in two, partial sums added by the
-# _splitsum kernel.  --config NAME (also the suite's) forces a tile
+# EVT_SPLITK=2: every tile split in two, the partial sums added in the
+# shares' cluster on sm_90a, by the _splitsum kernel on other GPUs
+# (--splitkN: N ways, 2 to 8).  --config NAME (also the suite's) forces a tile
 # configuration (EVT_CONFIG, names in kernels/tile_configs.h): the sm_90a
 # wgmma ones and the persistent ones (sm80_ws4_*, sm90_wg2_ws*:
 # warp-specialized; sm90_pp2_*: a producer and two consumer warpgroups,
@@ -193,6 +194,19 @@ runs() {
     echo "$c/layouts.evt cc_bf16 127,1000,4104 --splitk --ld-pad 8"
     echo "$c/layouts.evt rc_f16 250,513,4104"
     echo "$c/reductions.evt reductions 127,250,4104 --special"
+    # Split-K N ways (--splitkN): on sm_90a each tile's N shares run as one
+    # cluster and sum through shared memory (kernels/sm90/cluster_split.cuh),
+    # the epilogue in row slices over the cluster's CTAs; every count from 3
+    # to 8, reductions, a batch, the guarded path, a persistent plan's tail
+    echo "$c/reductions.evt reductions 1000,127,4104 --splitk8"
+    echo "$c/reductions.evt reductions 127,1000,4104 --config sm90_wg1_64x128x64_s4 --splitk5 --special"
+    echo "$c/layouts.evt rr_f16 1000,127,4099 --splitk3"
+    echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1 --splitk4"
+    echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk8"
+    echo "$c/reductions.evt reductions 1000,1000,4104 --config sm90_wg2_128x256x64_s4 --splitk4 --batch 3"
+    echo "$c/outputs.evt outputs 127,4097,4104 --splitk6"
+    echo "$c/inputs.evt inputs 1000,1000,4104 --config sm80_64x64x32_w4_s4 --splitk7 --ld-pad 3"
+    echo "$c/reductions.evt reductions_bf16_cc 77,3000,1000 --config sm90_wg2_128x128x64_s3 --splitk3 --batch 2"
     # The staged producer/consumer tile on GEMMs (the epilogue's [M, N] input
     # copied by the producer, TMA on the fast path): the heuristic's pick at
     # K <= 128 (40000 x 512 x 128), forced in every layout (the transposed
@@ -341,6 +355,9 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         splitk=
         case " $opts " in
         *" --splitk "*) splitk=2 opts=$(printf '%s' "$opts" | sed 's/--splitk//') ;;
+        *" --splitk"[2-8]" "*)
+            splitk=$(printf '%s' "$opts" | sed 's/.*--splitk\([2-8]\).*/\1/')
+            opts=$(printf '%s' "$opts" | sed 's/--splitk[2-8]//') ;;
         esac
         config=
         case " $opts " in

@@ -142,13 +142,13 @@ static evt_launch *launch_of(evt_module *m, const char *kernel)
 /* Device memory of the fake, from `mem`. */
 typedef struct bufs {
     evt_ctx *ctx;
-    void *p[8];
+    void *p[16];
     int n;
 } bufs;
 
 static void *dev(bufs *b, size_t bytes)
 {
-    assert_true(b->n < 8);
+    assert_true(b->n < 16);
     void *p = NULL;
     assert_int_equal(evt_device_alloc(b->ctx, bytes, &p), EVT_OK);
     return b->p[b->n++] = p;
@@ -714,6 +714,7 @@ static void test_gemm_tail_sm90(void **state)
     const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0};
     assert_int_equal(evt_launch_set_tuning(l, &four), EVT_OK);
     fc.fakecuda_reset();
+    fc.fakecuda_set_cluster_max(0); /* the shares meet in the workspace: no clusters */
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1 "
                                             "tail 28 x 4 sm90_wg2_128x128x64_s3");
@@ -743,6 +744,33 @@ static void test_gemm_tail_sm90(void **state)
     assert_int_equal(evt_launch_workspace_size(l, &bytes), EVT_OK);
     assert_int_equal(bytes, slots_at + (size_t)28 * 4 * 128 * 128 * 4);
     assert_int_equal(fc.fakecuda_violations(), 0);
+
+    /* Where the device holds clusters of four: each tail tile's shares are
+     * one cluster, which sums them and runs the epilogue, no _splitsum.  A
+     * fresh launch, since a launch asks the driver once, when it loads the
+     * entry point. */
+    evt_launch *lc = launch_of(m, "tn");
+    assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(lc, &b, M, N, LD);
+    assert_int_equal(evt_launch_set_param(lc, "beta", 0.25f), EVT_OK);
+    assert_int_equal(evt_launch_set_tuning(lc, &four), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(lc, NULL));
+    assert_string_equal(evt_launch_plan(lc), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1 "
+                                             "tail 28 x 4 sm90_wg2_128x128x64_s3 cluster-sum");
+    assert_int_equal(launches(r, 5), 4);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
+    expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", 132, DEV_SM90,
+                FULL_SIZE);
+    expect_main(&r[2], "evt_tn_gemm_sm90_wg2_128x128x64_s3_splitk_sm90a", "sm90_wg2_128x128x64_s3", 28 * 4,
+                DEV_SM90, FULL_SIZE);
+    expect_reduce(&r[3], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(r[i].cluster, i == 2 ? 4u : 0u);
+    assert_int_equal(fakecuda_i32_at(r[2].params[2], 0), 4);   /* ways */
+    assert_int_equal(fakecuda_i32_at(r[2].params[3], 0), 132); /* the tail's first tile */
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    evt_launch_destroy(lc);
 
     /* the planner's: one persistent launch of all 160 tiles */
     const evt_tuning never = {NULL, 0, 0, 0};
@@ -933,6 +961,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
     assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
     assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * N * 2, N), EVT_OK);
     fc.fakecuda_reset();
+    fc.fakecuda_set_cluster_max(4); /* a cluster of eight does not fit */
     expect_ok(ctx, evt_launch_run(l, NULL));
 
     const long long tiles = ceil_div(M, 64) * ceil_div(N, 64);
@@ -966,6 +995,57 @@ static void test_gemm_split_k_bf16_nt(void **state)
         assert_int_equal(fakecuda_i32_at(args, SC_M), M);
         assert_int_equal(fakecuda_i32_at(args, SC_N), N);
     }
+
+    /* Where a cluster of eight fits (a fresh launch: it asks when it loads
+     * the entry point), the 128 CTAs still run as _splitk and _splitsum:
+     * in clusters (of 17-SM GPCs here, two CTAs an SM) they would reach
+     * only 124 SMs, two CTAs on some, where alone each has an SM of its
+     * own.  8 tiles (M = 128), 64 CTAs: one _splitk launch in clusters of
+     * the eight shares, which sum in shared memory and run the epilogue;
+     * the same workspace size (the partial tiles' room stays, for a device
+     * without clusters). */
+    evt_launch *lc = launch_of(m, "nt");
+    assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(lc, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(lc, NULL));
+    assert_string_equal(evt_launch_plan(lc), "sm_90a sm80_64x64x32_w4_s4 fast grid 128 splits 8");
+    assert_int_equal(launches(r, 2), 2);
+    assert_int_equal(r[0].cluster, 0);
+    const evt_tuning eight = {.split_k = 8};
+    assert_int_equal(evt_launch_set_tuning(lc, &eight), EVT_OK);
+    assert_int_equal(evt_launch_set_gemm(lc, 128, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(lc, NULL));
+    assert_string_equal(evt_launch_plan(lc), "sm_90a sm80_64x64x32_w4_s4 fast grid 64 splits 8 cluster-sum");
+    assert_int_equal(launches(r, 2), 1);
+    expect_main(&r[0], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitk_sm90a", "sm80_64x64x32_w4_s4", 64, DEV_SM90,
+                SC_SIZE);
+    assert_int_equal(r[0].cluster, 8);
+    assert_int_equal(fakecuda_i32_at(r[0].params[2], 0), 8);
+    assert_int_equal(fakecuda_i32_at(r[0].params[0], SC_M), 128);
+    size_t lc_bytes = 0;
+    assert_int_equal(evt_launch_workspace_size(lc, &lc_bytes), EVT_OK);
+    assert_int_equal(lc_bytes, (size_t)8 * 8 * 64 * 64 * 4);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    evt_launch_destroy(lc);
+
+    /* sm_80 has no clusters: the _splitk and _splitsum pair */
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM80), 0);
+    lc = launch_of(m, "nt");
+    assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(lc, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(lc, NULL));
+    assert_null(strstr(evt_launch_plan(lc), "cluster"));
+    assert_non_null(strstr(evt_launch_plan(lc), "splits"));
+    const size_t n80 = launches(r, 2);
+    assert_int_equal(n80, strstr(evt_launch_plan(lc), "splits 1") ? 1 : 2);
+    for (size_t i = 0; i < n80; i++)
+        assert_int_equal(r[i].cluster, 0);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    evt_launch_destroy(lc);
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM90), 0);
 
     /* split-K off: one plain launch, no workspace */
     const evt_tuning never = {.split_k = 1};
@@ -1879,8 +1959,12 @@ static void test_gemm_batched(void **state)
             const long long slots = (long long)SMS_SM90 * c->min_blocks;
             const long long grid = c->pp ? (tiles < slots ? tiles : slots) : tiles * splits;
             char want[160];
-            snprintf(want, sizeof want, "sm_90a %s fast%s grid %lld splits %d", c->name, c->pp ? " tma" : "", grid,
-                     splits);
+            /* the shares of a split tile sum in their cluster, except for the
+             * batch of 512, whose 6144 CTAs would double up on the SMs that
+             * clusters reach (api/launch.c, cluster_split) */
+            const int in_cluster = splits > 1 && L < 512;
+            snprintf(want, sizeof want, "sm_90a %s fast%s grid %lld splits %d%s", c->name, c->pp ? " tma" : "",
+                     grid, splits, in_cluster ? " cluster-sum" : "");
             assert_string_equal(evt_launch_plan(l), want);
             const size_t words = (size_t)(1 + M) * (size_t)L;
             size_t ws_bytes = 0;
@@ -1889,11 +1973,12 @@ static void test_gemm_batched(void **state)
             assert_int_equal(ws_bytes, partials ? (words * 4 + 255) / 256 * 256 + partials : words * 4);
             fakecuda_launch r[4];
             const size_t nl = launches(r, 4);
-            assert_int_equal(nl, splits > 1 ? 4 : 3);
+            assert_int_equal(nl, splits > 1 && !in_cluster ? 4 : 3);
             const unsigned long long ws = one_alloc(ws_bytes);
             expect_reduce(&r[0], "evt_tn_gemm_reduce_init", (long long)words, FULL_SIZE);
             expect_main(&r[1], families[fi].entry, c->name, grid, DEV_SM90, FULL_SIZE);
-            if (splits > 1)
+            assert_int_equal(r[1].cluster, in_cluster ? (unsigned)splits : 0u);
+            if (splits > 1 && !in_cluster)
                 assert_int_equal(r[2].grid[0], tiles); /* the sums: one CTA per tile of the batch */
             expect_reduce(&r[nl - 1], "evt_tn_gemm_reduce_finish", (long long)words, FULL_SIZE);
             for (size_t i = 0; i < nl; i++) {
