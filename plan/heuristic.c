@@ -259,13 +259,19 @@ static long long tile_area_pct(const plan_config *c, long long m, long long n)
  * 512x512x512); split, where its split grid fills half its CTA slots or
  * more (it has half the 64x64 tile's CTAs, and where split-K's cap of 8
  * leaves those few, N of 1024 or less at long K, the 64x64 tile's were up
- * to 17% faster; docs/sm90.md).
+ * to 17% faster; docs/sm90.md).  On sm_90a (cluster), where its tiles are
+ * few enough for split-K's clusters (plan_cluster_split_tiles) and K is
+ * 768 or more: always; split in clusters it was as fast as the 64x64 tile
+ * or faster on the nine small shapes timed, all with K of 768 or more
+ * (1.0-1.96x, docs/sm90.md).
  */
 static int small_wgmma_fills(const plan_config *c, long long m, long long n, long long kk, long long batch,
-                             long long sms)
+                             long long sms, int cluster)
 {
     const long long tiles = plan_config_batch_tiles(c, m, n, batch);
-    const int split = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1);
+    if (cluster && tiles <= plan_cluster_split_tiles((int)sms) && kk >= 768)
+        return 1; /* split in clusters it was as fast or faster: docs/sm90.md */
+    const int split = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 0);
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     return split == 1 ? 2.0 * (double)tiles >= (double)sms
                       : 2.0 * (double)tiles * split >= (double)sms * c->min_blocks;
@@ -328,7 +334,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small)
-        return g->wg_small && fits(g->wg_small, t) && small_wgmma_fills(g->wg_small, m, n, kk, batch, sms)
+        return g->wg_small && fits(g->wg_small, t) &&
+                       small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, t->target == EVT_TARGET_SM90A)
                    ? g->wg_small
                    : classic;
     if (!wide)
@@ -417,22 +424,43 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
 
 /*
  * Split-K, for the non-persistent configurations: every CTA of a tile
- * computes a share of its k tiles, and a second kernel adds the partial
- * tiles in a fixed order before the epilogue.
+ * computes a share of its k tiles, and the partial tiles are added in a
+ * fixed order before the epilogue (by a second kernel, or on sm_90a inside
+ * the shares' cluster).
  * - conv: a grid that fills under a quarter of the CTA slots is split, up
  *   to four ways, at least four k tiles a share; anything larger is not
  *   (1): splitting a half-filled grid or the last partial wave of a larger
  *   one lost.
+ * - GEMM where the shares sum in their cluster (sm_90a): tiles few enough
+ *   for two shares each within nine tenths of the SMs (what clusters reach,
+ *   one CTA an SM: api/launch.c takes clusters only where no SM runs more
+ *   CTAs than without) are split into as many as fit there, up to eight,
+ *   each at least 128 of K: without the second kernel, the short shares
+ *   that lost below still gained (16x768x768 in four or eight shares 7.3 ->
+ *   4.9 us, H200, docs/sm90.md).  More tiles: as below.
  * - GEMM: a grid that fills at most half the slots is split into as many
  *   shares as fill them once, up to eight, each at least 512 of K: on an
  *   H100, 8 shares against 4 ran 1.1-1.45x faster where 64x64 tiles were
  *   32 or fewer and K 4096 or more, and shares shorter than 512 lost up to
  *   20% against no split at all (docs/sm90.md).
  */
-int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm)
+long long plan_cluster_split_tiles(int sms)
+{
+    return (long long)(sms > 0 ? sms : 1) * 9 / 10 / 2;
+}
+
+int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm, int cluster)
 {
     const long long slots = (long long)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
     long long s;
+    if (gemm && cluster && tiles > 0 && tiles <= plan_cluster_split_tiles(sms)) {
+        const long long reach = (long long)(sms > 0 ? sms : 1) * 9 / 10;
+        s = reach / tiles;
+        s = s < 8 ? s : 8;
+        s = s < k / 128 ? s : k / 128; /* at most k_tiles: bk <= 128 */
+        if (s >= 2)
+            return (int)s;
+    }
     if (gemm) {
         s = tiles > 0 && tiles <= slots / 2 ? slots / tiles : 1; /* 2 tiles <= slots, without overflow */
         s = s < 8 ? s : 8;

@@ -174,8 +174,12 @@ const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, 
 plan plan_tail_plan(const plan *pl);
 /* Split-K where the planner decides: CTAs per tile for `tiles` output tiles
  * on sms multiprocessors holding per_sm CTAs each, K long in k tiles of bk;
- * gemm: a GEMM's rule, else a conv's. */
-int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm);
+ * gemm: a GEMM's rule, else a conv's; cluster: a tile's shares may sum in
+ * their cluster (sm_90a, kernels/sm90/cluster_split.cuh). */
+int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm, int cluster);
+/* The GEMM tiles few enough that split-K's clusters give them two shares or
+ * more each (plan_split_k with cluster set): at most this many. */
+long long plan_cluster_split_tiles(int sms);
 
 /*
  * Whether configuration c can run kernel k on target t at all, whatever the

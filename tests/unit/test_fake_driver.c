@@ -608,6 +608,8 @@ static void test_gemm_repack_batched_sm90(void **state)
     assert_int_equal(evt_launch_bind_batched(l, "amax", amax, L * 4, 0, 1), EVT_OK);
     assert_int_equal(evt_launch_bind_batched(l, "rsum", rsum, (size_t)L * M * 4, 0, M), EVT_OK);
     assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    const evt_tuning whole = {.split_k = 1}; /* the workspace: words and copies only */
+    assert_int_equal(evt_launch_set_tuning(l, &whole), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
     const char *plan = evt_launch_plan(l);
@@ -945,9 +947,10 @@ static void test_gemm_fp8_sm90_tma(void **state)
     evt_ctx_destroy(ctx);
 }
 
-/* A small M x N with a long K on a column-major A (no wgmma: the sm80
- * family): split 8 ways, a _splitk grid of tiles x 8 CTAs and a _splitsum
- * one of a CTA per tile, over one workspace of their partial tiles. */
+/* A small M x N with a long K on a column-major A, on the sm80 family's
+ * 64x64 tile: split 8 ways, a _splitk grid of tiles x 8 CTAs and a
+ * _splitsum one of a CTA per tile, over one workspace of their partial
+ * tiles. */
 static void test_gemm_split_k_bf16_nt(void **state)
 {
     (void)state;
@@ -960,6 +963,8 @@ static void test_gemm_split_k_bf16_nt(void **state)
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes), *y = dev(&b, (size_t)M * N * 2);
     assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
     assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    const evt_tuning eight = {"sm80_64x64x32_w4_s4", 8, 0, 0};
+    assert_int_equal(evt_launch_set_tuning(l, &eight), EVT_OK);
     fc.fakecuda_reset();
     fc.fakecuda_set_cluster_max(4); /* a cluster of eight does not fit */
     expect_ok(ctx, evt_launch_run(l, NULL));
@@ -1007,13 +1012,12 @@ static void test_gemm_split_k_bf16_nt(void **state)
     evt_launch *lc = launch_of(m, "nt");
     assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
     assert_int_equal(evt_launch_bind(lc, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    assert_int_equal(evt_launch_set_tuning(lc, &eight), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(lc, NULL));
     assert_string_equal(evt_launch_plan(lc), "sm_90a sm80_64x64x32_w4_s4 fast grid 128 splits 8");
     assert_int_equal(launches(r, 2), 2);
     assert_int_equal(r[0].cluster, 0);
-    const evt_tuning eight = {.split_k = 8};
-    assert_int_equal(evt_launch_set_tuning(lc, &eight), EVT_OK);
     assert_int_equal(evt_launch_set_gemm(lc, 128, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(lc, NULL));

@@ -486,8 +486,9 @@ static void test_picks(void **state)
                          T(sm90_wg1_64x128x64_s4)}},
         {512, 512, 8192, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
-        {256, 512, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+        /* 16 of its tiles: split-K in clusters on sm_90a (small_wgmma_fills) */
+        {256, 512, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {256, 512, 16384, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
         {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
@@ -610,35 +611,53 @@ static void test_split_k(void **state)
     (void)state;
     /* the planner's for a conv: under a quarter of the CTA slots filled, up
      * to four ways, four k tiles a share */
-    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 0), 4); /* 64x64 tiles */
-    assert_int_equal(plan_split_k(100, 2, 132, 4096, 64, 0), 1); /* 100 of 264 slots: over a quarter */
-    assert_int_equal(plan_split_k(60, 2, 132, 4096, 64, 0), 4);  /* 264 / 60: four ways */
-    assert_int_equal(plan_split_k(60, 2, 132, 512, 64, 0), 2);   /* only two shares of four k tiles */
-    assert_int_equal(plan_split_k(392, 2, 132, 2304, 64, 0), 1); /* a whole wave and a tail */
-    assert_int_equal(plan_split_k(10, 1, 132, 448, 64, 0), 1);   /* K too short */
-    assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 0), 1);
+    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 0, 0), 4); /* 64x64 tiles */
+    assert_int_equal(plan_split_k(100, 2, 132, 4096, 64, 0, 0), 1); /* 100 of 264 slots: over a quarter */
+    assert_int_equal(plan_split_k(60, 2, 132, 4096, 64, 0, 0), 4);  /* 264 / 60: four ways */
+    assert_int_equal(plan_split_k(60, 2, 132, 512, 64, 0, 0), 2);   /* only two shares of four k tiles */
+    assert_int_equal(plan_split_k(392, 2, 132, 2304, 64, 0, 0), 1); /* a whole wave and a tail */
+    assert_int_equal(plan_split_k(10, 1, 132, 448, 64, 0, 0), 1);   /* K too short */
+    assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 0, 0), 1);
     /* a GEMM's: at most half the slots filled, as many ways as fill them
      * once, up to eight, 512 of K a share */
-    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 1), 8); /* 256x512x16384, 64x64 tiles */
-    assert_int_equal(plan_split_k(64, 4, 132, 8192, 32, 1), 8);  /* 512x512x8192 */
-    assert_int_equal(plan_split_k(128, 4, 132, 4096, 32, 1), 4); /* 528 / 128 */
-    assert_int_equal(plan_split_k(172, 4, 132, 4096, 32, 1), 3); /* 172 of 528: under half */
-    assert_int_equal(plan_split_k(265, 4, 132, 4096, 32, 1), 1); /* over half */
-    assert_int_equal(plan_split_k(72, 4, 132, 768, 32, 1), 1);   /* shares of 512 of K: one */
-    assert_int_equal(plan_split_k(94, 4, 132, 1000, 32, 1), 1);
-    assert_int_equal(plan_split_k(40, 4, 132, 2560, 32, 1), 5);
-    assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 1), 1);
+    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 1, 0), 8); /* 256x512x16384, 64x64 tiles */
+    assert_int_equal(plan_split_k(64, 4, 132, 8192, 32, 1, 0), 8);  /* 512x512x8192 */
+    assert_int_equal(plan_split_k(128, 4, 132, 4096, 32, 1, 0), 4); /* 528 / 128 */
+    assert_int_equal(plan_split_k(172, 4, 132, 4096, 32, 1, 0), 3); /* 172 of 528: under half */
+    assert_int_equal(plan_split_k(265, 4, 132, 4096, 32, 1, 0), 1); /* over half */
+    assert_int_equal(plan_split_k(72, 4, 132, 768, 32, 1, 0), 1);   /* shares of 512 of K: one */
+    assert_int_equal(plan_split_k(94, 4, 132, 1000, 32, 1, 0), 1);
+    assert_int_equal(plan_split_k(40, 4, 132, 2560, 32, 1, 0), 5);
+    assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 1, 0), 1);
     /* a batch's tiles saturate at LLONG_MAX: no overflow, no split */
-    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 1), 1);
-    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 0), 1);
+    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 1, 0), 1);
+    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 0, 0), 1);
+    assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 1, 1), 1);
+    /* a GEMM's whose shares sum in their cluster (sm_90a): tiles up to
+     * half of nine tenths of the SMs (59 of 132) split into as many shares
+     * as fit in those SMs, up to eight, 128 of K a share; more tiles as
+     * without clusters */
+    assert_int_equal(plan_cluster_split_tiles(132), 59);
+    assert_int_equal(plan_split_k(6, 2, 132, 768, 64, 1, 1), 6);    /* 16x768x768: 6 shares of 128 */
+    assert_int_equal(plan_split_k(6, 2, 132, 768, 64, 1, 0), 1);    /* without clusters: 512 a share */
+    assert_int_equal(plan_split_k(8, 2, 132, 4096, 64, 1, 1), 8);    /* 118 / 8, at most eight */
+    assert_int_equal(plan_split_k(32, 2, 132, 4096, 64, 1, 1), 3);   /* 118 / 32 */
+    assert_int_equal(plan_split_k(32, 2, 132, 4096, 64, 1, 0), 8);   /* 264 / 32 */
+    assert_int_equal(plan_split_k(59, 2, 132, 4096, 64, 1, 1), 2);   /* the most tiles split so */
+    assert_int_equal(plan_split_k(60, 2, 132, 4096, 64, 1, 1), 4);   /* the slots' rule: 264 / 60 */
+    assert_int_equal(plan_split_k(86, 2, 132, 4096, 64, 1, 1), 3);   /* 16x11008x4096 as before */
+    assert_int_equal(plan_split_k(40, 2, 132, 200, 64, 1, 1), 1);    /* one share of 128 of K */
+    assert_int_equal(plan_split_k(20, 2, 132, 300, 64, 1, 1), 2);
+    assert_int_equal(plan_split_k(10, 2, 132, 4096, 64, 0, 1), 4);   /* a conv's rule is the same */
+    assert_int_equal(plan_split_k(0, 2, 132, 4096, 64, 1, 1), 1);
 
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s4)); /* split 8 ways: 256 of its 264 slots */
+    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s4)); /* split 3 ways in clusters: 96 of 118 SMs */
     assert_int_equal(pl.tiles, 32);
-    assert_int_equal(pl.splits, 8);
-    assert_int_equal(pl.grid, 256);
+    assert_int_equal(pl.splits, 3);
+    assert_int_equal(pl.grid, 96);
     const plan_options small = {CFG(sm80_64x64x32_w4_s4), 0};
     pl = make(&k_gemm_tn, &p, &small);
     assert_int_equal(pl.tiles, 64);
