@@ -431,18 +431,21 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
  *   to four ways, at least four k tiles a share; anything larger is not
  *   (1): splitting a half-filled grid or the last partial wave of a larger
  *   one lost.
- * - GEMM where the shares sum in their cluster (sm_90a): tiles few enough
- *   for two shares each within nine tenths of the SMs (what clusters reach,
- *   one CTA an SM: api/launch.c takes clusters only where no SM runs more
- *   CTAs than without) are split into as many as fit there, up to eight,
- *   each at least 128 of K: without the second kernel, the short shares
- *   that lost below still gained (16x768x768 in four or eight shares 7.3 ->
- *   4.9 us, H200, docs/sm90.md).  More tiles: as below.
  * - GEMM: a grid that fills at most half the slots is split into as many
  *   shares as fill them once, up to eight, each at least 512 of K: on an
  *   H100, 8 shares against 4 ran 1.1-1.45x faster where 64x64 tiles were
  *   32 or fewer and K 4096 or more, and shares shorter than 512 lost up to
  *   20% against no split at all (docs/sm90.md).
+ * - GEMM where the shares sum in their cluster (sm_90a): tiles few enough
+ *   for two shares each within nine tenths of the SMs (what clusters reach,
+ *   one CTA an SM: api/launch.c takes clusters only where no SM runs more
+ *   CTAs than without) are split into as many as fit there, up to eight,
+ *   each at least 128 of K, unless that is under half the shares above:
+ *   without the second kernel the short shares that lost above gained
+ *   (16x768x768 7.3 -> 5.4 us), but a skinny GEMM at long K wants its CTAs
+ *   on every SM, two an SM, more than it wants the sum in the cluster
+ *   (1x4096x11008: 3 shares in clusters 39.3 us, 8 without 32.6; H200,
+ *   docs/sm90.md).
  */
 long long plan_cluster_split_tiles(int sms)
 {
@@ -453,18 +456,18 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
 {
     const long long slots = (long long)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
     long long s;
-    if (gemm && cluster && tiles > 0 && tiles <= plan_cluster_split_tiles(sms)) {
-        const long long reach = (long long)(sms > 0 ? sms : 1) * 9 / 10;
-        s = reach / tiles;
-        s = s < 8 ? s : 8;
-        s = s < k / 128 ? s : k / 128; /* at most k_tiles: bk <= 128 */
-        if (s >= 2)
-            return (int)s;
-    }
     if (gemm) {
         s = tiles > 0 && tiles <= slots / 2 ? slots / tiles : 1; /* 2 tiles <= slots, without overflow */
         s = s < 8 ? s : 8;
         s = s < k / 512 ? s : k / 512; /* which is at most k_tiles: bk <= 128 */
+        if (cluster && tiles > 0 && tiles <= plan_cluster_split_tiles(sms)) {
+            const long long reach = (long long)(sms > 0 ? sms : 1) * 9 / 10;
+            long long c = reach / tiles;
+            c = c < 8 ? c : 8;
+            c = c < k / 128 ? c : k / 128; /* at most k_tiles: bk <= 128 */
+            if (c >= 2 && 2 * c >= s)
+                s = c;
+        }
     } else {
         const long long k_tiles = bk > 0 ? (k + bk - 1) / bk : 0;
         s = tiles > 0 && tiles <= slots / 4 ? slots / tiles : 1;

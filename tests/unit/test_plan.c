@@ -635,15 +635,18 @@ static void test_split_k(void **state)
     assert_int_equal(plan_split_k(LLONG_MAX, 4, 132, 1LL << 40, 32, 1, 1), 1);
     /* a GEMM's whose shares sum in their cluster (sm_90a): tiles up to
      * half of nine tenths of the SMs (59 of 132) split into as many shares
-     * as fit in those SMs, up to eight, 128 of K a share; more tiles as
-     * without clusters */
+     * as fit in those SMs, up to eight, 128 of K a share, unless under half
+     * of the slots' rule's; more tiles as without clusters */
     assert_int_equal(plan_cluster_split_tiles(132), 59);
     assert_int_equal(plan_split_k(6, 2, 132, 768, 64, 1, 1), 6);    /* 16x768x768: 6 shares of 128 */
     assert_int_equal(plan_split_k(6, 2, 132, 768, 64, 1, 0), 1);    /* without clusters: 512 a share */
     assert_int_equal(plan_split_k(8, 2, 132, 4096, 64, 1, 1), 8);    /* 118 / 8, at most eight */
-    assert_int_equal(plan_split_k(32, 2, 132, 4096, 64, 1, 1), 3);   /* 118 / 32 */
+    assert_int_equal(plan_split_k(16, 2, 132, 4096, 64, 1, 1), 7);   /* 118 / 16, over half of 8 */
+    assert_int_equal(plan_split_k(32, 2, 132, 4096, 64, 1, 1), 8);   /* 118 / 32 = 3, under half of 8 */
     assert_int_equal(plan_split_k(32, 2, 132, 4096, 64, 1, 0), 8);   /* 264 / 32 */
-    assert_int_equal(plan_split_k(59, 2, 132, 4096, 64, 1, 1), 2);   /* the most tiles split so */
+    assert_int_equal(plan_split_k(48, 2, 132, 1000, 64, 1, 1), 2);   /* 77x3000x1000: 1 without */
+    assert_int_equal(plan_split_k(40, 2, 132, 2560, 64, 1, 1), 5);   /* 2 in clusters, under half of 5 */
+    assert_int_equal(plan_split_k(59, 2, 132, 4096, 64, 1, 1), 2);   /* 118 / 59 = 2: half of 4, taken */
     assert_int_equal(plan_split_k(60, 2, 132, 4096, 64, 1, 1), 4);   /* the slots' rule: 264 / 60 */
     assert_int_equal(plan_split_k(86, 2, 132, 4096, 64, 1, 1), 3);   /* 16x11008x4096 as before */
     assert_int_equal(plan_split_k(40, 2, 132, 200, 64, 1, 1), 1);    /* one share of 128 of K */
@@ -654,10 +657,10 @@ static void test_split_k(void **state)
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s4)); /* split 3 ways in clusters: 96 of 118 SMs */
+    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s4)); /* split 8 ways: 256 of its 264 slots */
     assert_int_equal(pl.tiles, 32);
-    assert_int_equal(pl.splits, 3);
-    assert_int_equal(pl.grid, 96);
+    assert_int_equal(pl.splits, 8);
+    assert_int_equal(pl.grid, 256);
     const plan_options small = {CFG(sm80_64x64x32_w4_s4), 0};
     pl = make(&k_gemm_tn, &p, &small);
     assert_int_equal(pl.tiles, 64);
