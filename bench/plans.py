@@ -4,8 +4,10 @@ checked first.  The tables of docs/tuning.md and docs/sm90.md (session 12) come 
 
     PYTHONPATH=bindings/python python3 bench/plans.py [tail] [staged] [streams]
 
-tail     D = acc (f16) against cuBLAS: the ping-pong tile with its last wave whole and
-         split 2 and 4 ways (a persistent plan's tail, docs/tuning.md)
+tail     D = acc (f16) against cuBLAS, and gelu with an aux output (bf16): the ping-pong
+         and the 128x256 cooperative tiles with their last wave whole and split 2 and 4
+         ways (a persistent plan's tail, docs/tuning.md; on sm_90a the tail's shares sum
+         in their clusters where api/launch.c takes them)
 staged   relu(acc + bias) + z (f16) at short K against eager PyTorch: the staged
          producer/consumer tile, the ping-pong and the 128x128 / 128x256 wgmma tiles
 streams  relu(acc + bias) + z, and gelu with an aux output (bf16): the ping-pong
@@ -36,10 +38,11 @@ epilogue gelu_aux { in bias : bf16[N]  out aux : bf16[M, N] = acc + bias  out y 
 kernel k_gelu_aux = gemm(a: bf16 row, b: bf16 col, acc: f32) with gelu_aux
 """
 PP = "sm90_pp2_128x128x64_s4"
+COOP = "sm90_coop2_128x256x64_s3"
 MODES = {
     "tail": ("1000x2560x2560 2048x2560x2560 2000x2300x4096 3000x5000x4000 8192x5120x1280 "
-             "16384x3000x1000 4096x14336x4096 512x4096x11008",
-             [(None, 0), (PP, 1), (PP, 2), (PP, 4)]),
+             "16384x3000x1000 4096x14336x4096 512x4096x11008 2048x11008x4096 333x14336x4096",
+             [(None, 0), (PP, 1), (PP, 2), (PP, 4), (COOP, 1), (COOP, 2), (COOP, 4)]),
     "staged": ("100352x256x64 25088x512x128 40000x1024x128 16384x4096x128 8192x2048x64 "
                "50000x768x96 12544x2048x128 30000x640x128 16384x4096x256",
                [(None, 0), ("sm90_pp2_128x128x64_s2_staged", 0), (PP, 0), ("sm90_wg2_128x128x64_s3", 0),
@@ -102,7 +105,7 @@ def main():
     for mode in modes:
         if mode not in MODES:
             sys.exit(f"plans.py: unknown mode {mode} (tail, staged, streams, coop)")
-        for kernel in {"tail": ["k_plain"], "staged": ["k_relu_add"],
+        for kernel in {"tail": ["k_plain", "k_gelu_aux"], "staged": ["k_relu_add"],
                        "streams": ["k_relu_add", "k_gelu_aux"],
                        "coop": ["k_plain", "k_relu_add", "k_gelu_aux"]}[mode]:
             run(mode, kernel)
