@@ -286,6 +286,9 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
  * - Where the epilogue reads a 16-bit [M, N] input, K is at most two k tiles,
  *   N over 64 and every consumer of the staged tile gets two tiles, that
  *   tile (the conv's rule: a 1x1 conv is such a GEMM).
+ * - Where tma is set, K is 2048 or more and the cooperative 128x256 tile's
+ *   last wave is a quarter of the SMs or less, that tile with the last wave
+ *   split along K in clusters (plan_coop_tail).
  * - Where tma is set and K is longer than two k tiles, the producer/consumer
  *   tile once every consumer gets two tiles or more: the cooperative 128x256
  *   one where K is 768 or more and its waves are 90% full or more (its
@@ -325,6 +328,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         plan_config_batch_tiles(staged, m, n, batch) >= 4 * sms)
         return staged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
+    int ways;
+    if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
+        plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, &ways) > 0)
+        return g->coop; /* its last wave split along K: plan.c, tail_of */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
                    ? g->coop
@@ -447,6 +454,33 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
  *   (1x4096x11008: 3 shares in clusters 39.3 us, 8 without 32.6; H200,
  *   docs/sm90.md).
  */
+/*
+ * A persistent cooperative plan's own tail (sm_90a): where K is 2048 or more
+ * and the last of two or more waves holds a quarter of the SMs' tiles or
+ * fewer, those tiles are split along K, as many ways as fit in nine tenths
+ * of the SMs, up to four, their shares summing in their clusters.  H200,
+ * bench/plans.py tail (docs/tuning.md): 2000x2300x4096 (last wave 12
+ * tiles) 1.06-1.15x faster than the ping-pong tile the planner took,
+ * 2048x2560x2560 (28) 1.03-1.10x, 2048x11008x4096 (28) 1.10-1.11x; where
+ * the last wave held 76-92 tiles, or there was one wave, a tail lost.
+ */
+long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits)
+{
+    *splits = 1;
+    if (!c || !plan_config_coop(c) || c->bk != 64 || sms < 8 || k < 2048 || tiles <= sms)
+        return 0;
+    const long long last = (tiles - 1) % sms + 1;
+    if (4 * last > sms)
+        return 0;
+    const long long s = (long long)sms * 9 / 10 / last;
+    *splits = s < 4 ? (int)s : 4;
+    if (*splits < 2) {
+        *splits = 1;
+        return 0;
+    }
+    return last;
+}
+
 long long plan_cluster_split_tiles(int sms)
 {
     return (long long)(sms > 0 ? sms : 1) * 9 / 10 / 2;

@@ -180,6 +180,11 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
 /* The GEMM tiles few enough that split-K's clusters give them two shares or
  * more each (plan_split_k with cluster set): at most this many. */
 long long plan_cluster_split_tiles(int sms);
+/* The tiles of the last wave that the planner splits itself, as a
+ * persistent plan's tail, when cooperative 16-bit configuration c runs
+ * `tiles` tiles of K = k on sms SMs of sm_90a (the tail's shares summing in
+ * their clusters); 0 where it leaves the plan whole.  *splits: the ways. */
+long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits);
 
 /*
  * Whether configuration c can run kernel k on target t at all, whatever the

@@ -207,6 +207,10 @@ runs() {
     echo "$c/outputs.evt outputs 127,4097,4104 --splitk6"
     echo "$c/inputs.evt inputs 1000,1000,4104 --config sm80_64x64x32_w4_s4 --splitk7 --ld-pad 3"
     echo "$c/reductions.evt reductions_bf16_cc 77,3000,1000 --config sm90_wg2_128x128x64_s3 --splitk3 --batch 2"
+    # the planner's own tail: the cooperative tile's last wave of 12 tiles
+    # split four ways in clusters (plan_coop_tail)
+    echo "$c/reductions.evt reductions 2000,2300,2100"
+    echo "$c/layouts.evt cc_bf16 2000,2300,2100 --special"
     # The staged producer/consumer tile on GEMMs (the epilogue's [M, N] input
     # copied by the producer, TMA on the fast path): the heuristic's pick at
     # K <= 128 (40000 x 512 x 128), forced in every layout (the transposed

@@ -417,7 +417,7 @@ static void test_picks(void **state)
         {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
         {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
@@ -459,9 +459,9 @@ static void test_picks(void **state)
         {2048, 2048, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
         {2048, 2048, 2048, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {2048, 2048, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -512,11 +512,11 @@ static void test_picks(void **state)
         {1000, 1000, 1000, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
         {4095, 4097, 4095, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4095, 4097, 4095, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {3, 5, 7, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {3, 5, 7, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -530,7 +530,7 @@ static void test_picks(void **state)
         {8191, 1023, 129, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {12544, 768, 3072, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {12544, 768, 3072, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {12544, 768, 3072, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -730,8 +730,44 @@ static void test_tail(void **state)
                      CFG(sm90_wg2_128x256x64_s4));
     assert_null(plan_tail_config(CFG(sm90_wg2_128x128x64_s3), &k_gemm_tn, EVT_TARGET_SM90A));
 
+    /* the planner's own tail: a cooperative plan on sm_90a whose last of two
+     * or more waves is a quarter of the SMs or less, at K >= 2048, split as
+     * many ways as fit in 118 SMs, up to four */
+    const plan_config *coop = CFG(sm90_coop2_128x256x64_s3);
+    int ways = 0;
+    assert_int_equal(plan_coop_tail(coop, 688, 132, 4096, &ways), 28); /* 2048x11008x4096 */
+    assert_int_equal(ways, 4);
+    assert_int_equal(plan_coop_tail(coop, 144, 132, 4096, &ways), 12);
+    assert_int_equal(ways, 4);
+    assert_int_equal(plan_coop_tail(coop, 132 + 33, 132, 4096, &ways), 33);
+    assert_int_equal(ways, 3);
+    assert_int_equal(plan_coop_tail(coop, 132 + 34, 132, 4096, &ways), 0); /* over a quarter */
+    assert_int_equal(ways, 1);
+    assert_int_equal(plan_coop_tail(coop, 128, 132, 4096, &ways), 0);  /* one wave */
+    assert_int_equal(plan_coop_tail(coop, 264, 132, 4096, &ways), 0);  /* whole waves */
+    assert_int_equal(plan_coop_tail(coop, 688, 132, 2047, &ways), 0);  /* K short */
+    assert_int_equal(plan_coop_tail(CFG(sm90_pp2_128x128x64_s4), 688, 132, 4096, &ways), 0);
+    assert_int_equal(plan_coop_tail(CFG(sm90_coop2_128x128x128_s4_fp8), 688, 132, 4096, &ways), 0);
+    plan_problem pc = problem(EVT_TARGET_SM90A, 132, 2048, 11008, 4096, 1);
+    pc.conv_c = 0;
+    plan pt = make(&k_gemm_tn, &pc, NULL);
+    assert_ptr_equal(pt.config, coop);
+    assert_int_equal(pt.tiles, 688);
+    assert_ptr_equal(pt.tail_config, CFG(sm90_wg2_128x256x64_s4));
+    assert_int_equal(pt.tail_first, 660);
+    assert_int_equal(pt.tail_splits, 4);
+    assert_int_equal(pt.grid, 132);
+    const plan_options whole = {NULL, 1}; /* never split: no tail */
+    pt = make(&k_gemm_tn, &pc, &whole);
+    assert_ptr_equal(pt.config, coop);
+    assert_true(pt.tail_splits == 1 && pt.tail_config == NULL);
+    pc.target = EVT_TARGET_SM80; /* no clusters, no cooperative tile */
+    pt = make(&k_gemm_tn, &pc, NULL);
+    assert_true(pt.tail_splits == 1 && pt.tail_config == NULL);
+
     /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
-     * ways; the planner's own plan splits none (plan.c: it was slower) */
+     * ways; the planner's own plan splits none here (one wave of the
+     * cooperative tile; plan.c) */
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
@@ -1194,7 +1230,9 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 512, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 768, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2048, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    /* 400 tiles: a last wave of 4, split four ways (plan_coop_tail) */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2048, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2047, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16384, 1024, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 1), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 1), pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 0));
