@@ -1032,6 +1032,14 @@ static void test_gemm_split_k_bf16_nt(void **state)
     assert_int_equal(evt_launch_workspace_size(lc, &lc_bytes), EVT_OK);
     assert_int_equal(lc_bytes, (size_t)8 * 8 * 64 * 64 * 4);
     assert_int_equal(fc.fakecuda_violations(), 0);
+    /* the cluster launch failing: the driver's error, named, and the next run runs */
+    fc.fakecuda_reset();
+    fc.fakecuda_fail("cuLaunchKernelEx", 1, 999);
+    assert_int_equal(evt_launch_run(lc, NULL), EVT_ERR_DRIVER);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "cuLaunchKernelEx"));
+    fc.fakecuda_fail(NULL, 0, 0);
+    expect_ok(ctx, evt_launch_run(lc, NULL));
+    assert_non_null(strstr(evt_launch_plan(lc), "cluster-sum"));
     evt_launch_destroy(lc);
 
     /* sm_80 has no clusters: the _splitk and _splitsum pair */
