@@ -773,6 +773,17 @@ static long long round_up(long long v, long long to)
     return (v + to - 1) / to * to;
 }
 
+/* The launch attribute asking clusters of s CTAs along x. */
+static rt_cu_launch_attr cluster_attr(unsigned s)
+{
+    rt_cu_launch_attr a;
+    memset(&a, 0, sizeof a);
+    a.id = RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION;
+    a.value.dims[0] = s;
+    a.value.dims[1] = a.value.dims[2] = 1;
+    return a;
+}
+
 /* How many clusters of s = 1 .. 8 CTAs (8: the portable cluster size) of
  * split-K entry f can be resident at once, into fit[s]; 0 where the driver
  * cannot say or cannot launch with a cluster dimension. */
@@ -782,11 +793,7 @@ static void cluster_fit(const rt_driver *d, rt_cu_function f, int threads, int s
     if (!d->launch_kernel_ex || !d->max_active_clusters)
         return;
     for (unsigned s = 1; s <= 8; s++) {
-        rt_cu_launch_attr a;
-        memset(&a, 0, sizeof a);
-        a.id = RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION;
-        a.value.dims[0] = s;
-        a.value.dims[1] = a.value.dims[2] = 1;
+        rt_cu_launch_attr a = cluster_attr(s);
         const rt_cu_launch_config lc = {{s, 1, 1}, {(unsigned)threads, 1, 1}, (unsigned)smem, NULL, &a, 1};
         if (d->max_active_clusters(&fit[s], f, &lc) != 0 || fit[s] < 0)
             fit[s] = 0;
@@ -1448,11 +1455,7 @@ static evt_status launch_split(evt_ctx *ctx, const rt_resolved *f, const plan_co
     if (*in_cluster) {
         /* each tile's shares one cluster (consecutive CTAs): they sum in
          * shared memory and run the epilogue, no _splitsum (cluster_split.cuh) */
-        rt_cu_launch_attr a;
-        memset(&a, 0, sizeof a);
-        a.id = RT_CU_LAUNCH_ATTR_CLUSTER_DIMENSION;
-        a.value.dims[0] = (unsigned)splits;
-        a.value.dims[1] = a.value.dims[2] = 1;
+        rt_cu_launch_attr a = cluster_attr((unsigned)splits);
         const rt_cu_launch_config lc = {{(unsigned)(own * splits), 1, 1}, {(unsigned)c->threads, 1, 1},
                                         (unsigned)c->smem_bytes, s, &a, 1};
         rt_cu_result r = ctx->driver->launch_kernel_ex(&lc, f->main, params, NULL);

@@ -328,9 +328,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         plan_config_batch_tiles(staged, m, n, batch) >= 4 * sms)
         return staged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
-    int ways;
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
-        plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, &ways) > 0)
+        plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
         return g->coop; /* its last wave split along K: plan.c, tail_of */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
@@ -429,6 +428,42 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
                               : conv_sm80_pick(ti, m, n, kk, s);
 }
 
+/* The SMs split-K's clusters are taken to reach, one CTA an SM: nine
+ * tenths (clusters stay in a GPC, and the GPCs do not divide into them
+ * evenly: 102-124 of the H200's 132 for clusters of 3 to 8, docs/sm90.md). */
+static long long cluster_reach(int sms)
+{
+    return (long long)(sms > 0 ? sms : 1) * 9 / 10;
+}
+
+/*
+ * A persistent cooperative plan's own tail (sm_90a): where K is 2048 or more
+ * and the last of two or more waves holds a quarter of the SMs' tiles or
+ * fewer, those tiles are split along K, as many ways as fit in nine tenths
+ * of the SMs, up to four, their shares summing in their clusters.  H200,
+ * bench/plans.py tail (docs/tuning.md): 2000x2300x4096 (last wave 12
+ * tiles) 1.06-1.15x faster than the ping-pong tile the planner took,
+ * 2048x2560x2560 (28) 1.03-1.10x, 2048x11008x4096 (28) 1.10-1.11x; where
+ * the last wave held 76-92 tiles, or there was one wave, a tail lost.
+ */
+long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits)
+{
+    int ways = 1;
+    long long last = 0;
+    if (c && plan_config_coop(c) && c->op_bytes == 2 && sms >= 8 && k >= 2048 && tiles > sms) {
+        last = (tiles - 1) % sms + 1;
+        const long long s = 4 * last <= sms ? cluster_reach(sms) / last : 1;
+        ways = s < 4 ? (int)s : 4;
+    }
+    if (ways < 2) {
+        ways = 1;
+        last = 0;
+    }
+    if (splits)
+        *splits = ways;
+    return last;
+}
+
 /*
  * Split-K, for the non-persistent configurations: every CTA of a tile
  * computes a share of its k tiles, and the partial tiles are added in a
@@ -454,36 +489,9 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
  *   (1x4096x11008: 3 shares in clusters 39.3 us, 8 without 32.6; H200,
  *   docs/sm90.md).
  */
-/*
- * A persistent cooperative plan's own tail (sm_90a): where K is 2048 or more
- * and the last of two or more waves holds a quarter of the SMs' tiles or
- * fewer, those tiles are split along K, as many ways as fit in nine tenths
- * of the SMs, up to four, their shares summing in their clusters.  H200,
- * bench/plans.py tail (docs/tuning.md): 2000x2300x4096 (last wave 12
- * tiles) 1.06-1.15x faster than the ping-pong tile the planner took,
- * 2048x2560x2560 (28) 1.03-1.10x, 2048x11008x4096 (28) 1.10-1.11x; where
- * the last wave held 76-92 tiles, or there was one wave, a tail lost.
- */
-long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits)
-{
-    *splits = 1;
-    if (!c || !plan_config_coop(c) || c->bk != 64 || sms < 8 || k < 2048 || tiles <= sms)
-        return 0;
-    const long long last = (tiles - 1) % sms + 1;
-    if (4 * last > sms)
-        return 0;
-    const long long s = (long long)sms * 9 / 10 / last;
-    *splits = s < 4 ? (int)s : 4;
-    if (*splits < 2) {
-        *splits = 1;
-        return 0;
-    }
-    return last;
-}
-
 long long plan_cluster_split_tiles(int sms)
 {
-    return (long long)(sms > 0 ? sms : 1) * 9 / 10 / 2;
+    return cluster_reach(sms) / 2;
 }
 
 int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int gemm, int cluster)
@@ -495,8 +503,7 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
         s = s < 8 ? s : 8;
         s = s < k / 512 ? s : k / 512; /* which is at most k_tiles: bk <= 128 */
         if (cluster && tiles > 0 && tiles <= plan_cluster_split_tiles(sms)) {
-            const long long reach = (long long)(sms > 0 ? sms : 1) * 9 / 10;
-            long long c = reach / tiles;
+            long long c = cluster_reach(sms) / tiles;
             c = c < 8 ? c : 8;
             c = c < k / 128 ? c : k / 128; /* at most k_tiles: bk <= 128 */
             if (c >= 2 && 2 * c >= s)

@@ -184,7 +184,7 @@ static void tail_of(const plan_config *c, const plan_kernel *k, const plan_probl
                     int sms, plan *out)
 {
     const plan_config *t = plan_tail_config(c, k, p->target);
-    if (split_k == 0 && p->target == EVT_TARGET_SM90A && !k->fp8)
+    if (split_k == 0 && p->target == EVT_TARGET_SM90A)
         plan_coop_tail(c, out->tiles, sms, p->k, &split_k);
     if (!t || out->tiles <= 0 || split_k < 2)
         return;

@@ -183,7 +183,8 @@ long long plan_cluster_split_tiles(int sms);
 /* The tiles of the last wave that the planner splits itself, as a
  * persistent plan's tail, when cooperative 16-bit configuration c runs
  * `tiles` tiles of K = k on sms SMs of sm_90a (the tail's shares summing in
- * their clusters); 0 where it leaves the plan whole.  *splits: the ways. */
+ * their clusters); 0 where it leaves the plan whole.  *splits (if not
+ * NULL): the ways, 1 for none. */
 long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits);
 
 /*

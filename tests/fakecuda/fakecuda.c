@@ -792,8 +792,7 @@ __attribute__((visibility("default"))) CUresult cuOccupancyMaxActiveClusters(int
 {
     ENTER("cuOccupancyMaxActiveClusters");
     fk_function *f = function_of(fn);
-    /* CUlaunchConfig: grid[3], block[3], shared bytes, stream, attrs, nattrs */
-    const unsigned *c = config;
+    const fk_launch_config *c = config;
     if (!clusters || !f || !c) {
         violation("cuOccupancyMaxActiveClusters(%p, %p, %p)", (void *)clusters, fn, config);
         return leave(CUDA_ERROR_INVALID_VALUE);
@@ -801,27 +800,26 @@ __attribute__((visibility("default"))) CUresult cuOccupancyMaxActiveClusters(int
     /* a cluster dimension among the attributes, else the kernel's own (a
      * cubin's are not read, image.c: the query's grid, which evt makes one
      * cluster, says it) */
-    const fk_launch_config *lc = config;
-    int size = f->cluster > 0 ? f->cluster : c[0] > 0 && c[0] <= 16 ? (int)c[0] : 1;
-    for (unsigned i = 0; i < lc->nattrs; i++)
-        if (lc->attrs && lc->attrs[i].id == 4) {
-            if (f->cluster > 0 || lc->attrs[i].value.dims[0] < 1 || lc->attrs[i].value.dims[0] > 8 ||
-                (int)lc->attrs[i].value.dims[0] > fk.cluster_max) {
+    int size = f->cluster > 0 ? f->cluster : c->grid[0] > 0 && c->grid[0] <= 16 ? (int)c->grid[0] : 1;
+    for (unsigned i = 0; c->attrs && i < c->nattrs; i++)
+        if (c->attrs[i].id == 4) {
+            const unsigned x = c->attrs[i].value.dims[0];
+            if (f->cluster > 0 || x < 1 || x > 8 || (int)x > fk.cluster_max) {
                 *clusters = 0;
                 return leave(CUDA_ERROR_INVALID_CLUSTER_SIZE);
             }
-            size = (int)lc->attrs[i].value.dims[0];
+            size = (int)x;
         }
     if (f->module->ctx->device->major < 9) {
         *clusters = 0;
         return leave(CUDA_ERROR_INVALID_VALUE);
     }
-    if (c[0] % (unsigned)size != 0 || (long long)c[6] > f->max_dynamic) {
+    if (c->grid[0] % (unsigned)size != 0 || (long long)c->shared_bytes > f->max_dynamic) {
         *clusters = 0;
         return leave(CUDA_ERROR_INVALID_VALUE);
     }
     const fk_device *d = f->module->ctx->device;
-    const int per_sm = 2 * (long long)c[6] > d->smem_optin ? 1 : 2;
+    const int per_sm = 2 * (long long)c->shared_bytes > d->smem_optin ? 1 : 2;
     int n = 0;
     for (int left = d->sms; left > 0; left -= 17)
         n += (left < 17 ? left : 17) * per_sm / size;
