@@ -1047,13 +1047,16 @@ static void test_gemm_split_k_bf16_nt(void **state)
     lc = launch_of(m, "nt");
     assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
     assert_int_equal(evt_launch_bind(lc, "y", y, (size_t)M * N * 2, N), EVT_OK);
+    assert_int_equal(evt_launch_set_tuning(lc, &eight), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(lc, NULL));
-    assert_null(strstr(evt_launch_plan(lc), "cluster"));
-    assert_non_null(strstr(evt_launch_plan(lc), "splits"));
-    const size_t n80 = launches(r, 2);
-    assert_int_equal(n80, strstr(evt_launch_plan(lc), "splits 1") ? 1 : 2);
-    for (size_t i = 0; i < n80; i++)
+    assert_string_equal(evt_launch_plan(lc), "sm_80 sm80_64x64x32_w4_s4 fast grid 128 splits 8");
+    assert_int_equal(launches(r, 2), 2);
+    expect_main(&r[0], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitk_sm80", "sm80_64x64x32_w4_s4", 128, DEV_SM80,
+                SC_SIZE);
+    expect_main(&r[1], "evt_nt_gemm_sm80_64x64x32_w4_s4_splitsum_sm80", "sm80_64x64x32_w4_s4", 16, DEV_SM80,
+                SC_SIZE);
+    for (size_t i = 0; i < 2; i++)
         assert_int_equal(r[i].cluster, 0);
     assert_int_equal(fc.fakecuda_violations(), 0);
     evt_launch_destroy(lc);
