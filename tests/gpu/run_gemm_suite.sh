@@ -197,15 +197,17 @@ runs() {
     # Split-K N ways (--splitkN): on sm_90a each tile's N shares run as one
     # cluster and sum through shared memory (kernels/sm90/cluster_split.cuh),
     # the epilogue in row slices over the cluster's CTAs; every count from 3
-    # to 8, reductions, a batch, the guarded path, a persistent plan's tail
-    echo "$c/reductions.evt reductions 1000,127,4104 --splitk8"
+    # to 8, reductions, a batch, the guarded path, a persistent plan's tail,
+    # on grids small enough that the runtime takes clusters (api/launch.c,
+    # cluster_split; the larger --splitk grids above keep _splitsum)
+    echo "$c/reductions.evt reductions 127,127,4104 --splitk8"
     echo "$c/reductions.evt reductions 127,1000,4104 --config sm90_wg1_64x128x64_s4 --splitk5 --special"
     echo "$c/layouts.evt rr_f16 1000,127,4099 --splitk3"
     echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1 --splitk4"
     echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk8"
-    echo "$c/reductions.evt reductions 1000,1000,4104 --config sm90_wg2_128x256x64_s4 --splitk4 --batch 3"
-    echo "$c/outputs.evt outputs 127,4097,4104 --splitk6"
-    echo "$c/inputs.evt inputs 1000,1000,4104 --config sm80_64x64x32_w4_s4 --splitk7 --ld-pad 3"
+    echo "$c/reductions.evt reductions 300,1000,4104 --config sm90_wg2_128x256x64_s4 --splitk4 --batch 3"
+    echo "$c/outputs.evt outputs 127,1000,4104 --splitk6"
+    echo "$c/inputs.evt inputs 127,1000,4104 --config sm80_64x64x32_w4_s4 --splitk7 --ld-pad 3"
     echo "$c/reductions.evt reductions_bf16_cc 77,3000,1000 --config sm90_wg2_128x128x64_s3 --splitk3 --batch 2"
     # the planner's own tail: the cooperative tile's last wave of 12 tiles
     # split four ways in clusters (plan_coop_tail)
