@@ -7,6 +7,7 @@ maps refused, say) shows.
     PYTHONPATH=bindings/python python3 bench/ab.py [gemm] [conv]
 
 AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM.
+AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning); by default
 AB_GEMM="sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4" and
@@ -61,8 +62,11 @@ def close(name, got, ref):
 parts = sys.argv[1:] or ["gemm", "conv"]
 if "gemm" in parts:
     configs = os.environ.get("AB_GEMM", "sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4").split()
-    for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048),
-                    (4096, 14336, 4096), (8192, 4096, 14336), (3000, 5000, 4000)]:
+    shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 4096), (2048, 2048, 2048),
+              (4096, 14336, 4096), (8192, 4096, 14336), (3000, 5000, 4000)]
+    if os.environ.get("AB_SHAPES"):
+        shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["AB_SHAPES"].split()]
+    for M, N, K in shapes:
         a = torch.randn(M, K, device=dev, dtype=torch.float16)
         w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
         bias = torch.randn(N, device=dev, dtype=torch.float16)

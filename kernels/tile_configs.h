@@ -44,7 +44,7 @@
  *               of a cluster take tiles on top of each other (rows BM
  *               apart, the same columns) and load the B tile they share
  *               half each, multicast to both (TMA, producer/consumer
- *               schedules)
+ *               schedules, ping-pong or cooperative)
  *
  * Adding a configuration is one row here plus its tests (docs/codegen.md);
  * whether the heuristic considers it is plan/heuristic.c's business.
@@ -110,6 +110,8 @@
       1, 0, 2, 0, 0, 2)                                                                            \
     X(sm90_coop2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,              \
       1, 0, 2, 0, 1, 1)                                                                            \
+    X(sm90_coop2_cl2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,          \
+      1, 0, 2, 0, 1, 2)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \

@@ -304,6 +304,13 @@ __device__ __forceinline__ void coop_sub_tile(const float (&a)[1][NC / 2], evt_u
  * (bn / 128) tile_n + e).  While the consumers run the epilogue the
  * producer already loads the next tile's first stages.
  *
+ * Clusters (kCluster = 2, 16-bit operands): as pp_run's, the cluster's two
+ * CTAs take tiles on top of each other and each loads half of the B tile
+ * they share, multicast into both, so a stage is free once the consumer
+ * warps of both CTAs are done with it (16 arrivals); a CTA whose tile of
+ * the stack lies below M multiplies zeros for its peer's sake and skips
+ * the epilogue.
+ *
  * fp8 (one m64 row a consumer): each k tile's wgmmas accumulate into
  * registers of their own, which are then added to the accumulators in f32.
  * The tensor cores keep an fp8 product sum in less than f32 precision: left
@@ -334,7 +341,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
-    static_assert(Cfg::kCluster == 1, "coop_run: no clusters");
+    static_assert(Cfg::kCluster == 1 || !kPromote, "coop_run: clusters of 16-bit operands");
+    /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
+    constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
     const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
@@ -344,16 +353,24 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
             evt_sched::mbar_init_cta(full + 8 * s, Load::kTma ? 1 : Cfg::kThreads);
-            evt_sched::mbar_init_cta(empty + 8 * s, 8); /* one arrival per consumer warp */
+            /* one arrival per consumer warp, of every CTA whose producer filled part of it */
+            evt_sched::mbar_init_cta(empty + 8 * s, 8 * (kMulticast ? Cfg::kCluster : 1));
         }
+        if constexpr (Cfg::kCluster > 1)
+            fence_mbar_init_cluster();
     }
-    __syncthreads();
+    if constexpr (Cfg::kCluster > 1)
+        cluster_sync(); /* before a peer's copies or arrivals reach this CTA's mbarriers */
+    else
+        __syncthreads();
 
     if (wg == 0) {
         if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
             asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [](int, int, int, int) {});
+        if constexpr (Cfg::kCluster > 1)
+            cluster_sync(); /* the consumers' arrive */
         return; /* the consumers wait for the copies in flight */
     }
     if constexpr (kPromote)
@@ -363,6 +380,16 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const int bar = 4 + wg; /* evt_wg_team's */
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
     const evt_u32 sub_addr = evt_smem_addr(sub);
+    /* a stage's consumer warps free it in every CTA whose producer filled part of it */
+    const auto release = [&](int s) {
+        if constexpr (kMulticast) {
+#pragma unroll
+            for (int r = 0; r < Cfg::kCluster; ++r)
+                mbar_arrive_cluster(empty + 8 * s, r);
+        } else {
+            evt_sched::mbar_arrive_cta(empty + 8 * s);
+        }
+    };
     for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
 #pragma unroll
@@ -424,15 +451,18 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                                                sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > 0 && lane == 0)
-                    evt_sched::mbar_arrive_cta(empty + 8 * prev); /* the last k tile's MMAs are done */
+                    release(prev); /* the last k tile's MMAs are done */
                 prev = s;
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             if (k_tiles > 0 && lane == 0)
-                evt_sched::mbar_arrive_cta(empty + 8 * prev);
+                release(prev);
         }
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
+        /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
+        if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
+            continue;
 #pragma unroll
         for (int h = 0; h < NHALF; ++h) {
             const int sm = (Cfg::kBM / 64) * tm + NHALF * c + h; /* the sub-tiles' row */
@@ -442,6 +472,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                                           problem);
         }
     }
+    if constexpr (Cfg::kCluster > 1)
+        cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
 #endif

@@ -21,7 +21,8 @@ JOBS=${JOBS:-2}
 # named barriers, "p" a producer and wgmma consumers on mbarriers, "g"
 # wgmma, "n" wgmma transposed as the GEMM's layouts say (imm-trans-a for
 # a column-major A, imm-trans-b for a row-major B) and, for the
-# producer/consumer tiles, TMA loads, "t" the staged entries, "x" a configuration the kernel cannot run
+# producer/consumer tiles, TMA loads, "c" a clustered producer/consumer entry
+# (two CTAs a cluster, B multicast, stages freed in both), "t" the staged entries, "x" a configuration the kernel cannot run
 # there, which evtc must refuse with the reason (exit 1); "f" (the full
 # listing of an fp8 kernel, whose PTX must hold the fp8 MMAs of exactly its
 # operand types: mma.sync m16n8k32 on sm_89, wgmma k32 and mma.sync k32 on
@@ -78,6 +79,11 @@ for c in sm90_coop2_256x128x64_s3 sm90_coop2_128x256x64_s3 sm90_wg2_128x256x64_s
     echo "$top/tests/gpu/cases/layouts.evt rr_bf16 sm_90a $c:n" >> "$tmp/jobs"
 done
 echo "$top/tests/gpu/cases/layouts.evt cc_f16 sm_90a sm90_coop2_256x128x64_s3:n" >> "$tmp/jobs"
+# the clustered producer/consumer tiles (ping-pong, cooperative): K-contiguous operands only
+for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3; do
+    echo "$top/examples/examples.evt train_fwd sm_90a $c:c" >> "$tmp/jobs"
+    echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a $c:x" >> "$tmp/jobs"
+done
 # a conv-only configuration on a GEMM; 128x256 tiles do not fit sm_86's shared memory
 echo "$top/examples/examples.evt train_fwd sm_80 sm80_256x64x32_w4_s4:x" >> "$tmp/jobs"
 echo "$top/examples/examples.evt train_fwd sm_86 sm80_128x256x64_w8_s3:x" >> "$tmp/jobs"
@@ -123,6 +129,10 @@ case $cfg in
 *:p) if ! grep -q '_sm90_pp2_.*_sm90a' "$out" || ! grep -q 'mbarrier.try_wait' "$out" ||
         ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no producer/consumer entry point"; exit 1
+    fi ;;
+*:c) if ! grep -q '_sm90_[a-z]*2_cl2_.*_sm90a' "$out" || ! grep -q '.reqnctapercluster 2, 1, 1' "$out" ||
+        ! grep -q 'multicast::cluster' "$out" || ! grep -q 'mapa.shared::cluster' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no clustered producer/consumer entry point multicasting B"; exit 1
     fi ;;
 *:t) if ! grep -q '_s2_staged_sm90a' "$out" || ! grep -q '_s2_staged_guarded_sm90a' "$out" ||
         ! grep -q 'cp.async.bulk.tensor.2d' "$out" || ! grep -q 'st.shared.u16' "$out"; then

@@ -140,6 +140,10 @@ runs() {
             echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s4 --special"
             echo "$f $k 1000,127,24 --config sm90_pp2_cl2_128x128x64_s4 --ld-pad 3"
+            echo "$f $k 1000,1000,24 --config sm90_coop2_cl2_128x256x64_s3"
+            echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s3"
+            echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s3 --special"
+            echo "$f $k 1000,127,24 --config sm90_coop2_cl2_128x256x64_s3 --ld-pad 3"
             # a persistent plan's tail (plan.h), forced: 288 tiles, the last 24
             # split two ways
             echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"

@@ -1113,9 +1113,9 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, wg1 64x128, pp2 128x128, coop2 256x128 and 128x256, and pp2 cl2 where
-         * K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 7 : 6);
+        /* wg2 128x256, 128x128, wg1 64x128, pp2 128x128, coop2 256x128 and 128x256, and pp2 cl2 and
+         * coop2 cl2 128x256 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 8 : 6);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
