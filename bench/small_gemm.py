@@ -11,6 +11,8 @@ One line a shape, the best plan and the pick against cuBLASLt.  docs/sm90.md
     PYTHONPATH=bindings/python python3 bench/small_gemm.py
     SMALL_GEMM_SHAPES="16x4096x4096 77x3000x1000" ...   (MxNxK, space-separated)
     SMALL_GEMM_SECONDS=150 ...   (stop starting new shapes after that long)
+    SMALL_GEMM_CANDS="sm90_wg1_64x128x64_s8:0,2,4" ...   (the forced plans instead:
+        configuration:split-K ways, 0 the planner's)
 """
 import os
 import sys
@@ -29,6 +31,9 @@ m = evt.compile(source=EVT_SOURCE, name="small_gemm.evt")
 cands = [("sm80_64x64x32_w4_s4", s) for s in (1, 2, 4, 8)] + \
         [("sm90_wg1_64x128x64_s4", s) for s in (1, 2, 4, 8)] + \
         [("sm90_wg2_128x128x64_s3", s) for s in (1, 2, 4)]
+if os.environ.get("SMALL_GEMM_CANDS"):  # "CONFIG:S,S,... CONFIG:S,..." (S: split-K ways, 0 the planner's)
+    cands = [(c.split(":")[0], int(s)) for c in os.environ["SMALL_GEMM_CANDS"].split()
+             for s in c.split(":")[1].split(",")]
 shapes = [(1,4096,4096),(16,4096,4096),(128,4096,4096),(16,11008,4096),(77,4096,11008),(128,2560,2560),
           (16,2560,2560),(512,1024,4096),(1,1024,4096),(128,1024,4096),(16,768,768),(333,768,768),
           (77,256,16384),(512,256,16384),(128,16384,256),(16,5120,1280),(77,3000,1000),(512,3000,1000),
@@ -57,7 +62,7 @@ for M, N, K in shapes:
             print(f"  {c}/{s}: {type(e).__name__} {str(e)[:80]}")
             continue
         launches.append(launch)
-        names.append(f"{c.split('_')[1]}_{c.split('_')[2]}/{s}")
+        names.append(f"{c.split('_', 1)[1]}/{s}")
     bad = False
     for n_, launch in zip(names, launches):
         launch.run()

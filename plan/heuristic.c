@@ -32,6 +32,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
     EVT_TILE_sm90_wg1_64x128x64_s4,
+    EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 /* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
@@ -117,17 +118,19 @@ typedef struct gemm_tiles {
     const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
     const plan_config *coop;   /* the cooperative 128x256 producer/consumer tile */
     const plan_config *wg_small; /* the one-warpgroup wgmma 64x128 tile */
+    const plan_config *wg_deep;  /* the same, eight stages deep at one CTA an SM */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
                                   CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
                                   CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
                                   CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3),
-                                  CFG(sm90_wg1_64x128x64_s4)};
+                                  CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
                                  CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL,
                                  NULL,
                                  NULL,
@@ -278,6 +281,28 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
 }
 
 /*
+ * Whether the eight-stage one-warpgroup tile c (one CTA an SM) takes a
+ * small problem in place of the four-stage one (two an SM): where its own
+ * split (plan_split_k at one CTA an SM) leaves every CTA 2048 of K or more
+ * and its grid one wave.  Such a problem is memory-bound and its CTAs few:
+ * the four-stage tile keeps two k tiles of loads in flight a CTA, the
+ * eight-stage one six, and cuBLASLt's kernel for 16x5120x1280 kept sixteen
+ * 10 KB stages.  H200 (bench/small_gemm.py, docs/sm90.md): 2-20% faster at
+ * shares of 2048 to 5504 of K (16x11008x4096 31.6 -> 25.4 us, 128x4096x4096
+ * 19.5 -> 16.5, 32x4096x14336 39.4 -> 34.6), even at 77x256x16384; 3-20%
+ * slower at shares of 128 to 1280 or where it took two waves (512x3000x1000
+ * 18.9 -> 22.6); 1x4096x4096, at 1365, 7% faster.
+ */
+static int long_shares_one_wave(const plan_config *c, long long m, long long n, long long kk, long long batch,
+                                long long sms, int cluster)
+{
+    const long long tiles = plan_config_batch_tiles(c, m, n, batch);
+    const int split = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, cluster);
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    return (double)tiles * split <= (double)sms * c->min_blocks && kk >= 2048LL * split;
+}
+
+/*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
@@ -311,7 +336,8 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
  *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
  * - Otherwise as the sm80 heuristic: small problems take 64x64 tiles and
  *   split-K (M of 32 or less, or few tiles, or short K), or the
- *   one-warpgroup wgmma 64x128 tile where small_wgmma_fills says; where it
+ *   one-warpgroup wgmma 64x128 tile where small_wgmma_fills says (eight
+ *   stages deep where long_shares_one_wave says, else four); where it
  *   takes a 128-wide tile, the wgmma 128x256 tile or, where its waves cost
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
@@ -339,11 +365,14 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
-    if (classic == g->sync_small)
-        return g->wg_small && fits(g->wg_small, t) &&
-                       small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, t->target == EVT_TARGET_SM90A)
-                   ? g->wg_small
-                   : classic;
+    if (classic == g->sync_small) {
+        const int sm90a = t->target == EVT_TARGET_SM90A;
+        if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
+            return classic;
+        return g->wg_deep && fits(g->wg_deep, t) && long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a)
+                   ? g->wg_deep
+                   : g->wg_small;
+    }
     if (!wide)
         return classic;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */

@@ -420,10 +420,15 @@ static void test_picks(void **state)
                          T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
-        {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
-        {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
+        /* eight stages where its shares are 2048 of K or more in one wave (long_shares_one_wave) */
+        {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
+        {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
+        {128, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}}, /* shares of 1280 */
+        {512, 3000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}}, /* 192 tiles: two waves of eight-stage CTAs */
         {1024, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
         {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -480,19 +485,19 @@ static void test_picks(void **state)
                          T(sm90_coop2_128x256x64_s3)}},
         {16384, 16384, 16384, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
-        {512, 512, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
-        {512, 512, 8192, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
-        {512, 512, 8192, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
+        {512, 512, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
+        {512, 512, 8192, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
+        {512, 512, 8192, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
         /* 16 of its tiles: split-K in clusters on sm_90a (small_wgmma_fills) */
-        {256, 512, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
-        {256, 512, 16384, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
-        {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
+        {256, 512, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
+        {256, 512, 16384, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
+        {256, 512, 16384, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
         {16384, 1024, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {16384, 1024, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -657,10 +662,11 @@ static void test_split_k(void **state)
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s4)); /* split 8 ways: 256 of its 264 slots */
+    /* eight stages, one CTA an SM: 132 / 32 = 4 shares, 3 in clusters (118 / 32), 2730 of K each */
+    assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s8));
     assert_int_equal(pl.tiles, 32);
-    assert_int_equal(pl.splits, 8);
-    assert_int_equal(pl.grid, 256);
+    assert_int_equal(pl.splits, 3);
+    assert_int_equal(pl.grid, 96);
     const plan_options small = {CFG(sm80_64x64x32_w4_s4), 0};
     pl = make(&k_gemm_tn, &p, &small);
     assert_int_equal(pl.tiles, 64);
@@ -1113,9 +1119,9 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, wg1 64x128, pp2 128x128, coop2 256x128 and 128x256, and pp2 cl2 and
-         * coop2 cl2 128x256 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 8 : 6);
+        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128, coop2 256x128 and 128x256, and pp2
+         * cl2 and coop2 cl2 128x256 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 9 : 7);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
@@ -1222,7 +1228,7 @@ static void test_measured_picks(void **state)
                      pick(&k_conv, EVT_TARGET_SM90A, 6272, 512, 128, 132, 1));
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 0), EVT_TILE_sm90_wg2_128x256x64_s4);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s8);
     /* with TMA maps: the producer/consumer tile where each consumer gets two tiles: the
      * cooperative 128x256 one at K >= 768 where its waves are 90% full or more (512 tiles on
      * 132 SMs: 97%; on 114: 90% short), else the ping-pong one */
@@ -1236,13 +1242,23 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16384, 1024, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 1), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 1), pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 0));
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
+    /* shares of 1365 of K (1x4096x4096: 3 in clusters) keep four stages; 16x11008x4096's one
+     * unsplit wave of 86 CTAs takes eight; on sm_80 no wgmma tile at all */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM80, 16, 11008, 4096, 108, 0), EVT_TILE_sm80_64x64x32_w4_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
     /* one warpgroup, 64x128: four 24 KB stages, two CTAs an SM */
     const plan_config *c = &plan_configs[EVT_TILE_sm90_wg1_64x128x64_s4];
     assert_int_equal(c->threads, 128);
     assert_int_equal(c->smem_bytes, 4 * (64 + 128) * 64 * 2 + 1024);
     assert_int_equal(c->min_blocks, 2);
+    /* and eight of them at one CTA an SM */
+    c = &plan_configs[EVT_TILE_sm90_wg1_64x128x64_s8];
+    assert_int_equal(c->threads, 128);
+    assert_int_equal(c->smem_bytes, 8 * (64 + 128) * 64 * 2 + 1024);
+    assert_int_equal(c->min_blocks, 1);
     /* 192x128: three warpgroups, 384 threads */
     c = &plan_configs[EVT_TILE_sm90_wg3_192x128x64_s4];
     assert_int_equal(c->threads, 384);
