@@ -72,6 +72,35 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
 }
 #endif
 
+#if EVT_SM90 == 1
+/* After thread 0 has initialized the mbarriers: every thread of the CTA,
+ * and under clusters of the peers too, before a peer's copies or arrivals
+ * reach this CTA's mbarriers. */
+template <class Cfg>
+EVT_DEVICE void barriers_ready()
+{
+    if constexpr (Cfg::kCluster > 1)
+        cluster_sync();
+    else
+        __syncthreads();
+}
+
+/* A consumer warp frees stage s: it arrives on the stage's "empty"
+ * mbarrier in every CTA whose producer filled part of it (Multicast: each
+ * CTA of the cluster), else in its own. */
+template <class Cfg, bool Multicast>
+EVT_DEVICE void release_stage(evt_u32 empty, int s)
+{
+    if constexpr (Multicast) {
+#pragma unroll
+        for (int r = 0; r < Cfg::kCluster; ++r)
+            mbar_arrive_cluster(empty + 8 * s, r);
+    } else {
+        evt_sched::mbar_arrive_cta(empty + 8 * s);
+    }
+}
+#endif
+
 /*
  * The producer warpgroup of both producer/consumer schedules: the k tiles of
  * the CTA's tiles (walk: blockIdx.x, + gridDim.x, ... without clusters) in order into the ring of
@@ -177,10 +206,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         if constexpr (Cfg::kCluster > 1)
             fence_mbar_init_cluster();
     }
-    if constexpr (Cfg::kCluster > 1)
-        cluster_sync(); /* before a peer's copies or arrivals reach this CTA's mbarriers */
-    else
-        __syncthreads();
+    barriers_ready<Cfg>();
 
     if (wg == 0) { /* the producer */
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
@@ -204,16 +230,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const int bar = 4 + wg; /* evt_wg_team's */
     float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes);
     const evt_u32 acc_addr = evt_smem_addr(acc_tile);
-    /* a stage's consumer warps free it in every CTA whose producer filled part of it */
-    const auto release = [&](int s) {
-        if constexpr (kMulticast) {
-#pragma unroll
-            for (int r = 0; r < Cfg::kCluster; ++r)
-                mbar_arrive_cluster(empty + 8 * s, r);
-        } else {
-            evt_sched::mbar_arrive_cta(empty + 8 * s);
-        }
-    };
+    const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
     int j = c; /* the CTA's tile number */
     for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
         float acc[2][1][NC / 2]; /* two m64 rows, one wgmma each */
@@ -359,10 +376,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if constexpr (Cfg::kCluster > 1)
             fence_mbar_init_cluster();
     }
-    if constexpr (Cfg::kCluster > 1)
-        cluster_sync(); /* before a peer's copies or arrivals reach this CTA's mbarriers */
-    else
-        __syncthreads();
+    barriers_ready<Cfg>();
 
     if (wg == 0) {
         if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
@@ -380,16 +394,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const int bar = 4 + wg; /* evt_wg_team's */
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
     const evt_u32 sub_addr = evt_smem_addr(sub);
-    /* a stage's consumer warps free it in every CTA whose producer filled part of it */
-    const auto release = [&](int s) {
-        if constexpr (kMulticast) {
-#pragma unroll
-            for (int r = 0; r < Cfg::kCluster; ++r)
-                mbar_arrive_cluster(empty + 8 * s, r);
-        } else {
-            evt_sched::mbar_arrive_cta(empty + 8 * s);
-        }
-    };
+    const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
     for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
 #pragma unroll
