@@ -1248,6 +1248,29 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM80, 16, 11008, 4096, 108, 0), EVT_TILE_sm80_64x64x32_w4_s4);
+    {
+        /* a batch counts in the one wave: 4 problems of 16x4096x4096 are 128 of its tiles,
+         * unsplit; and 2048 of K a share exactly is enough */
+        plan_problem p = problem(EVT_TARGET_SM90A, 132, 16, 4096, 4096, 1);
+        p.conv_c = 0;
+        p.batch = 4;
+        plan pl = make(&k_gemm_tn, &p, NULL);
+        assert_int_equal(pl.config->id, T(sm90_wg1_64x128x64_s8));
+        assert_int_equal(pl.splits, 1);
+        assert_int_equal(pl.grid, 128);
+        p.batch = 8; /* enough tiles for the 128-row ones: no small-problem tile at all */
+        assert_int_equal(make(&k_gemm_tn, &p, NULL).config->id, T(sm90_wg2_128x256x64_s4));
+        /* 128 rows: 3 problems are 96 of the 128-row tiles (still a small problem) but 192 of
+         * the 64-row ones, two waves at one CTA an SM: four stages; 2 problems, 128, eight */
+        p = problem(EVT_TARGET_SM90A, 132, 128, 4096, 4096, 0); /* no TMA: not the producer/consumer tile */
+        p.conv_c = 0;
+        p.batch = 3;
+        assert_int_equal(make(&k_gemm_tn, &p, NULL).config->id, T(sm90_wg1_64x128x64_s4));
+        p.batch = 2;
+        assert_int_equal(make(&k_gemm_tn, &p, NULL).config->id, T(sm90_wg1_64x128x64_s8));
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2048, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2047, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
+    }
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
     /* one warpgroup, 64x128: four 24 KB stages, two CTAs an SM */
     const plan_config *c = &plan_configs[EVT_TILE_sm90_wg1_64x128x64_s4];
