@@ -283,15 +283,12 @@ static int small_wgmma_fills(const plan_config *c, long long m, long long n, lon
 /*
  * Whether the eight-stage one-warpgroup tile c (one CTA an SM) takes a
  * small problem in place of the four-stage one (two an SM): where its own
- * split (plan_split_k at one CTA an SM) leaves every CTA 2048 of K or more
- * and its grid one wave.  Such a problem is memory-bound and its CTAs few:
- * the four-stage tile keeps two k tiles of loads in flight a CTA, the
- * eight-stage one six, and cuBLASLt's kernel for 16x5120x1280 kept sixteen
- * 10 KB stages.  H200 (bench/small_gemm.py, docs/sm90.md): 2-20% faster at
- * shares of 2048 to 5504 of K (16x11008x4096 31.6 -> 25.4 us, 128x4096x4096
- * 19.5 -> 16.5, 32x4096x14336 39.4 -> 34.6), even at 77x256x16384; 3-20%
- * slower at shares of 128 to 1280 or where it took two waves (512x3000x1000
- * 18.9 -> 22.6); 1x4096x4096, at 1365, 7% faster.
+ * split leaves every CTA 2048 of K or more and its grid one wave.  Such a
+ * problem is memory-bound with few CTAs, so what sets its time is the bytes
+ * each SM keeps in flight: two k tiles a CTA at four stages, six at eight.
+ * With shorter shares the deeper pipeline hardly fills before its share
+ * ends, and a second wave of one-CTA-an-SM tiles costs more than the depth
+ * saves (docs/sm90.md, "Small memory-bound GEMMs").
  */
 static int long_shares_one_wave(const plan_config *c, long long m, long long n, long long kk, long long batch,
                                 long long sms, int cluster)

@@ -789,19 +789,28 @@ static void test_gemm_tail_sm90(void **state)
     evt_ctx_destroy(ctx);
 }
 
-/* The clustered ping-pong tile, forced: its grid is whole clusters of two
- * CTAs (the stand-in driver refuses any other for a __cluster_dims__
- * kernel), as many as there are stacks of two M tiles (9 M tiles: 5
- * stacks, the last one half past M) or, on 4096^2, as can be resident at
- * once (cuOccupancyMaxActiveClusters: the stand-in's GPCs of 17 SMs hold 62
+/* The clustered producer/consumer tiles, forced (ping-pong 128x128 and
+ * cooperative 128x256): a grid of whole clusters of two CTAs (the stand-in
+ * driver refuses any other for a __cluster_dims__ kernel), as many as there
+ * are stacks of two M tiles (9 M tiles: 5 stacks, the last one half past M,
+ * times the N tiles) or, on 4096^2, as can be resident at once
+ * (cuOccupancyMaxActiveClusters: the stand-in's GPCs of 17 SMs hold 62
  * clusters of two, not 132 / 2); B's map reads half a tile's rows a box,
  * A's a whole tile's. */
 static void test_gemm_cluster_sm90(void **state)
 {
     (void)state;
     static const struct {
-        long long m, n, grid;
-    } cases[] = {{1100, 520, 2 * 5 * 5}, {4096, 4096, 2 * 62}, {100, 40, 2}};
+        const char *config;
+        long long m, n, grid, b_rows;
+    } cases[] = {
+        {"sm90_pp2_cl2_128x128x64_s4", 1100, 520, 2 * 5 * 5, 64},
+        {"sm90_pp2_cl2_128x128x64_s4", 4096, 4096, 2 * 62, 64},
+        {"sm90_pp2_cl2_128x128x64_s4", 100, 40, 2, 64},
+        {"sm90_coop2_cl2_128x256x64_s3", 1100, 520, 2 * 5 * 3, 128},
+        {"sm90_coop2_cl2_128x256x64_s3", 4096, 4096, 2 * 62, 128},
+        {"sm90_coop2_cl2_128x256x64_s3", 100, 40, 2, 128},
+    };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const long long M = cases[i].m, N = cases[i].n, K = 200;
         evt_ctx *ctx = new_ctx();
@@ -813,21 +822,20 @@ static void test_gemm_cluster_sm90(void **state)
         assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
         bind_full(l, &b, M, N, N);
         assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
-        const evt_tuning forced = {.config = "sm90_pp2_cl2_128x128x64_s4"};
+        const evt_tuning forced = {.config = cases[i].config};
         assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
         fc.fakecuda_reset();
         expect_ok(ctx, evt_launch_run(l, NULL));
-        char want[128];
-        snprintf(want, sizeof want, "sm_90a sm90_pp2_cl2_128x128x64_s4 fast tma grid %lld splits 1",
-                 cases[i].grid);
+        char want[128], entry[96];
+        snprintf(want, sizeof want, "sm_90a %s fast tma grid %lld splits 1", cases[i].config, cases[i].grid);
         assert_string_equal(evt_launch_plan(l), want);
+        snprintf(entry, sizeof entry, "evt_tn_gemm_%s_sm90a", cases[i].config);
         fakecuda_launch r[3];
         assert_int_equal(launches(r, 3), 3);
-        expect_main(&r[1], "evt_tn_gemm_sm90_pp2_cl2_128x128x64_s4_sm90a", "sm90_pp2_cl2_128x128x64_s4",
-                    cases[i].grid, DEV_SM90, FULL_SIZE);
+        expect_main(&r[1], entry, cases[i].config, cases[i].grid, DEV_SM90, FULL_SIZE);
         expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1]), TMAP_F16, a, K, M, K, 64, 128, SWIZZLE_128B);
-        expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, K, 64, 64,
-                     SWIZZLE_128B);
+        expect_tiled(fc.fakecuda_tensor_map_of(r[1].params[1] + 128), TMAP_F16, bb, K, N, K, 64,
+                     cases[i].b_rows, SWIZZLE_128B);
         assert_int_equal(fc.fakecuda_violations(), 0);
         free_bufs(&b);
         evt_launch_destroy(l);
