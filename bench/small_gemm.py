@@ -5,7 +5,8 @@ bias + GELU; f16, A row-major, B column-major.  Every launch is checked against
 float64 first; then all are timed in three alternating rounds as the wide sweep
 times them (bench.graph_side_by_side: CUDA graphs, GPU time only; timed call by
 call, the host's launch cost hid differences of a few microseconds).
-One line a shape, the best plan and the pick against cuBLASLt.  docs/sm90.md
+One line a shape, the best plan and the pick against cuBLASLt; a forced plan
+marked "+" summed its split-K shares in their clusters.  docs/sm90.md
 ("Small problems") has a run.
 
     PYTHONPATH=bindings/python python3 bench/small_gemm.py
@@ -62,7 +63,8 @@ for M, N, K in shapes:
             print(f"  {c}/{s}: {type(e).__name__} {str(e)[:80]}")
             continue
         launches.append(launch)
-        names.append(f"{c.split('_', 1)[1]}/{s}")
+        # "+": the shares summed in their clusters (the runtime may decline clusters: docs/sm90.md)
+        names.append(f"{c.split('_', 1)[1]}/{s}" + ("+" if "cluster-sum" in launch.plan else ""))
     bad = False
     for n_, launch in zip(names, launches):
         launch.run()
