@@ -955,6 +955,23 @@ static void test_gemm_fp8_sm90_tma(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* test_gemm_split_k_bf16_nt's problem: M x 256 x 8192, A column-major with
+ * a padded leading dimension. */
+enum { SPLIT_N = 256, SPLIT_K = 8192, SPLIT_LDA = 256 + 8, SPLIT_LDB = SPLIT_N };
+
+/* A fresh launch of kernel "nt" on that problem with M rows (operands a,
+ * bb of a_bytes, b_bytes; output y), forced as t says. */
+static evt_launch *split_nt_launch(evt_module *m, long long M, void *a, size_t a_bytes, void *bb, size_t b_bytes,
+                                   void *y, const evt_tuning *t)
+{
+    evt_launch *l = launch_of(m, "nt");
+    assert_int_equal(
+        evt_launch_set_gemm(l, M, SPLIT_N, SPLIT_K, a, SPLIT_LDA, a_bytes, bb, SPLIT_LDB, b_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * SPLIT_N * 2, SPLIT_N), EVT_OK);
+    assert_int_equal(evt_launch_set_tuning(l, t), EVT_OK);
+    return l;
+}
+
 /* A small M x N with a long K on a column-major A, on the sm80 family's
  * 64x64 tile: split 8 ways, a _splitk grid of tiles x 8 CTAs and a
  * _splitsum one of a CTA per tile, over one workspace of their partial
@@ -962,17 +979,14 @@ static void test_gemm_fp8_sm90_tma(void **state)
 static void test_gemm_split_k_bf16_nt(void **state)
 {
     (void)state;
-    enum { M = 256, N = 256, K = 8192, LDA = M + 8, LDB = N };
+    enum { M = 256, N = SPLIT_N, K = SPLIT_K, LDA = SPLIT_LDA, LDB = SPLIT_LDB };
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "nt");
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = ((size_t)(K - 1) * LDA + M) * 2, b_bytes = (size_t)K * N * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes), *y = dev(&b, (size_t)M * N * 2);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
-    assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * N * 2, N), EVT_OK);
     const evt_tuning eight = {"sm80_64x64x32_w4_s4", 8, 0, 0};
-    assert_int_equal(evt_launch_set_tuning(l, &eight), EVT_OK);
+    evt_launch *l = split_nt_launch(m, M, a, a_bytes, bb, b_bytes, y, &eight);
     fc.fakecuda_reset();
     fc.fakecuda_set_cluster_max(4); /* a cluster of eight does not fit */
     expect_ok(ctx, evt_launch_run(l, NULL));
@@ -1017,10 +1031,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
      * the eight shares, which sum in shared memory and run the epilogue;
      * the same workspace size (the partial tiles' room stays, for a device
      * without clusters). */
-    evt_launch *lc = launch_of(m, "nt");
-    assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
-    assert_int_equal(evt_launch_bind(lc, "y", y, (size_t)M * N * 2, N), EVT_OK);
-    assert_int_equal(evt_launch_set_tuning(lc, &eight), EVT_OK);
+    evt_launch *lc = split_nt_launch(m, M, a, a_bytes, bb, b_bytes, y, &eight);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(lc, NULL));
     assert_string_equal(evt_launch_plan(lc), "sm_90a sm80_64x64x32_w4_s4 fast grid 128 splits 8");
@@ -1052,10 +1063,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
 
     /* sm_80 has no clusters: the _splitk and _splitsum pair */
     assert_int_equal(fc.fakecuda_set_current(DEV_SM80), 0);
-    lc = launch_of(m, "nt");
-    assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, LDA, a_bytes, bb, LDB, b_bytes), EVT_OK);
-    assert_int_equal(evt_launch_bind(lc, "y", y, (size_t)M * N * 2, N), EVT_OK);
-    assert_int_equal(evt_launch_set_tuning(lc, &eight), EVT_OK);
+    lc = split_nt_launch(m, M, a, a_bytes, bb, b_bytes, y, &eight);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(lc, NULL));
     assert_string_equal(evt_launch_plan(lc), "sm_80 sm80_64x64x32_w4_s4 fast grid 128 splits 8");
