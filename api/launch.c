@@ -784,20 +784,31 @@ static rt_cu_launch_attr cluster_attr(unsigned s)
     return a;
 }
 
+/* How many clusters of s CTAs of entry f (threads, smem a CTA) can be
+ * resident at once: cuOccupancyMaxActiveClusters, asked with a runtime
+ * cluster dimension (attr) or for an entry whose __cluster_dims__ say;
+ * 0 where the driver cannot say. */
+static int resident_clusters(const rt_driver *d, rt_cu_function f, unsigned s, int threads, int smem, int attr)
+{
+    if (!d->max_active_clusters)
+        return 0;
+    rt_cu_launch_attr a = cluster_attr(s);
+    const rt_cu_launch_config lc = {{s, 1, 1}, {(unsigned)threads, 1, 1}, (unsigned)smem, NULL,
+                                    attr ? &a : NULL, attr ? 1u : 0u};
+    int n = 0;
+    return d->max_active_clusters(&n, f, &lc) == 0 && n > 0 ? n : 0;
+}
+
 /* How many clusters of s = 1 .. 8 CTAs (8: the portable cluster size) of
  * split-K entry f can be resident at once, into fit[s]; 0 where the driver
  * cannot say or cannot launch with a cluster dimension. */
 static void cluster_fit(const rt_driver *d, rt_cu_function f, int threads, int smem, int fit[9])
 {
     memset(fit, 0, 9 * sizeof *fit);
-    if (!d->launch_kernel_ex || !d->max_active_clusters)
+    if (!d->launch_kernel_ex)
         return;
-    for (unsigned s = 1; s <= 8; s++) {
-        rt_cu_launch_attr a = cluster_attr(s);
-        const rt_cu_launch_config lc = {{s, 1, 1}, {(unsigned)threads, 1, 1}, (unsigned)smem, NULL, &a, 1};
-        if (d->max_active_clusters(&fit[s], f, &lc) != 0 || fit[s] < 0)
-            fit[s] = 0;
-    }
+    for (unsigned s = 1; s <= 8; s++)
+        fit[s] = resident_clusters(d, f, s, threads, smem, 1);
 }
 
 /*
@@ -849,17 +860,12 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     int smem = pl->config->smem_bytes;
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
-    if (cr == 0 && pl->config->cluster > 1 && d->max_active_clusters) {
+    if (cr == 0 && pl->config->cluster > 1)
         /* The SMs of a GPC hold whole clusters only, so fewer than SMs /
          * cluster may be resident: a persistent grid of more would run its
          * last clusters after the others, a second wave (twice the time).
          * Unknown (0) where the driver cannot say. */
-        const unsigned cl = (unsigned)pl->config->cluster;
-        const rt_cu_launch_config lc = {{cl, 1, 1}, {(unsigned)pl->config->threads, 1, 1}, (unsigned)smem,
-                                        NULL, NULL, 0};
-        if (d->max_active_clusters(&r.clusters, r.main, &lc) != 0 || r.clusters < 0)
-            r.clusters = 0;
-    }
+        r.clusters = resident_clusters(d, r.main, (unsigned)pl->config->cluster, pl->config->threads, smem, 0);
     if (cr == 0 && split) {
         name.len = 0;
         cg_entry_name(l->k, l->target, pl->config, pl->aligned, 2, &name);
