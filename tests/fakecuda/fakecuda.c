@@ -766,6 +766,9 @@ __attribute__((visibility("default"))) CUresult cuFuncSetAttribute(void *fn, int
     return leave(r);
 }
 
+/* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, the one launch attribute evt asks for */
+enum { FK_ATTR_CLUSTER_DIMENSION = 4 };
+
 /* CUlaunchAttribute: an id, 4 bytes of padding, a 64-byte value. */
 typedef struct fk_launch_attr {
     int id, pad_;
@@ -802,7 +805,7 @@ __attribute__((visibility("default"))) CUresult cuOccupancyMaxActiveClusters(int
      * cluster, says it) */
     int size = f->cluster > 0 ? f->cluster : c->grid[0] > 0 && c->grid[0] <= 16 ? (int)c->grid[0] : 1;
     for (unsigned i = 0; c->attrs && i < c->nattrs; i++)
-        if (c->attrs[i].id == 4) {
+        if (c->attrs[i].id == FK_ATTR_CLUSTER_DIMENSION) {
             const unsigned x = c->attrs[i].value.dims[0];
             if (f->cluster > 0 || x < 1 || x > 8 || (int)x > fk.cluster_max) {
                 *clusters = 0;
@@ -952,8 +955,8 @@ __attribute__((visibility("default"))) CUresult cuLaunchKernel(void *fn, unsigne
     return launch("cuLaunchKernel", fn, g, b, smem, stream, params, extra, NULL);
 }
 
-/* Takes the cluster dimension (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 4);
- * any other attribute is a violation: evt asks for none. */
+/* Takes the cluster dimension (FK_ATTR_CLUSTER_DIMENSION); any other
+ * attribute is a violation: evt asks for none. */
 __attribute__((visibility("default"))) CUresult cuLaunchKernelEx(const void *config, void *fn, void **params,
                                                                  void **extra)
 {
@@ -965,7 +968,7 @@ __attribute__((visibility("default"))) CUresult cuLaunchKernelEx(const void *con
     }
     const unsigned *cluster = NULL;
     for (unsigned i = 0; i < c->nattrs; i++) {
-        if (c->attrs[i].id != 4) {
+        if (c->attrs[i].id != FK_ATTR_CLUSTER_DIMENSION) {
             violation("cuLaunchKernelEx: launch attribute %d, which evt does not ask for", c->attrs[i].id);
             return leave(CUDA_ERROR_INVALID_VALUE);
         }
