@@ -114,6 +114,10 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_cl2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,          \
       1, 0, 2, 0, 1, 2)                                                                            \
+    X(sm90_coop2_128x256x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 4,              \
+      1, 0, 2, 0, 1, 1)                                                                            \
+    X(sm90_coop2_cl2_128x256x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 4,          \
+      1, 0, 2, 0, 1, 2)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \
@@ -157,10 +161,19 @@ enum evt_tile_id {
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)
-/* Columns of the tiles a producer/consumer epilogue runs on: a 256-wide
- * (cooperative) tile's consumers hand it 128-column halves, so that two
- * 64-row accumulator sub-tiles fit beside three 48 KB stages. */
-#define EVT_TILE_EPI_BN(bn) ((bn) > 128 ? 128 : (bn))
+/* Columns of the tiles a producer/consumer epilogue runs on: the whole
+ * tile up to 128 columns; a 256-wide (cooperative) tile's consumers hand
+ * it 128, 64 or 32 columns at a time, the widest for which their two
+ * 64-row accumulator sub-tiles fit beside the stages (three 48 KB stages
+ * leave room for 128, four for 32). */
+#define EVT_TILE_PP_FITS(mma, bm, bn, bk, stages, epi_bn)                                           \
+    (EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, epi_bn) +               \
+         EVT_TILE_BAR_BYTES + 1024 <= 227 * 1024)
+#define EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)                                                    \
+    ((bn) <= 128 ? (bn)                                                                             \
+                 : EVT_TILE_PP_FITS(mma, bm, bn, bk, stages, 128)                                   \
+                       ? 128                                                                        \
+                       : EVT_TILE_PP_FITS(mma, bm, bn, bk, stages, 64) ? 64 : 32)
 /* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
  * accumulator tile that reuses it; both side by side for the persistent
  * schedules (the next tile loads while the epilogue reads the accumulators),
@@ -170,7 +183,7 @@ enum evt_tile_id {
  * epilogue sub-tile); wgmma stages add 1 KB to align them to their
  * 1024-byte swizzle atom. */
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
-    ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, EVT_TILE_EPI_BN(bn)) +\
+    ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)) +\
                 (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
           : ((ws) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +   \
                         EVT_TILE_WS_BAR_BYTES                                                     \

@@ -37,9 +37,9 @@ struct evt_tile {
     static constexpr bool kCoop = COOP != 0;
     /* rows and columns of the tiles the epilogue runs on: a cooperative
      * consumer's accumulators go through shared memory 64 rows at a time,
-     * a 256-wide tile's in 128-column halves (EVT_TILE_EPI_BN) */
+     * a 256-wide tile's 128, 64 or 32 columns at a time (EVT_TILE_EPI_BN) */
     static constexpr int kEpiBM = kCoop ? 64 : BM;
-    static constexpr int kEpiBN = PP > 0 ? EVT_TILE_EPI_BN(BN) : BN;
+    static constexpr int kEpiBN = PP > 0 ? EVT_TILE_EPI_BN(MMA, BM, BN, BK, STAGES) : BN;
     static constexpr int kStaged = STAGED; /* staged epilogue input tiles (evt_sm90::pp_run) */
     /* CTAs of a cluster, on top of each other, sharing B by multicast
      * (evt_sched::tile_walk, evt_sm90::pp_run) */

@@ -293,17 +293,22 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #endif
 }
 
-/* A cooperative consumer's epilogue sub-tile (coop_run): columns E kEpiBN
- * .. of its m64 accumulator row a (E a constant: it picks the registers)
- * through the sub-tile at sub, then the epilogue on it as tile (sm, sn). */
+/* A cooperative consumer's epilogue on its m64 accumulator row a (coop_run):
+ * columns E kEpiBN .. (E a constant: it picks the registers) through the
+ * sub-tile at sub, then the epilogue on it as tile (sm, sn0 + E); then
+ * sub-tile E + 1, up to the row's last.  Unrolled: as a loop over E, its
+ * stores picked by tests of E, the 128x256 tile's GELU epilogue ran 7-25%
+ * slower, its accumulators spilled (docs/sm90.md). */
 template <class Cfg, int NC, int E, class Epi>
-__device__ __forceinline__ void coop_sub_tile(const float (&a)[1][NC / 2], evt_u32 sub_addr, float *sub, int bar,
-                                              int warp, int lane, const Epi &epi, int sm, int sn, int problem)
+__device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_u32 sub_addr, float *sub, int bar,
+                                               int warp, int lane, const Epi &epi, int sm, int sn0, int problem)
 {
     evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
     store_acc_wgmma<Cfg, NC, 1, E * Cfg::kEpiBN, Cfg::kEpiBN>(a, sub_addr, 0, warp, lane);
     evt_sched::bar_sync(bar, 128);
-    epi(sm, sn, problem, sub, nullptr);
+    epi(sm, sn0 + E, problem, sub, nullptr);
+    if constexpr ((E + 1) * Cfg::kEpiBN < NC)
+        coop_sub_tiles<Cfg, NC, E + 1>(a, sub_addr, sub, bar, warp, lane, epi, sm, sn0, problem);
 }
 
 /*
@@ -315,10 +320,10 @@ __device__ __forceinline__ void coop_sub_tile(const float (&a)[1][NC / 2], evt_u
  * so each stage carries more MMA work for the same B bytes, and a stage is
  * free once all eight consumer warps are done with it.  Then each consumer
  * runs the epilogue on its rows 64 at a time, through its own accumulator
- * sub-tile of 64 rows by kEpiBN (128) columns in shared memory (a whole
+ * sub-tile of 64 rows by kEpiBN (32 to 128) columns in shared memory (a whole
  * f32 tile would not fit beside the stages): sub-tile (h, e) of consumer c
- * is the epilogue's 64 x 128 tile ((bm / 64) tile_m + (R / 64) c + h,
- * (bn / 128) tile_n + e).  While the consumers run the epilogue the
+ * is the epilogue's 64 x kEpiBN tile ((bm / 64) tile_m + (R / 64) c + h,
+ * (bn / kEpiBN) tile_n + e).  While the consumers run the epilogue the
  * producer already loads the next tile's first stages.
  *
  * Clusters (kCluster = 2, 16-bit operands): as pp_run's, the cluster's two
@@ -348,7 +353,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr bool kPromote = Cfg::kOpBytes == 1;
     /* the epilogue's sub-tiles: 64 rows by kEpiBN columns, kParts to a consumer's m64 row */
     constexpr int kParts = Cfg::kBN / Cfg::kEpiBN;
-    static_assert(kParts == 1 || kParts == 2, "one or two sub-tiles an m64 row");
+    static_assert(kParts * Cfg::kEpiBN == Cfg::kBN, "whole sub-tiles an m64 row");
     static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && (R == 128 || R == 64) &&
                       (Cfg::kBN == 128 || (Cfg::kBN == 256 && NHALF == 1)) && Cfg::kEpiBM == 64 &&
                       Cfg::kBK16 == 64 && Cfg::kStaged == 0 &&
@@ -471,10 +476,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 #pragma unroll
         for (int h = 0; h < NHALF; ++h) {
             const int sm = (Cfg::kBM / 64) * tm + NHALF * c + h; /* the sub-tiles' row */
-            coop_sub_tile<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem);
-            if constexpr (kParts > 1)
-                coop_sub_tile<Cfg, NC, 1>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn + 1,
-                                          problem);
+            coop_sub_tiles<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem);
         }
     }
     if constexpr (Cfg::kCluster > 1)

@@ -45,6 +45,7 @@ static const struct family {
     {"sm80_64x64x32_w4_s4", 1},    {"sm80_128x128x64_w4_s3", 1}, {"sm80_64x64x32_w4_s4", 3},
     {"sm90_wg2_128x128x64_s3", 1}, {"sm90_wg1_64x128x64_s4", 1}, {"sm90_pp2_128x128x64_s4", 1},
     {"sm90_pp2_cl2_128x128x64_s4", 1}, {"sm90_coop2_cl2_128x256x64_s3", 1},
+    {"sm90_coop2_128x256x64_s4", 1}, {"sm90_coop2_cl2_128x256x64_s4", 1},
     {NULL, 0},
 };
 

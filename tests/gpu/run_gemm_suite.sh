@@ -148,6 +148,12 @@ runs() {
             echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s3"
             echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s3 --special"
             echo "$f $k 1000,127,24 --config sm90_coop2_cl2_128x256x64_s3 --ld-pad 3"
+            # four stages: the epilogue 32 columns at a time
+            echo "$f $k 1000,1000,24 --config sm90_coop2_128x256x64_s4"
+            echo "$f $k 127,1000,4104 --config sm90_coop2_128x256x64_s4 --special"
+            echo "$f $k 1000,127,520 --config sm90_coop2_128x256x64_s4 --ld-pad 3"
+            echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s4"
+            echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s4 --special"
             # a persistent plan's tail (plan.h), forced: 288 tiles, the last 24
             # split two ways
             echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"
@@ -323,6 +329,7 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_256x128x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s3"
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x256x64_s3 --special"
+            echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s4"
             echo "$c/layouts.evt ${l}_$t 2000,2000,520 --config sm90_wg2_128x256x64_s4"
             echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 77,1000,520 --config sm90_wg1_64x128x64_s4"

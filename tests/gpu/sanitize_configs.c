@@ -66,8 +66,10 @@ static const family families[] = {
     {"producer/consumer", "sm90_pp2_128x128x64_s4", 1},
     {"cooperative", "sm90_coop2_256x128x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s3", 1},
+    {"cooperative", "sm90_coop2_128x256x64_s4", 1}, /* 32-column epilogue sub-tiles */
     {"clusters", "sm90_pp2_cl2_128x128x64_s4", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s3", 1},
+    {"clusters", "sm90_coop2_cl2_128x256x64_s4", 1},
     {"staged", "sm90_pp2_128x128x64_s2_staged", 1},
     {"split-K", "sm80_64x64x32_w4_s4", 2},
     {"split-K", "sm90_wg2_128x256x64_s4", 2},

@@ -810,6 +810,7 @@ static void test_gemm_cluster_sm90(void **state)
         {"sm90_coop2_cl2_128x256x64_s3", 1100, 520, 2 * 5 * 3, 128},
         {"sm90_coop2_cl2_128x256x64_s3", 4096, 4096, 2 * 62, 128},
         {"sm90_coop2_cl2_128x256x64_s3", 100, 40, 2, 128},
+        {"sm90_coop2_cl2_128x256x64_s4", 4096, 4096, 2 * 62, 128},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const long long M = cases[i].m, N = cases[i].n, K = 200;

@@ -1119,9 +1119,9 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128, coop2 256x128 and 128x256, and pp2
-         * cl2 and coop2 cl2 128x256 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 9 : 7);
+        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128, coop2 256x128 and 128x256 s3 and
+         * s4, and pp2 cl2 and coop2 cl2 128x256 s3 and s4 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 11 : 8);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
