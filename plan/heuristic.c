@@ -117,6 +117,8 @@ typedef struct gemm_tiles {
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
     const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
     const plan_config *coop;   /* the cooperative 128x256 producer/consumer tile */
+    /* the same in four stages, for light epilogues; in clusters of two */
+    const plan_config *coop_deep, *coop_deep_cl;
     const plan_config *wg_small; /* the one-warpgroup wgmma 64x128 tile */
     const plan_config *wg_deep;  /* the same, eight stages deep at one CTA an SM */
 } gemm_tiles;
@@ -125,11 +127,14 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
                                   CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
                                   CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
                                   CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3),
+                                  CFG(sm90_coop2_128x256x64_s4), CFG(sm90_coop2_cl2_128x256x64_s4),
                                   CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
                                  CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
+                                 NULL,
                                  NULL,
                                  NULL,
                                  NULL,
@@ -317,7 +322,8 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  *   m64n256 wgmmas ran 1.01-1.27x faster than the ping-pong tile there,
  *   0.89-0.95x where its last wave was 73-87% full, and 0.91-1.01x at
  *   K <= 512, where the ping-pong tile hides one consumer's epilogue behind
- *   the other's mainloop; docs/sm90.md), else the ping-pong one.
+ *   the other's mainloop; docs/sm90.md), else the ping-pong one.  Which
+ *   row of the cooperative tile: coop_of.
  * - K of at most two k tiles (memory-bound) with eight or more of the
  *   cooperative tile's tiles an SM, 90% of their area inside the problem:
  *   that tile, whose producer loads the next tile's operands while the
@@ -339,9 +345,35 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
  */
-static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, long long m, long long n,
-                                         long long kk, long long batch, long long sms, int tma, int stageable)
+/*
+ * The cooperative 128x256 tile, once the rules below take it: for a light
+ * epilogue (plan_light_epilogue) and K of 768 or more, its four-stage row,
+ * whose epilogue runs 32 columns at a time so that the fourth 48 KB stage
+ * fits: the deeper ring keeps the tensor cores fed where the epilogue is
+ * short.  In clusters of two besides (K-contiguous operands), which halve
+ * B's loads, where K's rows are not whole 128-byte lines (K % 64: every
+ * box row straddles one more line), or K is 2048 or more and no tail is
+ * split (tail; a clustered plan has none, and the tail was worth more).
+ * A GELU or a residual ran slower in four stages: the narrow sub-tiles cost
+ * more barriers and expose more load latency, and a GELU's eight inlined
+ * copies of its code (docs/sm90.md).
+ */
+static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long kk,
+                                  int tail)
 {
+    if (!k->light || kk < 768 || !g->coop_deep || !fits(g->coop_deep, t))
+        return g->coop;
+    if ((kk % 64 != 0 || (kk >= 2048 && !tail)) && k->k_contiguous && g->coop_deep_cl &&
+        fits(g->coop_deep_cl, t) && t->target == EVT_TARGET_SM90A)
+        return g->coop_deep_cl;
+    return g->coop_deep;
+}
+
+static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                         long long m, long long n, long long kk, long long batch, long long sms,
+                                         int tma)
+{
+    const int stageable = k->stageable;
     const plan_config *pp = g->pp, *wide = g->wg_wide;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
@@ -353,10 +385,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
-        return g->coop; /* its last wave split along K: plan.c, tail_of */
+        return coop_of(g, t, k, kk, 1); /* its last wave split along K: plan.c, tail_of */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
-                   ? g->coop
+                   ? coop_of(g, t, k, kk, 0)
                    : pp;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
@@ -447,7 +479,7 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
     const long long s = sms > 0 ? sms : ti->sms_default;
     if (k->mainloop == EVT_MAINLOOP_GEMM) {
         const gemm_tiles *g = k->fp8 ? &gemm8 : &gemm16;
-        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, m, n, kk, batch, s, tma, k->stageable)
+        return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, k, m, n, kk, batch, s, tma)
                                   : gemm_sm80_pick(g, ti, m, n, batch, s);
     }
     return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, s, tma, k->stageable)

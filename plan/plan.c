@@ -15,6 +15,20 @@ int plan_staged_input(const ir_func *fn)
     return -1;
 }
 
+int plan_light_epilogue(const ir_func *fn)
+{
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
+            return 0;
+    for (size_t j = 0; j < fn->nvalues; j++) {
+        const ir_op op = fn->values[j]->op;
+        if (op == IR_GELU || op == IR_GELU_TANH || op == IR_SILU || op == IR_SIGMOID || op == IR_TANH ||
+            op == IR_EXP || op == IR_LOG || (ir_op_get(op)->flags & IR_REDUCE))
+            return 0;
+    }
+    return 1;
+}
+
 plan_kernel plan_kernel_of(const ir_kernel *k)
 {
     plan_kernel p;
@@ -24,6 +38,7 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
                      (k->operands[0].layout == EVT_LAYOUT_ROW && k->operands[1].layout == EVT_LAYOUT_COL);
     p.stageable = plan_staged_input(k->epilogue) >= 0;
     p.fp8 = k->operands[0].elem == EVT_E4M3 || k->operands[0].elem == EVT_E5M2;
+    p.light = plan_light_epilogue(k->epilogue);
     return p;
 }
 

@@ -71,6 +71,7 @@ typedef struct plan_kernel {
     int k_contiguous; /* both operands K-contiguous (A row-major, B column-major; every conv) */
     int stageable;    /* the epilogue reads a 16-bit [M, N] input a staged configuration can stage */
     int fp8;          /* fp8 operands (e4m3, e5m2): fp8 configurations, fp8 targets only */
+    int light;        /* plan_light_epilogue */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -82,6 +83,13 @@ const char *plan_kernel_target_refusal(const plan_kernel *k, evt_target t);
  * of the epilogue: the first [M, N] f16 or bf16 input the epilogue reads;
  * -1 if none. */
 int plan_staged_input(const ir_func *fn);
+/* Whether epilogue fn is light: a few instructions an element, no
+ * transcendental builtin (gelu, gelu_tanh, silu, sigmoid, tanh, exp, log:
+ * 19 to 50 each), no reduction, and no [M, N] input to wait for.  The
+ * heuristic gives such an epilogue the four-stage cooperative tile, whose
+ * narrower epilogue sub-tiles slowed a GELU's and a residual's
+ * (docs/sm90.md). */
+int plan_light_epilogue(const ir_func *fn);
 
 /*
  * Whether the operands allow the fast path (16-byte cp.async or TMA loads):

@@ -21,13 +21,17 @@
 #define T(name) EVT_TILE_##name
 #define CFG(name) (&plan_configs[EVT_TILE_##name])
 
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0};  /* A column-major */
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0}; /* an input to stage */
-static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0};  /* an [M, N] input to stage */
-static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1};  /* e4m3/e5m2, A row, B col */
-static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1}; /* fp8, not K-contiguous */
+/* mainloop, k_contiguous, stageable, fp8, light: all but the _light ones
+ * have an epilogue of transcendentals (a GELU) */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0};  /* A column-major */
+static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1}; /* D = acc, say */
+static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1};
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0};  /* an [M, N] input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0};  /* e4m3/e5m2, A row, B col */
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -1031,10 +1035,26 @@ static const char source[] =
     "    in  r2     : bf16[M, N]\n"
     "    out d      : f16[M, N] = acc + r2\n"
     "}\n"
+    "epilogue h {\n"
+    "    in  bias : f16[N]\n"
+    "    out d    : f16[M, N] = gelu(acc + bias)\n"
+    "}\n"
+    "epilogue s {\n"
+    "    out d    : f16[M, N] = acc\n"
+    "    out rs   : f32[M] = reduce_sum(acc, N)\n"
+    "}\n"
+    "epilogue b {\n"
+    "    in  bias : bf16[N]\n"
+    "    in  sc   : f32[M]\n"
+    "    out d    : f16[M, N] = relu(acc * sc + bias)\n"
+    "}\n"
     "kernel g_tn = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
     "kernel g_nn = gemm(a: f16 col, b: f16 col, acc: f32) with e\n"
     "kernel c_f32 = conv2d_fprop(x: f16, w: f16, acc: f32) with f\n"
-    "kernel c_bf16 = conv2d_fprop(x: bf16, w: bf16, acc: f32) with g\n";
+    "kernel c_bf16 = conv2d_fprop(x: bf16, w: bf16, acc: f32) with g\n"
+    "kernel g_gelu = gemm(a: f16 row, b: f16 col, acc: f32) with h\n"
+    "kernel g_sum = gemm(a: f16 row, b: f16 col, acc: f32) with s\n"
+    "kernel g_bias = gemm(a: f16 row, b: f16 col, acc: f32) with b\n";
 
 static void test_kernel_of(void **state)
 {
@@ -1047,8 +1067,9 @@ static void test_kernel_of(void **state)
         fail_msg("%s", evt_ctx_last_error(ctx));
     static const struct {
         const char *name;
-        int k_contiguous, staged_input;
-    } want[] = {{"g_tn", 1, 1}, {"g_nn", 0, 1}, {"c_f32", 1, -1}, {"c_bf16", 1, 1}};
+        int k_contiguous, staged_input, light;
+    } want[] = {{"g_tn", 1, 1, 0},   {"g_nn", 0, 1, 0},     {"c_f32", 1, -1, 0}, {"c_bf16", 1, 1, 0},
+                {"g_gelu", 1, -1, 0}, {"g_sum", 1, -1, 0}, {"g_bias", 1, -1, 1}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const ir_kernel *k = evt_module_find_kernel(m, want[i].name);
         assert_non_null(k);
@@ -1057,6 +1078,7 @@ static void test_kernel_of(void **state)
         assert_int_equal(pk.k_contiguous, want[i].k_contiguous);
         assert_int_equal(plan_staged_input(k->epilogue), want[i].staged_input);
         assert_int_equal(pk.stageable, want[i].staged_input >= 0);
+        assert_int_equal(pk.light, want[i].light);
     }
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
@@ -1091,7 +1113,8 @@ static void test_transposed_layouts(void **state)
         int tma;
         enum evt_tile_id want;
     } picks[] = {
-        {8192, 8192, 4096, 1, T(sm90_coop2_128x256x64_s3)},
+        /* D = acc, a light epilogue: four stages (in clusters where K-contiguous, below) */
+        {8192, 8192, 4096, 1, T(sm90_coop2_128x256x64_s4)},
         {8192, 8192, 4096, 0, T(sm90_wg2_128x256x64_s4)},
         {1000, 1000, 4104, 1, T(sm90_pp2_128x128x64_s4)},
     };
@@ -1122,16 +1145,22 @@ static void test_transposed_layouts(void **state)
         /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128, coop2 256x128 and 128x256 s3 and
          * s4, and pp2 cl2 and coop2 cl2 128x256 s3 and s4 where K-contiguous */
         assert_int_equal(wgmma_configs, pk.k_contiguous ? 11 : 8);
+        assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
             const plan pl = make(&pk, &p, NULL);
-            if (pl.config->id != picks[j].want)
+            /* the clustered tile multicasts K-contiguous B tiles only */
+            const enum evt_tile_id want = picks[j].want == T(sm90_coop2_128x256x64_s4) && pk.k_contiguous
+                                              ? T(sm90_coop2_cl2_128x256x64_s4)
+                                              : picks[j].want;
+            if (pl.config->id != want)
                 fail_msg("%s %lldx%lldx%lld tma %d: %s, want %s", names[i], picks[j].m, picks[j].n,
-                         picks[j].k, picks[j].tma, pl.config->name, plan_configs[picks[j].want].name);
+                         picks[j].k, picks[j].tma, pl.config->name, plan_configs[want].name);
             assert_int_equal(pl.tma, picks[j].tma);
-            assert_int_equal(pl.config->id, pick(&k_gemm_tn, EVT_TARGET_SM90A, picks[j].m, picks[j].n,
-                                                 picks[j].k, 132, picks[j].tma));
+            assert_int_equal(pl.config->id, pick(pk.k_contiguous ? &k_gemm_tn_light : &k_gemm_nn_light,
+                                                 EVT_TARGET_SM90A, picks[j].m, picks[j].n, picks[j].k, 132,
+                                                 picks[j].tma));
         }
         /* forced, unaligned: the guarded entry, no TMA */
         plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 1000, 13, 1);
@@ -1379,6 +1408,55 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
 }
 
+/* The cooperative tile's row (coop_of): four stages for a light epilogue
+ * at K >= 768, in clusters of two at K >= 2048 (K-contiguous, no tail) or
+ * K % 64 != 0; three for a GELU whatever K; the rules that take the tile
+ * unchanged. */
+static void test_light_coop(void **state)
+{
+    (void)state;
+    static const struct {
+        long long m, n, k;
+        enum evt_tile_id light, heavy;
+    } cases[] = {
+        {8192, 8192, 8192, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        {4096, 4096, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        /* K's rows not whole lines: clusters, also below 2048 and with a tail */
+        {16384, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        {5000, 5000, 5000, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        {6000, 7000, 768, T(sm90_coop2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        /* K = 512: the cooperative tile's rule does not take it, light or not */
+        {8192, 5120, 512, T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)},
+        /* short K, many tiles: the short-K rule's three stages */
+        {8192, 8192, 128, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(pick(&k_gemm_tn_light, EVT_TARGET_SM90A, cases[i].m, cases[i].n, cases[i].k, 132, 1),
+                         cases[i].light);
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, cases[i].m, cases[i].n, cases[i].k, 132, 1),
+                         cases[i].heavy);
+    }
+    /* not K-contiguous: no clusters */
+    assert_int_equal(pick(&k_gemm_nn_light, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
+                     T(sm90_coop2_128x256x64_s4));
+    /* without maps: no producer/consumer tile */
+    assert_int_equal(pick(&k_gemm_tn_light, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 0),
+                     T(sm90_wg2_128x256x64_s4));
+    /* 688 tiles, a last wave of 28 split along K: four stages without
+     * clusters, so that its tail (plan_tail_config: none for a clustered
+     * plan) is split */
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 2048, 11008, 4096, 1);
+    p.conv_c = 0;
+    const plan pl = make(&k_gemm_tn_light, &p, NULL);
+    assert_int_equal(pl.config->id, T(sm90_coop2_128x256x64_s4));
+    assert_true(pl.tail_splits >= 2 && pl.tiles - pl.tail_first == 28);
+    /* the four-stage row: 32-column epilogue sub-tiles beside four 48 KB stages */
+    assert_true(CFG(sm90_coop2_128x256x64_s4)->smem_bytes <= 227 * 1024);
+    assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 256, 64, 4), 32);
+    assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 256, 64, 3), 128);
+    assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 128, 64, 4), 128);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1392,7 +1470,7 @@ int main(void)
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
-        cmocka_unit_test(test_short_k_coop),
+        cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
