@@ -297,8 +297,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
  * columns E kEpiBN .. (E a constant: it picks the registers) through the
  * sub-tile at sub, then the epilogue on it as tile (sm, sn0 + E); then
  * sub-tile E + 1, up to the row's last.  Unrolled: as a loop over E, its
- * stores picked by tests of E, the 128x256 tile's GELU epilogue ran 7-25%
- * slower, its accumulators spilled (docs/sm90.md). */
+ * stores picked by tests of E, the accumulators spilled and a GELU
+ * epilogue ran slower (docs/sm90.md). */
 template <class Cfg, int NC, int E, class Epi>
 __device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_u32 sub_addr, float *sub, int bar,
                                                int warp, int lane, const Epi &epi, int sm, int sn0, int problem)
