@@ -117,8 +117,8 @@ typedef struct gemm_tiles {
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
     const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
     const plan_config *coop;   /* the cooperative 128x256 producer/consumer tile */
-    /* the same in four stages, for light epilogues; in clusters of two */
-    const plan_config *coop_deep, *coop_deep_cl;
+    /* the same in clusters of two; in four stages, for light epilogues, and those in clusters */
+    const plan_config *coop_cl, *coop_deep, *coop_deep_cl;
     const plan_config *wg_small; /* the one-warpgroup wgmma 64x128 tile */
     const plan_config *wg_deep;  /* the same, eight stages deep at one CTA an SM */
 } gemm_tiles;
@@ -127,12 +127,14 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
                                   CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
                                   CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
                                   CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3),
-                                  CFG(sm90_coop2_128x256x64_s4), CFG(sm90_coop2_cl2_128x256x64_s4),
+                                  CFG(sm90_coop2_cl2_128x256x64_s3), CFG(sm90_coop2_128x256x64_s4),
+                                  CFG(sm90_coop2_cl2_128x256x64_s4),
                                   CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
                                  CFG(sm90_coop2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL,
                                  NULL,
                                  NULL,
@@ -346,25 +348,31 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  *   tile at two CTAs per SM.
  */
 /*
- * The cooperative 128x256 tile, once the rules below take it: for a light
- * epilogue (plan_light_epilogue) and K of 768 or more, its four-stage row,
- * whose epilogue runs 32 columns at a time so that the fourth 48 KB stage
- * fits: the deeper ring keeps the tensor cores fed where the epilogue is
- * short.  In clusters of two besides (K-contiguous operands), which halve
- * B's loads, where K's rows are not whole 128-byte lines (K % 64: every
- * box row straddles one more line), or K is 2048 or more and no tail is
- * split (tail; a clustered plan has none, and the tail was worth more).
- * A GELU or a residual ran slower in four stages: the narrow sub-tiles cost
- * more barriers and expose more load latency, and a GELU's eight inlined
- * copies of its code (docs/sm90.md).
+ * The cooperative 128x256 tile, once the rules below take it (tail: they
+ * split its last wave along K; a clustered plan has no tail):
+ * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
+ *   lines), K-contiguous operands: in clusters of two, which halve B's
+ *   loads (each box row straddles one more line; a likely reason, not
+ *   checked), whatever the epilogue.
+ * - A light epilogue (plan_light_epilogue), K of 2048 or more and a
+ *   multiple of 64, N a multiple of 8: the four-stage row, whose epilogue
+ *   runs 32 columns at a time so that the fourth 48 KB stage fits; in
+ *   clusters of two where K-contiguous and no tail is split.  The deeper
+ *   ring keeps the tensor cores fed where the epilogue is short; a GELU or
+ *   a residual ran slower in four stages (more barriers, eight inlined
+ *   copies of the epilogue), and so did a light epilogue at K = 1000 or
+ *   on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
+ * docs/sm90.md has the measurements.
  */
-static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long kk,
-                                  int tail)
+static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
+                                  long long kk, int tail)
 {
-    if (!k->light || kk < 768 || !g->coop_deep || !fits(g->coop_deep, t))
+    const int clusters = k->k_contiguous && t->target == EVT_TARGET_SM90A;
+    if (kk % 64 != 0 && kk < 2048 && !tail && clusters && g->coop_cl && fits(g->coop_cl, t))
+        return g->coop_cl;
+    if (!k->light || kk < 2048 || kk % 64 != 0 || n % 8 != 0 || !g->coop_deep || !fits(g->coop_deep, t))
         return g->coop;
-    if ((kk % 64 != 0 || (kk >= 2048 && !tail)) && k->k_contiguous && g->coop_deep_cl &&
-        fits(g->coop_deep_cl, t) && t->target == EVT_TARGET_SM90A)
+    if (!tail && clusters && g->coop_deep_cl && fits(g->coop_deep_cl, t))
         return g->coop_deep_cl;
     return g->coop_deep;
 }
@@ -385,10 +393,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
-        return coop_of(g, t, k, kk, 1); /* its last wave split along K: plan.c, tail_of */
+        return coop_of(g, t, k, n, kk, 1); /* its last wave split along K: plan.c, tail_of */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
-                   ? coop_of(g, t, k, kk, 0)
+                   ? coop_of(g, t, k, n, kk, 0)
                    : pp;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)

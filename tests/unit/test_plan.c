@@ -1408,10 +1408,11 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
 }
 
-/* The cooperative tile's row (coop_of): four stages for a light epilogue
- * at K >= 768, in clusters of two at K >= 2048 (K-contiguous, no tail) or
- * K % 64 != 0; three for a GELU whatever K; the rules that take the tile
- * unchanged. */
+/* The cooperative tile's row (coop_of): in clusters of two at 768 <= K <
+ * 2048 with K % 64 != 0, whatever the epilogue; four stages for a light
+ * epilogue at K >= 2048, K % 64 == 0 and N % 8 == 0, in clusters of two
+ * where K-contiguous and no tail is split; else three; the rules that take
+ * the tile unchanged. */
 static void test_light_coop(void **state)
 {
     (void)state;
@@ -1421,10 +1422,18 @@ static void test_light_coop(void **state)
     } cases[] = {
         {8192, 8192, 8192, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
         {4096, 4096, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
-        /* K's rows not whole lines: clusters, also below 2048 and with a tail */
-        {16384, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
-        {5000, 5000, 5000, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
-        {6000, 7000, 768, T(sm90_coop2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        {16384, 1024, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        /* K's rows not whole lines, K < 2048: three stages in clusters, light or not */
+        {16384, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s3), T(sm90_coop2_cl2_128x256x64_s3)},
+        {4000, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s3), T(sm90_coop2_cl2_128x256x64_s3)},
+        /* ... K >= 2048: three stages (5000^3 with its tail) */
+        {5000, 5000, 5000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        {7000, 3000, 3000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        /* K under 2048, a multiple of 64: three stages */
+        {6000, 7000, 768, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        {8192, 8192, 1024, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        /* N not a multiple of 8: the epilogue's rows may not be 16-byte aligned */
+        {8192, 8190, 4096, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
         /* K = 512: the cooperative tile's rule does not take it, light or not */
         {8192, 5120, 512, T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)},
         /* short K, many tiles: the short-K rule's three stages */
@@ -1439,6 +1448,10 @@ static void test_light_coop(void **state)
     /* not K-contiguous: no clusters */
     assert_int_equal(pick(&k_gemm_nn_light, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
                      T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 16384, 3000, 1000, 132, 1),
+                     T(sm90_coop2_128x256x64_s3));
+    /* a batch of them: the same rules (1000^3 L 16: 512 tiles) */
+    assert_int_equal(pick_batched(1000, 1000, 1000, 16, 1), T(sm90_coop2_cl2_128x256x64_s3));
     /* without maps: no producer/consumer tile */
     assert_int_equal(pick(&k_gemm_tn_light, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 0),
                      T(sm90_wg2_128x256x64_s4));
