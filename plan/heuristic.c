@@ -307,6 +307,36 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
 }
 
 /*
+ * The cooperative 128x256 tile, once gemm_sm90_pick's rules take it (tail: they
+ * split its last wave along K; a clustered plan has no tail):
+ * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
+ *   lines), K-contiguous operands: in clusters of two, which halve B's
+ *   loads (each box row straddles one more line; a likely reason, not
+ *   checked), whatever the epilogue.
+ * - A light epilogue (plan_light_epilogue), K of 2048 or more and a
+ *   multiple of 64, N a multiple of 8: the four-stage row, whose epilogue
+ *   runs 32 columns at a time so that the fourth 48 KB stage fits; in
+ *   clusters of two where K-contiguous and no tail is split.  The deeper
+ *   ring keeps the tensor cores fed where the epilogue is short; a GELU or
+ *   a residual ran slower in four stages (more barriers, eight inlined
+ *   copies of the epilogue), and so did a light epilogue at K = 1000 or
+ *   on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
+ * docs/sm90.md has the measurements.
+ */
+static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
+                                  long long kk, int tail)
+{
+    const int clusters = k->k_contiguous && t->target == EVT_TARGET_SM90A;
+    if (kk % 64 != 0 && kk < 2048 && !tail && clusters && g->coop_cl && fits(g->coop_cl, t))
+        return g->coop_cl;
+    if (!k->light || kk < 2048 || kk % 64 != 0 || n % 8 != 0 || !g->coop_deep || !fits(g->coop_deep, t))
+        return g->coop;
+    if (!tail && clusters && g->coop_deep_cl && fits(g->coop_deep_cl, t))
+        return g->coop_deep_cl;
+    return g->coop_deep;
+}
+
+/*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
@@ -347,36 +377,6 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
  */
-/*
- * The cooperative 128x256 tile, once the rules below take it (tail: they
- * split its last wave along K; a clustered plan has no tail):
- * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
- *   lines), K-contiguous operands: in clusters of two, which halve B's
- *   loads (each box row straddles one more line; a likely reason, not
- *   checked), whatever the epilogue.
- * - A light epilogue (plan_light_epilogue), K of 2048 or more and a
- *   multiple of 64, N a multiple of 8: the four-stage row, whose epilogue
- *   runs 32 columns at a time so that the fourth 48 KB stage fits; in
- *   clusters of two where K-contiguous and no tail is split.  The deeper
- *   ring keeps the tensor cores fed where the epilogue is short; a GELU or
- *   a residual ran slower in four stages (more barriers, eight inlined
- *   copies of the epilogue), and so did a light epilogue at K = 1000 or
- *   on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
- * docs/sm90.md has the measurements.
- */
-static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
-                                  long long kk, int tail)
-{
-    const int clusters = k->k_contiguous && t->target == EVT_TARGET_SM90A;
-    if (kk % 64 != 0 && kk < 2048 && !tail && clusters && g->coop_cl && fits(g->coop_cl, t))
-        return g->coop_cl;
-    if (!k->light || kk < 2048 || kk % 64 != 0 || n % 8 != 0 || !g->coop_deep || !fits(g->coop_deep, t))
-        return g->coop;
-    if (!tail && clusters && g->coop_deep_cl && fits(g->coop_deep_cl, t))
-        return g->coop_deep_cl;
-    return g->coop_deep;
-}
-
 static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
                                          int tma)
