@@ -307,8 +307,8 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
 }
 
 /*
- * The cooperative 128x256 tile, once gemm_sm90_pick's rules take it (tail: they
- * split its last wave along K; a clustered plan has no tail):
+ * The cooperative 128x256 tile, once gemm_sm90_pick's rules take it
+ * (tail: they split its last wave along K; a clustered plan has none):
  * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
  *   lines), K-contiguous operands: in clusters of two, which halve B's
  *   loads (each box row straddles one more line; a likely reason, not
