@@ -1441,6 +1441,44 @@ static void test_benchmark_median(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The tuner's candidate list is capped at EVT_TUNE_MAX_ENTRIES plans (a
+ * fixed array in evt_tune_result); on shapes with many candidates, where
+ * every configuration is split or has its tail split 2 to 8 ways, the list
+ * stays under the cap, so no plan is dropped.  A new tile row that pushes
+ * it over fails here, not silently in a tuning. */
+static void test_tune_candidates_fit(void **state)
+{
+    (void)state;
+    static const long long shapes[][3] = {{1000, 1000, 4104}, {64, 1024, 4096}, {300, 304, 8192}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const long long M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
+        evt_ctx *ctx = new_ctx();
+        assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+        evt_module *m = parse(ctx);
+        bufs b = {mem, {0}, 0};
+        evt_launch *l = launch_of(m, "tn");
+        const size_t a_bytes = (size_t)(M * K * 2), b_bytes = (size_t)(N * K * 2);
+        void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+        assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+        bind_full(l, &b, M, N, N);
+        assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+        const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f};
+        fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+        evt_tune_result r;
+        const evt_tune_options o = {.max_seconds = 600, .threads = 2, .reps = 1, .dry_run = 1};
+        expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
+        if (r.candidates >= EVT_TUNE_MAX_ENTRIES)
+            fail_msg("%lldx%lldx%lld: %d candidates, the cap is %d", M, N, K, r.candidates,
+                     (int)EVT_TUNE_MAX_ENTRIES);
+        assert_true(r.candidates >= 20); /* every family, split */
+        assert_int_equal(r.timed, r.candidates);
+        free_bufs(&b);
+        evt_launch_destroy(l);
+        evt_module_destroy(m);
+        evt_ctx_destroy(ctx);
+    }
+}
+
 /* evt_launch_tune on the fake clock (the fake NVRTC compiles: the plans'
  * entry points are what matters): every plan the planner admits is
  * launched and timed, the fastest is recorded in the database of this run's
@@ -2235,6 +2273,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),
     T(test_tune_records_and_launches_take_it),
+    T(test_tune_candidates_fit),
     T(test_tune_repacked),
     T(test_device_memory_and_target),
     T(test_no_device),
