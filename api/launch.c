@@ -1495,7 +1495,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     evt_status st = l->rp.on ? enqueue_repack(l, fns, s) : EVT_OK;
     const long long words = r->words;
     unsigned small_grid = (unsigned)((words + 255) / 256 < 1024 ? (words + 255) / 256 : 1024);
-    if (words > 0)
+    if (st == EVT_OK && words > 0)
         st = launch1(ctx, fns->init, small_grid, 256, 0, s, args);
     const unsigned threads = (unsigned)r->pl.config->threads;
     const unsigned smem = (unsigned)r->pl.config->smem_bytes;

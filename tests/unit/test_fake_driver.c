@@ -560,6 +560,26 @@ static void test_gemm_repack_sm90(void **state)
     assert_int_equal(fakecuda_i32_at(r[3].params[0], G_K), K8);
     assert_int_equal(fc.fakecuda_alloc_count(), 0);
 
+    /* a copy that fails to launch fails the run, and nothing runs after it:
+     * the reductions' init and the main entry would read a stale copy
+     * (the fuzzer's fuzz_launch found the init launched regardless) */
+    for (int nth = 1; nth <= 2; nth++) {
+        fc.fakecuda_reset();
+        fc.fakecuda_fail("cuLaunchKernel", nth, 999);
+        assert_int_equal(evt_launch_run(l, NULL), EVT_ERR_DRIVER);
+        assert_non_null(strstr(evt_ctx_last_error(ctx), "cuLaunchKernel"));
+        for (size_t i = 0; i < fc.fakecuda_launch_count(); i++) {
+            fakecuda_launch f;
+            assert_int_equal(fc.fakecuda_get_launch(i, &f), 0);
+            if (f.result == 0)
+                assert_string_equal(f.function, "evt_tn_gemm_repack");
+        }
+        fc.fakecuda_fail(NULL, 0, 0);
+    }
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(launches(r, 5), 5);
+
     /* a configuration forced: its guarded entry, no copies */
     run_forced(ctx, l, "sm90_pp2_128x128x64_s4");
     assert_non_null(strstr(evt_launch_plan(l), " guarded "));
