@@ -161,19 +161,24 @@ enum evt_tile_id {
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)
+/* The most dynamic shared memory a CTA can have (sm_90; plan/targets.c
+ * holds each target's own). */
+#define EVT_TILE_SMEM_MAX (227 * 1024)
+/* A producer/consumer CTA's shared memory (EVT_TILE_SMEM_BYTES) for
+ * epilogue tiles of epi_bn columns. */
+#define EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, epi_bn, staged)                             \
+    (EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, epi_bn) +               \
+     (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024)
 /* Columns of the tiles a producer/consumer epilogue runs on: the whole
  * tile up to 128 columns; a 256-wide (cooperative) tile's consumers hand
  * it 128, 64 or 32 columns at a time, the widest for which their two
  * 64-row accumulator sub-tiles fit beside the stages (three 48 KB stages
  * leave room for 128, four for 32). */
-#define EVT_TILE_PP_FITS(mma, bm, bn, bk, stages, epi_bn)                                           \
-    (EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, epi_bn) +               \
-         EVT_TILE_BAR_BYTES + 1024 <= 227 * 1024)
 #define EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)                                                    \
     ((bn) <= 128 ? (bn)                                                                             \
-                 : EVT_TILE_PP_FITS(mma, bm, bn, bk, stages, 128)                                   \
-                       ? 128                                                                        \
-                       : EVT_TILE_PP_FITS(mma, bm, bn, bk, stages, 64) ? 64 : 32)
+     : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 128, 0) <= EVT_TILE_SMEM_MAX ? 128           \
+     : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 64, 0) <= EVT_TILE_SMEM_MAX  ? 64            \
+                                                                                    : 32)
 /* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
  * accumulator tile that reuses it; both side by side for the persistent
  * schedules (the next tile loads while the epilogue reads the accumulators),
@@ -183,8 +188,8 @@ enum evt_tile_id {
  * epilogue sub-tile); wgmma stages add 1 KB to align them to their
  * 1024-byte swizzle atom. */
 #define EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)                              \
-    ((pp) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)) +\
-                (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024                            \
+    ((pp) ? EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, EVT_TILE_EPI_BN(mma, bm, bn, bk, stages),  \
+                                   staged)                                                        \
           : ((ws) ? EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(bm, bn) +   \
                         EVT_TILE_WS_BAR_BYTES                                                     \
                   : EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) > EVT_TILE_ACC_BYTES(bm, bn)     \

@@ -89,7 +89,7 @@ struct evt_tile {
     static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0), "2..8 pipeline stages (cp.async groups)");
     static_assert(kCtaThreads <= 1024, "too many warps");
     static_assert(kAccLd % 32 == 8, "acc row stride must be 8 (mod 32) floats");
-    static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory");
+    static_assert(kSmemBytes <= EVT_TILE_SMEM_MAX, "tile does not fit in shared memory");
 };
 
 /* evt_tile_sm80_128x256x64_w8_s3 and the rest: the table's rows as types. */
