@@ -326,12 +326,14 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
                                   long long kk, int tail)
 {
-    const int clusters = k->k_contiguous && t->target == EVT_TARGET_SM90A;
-    if (kk % 64 != 0 && kk < 2048 && !tail && clusters && g->coop_cl && fits(g->coop_cl, t))
+    /* K in whole k tiles: rows of whole 128-byte lines */
+    const int whole = kk % g->coop->bk == 0;
+    if (!whole && kk < 2048 && !tail && g->coop_cl && plan_can_run(g->coop_cl, k, t->target, NULL))
         return g->coop_cl;
-    if (!k->light || kk < 2048 || kk % 64 != 0 || n % 8 != 0 || !g->coop_deep || !fits(g->coop_deep, t))
+    if (!k->light || kk < 2048 || !whole || n % 8 != 0 || !g->coop_deep ||
+        !plan_can_run(g->coop_deep, k, t->target, NULL))
         return g->coop;
-    if (!tail && clusters && g->coop_deep_cl && fits(g->coop_deep_cl, t))
+    if (!tail && g->coop_deep_cl && plan_can_run(g->coop_deep_cl, k, t->target, NULL))
         return g->coop_deep_cl;
     return g->coop_deep;
 }
@@ -381,13 +383,12 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                          long long m, long long n, long long kk, long long batch, long long sms,
                                          int tma)
 {
-    const int stageable = k->stageable;
     const plan_config *pp = g->pp, *wide = g->wg_wide;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
      * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */
     const plan_config *staged = g->staged;
-    if (staged && tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
+    if (staged && tma && k->stageable && n > 64 && kk <= 128 && fits(staged, t) &&
         plan_config_batch_tiles(staged, m, n, batch) >= 4 * sms)
         return staged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
