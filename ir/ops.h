@@ -12,6 +12,9 @@
  *             IR_FOLD       constant operands fold: the host computes the result
  *                           bit-exactly as the GPU does (ir/passes/fold.c)
  *             IR_IDEMPOTENT op(op(x)) == op(x) bit for bit, on every x
+ *             IR_COSTLY     tens of instructions an element (evt_math.h's
+ *                           exp-based builtins): the planner keeps such an
+ *                           epilogue off tiles that cost it (plan_light_epilogue)
  */
 #ifndef EVT_IR_OPS_H
 #define EVT_IR_OPS_H
@@ -23,7 +26,8 @@ enum {
     IR_COMPARE = 1 << 3,
     IR_REDUCE = 1 << 4,
     IR_FOLD = 1 << 5,
-    IR_IDEMPOTENT = 1 << 6
+    IR_IDEMPOTENT = 1 << 6,
+    IR_COSTLY = 1 << 7
 };
 
 #define IR_OPS(X)                                                                  \
@@ -45,13 +49,13 @@ enum {
     X(IR_SELECT, "select", 3, 0)                                /* c ? a : b */    \
     X(IR_RELU, "relu", 1, IR_BUILTIN | IR_IDEMPOTENT | IR_FOLD)                    \
     X(IR_LEAKY_RELU, "leaky_relu", 2, IR_BUILTIN | IR_FOLD)                        \
-    X(IR_GELU, "gelu", 1, IR_BUILTIN | IR_FOLD)                                    \
-    X(IR_GELU_TANH, "gelu_tanh", 1, IR_BUILTIN | IR_FOLD)                          \
-    X(IR_SILU, "silu", 1, IR_BUILTIN | IR_FOLD)                                    \
-    X(IR_SIGMOID, "sigmoid", 1, IR_BUILTIN | IR_FOLD)                              \
-    X(IR_TANH, "tanh", 1, IR_BUILTIN | IR_FOLD)                                    \
-    X(IR_EXP, "exp", 1, IR_BUILTIN | IR_FOLD)                                      \
-    X(IR_LOG, "log", 1, IR_BUILTIN | IR_FOLD)                                      \
+    X(IR_GELU, "gelu", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)                        \
+    X(IR_GELU_TANH, "gelu_tanh", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)              \
+    X(IR_SILU, "silu", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)                        \
+    X(IR_SIGMOID, "sigmoid", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)                  \
+    X(IR_TANH, "tanh", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)                        \
+    X(IR_EXP, "exp", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)                          \
+    X(IR_LOG, "log", 1, IR_BUILTIN | IR_FOLD | IR_COSTLY)                          \
     X(IR_SQRT, "sqrt", 1, IR_BUILTIN | IR_FOLD)                                    \
     X(IR_RSQRT, "rsqrt", 1, IR_BUILTIN | IR_FOLD)                                  \
     X(IR_ABS, "abs", 1, IR_BUILTIN | IR_IDEMPOTENT | IR_FOLD)                      \

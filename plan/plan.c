@@ -20,12 +20,9 @@ int plan_light_epilogue(const ir_func *fn)
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
             return 0;
-    for (size_t j = 0; j < fn->nvalues; j++) {
-        const ir_op op = fn->values[j]->op;
-        if (op == IR_GELU || op == IR_GELU_TANH || op == IR_SILU || op == IR_SIGMOID || op == IR_TANH ||
-            op == IR_EXP || op == IR_LOG || (ir_op_get(op)->flags & IR_REDUCE))
+    for (size_t j = 0; j < fn->nvalues; j++)
+        if (ir_op_get(fn->values[j]->op)->flags & (IR_COSTLY | IR_REDUCE))
             return 0;
-    }
     return 1;
 }
 

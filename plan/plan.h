@@ -83,9 +83,9 @@ const char *plan_kernel_target_refusal(const plan_kernel *k, evt_target t);
  * of the epilogue: the first [M, N] f16 or bf16 input the epilogue reads;
  * -1 if none. */
 int plan_staged_input(const ir_func *fn);
-/* Whether epilogue fn is light: a few instructions an element, no
- * transcendental builtin (gelu, gelu_tanh, silu, sigmoid, tanh, exp, log:
- * 19 to 50 each), no reduction, and no [M, N] input to wait for.  The
+/* Whether epilogue fn is light: a few instructions an element, no costly
+ * builtin (IR_COSTLY in ir/ops.h: gelu, gelu_tanh, silu, sigmoid, tanh,
+ * exp, log, 19 to 50 each), no reduction, and no [M, N] input to wait for.  The
  * heuristic gives such an epilogue the four-stage cooperative tile, whose
  * narrower epilogue sub-tiles slowed a GELU's and a residual's
  * (docs/sm90.md). */
