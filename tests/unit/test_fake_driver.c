@@ -1421,15 +1421,22 @@ static void test_conv_3x3_sm80(void **state)
 /* ---- benchmarking, device memory, capture --------------------------------- */
 
 /* A ragged `tn` launch, every argument bound, on ctx; the buffers in *b. */
-static evt_launch *ragged_tn(evt_module *m, bufs *b)
+/* A launch of kernel "tn" on an M x N x K problem of dense operands, its
+ * `full` epilogue bound (bind_full) and beta set. */
+static evt_launch *dense_tn(evt_module *m, bufs *b, long long M, long long N, long long K)
 {
-    enum { M = 97, N = 83, K = 41 };
     evt_launch *l = launch_of(m, "tn");
-    void *a = dev(b, M * K * 2), *bb = dev(b, N * K * 2);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, M * K * 2, bb, K, N * K * 2), EVT_OK);
+    const size_t a_bytes = (size_t)(M * K * 2), b_bytes = (size_t)(N * K * 2);
+    void *a = dev(b, a_bytes), *bb = dev(b, b_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
     bind_full(l, b, M, N, N);
     assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
     return l;
+}
+
+static evt_launch *ragged_tn(evt_module *m, bufs *b)
+{
+    return dense_tn(m, b, 97, 83, 41);
 }
 
 /* The median of the runs between events, each run its launches' time on
@@ -1476,12 +1483,7 @@ static void test_tune_candidates_fit(void **state)
         assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
         evt_module *m = parse(ctx);
         bufs b = {mem, {0}, 0};
-        evt_launch *l = launch_of(m, "tn");
-        const size_t a_bytes = (size_t)(M * K * 2), b_bytes = (size_t)(N * K * 2);
-        void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
-        assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-        bind_full(l, &b, M, N, N);
-        assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+        evt_launch *l = dense_tn(m, &b, M, N, K);
         const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f};
         fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
         evt_tune_result r;
@@ -1827,14 +1829,8 @@ static void expect_alive(live want)
  * workspace, shared memory opted into, and three kernels. */
 static evt_launch *tma_tn(evt_module *m, bufs *b)
 {
-    enum { M = 768, N = 768, K = 256 };
     assert_int_equal(fc.fakecuda_set_current(DEV_SMALL), 0);
-    evt_launch *l = launch_of(m, "tn");
-    void *a = dev(b, (size_t)M * K * 2), *bb = dev(b, (size_t)N * K * 2);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, (size_t)M * K * 2, bb, K, (size_t)N * K * 2), EVT_OK);
-    bind_full(l, b, M, N, N);
-    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
-    return l;
+    return dense_tn(m, b, 768, 768, 256);
 }
 
 /*
