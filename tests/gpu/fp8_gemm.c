@@ -71,13 +71,16 @@ typedef struct problem {
 /* K = 1040: more k tiles than any configuration has stages (the rings wrap),
  * a multiple of 16 (the fast path, TMA); K = 1037 and lda + 8: the guarded
  * path; 300 x 260: 3 x 3 tiles of 128, both consumers of a
- * producer/consumer CTA busy. */
+ * producer/consumer CTA busy; 1700 x 1500: 168 tiles of 128, more than an
+ * H100 or H200 has SMs, so a persistent CTA takes a second tile (the
+ * cooperative tile runs a tile's epilogue during the next one's mainloop). */
 static const problem problems[] = {
     {77, 45, 1040, 0},
     {77, 45, 1037, 0},
     {300, 260, 528, 16},
     {300, 260, 528, 8},
     {1, 17, 16, 0},
+    {1700, 1500, 48, 0},
 };
 
 enum { A, B, SA, SB, BIAS, D, AMAX, NBUF };

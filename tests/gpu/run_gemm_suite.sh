@@ -154,6 +154,13 @@ runs() {
             echo "$f $k 1000,127,520 --config sm90_coop2_128x256x64_s4 --ld-pad 3"
             echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s4 --special"
+            # several tiles a CTA, so each tile's last sub-tile runs its
+            # epilogue in pieces during the next tile's mainloop (coop_run's
+            # deferred sub-tile), the pieces left over past a one-k-tile
+            # mainloop at K = 24
+            echo "$f $k 3000,2100,1000 --config sm90_coop2_128x256x64_s3 --special"
+            echo "$f $k 4097,2100,24 --config sm90_coop2_cl2_128x256x64_s3"
+            echo "$f $k 2000,3000,520 --config sm90_coop2_128x256x64_s4 --batch 2"
             # a persistent plan's tail (plan.h), forced: 288 tiles, the last 24
             # split two ways
             echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"
@@ -326,6 +333,8 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 127,1000,13 --config sm90_pp2_128x128x64_s4"
             echo "$c/layouts.evt ${l}_$t 3000,2000,520 --config sm90_pp2_128x128x64_s4 --ld-pad 8"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_256x128x64_s3"
+            echo "$c/layouts.evt ${l}_$t 3000,2100,520 --config sm90_coop2_256x128x64_s3"
+            echo "$c/layouts.evt ${l}_$t 3000,2100,13 --config sm90_coop2_128x256x64_s3 --ld-pad 3"
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_256x128x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s3"
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x256x64_s3 --special"
