@@ -247,8 +247,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
      * BM x BN shared tile `staged` that pp_run's producer filled */
     sb_puts(sb, "template <int BM, int BN, class TEAM, int ACC_LD, bool FAST, bool STAGED = false>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s(const %s &p, int tile_m, int tile_n,\n"
-                  "    const float *acc, float *scratch, const void *staged = nullptr, int part = 0,\n"
-                  "    int parts = 1)\n{\n",
+                  "    const float *acc, float *scratch, const void *staged = nullptr)\n{\n",
               fname, sname);
     sb_puts(sb, "    constexpr int THREADS = TEAM::kThreads; /* evt_epi_team */\n"
                 "    constexpr int CPR = BN / EVT_VEC;    /* threads per tile row */\n"
@@ -300,15 +299,11 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     const int group = row_group(fn, row_loads, forced_group);
     /* the checked (edge-tile) instance takes one row at a time: it runs on few
      * tiles, and its unrolled code costs NVRTC time */
-    /* part of parts: the groups from groups * part / parts on (all of them by
-     * default), so a caller can run a tile's epilogue in pieces between its
-     * own work (evt_sm90::coop_run's deferred sub-tile) */
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
                   "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS : (FAST ? %d : %d);\n"
                   "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
-                  "    const int g_end = ITERS / G * (part + 1) / parts * G;\n"
                   "#pragma unroll 1\n"
-                  "    for (int g = ITERS / G * part / parts * G; g < g_end; g += G) {\n",
+                  "    for (int g = 0; g < ITERS; g += G) {\n",
               group, 1, group, 1);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
@@ -431,12 +426,8 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
             sb_printf(sb, "    evt_reduce_cols<%s, BN, TEAM>(red%zu, scratch, c, ncol, p.ws%zu + "
                           "(col0 < p.n ? col0 : 0));\n",
                       rn, o, o);
-        else if (axis == EVT_SHAPE_MN) /* in pieces: scratch may hold the rest of the tile */
-            sb_printf(sb, "    if (parts > 1)\n"
-                          "        evt_reduce_warp<%s>(red%zu, p.ws%zu);\n"
-                          "    else\n"
-                          "        evt_reduce_block<%s, TEAM>(red%zu, scratch, p.ws%zu);\n",
-                      rn, o, o, rn, o, o);
+        else if (axis == EVT_SHAPE_MN)
+            sb_printf(sb, "    evt_reduce_block<%s, TEAM>(red%zu, scratch, p.ws%zu);\n", rn, o, o);
     }
     sb_puts(sb, "}\n\n");
 }
@@ -533,15 +524,6 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
         sb_puts(sb, "    }\n");
         sb_puts(sb, "}\n\n");
     }
-}
-
-/* Whether fn reduces over rows (an [N] result): its partials meet in shared memory. */
-static int has_column_reduction(const ir_func *fn)
-{
-    for (size_t o = 0; o < fn->noutputs; o++)
-        if (fn->outputs[o].info.reduce != EVT_REDUCE_NONE && fn->outputs[o].value->attr.axis == EVT_SHAPE_M)
-            return 1;
-    return 0;
 }
 
 int cg_has_reductions(const ir_func *fn)
@@ -759,20 +741,16 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         /* each tile's problem of a batch moves the arguments (BASE_at) */
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
-                                      "        /* whether the epilogue runs in pieces (part of parts): not with a\n"
-                                      "         * column reduction, whose partials meet in the tile's memory */\n"
-                                      "        enum { kPieces = %s };\n"
                                       "        const %s &p0;\n"
                                       "        const evt_tma_maps *tma;\n"
                                       "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, int problem, float *acc,\n"
-                                      "                                                   const void *staged = nullptr, int part = 0,\n"
-                                      "                                                   int parts = 1) const\n"
+                                      "                                                   const void *staged = nullptr) const\n"
                                       "        {\n"
                                       "            const %s p = %s_at(p0, problem);\n"
                                       "            if (%s)\n"
-                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged, part, parts);\n"
+                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "            else\n"
-                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged, part, parts);\n"
+                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
                                       "        }\n"
                                       "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n, int problem) const\n"
                                       "        {\n"
@@ -780,7 +758,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       "        }\n",
                                   pp ? "        typedef evt_wg_team Team;\n"
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
-                                  has_column_reduction(fn) ? "0" : "1", sname, sname, base, fast, fname, st >= 0 ? "true" : "false",
+                                  sname, sname, base, fast, fname, st >= 0 ? "true" : "false",
                                   fname, st >= 0 ? "true" : "false", fname, base);
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"

@@ -314,14 +314,4 @@ EVT_DEVICE void evt_reduce_block(float x, float *scratch, evt_u32 *ws)
     }
 }
 
-/* A scalar reduction without shared memory: one atomic per warp.  For an
- * epilogue run in pieces, whose tile memory still holds rows to come. */
-template <int OP>
-EVT_DEVICE void evt_reduce_warp(float x, evt_u32 *ws)
-{
-    x = evt_reduce_lanes<OP, 32>(x);
-    if ((threadIdx.x & 31) == 0)
-        evt_red<OP>::atomic(ws, x);
-}
-
 #endif /* EVT_EPILOGUE_CUH */

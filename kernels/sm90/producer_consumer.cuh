@@ -296,57 +296,20 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 /* A cooperative consumer's epilogue on its m64 accumulator row a (coop_run):
  * columns E kEpiBN .. (E a constant: it picks the registers) through the
  * sub-tile at sub, then the epilogue on it as tile (sm, sn0 + E); then
- * sub-tile E + 1, up to the row's last, whose epilogue is left to the
- * caller where defer_last (the sub-tile stays in sub).  Unrolled: as a loop
- * over E, its stores picked by tests of E, the accumulators spilled and a
- * GELU epilogue ran slower (docs/sm90.md). */
+ * sub-tile E + 1, up to the row's last.  Unrolled: as a loop over E, its
+ * stores picked by tests of E, the accumulators spilled and a GELU
+ * epilogue ran slower (docs/sm90.md). */
 template <class Cfg, int NC, int E, class Epi>
 __device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_u32 sub_addr, float *sub, int bar,
-                                               int warp, int lane, const Epi &epi, int sm, int sn0, int problem,
-                                               bool defer_last)
+                                               int warp, int lane, const Epi &epi, int sm, int sn0, int problem)
 {
     evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
     store_acc_wgmma<Cfg, NC, 1, E * Cfg::kEpiBN, Cfg::kEpiBN>(a, sub_addr, 0, warp, lane);
     evt_sched::bar_sync(bar, 128);
-    if constexpr ((E + 1) * Cfg::kEpiBN < NC) {
-        epi(sm, sn0 + E, problem, sub, nullptr);
-        coop_sub_tiles<Cfg, NC, E + 1>(a, sub_addr, sub, bar, warp, lane, epi, sm, sn0, problem, defer_last);
-    } else if (!defer_last) {
-        epi(sm, sn0 + E, problem, sub, nullptr);
-    }
+    epi(sm, sn0 + E, problem, sub, nullptr);
+    if constexpr ((E + 1) * Cfg::kEpiBN < NC)
+        coop_sub_tiles<Cfg, NC, E + 1>(a, sub_addr, sub, bar, warp, lane, epi, sm, sn0, problem);
 }
-
-/* A consumer's deferred sub-tile (coop_run): its epilogue in kParts pieces,
- * run one at a time between the next tile's k tiles, so that their MMAs
- * run while this consumer's warps run the epilogue. */
-template <class Epi>
-struct coop_deferred {
-    static constexpr int kParts = 8;
-    int sm = 0, sn = 0, problem = 0, next = kParts; /* next == kParts: none pending */
-    __device__ __forceinline__ void set(int sm_, int sn_, int problem_)
-    {
-        sm = sm_;
-        sn = sn_;
-        problem = problem_;
-        next = 0;
-    }
-    __device__ __forceinline__ bool pending() const { return next < kParts; }
-    /* one piece, if any is pending, at k tile kt of k_tiles: the pieces are
-     * spread over the k tiles, one a k tile where K is short, and one a step
-     * past the last k tile (the pieces left over) */
-    __device__ __forceinline__ void step(const Epi &epi, float *sub, int kt, int k_tiles)
-    {
-        if (next < kParts && (k_tiles < 2 * kParts || kt >= k_tiles || kt % (k_tiles / kParts) == 0)) {
-            epi(sm, sn, problem, sub, nullptr, next, kParts);
-            ++next;
-        }
-    }
-    __device__ __forceinline__ void finish(const Epi &epi, float *sub)
-    {
-        for (; next < kParts; ++next)
-            epi(sm, sn, problem, sub, nullptr, next, kParts);
-    }
-};
 
 /*
  * The cooperative producer/consumer schedule (configurations with pp = 2
@@ -388,9 +351,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 #if EVT_SM90 == 1
     constexpr int R = Cfg::kBM / 2, NHALF = R / 64;
     constexpr bool kPromote = Cfg::kOpBytes == 1;
-    /* the last sub-tile's epilogue of each tile but the CTA's last runs during
-     * the next tile's mainloop, where the epilogue can run in pieces */
-    constexpr bool kDefer = Epi::kPieces != 0;
     /* the epilogue's sub-tiles: 64 rows by kEpiBN columns, kParts to a consumer's m64 row */
     constexpr int kParts = Cfg::kBN / Cfg::kEpiBN;
     static_assert(kParts * Cfg::kEpiBN == Cfg::kBN, "whole sub-tiles an m64 row");
@@ -426,8 +386,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     if (wg == 0) {
         if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
             asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
-        else if constexpr (kDefer) /* the consumers' epilogue pieces run beside the accumulators */
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [](int, int, int, int) {});
         if constexpr (Cfg::kCluster > 1)
@@ -436,15 +394,12 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     if constexpr (kPromote)
         asm volatile("setmaxnreg.inc.sync.aligned.u32 224;" ::: "memory");
-    else if constexpr (kDefer)
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
 
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
     const evt_u32 sub_addr = evt_smem_addr(sub);
     const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
-    coop_deferred<Epi> deferred;
     for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
 #pragma unroll
@@ -471,8 +426,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 zero_acc<NC, 1>(p[0]);
                 consume_k_tile<Cfg, NC, 1>(p, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
                                            sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
-                if constexpr (kDefer)
-                    deferred.step(epi, sub, kt, k_tiles);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > 0) {
                     add(o);
@@ -490,8 +443,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             if (kt < k_tiles)
                 step(part[0], part[1], kt);
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-            if constexpr (kDefer)
-                deferred.finish(epi, sub); /* K shorter than its pieces */
             if (k_tiles > 0) {
                 if ((k_tiles - 1) & 1) /* named statically, as above */
                     add(part[1]);
@@ -501,28 +452,17 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                     evt_sched::mbar_arrive_cta(empty + 8 * prev);
             }
         } else {
-            /* past the last k tile only while pieces of the deferred
-             * sub-tile are left (K shorter than its pieces): one call site
-             * of the epilogue's pieces, not two */
-            for (int kt = 0; kt < k_tiles || (kDefer && deferred.pending()); ++kt) {
-                const bool mma = kt < k_tiles;
+            for (int kt = 0; kt < k_tiles; ++kt, ++q) {
                 const int s = q % Cfg::kStages;
-                if (mma) {
-                    mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
-                    if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
-                        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                    consume_k_tile<Cfg, NC, NHALF>(acc, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
-                                                   sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
-                }
-                if constexpr (kDefer)
-                    deferred.step(epi, sub, kt, k_tiles);
-                if (mma) {
-                    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-                    if (kt > 0 && lane == 0)
-                        release(prev); /* the last k tile's MMAs are done */
-                    prev = s;
-                    ++q;
-                }
+                mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+                if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                consume_k_tile<Cfg, NC, NHALF>(acc, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
+                                               sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                if (kt > 0 && lane == 0)
+                    release(prev); /* the last k tile's MMAs are done */
+                prev = s;
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             if (k_tiles > 0 && lane == 0)
@@ -533,16 +473,11 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             continue;
-        /* not the CTA's last tile: no mainloop would follow it */
-        const bool defer = kDefer && t + walk.step < walk.count;
 #pragma unroll
         for (int h = 0; h < NHALF; ++h) {
             const int sm = (Cfg::kBM / 64) * tm + NHALF * c + h; /* the sub-tiles' row */
-            coop_sub_tiles<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem,
-                                       defer && h == NHALF - 1);
+            coop_sub_tiles<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem);
         }
-        if (defer)
-            deferred.set((Cfg::kBM / 64) * tm + NHALF * c + NHALF - 1, kParts * tn + kParts - 1, problem);
     }
     if constexpr (Cfg::kCluster > 1)
         cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */

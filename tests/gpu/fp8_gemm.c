@@ -72,8 +72,8 @@ typedef struct problem {
  * a multiple of 16 (the fast path, TMA); K = 1037 and lda + 8: the guarded
  * path; 300 x 260: 3 x 3 tiles of 128, both consumers of a
  * producer/consumer CTA busy; 1700 x 1500: 168 tiles of 128, more than an
- * H100 or H200 has SMs, so a persistent CTA takes a second tile (the
- * cooperative tile runs a tile's epilogue during the next one's mainloop). */
+ * H100 or H200 has SMs, so a persistent CTA takes a second tile (its stage
+ * ring and epilogue sub-tile carried over from the first). */
 static const problem problems[] = {
     {77, 45, 1040, 0},
     {77, 45, 1037, 0},

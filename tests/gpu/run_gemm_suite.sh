@@ -154,10 +154,9 @@ runs() {
             echo "$f $k 1000,127,520 --config sm90_coop2_128x256x64_s4 --ld-pad 3"
             echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s4 --special"
-            # several tiles a CTA, so each tile's last sub-tile runs its
-            # epilogue in pieces during the next tile's mainloop (coop_run's
-            # deferred sub-tile), the pieces left over past a one-k-tile
-            # mainloop at K = 24
+            # several tiles a persistent CTA (the other cooperative runs have
+            # at most one): the stage ring and the epilogue's sub-tile carried
+            # from tile to tile, a one-k-tile mainloop at K = 24, a batch
             echo "$f $k 3000,2100,1000 --config sm90_coop2_128x256x64_s3 --special"
             echo "$f $k 4097,2100,24 --config sm90_coop2_cl2_128x256x64_s3"
             echo "$f $k 2000,3000,520 --config sm90_coop2_128x256x64_s4 --batch 2"
