@@ -5,7 +5,11 @@
  * exponent with random mantissas and signs, a quarter dense in [-30, 30],
  * the special values, and the 128 floats either side of every seam where
  * a builtin changes method or clamps (both signs).  NaN results only need to be NaN on both sides.
- * One kernel, one f32 output per builtin; its mainloop result is unused.
+ * Also the stores of x to f16, bf16, e4m3 and e5m2 (the hardware conversions
+ * epilogue.cuh uses in place of the header's): every bit the same, NaN
+ * included, with the values either side of each type's overflow and
+ * subnormal seams among the inputs.
+ * One kernel, one output per builtin and store; its mainloop result is unused.
  * Exit status: 0 PASS, 1 FAIL or error, 77 no GPU (the ctest skip code).
  */
 #include <evt/evt.h>
@@ -37,6 +41,15 @@ static float (*const cpu[NFN])(float) = {evt_exp,  evt_log,       evt_tanh,     
 
 enum { M = 2048, N = 2048, K = 16 };
 
+/* The stores: output s<i> of type store_types[i], bytes per element store_bytes[i]. */
+#define NST 4
+static const char *const store_types[NST] = {"f16", "bf16", "e4m3", "e5m2"};
+static const int store_bytes[NST] = {2, 2, 1, 1};
+static unsigned store_cpu(int i, float x)
+{
+    return i == 0 ? evt_store_f16(x) : i == 1 ? evt_store_bf16(x) : i == 2 ? evt_store_e4m3(x) : evt_store_e5m2(x);
+}
+
 static uint32_t rnd(uint64_t *s)
 {
     *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
@@ -65,13 +78,15 @@ int main(void)
             len += (size_t)snprintf(src + len, sizeof src - len, "    out y%d : f32[M, N] = %s(x)\n", f,
                                     names[f]);
     }
+    for (int i = 0; i < NST; i++)
+        len += (size_t)snprintf(src + len, sizeof src - len, "    out s%d : %s[M, N] = x\n", i, store_types[i]);
     len += (size_t)snprintf(src + len, sizeof src - len,
                             "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with all\n");
 
     evt_ctx *ctx = evt_ctx_create();
     evt_module *m = NULL;
     evt_launch *launch = NULL;
-    void *dx = NULL, *da = NULL, *db = NULL, *dy[NFN] = {NULL};
+    void *dx = NULL, *da = NULL, *db = NULL, *dy[NFN] = {NULL}, *ds[NST] = {NULL};
     float *x = malloc(sizeof *x * M * N), *y = malloc(sizeof *y * M * N);
     uint16_t *ab = malloc(2u * M * K);
     int rc = 1;
@@ -92,7 +107,13 @@ int main(void)
        -86, 88.72 and -104, log's sqrt(1/2) and smallest normal */
     static const float seams[] = {0.5f,  0.625f, 9.5f,   10.0f, 12.0f,       14.5f,          20.0f,
                                   86.0f, 104.0f, 130.0f, 89.0f, 88.7228317f, 1.84467441e19f, 3.0f,
-                                  11.5f, 120.0f, 0.70710677f, 1.17549435e-38f};
+                                  11.5f, 120.0f, 0.70710677f, 1.17549435e-38f,
+                                  /* the stores': f16 65504, 65520 (overflow) and 2^-14, 2^-24;
+                                     bf16's largest finite; e4m3 448, 464 and 2^-6, 2^-9;
+                                     e5m2 57344, 61440 and 2^-16 */
+                                  65504.0f, 65520.0f, 6.1035156e-05f, 5.9604645e-08f, 3.3895314e38f,
+                                  448.0f, 464.0f, 0.015625f, 0.001953125f, 57344.0f, 61440.0f,
+                                  1.5258789e-05f};
     const size_t nspecial = sizeof special / sizeof special[0], nseam = sizeof seams / sizeof seams[0];
     uint64_t seed = 0x2545f4914f6cdd1du;
     for (size_t i = 0; i < (size_t)M * N; i++) {
@@ -128,6 +149,14 @@ int main(void)
             (st = evt_launch_bind(launch, name, dy[f], xb, N)) != EVT_OK)
             goto fail;
     }
+    for (int i = 0; i < NST; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "s%d", i);
+        const size_t sb = (size_t)store_bytes[i] * M * N;
+        if ((st = evt_device_alloc(ctx, sb, &ds[i])) != EVT_OK ||
+            (st = evt_launch_bind(launch, name, ds[i], sb, N)) != EVT_OK)
+            goto fail;
+    }
     if ((st = evt_launch_run(launch, NULL)) != EVT_OK || (st = evt_device_synchronize(ctx)) != EVT_OK)
         goto fail;
     long total_bad = 0;
@@ -145,6 +174,22 @@ int main(void)
         printf("math_bits: %-10s %ld of %d differ\n", names[f], bad, M * N);
         total_bad += bad;
     }
+    for (int i = 0; i < NST; i++) {
+        const size_t sb = (size_t)store_bytes[i] * M * N;
+        if ((st = evt_device_copy_from(ctx, y, ds[i], sb)) != EVT_OK) /* y holds 4 M N bytes */
+            goto fail;
+        const unsigned char *g = (const unsigned char *)y;
+        long bad = 0;
+        for (size_t j = 0; j < (size_t)M * N; j++) {
+            unsigned gv = store_bytes[i] == 2 ? (unsigned)g[2 * j] | (unsigned)g[2 * j + 1] << 8 : g[j];
+            unsigned cv = store_cpu(i, x[j]);
+            if (gv != cv && bad++ < 3)
+                fprintf(stderr, "math_bits: store %s(%a): GPU 0x%x, CPU 0x%x\n", store_types[i], (double)x[j], gv,
+                        cv);
+        }
+        printf("math_bits: store %-4s %ld of %d differ\n", store_types[i], bad, M * N);
+        total_bad += bad;
+    }
     printf("math_bits: %s\n", total_bad ? "FAIL" : "PASS");
     rc = total_bad ? 1 : 0;
 
@@ -160,6 +205,8 @@ fail:
     evt_device_free(ctx, db);
     for (int f = 0; f < NFN; f++)
         evt_device_free(ctx, dy[f]);
+    for (int i = 0; i < NST; i++)
+        evt_device_free(ctx, ds[i]);
     evt_launch_destroy(launch);
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
