@@ -225,15 +225,8 @@ static int row_group(const ir_func *fn, int has_row_loads, int forced)
     if (!has_row_loads)
         return 2;
     int heavy = 0;
-    for (size_t i = 0; i < fn->nvalues; i++) {
-        switch (fn->values[i]->op) {
-        case IR_GELU: case IR_GELU_TANH: case IR_SILU: case IR_SIGMOID: case IR_TANH:
-        case IR_EXP: case IR_LOG:
-            heavy |= (fn->values[i]->shape & EVT_SHAPE_M) != 0;
-            break;
-        default: break;
-        }
-    }
+    for (size_t i = 0; i < fn->nvalues; i++)
+        heavy |= (ir_op_get(fn->values[i]->op)->flags & IR_COSTLY) && (fn->values[i]->shape & EVT_SHAPE_M);
     return heavy ? 4 : 16;
 }
 

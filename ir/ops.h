@@ -14,7 +14,8 @@
  *             IR_IDEMPOTENT op(op(x)) == op(x) bit for bit, on every x
  *             IR_COSTLY     tens of instructions an element (evt_math.h's
  *                           exp-based builtins): the planner keeps such an
- *                           epilogue off tiles that cost it (plan_light_epilogue)
+ *                           epilogue off tiles that cost it (plan_light_epilogue),
+ *                           and codegen takes fewer rows a group (row_group)
  */
 #ifndef EVT_IR_OPS_H
 #define EVT_IR_OPS_H
