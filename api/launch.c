@@ -66,6 +66,12 @@ struct evt_launch {
     int *param_set;
     rt_cu_ptr workspace; /* the launch's own (rt_run's layout), allocated on first need */
     size_t workspace_bytes;
+    /* Stream-K's flags (rt_run) at sk_clean in the launch's own workspace,
+     * sk_clean_n of them, are zero once the runs enqueued so far are done:
+     * the last run there was stream-K's, whose kernel leaves them zero.  0:
+     * not known, and the next stream-K run there zeroes them first. */
+    rt_cu_ptr sk_clean;
+    long long sk_clean_n;
     /* The repack of operands whose rows are not 16-byte aligned
      * (repack_begin), for the run being planned.  While `on`, operands[]
      * and the problem's k are the copies' (k rounded up where both operands
@@ -947,6 +953,7 @@ static evt_status grow_workspace(evt_launch *l, rt_cu_stream s, size_t bytes)
         d->mem_free(l->workspace);
     l->workspace = 0;
     l->workspace_bytes = 0;
+    l->sk_clean = 0;
     if (d->mem_alloc(&l->workspace, bytes) != 0)
         return fail(l, EVT_ERR_DRIVER, "cannot allocate %zu bytes of workspace", bytes);
     l->workspace_bytes = bytes;
@@ -1135,14 +1142,17 @@ enum { RT_WORKSPACE_ALIGN = 256 };
  * A run worked out before anything is enqueued: the plan for the current
  * device, its TMA maps, and the workspace it needs: the reductions' 32-bit
  * words from the start, then split-K's partial tiles (tiles x splits x BM x
- * BN floats) from split_offset, then the copies of repacked operands.
+ * BN floats) from split_offset, or stream-K's flags there (one word a
+ * CTA, 128 bytes apart) and its slots (grid x BM x BN floats) from
+ * sk_slots, then the copies of repacked operands.
  */
 typedef struct rt_run {
     rt_cu_context cu_ctx;
     plan pl;
     rt_tma_maps maps;
     long long words;
-    size_t split_offset;
+    size_t split_offset; /* stream-K: its flags (a word a CTA), then its slots from sk_slots */
+    size_t sk_slots;
     size_t repack_offset[2]; /* operands A and B's copies (repack_begin), where copied */
     size_t bytes; /* the whole workspace; 0 when the run needs none */
     int tuned;    /* pl is the tuning database's */
@@ -1295,7 +1305,7 @@ void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key)
 static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
 {
     const api_tuning *t = &l->tuning;
-    if (t->plan.config || t->plan.split_k || t->row_group || t->ignore_records)
+    if (t->plan.config || t->plan.split_k || t->plan.stream_k || t->row_group || t->ignore_records)
         return 0;
     evt_ctx *ctx = l->m->ctx;
     if (l->tuned_generation != ctx->tunedb_generation + 1 || l->tuned_aligned != aligned ||
@@ -1303,9 +1313,9 @@ static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
         rt_tune_key key;
         rt_tune_choice c;
         launch_tune_key(l, aligned, &key);
-        l->tuned = (plan_options){NULL, 0};
-        if (rt_tunedb_find(&ctx->tunedb, &key, &c))
-            l->tuned = (plan_options){plan_config_find(c.config), c.split_k};
+        l->tuned = (plan_options){NULL, 0, 0};
+        if (rt_tunedb_find(&ctx->tunedb, &key, &c)) /* stream-K as recorded, on or off */
+            l->tuned = (plan_options){plan_config_find(c.config), c.split_k, c.stream_k ? 2 : 1};
         memcpy(l->tuned_sizes, l->sizes, sizeof l->sizes);
         l->tuned_batch = l->batch;
         l->tuned_aligned = aligned;
@@ -1425,6 +1435,16 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
     const long long shares = r->pl.splits > 1        ? r->pl.grid
                              : r->pl.tail_splits > 1 ? (r->pl.tiles - r->pl.tail_first) * r->pl.tail_splits
                                                      : 0;
+    if (r->pl.tiles > 0 && r->pl.stream_k) {
+        size_t slots; /* a BM x BN tile of floats a CTA */
+        r->split_offset = ws_align(r->bytes);
+        r->sk_slots = ws_align(r->split_offset + (size_t)r->pl.grid * 128); /* a flag a 128-byte line */
+        if (r->split_offset < r->bytes || r->sk_slots < r->split_offset ||
+            !ck_mul_size((size_t)r->pl.grid, (size_t)r->pl.config->bm * (size_t)r->pl.config->bn * 4, &slots) ||
+            !ck_add_size(r->sk_slots, slots, &r->bytes))
+            return fail(l, EVT_ERR_INVALID_ARGUMENT, "stream-K's workspace for %lld CTAs overflows size_t",
+                        r->pl.grid);
+    }
     if (r->pl.tiles > 0 && shares > 0) {
         size_t partials; /* a BM x BN tile of floats a share */
         r->split_offset = ws_align(r->bytes);
@@ -1475,10 +1495,11 @@ static evt_status launch_split(evt_ctx *ctx, const rt_resolved *f, const plan_co
     return st;
 }
 
-/* Enqueues prepared run r on stream s, its workspace at ws; tail: the
+/* Enqueues prepared run r on stream s, its workspace at ws (own: the
+ * launch's own); tail: the
  * functions of r's tail (r->pl.tail_splits > 1), else NULL. */
 static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, const rt_resolved *tail,
-                          rt_cu_ptr ws, rt_cu_stream s)
+                          rt_cu_ptr ws, int own, rt_cu_stream s)
 {
     evt_ctx *ctx = l->m->ctx;
     unsigned char args[CG_MAX_FIELDS * 8];
@@ -1502,11 +1523,35 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     const long long tiles = r->pl.tiles, grid = r->pl.grid;
     const int splits = r->pl.splits;
     int tile_end = (int)r->pl.tail_first; /* tiles below 2^31 (prepare) */
+    /* kernels/sched/tiles.cuh's evt_stream_k, as the entry takes it */
+    struct {
+        unsigned long long partials, flags;
+        long long iters;
+        int first, pad;
+    } sk = {0, 0, 0, (int)r->pl.sk_first, 0};
+    _Static_assert(sizeof sk == 32, "evt_stream_k is 32 bytes");
+    if (st == EVT_OK && tiles > 0 && r->pl.stream_k) {
+        sk.flags = ws + r->split_offset;
+        sk.partials = ws + r->sk_slots;
+        sk.iters = r->pl.sk_iters;
+        /* the flags are zero past a stream-K run; elsewhere they may not be */
+        if (!(own && l->sk_clean == sk.flags && l->sk_clean_n >= grid)) {
+            const rt_cu_result cr = ctx->driver->memset_d32_async(sk.flags, 0, (size_t)grid * 32, s);
+            if (cr)
+                st = driver_fail(ctx, cr, "cuMemsetD32Async");
+        }
+    }
+    if (own) /* known zero after this run only if it is stream-K's, enqueued */
+        l->sk_clean = 0;
     if (st == EVT_OK && tiles > 0 && splits == 1 && tile_end > 0) {
-        /* the maps: TMA entries' second parameter; a persistent entry's last, its tile end */
-        void *params_tma[] = {args, &r->maps, &tile_end}, *params[] = {args, &tile_end};
+        /* the maps: TMA entries' second parameter; a persistent entry's last two, its tile end and stream-K */
+        void *params_tma[] = {args, &r->maps, &tile_end, &sk}, *params[] = {args, &tile_end, &sk};
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s,
                            r->pl.tma ? params_tma : params);
+        if (st == EVT_OK && own && r->pl.stream_k) {
+            l->sk_clean = sk.flags;
+            l->sk_clean_n = grid;
+        }
     }
     int in_cluster = 0;
     if (st == EVT_OK && tiles > 0 && splits > 1)
@@ -1574,7 +1619,7 @@ static evt_status run_planned(evt_launch *l, void *stream, int own, void *worksp
         if (r.pl.tma && !tma_maps(l, r.pl.config, &r.maps))
             return fail(l, EVT_ERR_DRIVER, "the driver refused the TMA maps of the operands' copies");
     }
-    return enqueue(l, &r, fns, r.pl.tail_splits > 1 ? &tail_fns : NULL, ws, s);
+    return enqueue(l, &r, fns, r.pl.tail_splits > 1 ? &tail_fns : NULL, ws, own, s);
 }
 
 evt_status evt_launch_run(evt_launch *l, void *stream)

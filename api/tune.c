@@ -37,7 +37,7 @@ static int split_of(const plan *p)
 static int same_plan(const plan *a, const plan *b)
 {
     return a->config == b->config && a->aligned == b->aligned && a->tma == b->tma &&
-           a->splits == b->splits && a->tail_splits == b->tail_splits;
+           a->splits == b->splits && a->tail_splits == b->tail_splits && a->stream_k == b->stream_k;
 }
 
 /* Adds p to plans[0..*n) unless an equal plan is there. */
@@ -56,7 +56,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
     int n = 0;
     plan p;
     const char *why;
-    const plan_options heuristic = {NULL, 0};
+    const plan_options heuristic = {NULL, 0, 0};
     if (plan_make(v->pk, prob, &heuristic, &p, &why))
         add_plan(plans, &n, &p);
     /* split-K: the planner's, then 2 to 8 ways; a persistent configuration's
@@ -74,10 +74,14 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
                                     : plan_config_batch_tiles(cfg, prob->m, prob->n, prob->batch) < 2LL * sms;
         const int *ways = persistent ? tails : splits;
         for (size_t s = 0; s < (more ? sizeof splits / sizeof splits[0] : 1); s++) {
-            const plan_options o = {cfg, ways[s]};
+            const plan_options o = {cfg, ways[s], persistent ? 1 : 0};
             if (plan_make(v->pk, prob, &o, &p, &why))
                 add_plan(plans, &n, &p);
         }
+        /* and stream-K where the configuration has it */
+        const plan_options sk = {cfg, 1, 2};
+        if (plan_config_stream_k(cfg, v->pk->mainloop) && plan_make(v->pk, prob, &sk, &p, &why))
+            add_plan(plans, &n, &p);
     }
     return n;
 }
@@ -87,7 +91,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
  * recorded) are the fast path's that such a run takes. */
 static api_tuning forcing(const plan *p)
 {
-    return (api_tuning){{p->config, split_of(p)}, 0, 1, 1};
+    return (api_tuning){{p->config, split_of(p), p->stream_k ? 2 : 1}, 0, 1, 1};
 }
 
 /* Generates the sources of every plan and compiles those the cache lacks. */
@@ -144,6 +148,7 @@ static void entry_of(const plan *p, double ms, evt_tune_entry *e)
     memset(e, 0, sizeof *e);
     snprintf(e->config, sizeof e->config, "%s", p->config->name);
     e->split_k = split_of(p);
+    e->stream_k = p->stream_k;
     e->ms = ms;
 }
 
@@ -225,6 +230,7 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
             memset(&choice, 0, sizeof choice);
             snprintf(choice.config, sizeof choice.config, "%s", plans[best].config->name);
             choice.split_k = split_of(&plans[best]);
+            choice.stream_k = plans[best].stream_k;
             choice.ms = best_ms;
             res->recorded = rt_tunedb_store(&ctx->tunedb, &key, &choice);
             ctx->tunedb_generation++;

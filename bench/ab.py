@@ -10,7 +10,8 @@ AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM;
 AB_PLAIN=only: D = acc alone, no GELU.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
-(evt.configs()), each on a launch of its own (Launch.set_tuning); by default
+(evt.configs()), each on a launch of its own (Launch.set_tuning), without
+stream-K, or with it where the name ends in ":sk"; by default
 AB_GEMM="sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4" and
 AB_CONV="sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s2_staged".
 """
@@ -39,7 +40,8 @@ kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
 def compare(label, bind, configs, peer, peer_name, check):
     """`bind()` makes a launch; the pick's and one per forced configuration
     are timed beside the peer, each checked first."""
-    launches = [bind()] + [bind().set_tuning(c) for c in configs]
+    launches = [bind()] + [bind().set_tuning(c.split(":")[0], stream_k=2 if c.endswith(":sk") else 1)
+                           for c in configs]
     for launch in launches:
         launch.run()
         torch.cuda.synchronize()

@@ -271,7 +271,8 @@ WIDE_M = [1, 16, 77, 128, 333, 512, 1000, 2048, 4096, 8192, 16384]
 
 def short_plan(plan):
     """'sm90_pp2_128x128x64_s4 /1' from a launch's plan line ('... tail 28x4' where a
-    persistent plan splits its last wave)."""
+    persistent plan splits its last wave, '... stream-K 80' where it shares out its
+    last tiles' k tiles)."""
     f = plan.split()
     if "splits" not in f:
         return plan
@@ -279,6 +280,8 @@ def short_plan(plan):
     if "tail" in f:
         i = f.index("tail")
         s += f" tail {f[i + 1]}x{f[i + 3]}"
+    if "stream-K" in f:
+        s += f" stream-K {f[f.index('stream-K') + 1]}"
     return s
 
 

@@ -720,8 +720,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                   "%s",
                               sname,
                               split ? ", float *split_ws, int splits, int tile0"
-                              : tma ? ", const __grid_constant__ evt_tma_maps tma, int tile_end"
-                              : ws  ? ", int tile_end"
+                              : tma ? ", const __grid_constant__ evt_tma_maps tma, int tile_end, const evt_stream_k sk"
+                              : ws  ? ", int tile_end, const evt_stream_k sk"
                                     : "",
                               cfg,
                               ws ? "" : "    int tile_m, tile_n;\n");
@@ -764,7 +764,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       fn->inputs[st].info.name, sname, base, st, st, st);
                         sb_printf(sb, "    };\n"
                                       "    const epi e = {p0, %s};\n"
-                                      "    evt_%s_persistent<Cfg>(p0.mainloop, smem, e, %s, tile_end);\n"
+                                      "    evt_%s_persistent<Cfg>(p0.mainloop, smem, e, %s, tile_end, sk);\n"
                                       "}\n\n",
                                   tma ? "&tma" : "nullptr", ml, tma ? "&tma" : "nullptr");
                         continue;

@@ -213,13 +213,45 @@ static void tail_of(const plan_config *c, const plan_kernel *k, const plan_probl
     out->grid = out->tail_first < slots ? out->tail_first : slots;
 }
 
+/*
+ * Stream-K for persistent plan *out (plan.h): with more tiles than slots,
+ * the whole waves but the last run whole and the last whole wave and the
+ * partial one after it are shared out (each CTA then takes one to two
+ * tiles' k tiles, so a tile is cut in two or three pieces at most, and the
+ * tiles taken at the same time stay neighbours in L2); with no more tiles
+ * than slots, all of them, on at most one CTA a k tile.  None where the
+ * shared k tiles would pass 2^31 (a K of some 2^25 and more).
+ */
+static void stream_k_of(long long k_tiles, long long slots, plan *out)
+{
+    const long long tiles = out->tiles;
+    if (tiles <= 0 || k_tiles <= 0)
+        return;
+    const long long first = tiles <= slots ? 0 : (tiles / slots - 1) * slots;
+    const long long iters = (tiles - first) * k_tiles;
+    if (iters > INT_MAX) /* the kernels count them in an int */
+        return;
+    out->stream_k = 1;
+    out->sk_first = first;
+    out->sk_iters = iters;
+    out->grid = iters < slots ? iters : slots;
+    out->tail_config = NULL;
+    out->tail_first = tiles;
+    out->tail_splits = 1;
+    out->tail_aligned = 0;
+}
+
 /* The rest of a plan once its configuration c is chosen. */
 static int complete(const plan_config *c, const plan_kernel *k, const plan_problem *p,
                     const plan_options *o, int sms, int driver_tma, plan *out, const char **why)
 {
-    const int split_k = o ? o->split_k : 0;
+    const int split_k = o ? o->split_k : 0, stream_k = o ? o->stream_k : 0;
     if (split_k < 0)
         return refuse(why, "split-K must be 0 (the planner's), 1 (never) or a number of ways");
+    if (stream_k < 0 || stream_k > 2)
+        return refuse(why, "stream-K must be 0 (the planner's), 1 (never) or 2 (where the configuration has it)");
+    out->stream_k = 0;
+    out->sk_iters = 0;
     out->config = c;
     out->tail_config = NULL;
     out->tail_splits = 1;
@@ -254,8 +286,15 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         out->grid = c->cluster * (stacks < clusters ? stacks : clusters);
     }
     out->tail_first = out->tiles;
-    if (plan_config_persistent(c))
-        tail_of(c, k, p, split_k, sms, out);
+    out->sk_first = out->tiles;
+    if (plan_config_persistent(c)) {
+        /* stream-K where asked (tuning times it); the planner does not take
+         * it of its own accord: measured no faster than its picks (docs/tuning.md) */
+        if (plan_config_stream_k(c, k->mainloop) && stream_k == 2)
+            stream_k_of(k_tiles, slots, out);
+        else
+            tail_of(c, k, p, split_k, sms, out);
+    }
     return 1;
 }
 
@@ -297,4 +336,6 @@ void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
     if (pl->tail_splits > 1 && w >= 0 && (size_t)w < n)
         snprintf(buf + w, n - (size_t)w, " tail %lld x %d %s", pl->tiles - pl->tail_first,
                  pl->tail_splits, pl->tail_config->name);
+    else if (pl->stream_k && w >= 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " stream-K %lld tiles", pl->tiles - pl->sk_first);
 }

@@ -57,6 +57,9 @@ int plan_config_persistent(const plan_config *c);
 /* Whether c's producer/consumer consumers share each tile (cooperative)
  * rather than take whole tiles in turn (ping-pong). */
 int plan_config_coop(const plan_config *c);
+/* Whether c runs stream-K (plan.stream_k) for mainloop ml: the cooperative
+ * GEMM configurations without clusters (evt_sm90::coop_run). */
+int plan_config_stream_k(const plan_config *c, evt_mainloop ml);
 /* Whether c is one of mainloop ml's configurations (tile_configs.h's
  * mainloops column); NULL if it is, else why not. */
 const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml);
@@ -132,6 +135,8 @@ typedef struct plan_options {
     const plan_config *config; /* forced; NULL: the heuristic's */
     int split_k;               /* 0: the planner's, 1: never, n >= 2: n ways where K allows;
                                 * of a persistent configuration, its tail's (plan.tail_*) */
+    int stream_k;              /* 0: the planner's (none), 1: never, 2: where the configuration
+                                * has it (plan_config_stream_k), in place of a tail */
 } plan_options;
 
 typedef struct plan {
@@ -151,6 +156,14 @@ typedef struct plan {
     long long tail_first;
     int tail_splits;
     int tail_aligned; /* the tail's fast path (cp.async loads) */
+    /* Stream-K (kernels/sched/tiles.cuh, evt_stream_k): the tiles before
+     * sk_first run whole, grid at a time, and the k tiles of the tiles from
+     * sk_first on, sk_iters of them, are shared out evenly among the grid's
+     * CTAs, a tile's pieces summed in CTA order by the CTA holding its first
+     * k tile.  stream_k 0: none (sk_first = tiles, sk_iters 0). */
+    int stream_k;
+    long long sk_first;
+    long long sk_iters;
 } plan;
 
 /* ---- the heuristic (heuristic.c) -------------------------------------- */

@@ -54,6 +54,7 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
     LOAD(mem_free, "cuMemFree_v2", "cuMemFree");
     LOAD(memcpy_htod, "cuMemcpyHtoD_v2", "cuMemcpyHtoD");
     LOAD(memcpy_dtoh, "cuMemcpyDtoH_v2", "cuMemcpyDtoH");
+    LOAD(memset_d32_async, NULL, "cuMemsetD32Async");
     LOAD(stream_synchronize, NULL, "cuStreamSynchronize");
     LOAD(stream_is_capturing, NULL, "cuStreamIsCapturing");
     LOAD(exchange_capture_mode, NULL, "cuThreadExchangeStreamCaptureMode");

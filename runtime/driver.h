@@ -70,6 +70,7 @@ typedef struct rt_driver {
     rt_cu_result (*mem_free)(rt_cu_ptr);
     rt_cu_result (*memcpy_htod)(rt_cu_ptr, const void *, size_t);
     rt_cu_result (*memcpy_dtoh)(void *, rt_cu_ptr, size_t);
+    rt_cu_result (*memset_d32_async)(rt_cu_ptr, unsigned, size_t, rt_cu_stream);
     rt_cu_result (*stream_synchronize)(rt_cu_stream);
     rt_cu_result (*stream_is_capturing)(rt_cu_stream, int *); /* the CUstreamCaptureStatus */
     rt_cu_result (*exchange_capture_mode)(int *); /* the thread's CUstreamCaptureMode */

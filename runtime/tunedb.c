@@ -1,7 +1,8 @@
 /* tunedb.c - the tuning database (see tunedb.h).
  *
  * A line: the library version, the device, its SMs, the kernel hash, the
- * sizes, the alignment, then the choice: configuration, split-K, time.
+ * sizes, the alignment, then the choice: configuration, split-K (or
+ * "stream-K"), time.
  *   0.1.0<TAB>NVIDIA H200<TAB>132<TAB>9f3c...<TAB>4096,4096,4096,...<TAB>1<TAB>sm90_pp2_128x128x64_s4<TAB>1<TAB>0.2041
  * A batched launch's record (batch > 1) has the batch count as a tenth
  * field, after the time; a line of nine is a plain launch's, as lines were
@@ -108,7 +109,9 @@ static int parse_line(char *line, rt_tune_key *key, rt_tune_choice *choice)
         p = *end ? end + 1 : end;
     }
     key->aligned = atoi(field[5]);
-    choice->split_k = atoi(field[7]);
+    /* stream-K's records carry it in the split-K field (a build before it read 0: the planner's) */
+    choice->stream_k = strcmp(field[7], "stream-K") == 0;
+    choice->split_k = choice->stream_k ? 1 : atoi(field[7]);
     choice->ms = strtod(field[8], NULL);
     key->batch = 1;
     if (nf == 10) {
@@ -171,8 +174,10 @@ int rt_tunedb_store(rt_tunedb **db, const rt_tune_key *key, const rt_tune_choice
     for (int i = 0; i < RT_TUNE_SIZES && n > 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%lld", i ? "," : "", key->sizes[i]);
     if (n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\t%d\t%.6g", key->aligned,
-                      choice->config, choice->split_k, choice->ms);
+        n += choice->stream_k ? snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\tstream-K\t%.6g",
+                                         key->aligned, choice->config, choice->ms)
+                              : snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\t%d\t%.6g",
+                                         key->aligned, choice->config, choice->split_k, choice->ms);
     if (n > 0 && (size_t)n < sizeof line && key->batch > 1)
         n += snprintf(line + n, sizeof line - (size_t)n, "\t%lld", key->batch);
     if (n > 0 && (size_t)n < sizeof line)

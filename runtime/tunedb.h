@@ -26,6 +26,7 @@ typedef struct rt_tune_key {
 typedef struct rt_tune_choice {
     char config[48]; /* a tile configuration's name */
     int split_k;     /* as evt_tuning's: 1 never, n >= 2 n ways */
+    int stream_k;    /* 1: stream-K (the file's split-K field reads "stream-K") */
     double ms;       /* its median time when tuned */
 } rt_tune_choice;
 

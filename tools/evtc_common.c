@@ -208,15 +208,17 @@ int evtc_tuning_from_env(evt_ctx *ctx)
     evt_tuning t = {.config = getenv("EVT_CONFIG")};
     const char *ignore = getenv("EVT_IGNORE_TUNING_RECORDS");
     t.ignore_records = ignore && *ignore && strcmp(ignore, "0") != 0;
-    const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP");
-    long long v[2] = {0, 0};
+    const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP"), *sk = getenv("EVT_STREAMK");
+    long long v[3] = {0, 0, 0};
     if ((split && *split && !evtc_parse_count(split, &v[0])) ||
-        (group && *group && !evtc_parse_count(group, &v[1])) || v[0] > INT_MAX || v[1] > INT_MAX) {
-        fprintf(stderr, "evtc: EVT_SPLITK and EVT_ROW_GROUP take a number\n");
+        (group && *group && !evtc_parse_count(group, &v[1])) || (sk && *sk && !evtc_parse_count(sk, &v[2])) ||
+        v[0] > INT_MAX || v[1] > INT_MAX || v[2] > INT_MAX) {
+        fprintf(stderr, "evtc: EVT_SPLITK, EVT_ROW_GROUP and EVT_STREAMK take a number\n");
         return 0;
     }
     t.split_k = (int)v[0];
     t.row_group = (int)v[1];
+    t.stream_k = (int)v[2];
     const char *nvrtc = getenv("EVT_NVRTC_LIBRARY"), *driver = getenv("EVT_CUDA_DRIVER");
     if (evt_ctx_set_tuning(ctx, &t) != EVT_OK ||
         evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, nvrtc) != EVT_OK ||

@@ -1235,20 +1235,25 @@ static int tune(run *r)
     printf("%-34s %6s %10s %8s\n", "configuration", "split", "ms", "speed-up");
     for (int i = 0; i < res.nentries; i++) {
         const evt_tune_entry *e = &res.entries[i];
+        char split[16]; /* stream-K's plans: "sk" */
+        snprintf(split, sizeof split, e->stream_k ? "sk" : "%d", e->split_k);
         if (e->ms < 0) {
-            printf("%-34s %6d %10s %8s\n", e->config, e->split_k, "-", "not timed");
+            printf("%-34s %6s %10s %8s\n", e->config, split, "-", "not timed");
             continue;
         }
-        printf("%-34s %6d %10.4f %7.2fx%s%s\n", e->config, e->split_k, e->ms,
-               res.heuristic.ms / e->ms, i == 0 ? "  heuristic" : "",
-               strcmp(e->config, res.best.config) == 0 && e->split_k == res.best.split_k ? "  best"
-                                                                                       : "");
+        printf("%-34s %6s %10.4f %7.2fx%s%s\n", e->config, split, e->ms, res.heuristic.ms / e->ms,
+               i == 0 ? "  heuristic" : "",
+               strcmp(e->config, res.best.config) == 0 && e->split_k == res.best.split_k &&
+                       e->stream_k == res.best.stream_k
+                   ? "  best"
+                   : "");
     }
     char path[4096];
     evt_tuning_db_path(path, sizeof path);
-    printf("best: %s split %d, %.4f ms, %.2fx the heuristic's (%s split %d, %.4f ms)\n",
-           res.best.config, res.best.split_k, res.best.ms, res.heuristic.ms / res.best.ms,
-           res.heuristic.config, res.heuristic.split_k, res.heuristic.ms);
+    printf("best: %s split %d%s, %.4f ms, %.2fx the heuristic's (%s split %d%s, %.4f ms)\n",
+           res.best.config, res.best.split_k, res.best.stream_k ? " stream-K" : "", res.best.ms,
+           res.heuristic.ms / res.best.ms, res.heuristic.config, res.heuristic.split_k,
+           res.heuristic.stream_k ? " stream-K" : "", res.heuristic.ms);
     if (o->dry_run)
         printf("recorded: nothing (--dry-run)\n");
     else

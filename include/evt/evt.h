@@ -385,13 +385,22 @@ typedef struct evt_tuning {
     /* Nonzero: launches take the heuristic's plan even where the tuning
      * database holds a measured one (evt_launch_tune). */
     int ignore_records;
+    /* 0: the planner's (which does not take stream-K of its own accord);
+     * 1: never; 2: stream-K wherever the configuration has it (the
+     * cooperative sm_90a GEMM configurations without clusters): the last
+     * whole wave of tiles and the partial one after it shared out evenly
+     * among the persistent CTAs by k tiles, a tile's pieces added in a fixed
+     * order.  evt_launch_plan then ends in "stream-K" and the tiles it
+     * shares; evt_launch_tune times it beside the other plans. */
+    int stream_k;
 } evt_tuning;
 
 /*
  * Sets the tuning that compiles (evt_kernel_cuda, evt_kernel_compile) and
  * launches created afterwards start from; the name is copied.  NULL resets
  * it.  EVT_ERR_NOT_FOUND for an unknown configuration name,
- * EVT_ERR_INVALID_ARGUMENT for a split_k below 0 or a row_group not listed.
+ * EVT_ERR_INVALID_ARGUMENT for a split_k below 0, a stream_k other than 0,
+ * 1 or 2, or a row_group not listed.
  */
 EVT_API evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning);
 /* The number of tile configurations, and the name of the i-th (a static
@@ -696,6 +705,7 @@ typedef struct evt_tune_entry {
     char config[48];
     int split_k;  /* the plan's split-K factor (1: none) */
     double ms;    /* median; < 0: not timed (the time ran out) */
+    int stream_k; /* 1: the plan runs stream-K (evt_tuning.stream_k) */
 } evt_tune_entry;
 
 enum { EVT_TUNE_MAX_ENTRIES = 96 };

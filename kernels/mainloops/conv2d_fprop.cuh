@@ -431,11 +431,14 @@ __device__ __forceinline__ void evt_conv_mainloop(const evt_conv_args &args, int
 
 /* The conv under a persistent schedule (evt_sched::ws_run); a
  * producer/consumer configuration's fast path loads with the TMA maps.
- * Tiles from tile_end on are left to the tail's split-K entries (plan.h). */
+ * Tiles from tile_end on are left to the tail's split-K entries (plan.h).
+ * No stream-K: the entry takes the GEMM's parameters, and no conv
+ * configuration is cooperative. */
 template <class Cfg, class Epi>
 __device__ __forceinline__ void evt_conv_persistent(const evt_conv_args &args0, unsigned char *smem,
                                                  const Epi &epi, const evt_tma_maps *maps = nullptr,
-                                                 int tile_end = 0x7fffffff)
+                                                 int tile_end = 0x7fffffff,
+                                                 const evt_stream_k & = evt_sk_none())
 {
     const evt_tile_limited<evt_conv_args> args = evt_tile_limit(args0, tile_end);
     const int k_gemm = args.r * args.s * args.c;

@@ -272,11 +272,12 @@ struct tma_loader {
     int row0, col0, k0;
     int za, zb; /* the problem in A's and B's rank-3 maps; -1: rank 2 */
 
-    __device__ __forceinline__ void start(const evt_gemm_args &args, int tile_m, int tile_n, int)
+    /* Tile (tile_m, tile_n), from k tile kt_begin on (a stream-K piece's first). */
+    __device__ __forceinline__ void start(const evt_gemm_args &args, int tile_m, int tile_n, int kt_begin)
     {
         row0 = tile_m * Cfg::kBM;
         col0 = tile_n * Cfg::kBN;
-        k0 = 0;
+        k0 = kt_begin * Cfg::kBK;
         za = args.stride_a ? args.index : -1;
         zb = args.stride_b ? args.index : -1;
     }
@@ -362,13 +363,15 @@ __device__ __forceinline__ void evt_gemm_mainloop(const evt_gemm_args &args, int
 
 /* The GEMM under a persistent schedule (evt_sched::ws_run); a
  * producer/consumer configuration's fast path loads with the TMA maps.
- * Tiles from tile_end on are left to the tail's split-K entries (plan.h). */
+ * Tiles from tile_end on are left to the tail's split-K entries (plan.h);
+ * sk: stream-K, which the cooperative configurations take (evt_stream_k). */
 template <class Cfg, class Epi>
 __device__ __forceinline__ void evt_gemm_persistent(const evt_gemm_args &args0, unsigned char *smem,
                                                  const Epi &epi, const evt_tma_maps *maps = nullptr,
-                                                 int tile_end = 0x7fffffff)
+                                                 int tile_end = 0x7fffffff,
+                                                 const evt_stream_k &sk = evt_sk_none())
 {
-    const evt_tile_limited<evt_gemm_args> args = evt_tile_limit(args0, tile_end);
+    const evt_tile_limited<evt_gemm_args> args = evt_tile_limit(args0, tile_end, sk);
     const int k_tiles = (args.k + Cfg::kBK - 1) / Cfg::kBK;
     (void)maps;
 #if EVT_SM90 == 1

@@ -41,6 +41,78 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
 }
 
 /*
+ * Stream-K (plan.h, plan.stream_k; the cooperative GEMM tiles of sm_90a,
+ * evt_sm90::coop_run): a persistent launch of G CTAs runs its tiles before
+ * `first` whole, G at a time, and splits the k tiles of the tiles from
+ * `first` on (`iters` of them, k tile kt of tile first + i being number
+ * i * k_tiles + kt) into G ranges, CTA b taking numbers iters * b / G up to
+ * iters * (b + 1) / G.  A range's first piece of a tile may begin past the
+ * tile's first k tile: that CTA writes its partial sums to its slot of
+ * `partials` (BM x BN floats, in its threads' register order) and counts its
+ * consumer warps on flags[b]; the CTA whose range holds the tile's first k
+ * tile (its range's last piece) waits for the later pieces' flags, adds their
+ * slots in CTA order (a fixed order: results do not depend on timing), runs
+ * the epilogue once and leaves the flags zero again.  Every CTA writes one
+ * slot at most, first thing, and waits only at its end, for CTAs after it:
+ * no CTA waits for one that waits.  The runtime zeroes the flags where it
+ * cannot know them zero.  iters 0: no stream-K, every tile whole.
+ */
+struct evt_stream_k {
+    float *partials;
+    unsigned *flags;
+    evt_i64 iters;
+    int first;
+    int pad;
+};
+static_assert(sizeof(evt_stream_k) == 32, "evt_stream_k is 32 bytes: the runtime packs it so");
+
+/* The first k-tile number of CTA b's stream-K range (evt_stream_k; the
+ * planner keeps iters below 2^31). */
+__device__ __forceinline__ int evt_sk_start(const evt_stream_k &sk, int b)
+{
+    return (int)(sk.iters * b / (evt_i64)gridDim.x);
+}
+
+/* The consumer warps of a stream-K tile (evt_sm90::coop_run) count on their
+ * slot's flag; the finishing CTA's warps then count in kSkRead steps, and
+ * the last of them zeroes it.  CTA b's flag is word kSkFlagStride * b, a
+ * 128-byte line of its own, so that one CTA's counting and another's
+ * polling do not meet on a line. */
+constexpr unsigned kSkRead = 0x100u;
+constexpr int kSkFlagStride = 32;
+
+/*
+ * Calls piece(t, j, k0, k1) for every piece of work of a persistent
+ * CTA in order: its whole tiles before sk.first (walk's tiles), then its
+ * stream-K range's pieces, tile t's k tiles k0 .. k1 - 1; j counts them.
+ */
+template <class Walk, class Piece>
+__device__ __forceinline__ void evt_sk_pieces(const Walk &walk, const evt_stream_k &sk, int k_tiles,
+                                              const Piece &piece)
+{
+    /* one loop, so that the piece's code (mainloop and epilogue) is inlined once */
+    const int whole_end = walk.count < sk.first ? walk.count : sk.first;
+    const bool shared = sk.iters > 0 && k_tiles > 0;
+    int it = shared ? evt_sk_start(sk, (int)blockIdx.x) : 0;
+    const int end = shared ? evt_sk_start(sk, (int)blockIdx.x + 1) : 0;
+    for (int t = walk.first, j = 0;; ++j) {
+        int tile, k0 = 0, k1 = k_tiles;
+        if (t < whole_end) {
+            tile = t;
+            t += walk.step;
+        } else if (it < end) {
+            tile = sk.first + it / k_tiles;
+            k0 = it % k_tiles;
+            k1 = end - it < k_tiles - k0 ? k0 + (end - it) : k_tiles;
+            it += k1 - k0;
+        } else {
+            break;
+        }
+        piece(tile, j, k0, k1);
+    }
+}
+
+/*
  * A persistent launch may stop before the problem's last tile: the tiles
  * from tile_end on (the last wave's, split along K) are the tail's, which
  * the split-K entries of a configuration of the same tile shape run
@@ -51,6 +123,7 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
 template <class A>
 struct evt_tile_limited : A {
     int tile_end;
+    evt_stream_k sk;
 };
 template <class A>
 __device__ __forceinline__ int evt_tile_end(const A &)
@@ -62,12 +135,29 @@ __device__ __forceinline__ int evt_tile_end(const evt_tile_limited<A> &a)
 {
     return a.tile_end;
 }
+/* No stream-K: every tile whole. */
+__device__ __forceinline__ evt_stream_k evt_sk_none()
+{
+    return evt_stream_k{nullptr, nullptr, 0, 0x7fffffff, 0};
+}
 template <class A>
-__device__ __forceinline__ evt_tile_limited<A> evt_tile_limit(const A &a, int tile_end)
+__device__ __forceinline__ evt_stream_k evt_stream_k_of(const A &)
+{
+    return evt_sk_none();
+}
+template <class A>
+__device__ __forceinline__ evt_stream_k evt_stream_k_of(const evt_tile_limited<A> &a)
+{
+    return a.sk;
+}
+template <class A>
+__device__ __forceinline__ evt_tile_limited<A> evt_tile_limit(const A &a, int tile_end,
+                                                              const evt_stream_k &sk = evt_sk_none())
 {
     evt_tile_limited<A> r;
     static_cast<A &>(r) = a;
     r.tile_end = tile_end;
+    r.sk = sk;
     return r;
 }
 

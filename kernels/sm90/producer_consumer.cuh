@@ -114,16 +114,17 @@ EVT_DEVICE void release_stage(evt_u32 empty, int s)
 template <class Cfg, class Load, class Args, class AfterTile>
 __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k_tiles,
                                            const evt_tile_walk<Cfg> &walk, evt_u32 sbase, evt_u32 full,
-                                           evt_u32 empty, Load &load, const AfterTile &after_tile)
+                                           evt_u32 empty, Load &load, const AfterTile &after_tile,
+                                           const evt_stream_k &sk)
 {
 #if EVT_SM90 == 1
     const int tid = threadIdx.x;
     int q = 0; /* k tiles loaded so far */
-    int tm, tn;
-    for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
+    evt_sk_pieces(walk, sk, k_tiles, [&](int t, int j, int k0, int k1) {
+        int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
-        load.start(args.at(problem), tm, tn, 0);
-        for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+        load.start(args.at(problem), tm, tn, k0);
+        for (int kt = k0; kt < k1; ++kt, ++q) {
             const int s = q % Cfg::kStages;
             mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
             if constexpr (Load::kTma) {
@@ -136,7 +137,7 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
             }
         }
         after_tile(j, tm, tn, problem);
-    }
+    });
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
 #endif
@@ -219,7 +220,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                                 epi.stage(staged + c * Cfg::kStagedTileBytes, sfull + 8 * c, tm, tn,
                                           problem, tid);
                             }
-                        });
+                        },
+                        evt_sk_none());
         if constexpr (Cfg::kCluster > 1)
             cluster_sync(); /* the consumers' arrive */
         return; /* the consumers wait for the copies in flight */
@@ -291,6 +293,67 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "producer/consumer configurations run on sm_90a only");
 #endif
+}
+
+/* A stream-K piece that does not hold its tile's first k tile (coop_run,
+ * evt_stream_k): the consumers' partial sums into the CTA's slot, float4 i
+ * of consumer thread ctid at i * 256 + ctid (a warp's 512 bytes in a row),
+ * then each warp counts itself on the CTA's flag once its stores are visible. */
+template <int NHALF, int NC>
+EVT_DEVICE void sk_publish(const float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk, int ctid, int lane)
+{
+    float4 *slot = reinterpret_cast<float4 *>(sk.partials + (evt_i64)blockIdx.x * (NHALF * NC * 128));
+#pragma unroll
+    for (int h = 0; h < NHALF; ++h)
+#pragma unroll
+        for (int i = 0; i < NC / 8; ++i)
+            slot[(h * (NC / 8) + i) * 256 + ctid] =
+                make_float4(acc[h][0][4 * i], acc[h][0][4 * i + 1], acc[h][0][4 * i + 2], acc[h][0][4 * i + 3]);
+    __threadfence();
+    __syncwarp();
+    if (lane == 0)
+        atomicAdd(sk.flags + kSkFlagStride * blockIdx.x, 1u);
+}
+
+/* The CTA holding a stream-K tile's first k tile (coop_run): adds the
+ * partial sums of the CTAs after it whose ranges begin before the tile's
+ * end (tile_end, in evt_stream_k's k-tile numbers), in CTA order, each once
+ * its eight consumer warps have counted; the last of this CTA's warps to
+ * read a slot zeroes its flag for the next launch. */
+template <int NHALF, int NC>
+EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk, int tile_end, int ctid,
+                          int lane)
+{
+    for (int b = (int)blockIdx.x + 1; b < (int)gridDim.x && evt_sk_start(sk, b) < tile_end; ++b) {
+        if (evt_sk_start(sk, b + 1) == evt_sk_start(sk, b))
+            continue; /* an empty range: nothing of it to wait for */
+        unsigned *flag = sk.flags + kSkFlagStride * b;
+        if (lane == 0) {
+            /* backing off between polls: eight warps of up to every CTA poll at once */
+            for (;;) {
+                unsigned v;
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+                if ((v & (kSkRead - 1)) == 8u)
+                    break;
+                __nanosleep(128);
+            }
+        }
+        __syncwarp();
+        const float4 *slot = reinterpret_cast<const float4 *>(sk.partials + (evt_i64)b * (NHALF * NC * 128));
+#pragma unroll
+        for (int h = 0; h < NHALF; ++h)
+#pragma unroll
+            for (int i = 0; i < NC / 8; ++i) {
+                const float4 v = __ldcg(slot + (h * (NC / 8) + i) * 256 + ctid);
+                acc[h][0][4 * i] = __fadd_rn(acc[h][0][4 * i], v.x);
+                acc[h][0][4 * i + 1] = __fadd_rn(acc[h][0][4 * i + 1], v.y);
+                acc[h][0][4 * i + 2] = __fadd_rn(acc[h][0][4 * i + 2], v.z);
+                acc[h][0][4 * i + 3] = __fadd_rn(acc[h][0][4 * i + 3], v.w);
+            }
+        __syncwarp();
+        if (lane == 0 && atomicAdd(flag, kSkRead) == 8u + 7u * kSkRead)
+            atomicExch(flag, 0u);
+    }
 }
 
 /* A cooperative consumer's epilogue on its m64 accumulator row a (coop_run):
@@ -367,6 +430,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
     constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
     const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
+    /* the runtime gives stream-K to configurations without clusters only (plan.h) */
+    const evt_stream_k sk = Cfg::kCluster == 1 ? evt_stream_k_of(args) : evt_sk_none();
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
@@ -387,7 +452,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
             asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
-                        [](int, int, int, int) {});
+                        [](int, int, int, int) {}, sk);
         if constexpr (Cfg::kCluster > 1)
             cluster_sync(); /* the consumers' arrive */
         return; /* the consumers wait for the copies in flight */
@@ -400,12 +465,14 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
     const evt_u32 sub_addr = evt_smem_addr(sub);
     const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
-    for (int t = walk.first, j = 0; t < walk.count; t += walk.step, ++j) {
+    const int ctid = tid - 128; /* the consumers' thread, 0 .. 255 */
+    int q = 0;                  /* k tiles consumed so far */
+    evt_sk_pieces(walk, sk, k_tiles, [&](int t, int, int k0, int k1) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
 #pragma unroll
         for (int h = 0; h < NHALF; ++h)
             zero_acc<NC, 1>(acc[h]);
-        int q = j * k_tiles, prev = 0;
+        int prev = 0;
         if constexpr (kPromote) {
             /* k tile kt's wgmmas sum into part[kt % 2] while kt - 1's partial
              * sums, complete, are added to acc; the loop goes two k tiles at
@@ -435,16 +502,18 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 prev = s;
                 ++q;
             };
+            /* kt counts from 0 within the piece (its first k tile issues, adds nothing) */
+            const int kn = k1 - k0;
             int kt = 0;
-            for (; kt + 1 < k_tiles; kt += 2) {
+            for (; kt + 1 < kn; kt += 2) {
                 step(part[0], part[1], kt);
                 step(part[1], part[0], kt + 1);
             }
-            if (kt < k_tiles)
+            if (kt < kn)
                 step(part[0], part[1], kt);
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-            if (k_tiles > 0) {
-                if ((k_tiles - 1) & 1) /* named statically, as above */
+            if (kn > 0) {
+                if ((kn - 1) & 1) /* named statically, as above */
                     add(part[1]);
                 else
                     add(part[0]);
@@ -452,7 +521,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                     evt_sched::mbar_arrive_cta(empty + 8 * prev);
             }
         } else {
-            for (int kt = 0; kt < k_tiles; ++kt, ++q) {
+            for (int kt = k0; kt < k1; ++kt, ++q) {
                 const int s = q % Cfg::kStages;
                 mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
                 if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
@@ -460,25 +529,33 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 consume_k_tile<Cfg, NC, NHALF>(acc, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
                                                sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-                if (kt > 0 && lane == 0)
+                if (kt > k0 && lane == 0)
                     release(prev); /* the last k tile's MMAs are done */
                 prev = s;
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-            if (k_tiles > 0 && lane == 0)
+            if (k1 > k0 && lane == 0)
                 release(prev);
+        }
+        if constexpr (Cfg::kCluster == 1) {
+            if (k0 > 0) { /* a later piece: the CTA holding the tile's first k tile finishes it */
+                sk_publish<NHALF, NC>(acc, sk, ctid, lane);
+                return;
+            }
+            if (k1 < k_tiles) /* the tile's later pieces are the next CTAs' first */
+                sk_gather<NHALF, NC>(acc, sk, (t - sk.first + 1) * k_tiles, ctid, lane);
         }
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
-            continue;
+            return;
 #pragma unroll
         for (int h = 0; h < NHALF; ++h) {
             const int sm = (Cfg::kBM / 64) * tm + NHALF * c + h; /* the sub-tiles' row */
             coop_sub_tiles<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem);
         }
-    }
+    });
     if constexpr (Cfg::kCluster > 1)
         cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */
 #else

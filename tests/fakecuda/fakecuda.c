@@ -1087,6 +1087,22 @@ __attribute__((visibility("default"))) CUresult cuMemcpyDtoH_v2(void *dst, CUdev
     return leave(r);
 }
 
+__attribute__((visibility("default"))) CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, size_t n, void *stream)
+{
+    ENTER("cuMemsetD32Async");
+    (void)stream;
+    CUresult r = CUDA_SUCCESS;
+    if (!need_context("cuMemsetD32Async"))
+        r = CUDA_ERROR_INVALID_CONTEXT;
+    else if (n && (dst % 4 || !block_of(dst, n * 4))) {
+        violation("cuMemsetD32Async of %zu words at 0x%llx, outside every allocation or unaligned", n, dst);
+        r = CUDA_ERROR_INVALID_VALUE;
+    }
+    for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++)
+        ((unsigned *)(uintptr_t)dst)[i] = v;
+    return leave(r);
+}
+
 /* ---- streams and capture ------------------------------------------------- */
 
 __attribute__((visibility("default"))) CUresult cuStreamCreate(void **stream, unsigned flags)

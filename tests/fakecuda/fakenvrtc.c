@@ -129,6 +129,8 @@ static int param(const char *src, const char *p, const char *end, const char *en
         put(ptx, "%s\t.param .u64 %s_param_%d", sep, entry, i);
     else if (n == 12 && strncmp(type, "evt_tma_maps", 12) == 0)
         put(ptx, "%s\t.param .align 64 .b8 %s_param_%d[384]", sep, entry, i);
+    else if (n == 12 && strncmp(type, "evt_stream_k", 12) == 0) /* kernels/sched/tiles.cuh */
+        put(ptx, "%s\t.param .align 8 .b8 %s_param_%d[32]", sep, entry, i);
     else {
         const size_t size = struct_size(src, type, n);
         if (!size) {

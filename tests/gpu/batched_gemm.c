@@ -41,12 +41,14 @@ static const char source[] =
 static const struct family {
     const char *config;
     int split_k;
+    int stream_k; /* 2: forced (evt_tuning.stream_k) */
 } families[] = {
-    {"sm80_64x64x32_w4_s4", 1},    {"sm80_128x128x64_w4_s3", 1}, {"sm80_64x64x32_w4_s4", 3},
-    {"sm90_wg2_128x128x64_s3", 1}, {"sm90_wg1_64x128x64_s4", 1}, {"sm90_pp2_128x128x64_s4", 1},
-    {"sm90_pp2_cl2_128x128x64_s4", 1}, {"sm90_coop2_cl2_128x256x64_s3", 1},
-    {"sm90_coop2_128x256x64_s4", 1}, {"sm90_coop2_cl2_128x256x64_s4", 1},
-    {NULL, 0},
+    {"sm80_64x64x32_w4_s4", 1, 0},    {"sm80_128x128x64_w4_s3", 1, 0}, {"sm80_64x64x32_w4_s4", 3, 0},
+    {"sm90_wg2_128x128x64_s3", 1, 0}, {"sm90_wg1_64x128x64_s4", 1, 0}, {"sm90_pp2_128x128x64_s4", 1, 0},
+    {"sm90_pp2_cl2_128x128x64_s4", 1, 0}, {"sm90_coop2_cl2_128x256x64_s3", 1, 0},
+    {"sm90_coop2_128x256x64_s4", 1, 0}, {"sm90_coop2_cl2_128x256x64_s4", 1, 0},
+    {"sm90_coop2_128x256x64_s3", 1, 2}, {"sm90_coop2_256x128x64_s3", 1, 2},
+    {NULL, 0, 0},
 };
 
 static const long long counts[] = {1, 2, 7, 64, 512};
@@ -199,7 +201,7 @@ static int run_case(device *g, evt_module *m, evt_target target, const batch_cas
 
     evt_launch *l = NULL;
     evt_status st = evt_launch_create(m, k, &l);
-    const evt_tuning t = {.config = c->f->config, .split_k = c->f->split_k};
+    const evt_tuning t = {.config = c->f->config, .split_k = c->f->split_k, .stream_k = c->f->stream_k};
     if (st == EVT_OK)
         st = evt_launch_set_tuning(l, &t);
     if (st == EVT_OK)

@@ -50,18 +50,20 @@ static const char source[] =
 typedef struct family {
     const char *name, *config; /* config NULL: the heuristic's */
     int split_k;               /* evt_tuning.split_k: 0 the planner's, 1 never, n ways */
+    int stream_k;              /* evt_tuning.stream_k: 0 the planner's, 2 forced */
 } family;
 
 static const family families[] = {
-    {"mma.sync k32", "sm80_64x64x64_w4_s4_fp8", 1},
-    {"mma.sync k32", "sm80_128x128x128_w4_s3_fp8", 1},
-    {"wgmma k32", "sm90_wg2_128x256x128_s4_fp8", 1},
-    {"wgmma k32", "sm90_wg2_128x128x128_s3_fp8", 1},
-    {"producer/consumer", "sm90_pp2_128x128x128_s4_fp8", 1},
-    {"cooperative", "sm90_coop2_128x128x128_s4_fp8", 1},
-    {"split-K", "sm80_64x64x64_w4_s4_fp8", 3},
-    {"split-K", "sm90_wg2_128x256x128_s4_fp8", 2},
-    {"heuristic", NULL, 0},
+    {"mma.sync k32", "sm80_64x64x64_w4_s4_fp8", 1, 0},
+    {"mma.sync k32", "sm80_128x128x128_w4_s3_fp8", 1, 0},
+    {"wgmma k32", "sm90_wg2_128x256x128_s4_fp8", 1, 0},
+    {"wgmma k32", "sm90_wg2_128x128x128_s3_fp8", 1, 0},
+    {"producer/consumer", "sm90_pp2_128x128x128_s4_fp8", 1, 0},
+    {"cooperative", "sm90_coop2_128x128x128_s4_fp8", 1, 0},
+    {"cooperative, stream-K", "sm90_coop2_128x128x128_s4_fp8", 1, 2},
+    {"split-K", "sm80_64x64x64_w4_s4_fp8", 3, 0},
+    {"split-K", "sm90_wg2_128x256x128_s4_fp8", 2, 0},
+    {"heuristic", NULL, 0, 0},
 };
 
 typedef struct problem {
@@ -166,7 +168,7 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
             dev[i] = host[i];
         else if ((st = evt_device_alloc(r->ctx, bytes[i], &dev[i])) == EVT_OK)
             st = evt_device_copy_to(r->ctx, dev[i], host[i], bytes[i]);
-    const evt_tuning tuning = {.config = fam->config, .split_k = fam->split_k};
+    const evt_tuning tuning = {.config = fam->config, .split_k = fam->split_k, .stream_k = fam->stream_k};
     if (st == EVT_OK)
         st = evt_launch_create(r->m, k, &l);
     if (st == EVT_OK)
@@ -327,8 +329,8 @@ static evt_status precision_one(run *r, const char *config)
 
 static evt_status run_family(run *r, const family *fam)
 {
-    printf("%s: %s%s\n", fam->name, fam->config ? fam->config : "the heuristic's pick",
-           fam->split_k > 1 ? ", split-K" : "");
+    printf("%s: %s%s%s\n", fam->name, fam->config ? fam->config : "the heuristic's pick",
+           fam->split_k > 1 ? ", split-K" : "", fam->stream_k == 2 ? ", stream-K" : "");
     for (size_t i = 0; i < evt_module_kernel_count(r->m); i++) {
         const evt_kernel *k = evt_module_kernel(r->m, i);
         if (strcmp(evt_kernel_name(k), "sum_e4m3") == 0)

@@ -41,7 +41,8 @@ ex=$root/examples
 # under it, so every output of every run is checked in full.  --splitk (a suite option, not evtc's) runs with
 # EVT_SPLITK=2: every tile split in two, the partial sums added in the
 # shares' cluster on sm_90a, by the _splitsum kernel on other GPUs
-# (--splitkN: N ways, 2 to 8).  --config NAME (also the suite's) forces a tile
+# (--splitkN: N ways, 2 to 8).  --streamk runs with EVT_STREAMK=2 (stream-K
+# where the configuration has it).  --config NAME (also the suite's) forces a tile
 # configuration (EVT_CONFIG, names in kernels/tile_configs.h): the sm_90a
 # wgmma ones and the persistent ones (sm80_ws4_*, sm90_wg2_ws*:
 # warp-specialized; sm90_pp2_*: a producer and two consumer warpgroups,
@@ -160,6 +161,15 @@ runs() {
             echo "$f $k 3000,2100,1000 --config sm90_coop2_128x256x64_s3 --special"
             echo "$f $k 4097,2100,24 --config sm90_coop2_cl2_128x256x64_s3"
             echo "$f $k 2000,3000,520 --config sm90_coop2_128x256x64_s4 --batch 2"
+            # stream-K (plan.h), forced: every tile in pieces over the 132
+            # CTAs (80 tiles of 9 k tiles; 32 of 65 cut four ways; the guarded
+            # path's 12 tiles of 4, one k tile a CTA), the first wave whole
+            # and the rest shared (308 tiles; a batch of 2 x 192)
+            echo "$f $k 1000,2560,520 --config sm90_coop2_128x256x64_s3 --streamk"
+            echo "$f $k 3500,2600,1000 --config sm90_coop2_128x256x64_s3 --streamk --special"
+            echo "$f $k 1000,1000,4104 --config sm90_coop2_256x128x64_s3 --streamk"
+            echo "$f $k 2000,3000,520 --config sm90_coop2_128x256x64_s4 --streamk --batch 2"
+            echo "$f $k 300,1000,200 --config sm90_coop2_128x256x64_s3 --streamk --ld-pad 3"
             # a persistent plan's tail (plan.h), forced: 288 tiles, the last 24
             # split two ways
             echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"
@@ -229,6 +239,13 @@ runs() {
     echo "$c/outputs.evt outputs 127,1000,4104 --splitk6"
     echo "$c/inputs.evt inputs 127,1000,4104 --config sm80_64x64x32_w4_s4 --splitk7 --ld-pad 3"
     echo "$c/reductions.evt reductions_bf16_cc 77,3000,1000 --config sm90_wg2_128x128x64_s3 --splitk3 --batch 2"
+    # stream-K with every reduction kind: tiles in two to five pieces, the
+    # reductions run once a tile by the CTA that finishes it
+    echo "$c/reductions.evt reductions 1000,1000,4104 --config sm90_coop2_128x256x64_s3 --streamk"
+    echo "$c/reductions.evt reductions 3000,2100,520 --config sm90_coop2_256x128x64_s3 --streamk --special"
+    echo "$c/reductions.evt reductions_bf16_cc 1000,2000,1000 --config sm90_coop2_128x256x64_s3 --streamk"
+    echo "$c/outputs.evt outputs 1000,2000,1000 --config sm90_coop2_128x256x64_s3 --streamk"
+    echo "$c/inputs.evt inputs 1000,2000,1000 --config sm90_coop2_128x256x64_s3 --streamk --ld-pad 3"
     # the planner's own tail: the cooperative tile's last wave of 12 tiles
     # split four ways in clusters (plan_coop_tail)
     echo "$c/reductions.evt reductions 2000,2300,2100"
@@ -338,6 +355,7 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s3"
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x256x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s4"
+            echo "$c/layouts.evt ${l}_$t 1000,2100,1000 --config sm90_coop2_128x256x64_s3 --streamk"
             echo "$c/layouts.evt ${l}_$t 2000,2000,520 --config sm90_wg2_128x256x64_s4"
             echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 77,1000,520 --config sm90_wg1_64x128x64_s4"
@@ -388,6 +406,10 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
             splitk=$(printf '%s' "$opts" | sed 's/.*--splitk\([2-8]\).*/\1/')
             opts=$(printf '%s' "$opts" | sed 's/--splitk[2-8]//') ;;
         esac
+        streamk=
+        case " $opts " in
+        *" --streamk "*) streamk=2 opts=$(printf '%s' "$opts" | sed 's/--streamk//') ;;
+        esac
         config=
         case " $opts " in
         *" --config "*)
@@ -395,7 +417,7 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
             opts=$(printf '%s' "$opts" | sed 's/--config [a-z0-9_]*//') ;;
         esac
         # shellcheck disable=SC2086 # problem and opts are lists of options
-        EVT_CONFIG=$config EVT_SPLITK=$splitk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
+        EVT_CONFIG=$config EVT_SPLITK=$splitk EVT_STREAMK=$streamk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
             >"$work/logs/$id.log" 2>&1
         rc=$?
         end=$(date +%s.%N)

@@ -395,16 +395,20 @@ static void test_gemm_ragged_sm90(void **state)
 }
 
 /* Parameter i of launch r is a persistent entry's tile end (int): end, or
- * any positive count when end < 0. */
+ * any positive count when end < 0; and the last, i + 1, its stream-K
+ * (kernels/sched/tiles.cuh's evt_stream_k: partials, flags, iters, first),
+ * none here: no k tiles shared. */
 static void expect_tile_end(const fakecuda_launch *r, int i, long long end)
 {
-    assert_true(r->nparams > i);
+    assert_int_equal(r->nparams, i + 2);
     assert_int_equal(r->param_size[i], 4);
     const int got = fakecuda_i32_at(r->params[i], 0);
     if (end >= 0)
         assert_int_equal(got, end);
     else
         assert_true(got > 0);
+    assert_int_equal(r->param_size[i + 1], 32);
+    assert_int_equal(fakecuda_i64_at(r->params[i + 1], 16), 0);
 }
 
 /* A run of l with configuration `config` forced (as tests and the tuner
@@ -453,7 +457,7 @@ static void test_gemm_4096_sm90_tma(void **state)
     expect_full_args(r[1].params[0], &b, M, N, K, LDA, LDB, LD, 1.0f, -3.0f, ws);
 
     /* the maps: A as (k, m), B as (k, n), in BK x BM and BK x BN boxes, 128-byte swizzled */
-    assert_int_equal(r[1].nparams, 3);
+    assert_int_equal(r[1].nparams, 4);
     expect_tile_end(&r[1], 2, tiles); /* every tile: no tail */
     assert_int_equal(r[1].param_size[1], 3 * 128);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
@@ -492,6 +496,122 @@ static void expect_repack(const fakecuda_launch *r, const char *entry, const voi
     assert_int_equal(fakecuda_i64_at(r->params[3], 0), rows);
     assert_int_equal(fakecuda_i64_at(r->params[4], 0), e);
     assert_int_equal(fakecuda_i64_at(r->params[5], 0), e8);
+}
+
+/* Stream-K's launch (plan.h): one persistent launch whose last parameter
+ * shares the k tiles of its tiles from `first` on, the flags zeroed by
+ * cuMemsetD32Async where the launch cannot know them zero, its slots after
+ * them in the workspace. */
+static void expect_stream_k(const fakecuda_launch *r, unsigned long long flags, unsigned long long slots,
+                            long long iters, int first)
+{
+    assert_int_equal(r->nparams, 4);
+    assert_int_equal(r->param_size[3], 32);
+    assert_int_equal((uintptr_t)fakecuda_ptr_at(r->params[3], 0), slots);
+    assert_int_equal((uintptr_t)fakecuda_ptr_at(r->params[3], 8), flags);
+    assert_int_equal(fakecuda_i64_at(r->params[3], 16), iters);
+    assert_int_equal(fakecuda_i32_at(r->params[3], 24), first);
+}
+
+static void test_gemm_stream_k_sm90(void **state)
+{
+    (void)state;
+    enum { M = 1000, N = 2560, K = 2560, LD = N };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    evt_launch *l = launch_of(m, "tn");
+    bufs b = {mem, {0}, 0};
+    const size_t a_bytes = (size_t)3500 * K * 2, b_bytes = (size_t)N * K * 2;
+    void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(l, &b, M, N, LD);
+    assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
+    const evt_tuning sk = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 2};
+    assert_int_equal(evt_launch_set_tuning(l, &sk), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    /* 8 x 10 tiles, fewer than the SMs: all of their 80 x 40 k tiles shared by 132 CTAs */
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1 "
+                                            "stream-K 80 tiles");
+    fakecuda_launch r[4];
+    assert_int_equal(launches(r, 4), 3);
+    const size_t words = (size_t)(1 + M) * 4, flags_at = (words + 255) / 256 * 256;
+    const size_t slots_at = flags_at + 132 * 128;
+    const size_t bytes = slots_at + (size_t)132 * 128 * 256 * 4;
+    const unsigned long long ws = one_alloc(bytes);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
+    expect_main(&r[1], "evt_tn_gemm_sm90_coop2_128x256x64_s3_sm90a", "sm90_coop2_128x256x64_s3", 132, DEV_SM90,
+                FULL_SIZE);
+    assert_int_equal(fakecuda_i32_at(r[1].params[2], 0), 80); /* the tile end: every tile */
+    expect_stream_k(&r[1], ws + flags_at, ws + slots_at, 80 * 40, 0);
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1); /* a new workspace's flags */
+    size_t need = 0;
+    assert_int_equal(evt_launch_workspace_size(l, &need), EVT_OK);
+    assert_int_equal(need, bytes);
+
+    /* again: the last run left the flags zero, so no memset */
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 0);
+    assert_int_equal(launches(r, 4), 3);
+    expect_stream_k(&r[1], ws + flags_at, ws + slots_at, 80 * 40, 0);
+
+    /* a run without stream-K in between may leave anything there */
+    const evt_tuning whole = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 1};
+    assert_int_equal(evt_launch_set_tuning(l, &whole), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 80 splits 1");
+    assert_int_equal(launches(r, 4), 3);
+    expect_tile_end(&r[1], 2, 80);
+    assert_int_equal(evt_launch_set_tuning(l, &sk), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
+
+    /* a caller's workspace: zeroed every run */
+    void *own = dev(&b, bytes);
+    for (int i = 0; i < 2; i++) {
+        fc.fakecuda_reset();
+        expect_ok(ctx, evt_launch_run_with_workspace(l, NULL, own, bytes));
+        assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
+        assert_int_equal(launches(r, 4), 3);
+        expect_stream_k(&r[1], (uintptr_t)own + flags_at, (uintptr_t)own + slots_at, 80 * 40, 0);
+    }
+
+    /* 28 x 10 tiles: the first of two waves whole, the rest (148 tiles) shared */
+    evt_launch *l2 = launch_of(m, "tn");
+    assert_int_equal(evt_launch_set_gemm(l2, 3500, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(l2, &b, 3500, N, LD);
+    assert_int_equal(evt_launch_set_param(l2, "beta", 0.25f), EVT_OK);
+    assert_int_equal(evt_launch_set_tuning(l2, &sk), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l2, NULL));
+    assert_string_equal(evt_launch_plan(l2), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1 "
+                                             "stream-K 148 tiles");
+    assert_int_equal(launches(r, 4), 3);
+    assert_int_equal(fakecuda_i32_at(r[1].params[2], 0), 280);
+    assert_int_equal(fakecuda_i64_at(r[1].params[3], 16), 148 * 40);
+    assert_int_equal(fakecuda_i32_at(r[1].params[3], 24), 132);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
+    /* stream-K where the configuration has none: the planner's plan for it */
+    const evt_tuning pp = {"sm90_pp2_128x128x64_s4", 0, 0, 0, 2};
+    assert_int_equal(evt_launch_set_tuning(l2, &pp), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l2, NULL));
+    assert_null(strstr(evt_launch_plan(l2), "stream-K"));
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 0);
+    /* and a value out of range */
+    const evt_tuning bad = {NULL, 0, 0, 0, 3};
+    assert_int_equal(evt_launch_set_tuning(l2, &bad), EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "stream_k 3"));
+
+    free_bufs(&b);
+    evt_launch_destroy(l2);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
 }
 
 static void test_gemm_repack_sm90(void **state)
@@ -733,7 +853,7 @@ static void test_gemm_tail_sm90(void **state)
     assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
     bind_full(l, &b, M, N, LD);
     assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
-    const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0};
+    const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0, 0};
     assert_int_equal(evt_launch_set_tuning(l, &four), EVT_OK);
     fc.fakecuda_reset();
     fc.fakecuda_set_cluster_max(0); /* the shares meet in the workspace: no clusters */
@@ -747,7 +867,7 @@ static void test_gemm_tail_sm90(void **state)
     expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
     expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", 132, DEV_SM90,
                 FULL_SIZE);
-    assert_int_equal(r[1].nparams, 3);
+    assert_int_equal(r[1].nparams, 4);
     expect_tile_end(&r[1], 2, 132);
     expect_main(&r[2], "evt_tn_gemm_sm90_wg2_128x128x64_s3_splitk_sm90a", "sm90_wg2_128x128x64_s3", 28 * 4,
                 DEV_SM90, FULL_SIZE);
@@ -795,7 +915,7 @@ static void test_gemm_tail_sm90(void **state)
     evt_launch_destroy(lc);
 
     /* the planner's: one persistent launch of all 160 tiles */
-    const evt_tuning never = {NULL, 0, 0, 0};
+    const evt_tuning never = {NULL, 0, 0, 0, 0};
     assert_int_equal(evt_launch_set_tuning(l, &never), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
@@ -916,7 +1036,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
     assert_int_equal(fakecuda_i64_at(args, F8_LD_Y), LD);
     assert_int_equal(fakecuda_i32_at(args, F8_M), M);
     assert_int_equal(fakecuda_i32_at(args, F8_N), N);
-    assert_int_equal(r[0].nparams, 3);
+    assert_int_equal(r[0].nparams, 4);
     expect_tile_end(&r[0], 2, -1);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
     expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1]), TMAP_UINT8, 1, a, K, M, LDA, 128, 128,
@@ -1006,7 +1126,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = ((size_t)(K - 1) * LDA + M) * 2, b_bytes = (size_t)K * N * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes), *y = dev(&b, (size_t)M * N * 2);
-    const evt_tuning eight = {"sm80_64x64x32_w4_s4", 8, 0, 0};
+    const evt_tuning eight = {"sm80_64x64x32_w4_s4", 8, 0, 0, 0};
     evt_launch *l = split_nt_launch(m, M, a, a_bytes, bb, b_bytes, y, &eight);
     fc.fakecuda_reset();
     fc.fakecuda_set_cluster_max(4); /* a cluster of eight does not fit */
@@ -1281,7 +1401,7 @@ static void run_conv(const conv_case *c)
     assert_int_equal(fakecuda_i32_at(args, RES_N), N);
 
     if (strstr(c->plan, " tma")) {
-        assert_int_equal(r[0].nparams, 3);
+        assert_int_equal(r[0].nparams, 4);
         expect_tile_end(&r[0], 2, -1);
         fakecuda_tensor_map t;
         const long xi = fc.fakecuda_tensor_map_of(r[0].params[1]);
@@ -1533,7 +1653,8 @@ static void test_tune_records_and_launches_take_it(void **state)
         assert_true(r.entries[i].ms > 0 && r.entries[i].ms >= r.best.ms);
         for (int j = 0; j < i; j++) /* each plan once */
             assert_false(strcmp(r.entries[i].config, r.entries[j].config) == 0 &&
-                         r.entries[i].split_k == r.entries[j].split_k);
+                         r.entries[i].split_k == r.entries[j].split_k &&
+                         r.entries[i].stream_k == r.entries[j].stream_k);
     }
     /* every plan's own entry point ran */
     for (int i = 0; i < r.nentries; i++) {
@@ -2086,7 +2207,7 @@ static void test_gemm_batched(void **state)
                 assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + (unsigned long long)L * 4);
             }
             if (c->pp) {
-                assert_int_equal(r[1].nparams, 3);
+                assert_int_equal(r[1].nparams, 4);
                 expect_tile_end(&r[1], 2, -1);
                 if (L > 1)
                     expect_tiled3(fc.fakecuda_tensor_map_of(r[1].params[1]), a, K, M, K, L, M * K, 64, 128);
@@ -2244,7 +2365,7 @@ static void test_gemm_transposed_sm90_tma(void **state)
         if (!c->pp || !runs[i].aligned) {
             assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
         } else {
-            assert_int_equal(r[0].nparams, 3);
+            assert_int_equal(r[0].nparams, 4);
             expect_tile_end(&r[0], 2, -1); /* a persistent entry's last parameter */
             assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
             const long ia = fc.fakecuda_tensor_map_of(r[0].params[1]);
@@ -2273,6 +2394,7 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_ragged_sm90),
     T(test_gemm_4096_sm90_tma),
     T(test_gemm_tail_sm90),
+    T(test_gemm_stream_k_sm90),
     T(test_gemm_repack_sm90),
     T(test_gemm_repack_mn_sm90),
     T(test_gemm_repack_batched_sm90),

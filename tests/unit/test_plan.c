@@ -230,7 +230,7 @@ static void test_can_run(void **state)
     plan pl;
     const char *why = NULL;
     const plan_problem p = problem(EVT_TARGET_SM80, 0, 4096, 4096, 4096, 1);
-    const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
+    const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0, 0};
     assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
     assert_non_null(why);
     assert_non_null(strstr(why, "sm_90a"));
@@ -263,7 +263,7 @@ static void test_fp8_picks(void **state)
     const char *why = NULL;
     plan_problem p = problem(EVT_TARGET_SM90A, 0, 4096, 4096, 4096, 1);
     p.conv_c = 0;
-    plan_options o = {CFG(sm90_pp2_128x128x128_s4_fp8), 0};
+    plan_options o = {CFG(sm90_pp2_128x128x128_s4_fp8), 0, 0};
     assert_false(plan_make(&k_gemm_tn, &p, &o, &pl, &why));
     o.config = CFG(sm90_pp2_128x128x64_s4);
     assert_false(plan_make(&k_gemm_fp8, &p, &o, &pl, &why));
@@ -671,12 +671,12 @@ static void test_split_k(void **state)
     assert_int_equal(pl.tiles, 32);
     assert_int_equal(pl.splits, 3);
     assert_int_equal(pl.grid, 96);
-    const plan_options small = {CFG(sm80_64x64x32_w4_s4), 0};
+    const plan_options small = {CFG(sm80_64x64x32_w4_s4), 0, 0};
     pl = make(&k_gemm_tn, &p, &small);
     assert_int_equal(pl.tiles, 64);
     assert_int_equal(pl.splits, 8);
     assert_int_equal(pl.grid, 512);
-    plan_options o = {CFG(sm80_64x64x32_w4_s4), 1}; /* never */
+    plan_options o = {CFG(sm80_64x64x32_w4_s4), 1, 0}; /* never */
     pl = make(&k_gemm_tn, &p, &o);
     assert_int_equal(pl.splits, 1);
     assert_int_equal(pl.grid, 64);
@@ -695,7 +695,7 @@ static void test_split_k(void **state)
     assert_non_null(why);
     /* a persistent configuration never splits its tiles (test_tail splits
      * its last wave); its grid is one CTA a slot */
-    const plan_options forced = {CFG(sm80_ws4_128x128x64_w4_s3), 1};
+    const plan_options forced = {CFG(sm80_ws4_128x128x64_w4_s3), 1, 0};
     p = problem(EVT_TARGET_SM90A, 132, 401408, 256, 64, 1);
     pl = make(&k_conv, &p, &forced);
     assert_int_equal(pl.splits, 1);
@@ -707,7 +707,7 @@ static void test_split_k(void **state)
     assert_int_equal(make(&k_conv, &p, &forced).grid, 2);
     /* forced ways on the largest problems: a grid of at most 2^31 - 1 CTAs */
     p = problem(EVT_TARGET_SM80, 108, 2147483647LL, 2147483647LL, 2147483647LL, 1);
-    const plan_options many = {CFG(sm80_64x64x32_w4_s4), 1 << 30};
+    const plan_options many = {CFG(sm80_64x64x32_w4_s4), 1 << 30, 0};
     pl = make(&k_conv, &p, &many);
     assert_int_equal(pl.splits, 1);
     assert_true(pl.grid == (1LL << 50));
@@ -767,7 +767,7 @@ static void test_tail(void **state)
     assert_int_equal(pt.tail_first, 660);
     assert_int_equal(pt.tail_splits, 4);
     assert_int_equal(pt.grid, 132);
-    const plan_options whole = {NULL, 1}; /* never split: no tail */
+    const plan_options whole = {NULL, 1, 0}; /* never split: no tail */
     pt = make(&k_gemm_tn, &pc, &whole);
     assert_ptr_equal(pt.config, coop);
     assert_true(pt.tail_splits == 1 && pt.tail_config == NULL);
@@ -783,7 +783,7 @@ static void test_tail(void **state)
     plan pl = make(&k_gemm_tn, &p, NULL);
     assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s4));
     assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
-    plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4};
+    plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4, 0};
     pl = make(&k_gemm_tn, &p, &o);
     assert_int_equal(pl.tiles, 160);
     assert_int_equal(pl.splits, 1);
@@ -808,7 +808,7 @@ static void test_tail(void **state)
     /* forced ways: the last wave's tiles (1024 tiles: 100 in the last wave) */
     p = problem(EVT_TARGET_SM90A, 132, 4096, 4096, 4096, 1);
     p.conv_c = 0;
-    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 3};
+    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 3, 0};
     pl = make(&k_gemm_tn, &p, &o);
     assert_int_equal(pl.tail_first, 1024 - 100);
     assert_int_equal(pl.tail_splits, 3);
@@ -830,7 +830,7 @@ static void test_tail(void **state)
     p = problem(EVT_TARGET_SM90A, 132, 256, 256, 4096, 1);
     p.conv_c = 0;
     p.batch = 35; /* 140 tiles */
-    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 4};
+    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 4, 0};
     pl = make(&k_gemm_tn, &p, &o);
     assert_int_equal(pl.tiles, 140);
     assert_int_equal(pl.tail_first, 132);
@@ -838,13 +838,13 @@ static void test_tail(void **state)
     /* conv, fp8 */
     p = problem(EVT_TARGET_SM90A, 132, 8 * 28 * 28, 512, 9 * 128, 1);
     p.conv_c = 128;
-    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 2};
+    o = (plan_options){CFG(sm90_pp2_128x128x64_s4), 2, 0};
     pl = make(&k_conv, &p, &o);
     assert_ptr_equal(pl.tail_config, CFG(sm90_wg2_128x128x32_s6));
     assert_int_equal(pl.tail_first, pl.tiles - pl.tiles % 132);
     p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
-    o = (plan_options){CFG(sm90_coop2_128x128x128_s4_fp8), 2};
+    o = (plan_options){CFG(sm90_coop2_128x128x128_s4_fp8), 2, 0};
     pl = make(&k_gemm_fp8, &p, &o);
     assert_ptr_equal(pl.tail_config, CFG(sm80_128x128x128_w4_s3_fp8));
     assert_int_equal(pl.tail_first, 132);
@@ -912,7 +912,7 @@ static void test_tma(void **state)
      * loaded; the heuristic keeps the tiles that walk K flat */
     p.conv_c = 96;
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
-    const plan_options pp_forced = {CFG(sm90_pp2_128x128x64_s4), 0};
+    const plan_options pp_forced = {CFG(sm90_pp2_128x128x64_s4), 0, 0};
     pl = make(&k_conv, &p, &pp_forced);
     assert_true(pl.aligned && pl.tma);
     p.conv_c = 72;
@@ -926,7 +926,7 @@ static void test_tma(void **state)
                 !plan_conv_tma_channels(8, CFG(sm90_pp2_128x128x64_s4)) &&
                 !plan_conv_tma_channels(100, CFG(sm90_pp2_128x128x64_s4)));
     /* forced producer/consumer without usable maps: its guarded entry */
-    const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
+    const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0, 0};
     pl = make(&k_conv, &p, &o);
     assert_true(!pl.aligned && !pl.tma);
     p.conv_c = 128;
@@ -1166,7 +1166,7 @@ static void test_transposed_layouts(void **state)
         plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 1000, 13, 1);
         p.conv_c = 0;
         p.aligned = 0;
-        const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0};
+        const plan_options o = {CFG(sm90_pp2_128x128x64_s4), 0, 0};
         const plan pl = make(&pk, &p, &o);
         assert_true(pl.config == CFG(sm90_pp2_128x128x64_s4) && !pl.tma && !pl.aligned);
     }
@@ -1203,7 +1203,7 @@ static void test_aligned(void **state)
 static long long forced_grid(const plan_config *c, long long m, long long n)
 {
     const plan_problem p = problem(EVT_TARGET_SM90A, 132, m, n, 4096, 1);
-    const plan_options o = {c, 0};
+    const plan_options o = {c, 0, 0};
     const plan pl = make(&k_conv, &p, &o);
     assert_true(pl.splits == 1 || !plan_config_persistent(c));
     return pl.grid;
@@ -1367,7 +1367,7 @@ static void test_batch_tiles(void **state)
     assert_int_equal(many.grid, many.tiles);
     assert_true(many.config->bm * many.config->bn > 64 * 64);
     /* forced, split-K's grid is the batch's tiles x the splits */
-    const plan_options o = {CFG(sm80_64x64x32_w4_s4), 3};
+    const plan_options o = {CFG(sm80_64x64x32_w4_s4), 3, 0};
     const plan forced = make(&k_gemm_tn, &p, &o);
     assert_int_equal(forced.tiles, 64 * 64);
     assert_int_equal(forced.grid, 64 * 64 * 3);

@@ -94,7 +94,8 @@ class CheckVerdict(ctypes.Structure):
 
 class Tuning(ctypes.Structure):
     _fields_ = [("config", ctypes.c_char_p), ("split_k", ctypes.c_int),
-                ("row_group", ctypes.c_int), ("ignore_records", ctypes.c_int)]
+                ("row_group", ctypes.c_int), ("ignore_records", ctypes.c_int),
+                ("stream_k", ctypes.c_int)]
 
 
 class TuneOptions(ctypes.Structure):
@@ -104,7 +105,7 @@ class TuneOptions(ctypes.Structure):
 
 class TuneEntry(ctypes.Structure):
     _fields_ = [("config", ctypes.c_char * 48), ("split_k", ctypes.c_int),
-                ("ms", ctypes.c_double)]
+                ("ms", ctypes.c_double), ("stream_k", ctypes.c_int)]
 
 
 TUNE_MAX_ENTRIES = 96  # EVT_TUNE_MAX_ENTRIES

@@ -35,17 +35,19 @@ Arg.__doc__ = ("An epilogue argument: name, dtype ('f16', ...), shape ((), ('M',
                "('M', 'N')), kind ('in', 'param', 'out'), reduce (None, 'sum', 'max', 'min'; "
                "outputs only), default (params only: the declared default or None).")
 
-Tuning = namedtuple("Tuning", "config split_k row_group ignore_records", defaults=(False,))
+Tuning = namedtuple("Tuning", "config split_k row_group ignore_records stream_k", defaults=(False, 0))
 Tuning.__doc__ = ("What a module or launch forces on the planner and the code generator: "
                   "config (a tile configuration's name, None for the planner's pick), "
                   "split_k (0 the planner's, 1 never, n >= 2 n ways), row_group (rows per "
                   "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16), "
-                  "ignore_records (run the heuristic's plan where Launch.tune recorded one).")
+                  "ignore_records (run the heuristic's plan where Launch.tune recorded one), "
+                  "stream_k (0 the planner's, 1 never, 2 where the configuration has it).")
 _NO_TUNING = Tuning(None, 0, 0)
 
-TunePlan = namedtuple("TunePlan", "config split_k ms")
+TunePlan = namedtuple("TunePlan", "config split_k ms stream_k", defaults=(False,))
 TunePlan.__doc__ = ("One plan Launch.tune timed: its tile configuration, split-K factor "
-                    "(1: none) and median milliseconds (None: not timed, the time ran out).")
+                    "(1: none), median milliseconds (None: not timed, the time ran out) "
+                    "and whether it runs stream-K.")
 TuneResult = namedtuple("TuneResult", "best heuristic plans candidates timed compiled seconds "
                                       "compile_seconds recorded")
 TuneResult.__doc__ = ("What Launch.tune measured: best and heuristic (TunePlan), every plan "
@@ -157,20 +159,20 @@ def configs():
     return tuple(_lib.text(lib.evt_config_name(i)) for i in range(lib.evt_config_count()))
 
 
-def _tuning(config, split_k, row_group, ignore_records=False):
+def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0):
     """(Tuning, its evt_tuning struct) from set_tuning's arguments.  The
     library checks the values; only the types are checked here."""
     _lib.need("evt_ctx_set_tuning", "tuning")
     if config is not None and not isinstance(config, str):
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
     t = Tuning(config or None, operator.index(split_k), operator.index(row_group),
-               bool(ignore_records))
+               bool(ignore_records), operator.index(stream_k))
     return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group,
-                          int(t.ignore_records))
+                          int(t.ignore_records), t.stream_k)
 
 
 def _tune_plan(e):
-    return TunePlan(_lib.text(e.config), e.split_k, e.ms if e.ms >= 0 else None)
+    return TunePlan(_lib.text(e.config), e.split_k, e.ms if e.ms >= 0 else None, bool(e.stream_k))
 
 
 def _diags(mod):
@@ -289,7 +291,7 @@ class Module:
         return error_for(status, message, diagnostics)
 
     # -- tuning
-    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False):
+    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False, stream_k=0):
         """Forces the tile configuration (a name from evt.configs(); None: the
         planner's pick), split-K and the epilogue's row group (see Tuning) for
         every compile (Kernel.cuda, Kernel.compile) and launch of this module
@@ -301,7 +303,7 @@ class Module:
         NotFoundError for an unknown name, InvalidArgumentError for a split_k
         below 0 or a row group not listed; a configuration that cannot run a
         kernel makes compiling or launching it raise UnsupportedError."""
-        t, native = _tuning(config, split_k, row_group, ignore_records)
+        t, native = _tuning(config, split_k, row_group, ignore_records, stream_k)
         with self._lock:
             self._handle()  # raises if closed
             self._check(lib.evt_ctx_set_tuning(self._ctx, ctypes.byref(native)))
@@ -1312,14 +1314,14 @@ class Launch:
                           res.candidates, res.timed, res.compiled, res.seconds,
                           res.compile_seconds, bool(res.recorded))
 
-    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False):
+    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False, stream_k=0):
         """Forces this launch's tile configuration, split-K and row group, as
         Module.set_tuning does the module's (a launch starts from its module's
         when bound); set_tuning() returns to the planner's choices (and to
         the tuning database's records unless ignore_records).  Returns the
         launch.  A configuration that cannot run the kernel on the GPU makes
         run() raise UnsupportedError."""
-        t, native = _tuning(config, split_k, row_group, ignore_records)
+        t, native = _tuning(config, split_k, row_group, ignore_records, stream_k)
         module = self.kernel.module
         with module._lock:
             module._check(lib.evt_launch_set_tuning(self._live().h, ctypes.byref(native)))
