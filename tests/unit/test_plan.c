@@ -853,6 +853,79 @@ static void test_tail(void **state)
 /* A GEMM whose epilogue reads a 16-bit [M, N] input takes the staged
  * producer/consumer tile on the conv's terms: K of one or two k tiles, N
  * over 64, two tiles a consumer, TMA maps; else what any GEMM takes. */
+/* Stream-K (plan.h): the tiles before sk_first whole, a grid's worth at a
+ * time; the rest's k tiles shared by the grid.  Forced only (2), on the
+ * cooperative configurations without clusters, in place of a tail. */
+static void test_stream_k(void **state)
+{
+    (void)state;
+    const plan_config *coop = CFG(sm90_coop2_128x256x64_s3);
+    assert_true(plan_config_stream_k(coop, EVT_MAINLOOP_GEMM));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x128x128_s4_fp8), EVT_MAINLOOP_GEMM));
+    assert_false(plan_config_stream_k(CFG(sm90_coop2_cl2_128x256x64_s3), EVT_MAINLOOP_GEMM));
+    assert_false(plan_config_stream_k(CFG(sm90_pp2_128x128x64_s4), EVT_MAINLOOP_GEMM));
+    assert_false(plan_config_stream_k(coop, EVT_MAINLOOP_CONV2D_FPROP));
+
+    /* 8 x 10 tiles of 40 k tiles, fewer than the SMs: all shared, one CTA an SM */
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
+    p.conv_c = 0;
+    plan_options o = {coop, 0, 2};
+    plan pl = make(&k_gemm_tn, &p, &o);
+    assert_true(pl.stream_k);
+    assert_int_equal(pl.tiles, 80);
+    assert_int_equal(pl.sk_first, 0);
+    assert_int_equal(pl.sk_iters, 80 * 40);
+    assert_int_equal(pl.grid, 132);
+    assert_true(pl.tail_splits == 1 && pl.tail_first == 80 && pl.tail_config == NULL);
+    char buf[128];
+    plan_describe(&pl, EVT_TARGET_SM90A, buf, sizeof buf);
+    assert_string_equal(buf, "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1 stream-K 80 tiles");
+    /* a forced tail gives way to it */
+    o.split_k = 4;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_true(pl.stream_k && pl.tail_splits == 1);
+    o.split_k = 0;
+
+    /* 32 x 16 = 512 tiles: two waves whole, the third and the 116 after it shared */
+    p = problem(EVT_TARGET_SM90A, 132, 4096, 4096, 4096, 1);
+    p.conv_c = 0;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.sk_first, 264);
+    assert_int_equal(pl.sk_iters, (512 - 264) * 64);
+    assert_int_equal(pl.grid, 132);
+    /* a batch counts its problems' tiles together */
+    p.batch = 3;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.tiles, 1536);
+    assert_int_equal(pl.sk_first, (1536 / 132 - 1) * 132);
+    p.batch = 1;
+
+    /* fewer k tiles than SMs: a CTA a k tile */
+    p = problem(EVT_TARGET_SM90A, 132, 100, 200, 128, 1);
+    p.conv_c = 0;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.sk_iters, 2);
+    assert_int_equal(pl.grid, 2);
+
+    /* the planner's (0) and never (1): none; elsewhere forced: none */
+    p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
+    p.conv_c = 0;
+    const plan_options auto_ = {coop, 0, 0}, never = {coop, 0, 1}, pp = {CFG(sm90_pp2_128x128x64_s4), 0, 2};
+    assert_false(make(&k_gemm_tn, &p, &auto_).stream_k);
+    assert_false(make(&k_gemm_tn, &p, &never).stream_k);
+    assert_false(make(&k_gemm_tn, &p, &pp).stream_k);
+    assert_false(make(&k_gemm_tn, &p, NULL).stream_k);
+    /* more shared k tiles than an int counts: none */
+    p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 1LL << 33, 1);
+    p.conv_c = 0;
+    assert_false(make(&k_gemm_tn, &p, &o).stream_k);
+    /* out of range */
+    const plan_options bad = {coop, 0, 3};
+    const char *why = NULL;
+    assert_false(plan_make(&k_gemm_tn, &p, &bad, &pl, &why));
+    assert_non_null(strstr(why, "stream-K"));
+}
+
 static void test_gemm_staged(void **state)
 {
     (void)state;
@@ -1477,6 +1550,7 @@ int main(void)
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_can_run),
         cmocka_unit_test(test_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_stream_k),
         cmocka_unit_test(test_gemm_staged),
         cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),

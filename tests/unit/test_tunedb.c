@@ -119,6 +119,38 @@ static void test_roundtrip_across_processes(void **state)
     rt_tunedb_free(b);
 }
 
+/* A stream-K plan's record: "stream-K" in the file's split-K field, read
+ * back as stream-K with split-K 1; a plain record is not stream-K. */
+static void test_stream_k_record(void **state)
+{
+    (void)state;
+    rt_tunedb *a = NULL;
+    rt_tune_key k = key_of(1000, 2560, 2560), plain = key_of(1000, 2560, 2561);
+    rt_tune_choice c = choice_of("sm90_coop2_128x256x64_s3", 1, 0.0378);
+    c.stream_k = 1;
+    assert_true(store(&a, &k, c));
+    assert_true(store(&a, &plain, choice_of("sm90_coop2_128x256x64_s3", 1, 0.04)));
+    rt_tunedb_free(a);
+    char path[512], line[1024];
+    evt_tuning_db_path(path, sizeof path);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        found += strstr(line, "1000,2560,2560,") && strstr(line, "\tsm90_coop2_128x256x64_s3\tstream-K\t") != NULL;
+    fclose(f);
+    assert_int_equal(found, 1);
+    rt_tunedb *b = NULL;
+    rt_tune_choice got;
+    assert_true(rt_tunedb_find(&b, &k, &got));
+    assert_string_equal(got.config, "sm90_coop2_128x256x64_s3");
+    assert_int_equal(got.stream_k, 1);
+    assert_int_equal(got.split_k, 1);
+    assert_true(rt_tunedb_find(&b, &plain, &got));
+    assert_int_equal(got.stream_k, 0);
+    rt_tunedb_free(b);
+}
+
 static void test_foreign_and_broken_lines(void **state)
 {
     (void)state;
@@ -224,6 +256,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_roundtrip_across_processes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_k_record, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_and_broken_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_cache_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_in_the_key, setup, teardown),
