@@ -1530,12 +1530,17 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         int first, pad;
     } sk = {0, 0, 0, (int)r->pl.sk_first, 0};
     _Static_assert(sizeof sk == 32, "evt_stream_k is 32 bytes");
+    /* a graph replays whatever ran before it: a captured run zeroes its
+     * flags itself, and the next run does too */
+    int capture = RT_CU_CAPTURE_NONE;
+    const int captured = r->pl.stream_k && ctx->driver->stream_is_capturing(s, &capture) == 0 &&
+                         capture != RT_CU_CAPTURE_NONE;
     if (st == EVT_OK && tiles > 0 && r->pl.stream_k) {
         sk.flags = ws + r->split_offset;
         sk.partials = ws + r->sk_slots;
         sk.iters = r->pl.sk_iters;
         /* the flags are zero past a stream-K run; elsewhere they may not be */
-        if (!(own && l->sk_clean == sk.flags && l->sk_clean_n >= grid)) {
+        if (captured || !(own && l->sk_clean == sk.flags && l->sk_clean_n >= grid)) {
             const rt_cu_result cr = ctx->driver->memset_d32_async(sk.flags, 0, (size_t)grid * 32, s);
             if (cr)
                 st = driver_fail(ctx, cr, "cuMemsetD32Async");
@@ -1548,7 +1553,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         void *params_tma[] = {args, &r->maps, &tile_end, &sk}, *params[] = {args, &tile_end, &sk};
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s,
                            r->pl.tma ? params_tma : params);
-        if (st == EVT_OK && own && r->pl.stream_k) {
+        if (st == EVT_OK && own && r->pl.stream_k && !captured) {
             l->sk_clean = sk.flags;
             l->sk_clean_n = grid;
         }

@@ -569,6 +569,25 @@ static void test_gemm_stream_k_sm90(void **state)
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
 
+    /* a captured run zeroes its flags in the graph, whatever ran before (a
+     * graph replays later, after anything), and the eager run after it
+     * zeroes them again: the graph may not have run */
+    void *stream = NULL;
+    assert_int_equal(fc.cuStreamCreate(&stream, 0), 0);
+    fc.fakecuda_reset(); /* (which ends captures) */
+    assert_int_equal(fc.cuStreamBeginCapture(stream, 2 /* relaxed */), 0);
+    expect_ok(ctx, evt_launch_run(l, stream));
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
+    void *graph = NULL;
+    assert_int_equal(fc.cuStreamEndCapture(stream, &graph), 0);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 0);
+    assert_int_equal(fc.cuStreamDestroy(stream), 0);
+
     /* a caller's workspace: zeroed every run */
     void *own = dev(&b, bytes);
     for (int i = 0; i < 2; i++) {
