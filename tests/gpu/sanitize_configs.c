@@ -4,7 +4,7 @@
  * (tests/gpu/run_sanitize.sh, bench/device_run.sh section sanitize), and,
  * run alone, a check of every family's results.
  *
- *   sanitize_configs --families           the table below: family config split_k
+ *   sanitize_configs --families           the table below: family config split_k (0: stream-K)
  *   sanitize_configs [--split-k N] CONFIG  that configuration forced on every
  *                                          kernel it can run
  *   sanitize_configs --all                 every row of the table in turn
@@ -55,7 +55,7 @@ static const char source[] =
  * architectures), by the names of kernels/tile_configs.h. */
 typedef struct family {
     const char *name, *config;
-    int split_k; /* evt_tuning.split_k: 1 never, 2 two ways */
+    int split_k; /* evt_tuning.split_k: 1 never, 2 two ways; 0 with stream-K */
 } family;
 
 static const family families[] = {
@@ -74,6 +74,7 @@ static const family families[] = {
     {"split-K", "sm80_64x64x32_w4_s4", 2},
     {"split-K", "sm90_wg2_128x256x64_s4", 2},
     {"tail", "sm90_pp2_128x128x64_s4", 2}, /* a persistent plan's tail: the split-K entries of 128x128 */
+    {"stream-K", "sm90_coop2_128x256x64_s3", 0}, /* evt_tuning.stream_k = 2: pieces of tiles met by flags */
 };
 
 typedef struct problem {
@@ -195,7 +196,9 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
             dev[i] = host[i];
         else if ((st = evt_device_alloc(r->ctx, bytes[i], &dev[i])) == EVT_OK)
             st = evt_device_copy_to(r->ctx, dev[i], host[i], bytes[i]);
-    const evt_tuning tuning = {.config = fam->config, .split_k = fam->split_k};
+    /* split_k 0 marks stream-K (--split-k 0 on the command line) */
+    const evt_tuning tuning = {.config = fam->config, .split_k = fam->split_k ? fam->split_k : 1,
+                               .stream_k = fam->split_k ? 1 : 2};
     if (st == EVT_OK)
         st = evt_launch_create(r->m, k, &l);
     if (st == EVT_OK)
@@ -259,7 +262,8 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
 /* Every kernel the configuration can run, on its mainloop's problems. */
 static evt_status run_family(run *r, const family *fam)
 {
-    printf("%s: %s%s\n", fam->name, fam->config, fam->split_k > 1 ? ", split-K 2 ways" : "");
+    printf("%s: %s%s\n", fam->name, fam->config,
+           fam->split_k > 1 ? ", split-K 2 ways" : fam->split_k == 0 ? ", stream-K" : "");
     int ran = 0;
     for (size_t i = 0; i < evt_module_kernel_count(r->m); i++) {
         const evt_kernel *k = evt_module_kernel(r->m, i);
