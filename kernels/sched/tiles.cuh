@@ -78,6 +78,7 @@ __device__ __forceinline__ int evt_sk_start(const evt_stream_k &sk, int b)
  * the last of them zeroes it.  CTA b's flag is word kSkFlagStride * b, a
  * 128-byte line of its own, so that one CTA's counting and another's
  * polling do not meet on a line. */
+constexpr unsigned kSkWarps = 8; /* a cooperative CTA's consumer warps */
 constexpr unsigned kSkRead = 0x100u;
 constexpr int kSkFlagStride = 32;
 

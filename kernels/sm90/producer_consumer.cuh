@@ -318,7 +318,7 @@ EVT_DEVICE void sk_publish(const float (&acc)[NHALF][1][NC / 2], const evt_strea
 /* The CTA holding a stream-K tile's first k tile (coop_run): adds the
  * partial sums of the CTAs after it whose ranges begin before the tile's
  * end (tile_end, in evt_stream_k's k-tile numbers), in CTA order, each once
- * its eight consumer warps have counted; the last of this CTA's warps to
+ * its kSkWarps consumer warps have counted; the last of this CTA's warps to
  * read a slot zeroes its flag for the next launch. */
 template <int NHALF, int NC>
 EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk, int tile_end, int ctid,
@@ -333,7 +333,7 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
             for (;;) {
                 unsigned v;
                 asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-                if ((v & (kSkRead - 1)) == 8u)
+                if ((v & (kSkRead - 1)) == kSkWarps)
                     break;
                 __nanosleep(128);
             }
@@ -351,7 +351,7 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
                 acc[h][0][4 * i + 3] = __fadd_rn(acc[h][0][4 * i + 3], v.w);
             }
         __syncwarp();
-        if (lane == 0 && atomicAdd(flag, kSkRead) == 8u + 7u * kSkRead)
+        if (lane == 0 && atomicAdd(flag, kSkRead) == kSkWarps + (kSkWarps - 1) * kSkRead)
             atomicExch(flag, 0u);
     }
 }
@@ -430,6 +430,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
     constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
     const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
+    static_assert(2 * Cfg::kThreads / 32 == kSkWarps, "stream-K counts the two consumers' warps");
     /* the runtime gives stream-K to configurations without clusters only (plan.h) */
     const evt_stream_k sk = Cfg::kCluster == 1 ? evt_stream_k_of(args) : evt_sk_none();
     const evt_u32 raw = evt_smem_addr(smem);
