@@ -712,6 +712,8 @@ def test_tuning_refuses_bad_values():
         m.set_tuning(row_group=3)
     with raises(evt.InvalidArgumentError, "split_k -1"):
         m.set_tuning(split_k=-1)
+    with raises(evt.InvalidArgumentError, "stream_k 3"):
+        m.set_tuning(stream_k=3)
     with raises(TypeError):
         m.set_tuning(config=7)  # configurations have names, not ids
     assert m.tuning == evt.Tuning(None, 0, 0)  # a refused tuning changes nothing
@@ -722,6 +724,7 @@ def test_tuning_refuses_bad_values():
         launch.set_tuning(row_group=5)
     assert launch.set_tuning(PP2, split_k=1, row_group=4) is launch
     assert launch.tuning == evt.Tuning(PP2, 1, 4)
+    assert launch.set_tuning("sm90_coop2_128x256x64_s3", stream_k=2).tuning.stream_k == 2
 
 
 def test_forced_config_in_generated_code():
@@ -893,6 +896,11 @@ def test_gpu_forced_configs():
         launch.run()
         assert launch.plan.split()[1] == configs[0], launch.plan
         check_close(launch.result(), ref, f"mlp_up under {configs[0]}, split_k 2, row_group 2")
+    for config in [c for c in configs if c.startswith("sm90_coop2_") and "_cl2_" not in c]:
+        with k.bind(x, w.t(), b=b).set_tuning(config, stream_k=2) as launch:
+            launch.run()
+            assert "stream-K" in launch.plan, launch.plan
+            check_close(launch.result(), ref, f"mlp_up under {config} with stream-K")
     # The module's tuning reaches plain calls, and launches bound afterwards.
     m.set_tuning(config=configs[-1])
     check_close(k(x, w.t(), b=b), ref, f"mlp_up called under {configs[-1]}")
