@@ -210,6 +210,7 @@ static const long long pf_lo[PF_COUNT] = {
 typedef struct tuning {
     char config[64]; /* "" : the planner's */
     int split_k, row_group, opt_level;
+    int stream_k; /* evt_tuning.stream_k: 0 the planner's, 2 forced */
 } tuning;
 
 typedef struct fuzz_case {
@@ -429,6 +430,11 @@ static int gen_case(fuzz_case *c, uint64_t seed, evt_target target)
         pg_rng rt = {.s = mix(seed, 0x7a11)};
         if (pg_chance(&rt, 40))
             c->t.split_k = 2 + (int)pg_below(&rt, 3);
+        /* stream-K, in place of the tail, in 1 case of 3 (the cooperative
+         * configurations without clusters take it, the others ignore it) */
+        pg_rng rs = {.s = mix(seed, 0x5ce4)};
+        if (pg_chance(&rs, 33))
+            c->t.stream_k = 2;
     }
 
     static pg_gen g;
@@ -489,6 +495,8 @@ static void format_spec(const tuning *t, const long long *v, char *buf, size_t n
     size_t len = (size_t)snprintf(buf, n, "config=%s split_k=%d row_group=%d O=%d",
                                   t->config[0] ? t->config : "auto", t->split_k, t->row_group,
                                   t->opt_level);
+    if (t->stream_k && len < n) /* only where set, so that earlier specs read the same */
+        len += (size_t)snprintf(buf + len, n - len, " stream_k=%d", t->stream_k);
     for (int i = 0; i < PF_COUNT && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, " %s=%lld", pf_names[i], v[i]);
 }
@@ -515,6 +523,8 @@ static int parse_spec(const char *spec, tuning *t, long long *v)
             t->split_k = atoi(val);
         else if (strcmp(tok, "row_group") == 0)
             t->row_group = atoi(val);
+        else if (strcmp(tok, "stream_k") == 0)
+            t->stream_k = atoi(val);
         else if (strcmp(tok, "O") == 0)
             t->opt_level = atoi(val);
         else {
@@ -1338,7 +1348,7 @@ static int choose_config(worker *w, fuzz_case *c, const program *pr)
 static evt_tuning evt_tuning_of(const tuning *t)
 {
     return (evt_tuning){.config = t->config[0] ? t->config : NULL, .split_k = t->split_k,
-                        .row_group = t->row_group};
+                        .row_group = t->row_group, .stream_k = t->stream_k};
 }
 
 /* Dry runs: the kernel's CUDA under its tuning, and NVRTC while --compile lasts. */
