@@ -1142,17 +1142,17 @@ enum { RT_WORKSPACE_ALIGN = 256 };
  * A run worked out before anything is enqueued: the plan for the current
  * device, its TMA maps, and the workspace it needs: the reductions' 32-bit
  * words from the start, then split-K's partial tiles (tiles x splits x BM x
- * BN floats) from split_offset, or stream-K's flags there (one word a
- * CTA, 128 bytes apart) and its slots (grid x BM x BN floats) from
- * sk_slots, then the copies of repacked operands.
+ * BN floats) from split_offset (stream-K's: grid x BM x BN floats, after its
+ * flags at sk_flags, one word a CTA, 128 bytes apart), then the copies of
+ * repacked operands.
  */
 typedef struct rt_run {
     rt_cu_context cu_ctx;
     plan pl;
     rt_tma_maps maps;
     long long words;
-    size_t split_offset; /* stream-K: its flags (a word a CTA), then its slots from sk_slots */
-    size_t sk_slots;
+    size_t split_offset;
+    size_t sk_flags;
     size_t repack_offset[2]; /* operands A and B's copies (repack_begin), where copied */
     size_t bytes; /* the whole workspace; 0 when the run needs none */
     int tuned;    /* pl is the tuning database's */
@@ -1431,18 +1431,17 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
                     r->pl.config->name, l->batch > 1 ? "s of the batch" : "", r->pl.tiles, r->pl.grid);
 
     r->split_offset = 0;
-    /* partial tiles of split-K (grid = tiles x splits CTAs) or of a persistent plan's tail */
-    const long long shares = r->pl.splits > 1        ? r->pl.grid
+    r->sk_flags = 0;
+    /* partial tiles of split-K (grid = tiles x splits CTAs), of a persistent
+     * plan's tail, or of stream-K (a slot a CTA) */
+    const long long shares = r->pl.stream_k         ? r->pl.grid
+                             : r->pl.splits > 1      ? r->pl.grid
                              : r->pl.tail_splits > 1 ? (r->pl.tiles - r->pl.tail_first) * r->pl.tail_splits
                                                      : 0;
-    if (r->pl.tiles > 0 && r->pl.stream_k) {
-        size_t slots; /* a BM x BN tile of floats a CTA */
-        r->split_offset = ws_align(r->bytes);
-        r->sk_slots = ws_align(r->split_offset + (size_t)r->pl.grid * 128); /* a flag a 128-byte line */
-        if (r->split_offset < r->bytes || r->sk_slots < r->split_offset ||
-            !ck_mul_size((size_t)r->pl.grid, (size_t)r->pl.config->bm * (size_t)r->pl.config->bn * 4, &slots) ||
-            !ck_add_size(r->sk_slots, slots, &r->bytes))
-            return fail(l, EVT_ERR_INVALID_ARGUMENT, "stream-K's workspace for %lld CTAs overflows size_t",
+    if (r->pl.tiles > 0 && r->pl.stream_k) { /* its flags first, a 128-byte line each (grid below 2^31) */
+        r->sk_flags = ws_align(r->bytes);
+        if (r->sk_flags < r->bytes || !ck_add_size(r->sk_flags, (size_t)r->pl.grid * 128, &r->bytes))
+            return fail(l, EVT_ERR_INVALID_ARGUMENT, "stream-K's flags for %lld CTAs overflow size_t",
                         r->pl.grid);
     }
     if (r->pl.tiles > 0 && shares > 0) {
@@ -1453,8 +1452,8 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
                          &partials) ||
             !ck_add_size(r->split_offset, partials, &r->bytes))
             return fail(l, EVT_ERR_INVALID_ARGUMENT,
-                        "split-K's workspace for %lld tiles x %d ways overflows size_t",
-                        r->pl.tiles, r->pl.splits);
+                        "the workspace for %lld partial tiles (split-K, a tail or stream-K) overflows size_t",
+                        shares);
     }
     for (int i = 0; i < 2 && l->rp.on; i++) {
         r->repack_offset[i] = 0;
@@ -1536,8 +1535,8 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     const int captured = r->pl.stream_k && ctx->driver->stream_is_capturing(s, &capture) == 0 &&
                          capture != RT_CU_CAPTURE_NONE;
     if (st == EVT_OK && tiles > 0 && r->pl.stream_k) {
-        sk.flags = ws + r->split_offset;
-        sk.partials = ws + r->sk_slots;
+        sk.flags = ws + r->sk_flags;
+        sk.partials = ws + r->split_offset;
         sk.iters = r->pl.sk_iters;
         /* the flags are zero past a stream-K run; elsewhere they may not be */
         if (captured || !(own && l->sk_clean == sk.flags && l->sk_clean_n >= grid)) {
