@@ -173,11 +173,11 @@ int rt_tunedb_store(rt_tunedb **db, const rt_tune_key *key, const rt_tune_choice
                      key->sms, key->kernel);
     for (int i = 0; i < RT_TUNE_SIZES && n > 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%lld", i ? "," : "", key->sizes[i]);
+    char split[16]; /* split-K's ways, or stream-K's word */
+    snprintf(split, sizeof split, choice->stream_k ? "stream-K" : "%d", choice->split_k);
     if (n > 0 && (size_t)n < sizeof line)
-        n += choice->stream_k ? snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\tstream-K\t%.6g",
-                                         key->aligned, choice->config, choice->ms)
-                              : snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\t%d\t%.6g",
-                                         key->aligned, choice->config, choice->split_k, choice->ms);
+        n += snprintf(line + n, sizeof line - (size_t)n, "\t%d\t%s\t%s\t%.6g", key->aligned, choice->config,
+                      split, choice->ms);
     if (n > 0 && (size_t)n < sizeof line && key->batch > 1)
         n += snprintf(line + n, sizeof line - (size_t)n, "\t%lld", key->batch);
     if (n > 0 && (size_t)n < sizeof line)
