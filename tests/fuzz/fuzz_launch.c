@@ -679,6 +679,7 @@ static void check_launch(const model *md, size_t i)
     if (!c)
         die("no configuration in the entry point's name", f.function);
     tiles = plan_config_batch_tiles(c, M, N, B); /* a batch's tiles share the grid */
+    const long long shared = sk_iters(&f, c); /* stream-K's k tiles, its grid's bound */
     const int split = strstr(f.function, "_splitk_") != NULL, sum = strstr(f.function, "_splitsum_") != NULL;
     /* the configuration's threads; a split-K sum CTA's more (EVT_TILE_SUM_THREADS) */
     if (f.block[0] != (unsigned)(sum ? c->sum_threads : c->threads) || f.block[1] != 1 || f.block[2] != 1)
@@ -698,7 +699,7 @@ static void check_launch(const model *md, size_t i)
             expect_inside("split-K's slots", f.function, fakecuda_ptr_at(f.params[1], 0),
                       (unsigned long long)own * (unsigned long long)splits * (unsigned long long)(c->bm * c->bn) * 4);
     } else if ((long long)f.grid[0] % c->cluster != 0 ||
-               (long long)f.grid[0] / c->cluster > (sk_iters(&f, c) > 0 ? sk_iters(&f, c) : tiles) ||
+               (long long)f.grid[0] / c->cluster > (shared > 0 ? shared : tiles) ||
                (!plan_config_persistent(c) && (long long)f.grid[0] != tiles)) {
         /* a clustered grid is whole clusters, one to a stack of cluster M
          * tiles, so up to cluster x tiles CTAs (the stack of a lone tile
@@ -722,12 +723,12 @@ static void check_launch(const model *md, size_t i)
         if (f.param_size[last + 1] != 32)
             die("a persistent entry's stream-K parameter in", f.function);
         const unsigned char *sk = f.params[last + 1];
-        const long long iters = fakecuda_i64_at(sk, 16), first = fakecuda_i32_at(sk, 24);
-        if (iters < 0 || (iters > 0 && (!plan_config_stream_k(c, conv ? EVT_MAINLOOP_CONV2D_FPROP : EVT_MAINLOOP_GEMM) ||
-                                        tile_end != tiles || first < 0 || first >= tiles ||
-                                        first % (long long)f.grid[0] != 0 || (long long)f.grid[0] > iters)))
+        const long long first = fakecuda_i32_at(sk, 24);
+        if (shared < 0 || (shared > 0 && (!plan_config_stream_k(c, conv ? EVT_MAINLOOP_CONV2D_FPROP : EVT_MAINLOOP_GEMM) ||
+                                          tile_end != tiles || first < 0 || first >= tiles ||
+                                          first % (long long)f.grid[0] != 0)))
             die("a persistent entry's stream-K parameter in", f.function);
-        if (iters > 0 && ws_honest) {
+        if (shared > 0 && ws_honest) {
             expect_inside("stream-K's flags", f.function, fakecuda_ptr_at(sk, 8), (unsigned long long)f.grid[0] * 128);
             expect_inside("stream-K's slots", f.function, fakecuda_ptr_at(sk, 0),
                           (unsigned long long)f.grid[0] * (unsigned long long)(c->bm * c->bn) * 4);
