@@ -320,6 +320,19 @@ static void bind_full(evt_launch *l, bufs *b, long long m, long long n, long lon
     assert_int_equal(evt_launch_bind(l, "rsum", dev(b, (size_t)m * 4), (size_t)m * 4, 0), EVT_OK);
 }
 
+/* A launch of the module's "tn" kernel on K-contiguous A (a) and B (bb),
+ * every other buffer from bind_full (rows N apart), beta set: the common
+ * start of the GEMM tests. */
+static evt_launch *bound_tn(evt_module *m, bufs *b, long long M, long long N, long long K, void *a, size_t a_bytes,
+                            void *bb, size_t b_bytes, float beta)
+{
+    evt_launch *l = launch_of(m, "tn");
+    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+    bind_full(l, b, M, N, N);
+    assert_int_equal(evt_launch_set_param(l, "beta", beta), EVT_OK);
+    return l;
+}
+
 /* The `full` struct of a GEMM as bound by bind_full after set_gemm with
  * A, B at b->p[0], b->p[1]; the workspace's words at ws. */
 static void expect_full_args(const unsigned char *args, const bufs *b, long long m, long long n, long long k,
@@ -357,12 +370,9 @@ static void test_gemm_ragged_sm90(void **state)
     enum { M = 97, N = 83, K = 41 };
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "tn");
     bufs b = {mem, {0}, 0};
     void *a = dev(&b, M * K * 2), *bb = dev(&b, N * K * 2);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, M * K * 2, bb, K, N * K * 2), EVT_OK);
-    bind_full(l, &b, M, N, N);
-    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    evt_launch *l = bound_tn(m, &b, M, N, K, a, M * K * 2, bb, N * K * 2, 0.5f);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
 
@@ -519,13 +529,10 @@ static void test_gemm_stream_k_sm90(void **state)
     enum { M = 1000, N = 2560, K = 2560, LD = N };
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "tn");
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = (size_t)3500 * K * 2, b_bytes = (size_t)N * K * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-    bind_full(l, &b, M, N, LD);
-    assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
+    evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
     const evt_tuning sk = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 2};
     assert_int_equal(evt_launch_set_tuning(l, &sk), EVT_OK);
     fc.fakecuda_reset();
@@ -599,10 +606,7 @@ static void test_gemm_stream_k_sm90(void **state)
     }
 
     /* 28 x 10 tiles: the first of two waves whole, the rest (148 tiles) shared */
-    evt_launch *l2 = launch_of(m, "tn");
-    assert_int_equal(evt_launch_set_gemm(l2, 3500, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-    bind_full(l2, &b, 3500, N, LD);
-    assert_int_equal(evt_launch_set_param(l2, "beta", 0.25f), EVT_OK);
+    evt_launch *l2 = bound_tn(m, &b, 3500, N, K, a, a_bytes, bb, b_bytes, 0.25f);
     assert_int_equal(evt_launch_set_tuning(l2, &sk), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l2, NULL));
@@ -639,13 +643,10 @@ static void test_gemm_repack_sm90(void **state)
     enum { M = 1000, N = 3000, K = 2001, K8 = 2008, LD = N };
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "tn");
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-    bind_full(l, &b, M, N, LD);
-    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.5f);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_non_null(strstr(evt_launch_plan(l), " fast tma "));
@@ -865,13 +866,10 @@ static void test_gemm_tail_sm90(void **state)
     enum { M = 1000, N = 2560, K = 2560, LD = N };
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "tn");
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-    bind_full(l, &b, M, N, LD);
-    assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
+    evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
     const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0, 0};
     assert_int_equal(evt_launch_set_tuning(l, &four), EVT_OK);
     fc.fakecuda_reset();
@@ -910,10 +908,7 @@ static void test_gemm_tail_sm90(void **state)
      * one cluster, which sums them and runs the epilogue, no _splitsum.  A
      * fresh launch, since a launch asks the driver once, when it loads the
      * entry point. */
-    evt_launch *lc = launch_of(m, "tn");
-    assert_int_equal(evt_launch_set_gemm(lc, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-    bind_full(lc, &b, M, N, LD);
-    assert_int_equal(evt_launch_set_param(lc, "beta", 0.25f), EVT_OK);
+    evt_launch *lc = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
     assert_int_equal(evt_launch_set_tuning(lc, &four), EVT_OK);
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(lc, NULL));
@@ -975,13 +970,10 @@ static void test_gemm_cluster_sm90(void **state)
         const long long M = cases[i].m, N = cases[i].n, K = 200;
         evt_ctx *ctx = new_ctx();
         evt_module *m = parse(ctx);
-        evt_launch *l = launch_of(m, "tn");
         bufs b = {mem, {0}, 0};
         const size_t a_bytes = (size_t)(M * K * 2), b_bytes = (size_t)(N * K * 2);
         void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
-        assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-        bind_full(l, &b, M, N, N);
-        assert_int_equal(evt_launch_set_param(l, "beta", 0.25f), EVT_OK);
+        evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
         const evt_tuning forced = {.config = cases[i].config};
         assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
         fc.fakecuda_reset();
@@ -1735,13 +1727,10 @@ static void test_tune_repacked(void **state)
     evt_ctx *ctx = new_ctx();
     assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "tn");
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
-    assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
-    bind_full(l, &b, M, N, LD);
-    assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
+    evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.5f);
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_non_null(strstr(evt_launch_plan(l), " repacked a b"));
     assert_null(strstr(evt_launch_plan(l), "tuned"));
