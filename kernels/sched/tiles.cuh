@@ -313,6 +313,15 @@ EVT_DEVICE void mbar_arrive_cta(evt_u32 bar)
     (void)state;
 }
 
+/* Arrives where `on` holds, predicated rather than branched: between two
+ * wgmma groups whose registers are read, a branch is a divergent path to
+ * ptxas, which then serializes every wgmma of the kernel (docs/fp8.md). */
+EVT_DEVICE void mbar_arrive_cta_if(evt_u32 bar, bool on)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+                 "@p mbarrier.arrive.shared.b64 _, [%0];\n\t}" ::"r"(bar), "r"((unsigned)on) : "memory");
+}
+
 /* Waits for the phase of parity `parity` to complete.  SLEEP: back off
  * between tests, for a waiter that usually waits a whole mainloop (the
  * epilogue warps) and would otherwise take issue slots from the MMA warps. */

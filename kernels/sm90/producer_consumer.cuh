@@ -56,8 +56,9 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
 
 #if EVT_SM90 == 1
 /* One k tile's wgmmas for a consumer's NH m64 rows: A's rows at sa (64
- * rows apart), B at sb, into acc; committed as one group. */
-template <class Cfg, int NC, int NH>
+ * rows apart), B at sb, added to acc (Fresh: acc takes the k tile's
+ * products alone); committed as one group. */
+template <class Cfg, int NC, int NH, bool Fresh = false>
 EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 sb)
 {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -67,7 +68,7 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
         for (int h = 0; h < NH; ++h)
             wgmma_op_of<Cfg, NC>::run(acc[h][0],
                                       wgmma_operand<Cfg, true>::desc(sa + h * 64 * Cfg::kBK16 * 2, kk),
-                                      wgmma_operand<Cfg, false>::desc(sb, kk));
+                                      wgmma_operand<Cfg, false>::desc(sb, kk), !Fresh || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 #endif
@@ -401,9 +402,10 @@ __device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_
  * The tensor cores keep an fp8 product sum in less than f32 precision: left
  * to them over all of K the sums were off by 4e-3 of the result's scale at
  * K = 4096 and 9e-3 at 16384, as cuBLASLt's fp8 fast accumulation is
- * (docs/fp8.md).  Two sets of partial sums take turns, so a k tile's wgmmas
- * run while the last one's sums are added; the registers for them come
- * from the producer (setmaxnreg: 56 a producer thread, 224 a consumer's).
+ * (docs/fp8.md).  While one consumer waits for its k tile and adds it, the
+ * other's wgmmas keep the tensor cores busy; the partial sums' registers
+ * come from the producer (setmaxnreg: 56 a producer thread, 224 a
+ * consumer's).
  *
  * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers.
  */
@@ -450,7 +452,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     barriers_ready<Cfg>();
 
     if (wg == 0) {
-        if constexpr (kPromote) /* the consumers' two sets of partial sums need the registers */
+        if constexpr (kPromote) /* the consumers' partial sums need the registers */
             asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [](int, int, int, int) {}, sk);
@@ -473,55 +475,28 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 #pragma unroll
         for (int h = 0; h < NHALF; ++h)
             zero_acc<NC, 1>(acc[h]);
-        int prev = 0;
         if constexpr (kPromote) {
-            /* k tile kt's wgmmas sum into part[kt % 2] while kt - 1's partial
-             * sums, complete, are added to acc; the loop goes two k tiles at
-             * a time so that each set of registers is named statically */
-            float part[2][1][1][NC / 2];
-            const auto add = [&](const float (&p)[1][1][NC / 2]) {
-#pragma unroll
-                for (int i = 0; i < NC / 2; ++i)
-                    acc[0][0][i] += p[0][0][i];
-            };
-            /* one k tile: wait for its stage, issue it into p; then the last
-             * one's (in o) are done: add them and free their stage */
-            const auto step = [&](float (&p)[1][1][NC / 2], const float (&o)[1][1][NC / 2], int kt) {
+            /* each k tile's wgmmas into part (scale-d off on the first),
+             * waited for and added to acc; the other consumer's wgmmas keep
+             * the tensor cores busy meanwhile */
+            float part[1][1][NC / 2];
+            for (int kt = k0; kt < k1; ++kt, ++q) {
                 const int s = q % Cfg::kStages;
                 mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
                 if constexpr (!Load::kTma)
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                zero_acc<NC, 1>(p[0]);
-                consume_k_tile<Cfg, NC, 1>(p, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
-                                           sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
-                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-                if (kt > 0) {
-                    add(o);
-                    if (lane == 0)
-                        evt_sched::mbar_arrive_cta(empty + 8 * prev);
-                }
-                prev = s;
-                ++q;
-            };
-            /* kt counts from 0 within the piece (its first k tile issues, adds nothing) */
-            const int kn = k1 - k0;
-            int kt = 0;
-            for (; kt + 1 < kn; kt += 2) {
-                step(part[0], part[1], kt);
-                step(part[1], part[0], kt + 1);
-            }
-            if (kt < kn)
-                step(part[0], part[1], kt);
-            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-            if (kn > 0) {
-                if ((kn - 1) & 1) /* named statically, as above */
-                    add(part[1]);
-                else
-                    add(part[0]);
-                if (lane == 0)
-                    evt_sched::mbar_arrive_cta(empty + 8 * prev);
+                consume_k_tile<Cfg, NC, 1, true>(part, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
+                                                 sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
+                asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+                for (int i = 0; i < NC / 2; ++i)
+                    acc[0][0][i] += part[0][0][i];
+                /* predicated, not branched: a branch here would make ptxas
+                 * serialize the wgmmas (docs/fp8.md) */
+                evt_sched::mbar_arrive_cta_if(empty + 8 * s, lane == 0);
             }
         } else {
+            int prev = 0;
             for (int kt = k0; kt < k1; ++kt, ++q) {
                 const int s = q % Cfg::kStages;
                 mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);

@@ -43,11 +43,13 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
 #define EVT_WGMMA_R_64                                                                           \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33"
+#define EVT_WGMMA_S_64 "%34"
 #define EVT_WGMMA_R_128                                                                          \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
     "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
     "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65"
+#define EVT_WGMMA_S_128 "%66"
 #define EVT_WGMMA_R_256                                                                          \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
@@ -57,19 +59,23 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
     "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "     \
     "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "   \
     "%123, %124, %125, %126, %127}, %128, %129"
+#define EVT_WGMMA_S_256 "%130"
 /* wgmma_op<DA, DB, N>, TYPES the instruction's k and types ("k16.f32.f16.f16"),
- * TAIL its immediates: d += A B, scale-d on, neither operand negated, and
- * for 16-bit types imm-trans-a and imm-trans-b as TA and TB (fp8 wgmma has
- * no transpose: its operands are K-major). */
+ * TAIL its immediates: neither operand negated, and for 16-bit types
+ * imm-trans-a and imm-trans-b as TA and TB (fp8 wgmma has no transpose: its
+ * operands are K-major).  d += A B, or with `add` 0, d = A B (scale-d off):
+ * a k tile's first MMA into registers that are not zeroed first, which
+ * ptxas would have to order before the wgmma (docs/fp8.md). */
 #define EVT_WGMMA_OP(DA, DB, N, TYPES, TAIL, TA, TB)                                           \
     template <> struct wgmma_op<DA, DB, N, TA, TB> {                                           \
-        static __device__ __forceinline__ void run(float (&d)[(N) / 2], evt_u64 da, evt_u64 db) \
+        static __device__ __forceinline__ void run(float (&d)[(N) / 2], evt_u64 da, evt_u64 db, \
+                                                   int add = 1)                                 \
         {                                                                                       \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                             \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " EVT_WGMMA_S_##N ", 0;\n"        \
                          "wgmma.mma_async.sync.aligned.m64n" #N TYPES " "                       \
                          EVT_WGMMA_R_##N ", p, 1, 1" TAIL ";\n}\n"                             \
                          : EVT_WGMMA_D_##N                                                      \
-                         : "l"(da), "l"(db));                                                   \
+                         : "l"(da), "l"(db), "r"(add));                                         \
         }                                                                                       \
     };
 /* the 16-bit ones in all four majors: (A, B) K-major, or MN-major (trans) */
@@ -90,6 +96,9 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "", false, fals
 EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, false)
 #undef EVT_WGMMA_OP16
 #undef EVT_WGMMA_OP
+#undef EVT_WGMMA_S_256
+#undef EVT_WGMMA_S_128
+#undef EVT_WGMMA_S_64
 #undef EVT_WGMMA_R_256
 #undef EVT_WGMMA_R_128
 #undef EVT_WGMMA_R_64
