@@ -1,0 +1,58 @@
+#!/bin/sh
+# ptxas must not serialize any sm_90a wgmma: every kernel of the examples
+# and of the fp8 golden file, in the full sm_90a listing the planner may pick
+# from, is assembled by the toolkit's ptxas (NVRTC's own, as a program),
+# which says "(C7520) Potential Performance Loss: wgmma.mma_async
+# instructions are serialized" where it had to wait after every wgmma (a
+# branch or a plain register write among wgmma registers; docs/fp8.md).
+# That is a kernel running at a fraction of its speed with correct results,
+# which no GPU test would notice.  The tiles outside those listings are
+# forced one by one.  Exit 77 (skipped) without ptxas.
+#   EVTC=build/evtc sh tests/codegen/ptxas.sh
+set -u
+EVTC=${EVTC:?set EVTC to the evtc binary}
+PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
+[ -x "$PTXAS" ] || { echo "skip: no ptxas at $PTXAS"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in "$top"/examples/*.evt "$top"/tests/golden/fp8_gemm.evt; do
+    sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=.*/\1/p' "$f" | while read -r k; do
+        echo "$f $k all"
+    done
+done > "$tmp/jobs"
+# tiles outside those listings, forced: the clustered ones, the staged one,
+# fp8's fast-accumulation ones
+for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_cl2_128x256x64_s4 \
+    sm90_coop2_256x128x64_s3 sm90_coop2_128x256x64_s4; do
+    echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
+done
+echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
+for c in sm90_pp2_128x128x128_s4_fp8 sm90_wg2_128x256x128_s4_fp8; do
+    echo "$top/tests/golden/fp8_gemm.evt e4m3_e4m3 $c" >> "$tmp/jobs"
+done
+cat > "$tmp/one.sh" <<'EOS'
+#!/bin/sh
+f=$1 k=$2 cfg=$3 out=$TMPD/$(basename "$1" .evt).$2.$3
+unset EVT_CONFIG
+[ "$cfg" = all ] || export EVT_CONFIG="$cfg"
+if ! "$EVTC" "$f" --kernel "$k" --target sm_90a --emit=ptx -o "$out.ptx" 2>"$out.log"; then
+    echo "FAIL $f $k: NVRTC"; sed -n 1,10p "$out.log"; exit 0
+fi
+if ! "$PTXAS" -arch=sm_90a -v "$out.ptx" -o "$out.cubin" >"$out.ptxas" 2>&1; then
+    echo "FAIL $f $k: ptxas"; sed -n 1,10p "$out.ptxas"; exit 0
+fi
+if grep -q 'C7520\|wgmma.mma_async instructions are serialized' "$out.ptxas"; then
+    echo "FAIL $(basename "$f") $k $cfg: ptxas serializes wgmmas"
+    grep 'serialized' "$out.ptxas" | sed 's/^/    /'; exit 0
+fi
+echo "ok   $(basename "$f") $k $cfg: $(grep -c 'Compiling entry' "$out.ptxas") entries, no wgmma serialized"
+EOS
+export EVTC PTXAS TMPD="$tmp"
+xargs -P "${JOBS:-2}" -L 1 sh "$tmp/one.sh" < "$tmp/jobs" > "$tmp/results" 2>&1
+cat "$tmp/results"
+pass=$(grep -c '^ok ' "$tmp/results")
+fail=$(grep -c '^FAIL' "$tmp/results")
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
