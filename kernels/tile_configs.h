@@ -129,7 +129,9 @@
     X(sm90_pp2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4,      \
       1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_coop2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4,    \
-      1, 0, 2, 0, 1, 1)
+      1, 0, 2, 0, 1, 1)                                                                            \
+    X(sm90_coop2_cl2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4, \
+      1, 0, 2, 0, 1, 2)
 
 /* The configurations as symbols, in table order: EVT_TILE_<name>. */
 enum evt_tile_id {

@@ -44,6 +44,7 @@ static const enum evt_tile_id gemm_fp8_sm80[] = {
 };
 static const enum evt_tile_id gemm_fp8_sm90[] = {
     EVT_TILE_sm90_coop2_128x128x128_s4_fp8,
+    EVT_TILE_sm90_coop2_cl2_128x128x128_s4_fp8,
     EVT_TILE_sm80_128x128x128_w4_s3_fp8,
     EVT_TILE_sm80_64x64x64_w4_s4_fp8,
 };
@@ -121,6 +122,7 @@ typedef struct gemm_tiles {
     const plan_config *coop_cl, *coop_deep, *coop_deep_cl;
     const plan_config *wg_small; /* the one-warpgroup wgmma 64x128 tile */
     const plan_config *wg_deep;  /* the same, eight stages deep at one CTA an SM */
+    const plan_config *pp_cl;    /* pp in clusters of two, where its tile rows pair up */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
@@ -129,7 +131,8 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
                                   CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3),
                                   CFG(sm90_coop2_cl2_128x256x64_s3), CFG(sm90_coop2_128x256x64_s4),
                                   CFG(sm90_coop2_cl2_128x256x64_s4),
-                                  CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8)};
+                                  CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8),
+                                  NULL};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
@@ -142,7 +145,8 @@ static const gemm_tiles gemm8 = {NULL,
                                  NULL,
                                  NULL,
                                  NULL,
-                                 NULL};
+                                 NULL,
+                                 CFG(sm90_coop2_cl2_128x128x128_s4_fp8)};
 
 /*
  * sm80 GEMM: big tiles when they still give every SM at least two tiles;
@@ -384,6 +388,13 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                          int tma)
 {
     const plan_config *pp = g->pp, *wide = g->wg_wide;
+    /* fp8's cooperative tile in clusters of two once M has two tile rows:
+     * each CTA loads half of the B tile the two share; 1-5% faster on the
+     * eight shapes measured, never slower (docs/fp8.md) */
+    const plan_config *pp_pick = g->pp_cl && tma && m > pp->bm && fits(g->pp_cl, t) &&
+                                         plan_can_run(g->pp_cl, k, t->target, NULL)
+                                     ? g->pp_cl
+                                     : pp;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
      * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */
@@ -398,10 +409,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
                    ? coop_of(g, t, k, n, kk, 0)
-                   : pp;
+                   : pp_pick;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
-        return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp;
+        return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp_pick;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small) {
         const int sm90a = t->target == EVT_TARGET_SM90A;

@@ -100,6 +100,21 @@ EVT_DEVICE void release_stage(evt_u32 empty, int s)
         evt_sched::mbar_arrive_cta(empty + 8 * s);
     }
 }
+
+/* release_stage by the threads where `on` holds, predicated, not branched:
+ * between reads of wgmma registers a branch makes ptxas serialize the
+ * kernel's wgmmas (docs/fp8.md). */
+template <class Cfg, bool Multicast>
+EVT_DEVICE void release_stage_if(evt_u32 empty, int s, bool on)
+{
+    if constexpr (Multicast) {
+#pragma unroll
+        for (int r = 0; r < Cfg::kCluster; ++r)
+            mbar_arrive_cluster_if(empty + 8 * s, r, on);
+    } else {
+        evt_sched::mbar_arrive_cta_if(empty + 8 * s, on);
+    }
+}
 #endif
 
 /*
@@ -390,7 +405,7 @@ __device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_
  * (bn / kEpiBN) tile_n + e).  While the consumers run the epilogue the
  * producer already loads the next tile's first stages.
  *
- * Clusters (kCluster = 2, 16-bit operands): as pp_run's, the cluster's two
+ * Clusters (kCluster = 2): as pp_run's, the cluster's two
  * CTAs take tiles on top of each other and each loads half of the B tile
  * they share, multicast into both, so a stage is free once the consumer
  * warps of both CTAs are done with it (16 arrivals); a CTA whose tile of
@@ -428,7 +443,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
-    static_assert(Cfg::kCluster == 1 || !kPromote, "coop_run: clusters of 16-bit operands");
     /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
     constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
     const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
@@ -491,9 +505,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 #pragma unroll
                 for (int i = 0; i < NC / 2; ++i)
                     acc[0][0][i] += part[0][0][i];
-                /* predicated, not branched: a branch here would make ptxas
-                 * serialize the wgmmas (docs/fp8.md) */
-                evt_sched::mbar_arrive_cta_if(empty + 8 * s, lane == 0);
+                release_stage_if<Cfg, kMulticast>(empty, s, lane == 0);
             }
         } else {
             int prev = 0;

@@ -93,6 +93,18 @@ EVT_DEVICE void mbar_arrive_cluster(evt_u32 bar, int rank)
                  : "memory");
 }
 
+/* The same where `on` holds, predicated rather than branched (as
+ * evt_sched::mbar_arrive_cta_if, for the fp8 cooperative tile's consumers). */
+EVT_DEVICE void mbar_arrive_cluster_if(evt_u32 bar, int rank, bool on)
+{
+    asm volatile("{\n.reg .b32 remote;\n.reg .pred p;\n"
+                 "setp.ne.u32 p, %2, 0;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "@p mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+                 "r"(rank), "r"((unsigned)on)
+                 : "memory");
+}
+
 /* tma_load_2d / tma_load_3d into the same shared address of every CTA of
  * the cluster in `ctas` (a bit per rank), completing bytes on the mbarrier
  * at bar's address in each. */

@@ -2,7 +2,8 @@
  * fp8_gemm.c - fp8 GEMMs on the GPU: every operand combination the tensor
  * cores take (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3, e5m2 x e5m2) under
  * every fp8 configuration family forced (mma.sync m16n8k32, the cp.async
- * wgmma k32 tiles, the TMA producer/consumer tile, split-K; the staged
+ * wgmma k32 tiles, the TMA producer/consumer tiles, cooperative ones alone
+ * and in clusters of two, split-K; the staged
  * family is conv's and fp8 is the GEMM's only) and the heuristic's pick,
  * on ragged problems, with per-row and per-column scales, a bias, GELU, an
  * e4m3 output and its amax.
@@ -61,6 +62,7 @@ static const family families[] = {
     {"producer/consumer", "sm90_pp2_128x128x128_s4_fp8", 1, 0},
     {"cooperative", "sm90_coop2_128x128x128_s4_fp8", 1, 0},
     {"cooperative, stream-K", "sm90_coop2_128x128x128_s4_fp8", 1, 2},
+    {"cooperative, clusters of two", "sm90_coop2_cl2_128x128x128_s4_fp8", 1, 0},
     {"split-K", "sm80_64x64x64_w4_s4_fp8", 3, 0},
     {"split-K", "sm90_wg2_128x256x128_s4_fp8", 2, 0},
     {"heuristic", NULL, 0, 0},
@@ -246,8 +248,8 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
  * its default 1.3e-4 (docs/fp8.md); every configuration the planner may pick
  * must stay below 1e-3.
  */
-static const char *const precise[] = {NULL, "sm90_coop2_128x128x128_s4_fp8", "sm80_128x128x128_w4_s3_fp8",
-                                      "sm80_64x64x64_w4_s4_fp8"};
+static const char *const precise[] = {NULL, "sm90_coop2_128x128x128_s4_fp8", "sm90_coop2_cl2_128x128x128_s4_fp8",
+                                      "sm80_128x128x128_w4_s3_fp8", "sm80_64x64x64_w4_s4_fp8"};
 
 static evt_status precision_one(run *r, const char *config)
 {

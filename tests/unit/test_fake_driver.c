@@ -997,8 +997,8 @@ static void test_gemm_cluster_sm90(void **state)
 }
 
 /* fp8 operands (e4m3 A, e5m2 B: 1 byte an element) on a 4096^3 problem
- * with padded leading dimensions: the fp8 producer/consumer tile, its A
- * and B loaded through tiled byte maps (UINT8) whose strides are the
+ * with padded leading dimensions: the fp8 cooperative tile in clusters of
+ * two, its A and B loaded through tiled byte maps (UINT8) whose strides are the
  * leading dimensions in bytes, in boxes of BK = 128 elements, the 128
  * bytes of the 128-byte swizzle; buffers of exactly their extent in bytes
  * pass and one byte less is refused; a leading dimension that is a
@@ -1025,16 +1025,16 @@ static void test_gemm_fp8_sm90_tma(void **state)
     fc.fakecuda_reset();
     expect_ok(ctx, evt_launch_run(l, NULL));
 
-    const plan_config *c = plan_config_find("sm90_coop2_128x128x128_s4_fp8");
-    const long long tiles = ceil_div(M, c->bm) * ceil_div(N, c->bn);
-    const long long grid = tiles < SMS_SM90 * c->min_blocks ? tiles : SMS_SM90 * c->min_blocks;
+    /* in clusters of two: as many as the stand-in's GPCs hold (62, see
+     * test_gemm_cluster_sm90), fewer than the 16 x 32 stacks of two tiles */
+    const long long grid = 2 * 62;
     char want[128];
-    snprintf(want, sizeof want, "sm_90a sm90_coop2_128x128x128_s4_fp8 fast tma grid %lld splits 1", grid);
+    snprintf(want, sizeof want, "sm_90a sm90_coop2_cl2_128x128x128_s4_fp8 fast tma grid %lld splits 1", grid);
     assert_string_equal(evt_launch_plan(l), want);
     fakecuda_launch r[1];
     assert_int_equal(launches(r, 1), 1);
-    expect_main(&r[0], "evt_f8_gemm_sm90_coop2_128x128x128_s4_fp8_sm90a", "sm90_coop2_128x128x128_s4_fp8", grid,
-                DEV_SM90, F8_SIZE);
+    expect_main(&r[0], "evt_f8_gemm_sm90_coop2_cl2_128x128x128_s4_fp8_sm90a", "sm90_coop2_cl2_128x128x128_s4_fp8",
+                grid, DEV_SM90, F8_SIZE);
     const unsigned char *args = r[0].params[0];
     assert_ptr_equal(fakecuda_ptr_at(args, G_A), a);
     assert_ptr_equal(fakecuda_ptr_at(args, G_B), bb);
@@ -1052,7 +1052,8 @@ static void test_gemm_fp8_sm90_tma(void **state)
     assert_int_equal(fc.fakecuda_tensor_map_count(), 2);
     expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1]), TMAP_UINT8, 1, a, K, M, LDA, 128, 128,
                        SWIZZLE_128B);
-    expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1] + 128), TMAP_UINT8, 1, bb, K, N, LDB, 128, 128,
+    /* B in boxes of half a tile's rows: each CTA of the cluster loads one, multicast to both */
+    expect_tiled_elems(fc.fakecuda_tensor_map_of(r[0].params[1] + 128), TMAP_UINT8, 1, bb, K, N, LDB, 128, 64,
                        SWIZZLE_128B);
 
     /* one byte short of A's extent */
@@ -1073,7 +1074,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
     assert_int_equal(launches(rp, 2), 2);
     const unsigned long long copy = one_alloc((size_t)M * K);
     expect_repack(&rp[0], "evt_f8_gemm_repack", a, K + 8, copy, M, K, K, 1); /* K / 16 chunks a row, 256 a block */
-    assert_string_equal(rp[1].function, "evt_f8_gemm_sm90_coop2_128x128x128_s4_fp8_sm90a"); /* loaded above */
+    assert_string_equal(rp[1].function, "evt_f8_gemm_sm90_coop2_cl2_128x128x128_s4_fp8_sm90a"); /* loaded above */
     assert_int_equal(rp[1].grid[0], grid);
     assert_int_equal(rp[1].param_size[0], F8_SIZE);
     assert_int_equal(fakecuda_i64_at(rp[1].params[0], G_A), (long long)copy);

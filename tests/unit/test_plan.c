@@ -241,10 +241,15 @@ static void test_fp8_picks(void **state)
 {
     (void)state;
     /* the H200 fast path: the cooperative tile, wgmma k32 from TMA stages,
-     * each k tile's products added in f32 */
+     * each k tile's products added in f32; in clusters of two where M has
+     * two tile rows or more, alone where it has one */
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
-                     T(sm90_coop2_128x128x128_s4_fp8));
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 129, 16384, 4096, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 16384, 4096, 132, 1),
                      T(sm90_coop2_128x128x128_s4_fp8));
     /* without TMA maps, mma.sync: the cp.async wgmma tiles leave K's whole
      * sum to the tensor cores' fp8 accumulation (forced use only) */
