@@ -1,10 +1,12 @@
-/* cache.c - kernel cache.  The key hashes the CUDA source, the NVRTC options,
- * the target and the NVRTC version, so a changed compiler or template never
- * reuses a stale cubin.  Disk entries are written to a temporary name of
+/* cache.c - kernel cache.  The key hashes the CUDA source, the kernels/
+ * headers it includes (their digest: a changed template leaves the
+ * generated source as it was), the NVRTC options, the target and the NVRTC
+ * version, so a changed compiler or template never reuses a stale cubin.  Disk entries are written to a temporary name of
  * their own and renamed, so concurrent processes and contexts never see
  * half a file. */
 #define _POSIX_C_SOURCE 200809L
 #include "cache.h"
+#include "../codegen/embedded.h"
 #include "../support/names.h"
 
 #include <errno.h>
@@ -107,6 +109,7 @@ static unsigned long long cache_key(const char *source, size_t len, evt_target t
 {
     const char *target = evt_target_name(t);
     unsigned long long key = fnv1a(1469598103934665603ull, source, len);
+    key = fnv1a(key, cg_embedded_headers_digest, strlen(cg_embedded_headers_digest));
     key = fnv1a(key, RT_CACHE_OPTIONS, sizeof RT_CACHE_OPTIONS);
     key = fnv1a(key, target, strlen(target));
     return fnv1a(key, &version, sizeof version);

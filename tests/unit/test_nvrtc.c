@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "codegen/embedded.h"
 #include "codegen/nvrtc.h"
 #include "support/strbuf.h"
 
@@ -57,10 +58,23 @@ static void test_builtins_beside_nvrtc(void **state)
     cg_nvrtc_unload(nv);
 }
 
+/* The kernel cache's key takes the kernels/ headers' digest (runtime/cache.c):
+ * embed.cmake writes it, 32 hex digits, beside the headers themselves. */
+static void test_headers_digest(void **state)
+{
+    (void)state;
+    assert_int_equal(strlen(cg_embedded_headers_digest), 32);
+    assert_int_equal(strspn(cg_embedded_headers_digest, "0123456789abcdef"), 32);
+    assert_true(cg_embedded_header_count > 10);
+    for (size_t i = 0; i < cg_embedded_header_count; i++)
+        assert_non_null(cg_embedded_headers[i].text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtins_beside_nvrtc),
+        cmocka_unit_test(test_headers_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
