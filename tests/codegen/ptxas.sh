@@ -6,7 +6,8 @@
 # instructions are serialized" where it had to wait after every wgmma (a
 # branch or a plain register write among wgmma registers; docs/fp8.md).
 # That is a kernel running at a fraction of its speed with correct results,
-# which no GPU test would notice.  The tiles outside those listings are
+# which no GPU test would notice; nor may the producer/consumer entries
+# spill more than a few words.  The tiles outside those listings are
 # forced one by one.  Exit 77 (skipped) without ptxas.
 #   EVTC=build/evtc sh tests/codegen/ptxas.sh
 set -u
@@ -17,16 +18,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in "$top"/examples/*.evt "$top"/tests/golden/fp8_gemm.evt; do
+for f in "$top"/examples/*.evt "$top"/tests/golden/fp8_gemm.evt "$here"/light.evt; do
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=.*/\1/p' "$f" | while read -r k; do
         echo "$f $k all"
     done
 done > "$tmp/jobs"
 # tiles outside those listings, forced: the clustered ones, the staged one,
 # fp8's fast-accumulation ones
-for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_cl2_128x256x64_s4 \
-    sm90_coop2_256x128x64_s3 sm90_coop2_128x256x64_s4; do
+for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_256x128x64_s3; do
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
+done
+# the four-stage cooperative tiles are the light epilogues' (heavier ones spill there)
+for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4; do
+    echo "$here/light.evt light $c" >> "$tmp/jobs"
 done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
 for c in sm90_pp2_128x128x128_s4_fp8 sm90_wg2_128x256x128_s4_fp8; do
@@ -47,7 +51,17 @@ if grep -q 'C7520\|wgmma.mma_async instructions are serialized' "$out.ptxas"; th
     echo "FAIL $(basename "$f") $k $cfg: ptxas serializes wgmmas"
     grep 'serialized' "$out.ptxas" | sed 's/^/    /'; exit 0
 fi
-echo "ok   $(basename "$f") $k $cfg: $(grep -c 'Compiling entry' "$out.ptxas") entries, no wgmma serialized"
+# the producer/consumer entries (the fast schedules) spill less than 64
+# bytes: a word or two kept across the tile loop costs a load a tile (the
+# clustered four-stage cooperative tile: 8 bytes); the fp8 tile's 520 bytes
+# were its k loop's.  ptxas prints each entry's name, then its spill line.
+spills=$(awk '/Compiling entry function .*_sm90_(pp2|coop2)_/ {e = $0; next}
+              e != "" && /spill stores/ { if ($5 + 0 >= 64 || $9 + 0 >= 64) print e ": " $0; e = "" }' "$out.ptxas")
+if [ -n "$spills" ]; then
+    echo "FAIL $(basename "$f") $k $cfg: a producer/consumer entry spills"
+    echo "$spills" | sed 's/^/    /'; exit 0
+fi
+echo "ok   $(basename "$f") $k $cfg: $(grep -c 'Compiling entry' "$out.ptxas") entries, no wgmma serialized, no producer/consumer spills"
 EOS
 export EVTC PTXAS TMPD="$tmp"
 xargs -P "${JOBS:-2}" -L 1 sh "$tmp/one.sh" < "$tmp/jobs" > "$tmp/results" 2>&1
