@@ -1434,11 +1434,10 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
     r->sk_flags = 0;
     /* partial tiles of split-K (grid = tiles x splits CTAs), of a persistent
      * plan's tail, or of stream-K (a slot a CTA) */
-    const long long shares = r->pl.stream_k         ? r->pl.grid
-                             : r->pl.splits > 1      ? r->pl.grid
+    const long long shares = r->pl.sk_iters > 0 || r->pl.splits > 1 ? r->pl.grid
                              : r->pl.tail_splits > 1 ? (r->pl.tiles - r->pl.tail_first) * r->pl.tail_splits
                                                      : 0;
-    if (r->pl.tiles > 0 && r->pl.stream_k) { /* its flags first, a 128-byte line each (grid below 2^31) */
+    if (r->pl.tiles > 0 && r->pl.sk_iters > 0) { /* its flags first, a 128-byte line each (grid below 2^31) */
         r->sk_flags = ws_align(r->bytes);
         if (r->sk_flags < r->bytes || !ck_add_size(r->sk_flags, (size_t)r->pl.grid * 128, &r->bytes))
             return fail(l, EVT_ERR_INVALID_ARGUMENT, "stream-K's flags for %lld CTAs overflow size_t",
@@ -1532,9 +1531,9 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
     /* a graph replays whatever ran before it: a captured run zeroes its
      * flags itself, and the next run does too */
     int capture = RT_CU_CAPTURE_NONE;
-    const int captured = r->pl.stream_k && ctx->driver->stream_is_capturing(s, &capture) == 0 &&
+    const int captured = r->pl.sk_iters > 0 && ctx->driver->stream_is_capturing(s, &capture) == 0 &&
                          capture != RT_CU_CAPTURE_NONE;
-    if (st == EVT_OK && tiles > 0 && r->pl.stream_k) {
+    if (st == EVT_OK && tiles > 0 && r->pl.sk_iters > 0) {
         sk.flags = ws + r->sk_flags;
         sk.partials = ws + r->split_offset;
         sk.iters = r->pl.sk_iters;
@@ -1552,7 +1551,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         void *params_tma[] = {args, &r->maps, &tile_end, &sk}, *params[] = {args, &tile_end, &sk};
         st = launch_params(ctx, fns->main, (unsigned)grid, threads, smem, s,
                            r->pl.tma ? params_tma : params);
-        if (st == EVT_OK && own && r->pl.stream_k && !captured) {
+        if (st == EVT_OK && own && r->pl.sk_iters > 0 && !captured) {
             l->sk_clean = sk.flags;
             l->sk_clean_n = grid;
         }

@@ -37,7 +37,7 @@ static int split_of(const plan *p)
 static int same_plan(const plan *a, const plan *b)
 {
     return a->config == b->config && a->aligned == b->aligned && a->tma == b->tma &&
-           a->splits == b->splits && a->tail_splits == b->tail_splits && a->stream_k == b->stream_k;
+           a->splits == b->splits && a->tail_splits == b->tail_splits && a->sk_iters == b->sk_iters;
 }
 
 /* Adds p to plans[0..*n) unless an equal plan is there. */
@@ -91,7 +91,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
  * recorded) are the fast path's that such a run takes. */
 static api_tuning forcing(const plan *p)
 {
-    return (api_tuning){{p->config, split_of(p), p->stream_k ? 2 : 1}, 0, 1, 1};
+    return (api_tuning){{p->config, split_of(p), p->sk_iters > 0 ? 2 : 1}, 0, 1, 1};
 }
 
 /* Generates the sources of every plan and compiles those the cache lacks. */
@@ -148,7 +148,7 @@ static void entry_of(const plan *p, double ms, evt_tune_entry *e)
     memset(e, 0, sizeof *e);
     snprintf(e->config, sizeof e->config, "%s", p->config->name);
     e->split_k = split_of(p);
-    e->stream_k = p->stream_k;
+    e->stream_k = p->sk_iters > 0;
     e->ms = ms;
 }
 
@@ -230,7 +230,7 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
             memset(&choice, 0, sizeof choice);
             snprintf(choice.config, sizeof choice.config, "%s", plans[best].config->name);
             choice.split_k = split_of(&plans[best]);
-            choice.stream_k = plans[best].stream_k;
+            choice.stream_k = plans[best].sk_iters > 0;
             choice.ms = best_ms;
             res->recorded = rt_tunedb_store(&ctx->tunedb, &key, &choice);
             ctx->tunedb_generation++;

@@ -231,14 +231,9 @@ static void stream_k_of(long long k_tiles, long long slots, plan *out)
     const long long iters = (tiles - first) * k_tiles;
     if (iters > INT_MAX) /* the kernels count them in an int */
         return;
-    out->stream_k = 1;
     out->sk_first = first;
     out->sk_iters = iters;
     out->grid = iters < slots ? iters : slots;
-    out->tail_config = NULL;
-    out->tail_first = tiles;
-    out->tail_splits = 1;
-    out->tail_aligned = 0;
 }
 
 /* The rest of a plan once its configuration c is chosen. */
@@ -250,7 +245,6 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         return refuse(why, "split-K must be 0 (the planner's), 1 (never) or a number of ways");
     if (stream_k < 0 || stream_k > 2)
         return refuse(why, "stream-K must be 0 (the planner's), 1 (never) or 2 (where the configuration has it)");
-    out->stream_k = 0;
     out->sk_iters = 0;
     out->config = c;
     out->tail_config = NULL;
@@ -336,6 +330,6 @@ void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
     if (pl->tail_splits > 1 && w >= 0 && (size_t)w < n)
         snprintf(buf + w, n - (size_t)w, " tail %lld x %d %s", pl->tiles - pl->tail_first,
                  pl->tail_splits, pl->tail_config->name);
-    else if (pl->stream_k && w >= 0 && (size_t)w < n)
+    else if (pl->sk_iters > 0 && w >= 0 && (size_t)w < n)
         snprintf(buf + w, n - (size_t)w, " stream-K %lld tiles", pl->tiles - pl->sk_first);
 }

@@ -57,7 +57,7 @@ int plan_config_persistent(const plan_config *c);
 /* Whether c's producer/consumer consumers share each tile (cooperative)
  * rather than take whole tiles in turn (ping-pong). */
 int plan_config_coop(const plan_config *c);
-/* Whether c runs stream-K (plan.stream_k) for mainloop ml: the cooperative
+/* Whether c runs stream-K (plan.sk_iters) for mainloop ml: the cooperative
  * GEMM configurations without clusters (evt_sm90::coop_run). */
 int plan_config_stream_k(const plan_config *c, evt_mainloop ml);
 /* Whether c is one of mainloop ml's configurations (tile_configs.h's
@@ -160,8 +160,7 @@ typedef struct plan {
      * sk_first run whole, grid at a time, and the k tiles of the tiles from
      * sk_first on, sk_iters of them, are shared out evenly among the grid's
      * CTAs, a tile's pieces summed in CTA order by the CTA holding its first
-     * k tile.  stream_k 0: none (sk_first = tiles, sk_iters 0). */
-    int stream_k;
+     * k tile.  sk_iters 0: none (sk_first = tiles). */
     long long sk_first;
     long long sk_iters;
 } plan;

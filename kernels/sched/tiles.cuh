@@ -41,7 +41,7 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
 }
 
 /*
- * Stream-K (plan.h, plan.stream_k; the cooperative GEMM tiles of sm_90a,
+ * Stream-K (plan.h, plan.sk_iters; the cooperative GEMM tiles of sm_90a,
  * evt_sm90::coop_run): a persistent launch of G CTAs runs its tiles before
  * `first` whole, G at a time, and splits the k tiles of the tiles from
  * `first` on (`iters` of them, k tile kt of tile first + i being number

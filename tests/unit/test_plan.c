@@ -876,7 +876,7 @@ static void test_stream_k(void **state)
     p.conv_c = 0;
     plan_options o = {coop, 0, 2};
     plan pl = make(&k_gemm_tn, &p, &o);
-    assert_true(pl.stream_k);
+    assert_true(pl.sk_iters > 0);
     assert_int_equal(pl.tiles, 80);
     assert_int_equal(pl.sk_first, 0);
     assert_int_equal(pl.sk_iters, 80 * 40);
@@ -888,7 +888,7 @@ static void test_stream_k(void **state)
     /* a forced tail gives way to it */
     o.split_k = 4;
     pl = make(&k_gemm_tn, &p, &o);
-    assert_true(pl.stream_k && pl.tail_splits == 1);
+    assert_true(pl.sk_iters > 0 && pl.tail_splits == 1);
     o.split_k = 0;
 
     /* 32 x 16 = 512 tiles: two waves whole, the third and the 116 after it shared */
@@ -916,14 +916,14 @@ static void test_stream_k(void **state)
     p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
     const plan_options auto_ = {coop, 0, 0}, never = {coop, 0, 1}, pp = {CFG(sm90_pp2_128x128x64_s4), 0, 2};
-    assert_false(make(&k_gemm_tn, &p, &auto_).stream_k);
-    assert_false(make(&k_gemm_tn, &p, &never).stream_k);
-    assert_false(make(&k_gemm_tn, &p, &pp).stream_k);
-    assert_false(make(&k_gemm_tn, &p, NULL).stream_k);
+    assert_int_equal(make(&k_gemm_tn, &p, &auto_).sk_iters, 0);
+    assert_int_equal(make(&k_gemm_tn, &p, &never).sk_iters, 0);
+    assert_int_equal(make(&k_gemm_tn, &p, &pp).sk_iters, 0);
+    assert_int_equal(make(&k_gemm_tn, &p, NULL).sk_iters, 0);
     /* more shared k tiles than an int counts: none */
     p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 1LL << 33, 1);
     p.conv_c = 0;
-    assert_false(make(&k_gemm_tn, &p, &o).stream_k);
+    assert_int_equal(make(&k_gemm_tn, &p, &o).sk_iters, 0);
     /* out of range */
     const plan_options bad = {coop, 0, 3};
     const char *why = NULL;
