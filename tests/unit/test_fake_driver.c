@@ -423,12 +423,17 @@ static void expect_tile_end(const fakecuda_launch *r, int i, long long end)
 
 /* A run of l with configuration `config` forced (as tests and the tuner
  * force them), the fake's records cleared first. */
+static void run_tuned(evt_ctx *ctx, evt_launch *l, const evt_tuning *t)
+{
+    assert_int_equal(evt_launch_set_tuning(l, t), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL));
+}
+
 static void run_forced(evt_ctx *ctx, evt_launch *l, const char *config)
 {
     const evt_tuning forced = {.config = config};
-    assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_tuned(ctx, l, &forced);
 }
 
 /* 4096^3 with padded leading dimensions: the persistent cooperative
@@ -534,9 +539,7 @@ static void test_gemm_stream_k_sm90(void **state)
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
     evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
     const evt_tuning sk = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 2};
-    assert_int_equal(evt_launch_set_tuning(l, &sk), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_tuned(ctx, l, &sk);
     /* 8 x 10 tiles, fewer than the SMs: all of their 80 x 40 k tiles shared by 132 CTAs */
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1 "
                                             "stream-K 80 tiles");
@@ -565,15 +568,11 @@ static void test_gemm_stream_k_sm90(void **state)
 
     /* a run without stream-K in between may leave anything there */
     const evt_tuning whole = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 1};
-    assert_int_equal(evt_launch_set_tuning(l, &whole), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_tuned(ctx, l, &whole);
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 80 splits 1");
     assert_int_equal(launches(r, 4), 3);
     expect_tile_end(&r[1], 2, 80);
-    assert_int_equal(evt_launch_set_tuning(l, &sk), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_tuned(ctx, l, &sk);
     assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
 
     /* a captured run zeroes its flags in the graph, whatever ran before (a
@@ -769,9 +768,7 @@ static void test_gemm_repack_batched_sm90(void **state)
     assert_int_equal(evt_launch_bind_batched(l, "rsum", rsum, (size_t)L * M * 4, 0, M), EVT_OK);
     assert_int_equal(evt_launch_set_param(l, "beta", 0.5f), EVT_OK);
     const evt_tuning whole = {.split_k = 1}; /* the workspace: words and copies only */
-    assert_int_equal(evt_launch_set_tuning(l, &whole), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_tuned(ctx, l, &whole);
     const char *plan = evt_launch_plan(l);
     assert_non_null(strstr(plan, " fast "));
     assert_non_null(strstr(plan, " repacked a b"));
@@ -930,9 +927,7 @@ static void test_gemm_tail_sm90(void **state)
 
     /* the planner's: one persistent launch of all 160 tiles */
     const evt_tuning never = {NULL, 0, 0, 0, 0};
-    assert_int_equal(evt_launch_set_tuning(l, &never), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l, NULL));
+    run_tuned(ctx, l, &never);
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1");
     assert_int_equal(launches(r, 5), 3);
     expect_tile_end(&r[1], 2, 160);
@@ -974,10 +969,7 @@ static void test_gemm_cluster_sm90(void **state)
         const size_t a_bytes = (size_t)(M * K * 2), b_bytes = (size_t)(N * K * 2);
         void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
         evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
-        const evt_tuning forced = {.config = cases[i].config};
-        assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
-        fc.fakecuda_reset();
-        expect_ok(ctx, evt_launch_run(l, NULL));
+        run_forced(ctx, l, cases[i].config);
         char want[128], entry[96];
         snprintf(want, sizeof want, "sm_90a %s fast tma grid %lld splits 1", cases[i].config, cases[i].grid);
         assert_string_equal(evt_launch_plan(l), want);
