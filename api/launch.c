@@ -1609,8 +1609,7 @@ static evt_status run_planned(evt_launch *l, void *stream, int own, void *worksp
             return st;
         tail_fns = *found;
     }
-    if (fns->clusters > 0 && r.pl.grid > (long long)fns->clusters * r.pl.config->cluster)
-        r.pl.grid = (long long)fns->clusters * r.pl.config->cluster; /* one wave of whole clusters */
+    plan_fit_clusters(&r.pl, fns->clusters); /* one wave of whole clusters */
     rt_cu_stream s = (rt_cu_stream)stream;
     if (own && (st = grow_workspace(l, s, r.bytes)) != EVT_OK)
         return st;

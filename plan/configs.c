@@ -52,7 +52,7 @@ int plan_config_coop(const plan_config *c)
 
 int plan_config_stream_k(const plan_config *c, evt_mainloop ml)
 {
-    return c->coop && c->pp && c->cluster == 1 && ml == EVT_MAINLOOP_GEMM;
+    return c->coop && c->pp && ml == EVT_MAINLOOP_GEMM;
 }
 
 const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml)

@@ -214,26 +214,60 @@ static void tail_of(const plan_config *c, const plan_kernel *k, const plan_probl
 }
 
 /*
- * Stream-K for persistent plan *out (plan.h): with more tiles than slots,
- * the whole waves but the last run whole and the last whole wave and the
- * partial one after it are shared out (each CTA then takes one to two
- * tiles' k tiles, so a tile is cut in two or three pieces at most, and the
- * tiles taken at the same time stay neighbours in L2); with no more tiles
- * than slots, all of them, on at most one CTA a k tile.  None where the
- * shared k tiles would pass 2^31 (a K of some 2^25 and more).
+ * Stream-K for persistent plan *out (plan.h) over `walk` tiles (stacks
+ * under clusters) of k_tiles k tiles each, on `units` units (CTAs, or
+ * clusters of `cluster`): with more tiles than units, the whole waves but
+ * the last run whole and the last whole wave and the partial one after it
+ * are shared out (each unit then takes one to two tiles' k tiles, so a
+ * tile is cut in two or three pieces at most, and the tiles taken at the
+ * same time stay neighbours in L2); with no more tiles than units, all of
+ * them, on at most one unit a k tile.  None where the shared k tiles would
+ * pass 2^31 (a K of some 2^25 and more).
  */
-static void stream_k_of(long long k_tiles, long long slots, plan *out)
+static void stream_k_of(long long walk, long long k_tiles, long long units, int cluster, plan *out)
 {
-    const long long tiles = out->tiles;
-    if (tiles <= 0 || k_tiles <= 0)
+    out->sk_iters = 0;
+    out->sk_first = out->tiles;
+    if (walk <= 0 || k_tiles <= 0 || units <= 0)
         return;
-    const long long first = tiles <= slots ? 0 : (tiles / slots - 1) * slots;
-    const long long iters = (tiles - first) * k_tiles;
+    const long long first = walk <= units ? 0 : (walk / units - 1) * units;
+    const long long iters = (walk - first) * k_tiles;
     if (iters > INT_MAX) /* the kernels count them in an int */
         return;
     out->sk_first = first;
     out->sk_iters = iters;
-    out->grid = iters < slots ? iters : slots;
+    out->sk_walk = walk;
+    out->sk_k_tiles = k_tiles;
+    out->grid = (iters < units ? iters : units) * cluster;
+}
+
+void plan_fit_clusters(plan *pl, long long resident)
+{
+    const int cluster = pl->config->cluster;
+    if (cluster <= 1)
+        return;
+    if (pl->sk_iters > 0) {
+        const long long walk = pl->sk_walk;
+        if (resident > 0) {
+            stream_k_of(walk, pl->sk_k_tiles, resident < pl->grid / cluster ? resident : pl->grid / cluster,
+                        cluster, pl);
+            return;
+        }
+        /* unknown: whole tiles, a cluster a stack, as many clusters as asked */
+        pl->sk_iters = 0;
+        pl->sk_first = pl->tiles;
+        pl->grid = cluster * (walk < pl->grid / cluster ? walk : pl->grid / cluster);
+        return;
+    }
+    if (resident > 0 && pl->grid > resident * cluster)
+        pl->grid = resident * cluster; /* one wave of whole clusters */
+}
+
+/* The stacks of c->cluster tiles a clustered persistent grid walks
+ * (evt_tile_walk). */
+static long long walk_stacks(const plan_config *c, const plan_problem *p)
+{
+    return plan_config_batch_tiles(c, (p->m + c->cluster - 1) / c->cluster, p->n, p->batch);
 }
 
 /* The rest of a plan once its configuration c is chosen. */
@@ -246,6 +280,8 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     if (stream_k < 0 || stream_k > 2)
         return refuse(why, "stream-K must be 0 (the planner's), 1 (never) or 2 (where the configuration has it)");
     out->sk_iters = 0;
+    out->sk_walk = 0;
+    out->sk_k_tiles = 0;
     out->config = c;
     out->tail_config = NULL;
     out->tail_splits = 1;
@@ -275,7 +311,7 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         /* whole clusters, each walking tiles c->cluster on top of each
          * other (evt_sched::tile_walk): as many as there are such stacks,
          * or as fit in the slots */
-        const long long stacks = plan_config_batch_tiles(c, (p->m + c->cluster - 1) / c->cluster, p->n, p->batch);
+        const long long stacks = walk_stacks(c, p);
         const long long clusters = slots / c->cluster;
         out->grid = c->cluster * (stacks < clusters ? stacks : clusters);
     }
@@ -285,7 +321,8 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         /* stream-K where asked (tuning times it); the planner does not take
          * it of its own accord: measured no faster than its picks (docs/tuning.md) */
         if (plan_config_stream_k(c, k->mainloop) && stream_k == 2)
-            stream_k_of(k_tiles, slots, out);
+            stream_k_of(c->cluster > 1 ? walk_stacks(c, p) : out->tiles, k_tiles, slots / c->cluster, c->cluster,
+                        out);
         else
             tail_of(c, k, p, split_k, sms, out);
     }
@@ -331,5 +368,6 @@ void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
         snprintf(buf + w, n - (size_t)w, " tail %lld x %d %s", pl->tiles - pl->tail_first,
                  pl->tail_splits, pl->tail_config->name);
     else if (pl->sk_iters > 0 && w >= 0 && (size_t)w < n)
-        snprintf(buf + w, n - (size_t)w, " stream-K %lld tiles", pl->tiles - pl->sk_first);
+        snprintf(buf + w, n - (size_t)w, " stream-K %lld %s", pl->sk_walk - pl->sk_first,
+                 pl->config->cluster > 1 ? "stacks" : "tiles");
 }

@@ -58,7 +58,7 @@ int plan_config_persistent(const plan_config *c);
  * rather than take whole tiles in turn (ping-pong). */
 int plan_config_coop(const plan_config *c);
 /* Whether c runs stream-K (plan.sk_iters) for mainloop ml: the cooperative
- * GEMM configurations without clusters (evt_sm90::coop_run). */
+ * GEMM configurations (evt_sm90::coop_run), with clusters or without. */
 int plan_config_stream_k(const plan_config *c, evt_mainloop ml);
 /* Whether c is one of mainloop ml's configurations (tile_configs.h's
  * mainloops column); NULL if it is, else why not. */
@@ -156,14 +156,27 @@ typedef struct plan {
     long long tail_first;
     int tail_splits;
     int tail_aligned; /* the tail's fast path (cp.async loads) */
-    /* Stream-K (kernels/sched/tiles.cuh, evt_stream_k): the tiles before
-     * sk_first run whole, grid at a time, and the k tiles of the tiles from
-     * sk_first on, sk_iters of them, are shared out evenly among the grid's
-     * CTAs, a tile's pieces summed in CTA order by the CTA holding its first
-     * k tile.  sk_iters 0: none (sk_first = tiles). */
+    /* Stream-K (kernels/sched/tiles.cuh, evt_stream_k): the walk's tiles
+     * (under clusters, its stacks of `cluster` tiles) before sk_first run
+     * whole, a unit (a CTA, or a cluster) each at a time, and the k tiles of
+     * those from sk_first on, sk_iters of them, are shared out evenly among
+     * the units, a tile's pieces summed in unit order by the CTA holding its
+     * first k tile.  sk_walk: the walk's tiles, sk_k_tiles: a tile's k tiles
+     * (what plan_fit_clusters shares again).  sk_iters 0: none (sk_first =
+     * tiles). */
     long long sk_first;
     long long sk_iters;
+    long long sk_walk;
+    long long sk_k_tiles;
 } plan;
+
+/* Persistent plan *pl under clusters, for a device that holds `resident`
+ * of its clusters at once (cuOccupancyMaxActiveClusters; 0: unknown): a
+ * grid of no more clusters than that (more would run as a second wave),
+ * and stream-K's shares over the clusters launched.  Stream-K needs every
+ * cluster resident (an owner waits for later ones), so where `resident`
+ * is unknown the plan runs its tiles whole instead. */
+void plan_fit_clusters(plan *pl, long long resident);
 
 /* ---- the heuristic (heuristic.c) -------------------------------------- */
 

@@ -42,20 +42,25 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
 
 /*
  * Stream-K (plan.h, plan.sk_iters; the cooperative GEMM tiles of sm_90a,
- * evt_sm90::coop_run): a persistent launch of G CTAs runs its tiles before
+ * evt_sm90::coop_run): a persistent launch of G units runs its tiles before
  * `first` whole, G at a time, and splits the k tiles of the tiles from
  * `first` on (`iters` of them, k tile kt of tile first + i being number
- * i * k_tiles + kt) into G ranges, CTA b taking numbers iters * b / G up to
- * iters * (b + 1) / G.  A range's first piece of a tile may begin past the
- * tile's first k tile: that CTA writes its partial sums to its slot of
- * `partials` (BM x BN floats, in its threads' register order) and counts its
- * consumer warps on flags[b]; the CTA whose range holds the tile's first k
- * tile (its range's last piece) waits for the later pieces' flags, adds their
- * slots in CTA order (a fixed order: results do not depend on timing), runs
- * the epilogue once and leaves the flags zero again.  Every CTA writes one
- * slot at most, first thing, and waits only at its end, for CTAs after it:
- * no CTA waits for one that waits.  The runtime zeroes the flags where it
- * cannot know them zero.  iters 0: no stream-K, every tile whole.
+ * i * k_tiles + kt) into G ranges, unit b taking numbers iters * b / G up to
+ * iters * (b + 1) / G.  A unit is a CTA, or under clusters a cluster, whose
+ * CTAs take the same ranges of their stacks (evt_tile_walk: tiles are
+ * stacks there), each its own tile of the stack.  A range's first piece of
+ * a tile may begin past the tile's first k tile: each CTA of that unit
+ * writes its partial sums to its slot of `partials` (BM x BN floats, in its
+ * threads' register order) and counts its consumer warps on its flag; the
+ * CTA of the same rank in the unit whose range holds the tile's first k
+ * tile (its range's last piece) waits for the later pieces' flags, adds
+ * their slots in unit order (a fixed order: results do not depend on
+ * timing), runs the epilogue once and leaves the flags zero again.  Every
+ * CTA writes one slot at most, first thing, and waits only at its end, for
+ * CTAs after it: no CTA waits for one that waits.  The runtime zeroes the
+ * flags where it cannot know them zero, and under clusters launches no more
+ * of them than can be resident at once.  iters 0: no stream-K, every tile
+ * whole.
  */
 struct evt_stream_k {
     float *partials;
@@ -66,11 +71,11 @@ struct evt_stream_k {
 };
 static_assert(sizeof(evt_stream_k) == 32, "evt_stream_k is 32 bytes: the runtime packs it so");
 
-/* The first k-tile number of CTA b's stream-K range (evt_stream_k; the
- * planner keeps iters below 2^31). */
-__device__ __forceinline__ int evt_sk_start(const evt_stream_k &sk, int b)
+/* The first k-tile number of unit b's stream-K range of `units`
+ * (evt_stream_k; the planner keeps iters below 2^31). */
+__device__ __forceinline__ int evt_sk_start(const evt_stream_k &sk, int b, int units)
 {
-    return (int)(sk.iters * b / (evt_i64)gridDim.x);
+    return (int)(sk.iters * b / (evt_i64)units);
 }
 
 /* The consumer warps of a stream-K tile (evt_sm90::coop_run) count on their
@@ -84,8 +89,9 @@ constexpr int kSkFlagStride = 32;
 
 /*
  * Calls piece(t, j, k0, k1) for every piece of work of a persistent
- * CTA in order: its whole tiles before sk.first (walk's tiles), then its
- * stream-K range's pieces, tile t's k tiles k0 .. k1 - 1; j counts them.
+ * CTA in order: its whole tiles before sk.first (walk's tiles, or stacks),
+ * then its unit's stream-K range's pieces (walk.first the unit, walk.step
+ * the units), tile t's k tiles k0 .. k1 - 1; j counts them.
  */
 template <class Walk, class Piece>
 __device__ __forceinline__ void evt_sk_pieces(const Walk &walk, const evt_stream_k &sk, int k_tiles,
@@ -94,8 +100,8 @@ __device__ __forceinline__ void evt_sk_pieces(const Walk &walk, const evt_stream
     /* one loop, so that the piece's code (mainloop and epilogue) is inlined once */
     const int whole_end = walk.count < sk.first ? walk.count : sk.first;
     const bool shared = sk.iters > 0 && k_tiles > 0;
-    int it = shared ? evt_sk_start(sk, (int)blockIdx.x) : 0;
-    const int end = shared ? evt_sk_start(sk, (int)blockIdx.x + 1) : 0;
+    int it = shared ? evt_sk_start(sk, walk.first, walk.step) : 0;
+    const int end = shared ? evt_sk_start(sk, walk.first + 1, walk.step) : 0;
     for (int t = walk.first, j = 0;; ++j) {
         int tile, k0 = 0, k1 = k_tiles;
         if (t < whole_end) {

@@ -311,14 +311,22 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #endif
 }
 
+/* CTA b's stream-K slot (evt_stream_k): a cooperative tile's accumulators,
+ * float4 i of consumer thread ctid at i * 256 + ctid (a warp's 512 bytes in
+ * a row). */
+template <int NHALF, int NC>
+EVT_DEVICE float4 *sk_slot(const evt_stream_k &sk, int b)
+{
+    return reinterpret_cast<float4 *>(sk.partials + (evt_i64)b * (NHALF * NC * 128));
+}
+
 /* A stream-K piece that does not hold its tile's first k tile (coop_run,
- * evt_stream_k): the consumers' partial sums into the CTA's slot, float4 i
- * of consumer thread ctid at i * 256 + ctid (a warp's 512 bytes in a row),
- * then each warp counts itself on the CTA's flag once its stores are visible. */
+ * evt_stream_k): the consumers' partial sums into the CTA's slot, then each
+ * warp counts itself on the CTA's flag once its stores are visible. */
 template <int NHALF, int NC>
 EVT_DEVICE void sk_publish(const float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk, int ctid, int lane)
 {
-    float4 *slot = reinterpret_cast<float4 *>(sk.partials + (evt_i64)blockIdx.x * (NHALF * NC * 128));
+    float4 *slot = sk_slot<NHALF, NC>(sk, (int)blockIdx.x);
 #pragma unroll
     for (int h = 0; h < NHALF; ++h)
 #pragma unroll
@@ -332,17 +340,24 @@ EVT_DEVICE void sk_publish(const float (&acc)[NHALF][1][NC / 2], const evt_strea
 }
 
 /* The CTA holding a stream-K tile's first k tile (coop_run): adds the
- * partial sums of the CTAs after it whose ranges begin before the tile's
- * end (tile_end, in evt_stream_k's k-tile numbers), in CTA order, each once
- * its kSkWarps consumer warps have counted; the last of this CTA's warps to
- * read a slot zeroes its flag for the next launch. */
-template <int NHALF, int NC>
-EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk, int tile_end, int ctid,
-                          int lane)
+ * partial sums of the CTAs of its rank in the units after its own whose
+ * ranges begin before the tile's end (tile_end, in evt_stream_k's k-tile
+ * numbers), in unit order, each once its kSkWarps consumer warps have
+ * counted; the last of this CTA's warps to read a slot zeroes its flag for
+ * the next launch. */
+template <int NHALF, int NC, class Walk>
+EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk, const Walk &walk,
+                          int tile_end, int ctid, int lane)
 {
-    for (int b = (int)blockIdx.x + 1; b < (int)gridDim.x && evt_sk_start(sk, b) < tile_end; ++b) {
-        if (evt_sk_start(sk, b + 1) == evt_sk_start(sk, b))
-            continue; /* an empty range: nothing of it to wait for */
+    const int units = walk.step, cluster = (int)gridDim.x / units;
+    int start = evt_sk_start(sk, walk.first + 1, units);
+    for (int u = walk.first + 1; u < units && start < tile_end; ++u) {
+        const int next = evt_sk_start(sk, u + 1, units);
+        const bool empty = next == start; /* an empty range: nothing of it to wait for */
+        start = next;
+        if (empty)
+            continue;
+        const int b = u * cluster + walk.rank;
         unsigned *flag = sk.flags + kSkFlagStride * b;
         if (lane == 0) {
             /* backing off between polls: eight warps of up to every CTA poll at once */
@@ -355,7 +370,7 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
             }
         }
         __syncwarp();
-        const float4 *slot = reinterpret_cast<const float4 *>(sk.partials + (evt_i64)b * (NHALF * NC * 128));
+        const float4 *slot = sk_slot<NHALF, NC>(sk, b);
 #pragma unroll
         for (int h = 0; h < NHALF; ++h)
 #pragma unroll
@@ -410,7 +425,9 @@ __device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_
  * they share, multicast into both, so a stage is free once the consumer
  * warps of both CTAs are done with it (16 arrivals); a CTA whose tile of
  * the stack lies below M multiplies zeros for its peer's sake and skips
- * the epilogue.
+ * the epilogue.  Stream-K shares k tiles among clusters, both CTAs of one
+ * taking the same pieces of their stacks (evt_stream_k), so that the
+ * multicast of B's halves goes on across tile boundaries.
  *
  * fp8 (one m64 row a consumer): each k tile's wgmmas accumulate into
  * registers of their own, which are then added to the accumulators in f32.
@@ -447,8 +464,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
     const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
     static_assert(2 * Cfg::kThreads / 32 == kSkWarps, "stream-K counts the two consumers' warps");
-    /* the runtime gives stream-K to configurations without clusters only (plan.h) */
-    const evt_stream_k sk = Cfg::kCluster == 1 ? evt_stream_k_of(args) : evt_sk_none();
+    const evt_stream_k sk = evt_stream_k_of(args);
     const evt_u32 raw = evt_smem_addr(smem);
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
@@ -525,14 +541,14 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             if (k1 > k0 && lane == 0)
                 release(prev);
         }
-        if constexpr (Cfg::kCluster == 1) {
-            if (k0 > 0) { /* a later piece: the CTA holding the tile's first k tile finishes it */
-                sk_publish<NHALF, NC>(acc, sk, ctid, lane);
-                return;
-            }
-            if (k1 < k_tiles) /* the tile's later pieces are the next CTAs' first */
-                sk_gather<NHALF, NC>(acc, sk, (t - sk.first + 1) * k_tiles, ctid, lane);
+        /* (under clusters each CTA of the stack, the one past M too: its
+         * peer of the owning unit gathers and zeroes its flag all the same) */
+        if (k0 > 0) { /* a later piece: the CTA holding the tile's first k tile finishes it */
+            sk_publish<NHALF, NC>(acc, sk, ctid, lane);
+            return;
         }
+        if (k1 < k_tiles) /* the tile's later pieces are the next units' first */
+            sk_gather<NHALF, NC>(acc, sk, walk, (t - sk.first + 1) * k_tiles, ctid, lane);
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */

@@ -431,7 +431,7 @@ static int gen_case(fuzz_case *c, uint64_t seed, evt_target target)
         if (pg_chance(&rt, 40))
             c->t.split_k = 2 + (int)pg_below(&rt, 3);
         /* stream-K, in place of the tail, in 1 case of 3 (the cooperative
-         * configurations without clusters take it, the others ignore it) */
+         * configurations take it, the others ignore it) */
         pg_rng rs = {.s = mix(seed, 0x5ce4)};
         if (pg_chance(&rs, 33))
             c->t.stream_k = 2;

@@ -63,6 +63,7 @@ static const family families[] = {
     {"cooperative", "sm90_coop2_128x128x128_s4_fp8", 1, 0},
     {"cooperative, stream-K", "sm90_coop2_128x128x128_s4_fp8", 1, 2},
     {"cooperative, clusters of two", "sm90_coop2_cl2_128x128x128_s4_fp8", 1, 0},
+    {"cooperative, clusters of two, stream-K", "sm90_coop2_cl2_128x128x128_s4_fp8", 1, 2},
     {"split-K", "sm80_64x64x64_w4_s4_fp8", 3, 0},
     {"split-K", "sm90_wg2_128x256x128_s4_fp8", 2, 0},
     {"heuristic", NULL, 0, 0},

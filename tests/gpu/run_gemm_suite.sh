@@ -170,6 +170,14 @@ runs() {
             echo "$f $k 1000,1000,4104 --config sm90_coop2_256x128x64_s3 --streamk"
             echo "$f $k 2000,3000,520 --config sm90_coop2_128x256x64_s4 --streamk --batch 2"
             echo "$f $k 300,1000,200 --config sm90_coop2_128x256x64_s3 --streamk --ld-pad 3"
+            # ... in clusters of two: stacks of two tiles in pieces over the
+            # resident clusters (40 stacks; 1000 rows: the last stack's second
+            # tile partly past M; 3100: a stack whose second tile lies wholly
+            # past M), a batch, the guarded path
+            echo "$f $k 1000,2560,520 --config sm90_coop2_cl2_128x256x64_s3 --streamk"
+            echo "$f $k 3100,2600,1000 --config sm90_coop2_cl2_128x256x64_s3 --streamk --special"
+            echo "$f $k 2000,3000,520 --config sm90_coop2_cl2_128x256x64_s4 --streamk --batch 2"
+            echo "$f $k 300,1000,200 --config sm90_coop2_cl2_128x256x64_s3 --streamk --ld-pad 3"
             # a persistent plan's tail (plan.h), forced: 288 tiles, the last 24
             # split two ways
             echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk --special"
@@ -246,6 +254,8 @@ runs() {
     echo "$c/reductions.evt reductions_bf16_cc 1000,2000,1000 --config sm90_coop2_128x256x64_s3 --streamk"
     echo "$c/outputs.evt outputs 1000,2000,1000 --config sm90_coop2_128x256x64_s3 --streamk"
     echo "$c/inputs.evt inputs 1000,2000,1000 --config sm90_coop2_128x256x64_s3 --streamk --ld-pad 3"
+    echo "$c/reductions.evt reductions 1000,1000,4104 --config sm90_coop2_cl2_128x256x64_s3 --streamk"
+    echo "$c/reductions.evt reductions 3100,2000,1000 --config sm90_coop2_cl2_128x256x64_s3 --streamk --special"
     # the planner's own tail: the cooperative tile's last wave of 12 tiles
     # split four ways in clusters (plan_coop_tail)
     echo "$c/reductions.evt reductions 2000,2300,2100"

@@ -617,6 +617,22 @@ static void test_gemm_stream_k_sm90(void **state)
     assert_int_equal(fakecuda_i32_at(r[1].params[3], 24), 132);
     assert_int_equal(fc.fakecuda_violations(), 0);
 
+    /* in clusters of two: 14 x 10 stacks of two tiles, more than the 62
+     * clusters the stand-in holds at once (the plan's 66 shared again over
+     * 62): the first wave of stacks whole, the rest's k tiles shared */
+    const evt_tuning cl = {"sm90_coop2_cl2_128x256x64_s3", 0, 0, 0, 2};
+    assert_int_equal(evt_launch_set_tuning(l2, &cl), EVT_OK);
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l2, NULL));
+    assert_string_equal(evt_launch_plan(l2), "sm_90a sm90_coop2_cl2_128x256x64_s3 fast tma grid 124 splits 1 "
+                                             "stream-K 78 stacks");
+    assert_int_equal(launches(r, 4), 3);
+    assert_int_equal(r[1].grid[0], 124);
+    assert_int_equal(fakecuda_i64_at(r[1].params[3], 16), 78 * 40);
+    assert_int_equal(fakecuda_i32_at(r[1].params[3], 24), 62);
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 0); /* the last stream-K run left them zero */
+    assert_int_equal(fc.fakecuda_violations(), 0);
+
     /* stream-K where the configuration has none: the planner's plan for it */
     const evt_tuning pp = {"sm90_pp2_128x128x64_s4", 0, 0, 0, 2};
     assert_int_equal(evt_launch_set_tuning(l2, &pp), EVT_OK);

@@ -860,14 +860,16 @@ static void test_tail(void **state)
  * over 64, two tiles a consumer, TMA maps; else what any GEMM takes. */
 /* Stream-K (plan.h): the tiles before sk_first whole, a grid's worth at a
  * time; the rest's k tiles shared by the grid.  Forced only (2), on the
- * cooperative configurations without clusters, in place of a tail. */
+ * cooperative configurations, in place of a tail; under clusters the units
+ * are clusters and the tiles stacks. */
 static void test_stream_k(void **state)
 {
     (void)state;
     const plan_config *coop = CFG(sm90_coop2_128x256x64_s3);
     assert_true(plan_config_stream_k(coop, EVT_MAINLOOP_GEMM));
     assert_true(plan_config_stream_k(CFG(sm90_coop2_128x128x128_s4_fp8), EVT_MAINLOOP_GEMM));
-    assert_false(plan_config_stream_k(CFG(sm90_coop2_cl2_128x256x64_s3), EVT_MAINLOOP_GEMM));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_cl2_128x256x64_s3), EVT_MAINLOOP_GEMM));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_cl2_128x128x128_s4_fp8), EVT_MAINLOOP_GEMM));
     assert_false(plan_config_stream_k(CFG(sm90_pp2_128x128x64_s4), EVT_MAINLOOP_GEMM));
     assert_false(plan_config_stream_k(coop, EVT_MAINLOOP_CONV2D_FPROP));
 
@@ -929,6 +931,64 @@ static void test_stream_k(void **state)
     const char *why = NULL;
     assert_false(plan_make(&k_gemm_tn, &p, &bad, &pl, &why));
     assert_non_null(strstr(why, "stream-K"));
+}
+
+/* Stream-K under clusters of two: 1000 rows make 4 stacks of 256 by 10
+ * columns, 40 stacks of 40 k tiles shared by 66 clusters; plan_fit_clusters
+ * shares them again over the clusters the device holds at once, or runs
+ * them whole where it cannot say. */
+static void test_stream_k_clusters(void **state)
+{
+    (void)state;
+    const plan_config *cl2 = CFG(sm90_coop2_cl2_128x256x64_s3);
+    plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
+    p.conv_c = 0;
+    const plan_options o = {cl2, 0, 2};
+    plan pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.tiles, 80);
+    assert_int_equal(pl.sk_walk, 40);
+    assert_int_equal(pl.sk_first, 0);
+    assert_int_equal(pl.sk_iters, 40 * 40);
+    assert_int_equal(pl.grid, 132);
+    char buf[128];
+    plan_describe(&pl, EVT_TARGET_SM90A, buf, sizeof buf);
+    assert_string_equal(buf, "sm_90a sm90_coop2_cl2_128x256x64_s3 fast tma grid 132 splits 1 stream-K 40 stacks");
+    /* 62 clusters resident: shared over 62 */
+    plan fit = pl;
+    plan_fit_clusters(&fit, 62);
+    assert_int_equal(fit.grid, 124);
+    assert_int_equal(fit.sk_iters, 40 * 40);
+    /* more resident than launched: as planned */
+    fit = pl;
+    plan_fit_clusters(&fit, 80);
+    assert_int_equal(fit.grid, 132);
+    assert_int_equal(fit.sk_iters, 40 * 40);
+    /* unknown: whole stacks, a cluster each */
+    fit = pl;
+    plan_fit_clusters(&fit, 0);
+    assert_int_equal(fit.sk_iters, 0);
+    assert_int_equal(fit.sk_first, fit.tiles);
+    assert_int_equal(fit.grid, 80);
+
+    /* 4096 x 8192: 16 x 32 = 512 stacks, more than the clusters: the last
+     * whole wave (of 62) and the partial one after it shared */
+    p.m = 4096;
+    p.n = 8192;
+    pl = make(&k_gemm_tn, &p, &o);
+    assert_int_equal(pl.sk_walk, 512);
+    assert_int_equal(pl.sk_first, (512 / 66 - 1) * 66);
+    fit = pl;
+    plan_fit_clusters(&fit, 62);
+    assert_int_equal(fit.grid, 124);
+    assert_int_equal(fit.sk_first, (512 / 62 - 1) * 62);
+    assert_int_equal(fit.sk_iters, (512 - fit.sk_first) * 40); /* K 2560: 40 k tiles */
+    /* whole stacks under clusters: only the grid is cut */
+    const plan_options whole = {cl2, 0, 1};
+    pl = make(&k_gemm_tn, &p, &whole);
+    assert_int_equal(pl.sk_iters, 0);
+    plan_fit_clusters(&pl, 62);
+    assert_int_equal(pl.grid, 124);
+    assert_int_equal(pl.sk_first, pl.tiles);
 }
 
 static void test_gemm_staged(void **state)
@@ -1556,6 +1616,7 @@ int main(void)
         cmocka_unit_test(test_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
         cmocka_unit_test(test_stream_k),
+        cmocka_unit_test(test_stream_k_clusters),
         cmocka_unit_test(test_gemm_staged),
         cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
