@@ -23,6 +23,7 @@ typedef struct interp_buffer {
 struct evt_interp {
     const ir_func *fn;
     interp_buffer *inputs, *outputs;
+    interp_buffer *magnitudes; /* an output's, of a reduce_sum (evt_interp_bind_magnitude) */
     float *params;
     int *param_set;
     long long m, n, ldacc;
@@ -61,9 +62,10 @@ evt_status evt_interp_create(const evt_epilogue *epilogue, evt_interp **out)
     in->fn = fn;
     in->inputs = calloc(fn->ninputs + 1, sizeof *in->inputs);
     in->outputs = calloc(fn->noutputs + 1, sizeof *in->outputs);
+    in->magnitudes = calloc(fn->noutputs + 1, sizeof *in->magnitudes);
     in->params = calloc(fn->nparams + 1, sizeof *in->params);
     in->param_set = calloc(fn->nparams + 1, sizeof *in->param_set);
-    if (!in->inputs || !in->outputs || !in->params || !in->param_set) {
+    if (!in->inputs || !in->outputs || !in->magnitudes || !in->params || !in->param_set) {
         evt_interp_destroy(in);
         return EVT_ERR_NO_MEMORY;
     }
@@ -82,6 +84,7 @@ void evt_interp_destroy(evt_interp *in)
         return;
     free(in->inputs);
     free(in->outputs);
+    free(in->magnitudes);
     free(in->params);
     free(in->param_set);
     free(in);
@@ -131,6 +134,25 @@ static evt_status bind(evt_interp *in, const char *name, void *ptr, size_t bytes
 evt_status evt_interp_bind(evt_interp *in, const char *name, void *ptr, size_t bytes, long long ld)
 {
     return bind(in, name, ptr, bytes, ld, 0);
+}
+
+evt_status evt_interp_bind_magnitude(evt_interp *in, const char *name, double *ptr, size_t bytes)
+{
+    if (!in)
+        return EVT_ERR_INVALID_ARGUMENT;
+    begin(in);
+    if (!name)
+        return fail(in, EVT_ERR_INVALID_ARGUMENT, "the name to bind is NULL");
+    const ir_func *fn = in->fn;
+    for (size_t i = 0; i < fn->noutputs; i++)
+        if (strcmp(fn->outputs[i].info.name, name) == 0) {
+            if (fn->outputs[i].info.reduce != EVT_REDUCE_SUM)
+                return fail(in, EVT_ERR_INVALID_ARGUMENT,
+                            "output '%s' is not a reduce_sum: only a sum has a magnitude", name);
+            in->magnitudes[i] = (interp_buffer){ptr, bytes, 0, 1, ptr != NULL};
+            return EVT_OK;
+        }
+    return fail(in, EVT_ERR_NOT_FOUND, "no output '%s'", name);
 }
 
 evt_status evt_interp_bind_f64(evt_interp *in, const char *name, double *ptr, size_t bytes,
@@ -216,7 +238,7 @@ static evt_status check_buffer(evt_interp *in, const char *what, const evt_arg_i
     if (n < 0)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "%s '%s': the extent overflows", what,
                     info->name);
-    *arr = (interp_array){buf->ptr, (size_t)ld, buf->as_f64};
+    *arr = (interp_array){buf->ptr, (size_t)ld, buf->as_f64, NULL};
     if (n == 0)
         return EVT_OK;
     if (!buf->ptr)
@@ -314,6 +336,12 @@ evt_status evt_interp_run(evt_interp *in, evt_interp_mode mode)
         st = check_buffer(in, "input", &fn->inputs[i].info, &in->inputs[i], &ins[i]);
     for (size_t i = 0; st == EVT_OK && i < fn->noutputs; i++)
         st = check_buffer(in, "output", &fn->outputs[i].info, &in->outputs[i], &outs[i]);
+    for (size_t i = 0; st == EVT_OK && i < fn->noutputs; i++)
+        if (in->magnitudes[i].set) {
+            interp_array mag;
+            st = check_buffer(in, "the magnitude of output", &fn->outputs[i].info, &in->magnitudes[i], &mag);
+            outs[i].magnitude = (double *)mag.data;
+        }
     if (st == EVT_OK)
         st = check_aliasing(in);
     if (st == EVT_OK) {

@@ -183,6 +183,7 @@ static double hardswish64(double x)
 typedef struct reduction {
     const ir_value *value; /* the IR_REDUCE_* value */
     double *acc;           /* its running results: [M], [N] or one */
+    double *mag;           /* a sum's running sums of |terms|, in f64 (interp_array.magnitude) */
 } reduction;
 
 typedef struct interp {
@@ -408,14 +409,23 @@ static void reduce_chunk(const interp *in, reduction *rd, const double *x, size_
     case EVT_SHAPE_M: /* over N: one result per row */
         for (size_t j = 0; j < len; j++)
             rd->acc[i] = reduce_step(in, op, rd->acc[i], x[j]);
+        if (rd->mag)
+            for (size_t j = 0; j < len; j++)
+                rd->mag[i] += fabs(x[j]);
         break;
     case EVT_SHAPE_N: /* over M: one result per column */
         for (size_t j = 0; j < len; j++)
             rd->acc[j0 + j] = reduce_step(in, op, rd->acc[j0 + j], x[j]);
+        if (rd->mag)
+            for (size_t j = 0; j < len; j++)
+                rd->mag[j0 + j] += fabs(x[j]);
         break;
     default: /* over both */
         for (size_t j = 0; j < len; j++)
             rd->acc[0] = reduce_step(in, op, rd->acc[0], x[j]);
+        if (rd->mag)
+            for (size_t j = 0; j < len; j++)
+                rd->mag[0] += fabs(x[j]);
         break;
     }
 }
@@ -552,12 +562,14 @@ static evt_status prepare(interp *in)
         reduction *rd = &in->reds[in->nreds];
         rd->value = v;
         rd->acc = malloc((len + 1) * sizeof *rd->acc);
-        if (!rd->acc)
+        /* a sum's magnitudes too: where the caller asks for none they cost a pass of adds */
+        rd->mag = v->op == IR_REDUCE_SUM ? calloc(len + 1, sizeof *rd->mag) : NULL;
+        in->red_of[k] = (int)in->nreds++; /* (so that release frees what was allocated) */
+        if (!rd->acc || (v->op == IR_REDUCE_SUM && !rd->mag))
             return fail(in, EVT_ERR_NO_MEMORY, "out of memory for a reduction");
         double id = v->op == IR_REDUCE_SUM ? 0.0 : v->op == IR_REDUCE_MAX ? -INFINITY : INFINITY;
         for (size_t j = 0; j < len; j++)
             rd->acc[j] = id;
-        in->red_of[k] = (int)in->nreds++;
     }
     return EVT_OK;
 }
@@ -566,8 +578,10 @@ static void release(interp *in)
 {
     for (size_t b = 0; b < in->nbuffers; b++)
         free(in->buffers[b]);
-    for (size_t r = 0; r < in->nreds; r++)
+    for (size_t r = 0; r < in->nreds; r++) {
         free(in->reds[r].acc);
+        free(in->reds[r].mag);
+    }
     free(in->buffers);
     free(in->free_list);
     free(in->needed);
@@ -602,6 +616,8 @@ evt_status interp_run(const ir_func *fn, const interp_args *args, evt_interp_mod
                                                       : 1;
         for (size_t j = 0; j < len; j++)
             store_value(&in, out, &args->outputs[o], rd->acc[j], j);
+        if (args->outputs[o].magnitude && rd->mag)
+            memcpy(args->outputs[o].magnitude, rd->mag, len * sizeof *rd->mag);
     }
     release(&in);
     return st;

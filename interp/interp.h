@@ -27,6 +27,7 @@ typedef struct interp_array {
     void *data;  /* element-type storage; a double array when as_f64 */
     size_t ld;   /* [M, N] arrays: elements between rows (>= N) */
     int as_f64;  /* outputs: store the unconverted value as a double */
+    double *magnitude; /* a reduce_sum output's: each result's sum of |terms|, or NULL */
 } interp_array;
 
 typedef struct interp_args {

@@ -678,7 +678,8 @@ static void release(run *r)
  * those rows, with the [M, N] and [M] inputs gathered to match.  refs[o]
  * receives output o, compact: nrows x N values for [M, N], nrows for [M],
  * N for [N], 1 for a scalar; the last two mean something only when
- * every row is given.
+ * every row is given.  A reduce_sum's magnitudes (evt_interp_bind_magnitude)
+ * follow its values in refs[o], as many again.
  */
 /* One slice of rows of the reference GEMM, for a thread of its own. */
 typedef struct gemm_slice {
@@ -885,10 +886,14 @@ static int reference(run *r, const long long *rows, long long nrows, double **re
                        : info->shape == EVT_SHAPE_M ? (size_t)nrows
                        : info->shape == EVT_SHAPE_N ? (size_t)n
                                                     : 1;
-        if (!(refs[i] = malloc((count + 1) * sizeof **refs)))
+        /* a sum's magnitudes after its values (evt_check_sums) */
+        const size_t mags = info->reduce == EVT_REDUCE_SUM ? count : 0;
+        if (!(refs[i] = malloc((count + mags + 1) * sizeof **refs)))
             goto oom;
         st = evt_interp_bind_f64(in, info->name, refs[i], count * sizeof **refs,
                                  info->shape == EVT_SHAPE_MN && n > 0 ? n : 1);
+        if (st == EVT_OK && mags)
+            st = evt_interp_bind_magnitude(in, info->name, refs[i] + count, mags * sizeof **refs);
     }
     if (st == EVT_OK)
         st = evt_interp_run(in, EVT_INTERP_F64);
@@ -1098,7 +1103,9 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
             for (long long j = 0; j < nrows; j++)
                 memcpy(got + (size_t)j * es, b->host + (size_t)rows[j] * es, es);
         evt_check_verdict v;
-        evt_status st = evt_check_values(info->elem, info->reduce, got, refs[i], count, &v);
+        evt_status st = info->reduce == EVT_REDUCE_SUM
+                            ? evt_check_sums(info->elem, got, refs[i], refs[i] + count, count, &v)
+                            : evt_check_values(info->elem, info->reduce, got, refs[i], count, &v);
         free(got);
         if (st != EVT_OK) {
             fflush(stdout);

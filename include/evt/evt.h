@@ -21,8 +21,8 @@
  *     evt_kernel_config_check); and the context of the launch's module for
  *     every evt_launch_* call: a launch keeps no message of its own;
  *   - the interpreter (evt_interp_last_error) for evt_interp_bind,
- *     evt_interp_bind_f64, evt_interp_set_param, evt_interp_set_acc,
- *     evt_interp_set_acc_f64 and evt_interp_run;
+ *     evt_interp_bind_f64, evt_interp_bind_magnitude, evt_interp_set_param,
+ *     evt_interp_set_acc, evt_interp_set_acc_f64 and evt_interp_run;
  *   - none for evt_interp_create, for the functions of no object
  *     (evt_target_parse, evt_conv_output_size, evt_reference_*,
  *     evt_convert_*, evt_check_*) and for any call given a NULL handle
@@ -788,6 +788,18 @@ EVT_API evt_status evt_interp_bind(evt_interp *interp, const char *name, void *p
  * evt_interp_bind. */
 EVT_API evt_status evt_interp_bind_f64(evt_interp *interp, const char *name, double *ptr,
                                        size_t bytes, long long ld);
+/*
+ * Binds, for output `name`, a reduce_sum, doubles that receive each of its
+ * results' magnitude: the sum of the absolute values of the terms it adds
+ * ([M], [N] or one result, `bytes` covering them; NaN or inf where a term
+ * is).  A sum's rounding error scales with that, not with the sum, which
+ * cancellation can make as small as it likes: evt_check_sums judges a sum
+ * by it.  NULL unbinds.  EVT_ERR_INVALID_ARGUMENT for an output that is
+ * not a reduce_sum, EVT_ERR_NOT_FOUND for no output of that name; the size
+ * is checked by evt_interp_run (EVT_ERR_BAD_BUFFER), as an output's is.
+ */
+EVT_API evt_status evt_interp_bind_magnitude(evt_interp *interp, const char *name, double *ptr,
+                                             size_t bytes);
 /* Sets param `name`; EVT_ERR_NOT_FOUND if the epilogue has none of that name. */
 EVT_API evt_status evt_interp_set_param(evt_interp *interp, const char *name, float value);
 /* Sets the problem size M x N and the f32 accumulator: `bytes` bytes at
@@ -924,6 +936,17 @@ EVT_API evt_status evt_check_ulps(evt_elem elem, const void *a, const void *b, l
 EVT_API evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got,
                                     const double *want, size_t count,
                                     evt_check_verdict *verdict);
+/*
+ * evt_check_values for the `count` results of a reduce_sum, each also
+ * judged against its magnitude (evt_interp_bind_magnitude): a result's
+ * relative error is taken against the largest of its reference, the
+ * results' floor and 2^-12 of its magnitude, so that a sum whose terms
+ * cancel passes with the rounding an f32 sum of those terms may carry
+ * (a tile's or row's terms missing or added twice still fail it).
+ * `magnitude` NULL: evt_check_values itself.  Errors as evt_check_values.
+ */
+EVT_API evt_status evt_check_sums(evt_elem elem, const void *got, const double *want,
+                                  const double *magnitude, size_t count, evt_check_verdict *verdict);
 /* 1 when an output of `epilogue` is a reduction over M (an [N] or scalar
  * output with reduce != EVT_REDUCE_NONE), whose reference needs every row
  * of the problem; else 0 (and for NULL).  Reads the epilogue only. */

@@ -664,12 +664,18 @@ def test_check_policy():
     assert evt.check(bytes([5]), [6.0], "i8") and not evt.check(bytes([4]), [6.0], "i8")
     assert evt.check([448.0], [1e6], "e4m3")  # the reference saturates too
     assert not evt.check([1.0005], [1.0], "f32") and evt.check([1.0005], [1.0], "f32", "sum")
+    # a sum whose terms cancel, judged against their magnitude (evt_check_sums)
+    assert not evt.check([1e-3], [1e-6], "f32", "sum")
+    assert evt.check([1e-3], [1e-6], "f32", "sum", magnitude=[1e5])
+    assert not evt.check([1.0], [1e-6], "f32", "sum", magnitude=[1e5])  # 1 of 1e5: a term off
     assert evt.tolerance("f32") == 1e-4 and evt.tolerance("f32", "sum") == 1e-3
     assert evt.tolerance("i32") == 0
     assert evt.check([2.0], 2.0, "f32") and not evt.check([], [], "f32").first_bad
     for bad in (lambda: evt.check([1.0], [1.0, 2.0], "f32"),
                 lambda: evt.check([1.0], [1.0], "f64"),
                 lambda: evt.check([1.0], [1.0], "f32", reduce="mean"),
+                lambda: evt.check([1.0], [1.0], "f32", reduce="max", magnitude=[1.0]),
+                lambda: evt.check([1.0], [1.0], "f32", reduce="sum", magnitude=[1.0, 2.0]),
                 lambda: evt.check(b"\0\0\0", [1.0], "f16")):
         try:
             bad()

@@ -218,6 +218,110 @@ static void test_ulps(void **state)
     assert_true(fabs(v.max_err - 32.0 / 448) < 1e-12);
 }
 
+/*
+ * A reduce_sum whose terms cancel (evt_check_sums): y = acc - (acc's row
+ * mean), summed over everything, is 0 up to rounding, so its f32 result
+ * (the f32 interpreter, another order) is judged against its terms'
+ * magnitude (evt_interp_bind_magnitude), not its own size: it passes there
+ * and fails evt_check_values.  A single term missing still fails it, as a
+ * non-cancelling sum's result 3e-3 off does.  Magnitudes: the f64 sum of
+ * |y| over what each result adds, exactly; only sums take them.
+ */
+static void test_cancelling_sums(void **state)
+{
+    fixture *f = *state;
+    enum { M = 256, N = 64 };
+    static const char src[] = "epilogue c { in mean : f32[M]\n"
+                              "  let y = acc - mean\n"
+                              "  out total : f32 = reduce_sum(y)\n"
+                              "  out rows : f32[M] = reduce_sum(y, N)\n"
+                              "  out big : f32[N] = reduce_sum(abs(y), M)\n"
+                              "  out amax : f32 = reduce_max(abs(y)) }\n";
+    static float acc[M * N], mean[M], rows_got[M], big_got[N], total_got, amax_got;
+    static double acc64[M * N], rows_want[M], rows_mag[M], big_want[N], big_mag[N], total_want, total_mag,
+        amax_want;
+    uint64_t x = 0x243f6a8885a308d3u;
+    for (size_t i = 0; i < M; i++) {
+        double sum = 0;
+        for (size_t j = 0; j < N; j++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            acc[i * N + j] = (float)((double)(x >> 11) * 0x1p-53 * 200 - 100);
+            acc64[i * N + j] = acc[i * N + j];
+            sum += acc[i * N + j];
+        }
+        mean[i] = (float)(sum / N);
+    }
+    assert_int_equal(evt_module_parse_buffer(f->ctx, "c.evt", src, sizeof src - 1, &f->m), EVT_OK);
+    const evt_epilogue *ep = evt_module_find_epilogue(f->m, "c");
+    assert_int_equal(evt_interp_create(ep, &f->in), EVT_OK);
+    /* only a sum has a magnitude; no such output */
+    assert_int_equal(evt_interp_bind_magnitude(f->in, "amax", &amax_want, sizeof amax_want),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_interp_last_error(f->in), "reduce_sum"));
+    assert_int_equal(evt_interp_bind_magnitude(f->in, "nope", &total_mag, sizeof total_mag), EVT_ERR_NOT_FOUND);
+    assert_int_equal(evt_interp_bind(f->in, "mean", mean, sizeof mean, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "total", &total_want, sizeof total_want, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "rows", rows_want, sizeof rows_want, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "big", big_want, sizeof big_want, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_f64(f->in, "amax", &amax_want, sizeof amax_want, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind_magnitude(f->in, "total", &total_mag, sizeof total_mag), EVT_OK);
+    assert_int_equal(evt_interp_bind_magnitude(f->in, "big", big_mag, sizeof big_mag), EVT_OK);
+    /* too small a buffer: refused by the run, naming it */
+    assert_int_equal(evt_interp_bind_magnitude(f->in, "rows", rows_mag, sizeof rows_mag - 8), EVT_OK);
+    assert_int_equal(evt_interp_set_acc_f64(f->in, M, N, acc64, sizeof acc64, N), EVT_OK);
+    assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F64), EVT_ERR_BAD_BUFFER);
+    assert_non_null(strstr(evt_interp_last_error(f->in), "rows"));
+    assert_int_equal(evt_interp_bind_magnitude(f->in, "rows", rows_mag, sizeof rows_mag), EVT_OK);
+    assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F64), EVT_OK);
+    /* the magnitudes, exactly: f64 sums of |y| (y = acc - mean exact in f64) */
+    double all = 0;
+    for (size_t i = 0; i < M; i++) {
+        double r = 0;
+        for (size_t j = 0; j < N; j++)
+            r += fabs(acc64[i * N + j] - (double)mean[i]);
+        assert_true(rows_mag[i] == r);
+        all += r;
+    }
+    assert_true(fabs(total_mag - all) <= 1e-9 * all);
+    for (size_t j = 0; j < N; j++)
+        assert_true(big_mag[j] == big_want[j]); /* the sum of |y| is its own magnitude */
+    assert_true(fabs(total_want) < 1e-6 * total_mag); /* it cancels */
+
+    assert_int_equal(evt_interp_bind(f->in, "total", &total_got, sizeof total_got, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "rows", rows_got, sizeof rows_got, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "big", big_got, sizeof big_got, 0), EVT_OK);
+    assert_int_equal(evt_interp_bind(f->in, "amax", &amax_got, sizeof amax_got, 0), EVT_OK);
+    assert_int_equal(evt_interp_set_acc(f->in, M, N, acc, sizeof acc, N), EVT_OK);
+    assert_int_equal(evt_interp_run(f->in, EVT_INTERP_F32), EVT_OK);
+
+    evt_check_verdict v;
+    assert_int_equal(evt_check_values(EVT_F32, EVT_REDUCE_SUM, &total_got, &total_want, 1, &v), EVT_OK);
+    assert_false(v.passed); /* against itself: the rounding of 16384 terms of up to 100 */
+    assert_int_equal(evt_check_sums(EVT_F32, &total_got, &total_want, &total_mag, 1, &v), EVT_OK);
+    assert_true(v.passed);
+    assert_int_equal(evt_check_sums(EVT_F32, rows_got, rows_want, rows_mag, M, &v), EVT_OK);
+    assert_true(v.passed);
+    assert_int_equal(evt_check_sums(EVT_F32, big_got, big_want, big_mag, N, &v), EVT_OK);
+    assert_true(v.passed);
+    /* NULL magnitudes: evt_check_values */
+    assert_int_equal(evt_check_sums(EVT_F32, &total_got, &total_want, NULL, 1, &v), EVT_OK);
+    assert_false(v.passed);
+    /* a term missing: still off */
+    float missing = total_got - (float)(acc64[5] - (double)mean[0]);
+    assert_int_equal(evt_check_sums(EVT_F32, &missing, &total_want, &total_mag, 1, &v), EVT_OK);
+    assert_false(v.passed);
+    rows_got[7] -= (float)(acc64[7 * N + 3] - (double)mean[7]);
+    assert_int_equal(evt_check_sums(EVT_F32, rows_got, rows_want, rows_mag, M, &v), EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.first_bad, 7);
+    /* a sum that does not cancel, 3e-3 off: off */
+    big_got[2] *= 1 + 3e-3f;
+    assert_int_equal(evt_check_sums(EVT_F32, big_got, big_want, big_mag, N, &v), EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.first_bad, 2);
+    assert_int_equal(evt_check_sums(EVT_F32, NULL, big_want, big_mag, N, &v), EVT_ERR_INVALID_ARGUMENT);
+}
+
 static void test_invalid_arguments(void **state)
 {
     (void)state;
@@ -415,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_rows),
         cmocka_unit_test_setup_teardown(test_needs_every_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reference_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancelling_sums, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,7 +67,22 @@ def _torch_host(t, dtype=None):
     return t.contiguous()
 
 
-def check(got, want, elem=None, reduce=None):
+def _doubles(x, keep):
+    """x (a tensor, a sequence of numbers or one number) as float64s for C:
+    (pointer, count)."""
+    if isinstance(x, (int, float)):
+        x = [x]
+    if is_tensor(x):
+        import torch
+        host = _torch_host(x, torch.float64)
+        keep.append(host)
+        return ctypes.cast(ctypes.c_void_p(host.data_ptr()), ctypes.POINTER(ctypes.c_double)), host.numel()
+    values = x if isinstance(x, array.array) and x.typecode == "d" else array.array("d", [float(v) for v in x])
+    keep.append(values)
+    return ((ctypes.c_double * max(len(values), 1)).from_buffer(values) if len(values) else None), len(values)
+
+
+def check(got, want, elem=None, reduce=None, magnitude=None):
     """Judges `got` against the float64 reference `want` by libevt's policy.
 
     got: a tensor of an evt element type (torch.float16, ...; its dtype gives
@@ -78,10 +93,16 @@ def check(got, want, elem=None, reduce=None):
     the same logical order (tensors are compared element by element in
     their shape, whatever their strides).  reduce: None for an element-wise
     output, else "sum", "max" or "min" (a sum is allowed the error of
-    another summation order).  Returns a Verdict; raises ValueError when the
-    sizes differ or the element type is unknown."""
+    another summation order).  magnitude (a sum's only): each result's sum
+    of the absolute values of its terms, as many as want; a result is then
+    also judged against 2^-12 of it (evt_check_sums), so that a sum whose
+    terms cancel is allowed the rounding of its terms.  Returns a Verdict;
+    raises ValueError when the sizes differ or the element type is
+    unknown."""
     if reduce not in _REDUCE:
         raise ValueError(f"reduce must be None, 'sum', 'max' or 'min', not {reduce!r}")
+    if magnitude is not None and reduce != "sum":
+        raise ValueError(f"magnitude is a sum's: reduce is {reduce!r}, not 'sum'")
     keep = []  # host copies that must outlive the call
     if is_tensor(got):
         name = _ELEM_OF_DTYPE.get(dtype_name(got.dtype))
@@ -118,30 +139,22 @@ def check(got, want, elem=None, reduce=None):
         keep.append(buf)
         got_ptr = ctypes.cast(buf, ctypes.c_void_p)
 
-    if isinstance(want, (int, float)):
-        want = [want]
-    if is_tensor(want):
-        import torch
-        host = _torch_host(want, torch.float64)
-        keep.append(host)
-        nwant = host.numel()
-        want_ptr = ctypes.cast(ctypes.c_void_p(host.data_ptr()), ctypes.POINTER(ctypes.c_double))
-    else:
-        if isinstance(want, array.array) and want.typecode == "d":
-            values = want
-        else:
-            values = array.array("d", [float(x) for x in want])
-        keep.append(values)
-        nwant = len(values)
-        want_ptr = (ctypes.c_double * max(nwant, 1)).from_buffer(values) if nwant else None
+    want_ptr, nwant = _doubles(want, keep)
     if nwant != count:
         raise ValueError(f"got has {count} values, want {nwant}")
 
     v = _lib.CheckVerdict()
-    st = _need("evt_check_values")(_lib.ELEM_NAMES.index(elem), _REDUCE[reduce], got_ptr,
-                                   want_ptr, count, ctypes.byref(v))
+    if magnitude is not None:
+        mag_ptr, nmag = _doubles(magnitude, keep)
+        if nmag != count:
+            raise ValueError(f"got has {count} values, magnitude {nmag}")
+        st = _need("evt_check_sums")(_lib.ELEM_NAMES.index(elem), got_ptr, want_ptr, mag_ptr, count,
+                                     ctypes.byref(v))
+    else:
+        st = _need("evt_check_values")(_lib.ELEM_NAMES.index(elem), _REDUCE[reduce], got_ptr,
+                                       want_ptr, count, ctypes.byref(v))
     if st != _lib.OK:
-        raise error_for(st, "evt_check_values failed")
+        raise error_for(st, "checking the values failed")
     return Verdict(elem, None if reduce == "none" else reduce, v)
 
 

@@ -188,6 +188,8 @@ _OPTIONAL = {
     "evt_check_tolerance": (ctypes.c_double, [_i, _i]),
     "evt_check_values": (_st, [_i, _i, _p, ctypes.POINTER(ctypes.c_double), _z,
                                ctypes.POINTER(CheckVerdict)]),
+    "evt_check_sums": (_st, [_i, _p, ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), _z,
+                             ctypes.POINTER(CheckVerdict)]),
     "evt_ctx_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
     "evt_ctx_set_library_path": (_st, [_p, _i, _s]),
     "evt_launch_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
