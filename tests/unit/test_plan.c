@@ -1546,6 +1546,28 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
 }
 
+/* K of 3 to 15 k tiles (session 22's sweep): the ping-pong tile where the
+ * 128x256 one would run more than a wave at under 85%; that one within a
+ * wave, or at 85% and more; without maps, no ping-pong. */
+static void test_mid_k_ping_pong(void **state)
+{
+    (void)state;
+    const plan_kernel *k = &k_gemm_tn;
+    /* 192 and 160 wide tiles on 132 SMs: 73% and 61% */
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 768, 768, 132, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 2048, 3000, 1000, 132, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 5120, 512, 132, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 2048, 2560, 896, 132, 1), T(sm90_pp2_128x128x64_s4));
+    /* 256 wide tiles: 97% */
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 1024, 640, 132, 1), T(sm90_wg2_128x256x64_s4));
+    /* within a wave: 96 and 80 wide tiles */
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 3000, 1000, 132, 1), T(sm90_wg2_128x256x64_s4));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 2560, 896, 132, 1), T(sm90_wg2_128x256x64_s4));
+    /* no maps; K of two k tiles */
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 768, 768, 132, 0), T(sm90_wg2_128x256x64_s4));
+    assert_true(pick(k, EVT_TARGET_SM90A, 8192, 768, 128, 132, 1) != T(sm90_pp2_128x128x64_s4));
+}
+
 /* The cooperative tile's row (coop_of): in clusters of two at 768 <= K <
  * 2048 with K % 64 != 0, whatever the epilogue; four stages for a light
  * epilogue at K >= 2048, K % 64 == 0 and N % 8 == 0, in clusters of two
@@ -1624,6 +1646,7 @@ int main(void)
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_mid_k_ping_pong),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
