@@ -102,6 +102,15 @@ static void begin(evt_interp *in)
     in->error[0] = '\0';
 }
 
+/* The index of fn's output `name`, or -1. */
+static long output_of(const ir_func *fn, const char *name)
+{
+    for (size_t i = 0; i < fn->noutputs; i++)
+        if (strcmp(fn->outputs[i].info.name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
 static evt_status bind(evt_interp *in, const char *name, void *ptr, size_t bytes, long long ld,
                        int as_f64)
 {
@@ -119,11 +128,11 @@ static evt_status bind(evt_interp *in, const char *name, void *ptr, size_t bytes
             in->inputs[i] = (interp_buffer){ptr, bytes, ld, 0, 1};
             return EVT_OK;
         }
-    for (size_t i = 0; i < fn->noutputs; i++)
-        if (strcmp(fn->outputs[i].info.name, name) == 0) {
-            in->outputs[i] = (interp_buffer){ptr, bytes, ld, as_f64, 1};
-            return EVT_OK;
-        }
+    const long o = output_of(fn, name);
+    if (o >= 0) {
+        in->outputs[o] = (interp_buffer){ptr, bytes, ld, as_f64, 1};
+        return EVT_OK;
+    }
     for (size_t i = 0; i < fn->nparams; i++)
         if (strcmp(fn->params[i].info.name, name) == 0)
             return fail(in, EVT_ERR_INVALID_ARGUMENT,
@@ -143,16 +152,14 @@ evt_status evt_interp_bind_magnitude(evt_interp *in, const char *name, double *p
     begin(in);
     if (!name)
         return fail(in, EVT_ERR_INVALID_ARGUMENT, "the name to bind is NULL");
-    const ir_func *fn = in->fn;
-    for (size_t i = 0; i < fn->noutputs; i++)
-        if (strcmp(fn->outputs[i].info.name, name) == 0) {
-            if (fn->outputs[i].info.reduce != EVT_REDUCE_SUM)
-                return fail(in, EVT_ERR_INVALID_ARGUMENT,
-                            "output '%s' is not a reduce_sum: only a sum has a magnitude", name);
-            in->magnitudes[i] = (interp_buffer){ptr, bytes, 0, 1, ptr != NULL};
-            return EVT_OK;
-        }
-    return fail(in, EVT_ERR_NOT_FOUND, "no output '%s'", name);
+    const long o = output_of(in->fn, name);
+    if (o < 0)
+        return fail(in, EVT_ERR_NOT_FOUND, "no output '%s'", name);
+    if (in->fn->outputs[o].info.reduce != EVT_REDUCE_SUM)
+        return fail(in, EVT_ERR_INVALID_ARGUMENT,
+                    "output '%s' is not a reduce_sum: only a sum has a magnitude", name);
+    in->magnitudes[o] = (interp_buffer){ptr, bytes, 0, 1, ptr != NULL};
+    return EVT_OK;
 }
 
 evt_status evt_interp_bind_f64(evt_interp *in, const char *name, double *ptr, size_t bytes,

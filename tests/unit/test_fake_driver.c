@@ -606,9 +606,7 @@ static void test_gemm_stream_k_sm90(void **state)
 
     /* 28 x 10 tiles: the first of two waves whole, the rest (148 tiles) shared */
     evt_launch *l2 = bound_tn(m, &b, 3500, N, K, a, a_bytes, bb, b_bytes, 0.25f);
-    assert_int_equal(evt_launch_set_tuning(l2, &sk), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l2, NULL));
+    run_tuned(ctx, l2, &sk);
     assert_string_equal(evt_launch_plan(l2), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1 "
                                              "stream-K 148 tiles");
     assert_int_equal(launches(r, 4), 3);
@@ -621,9 +619,7 @@ static void test_gemm_stream_k_sm90(void **state)
      * clusters the stand-in holds at once (the plan's 66 shared again over
      * 62): the first wave of stacks whole, the rest's k tiles shared */
     const evt_tuning cl = {"sm90_coop2_cl2_128x256x64_s3", 0, 0, 0, 2};
-    assert_int_equal(evt_launch_set_tuning(l2, &cl), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l2, NULL));
+    run_tuned(ctx, l2, &cl);
     assert_string_equal(evt_launch_plan(l2), "sm_90a sm90_coop2_cl2_128x256x64_s3 fast tma grid 124 splits 1 "
                                              "stream-K 78 stacks");
     assert_int_equal(launches(r, 4), 3);
@@ -635,9 +631,7 @@ static void test_gemm_stream_k_sm90(void **state)
 
     /* stream-K where the configuration has none: the planner's plan for it */
     const evt_tuning pp = {"sm90_pp2_128x128x64_s4", 0, 0, 0, 2};
-    assert_int_equal(evt_launch_set_tuning(l2, &pp), EVT_OK);
-    fc.fakecuda_reset();
-    expect_ok(ctx, evt_launch_run(l2, NULL));
+    run_tuned(ctx, l2, &pp);
     assert_null(strstr(evt_launch_plan(l2), "stream-K"));
     assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 0);
     /* and a value out of range */
