@@ -375,7 +375,7 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
  *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
  *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
- *   With K below 1024 (more than two k tiles) the same once the 128x256
+ *   With K of 512 to 1023 the same once the 128x256
  *   tile would run more than one wave at less than 85%: 1.12-1.16x faster
  *   than that tile on the four such shapes of session 22's sweep of 30 at
  *   K 512-1000 (1.01-1.16x on two held-out shapes, two epilogues each),
@@ -418,10 +418,11 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp_pick;
-    /* shorter K: the same where the wide tile would run more than a wave and
-     * fill its waves less than 85%; within one wave the wide tile was as fast
-     * or faster (docs/tuning.md, session 22) */
-    if (pp_ok && m >= pp->bm && wide && fits(wide, t) &&
+    /* K of 512 to 1023: the same where the wide tile would run more than a
+     * wave and fill its waves less than 85%; within one wave the wide tile
+     * was as fast or faster (docs/tuning.md, session 22; shorter K was not
+     * measured) */
+    if (pp_ok && kk >= 512 && m >= pp->bm && wide && fits(wide, t) &&
         (double)plan_config_batch_tiles(wide, m, n, batch) > (double)sms * tiles_per_sm(wide) &&
         wave_fill_pct(wide, m, n, batch, sms) < 85)
         return pp_pick;

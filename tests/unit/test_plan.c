@@ -1546,9 +1546,9 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
 }
 
-/* K of 3 to 15 k tiles (session 22's sweep): the ping-pong tile where the
+/* K of 512 to 1023 (session 22's sweep): the ping-pong tile where the
  * 128x256 one would run more than a wave at under 85%; that one within a
- * wave, or at 85% and more; without maps, no ping-pong. */
+ * wave, or at 85% and more; without maps, or at shorter K, as before. */
 static void test_mid_k_ping_pong(void **state)
 {
     (void)state;
@@ -1566,6 +1566,7 @@ static void test_mid_k_ping_pong(void **state)
     /* no maps; K of two k tiles */
     assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 768, 768, 132, 0), T(sm90_wg2_128x256x64_s4));
     assert_true(pick(k, EVT_TARGET_SM90A, 8192, 768, 128, 132, 1) != T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 333, 14336, 384, 132, 1), T(sm90_wg2_128x256x64_s4));
 }
 
 /* The cooperative tile's row (coop_of): in clusters of two at 768 <= K <
