@@ -400,33 +400,18 @@ static double reduce_step(const interp *in, ir_op op, double acc, double x)
     }
 }
 
-/* Folds one chunk of the reduced value x (row i, columns j0..) into reduction rd. */
+/* Folds one chunk of the reduced value x (row i, columns j0..) into
+ * reduction rd: result i (over N), j0 + j (over M) or 0 (over both). */
 static void reduce_chunk(const interp *in, reduction *rd, const double *x, size_t i, size_t j0,
                          size_t len)
 {
-    ir_op op = rd->value->op;
-    switch (ir_reduce_shape(rd->value->attr.axis)) {
-    case EVT_SHAPE_M: /* over N: one result per row */
-        for (size_t j = 0; j < len; j++)
-            rd->acc[i] = reduce_step(in, op, rd->acc[i], x[j]);
+    const ir_op op = rd->value->op;
+    const evt_shape sh = ir_reduce_shape(rd->value->attr.axis);
+    for (size_t j = 0; j < len; j++) {
+        const size_t at = sh == EVT_SHAPE_M ? i : sh == EVT_SHAPE_N ? j0 + j : 0;
+        rd->acc[at] = reduce_step(in, op, rd->acc[at], x[j]);
         if (rd->mag)
-            for (size_t j = 0; j < len; j++)
-                rd->mag[i] += fabs(x[j]);
-        break;
-    case EVT_SHAPE_N: /* over M: one result per column */
-        for (size_t j = 0; j < len; j++)
-            rd->acc[j0 + j] = reduce_step(in, op, rd->acc[j0 + j], x[j]);
-        if (rd->mag)
-            for (size_t j = 0; j < len; j++)
-                rd->mag[j0 + j] += fabs(x[j]);
-        break;
-    default: /* over both */
-        for (size_t j = 0; j < len; j++)
-            rd->acc[0] = reduce_step(in, op, rd->acc[0], x[j]);
-        if (rd->mag)
-            for (size_t j = 0; j < len; j++)
-                rd->mag[0] += fabs(x[j]);
-        break;
+            rd->mag[at] += fabs(x[j]);
     }
 }
 
@@ -562,10 +547,13 @@ static evt_status prepare(interp *in)
         reduction *rd = &in->reds[in->nreds];
         rd->value = v;
         rd->acc = malloc((len + 1) * sizeof *rd->acc);
-        /* a sum's magnitudes too: where the caller asks for none they cost a pass of adds */
-        rd->mag = v->op == IR_REDUCE_SUM ? calloc(len + 1, sizeof *rd->mag) : NULL;
+        /* a sum's magnitudes only where an output of it asks for them */
+        int mag = 0;
+        for (size_t o = 0; o < fn->noutputs; o++)
+            mag |= args->outputs[o].magnitude && fn->outputs[o].value == v;
+        rd->mag = mag ? calloc(len + 1, sizeof *rd->mag) : NULL;
         in->red_of[k] = (int)in->nreds++; /* (so that release frees what was allocated) */
-        if (!rd->acc || (v->op == IR_REDUCE_SUM && !rd->mag))
+        if (!rd->acc || (mag && !rd->mag))
             return fail(in, EVT_ERR_NO_MEMORY, "out of memory for a reduction");
         double id = v->op == IR_REDUCE_SUM ? 0.0 : v->op == IR_REDUCE_MAX ? -INFINITY : INFINITY;
         for (size_t j = 0; j < len; j++)
