@@ -59,7 +59,8 @@ static void test_builtins_beside_nvrtc(void **state)
 }
 
 /* The kernel cache's key takes the kernels/ headers' digest (runtime/cache.c):
- * embed.cmake writes it, 32 hex digits, beside the headers themselves. */
+ * embed.cmake writes it, 32 hex digits, beside the headers themselves (that
+ * it follows their contents and names: tests/codegen/embed_digest.sh). */
 static void test_headers_digest(void **state)
 {
     (void)state;
