@@ -236,7 +236,6 @@ static void stream_k_of(long long walk, long long k_tiles, long long units, int 
         return;
     out->sk_first = first;
     out->sk_iters = iters;
-    out->sk_walk = walk;
     out->sk_k_tiles = k_tiles;
     out->grid = (iters < units ? iters : units) * cluster;
 }
@@ -247,7 +246,7 @@ void plan_fit_clusters(plan *pl, long long resident)
     if (cluster <= 1)
         return;
     if (pl->sk_iters > 0) {
-        const long long walk = pl->sk_walk;
+        const long long walk = pl->sk_first + pl->sk_iters / pl->sk_k_tiles;
         if (resident > 0) {
             stream_k_of(walk, pl->sk_k_tiles, resident < pl->grid / cluster ? resident : pl->grid / cluster,
                         cluster, pl);
@@ -280,7 +279,6 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     if (stream_k < 0 || stream_k > 2)
         return refuse(why, "stream-K must be 0 (the planner's), 1 (never) or 2 (where the configuration has it)");
     out->sk_iters = 0;
-    out->sk_walk = 0;
     out->sk_k_tiles = 0;
     out->config = c;
     out->tail_config = NULL;
@@ -368,6 +366,6 @@ void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)
         snprintf(buf + w, n - (size_t)w, " tail %lld x %d %s", pl->tiles - pl->tail_first,
                  pl->tail_splits, pl->tail_config->name);
     else if (pl->sk_iters > 0 && w >= 0 && (size_t)w < n)
-        snprintf(buf + w, n - (size_t)w, " stream-K %lld %s", pl->sk_walk - pl->sk_first,
+        snprintf(buf + w, n - (size_t)w, " stream-K %lld %s", pl->sk_iters / pl->sk_k_tiles,
                  pl->config->cluster > 1 ? "stacks" : "tiles");
 }

@@ -161,12 +161,11 @@ typedef struct plan {
      * whole, a unit (a CTA, or a cluster) each at a time, and the k tiles of
      * those from sk_first on, sk_iters of them, are shared out evenly among
      * the units, a tile's pieces summed in unit order by the CTA holding its
-     * first k tile.  sk_walk: the walk's tiles, sk_k_tiles: a tile's k tiles
-     * (what plan_fit_clusters shares again).  sk_iters 0: none (sk_first =
-     * tiles). */
+     * first k tile.  sk_k_tiles: a tile's k tiles, so that the shared tiles
+     * are sk_iters / sk_k_tiles (what plan_fit_clusters shares again).
+     * sk_iters 0: none (sk_first = tiles). */
     long long sk_first;
     long long sk_iters;
-    long long sk_walk;
     long long sk_k_tiles;
 } plan;
 
