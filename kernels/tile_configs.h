@@ -110,6 +110,10 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_pp2_cl2_128x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,            \
       1, 0, 2, 0, 0, 2)                                                                            \
+    X(sm90_pp2_128x128x64_s6, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 6,                \
+      1, 0, 2, 0, 0, 1)                                                                            \
+    X(sm90_pp2_cl2_128x128x64_s6, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 6,            \
+      1, 0, 2, 0, 0, 2)                                                                            \
     X(sm90_coop2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,              \
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_cl2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,          \
@@ -172,12 +176,13 @@ enum evt_tile_id {
     (EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, epi_bn) +               \
      (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024)
 /* Columns of the tiles a producer/consumer epilogue runs on: the whole
- * tile up to 128 columns; a 256-wide (cooperative) tile's consumers hand
- * it 128, 64 or 32 columns at a time, the widest for which their two
- * 64-row accumulator sub-tiles fit beside the stages (three 48 KB stages
- * leave room for 128, four for 32). */
+ * tile up to 128 columns where its f32 copy fits beside the stages; else
+ * (a 256-wide cooperative tile, or a ping-pong one with six stages) the
+ * consumers hand it 128, 64 or 32 columns at a time, the widest for which
+ * their two 64-row accumulator sub-tiles fit (three 48 KB stages leave
+ * room for 128, four for 32; six 32 KB stages for 32). */
 #define EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)                                                    \
-    ((bn) <= 128 ? (bn)                                                                             \
+    ((bn) <= 128 && EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, bn, 0) <= EVT_TILE_SMEM_MAX ? (bn) \
      : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 128, 0) <= EVT_TILE_SMEM_MAX ? 128           \
      : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 64, 0) <= EVT_TILE_SMEM_MAX  ? 64            \
                                                                                     : 32)

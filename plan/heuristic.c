@@ -29,6 +29,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s2_staged,
     EVT_TILE_sm90_coop2_128x256x64_s3,
     EVT_TILE_sm90_pp2_128x128x64_s4,
+    EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
     EVT_TILE_sm90_wg1_64x128x64_s4,
@@ -123,6 +124,7 @@ typedef struct gemm_tiles {
     const plan_config *wg_small; /* the one-warpgroup wgmma 64x128 tile */
     const plan_config *wg_deep;  /* the same, eight stages deep at one CTA an SM */
     const plan_config *pp_cl;    /* pp in clusters of two, where its tile rows pair up */
+    const plan_config *pp_deep;  /* pp in six stages, its epilogue in 64 x 32 sub-tiles: long K */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
@@ -132,7 +134,7 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
                                   CFG(sm90_coop2_cl2_128x256x64_s3), CFG(sm90_coop2_128x256x64_s4),
                                   CFG(sm90_coop2_cl2_128x256x64_s4),
                                   CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8),
-                                  NULL};
+                                  NULL,                        CFG(sm90_pp2_128x128x64_s6)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
@@ -146,7 +148,8 @@ static const gemm_tiles gemm8 = {NULL,
                                  NULL,
                                  NULL,
                                  NULL,
-                                 CFG(sm90_coop2_cl2_128x128x128_s4_fp8)};
+                                 CFG(sm90_coop2_cl2_128x128x128_s4_fp8),
+                                 NULL};
 
 /*
  * sm80 GEMM: big tiles when they still give every SM at least two tiles;
@@ -322,9 +325,11 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  *   runs 32 columns at a time so that the fourth 48 KB stage fits; in
  *   clusters of two where K-contiguous and no tail is split.  The deeper
  *   ring keeps the tensor cores fed where the epilogue is short; a GELU or
- *   a residual ran slower in four stages (more barriers, eight inlined
- *   copies of the epilogue), and so did a light epilogue at K = 1000 or
- *   on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
+ *   a residual ran slower in four stages (more barriers, and then eight
+ *   inlined copies of the epilogue: one since session 23, after which a
+ *   GELU ran as fast as in three stages at 4096^3 and still slower at K =
+ *   256 and 1280; not re-fitted), and so did a light epilogue at K = 1000
+ *   or on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
  * docs/sm90.md has the measurements.
  */
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
@@ -361,7 +366,8 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  *   0.89-0.95x where its last wave was 73-87% full, and 0.91-1.01x at
  *   K <= 512, where the ping-pong tile hides one consumer's epilogue behind
  *   the other's mainloop; docs/sm90.md), else the ping-pong one.  Which
- *   row of the cooperative tile: coop_of.
+ *   row of the cooperative tile: coop_of; of the ping-pong tile: six
+ *   stages where K is 2048 or more (below).
  * - K of at most two k tiles (memory-bound) with eight or more of the
  *   cooperative tile's tiles an SM, 90% of their area inside the problem:
  *   that tile, whose producer loads the next tile's operands while the
@@ -400,6 +406,14 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                          plan_can_run(g->pp_cl, k, t->target, NULL)
                                      ? g->pp_cl
                                      : pp;
+    /* K of 2048 or more: the ping-pong tile in six stages, whose deeper
+     * ring kept its consumers' wgmmas fed (1.06-1.16x faster than in four
+     * on the five such shapes measured, D = acc and GELU alike; at K of
+     * 256-1280 it was as fast or up to 1.1x slower: its epilogue's sixteen
+     * sub-tiles cost more than the depth saves; docs/sm90.md) */
+    if (pp_pick == pp && g->pp_deep && kk >= 2048 && fits(g->pp_deep, t) &&
+        plan_can_run(g->pp_deep, k, t->target, NULL))
+        pp_pick = g->pp_deep;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
      * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */

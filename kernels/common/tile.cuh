@@ -37,9 +37,10 @@ struct evt_tile {
     static constexpr bool kCoop = COOP != 0;
     /* rows and columns of the tiles the epilogue runs on: a cooperative
      * consumer's accumulators go through shared memory 64 rows at a time,
-     * a 256-wide tile's 128, 64 or 32 columns at a time (EVT_TILE_EPI_BN) */
-    static constexpr int kEpiBM = kCoop ? 64 : BM;
+     * a 256-wide tile's 128, 64 or 32 columns at a time (EVT_TILE_EPI_BN);
+     * so do a ping-pong consumer's where the whole tile does not fit */
     static constexpr int kEpiBN = PP > 0 ? EVT_TILE_EPI_BN(MMA, BM, BN, BK, STAGES) : BN;
+    static constexpr int kEpiBM = kCoop || kEpiBN < BN ? 64 : BM;
     static constexpr int kStaged = STAGED; /* staged epilogue input tiles (evt_sm90::pp_run) */
     /* CTAs of a cluster, on top of each other, sharing B by multicast
      * (evt_sched::tile_walk, evt_sm90::pp_run) */

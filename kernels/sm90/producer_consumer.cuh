@@ -159,6 +159,82 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
 #endif
 }
 
+/* Sub-tile I of a consumer's NH m64 accumulator rows (row I / kParts,
+ * columns (I % kParts) kEpiBN ..) into the sub-tile at sub_addr: I is a
+ * run-time value and the registers can only be named by constants, so the
+ * stores of each sub-tile sit behind a test of I. */
+template <class Cfg, int NC, int NH, int I = 0>
+EVT_DEVICE void store_sub_tile(int i, const float (&acc)[NH][1][NC / 2], evt_u32 sub_addr, int warp, int lane)
+{
+    constexpr int kParts = NC / Cfg::kEpiBN;
+    if (i == I)
+        store_acc_wgmma<Cfg, NC, 1, (I % kParts) * Cfg::kEpiBN, Cfg::kEpiBN>(acc[I / kParts], sub_addr, 0, warp,
+                                                                            lane);
+    else if constexpr (I + 1 < NH * kParts)
+        store_sub_tile<Cfg, NC, NH, I + 1>(i, acc, sub_addr, warp, lane);
+}
+
+/* Whether sub_tile_epilogue loops (more than two sub-tiles), so that its
+ * consumers need the registers for all their accumulators at once. */
+template <class Cfg, int NH>
+struct sub_tile_loop {
+    static constexpr bool value = NH * (Cfg::kBN / Cfg::kEpiBN) > 2;
+};
+
+/* sub_tile_epilogue's sub-tiles I, I + 1, .. unrolled. */
+template <class Cfg, int NC, int NH, int I, class Epi>
+__device__ __forceinline__ void sub_tiles_unrolled(const float (&acc)[NH][1][NC / 2], float *sub, int bar,
+                                                   int warp, int lane, const Epi &epi, int sm0, int sn0,
+                                                   int problem)
+{
+    constexpr int kParts = NC / Cfg::kEpiBN;
+    evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
+    store_acc_wgmma<Cfg, NC, 1, (I % kParts) * Cfg::kEpiBN, Cfg::kEpiBN>(acc[I / kParts], evt_smem_addr(sub), 0,
+                                                                        warp, lane);
+    evt_sched::bar_sync(bar, 128);
+    epi(sm0 + I / kParts, sn0 + I % kParts, problem, sub, nullptr);
+    if constexpr (I + 1 < NH * kParts)
+        sub_tiles_unrolled<Cfg, NC, NH, I + 1>(acc, sub, bar, warp, lane, epi, sm0, sn0, problem);
+}
+
+/* A consumer's epilogue on its NH m64 accumulator rows (coop_run, pp_run's
+ * sub-tiled one), one sub-tile of 64 rows by kEpiBN columns at a time
+ * through the sub-tile at sub: accumulator row h's part e is the
+ * epilogue's tile (sm0 + h, sn0 + e).  Two sub-tiles unrolled (each frees
+ * its registers for the epilogue after it); more in a loop, so that the
+ * epilogue's code exists once (unrolled, a GELU epilogue in eight copies,
+ * 200 KB of code, ran 1.6x slower from the instruction cache), with all the
+ * accumulators live through it, which the consumers' registers
+ * (setmaxnreg, sub_tile_loop) allow.  The loop measured 2-8% slower than
+ * the unrolled pair on the three-stage cooperative tile (docs/sm90.md). */
+template <class Cfg, int NC, int NH, class Epi>
+__device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC / 2], float *sub, int bar, int warp,
+                                                  int lane, const Epi &epi, int sm0, int sn0, int problem)
+{
+    constexpr int kParts = NC / Cfg::kEpiBN;
+    if constexpr (!sub_tile_loop<Cfg, NH>::value) {
+        sub_tiles_unrolled<Cfg, NC, NH, 0>(acc, sub, bar, warp, lane, epi, sm0, sn0, problem);
+    } else {
+        const evt_u32 sub_addr = evt_smem_addr(sub);
+#pragma unroll 1
+        for (int i = 0; i < NH * kParts; ++i) {
+            evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
+            store_sub_tile<Cfg, NC, NH>(i, acc, sub_addr, warp, lane);
+            evt_sched::bar_sync(bar, 128);
+            epi(sm0 + i / kParts, sn0 + i % kParts, problem, sub, nullptr);
+        }
+    }
+}
+
+/* Registers a thread of the producer and of a consumer warpgroup, where the
+ * consumers need more than an even share (setmaxnreg): 3 x 128 threads,
+ * 40 + 2 x 232 <= 512 a thread-triple of the 64 K.  fp8's cooperative tile
+ * keeps 56 / 224 (measured with them). */
+template <bool Fp8> struct consumer_regs {
+    static constexpr int kProducer = Fp8 ? 56 : 40;
+    static constexpr int kConsumer = Fp8 ? 224 : 232;
+};
+
 /*
  * The producer/consumer persistent schedule (configurations with pp = 2,
  * sm_90a): warpgroup 0, the producer, copies the k tiles of all the CTA's
@@ -194,6 +270,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
+    /* The epilogue through each consumer's own 64-row sub-tile, kEpiBN
+     * columns at a time (as coop_run's), where the whole f32 tile does not
+     * fit beside the stages; else through the one whole tile, in turn. */
+    constexpr bool kSub = Cfg::kEpiBM == 64;
+    constexpr int kParts = Cfg::kBN / Cfg::kEpiBN;
+    static_assert(!kSub || (Cfg::kStaged == 0 && kParts * Cfg::kEpiBN == Cfg::kBN &&
+                            Cfg::kAccBytes == 2 * 64 * Cfg::kAccLd * 4),
+                  "sub-tiled ping-pong epilogue: two 64-row sub-tiles, nothing staged");
     /* B's stages filled by every CTA of the cluster (tma_loader), so freed by all of their consumers */
     constexpr bool kMulticast = Cfg::kCluster > 1 && Load::kTma;
     const evt_tile_walk<Cfg> walk(m, n, args.batches(), evt_tile_end(args));
@@ -226,6 +310,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     barriers_ready<Cfg>();
 
     if (wg == 0) { /* the producer */
+        if constexpr (kSub && sub_tile_loop<Cfg, 2>::value) /* the consumers' accumulators, live through the epilogue */
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(consumer_regs<false>::kProducer) : "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [&](int j, int tm, int tn, int problem) {
                             if constexpr (Cfg::kStaged > 0) {
@@ -244,6 +330,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     }
 
     /* a consumer */
+    if constexpr (kSub && sub_tile_loop<Cfg, 2>::value)
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(consumer_regs<false>::kConsumer) : "memory");
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
     float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes);
@@ -281,15 +369,22 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                 release(prev);
             evt_sched::mbar_arrive_cta(turn + 8 * (1 - c)); /* tile j + 1's turn */
         }
+        int tm, tn;
+        const int problem = walk.coord(t, m, n, &tm, &tn);
+        /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
+        const bool inside = Cfg::kCluster == 1 || tm * Cfg::kBM < m;
+        if constexpr (kSub) {
+            /* this consumer's sub-tile: no turns to take with the other one */
+            if (inside)
+                sub_tile_epilogue<Cfg, NC, 2>(acc, acc_tile + c * 64 * Cfg::kAccLd, bar, warp, lane, epi, 2 * tm,
+                                              kParts * tn, problem);
+            continue;
+        }
         if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
             mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
         store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
         store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
         evt_sched::bar_sync(bar, 128);
-        int tm, tn;
-        const int problem = walk.coord(t, m, n, &tm, &tn);
-        /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
-        const bool inside = Cfg::kCluster == 1 || tm * Cfg::kBM < m;
         if constexpr (Cfg::kStaged > 0) {
             mbar_wait(sfull + 8 * c, (j >> 1) & 1);
             if (inside)
@@ -387,24 +482,6 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
     }
 }
 
-/* A cooperative consumer's epilogue on its m64 accumulator row a (coop_run):
- * columns E kEpiBN .. (E a constant: it picks the registers) through the
- * sub-tile at sub, then the epilogue on it as tile (sm, sn0 + E); then
- * sub-tile E + 1, up to the row's last.  Unrolled: as a loop over E, its
- * stores picked by tests of E, the accumulators spilled and a GELU
- * epilogue ran slower (docs/sm90.md). */
-template <class Cfg, int NC, int E, class Epi>
-__device__ __forceinline__ void coop_sub_tiles(const float (&a)[1][NC / 2], evt_u32 sub_addr, float *sub, int bar,
-                                               int warp, int lane, const Epi &epi, int sm, int sn0, int problem)
-{
-    evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
-    store_acc_wgmma<Cfg, NC, 1, E * Cfg::kEpiBN, Cfg::kEpiBN>(a, sub_addr, 0, warp, lane);
-    evt_sched::bar_sync(bar, 128);
-    epi(sm, sn0 + E, problem, sub, nullptr);
-    if constexpr ((E + 1) * Cfg::kEpiBN < NC)
-        coop_sub_tiles<Cfg, NC, E + 1>(a, sub_addr, sub, bar, warp, lane, epi, sm, sn0, problem);
-}
-
 /*
  * The cooperative producer/consumer schedule (configurations with pp = 2
  * and bm = 256 or 128, sm_90a): pp_produce's producer as above, and two
@@ -481,22 +558,24 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     barriers_ready<Cfg>();
 
+    typedef consumer_regs<kPromote> Regs;
+    /* fp8's partial sums, and the accumulators live through a looped epilogue, need the registers */
+    constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value;
     if (wg == 0) {
-        if constexpr (kPromote) /* the consumers' partial sums need the registers */
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 56;" ::: "memory");
+        if constexpr (kRegs)
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs::kProducer) : "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [](int, int, int, int) {}, sk);
         if constexpr (Cfg::kCluster > 1)
             cluster_sync(); /* the consumers' arrive */
         return; /* the consumers wait for the copies in flight */
     }
-    if constexpr (kPromote)
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 224;" ::: "memory");
+    if constexpr (kRegs)
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs::kConsumer) : "memory");
 
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
     float *sub = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + c * kSubBytes);
-    const evt_u32 sub_addr = evt_smem_addr(sub);
     const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
     const int ctid = tid - 128; /* the consumers' thread, 0 .. 255 */
     int q = 0;                  /* k tiles consumed so far */
@@ -554,11 +633,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             return;
-#pragma unroll
-        for (int h = 0; h < NHALF; ++h) {
-            const int sm = (Cfg::kBM / 64) * tm + NHALF * c + h; /* the sub-tiles' row */
-            coop_sub_tiles<Cfg, NC, 0>(acc[h], sub_addr, sub, bar, warp, lane, epi, sm, kParts * tn, problem);
-        }
+        sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
+                                          kParts * tn, problem);
     });
     if constexpr (Cfg::kCluster > 1)
         cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */

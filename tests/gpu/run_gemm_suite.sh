@@ -145,6 +145,17 @@ runs() {
             echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s4 --special"
             echo "$f $k 1000,127,24 --config sm90_pp2_cl2_128x128x64_s4 --ld-pad 3"
+            # six stages: each consumer's epilogue 32 columns at a time through
+            # a sub-tile of its own (two tiles a CTA at 4097 x 1000, both
+            # consumers busy; a batch; a stack past M in clusters)
+            echo "$f $k 1000,1000,24 --config sm90_pp2_128x128x64_s6"
+            echo "$f $k 4097,1000,520 --config sm90_pp2_128x128x64_s6 --special"
+            echo "$f $k 127,1000,4104 --config sm90_pp2_128x128x64_s6 --ld-pad 3"
+            echo "$f $k 2000,3000,520 --config sm90_pp2_128x128x64_s6 --batch 2"
+            echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s6 --splitk"
+            echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s6"
+            echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s6 --special"
+            echo "$f $k 1000,127,24 --config sm90_pp2_cl2_128x128x64_s6 --ld-pad 3"
             echo "$f $k 1000,1000,24 --config sm90_coop2_cl2_128x256x64_s3"
             echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s3"
             echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s3 --special"

@@ -935,10 +935,10 @@ static void test_gemm_tail_sm90(void **state)
     assert_int_equal(fc.fakecuda_violations(), 0);
     evt_launch_destroy(lc);
 
-    /* the planner's: one persistent launch of all 160 tiles */
+    /* the planner's: one persistent launch of all 160 tiles (K >= 2048: the six-stage ping-pong tile) */
     const evt_tuning never = {NULL, 0, 0, 0, 0};
     run_tuned(ctx, l, &never);
-    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1");
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s6 fast tma grid 132 splits 1");
     assert_int_equal(launches(r, 5), 3);
     expect_tile_end(&r[1], 2, 160);
 
@@ -2300,7 +2300,7 @@ static void test_gemm_batched_misaligned(void **state)
  * by BK = 64 k rows, 128-byte swizzled (gemm.cuh's tma_loader::mn_boxes
  * reads a 128-wide tile as two); a K-contiguous operand beside one keeps
  * its (k, rows) map.  nt (bf16 A col, B row) under the heuristic (the
- * producer/consumer tile, as for A row, B col), the cooperative tile
+ * six-stage ping-pong tile, as for A row, B col), the cooperative tile
  * forced, and a batch of 3 with B shared (A's map rank 3 over the batch,
  * B's rank 2); rr (f16 A row, B row) under the ping-pong tile forced, alone
  * and batched, and the cp.async wgmma tile (no maps); a ragged M (999: not
@@ -2334,7 +2334,7 @@ static void test_gemm_transposed_sm90_tma(void **state)
         const long long batch = runs[i].batch, mm = runs[i].aligned ? M : M - 1;
         const int nt = strcmp(runs[i].kernel, "nt") == 0;
         evt_launch *l = launch_of(nt ? m : mrr, runs[i].kernel);
-        const char *config = runs[i].config ? runs[i].config : "sm90_pp2_128x128x64_s4";
+        const char *config = runs[i].config ? runs[i].config : "sm90_pp2_128x128x64_s6";
         const plan_config *c = plan_config_find(config);
         if (runs[i].config) {
             const evt_tuning t = {.config = runs[i].config, .split_k = 1};

@@ -424,7 +424,7 @@ static void test_picks(void **state)
          * one-warpgroup 64x128 tile in their place where it has half an SM's
          * worth of tiles (an H100 probe, docs/sm90.md) */
         {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_pp2_128x128x64_s6)}},
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
@@ -479,7 +479,7 @@ static void test_picks(void **state)
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_pp2_128x128x64_s6)}},
         {4096, 4096, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {8192, 8192, 8192, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -510,7 +510,7 @@ static void test_picks(void **state)
         {16384, 1024, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {16384, 1024, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_pp2_128x128x64_s6)}},
         {16384, 1024, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 64, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
@@ -546,7 +546,7 @@ static void test_picks(void **state)
         {12544, 768, 3072, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {12544, 768, 3072, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_pp2_128x128x64_s6)}},
         {12544, 768, 3072, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {1536, 6144, 128, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
@@ -786,7 +786,7 @@ static void test_tail(void **state)
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s4));
+    assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s6));
     assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
     plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4, 0};
     pl = make(&k_gemm_tn, &p, &o);
@@ -1254,7 +1254,7 @@ static void test_transposed_layouts(void **state)
         /* D = acc, a light epilogue: four stages (in clusters where K-contiguous, below) */
         {8192, 8192, 4096, 1, T(sm90_coop2_128x256x64_s4)},
         {8192, 8192, 4096, 0, T(sm90_wg2_128x256x64_s4)},
-        {1000, 1000, 4104, 1, T(sm90_pp2_128x128x64_s4)},
+        {1000, 1000, 4104, 1, T(sm90_pp2_128x128x64_s6)},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ir_kernel *k = evt_module_find_kernel(m, names[i]);
@@ -1280,9 +1280,10 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128, coop2 256x128 and 128x256 s3 and
-         * s4, and pp2 cl2 and coop2 cl2 128x256 s3 and s4 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 11 : 8);
+        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128 s4 and s6, coop2 256x128 and
+         * 128x256 s3 and s4, and pp2 cl2 s4 and s6 and coop2 cl2 128x256 s3 and s4 where
+         * K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 13 : 9);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
@@ -1400,7 +1401,7 @@ static void test_measured_picks(void **state)
      * cooperative 128x256 one at K >= 768 where its waves are 90% full or more (512 tiles on
      * 132 SMs: 97%; on 114: 90% short), else the ping-pong one */
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s6);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 512, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 768, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     /* 400 tiles: a last wave of 4, split four ways (plan_coop_tail) */
@@ -1629,6 +1630,34 @@ static void test_light_coop(void **state)
     assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 256, 64, 4), 32);
     assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 256, 64, 3), 128);
     assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 128, 64, 4), 128);
+    /* the six-stage ping-pong row: each consumer's 64 x 32 sub-tile beside six 32 KB stages */
+    assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 128, 64, 6), 32);
+    assert_true(CFG(sm90_pp2_128x128x64_s6)->smem_bytes <= 227 * 1024);
+    assert_int_equal(CFG(sm90_pp2_128x128x64_s6)->smem_bytes, CFG(sm90_pp2_cl2_128x128x64_s6)->smem_bytes);
+}
+
+/* Where the heuristic takes the ping-pong tile, at K of 2048 or more the
+ * six-stage row instead; not for fp8 (its ping-pong tile is never picked),
+ * a conv, or where the tile is not the ping-pong one. */
+static void test_deep_ping_pong(void **state)
+{
+    (void)state;
+    const plan_kernel *k = &k_gemm_tn;
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 2047, 132, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 2048, 132, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 11008, 132, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 333, 14336, 4096, 132, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 2560, 2560, 132, 1), T(sm90_pp2_128x128x64_s6));
+    /* the column-major layouts too (the transposed wgmma) */
+    assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 1000, 2560, 2560, 132, 1), T(sm90_pp2_128x128x64_s6));
+    /* without TMA maps: no producer/consumer tile at all */
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 11008, 132, 0), T(sm90_wg1_64x128x64_s4));
+    /* the cooperative tile where it is taken */
+    assert_int_equal(pick(k, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), T(sm90_coop2_128x256x64_s3));
+    /* fp8: its cooperative tile (in clusters: M of four tile rows) */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 512, 4096, 11008, 132, 1), T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    /* a conv keeps the four-stage row */
+    assert_int_equal(pick(&k_conv, EVT_TARGET_SM90A, 25088, 256, 2304, 132, 1), T(sm90_pp2_128x128x64_s4));
 }
 
 int main(void)
@@ -1648,6 +1677,7 @@ int main(void)
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong),
+        cmocka_unit_test(test_deep_ping_pong),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
