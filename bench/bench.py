@@ -365,8 +365,9 @@ def wide(m, peak, bw):
              "floor/time tuned | tuning s |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     ratios = {"gemm": ([], []), "conv": ([], [])}
+    parts = os.environ.get("WIDE_PARTS", "gemm conv").split()  # a device call's worth: one half
     i = 0
-    for N, K in WIDE_NK:
+    for N, K in (WIDE_NK if "gemm" in parts else []):
         for j in range(4):
             M = WIDE_M[(i + 3 * j) % len(WIDE_M)]
             dt = torch.float16 if (i + j) % 2 == 0 else torch.bfloat16
@@ -402,7 +403,7 @@ def wide(m, peak, bw):
               "cuDNN µs | floor/time tuned | tuning s |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     kc = wm.kernel("conv_add_relu")
-    for n, h_, w_, c, k, r_, s_, pad, stride in WIDE_CONV:
+    for n, h_, w_, c, k, r_, s_, pad, stride in (WIDE_CONV if "conv" in parts else []):
         xx = torch.randn(n, c, h_, w_, device=dev, dtype=torch.float16).to(memory_format=cl)
         ww = (torch.randn(k, c, r_, s_, device=dev, dtype=torch.float16) * (c * r_ * s_) ** -0.5).to(
             memory_format=cl)

@@ -26,7 +26,7 @@
 #           torch.baddbmm + the activation, eager and compiled, and torch.bmm alone
 #           -> $OUT/benchmarks_batched.md
 #   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
-#           peers, heuristic and tuned) -> $OUT/benchmarks_wide.md
+#           peers, heuristic and tuned; WIDE_PARTS="gemm" or "conv": one half) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   unaligned  bench/unaligned.py: GEMMs whose operand rows are not 16-byte aligned,
