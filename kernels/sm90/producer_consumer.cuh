@@ -205,8 +205,8 @@ __device__ __forceinline__ void sub_tiles_unrolled(const float (&acc)[NH][1][NC 
  * epilogue's code exists once (unrolled, a GELU epilogue in eight copies,
  * 200 KB of code, ran 1.6x slower from the instruction cache), with all the
  * accumulators live through it, which the consumers' registers
- * (setmaxnreg, sub_tile_loop) allow.  The loop measured 2-8% slower than
- * the unrolled pair on the three-stage cooperative tile (docs/sm90.md). */
+ * (setmaxnreg, sub_tile_loop) allow.  The three-stage cooperative tile's
+ * pair stays unrolled, as it was measured (docs/sm90.md). */
 template <class Cfg, int NC, int NH, class Epi>
 __device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC / 2], float *sub, int bar, int warp,
                                                   int lane, const Epi &epi, int sm0, int sn0, int problem)
