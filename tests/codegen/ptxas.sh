@@ -7,7 +7,8 @@
 # branch or a plain register write among wgmma registers; docs/fp8.md).
 # That is a kernel running at a fraction of its speed with correct results,
 # which no GPU test would notice; nor may the producer/consumer entries
-# spill more than a few words.  The tiles outside those listings are
+# spill more than a few words, or hold more than 128 KB of code (where
+# readelf is).  The tiles outside those listings are
 # forced one by one.  Exit 77 (skipped) without ptxas.
 #   EVTC=build/evtc sh tests/codegen/ptxas.sh
 set -u
@@ -28,9 +29,13 @@ done > "$tmp/jobs"
 for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_256x128x64_s3; do
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
-# the four-stage cooperative tiles are the light epilogues' (heavier ones spill there)
-for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4; do
+# the four-stage cooperative tiles (the light epilogues' in the heuristic)
+# and the six-stage ping-pong ones, whose epilogues loop over eight
+# sub-tiles: a light one, a GELU, and an aux output with reductions
+for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4 sm90_pp2_128x128x64_s6 sm90_pp2_cl2_128x128x64_s6; do
     echo "$here/light.evt light $c" >> "$tmp/jobs"
+    echo "$top/examples/examples.evt mlp_up $c" >> "$tmp/jobs"
+    echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
 for c in sm90_pp2_128x128x128_s4_fp8 sm90_wg2_128x256x128_s4_fp8; do
@@ -61,7 +66,21 @@ if [ -n "$spills" ]; then
     echo "FAIL $(basename "$f") $k $cfg: a producer/consumer entry spills"
     echo "$spills" | sed 's/^/    /'; exit 0
 fi
-echo "ok   $(basename "$f") $k $cfg: $(grep -c 'Compiling entry' "$out.ptxas") entries, no wgmma serialized, no producer/consumer spills"
+# nor may a producer/consumer entry's code outgrow the instruction cache: a
+# GELU epilogue inlined once per sub-tile (eight times) made 200 KB of it
+# and ran 1.6x slower (docs/sm90.md); the largest now is about 84 KB
+if command -v readelf >/dev/null 2>&1; then
+    big=$(readelf -SW "$out.cubin" 2>/dev/null |
+          awk '{ for (i = 1; i < NF; i++) if ($i ~ /^\.text\..*_sm90_(pp2|coop2)_/) {
+                     n = 0; h = tolower($(i + 4));
+                     for (j = 1; j <= length(h); j++) n = 16 * n + index("0123456789abcdef", substr(h, j, 1)) - 1;
+                     if (n > 131072) print $i ": " n " bytes" } }')
+    if [ -n "$big" ]; then
+        echo "FAIL $(basename "$f") $k $cfg: a producer/consumer entry's code is over 128 KB"
+        echo "$big" | sed 's/^/    /'; exit 0
+    fi
+fi
+echo "ok   $(basename "$f") $k $cfg: $(grep -c 'Compiling entry' "$out.ptxas") entries, no wgmma serialized, no producer/consumer spills or 128 KB entries"
 EOS
 export EVTC PTXAS TMPD="$tmp"
 xargs -P "${JOBS:-2}" -L 1 sh "$tmp/one.sh" < "$tmp/jobs" > "$tmp/results" 2>&1

@@ -153,6 +153,10 @@ runs() {
             echo "$f $k 127,1000,4104 --config sm90_pp2_128x128x64_s6 --ld-pad 3"
             echo "$f $k 2000,3000,520 --config sm90_pp2_128x128x64_s6 --batch 2"
             echo "$f $k 2000,2300,1000 --config sm90_pp2_128x128x64_s6 --splitk"
+            # ... one tile a CTA (56 and 36 tiles), even and odd k tiles, a batch
+            echo "$f $k 777,1000,2048 --config sm90_pp2_128x128x64_s6"
+            echo "$f $k 777,1000,2056 --config sm90_pp2_128x128x64_s6 --special"
+            echo "$f $k 300,500,3000 --config sm90_pp2_128x128x64_s6 --batch 3"
             echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s6"
             echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s6 --special"
             echo "$f $k 1000,127,24 --config sm90_pp2_cl2_128x128x64_s6 --ld-pad 3"
