@@ -227,9 +227,9 @@ __device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC /
 }
 
 /* Registers a thread of the producer and of a consumer warpgroup, where the
- * consumers need more than an even share (setmaxnreg): 3 x 128 threads,
- * 40 + 2 x 232 <= 512 a thread-triple of the 64 K.  fp8's cooperative tile
- * keeps 56 / 224 (measured with them). */
+ * consumers need more than an even share (setmaxnreg): 128 x (40 + 2 x
+ * 232) = 64,512 of the SM's 65,536.  fp8's cooperative tile keeps 56 / 224
+ * (the same sum; measured with them). */
 template <bool Fp8> struct consumer_regs {
     static constexpr int kProducer = Fp8 ? 56 : 40;
     static constexpr int kConsumer = Fp8 ? 224 : 232;
@@ -256,7 +256,9 @@ template <bool Fp8> struct consumer_regs {
  * were evicted before their epilogue (docs/sm90.md).  Shared
  * memory, 1024-aligned: the stages, the accumulator tile, the mbarriers.  One accumulator tile rather than
  * one per consumer leaves room for four 32 KB stages (BK = 64), which the
- * deep layers need (docs/sm90.md).
+ * deep layers need (docs/sm90.md).  Six stages leave room for neither: each
+ * consumer then runs its epilogue through a 64 x kEpiBN sub-tile of its
+ * own (kSub, sub_tile_epilogue, as coop_run's), with no turns to take.
  */
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
