@@ -181,48 +181,30 @@ struct sub_tile_loop {
     static constexpr bool value = NH * (Cfg::kBN / Cfg::kEpiBN) > 2;
 };
 
-/* sub_tile_epilogue's sub-tiles I, I + 1, .. unrolled. */
-template <class Cfg, int NC, int NH, int I, class Epi>
-__device__ __forceinline__ void sub_tiles_unrolled(const float (&acc)[NH][1][NC / 2], float *sub, int bar,
-                                                   int warp, int lane, const Epi &epi, int sm0, int sn0,
-                                                   int problem)
-{
-    constexpr int kParts = NC / Cfg::kEpiBN;
-    evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
-    store_acc_wgmma<Cfg, NC, 1, (I % kParts) * Cfg::kEpiBN, Cfg::kEpiBN>(acc[I / kParts], evt_smem_addr(sub), 0,
-                                                                        warp, lane);
-    evt_sched::bar_sync(bar, 128);
-    epi(sm0 + I / kParts, sn0 + I % kParts, problem, sub, nullptr);
-    if constexpr (I + 1 < NH * kParts)
-        sub_tiles_unrolled<Cfg, NC, NH, I + 1>(acc, sub, bar, warp, lane, epi, sm0, sn0, problem);
-}
-
 /* A consumer's epilogue on its NH m64 accumulator rows (coop_run, pp_run's
  * sub-tiled one), one sub-tile of 64 rows by kEpiBN columns at a time
  * through the sub-tile at sub: accumulator row h's part e is the
  * epilogue's tile (sm0 + h, sn0 + e).  Two sub-tiles unrolled (each frees
- * its registers for the epilogue after it); more in a loop, so that the
- * epilogue's code exists once (unrolled, a GELU epilogue in eight copies,
- * 200 KB of code, ran 1.6x slower from the instruction cache), with all the
- * accumulators live through it, which the consumers' registers
- * (setmaxnreg, sub_tile_loop) allow.  The three-stage cooperative tile's
- * pair stays unrolled, as it was measured (docs/sm90.md). */
+ * its registers for the epilogue after it, and store_sub_tile's tests fold
+ * away); more in a loop, so that the epilogue's code exists once
+ * (unrolled, a GELU epilogue in eight copies, 200 KB of code, ran 1.6x
+ * slower from the instruction cache), with all the accumulators live
+ * through it, which the consumers' registers (setmaxnreg, sub_tile_loop)
+ * allow.  The three-stage cooperative tile's pair stays unrolled, as it
+ * was measured (docs/sm90.md). */
 template <class Cfg, int NC, int NH, class Epi>
 __device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC / 2], float *sub, int bar, int warp,
                                                   int lane, const Epi &epi, int sm0, int sn0, int problem)
 {
     constexpr int kParts = NC / Cfg::kEpiBN;
-    if constexpr (!sub_tile_loop<Cfg, NH>::value) {
-        sub_tiles_unrolled<Cfg, NC, NH, 0>(acc, sub, bar, warp, lane, epi, sm0, sn0, problem);
-    } else {
-        const evt_u32 sub_addr = evt_smem_addr(sub);
-#pragma unroll 1
-        for (int i = 0; i < NH * kParts; ++i) {
-            evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
-            store_sub_tile<Cfg, NC, NH>(i, acc, sub_addr, warp, lane);
-            evt_sched::bar_sync(bar, 128);
-            epi(sm0 + i / kParts, sn0 + i % kParts, problem, sub, nullptr);
-        }
+    constexpr int kUnroll = sub_tile_loop<Cfg, NH>::value ? 1 : NH * kParts;
+    const evt_u32 sub_addr = evt_smem_addr(sub);
+#pragma unroll kUnroll
+    for (int i = 0; i < NH * kParts; ++i) {
+        evt_sched::bar_sync(bar, 128); /* the last sub-tile's epilogue is done reading */
+        store_sub_tile<Cfg, NC, NH>(i, acc, sub_addr, warp, lane);
+        evt_sched::bar_sync(bar, 128);
+        epi(sm0 + i / kParts, sn0 + i % kParts, problem, sub, nullptr);
     }
 }
 
@@ -311,8 +293,10 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     }
     barriers_ready<Cfg>();
 
+    /* the consumers' accumulators, live through a looped epilogue, need the registers */
+    constexpr bool kRegs = kSub && sub_tile_loop<Cfg, 2>::value;
     if (wg == 0) { /* the producer */
-        if constexpr (kSub && sub_tile_loop<Cfg, 2>::value) /* the consumers' accumulators, live through the epilogue */
+        if constexpr (kRegs)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(consumer_regs<false>::kProducer) : "memory");
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [&](int j, int tm, int tn, int problem) {
@@ -332,7 +316,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     }
 
     /* a consumer */
-    if constexpr (kSub && sub_tile_loop<Cfg, 2>::value)
+    if constexpr (kRegs)
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(consumer_regs<false>::kConsumer) : "memory");
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
