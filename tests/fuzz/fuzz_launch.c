@@ -711,8 +711,8 @@ static void check_launch(const model *md, size_t i)
         /* its last two parameters: where its walk stops, past its grid, at
          * most every tile; and stream-K (kernels/sched/tiles.cuh's
          * evt_stream_k: slots, flags, the shared k tiles, the first shared
-         * tile), only on a cooperative configuration without clusters, its
-         * flags (128 bytes a CTA) and slots (a tile of floats a CTA) in the
+         * tile or stack), only on a cooperative configuration, its flags
+         * (128 bytes a CTA) and slots (a tile of floats a CTA) in the
          * workspace */
         const int last = f.nparams - 2;
         const long long tile_end = last >= 1 ? fakecuda_i32_at(f.params[last], 0) : -1;
@@ -724,9 +724,13 @@ static void check_launch(const model *md, size_t i)
             die("a persistent entry's stream-K parameter in", f.function);
         const unsigned char *sk = f.params[last + 1];
         const long long first = fakecuda_i32_at(sk, 24);
+        /* under clusters the walk is of stacks of cluster M tiles and a
+         * unit is a cluster (plan.c's walk_stacks, stream_k_of) */
+        const long long units = (long long)f.grid[0] / c->cluster;
+        const long long walk = c->cluster > 1 ? plan_config_batch_tiles(c, (M + c->cluster - 1) / c->cluster, N, B) : tiles;
         if (shared < 0 || (shared > 0 && (!plan_config_stream_k(c, conv ? EVT_MAINLOOP_CONV2D_FPROP : EVT_MAINLOOP_GEMM) ||
-                                          tile_end != tiles || first < 0 || first >= tiles ||
-                                          first % (long long)f.grid[0] != 0)))
+                                          tile_end != tiles || first < 0 || first >= walk || units < 1 ||
+                                          first % units != 0)))
             die("a persistent entry's stream-K parameter in", f.function);
         if (shared > 0 && ws_honest) {
             expect_inside("stream-K's flags", f.function, fakecuda_ptr_at(sk, 8), (unsigned long long)f.grid[0] * 128);
