@@ -57,8 +57,10 @@ int evtc_next_arg(evtc_args *args, evtc_arg *arg)
             arg->value = a + len + 1;
             return 1;
         }
+        /* a value may be a negative number ("--gemm -1,5,5" is then refused
+         * for its sign, not as a missing value); no option starts "-<digit>" */
         const char *next = args->next < args->argc ? args->argv[args->next] : NULL;
-        if (next && (next[0] != '-' || next[1] == '\0')) {
+        if (next && (next[0] != '-' || next[1] == '\0' || (next[1] >= '0' && next[1] <= '9'))) {
             arg->value = next;
             args->next++;
             return 1;

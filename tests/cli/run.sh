@@ -168,6 +168,8 @@ for opt in --kernel --gemm --conv --target --seed --ld-pad --reps --param --batc
 done
 run missing run "$lay" --gemm --kernel rc_f16
 expect "evtc run --gemm followed by an option: an error" 1 "--gemm needs a value"
+run negative run "$lay" --kernel rc_f16 --gemm -1,5,5
+expect "evtc run --gemm with a negative size: refused for its sign" 1 "three integers from 0 to 2^31-1 (got '-1,5,5')"
 
 # ---- --emit=dot: one graph, through one dot call -----------------------------------
 if command -v dot >/dev/null 2>&1; then
