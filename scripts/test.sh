@@ -16,8 +16,9 @@
 #                threads test: contexts on several threads parsing, optimizing,
 #                generating CUDA, compiling with NVRTC, validating launches and
 #                sharing one disk kernel cache; any report fails
-# 7. fuzz        clang libFuzzer build of every target tests/fuzz/targets
-#                lists, each run for its bounded time from its seeds
+# 7. fuzz        clang build of the whole tree with -Werror (so what only
+#                clang warns of fails here too), its libFuzzer targets (those
+#                tests/fuzz/targets lists) each run for its bounded time from its seeds
 #                (tests/fuzz/run.sh), one summary row each; any crash, leak
 #                or timeout fails, and the failing input is printed in base64
 # A summary table ends the output, then one line "summary: N passed, N failed,
@@ -201,19 +202,15 @@ if build tsan build-tsan test_threads -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_D
         run_ctest "tsan ctest" build-tsan -R '^unit\.test_threads$'
 fi
 
-# --- 7. libFuzzer: every target of tests/fuzz/targets -----------------------
+# --- 7. clang, and libFuzzer: every target of tests/fuzz/targets -------------
 # NAME SECONDS ...: each target's time at the default EVT_FUZZ_SECONDS=60
 mapfile -t fuzz_lines < <(awk '/^[a-z]/ { print $1, $2 }' tests/fuzz/targets)
-fuzz_names=()
-for line in "${fuzz_lines[@]}"; do
-    fuzz_names+=("fuzz_${line%% *}")
-done
 if [ "$fuzz_seconds" -le 0 ]; then
     # libFuzzer reads -max_total_time=0 as "forever", so 0 means skip.
     say "fuzz: skipped, EVT_FUZZ_SECONDS=$fuzz_seconds"
     record fuzz skipped 0 "EVT_FUZZ_SECONDS=$fuzz_seconds"
     skipped=$((skipped + 1))
-elif build fuzz build-fuzz "${fuzz_names[*]}" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+elif build fuzz build-fuzz all -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DEVT_FUZZ=ON; then
     for line in "${fuzz_lines[@]}"; do
         name=fuzz_${line%% *}
