@@ -175,17 +175,17 @@ enum evt_tile_id {
 #define EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, epi_bn, staged)                             \
     (EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) + EVT_TILE_ACC_BYTES(128, epi_bn) +               \
      (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024)
-/* Columns of the tiles a producer/consumer epilogue runs on: the whole
- * tile up to 128 columns where its f32 copy fits beside the stages; else
- * (a 256-wide cooperative tile, or a ping-pong one with six stages) the
- * consumers hand it 128, 64 or 32 columns at a time, the widest for which
- * their two 64-row accumulator sub-tiles fit (three 48 KB stages leave
- * room for 128, four for 32; six 32 KB stages for 32). */
+/* Columns of the tiles a producer/consumer epilogue runs on: the widest
+ * of the tile's own (up to 128), 64 and 32 for which the f32 copy (the
+ * whole tile, or each consumer's 64-row sub-tile) fits beside the stages.
+ * Three 48 KB stages of a 256-wide cooperative tile leave room for 128
+ * columns, four for 32; six 32 KB ping-pong stages for 32. */
+#define EVT_TILE_EPI_WIDEST(bn) ((bn) < 128 ? (bn) : 128)
 #define EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)                                                    \
-    ((bn) <= 128 && EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, bn, 0) <= EVT_TILE_SMEM_MAX ? (bn) \
-     : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 128, 0) <= EVT_TILE_SMEM_MAX ? 128           \
-     : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 64, 0) <= EVT_TILE_SMEM_MAX  ? 64            \
-                                                                                    : 32)
+    (EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, EVT_TILE_EPI_WIDEST(bn), 0) <= EVT_TILE_SMEM_MAX \
+         ? EVT_TILE_EPI_WIDEST(bn)                                                                  \
+     : EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, 64, 0) <= EVT_TILE_SMEM_MAX ? 64             \
+                                                                                   : 32)
 /* Dynamic shared memory of a CTA: the larger of the pipeline and the f32
  * accumulator tile that reuses it; both side by side for the persistent
  * schedules (the next tile loads while the epilogue reads the accumulators),
