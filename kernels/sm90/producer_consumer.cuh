@@ -215,6 +215,15 @@ __device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC /
 template <bool Fp8> struct consumer_regs {
     static constexpr int kProducer = Fp8 ? 56 : 40;
     static constexpr int kConsumer = Fp8 ? 224 : 232;
+    /* each warpgroup's own, first thing in its role */
+    static __device__ __forceinline__ void to_producer()
+    {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducer) : "memory");
+    }
+    static __device__ __forceinline__ void to_consumer()
+    {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumer) : "memory");
+    }
 };
 
 /*
@@ -297,7 +306,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     constexpr bool kRegs = kSub && sub_tile_loop<Cfg, 2>::value;
     if (wg == 0) { /* the producer */
         if constexpr (kRegs)
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(consumer_regs<false>::kProducer) : "memory");
+            consumer_regs<false>::to_producer();
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [&](int j, int tm, int tn, int problem) {
                             if constexpr (Cfg::kStaged > 0) {
@@ -317,7 +326,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 
     /* a consumer */
     if constexpr (kRegs)
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(consumer_regs<false>::kConsumer) : "memory");
+        consumer_regs<false>::to_consumer();
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
     float *acc_tile = reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes);
@@ -549,7 +558,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value;
     if (wg == 0) {
         if constexpr (kRegs)
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs::kProducer) : "memory");
+            Regs::to_producer();
         pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [](int, int, int, int) {}, sk);
         if constexpr (Cfg::kCluster > 1)
@@ -557,7 +566,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         return; /* the consumers wait for the copies in flight */
     }
     if constexpr (kRegs)
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs::kConsumer) : "memory");
+        Regs::to_consumer();
 
     const int c = wg - 1, warp = (tid >> 5) & 3, lane = tid & 31;
     const int bar = 4 + wg; /* evt_wg_team's */
