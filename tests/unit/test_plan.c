@@ -59,6 +59,26 @@ static enum evt_tile_id pick(const plan_kernel *k, evt_target t, long long m, lo
     return make(k, &p, NULL).config->id;
 }
 
+/* One probe of the sm_90a GEMM heuristic on 132 SMs: kernel k at m x n x
+ * kk, TMA maps or not, and the tile it must take. */
+typedef struct pick_probe {
+    const plan_kernel *k;
+    long long m, n, kk;
+    int tma;
+    enum evt_tile_id want;
+} pick_probe;
+
+static void expect_picks(const pick_probe *probes, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const pick_probe *q = &probes[i];
+        const enum evt_tile_id got = pick(q->k, EVT_TARGET_SM90A, q->m, q->n, q->kk, 132, q->tma);
+        if (got != q->want)
+            fail_msg("%lldx%lldx%lld (maps: %d): %s, want %s", q->m, q->n, q->kk, q->tma,
+                     plan_configs[got].name, plan_configs[q->want].name);
+    }
+}
+
 /* Every name is formed from its row by tile_configs.h's rule. */
 static void test_config_names(void **state)
 {
@@ -1554,20 +1574,23 @@ static void test_mid_k_ping_pong(void **state)
 {
     (void)state;
     const plan_kernel *k = &k_gemm_tn;
-    /* 192 and 160 wide tiles on 132 SMs: 73% and 61% */
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 768, 768, 132, 1), T(sm90_pp2_128x128x64_s4));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 2048, 3000, 1000, 132, 1), T(sm90_pp2_128x128x64_s4));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 5120, 512, 132, 1), T(sm90_pp2_128x128x64_s4));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 2048, 2560, 896, 132, 1), T(sm90_pp2_128x128x64_s4));
-    /* 256 wide tiles: 97% */
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 1024, 640, 132, 1), T(sm90_wg2_128x256x64_s4));
-    /* within a wave: 96 and 80 wide tiles */
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 3000, 1000, 132, 1), T(sm90_wg2_128x256x64_s4));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 2560, 896, 132, 1), T(sm90_wg2_128x256x64_s4));
-    /* no maps; K of two k tiles */
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 8192, 768, 768, 132, 0), T(sm90_wg2_128x256x64_s4));
+    const pick_probe probes[] = {
+        /* 192 and 160 wide tiles on 132 SMs: 73% and 61% */
+        {k, 8192, 768, 768, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 2048, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 1000, 5120, 512, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 2048, 2560, 896, 1, T(sm90_pp2_128x128x64_s4)},
+        /* 256 wide tiles: 97% */
+        {k, 8192, 1024, 640, 1, T(sm90_wg2_128x256x64_s4)},
+        /* within a wave: 96 and 80 wide tiles */
+        {k, 1000, 3000, 1000, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 1000, 2560, 896, 1, T(sm90_wg2_128x256x64_s4)},
+        /* no maps; K of two k tiles */
+        {k, 8192, 768, 768, 0, T(sm90_wg2_128x256x64_s4)},
+        {k, 333, 14336, 384, 1, T(sm90_wg2_128x256x64_s4)},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
     assert_true(pick(k, EVT_TARGET_SM90A, 8192, 768, 128, 132, 1) != T(sm90_pp2_128x128x64_s4));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 333, 14336, 384, 132, 1), T(sm90_wg2_128x256x64_s4));
 }
 
 /* The cooperative tile's row (coop_of): in clusters of two at 768 <= K <
@@ -1643,21 +1666,24 @@ static void test_deep_ping_pong(void **state)
 {
     (void)state;
     const plan_kernel *k = &k_gemm_tn;
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 2047, 132, 1), T(sm90_pp2_128x128x64_s4));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 2048, 132, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 11008, 132, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 333, 14336, 4096, 132, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 1000, 2560, 2560, 132, 1), T(sm90_pp2_128x128x64_s6));
-    /* the column-major layouts too (the transposed wgmma) */
-    assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 1000, 2560, 2560, 132, 1), T(sm90_pp2_128x128x64_s6));
-    /* without TMA maps: no producer/consumer tile at all */
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 512, 4096, 11008, 132, 0), T(sm90_wg1_64x128x64_s4));
-    /* the cooperative tile where it is taken */
-    assert_int_equal(pick(k, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), T(sm90_coop2_128x256x64_s3));
-    /* fp8: its cooperative tile (in clusters: M of four tile rows) */
-    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 512, 4096, 11008, 132, 1), T(sm90_coop2_cl2_128x128x128_s4_fp8));
-    /* a conv keeps the four-stage row */
-    assert_int_equal(pick(&k_conv, EVT_TARGET_SM90A, 25088, 256, 2304, 132, 1), T(sm90_pp2_128x128x64_s4));
+    const pick_probe probes[] = {
+        {k, 512, 4096, 2047, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 512, 4096, 11008, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 333, 14336, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 1000, 2560, 2560, 1, T(sm90_pp2_128x128x64_s6)},
+        /* the column-major layouts too (the transposed wgmma) */
+        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_pp2_128x128x64_s6)},
+        /* without TMA maps: no producer/consumer tile at all */
+        {k, 512, 4096, 11008, 0, T(sm90_wg1_64x128x64_s4)},
+        /* the cooperative tile where it is taken */
+        {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3)},
+        /* fp8: its cooperative tile (in clusters: M of four tile rows) */
+        {&k_gemm_fp8, 512, 4096, 11008, 1, T(sm90_coop2_cl2_128x128x128_s4_fp8)},
+        /* a conv keeps the four-stage row */
+        {&k_conv, 25088, 256, 2304, 1, T(sm90_pp2_128x128x64_s4)},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
 int main(void)
