@@ -91,9 +91,14 @@ typedef struct fk_stream {
     int mode;    /* the capture's CUstreamCaptureMode */
 } fk_stream;
 
+/* A device allocation, live from launch record `since` (the records
+ * before it were launched without it) until `until` once freed: a launch
+ * enqueued before a cuMemFree may use the memory, as cuMemFree waits for
+ * the device's work first. */
 typedef struct fk_block {
     unsigned long long base;
     size_t size;
+    size_t since, until;
 } fk_block;
 
 /* A growable array of records of one kind, capped at FK_MAX_RECORDS. */
@@ -119,6 +124,8 @@ static struct {
     fk_stream *streams;
     fk_block *blocks;
     size_t nblocks, blocks_cap;
+    fk_block *freed; /* released since the reset, for fakecuda_find_alloc_at */
+    size_t nfreed, freed_cap;
     fk_vec launches, maps, allocs, attributes;
     fk_count counts[64];
     long total_calls;
@@ -1021,7 +1028,7 @@ __attribute__((visibility("default"))) CUresult cuMemAlloc_v2(CUdeviceptr *dptr,
         /* left as malloc gives it: a fresh cudaMalloc's contents are
          * undefined too, and filling gigabytes of workspace would cost the
          * fuzzer most of its speed */
-        fk.blocks[fk.nblocks++] = (fk_block){(unsigned long long)(uintptr_t)p, bytes};
+        fk.blocks[fk.nblocks++] = (fk_block){(unsigned long long)(uintptr_t)p, bytes, fk.launches.n, 0};
         fk.mem_used += bytes;
         *dptr = (uintptr_t)p;
     }
@@ -1046,6 +1053,18 @@ __attribute__((visibility("default"))) CUresult cuMemFree_v2(CUdeviceptr dptr)
         return leave(CUDA_ERROR_INVALID_VALUE);
     }
     fk.mem_used -= fk.blocks[i].size;
+    if (fk.nfreed == fk.freed_cap) {
+        const size_t cap = fk.freed_cap ? 2 * fk.freed_cap : 64;
+        fk_block *nf = realloc(fk.freed, cap * sizeof *nf);
+        if (nf) {
+            fk.freed = nf;
+            fk.freed_cap = cap;
+        }
+    }
+    if (fk.nfreed < fk.freed_cap) { /* else forgotten: a later check finds less, never more */
+        fk.freed[fk.nfreed] = fk.blocks[i];
+        fk.freed[fk.nfreed++].until = fk.launches.n;
+    }
     free((void *)(uintptr_t)dptr);
     fk.blocks[i] = fk.blocks[--fk.nblocks];
     for (size_t j = 0; j < fk.allocs.n; j++) {
@@ -1464,6 +1483,9 @@ FK_RECORD void fakecuda_reset(void)
     pthread_mutex_lock(&fk.lock);
     free_launch_copies();
     fk.launches.n = fk.maps.n = fk.allocs.n = fk.attributes.n = 0;
+    for (size_t i = 0; i < fk.nblocks; i++) /* the launch records restart */
+        fk.blocks[i].since = 0;
+    fk.nfreed = 0;
     memset(fk.counts, 0, sizeof fk.counts);
     fk.total_calls = 0;
     set_failure(NULL, 0, 0);
@@ -1563,6 +1585,21 @@ FK_RECORD int fakecuda_find_alloc(const void *ptr, size_t bytes, unsigned long l
         *size = b->size;
     pthread_mutex_unlock(&fk.lock);
     return b != NULL;
+}
+
+FK_RECORD int fakecuda_find_alloc_at(const void *ptr, size_t bytes, size_t launch)
+{
+    const unsigned long long p = (uintptr_t)ptr;
+    pthread_mutex_lock(&fk.lock);
+    int found = 0;
+    for (size_t i = 0; i < fk.nblocks + fk.nfreed && !found; i++) {
+        const int live = i < fk.nblocks;
+        const fk_block *b = live ? &fk.blocks[i] : &fk.freed[i - fk.nblocks];
+        found = p >= b->base && p - b->base <= b->size && bytes <= b->size - (p - b->base) &&
+                b->since <= launch && (live || launch < b->until);
+    }
+    pthread_mutex_unlock(&fk.lock);
+    return found;
 }
 
 FK_RECORD long fakecuda_calls(const char *name)

@@ -130,6 +130,10 @@ typedef struct fakecuda_attribute {
      * size, else 0. */                                                                         \
     X(int, fakecuda_find_alloc, (const void *ptr, size_t bytes, unsigned long long *base,      \
                                  size_t *size))                                                 \
+    /* 1 if an allocation live when launch record `launch` was made     \
+     * (allocated before it, and not freed, or freed after it) holds    \
+     * [ptr, ptr + bytes), else 0. */                                   \
+    X(int, fakecuda_find_alloc_at, (const void *ptr, size_t bytes, size_t launch))              \
     X(size_t, fakecuda_attribute_count, (void))                                                 \
     X(int, fakecuda_get_attribute, (size_t i, fakecuda_attribute *out))                         \
     /* Calls of entry point `name` since the reset (NULL: of every one but \

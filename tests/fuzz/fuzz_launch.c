@@ -403,9 +403,13 @@ static unsigned long long extent(long long rows, long long cols, long long ld, s
     return ((unsigned long long)(rows - 1) * (unsigned long long)ld + (unsigned long long)cols) * elem;
 }
 
+/* The launch record check_launch is checking: a benchmark's later run
+ * may grow the launch's workspace, freeing the one an earlier run used. */
+static size_t checking;
+
 static void expect_inside(const char *what, const char *fn, const void *ptr, unsigned long long bytes)
 {
-    if (bytes && !w.fc.fakecuda_find_alloc(ptr, bytes, NULL, NULL)) {
+    if (bytes && !w.fc.fakecuda_find_alloc_at(ptr, bytes, checking)) {
         fprintf(stderr, "fuzz_launch: %s launched with %s at %p reaching %llu bytes, past its allocation\n", fn,
                 what, ptr, bytes);
         abort();
@@ -492,6 +496,7 @@ static long long sk_iters(const fakecuda_launch *f, const plan_config *c)
 static void check_launch(const model *md, size_t i)
 {
     fakecuda_launch f;
+    checking = i;
     if (w.fc.fakecuda_get_launch(i, &f) != 0)
         die("a launch record vanished", NULL);
     if (f.result != 0)

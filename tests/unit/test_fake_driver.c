@@ -1798,6 +1798,12 @@ static void test_device_memory_and_target(void **state)
     assert_int_equal(fc.fakecuda_get_alloc(fc.fakecuda_alloc_count() - 2, &a), 0);
     assert_int_equal(a.bytes, 100);
     assert_int_equal(a.ptr, (uintptr_t)p);
+    /* live from the next launch record on, and only over its bytes */
+    const size_t at = fc.fakecuda_launch_count();
+    assert_int_equal(fc.fakecuda_find_alloc_at(p, 100, at), 1);
+    assert_int_equal(fc.fakecuda_find_alloc_at((char *)p + 1, 100, at), 0);
+    if (at > 0)
+        assert_int_equal(fc.fakecuda_find_alloc_at(p, 100, at - 1), 0);
     unsigned char in[100], out[100];
     for (int i = 0; i < 100; i++)
         in[i] = (unsigned char)(i * 7 + 1);
@@ -1822,6 +1828,8 @@ static void test_device_memory_and_target(void **state)
     assert_int_equal(t, EVT_TARGET_SM80);
     assert_string_equal(name, "Fake ");
     expect_ok(ctx, evt_device_free(ctx, p));
+    /* freed before launch record `at` was made: no longer there for it */
+    assert_int_equal(fc.fakecuda_find_alloc_at(p, 100, at), 0);
     expect_ok(ctx, evt_device_free(ctx, q));
     expect_ok(ctx, evt_device_free(ctx, NULL));
     assert_int_equal(fc.fakecuda_live_allocs(NULL), live0);
