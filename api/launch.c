@@ -89,6 +89,7 @@ struct evt_launch {
     plan_kernel pk;   /* the planner's view of the kernel, and its staged input */
     int staged_input; /* (plan_staged_input): both walk the IR, so once */
     api_tuning tuning; /* evt_launch_set_tuning */
+    int fast_math;     /* the context's evt_ctx_set_fast_math when created */
     unsigned long long kernel_hash; /* the kernel in the tuning database's keys */
     char device[96];                /* the device's name, ditto */
     /* The tuning database's plan for the problem last prepared, looked up
@@ -122,13 +123,17 @@ static evt_status fail(evt_launch *l, evt_status st, const char *fmt, ...)
 }
 
 /* The kernel as the tuning database knows it: its IR, mainloop and operands
- * as printed (a kernel that computes anything else prints otherwise). */
-static unsigned long long kernel_hash(const ir_kernel *k)
+ * as printed (a kernel that computes anything else prints otherwise), and
+ * whether it is compiled with fast math (other code, maybe another best
+ * plan). */
+static unsigned long long kernel_hash(const ir_kernel *k, int fast_math)
 {
     strbuf sb;
     sb_init(&sb);
     ir_print_kernel(k, &sb);
     ir_print_func(k->epilogue, &sb);
+    if (fast_math)
+        sb_puts(&sb, "fast math\n");
     unsigned long long h = 1469598103934665603ull;
     for (size_t i = 0; i < sb.len; i++)
         h = (h ^ (unsigned char)sb_str(&sb)[i]) * 1099511628211ull;
@@ -179,7 +184,8 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->pk = plan_kernel_of(k);
     l->staged_input = plan_staged_input(fn);
     l->tuning = m->ctx->tuning;
-    l->kernel_hash = kernel_hash(k);
+    l->fast_math = m->ctx->fast_math;
+    l->kernel_hash = kernel_hash(k, l->fast_math);
     if (!cg_layout_of(k, &l->layout)) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
@@ -849,7 +855,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_init(&src);
     sb_init(&err);
     sb_init(&name);
-    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group};
+    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math};
     evt_status st = kernel_generate(l->m, l->k, l->target, &sel, &src);
     if (st == EVT_OK &&
         !rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src),
@@ -1392,7 +1398,7 @@ evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob, rt_
 
 evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src)
 {
-    const cg_select sel = {pl->config, pl->aligned, pl->splits > 1, l->tuning.row_group};
+    const cg_select sel = {pl->config, pl->aligned, pl->splits > 1, l->tuning.row_group, l->fast_math};
     return kernel_generate(l->m, l->k, l->target, &sel, src);
 }
 

@@ -30,6 +30,7 @@ struct evt_ctx {
     struct rt_driver *driver;       /* loaded on first launch; NULL before */
     struct rt_cached_module *cache; /* loaded CUmodules, newest first */
     api_tuning tuning;              /* evt_ctx_set_tuning: where compiles and launches start */
+    int fast_math;                  /* evt_ctx_set_fast_math */
     struct rt_tunedb *tunedb;       /* evt_launch_tune's records, read on first use */
     unsigned tunedb_generation;     /* bumped by every record: launches look again */
     char nvrtc_path[4096];          /* evt_ctx_set_library_path; "": the default search */

@@ -42,6 +42,22 @@ evt_status evt_ctx_set_tuning(evt_ctx *ctx, const evt_tuning *tuning)
     return st;
 }
 
+evt_status evt_ctx_set_fast_math(evt_ctx *ctx, int on)
+{
+    if (!ctx)
+        return EVT_ERR_INVALID_ARGUMENT;
+    ctx_clear(ctx);
+    if (on != 0 && on != 1)
+        return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "evt_ctx_set_fast_math: on is 0 or 1 (got %d)", on);
+    ctx->fast_math = on;
+    return EVT_OK;
+}
+
+int evt_ctx_fast_math(const evt_ctx *ctx)
+{
+    return ctx ? ctx->fast_math : 0;
+}
+
 evt_status evt_ctx_set_library_path(evt_ctx *ctx, evt_library which, const char *path)
 {
     if (!ctx)

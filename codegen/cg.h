@@ -14,6 +14,7 @@ typedef struct cg_select {
     int aligned;   /* 1: the fast entries, 0: the guarded ones, -1: both */
     int split;     /* 0: plain entries, 1: the split-K pair (_splitk, _splitsum), 2: both */
     int row_group; /* rows per epilogue row group: 0 the code generator's choice, or 1..16 */
+    int fast_math; /* 1: exp, sigmoid, silu, gelu_tanh from common/fast_math.cuh */
 } cg_select;
 
 /*
@@ -30,6 +31,7 @@ typedef struct cg_select {
 typedef struct cg_cache {
     const ir_kernel *k; /* whose texts these are; NULL: none */
     int row_group;      /* the cg_select.row_group they were written for */
+    int fast_math;      /* and its fast_math */
     strbuf base, sname, fname; /* evt_<kernel>_<mainloop>, its _args struct, its _epilogue */
     strbuf head;        /* the comment's first lines, through the kernel's */
     strbuf common;      /* argument struct, epilogue, prefetch */

@@ -48,7 +48,13 @@ static void ref(strbuf *sb, const ir_value *v)
     sb_printf(sb, is_vector(v->shape) ? "v%d[i]" : "v%d", v->id);
 }
 
-static void emit_expr(strbuf *sb, const ir_value *v)
+/* The builtins a fast-math compile takes from common/fast_math.cuh. */
+static int fast_builtin(ir_op op)
+{
+    return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH;
+}
+
+static void emit_expr(strbuf *sb, const ir_value *v, int fast_math)
 {
     const ir_op_info *info = ir_op_get(v->op);
     static const char *const infix[IR_OP_COUNT] = {
@@ -83,7 +89,7 @@ static void emit_expr(strbuf *sb, const ir_value *v)
         sb_puts(sb, " : ");
         ref(sb, v->args[2]);
     } else {
-        sb_printf(sb, "evt_%s(", info->name);
+        sb_printf(sb, fast_math && fast_builtin(v->op) ? "evt_fast_%s(" : "evt_%s(", info->name);
         for (int j = 0; j < v->nargs; j++) {
             if (j)
                 sb_puts(sb, ", ");
@@ -99,6 +105,7 @@ typedef struct emitter {
     const char *file;
     strbuf *sb;
     int indent;
+    int fast_math; /* cg_select.fast_math */
 } emitter;
 
 static void line_start(emitter *e)
@@ -149,12 +156,12 @@ static void emit_value(emitter *e, const ir_value *v)
         sb_printf(sb, "for (int i = 0; i < EVT_VEC; ++i)\n");
         line_start(e);
         sb_printf(sb, "    v%d[i] = ", v->id);
-        emit_expr(sb, v);
+        emit_expr(sb, v, e->fast_math);
         sb_putc(sb, ';');
     } else {
         /* Scalar and [M] values have only scalar and [M] operands: no chunk index. */
         sb_printf(sb, "const %s v%d = ", ty, v->id);
-        emit_expr(sb, v);
+        emit_expr(sb, v, e->fast_math);
         sb_putc(sb, ';');
     }
     sb_printf(sb, " // %s:%u\n", e->file, v->loc.line);
@@ -550,6 +557,7 @@ void cg_cache_init(cg_cache *c)
 {
     c->k = NULL;
     c->row_group = 0;
+    c->fast_math = 0;
     strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         sb_init(texts[i]);
@@ -634,11 +642,11 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     const ir_func *fn = k->epilogue;
     const int conv = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
     const char *slash = strrchr(file, '/');
-    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0};
+    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0, sel->fast_math};
     cg_cache own;
     cg_cache_init(&own);
     cg_cache *sh = cache ? cache : &own;
-    if (sh->k != k || sh->row_group != sel->row_group) {
+    if (sh->k != k || sh->row_group != sel->row_group || sh->fast_math != sel->fast_math) {
         cg_cache_free(sh);
         if (!emit_shared(&e, sel->row_group, sh, err)) {
             if (!err->len)
@@ -649,6 +657,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
         e.sb = sb;
         sh->k = k;
         sh->row_group = sel->row_group;
+        sh->fast_math = sel->fast_math;
     }
     const char *base = sb_str(&sh->base), *sname = sb_str(&sh->sname), *fname = sb_str(&sh->fname);
 
@@ -660,11 +669,16 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
      * because CUDA 13's -arch=sm_90a also builds compute_90 PTX, where the
      * sm_90a-only tiles refuse to compile. */
     const char *digits = evt_target_name(target) + 3;
+    if (sel->fast_math)
+        sb_puts(sb, " * Fast math: exp, sigmoid, silu and gelu_tanh on ex2.approx and rcp.approx\n"
+                    " * (common/fast_math.cuh), not bit for bit the interpreter's.\n");
     sb_printf(sb, " * nvcc: -std=c++17 --fmad=false -gencode arch=compute_%s,code=sm_%s\n"
                   " *       -I PREFIX/include/evt/kernels\n */\n",
               digits, digits);
-    sb_puts(sb, "#include \"common/evt_common.cuh\"\n#include \"common/evt_math.h\"\n"
-                "#include \"common/epilogue.cuh\"\n");
+    sb_puts(sb, "#include \"common/evt_common.cuh\"\n#include \"common/evt_math.h\"\n");
+    if (sel->fast_math)
+        sb_puts(sb, "#include \"common/fast_math.cuh\"\n");
+    sb_puts(sb, "#include \"common/epilogue.cuh\"\n");
     sb_puts(sb, conv ? "#include \"mainloops/conv2d_fprop.cuh\"\n" : "#include \"mainloops/gemm.cuh\"\n");
     sb_putc(sb, '\n');
     sb_putn(sb, sb_str(&sh->common), sh->common.len);

@@ -24,6 +24,7 @@ typedef struct options {
     int ntargets;
     int show_time;
     int progress; /* --progress: progress lines even when stderr is no terminal */
+    int fast_math; /* --fast-math */
 } options;
 
 static void usage(FILE *f)
@@ -49,6 +50,9 @@ static void usage(FILE *f)
           "  --target T              sm_80, sm_86, sm_89 or sm_90a (default: the GPU\n"
           "                          present, else sm_90a);\n"
           "                          may be given several times\n"
+          "  --fast-math             compute exp, sigmoid, silu and gelu_tanh on the GPU's\n"
+          "                          approximate ex2 and rcp: fewer instructions, results\n"
+          "                          within a few ulp, no longer the interpreter's bits\n"
           "  --time                  report the NVRTC compile time of each kernel and target\n"
           "  --progress              a progress line per NVRTC compile on standard error even\n"
           "                          when it is not a terminal (on a terminal: always)\n"
@@ -146,6 +150,8 @@ static int parse_args(int argc, char **argv, options *o, int *done)
                 o->targets[o->ntargets++] = target;
         } else if (evtc_arg_is(&arg, "--time")) {
             o->show_time = 1;
+        } else if (evtc_arg_is(&arg, "--fast-math")) {
+            o->fast_math = 1;
         } else if (evtc_arg_is(&arg, "--progress")) {
             o->progress = 1;
         } else if (evtc_arg_is(&arg, "--diagnostics")) {
@@ -333,6 +339,7 @@ int main(int argc, char **argv)
         evt_ctx_destroy(ctx);
         return EXIT_INVALID;
     }
+    evt_ctx_set_fast_math(ctx, o.fast_math);
     evt_module *m = NULL;
     rc = evtc_load(ctx, "evtc", o.file, o.diag_format, &m);
     if (!rc && o.kernel && !evt_module_find_kernel(m, o.kernel)) {

@@ -41,6 +41,7 @@ typedef struct run_options {
     evt_conv_problem conv;
     int check, bench, special;
     int progress; /* --progress: the progress line even when stderr is no terminal */
+    int fast_math; /* --fast-math */
     int opt_level;
     int have_target;
     evt_target target;
@@ -78,6 +79,8 @@ static void run_usage(FILE *f)
           "                       sample of rows, unless an output reduces over M)\n"
           "  --bench              print the median time, TFLOP/s and GB/s\n"
           "  --special            put NaN, +-inf and -0.0 among the input values\n"
+          "  --fast-math          exp, sigmoid, silu and gelu_tanh on the GPU's approximate\n"
+          "                       ex2 and rcp (as evtc --fast-math)\n"
           "  --param NAME=VALUE   set a param (default: its default, else a random\n"
           "                       value in [0.5, 2)); may be given several times\n"
           "  --seed S             seed of the random inputs (default: from the clock;\n"
@@ -112,7 +115,7 @@ static void tune_usage(FILE *f)
           "heuristic's plans instead of the records.\n"
           "\n"
           "options: those of evtc run (--kernel, --gemm, --conv, --batch, --target, --seed,\n"
-          "--ld-pad, --param, --special, --progress, -O), and\n"
+          "--ld-pad, --param, --special, --fast-math, --progress, -O), and\n"
           "  --max-seconds S      bound on the tuning, compiles included (default 10);\n"
           "                       plans not timed by then are listed as such\n"
           "  --reps R             timed runs per plan (default: 5 to 20, by its time)\n"
@@ -252,6 +255,8 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
             o->special = 1;
         } else if (evtc_arg_is(&arg, "--progress")) {
             o->progress = 1;
+        } else if (evtc_arg_is(&arg, "--fast-math")) {
+            o->fast_math = 1;
         } else if (evtc_opt_level(&arg) >= 0) {
             o->opt_level = evtc_opt_level(&arg);
         } else if (evtc_arg_is(&arg, "--kernel")) {
@@ -1293,6 +1298,8 @@ static int run_or_tune(int argc, char **argv, int tuning)
             rc = EXIT_OUTSIDE;
         } else if (!evtc_tuning_from_env(r.ctx)) {
             rc = EXIT_INVALID;
+        } else {
+            evt_ctx_set_fast_math(r.ctx, o.fast_math);
         }
         if (!rc)
             rc = compile(&r);

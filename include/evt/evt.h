@@ -337,6 +337,28 @@ EVT_API const char *evt_target_name(evt_target target);
 /* Parses a target name as evt_target_name spells it; EVT_ERR_INVALID_ARGUMENT if unknown. */
 EVT_API evt_status evt_target_parse(const char *name, evt_target *out);
 
+/* ---- fast math --------------------------------------------------------- */
+
+/*
+ * By default every builtin is computed on the GPU bit for bit as the CPU
+ * interpreter computes it (kernels/common/evt_math.h: within a few ulp of
+ * the exact value).  With fast math on (on = 1; 0 turns it off), compiles
+ * (evt_kernel_cuda, evt_kernel_compile) and launches created afterwards
+ * compute exp, sigmoid, silu and gelu_tanh on the GPU's approximate
+ * ex2 and rcp instead, as nvcc's --use_fast_math and cuBLASLt's GELU
+ * epilogue do: several times fewer instructions, results no longer the
+ * interpreter's bits but within evt_check_values' f32 tolerance of the f64
+ * reference, except that results below 2^-126 may be 0
+ * (kernels/common/fast_math.cuh; docs/codegen.md has the error measured).
+ * gelu (erf), tanh and the other builtins stay exact.  Fast-math kernels
+ * are other code: the kernel cache and the tuning database keep them
+ * apart.  EVT_ERR_INVALID_ARGUMENT for `on` other than 0 or 1.
+ */
+EVT_API evt_status evt_ctx_set_fast_math(evt_ctx *ctx, int on);
+/* 1 when fast math is on for the context's later compiles and launches;
+ * 0 otherwise (and for NULL). */
+EVT_API int evt_ctx_fast_math(const evt_ctx *ctx);
+
 /* ---- where the context loads its libraries from ---------------------- */
 
 typedef enum evt_library {

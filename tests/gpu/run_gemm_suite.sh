@@ -208,6 +208,14 @@ runs() {
     echo "$c/builtins.evt builtins_bf16 1000,1000,24"
     echo "$c/builtins.evt builtins_bf16 1,4097,13"
     echo "$c/builtins.evt builtins_bf16 127,127,4104 --special"
+    # Fast math (exp, sigmoid, silu, gelu_tanh approximate): f32 outputs
+    # within the f32 tolerance of the f64 reference, specials as the exact ones.
+    echo "$c/builtins.evt builtins_f16 1000,127,24 --fast-math"
+    echo "$c/builtins.evt builtins_f16 4097,7,24 --special --fast-math"
+    echo "$c/builtins.evt builtins_f16 1000,1000,24 --fast-math --param s=2"
+    echo "$c/builtins.evt builtins_bf16 127,127,4104 --special --fast-math"
+    echo "$c/builtins.evt builtins_f16 1000,1000,4104 --fast-math --config sm90_coop2_128x256x64_s3"
+    echo "$c/builtins.evt builtins_f16 3000,1000,520 --fast-math --config sm90_pp2_128x128x64_s6 --special"
     # Arithmetic, negation, comparisons and ?:.
     echo "$c/operators.evt operators 1000,127,24"
     echo "$c/operators.evt operators 4097,7,13 --special"

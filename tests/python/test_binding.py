@@ -833,6 +833,51 @@ def test_gpu_gemm_bias_gelu():
         check_close(y, ref, f"mlp_up {m}x{n}x{kk}")
 
 
+FAST_SOURCE = """
+epilogue act {
+    in  b : bf16[N]
+    out y : bf16[M, N] = gelu_tanh(acc + b)
+    out s : f32[M, N] = silu(acc) + sigmoid(acc) + exp(acc * 0.125)
+}
+kernel mlp_fast = gemm(a: bf16 row, b: bf16 col, acc: f32) with act
+"""
+
+
+def test_fast_math_listing():
+    m = evt.compile(source=FAST_SOURCE, fast_math=True)
+    assert m.fast_math
+    src = m.kernel("mlp_fast").cuda("sm_90a")
+    assert "common/fast_math.cuh" in src
+    for f in ("evt_fast_gelu_tanh(", "evt_fast_silu(", "evt_fast_sigmoid(", "evt_fast_exp("):
+        assert f in src, f
+    m.set_fast_math(False)
+    assert not m.fast_math
+    exact = m.kernel("mlp_fast").cuda("sm_90a")
+    assert "evt_fast_" not in exact and "evt_gelu_tanh(" in exact
+    assert not evt.compile(source=FAST_SOURCE).fast_math
+    with raises(TypeError):
+        m.set_fast_math(1)
+    with raises(TypeError):
+        evt.compile(source=FAST_SOURCE, fast_math="yes")
+
+
+def test_gpu_fast_math():
+    # the tanh GELU as cuBLASLt computes it, and the others, against float64
+    need_gpu()
+    m = evt.compile(source=FAST_SOURCE, fast_math=True)
+    k = m.kernel("mlp_fast")
+    torch.manual_seed(5)
+    for (rows, n, kk) in [(1000, 520, 264), (7, 129, 13), (2048, 1024, 4096)]:
+        x = torch.randn(rows, kk, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, kk, device="cuda", dtype=torch.bfloat16) / kk ** 0.5 * 4
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        y, s = k(x, w.t(), b=b)
+        acc = x.double() @ w.double().t()
+        check_close(y, F.gelu(acc + b.double(), approximate="tanh"), f"fast gelu_tanh {rows}x{n}x{kk}")
+        want = F.silu(acc) + torch.sigmoid(acc) + torch.exp(acc * 0.125)
+        check_close(s, want, f"fast silu + sigmoid + exp {rows}x{n}x{kk}")
+
+
 def test_gpu_fp8_scaled_gemm():
     # fp8 operands of multiples of 1/4 in [-2, 2], which e4m3 and e5m2 hold
     # exactly: the f32 accumulator is exact, so the f64 reference decides.

@@ -172,6 +172,56 @@ static void test_library_paths(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* Fast math: off by default and for NULL; 0 and 1 only; a listing made
+ * with it calls exactly the fast builtins (exp, sigmoid, silu, gelu_tanh)
+ * and includes their header, gelu and tanh staying exact, and one made
+ * after it is turned off again is the exact listing, byte for byte (the
+ * module keeps the last listing's shared texts: they must not leak). */
+static void test_fast_math(void **state)
+{
+    (void)state;
+    static const char *const fm =
+        "epilogue e { in bias : f16[N]\n"
+        " out y : f16[M, N] = gelu_tanh(acc + bias) + silu(acc) + sigmoid(acc) + exp(acc)\n"
+        " out z : f32[M, N] = gelu(acc) + tanh(acc) }\n"
+        "kernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n";
+    evt_ctx *ctx = evt_ctx_create();
+    assert_int_equal(evt_ctx_fast_math(ctx), 0);
+    assert_int_equal(evt_ctx_fast_math(NULL), 0);
+    assert_int_equal(evt_ctx_set_fast_math(NULL, 1), EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(evt_ctx_set_fast_math(ctx, 2), EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "0 or 1"));
+    assert_int_equal(evt_ctx_fast_math(ctx), 0);
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "fm.evt", fm, strlen(fm), &m), EVT_OK);
+    assert_int_equal(evt_module_optimize(m, 2), EVT_OK);
+    const evt_kernel *k = evt_module_find_kernel(m, "k");
+    const evt_tuning t = {.config = "sm90_coop2_128x256x64_s3"}; /* a shorter listing */
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    const char *exact = NULL, *fast = NULL, *again = NULL;
+    assert_int_equal(evt_kernel_cuda(m, k, EVT_TARGET_SM90A, &exact), EVT_OK);
+    assert_null(strstr(exact, "evt_fast_"));
+    assert_null(strstr(exact, "fast_math.cuh"));
+    assert_non_null(strstr(exact, "evt_gelu_tanh("));
+    assert_int_equal(evt_ctx_set_fast_math(ctx, 1), EVT_OK);
+    assert_string_equal(evt_ctx_last_error(ctx), "");
+    assert_int_equal(evt_ctx_fast_math(ctx), 1);
+    assert_int_equal(evt_kernel_cuda(m, k, EVT_TARGET_SM90A, &fast), EVT_OK);
+    assert_non_null(strstr(fast, "#include \"common/fast_math.cuh\""));
+    static const char *const fast_names[] = {"evt_fast_gelu_tanh(", "evt_fast_silu(", "evt_fast_sigmoid(",
+                                             "evt_fast_exp(", "evt_gelu(", "evt_tanh("};
+    for (size_t i = 0; i < sizeof fast_names / sizeof fast_names[0]; i++)
+        assert_non_null(strstr(fast, fast_names[i]));
+    static const char *const exact_names[] = {"evt_gelu_tanh(", "evt_silu(", "evt_sigmoid(", "evt_exp("};
+    for (size_t i = 0; i < sizeof exact_names / sizeof exact_names[0]; i++)
+        assert_null(strstr(fast, exact_names[i])); /* "evt_fast_exp(" does not hold "evt_exp(" */
+    assert_int_equal(evt_ctx_set_fast_math(ctx, 0), EVT_OK);
+    assert_int_equal(evt_kernel_cuda(m, k, EVT_TARGET_SM90A, &again), EVT_OK);
+    assert_string_equal(again, exact);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_forced_listing),
         cmocka_unit_test(test_listing_reuse),
         cmocka_unit_test(test_library_paths),
+        cmocka_unit_test(test_fast_math),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,6 +192,8 @@ _OPTIONAL = {
                              ctypes.POINTER(CheckVerdict)]),
     "evt_ctx_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
     "evt_ctx_set_library_path": (_st, [_p, _i, _s]),
+    "evt_ctx_set_fast_math": (_st, [_p, _i]),
+    "evt_ctx_fast_math": (_i, [_p]),
     "evt_launch_set_tuning": (_st, [_p, ctypes.POINTER(Tuning)]),
     "evt_launch_tune": (_st, [_p, _p, ctypes.POINTER(TuneOptions), ctypes.POINTER(TuneResult)]),
     "evt_tuning_db_path": (None, [ctypes.c_char_p, _z]),

@@ -1,0 +1,84 @@
+/*
+ * fast_math.cuh - the builtins of a fast-math compile (evt_ctx_set_fast_math,
+ * evtc --fast-math), GPU only: exp, sigmoid, silu and gelu_tanh on the
+ * special-function unit's ex2.approx and rcp.approx, as nvcc's
+ * --use_fast_math and cuBLASLt's GELU epilogue do, in place of
+ * evt_math.h's correctly rounded arithmetic.  Every other builtin, gelu
+ * (erf) and tanh included, stays evt_math.h's.
+ *
+ * What is given up: the interpreter's bits.  What is kept: the results
+ * pass evt_check_values' f32 tolerance against the f64 reference; each
+ * is within a few f32 ulp except where a result is tiny next to its
+ * argument (|w| large below), and results below 2^-126 may be 0 (the ftz
+ * forms).  NaN in gives NaN out; the infinities give the exact builtins'
+ * results (silu(-inf) = gelu_tanh(-inf) = -0).  docs/codegen.md has the
+ * error measured on the GPU and why tanh.approx is not used.
+ */
+#ifndef EVT_FAST_MATH_CUH
+#define EVT_FAST_MATH_CUH
+
+/* 2^x, relative error about 2^-22; 0 below -126, +inf from 128 on */
+__device__ __forceinline__ float evtf_ex2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* 1/x within one ulp for normal results; 0 where 1/x is below 2^-126 */
+__device__ __forceinline__ float evtf_rcp(float x)
+{
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/*
+ * e^x = 2^(x log2 e): x log2 e is carried as hi + lo (lo the product's
+ * rounding error, from an fma, plus x times log2 e's own), so that the
+ * exponent's rounding, which |x| up to 88 would amplify to 40 ulp, costs
+ * nothing: 2^hi (1 + lo ln2).
+ */
+__device__ __forceinline__ float evt_fast_exp(float x)
+{
+    const float l2e = 1.44269502f, l2e_lo = 1.92596299e-08f; /* log2 e = l2e + l2e_lo */
+    const float hi = __fmul_rn(x, l2e);
+    const float lo = __fmaf_rn(x, l2e_lo, __fmaf_rn(x, l2e, -hi));
+    const float e = evtf_ex2(hi);
+    /* from |hi| = 128 on e is 0 or +inf already, and lo (up to half an ulp
+     * of hi) could make inf (1 + lo ln2) a NaN; a NaN x fails the test too */
+    return fabsf(hi) < 128.0f ? __fmaf_rn(e, __fmul_rn(lo, 0.693147182f), e) : e;
+}
+
+/* 1 / (1 + 2^(-x log2 e)): 1 at +inf, 0 at -inf and below about -87 */
+__device__ __forceinline__ float evt_fast_sigmoid(float x)
+{
+    return evtf_rcp(__fadd_rn(1.0f, evtf_ex2(__fmul_rn(x, -1.44269502f))));
+}
+
+/*
+ * x * sigmoid(x).  Below about -88 the sigmoid is 0 and the product -0;
+ * at -inf it would be -inf * 0: max(x, -2^100) keeps the -0 (and a NaN x
+ * has already made the sigmoid NaN).
+ */
+__device__ __forceinline__ float evt_fast_silu(float x)
+{
+    return __fmul_rn(fmaxf(x, -1.26765060e30f), evt_fast_sigmoid(x));
+}
+
+/*
+ * 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), is x sigmoid(2u),
+ * and 2u log2 e = x (c1 + c3 x^2): one ex2 and one rcp, no cancellation
+ * (tanh.approx would be one MUFU fewer, but 1 + tanh(u) cancels for
+ * negative x and its 2^-11 error becomes the result's).  x^2 overflowing
+ * makes the exponent +-inf and the result x or -0, as it should be.
+ */
+__device__ __forceinline__ float evt_fast_gelu_tanh(float x)
+{
+    const float c1 = -2.30220819f;  /* -2 sqrt(2/pi) log2 e */
+    const float c3 = -0.102943242f; /* c1 0.044715 */
+    const float w = __fmul_rn(x, __fmaf_rn(c3, __fmul_rn(x, x), c1));
+    return __fmul_rn(fmaxf(x, -1.26765060e30f), evtf_rcp(__fadd_rn(1.0f, evtf_ex2(w))));
+}
+
+#endif
