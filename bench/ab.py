@@ -8,6 +8,8 @@ maps refused, say) shows.
 
 AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM;
 AB_PLAIN=only: D = acc alone, no GELU.
+AB_FAST=1: GEMM shapes also run gelu_tanh under fast math (cuBLASLt's own
+function) against the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
@@ -24,7 +26,7 @@ import torch.nn.functional as F
 import evt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import EVT_SOURCE, side_by_side  # noqa: E402
+from bench import EVT_SOURCE, FAST_SOURCE, side_by_side  # noqa: E402
 
 torch.backends.cudnn.benchmark = True
 dev = torch.device("cuda")
@@ -35,6 +37,7 @@ epilogue plain {
 }
 kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
 """, name="ab.evt")
+mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
 
 
 def compare(label, bind, configs, peer, peer_name, check):
@@ -79,6 +82,12 @@ if "gemm" in parts:
                     lambda: m.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                     lambda y: close("gemm", y, ref))
+        if os.environ.get("AB_FAST"):
+            ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+            compare(f"gemm+bias+gelu_tanh fast {M}x{N}x{K}",
+                    lambda: mf.kernel("linear_gelu_tanh").bind(a, w.t(), bias=bias), configs,
+                    lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
+                    lambda y: close("gemm fast", y, ref))
         if os.environ.get("AB_PLAIN"):  # D = acc against cuBLAS's plain GEMM (issue 16's second goal)
             ref = a.float() @ w.float().t()
             compare(f"gemm {M}x{N}x{K}", lambda: m.kernel("linear").bind(a, w.t()), configs,
