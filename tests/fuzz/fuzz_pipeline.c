@@ -123,7 +123,7 @@ static void emit(evt_ctx *ctx, evt_module *m, const evt_kernel *k, evt_target t,
 /* Every kernel for every target: the full listing; then on one target
  * drawn from the input, every configuration's admission (the planner's
  * refusals, each with its reason) and one admitted configuration, forced
- * with a drawn split-K and row group (what a launch emits).  The listings
+ * with a drawn split-K, row group and fast math (what a launch emits).  The listings
  * go first: the targets share a kernel's target-independent text, which
  * the module keeps between emissions while the row group stays. */
 static void emit_all(evt_ctx *ctx, evt_module *m, input *in)
@@ -152,8 +152,12 @@ static void emit_all(evt_ctx *ctx, evt_module *m, input *in)
         if (evt_ctx_set_tuning(ctx, &tu) != EVT_OK)
             fail(in, "evt_ctx_set_tuning(%s, %d, %d): %s", tu.config, tu.split_k, tu.row_group,
                  evt_ctx_last_error(ctx));
+        const int fast = (int)pg_below(&in->data, 2); /* the forced emission with fast math or without */
+        if (evt_ctx_set_fast_math(ctx, fast) != EVT_OK)
+            fail(in, "evt_ctx_set_fast_math(%d): %s", fast, evt_ctx_last_error(ctx));
         emit(ctx, m, k, t, in, tu.config);
         evt_ctx_set_tuning(ctx, NULL);
+        evt_ctx_set_fast_math(ctx, 0);
     }
 }
 
