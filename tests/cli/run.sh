@@ -171,6 +171,28 @@ expect "evtc run --gemm followed by an option: an error" 1 "--gemm needs a value
 run negative run "$lay" --kernel rc_f16 --gemm -1,5,5
 expect "evtc run --gemm with a negative size: refused for its sign" 1 "three integers from 0 to 2^31-1 (got '-1,5,5')"
 
+# ---- --fast-math ----------------------------------------------------------------------
+printf 'epilogue e {\n    out y : f16[M, N] = gelu_tanh(acc) + exp(acc)\n}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n' >fm.evt
+run fm fm.evt --emit=cuda --target sm_90a --fast-math
+if [ "$rc" = 0 ] && grep -qF '#include "common/fast_math.cuh"' "$tmp/fm.out" &&
+    grep -qF 'evt_fast_gelu_tanh(' "$tmp/fm.out" && grep -qF 'evt_fast_exp(' "$tmp/fm.out"; then
+    ok "--fast-math: the fast builtins and their header"
+else
+    { echo "exit $rc"; cat "$tmp/fm.err"; } >"$tmp/why"
+    fail "--fast-math: the fast builtins and their header"
+fi
+run fm0 fm.evt --emit=cuda --target sm_90a
+if [ "$rc" = 0 ] && ! grep -q 'fast_math\|evt_fast_' "$tmp/fm0.out"; then
+    ok "without --fast-math: the exact builtins alone"
+else
+    { echo "exit $rc"; cat "$tmp/fm0.err"; } >"$tmp/why"
+    fail "without --fast-math: the exact builtins alone"
+fi
+run fm_value fm.evt --emit=cuda --fast-math=1
+expect "--fast-math takes no value" 1 "--fast-math=1"
+run fm_run run fm.evt --kernel k --gemm 8,8,8 --fast-math --reps 0 --bench
+expect "evtc run takes --fast-math (and refuses --reps 0 before any GPU)" 1 "(got '0')"
+
 # ---- --emit=dot: one graph, through one dot call -----------------------------------
 if command -v dot >/dev/null 2>&1; then
     for f in "$root"/examples/*.evt; do
