@@ -8,8 +8,8 @@ maps refused, say) shows.
 
 AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM;
 AB_PLAIN=only: D = acc alone, no GELU.
-AB_FAST=1: GEMM shapes also run gelu_tanh under fast math (cuBLASLt's own
-function) against the same cuBLASLt epilogue.
+AB_FAST=1: GEMM shapes also run gelu_tanh (cuBLASLt's own function) and
+gelu (erf) under fast math against the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
@@ -38,6 +38,7 @@ epilogue plain {
 kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
 """, name="ab.evt")
 mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
+mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 
 
 def compare(label, bind, configs, peer, peer_name, check):
@@ -88,6 +89,11 @@ if "gemm" in parts:
                     lambda: mf.kernel("linear_gelu_tanh").bind(a, w.t(), bias=bias), configs,
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                     lambda y: close("gemm fast", y, ref))
+            ref = F.gelu(a.double() @ w.double().t() + bias.double())
+            compare(f"gemm+bias+gelu fast {M}x{N}x{K}",
+                    lambda: mfe.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
+                    lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
+                    lambda y: close("gemm fast erf", y, ref))
         if os.environ.get("AB_PLAIN"):  # D = acc against cuBLAS's plain GEMM (issue 16's second goal)
             ref = a.float() @ w.float().t()
             compare(f"gemm {M}x{N}x{K}", lambda: m.kernel("linear").bind(a, w.t()), configs,

@@ -8,6 +8,8 @@ cuBLASLt's fused epilogue, and relu(conv + b + z) (1x1, 3x3, 7x7, stride 1 and
 2, batch 1 to 256, channel counts that are not multiples of 64) against cuDNN's
 fused kernel, each with the heuristic's plan and with the plan Launch.tune
 measured (in a tuning database of this run), the configuration of each named.
+WIDE_PARTS="gemm" or "conv" runs one half; WIDE_FAST=1 compiles our kernels
+under fast math (the GELU on the approximate ex2 and rcp, docs/codegen.md).
 
 GEMM + bias + GELU (f16; A row-major, B column-major = an nn.Linear weight)
 against cuBLASLt's fused epilogue (torch._addmm_activation), eager PyTorch and
@@ -373,8 +375,9 @@ def geomean(xs):
 def wide(m, peak, bw):
     import tempfile
     os.environ["EVT_CACHE_DIR"] = os.environ.get("EVT_WIDE_CACHE_DIR") or tempfile.mkdtemp(prefix="evt-wide-")
-    wm = evt.compile(source=WIDE_SOURCE, name="wide.evt")
-    lines = ["\n## The wide sweep: heuristic and tuned (issue 15)\n",
+    fast = os.environ.get("WIDE_FAST") == "1"  # our kernels under fast math (docs/codegen.md)
+    wm = evt.compile(source=WIDE_SOURCE, name="wide.evt", fast_math=fast)
+    lines = [f"\n## The wide sweep: heuristic and tuned (issue 15){', evt under fast math' if fast else ''}\n",
              "Every shape checked first, and again after tuning; then our kernel with the "
              "heuristic's plan, with the plan `Launch.tune` recorded (tuned in this run, "
              "`max_seconds=10`) and the peer, timed in three alternating rounds, each the median "

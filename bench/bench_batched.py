@@ -2,7 +2,7 @@
 activation, the same under torch.compile, and torch.bmm alone, in one run.
 
     PYTHONPATH=bindings/python python3 bench/bench_batched.py [--quick] [--out FILE.md]
-        [--dtype bf16|f16] [--rounds 5] [--compiles 1] [--nominal]
+        [--dtype bf16|f16] [--rounds 5] [--compiles 1] [--nominal] [--fast-math]
 
 The computation (the batched-GEMM issue's goal), for each of L problems l:
 
@@ -113,6 +113,9 @@ def main():
                     help="torch.compile compiles per case, the fastest counted")
     ap.add_argument("--nominal", action="store_true",
                     help="roofline from H200's datasheet (989 TFLOP/s, 4.8 TB/s), not measured")
+    ap.add_argument("--fast-math", action="store_true",
+                    help="our kernels under fast math (GELU on the approximate ex2 and rcp), "
+                         "still checked against the float32 reference")
     args = ap.parse_args()
     dt = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     esize = 2
@@ -138,9 +141,10 @@ def main():
                     f"{peak / 1e12:.0f} TFLOP/s")
     print("# ceilings:", ceilings, flush=True)
 
-    m = evt.compile(source=EVT_SOURCE, name="bench_batched.evt")
+    m = evt.compile(source=EVT_SOURCE, name="bench_batched.evt", fast_math=args.fast_math)
     cases = [CASES[i] for i in QUICK] if args.quick else CASES
-    lines = [f"## Batched GEMM + bias + activation ({args.dtype}, f32 accumulation)\n",
+    lines = [f"## Batched GEMM + bias + activation ({args.dtype}, f32 accumulation"
+             f"{', evt under fast math' if args.fast_math else ''})\n",
              f"Measured by `bench/bench_batched.py` on {header}. Roofline ceilings: {ceilings}. "
              f"Times are medians of CUDA-event timings (triton do_bench, L2 flushed) in µs, each "
              f"the median of {args.rounds} rounds alternating evt and the peers; ratios are peer "

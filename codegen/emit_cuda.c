@@ -51,7 +51,7 @@ static void ref(strbuf *sb, const ir_value *v)
 /* The builtins a fast-math compile takes from common/fast_math.cuh. */
 static int fast_builtin(ir_op op)
 {
-    return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH;
+    return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH || op == IR_GELU;
 }
 
 static void emit_expr(strbuf *sb, const ir_value *v, int fast_math)
@@ -670,7 +670,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
      * sm_90a-only tiles refuse to compile. */
     const char *digits = evt_target_name(target) + 3;
     if (sel->fast_math)
-        sb_puts(sb, " * Fast math: exp, sigmoid, silu and gelu_tanh on ex2.approx and rcp.approx\n"
+        sb_puts(sb, " * Fast math: exp, sigmoid, silu, gelu_tanh and gelu on ex2.approx and rcp.approx\n"
                     " * (common/fast_math.cuh), not bit for bit the interpreter's.\n");
     sb_printf(sb, " * nvcc: -std=c++17 --fmad=false -gencode arch=compute_%s,code=sm_%s\n"
                   " *       -I PREFIX/include/evt/kernels\n */\n",

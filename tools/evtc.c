@@ -50,7 +50,7 @@ static void usage(FILE *f)
           "  --target T              sm_80, sm_86, sm_89 or sm_90a (default: the GPU\n"
           "                          present, else sm_90a);\n"
           "                          may be given several times\n"
-          "  --fast-math             compute exp, sigmoid, silu and gelu_tanh on the GPU's\n"
+          "  --fast-math             compute exp, sigmoid, silu, gelu and gelu_tanh on the GPU's\n"
           "                          approximate ex2 and rcp: fewer instructions, results\n"
           "                          within a few ulp, no longer the interpreter's bits\n"
           "  --time                  report the NVRTC compile time of each kernel and target\n"

@@ -79,7 +79,7 @@ static void run_usage(FILE *f)
           "                       sample of rows, unless an output reduces over M)\n"
           "  --bench              print the median time, TFLOP/s and GB/s\n"
           "  --special            put NaN, +-inf and -0.0 among the input values\n"
-          "  --fast-math          exp, sigmoid, silu and gelu_tanh on the GPU's approximate\n"
+          "  --fast-math          exp, sigmoid, silu, gelu, gelu_tanh on the GPU's approximate\n"
           "                       ex2 and rcp (as evtc --fast-math)\n"
           "  --param NAME=VALUE   set a param (default: its default, else a random\n"
           "                       value in [0.5, 2)); may be given several times\n"

@@ -344,14 +344,14 @@ EVT_API evt_status evt_target_parse(const char *name, evt_target *out);
  * interpreter computes it (kernels/common/evt_math.h: within a few ulp of
  * the exact value).  With fast math on (on = 1; 0 turns it off), compiles
  * (evt_kernel_cuda, evt_kernel_compile) and launches created afterwards
- * compute exp, sigmoid, silu and gelu_tanh on the GPU's approximate
+ * compute exp, sigmoid, silu, gelu and gelu_tanh on the GPU's approximate
  * ex2 and rcp instead, as nvcc's --use_fast_math and cuBLASLt's GELU
  * epilogue do: several times fewer instructions, results no longer the
  * interpreter's bits but within evt_check_values' f32 tolerance of the f64
  * reference (a few ulp for |x| <= 4, at most 1e-5 relative), except that
  * results below 2^-119 in magnitude may be 0 (kernels/common/fast_math.cuh,
  * docs/codegen.md).
- * gelu (erf), tanh and the other builtins stay exact.  Fast-math kernels
+ * tanh and the other builtins stay exact.  Fast-math kernels
  * are other code: the kernel cache and the tuning database keep them
  * apart.  EVT_ERR_INVALID_ARGUMENT for `on` other than 0 or 1.
  */

@@ -208,7 +208,7 @@ runs() {
     echo "$c/builtins.evt builtins_bf16 1000,1000,24"
     echo "$c/builtins.evt builtins_bf16 1,4097,13"
     echo "$c/builtins.evt builtins_bf16 127,127,4104 --special"
-    # Fast math (exp, sigmoid, silu, gelu_tanh approximate): f32 outputs
+    # Fast math (exp, sigmoid, silu, gelu, gelu_tanh approximate): f32 outputs
     # within the f32 tolerance of the f64 reference, specials as the exact ones.
     echo "$c/builtins.evt builtins_f16 1000,127,24 --fast-math"
     echo "$c/builtins.evt builtins_f16 4097,7,24 --special --fast-math"

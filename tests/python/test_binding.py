@@ -838,6 +838,7 @@ epilogue act {
     in  b : bf16[N]
     out y : bf16[M, N] = gelu_tanh(acc + b)
     out s : f32[M, N] = silu(acc) + sigmoid(acc) + exp(acc * 0.125)
+    out g : bf16[M, N] = gelu(acc + b)
 }
 kernel mlp_fast = gemm(a: bf16 row, b: bf16 col, acc: f32) with act
 """
@@ -848,12 +849,12 @@ def test_fast_math_listing():
     assert m.fast_math
     src = m.kernel("mlp_fast").cuda("sm_90a")
     assert "common/fast_math.cuh" in src
-    for f in ("evt_fast_gelu_tanh(", "evt_fast_silu(", "evt_fast_sigmoid(", "evt_fast_exp("):
+    for f in ("evt_fast_gelu_tanh(", "evt_fast_silu(", "evt_fast_sigmoid(", "evt_fast_exp(", "evt_fast_gelu("):
         assert f in src, f
     m.set_fast_math(False)
     assert not m.fast_math
     exact = m.kernel("mlp_fast").cuda("sm_90a")
-    assert "evt_fast_" not in exact and "evt_gelu_tanh(" in exact
+    assert "evt_fast_" not in exact and "evt_gelu_tanh(" in exact and "evt_gelu(" in exact
     assert not evt.compile(source=FAST_SOURCE).fast_math
     with raises(TypeError):
         m.set_fast_math(1)
@@ -871,11 +872,12 @@ def test_gpu_fast_math():
         x = torch.randn(rows, kk, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, kk, device="cuda", dtype=torch.bfloat16) / kk ** 0.5 * 4
         b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
-        y, s = k(x, w.t(), b=b)
+        y, s, g = k(x, w.t(), b=b)
         acc = x.double() @ w.double().t()
         check_close(y, F.gelu(acc + b.double(), approximate="tanh"), f"fast gelu_tanh {rows}x{n}x{kk}")
         want = F.silu(acc) + torch.sigmoid(acc) + torch.exp(acc * 0.125)
         check_close(s, want, f"fast silu + sigmoid + exp {rows}x{n}x{kk}")
+        check_close(g, gelu64(acc + b.double()), f"fast gelu {rows}x{n}x{kk}")
 
 
 def test_gpu_fp8_scaled_gemm():

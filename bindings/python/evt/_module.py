@@ -321,12 +321,12 @@ class Module:
 
     def set_fast_math(self, on=True):
         """Fast math for every compile and launch of this module from now on
-        (set_fast_math(False) turns it off): exp, sigmoid, silu and gelu_tanh
+        (set_fast_math(False) turns it off): exp, sigmoid, silu, gelu and gelu_tanh
         computed on the GPU's approximate ex2 and rcp, as nvcc's
         --use_fast_math and cuBLASLt's GELU epilogue do.  Several times fewer
         instructions; results within a few f32 ulp of the exact value (those
         below 2^-126 may be 0), no longer bit for bit what the CPU
-        interpreter computes.  gelu (erf), tanh and the other builtins stay
+        interpreter computes.  tanh and the other builtins stay
         exact.  Launches already bound keep what they were made with."""
         if not isinstance(on, bool):
             raise TypeError(f"set_fast_math takes True or False, not {on!r}")
