@@ -1697,6 +1697,16 @@ static void test_tune_records_and_launches_take_it(void **state)
     expect_ok(ctx2, evt_launch_run(l2, NULL));
     assert_non_null(strstr(evt_launch_plan(l2), r.best.config));
     assert_non_null(strstr(evt_launch_plan(l2), " tuned"));
+    /* nor for a launch compiled with fast math: other code, its own records */
+    expect_ok(ctx2, evt_ctx_set_fast_math(ctx2, 1));
+    bufs b3 = {mem, {0}, 0};
+    evt_launch *l3 = ragged_tn(m2, &b3);
+    expect_ok(ctx2, evt_launch_run(l3, NULL));
+    assert_null(strstr(evt_launch_plan(l3), "tuned"));
+    assert_non_null(strstr(evt_launch_plan(l3), r.heuristic.config));
+    evt_launch_destroy(l3);
+    free_bufs(&b3);
+    expect_ok(ctx2, evt_ctx_set_fast_math(ctx2, 0));
     /* not with ignore_records, nor under a forced configuration */
     const evt_tuning ignore = {.ignore_records = 1};
     expect_ok(ctx2, evt_launch_set_tuning(l2, &ignore));
