@@ -1,7 +1,7 @@
 """bench_fp8.py - fp8 GEMM with per-row and per-column scales + bias + GELU -> e4m3 + amax
 against torch._scaled_mm with row-wise scales and the same epilogue, in one run.
 
-    PYTHONPATH=bindings/python python3 bench/bench_fp8.py [--quick] [--out FILE.md]
+    PYTHONPATH=bindings/python python3 bench/bench_fp8.py [--quick] [--out FILE.md] [--fast-math]
 
 The computation (issue 19's goal, spec section 7):
 
@@ -76,17 +76,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="4096^3 only")
     ap.add_argument("--out", default=None, help="write the table as markdown here")
+    ap.add_argument("--fast-math", action="store_true",
+                    help="our kernel under fast math (the GELU on the approximate ex2 and rcp)")
     args = ap.parse_args()
     p = torch.cuda.get_device_properties(0)
     header = (f"{p.name}, {p.multi_processor_count} SMs, torch {torch.__version__}, "
               f"evt {evt.library_version}, {datetime.date.today().isoformat()}")
     print("#", header)
-    m = evt.compile(source=EVT_SOURCE, name="bench_fp8.evt")
+    m = evt.compile(source=EVT_SOURCE, name="bench_fp8.evt", fast_math=args.fast_math)
     k = m.kernel("fp8_linear")
     cases = [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 4096, 1024), (4096, 14336, 4096)]
     if args.quick:
         cases = cases[:1]
-    lines = [f"## fp8 GEMM + row/column scales + bias + GELU -> e4m3 + amax\n",
+    lines = [f"## fp8 GEMM + row/column scales + bias + GELU -> e4m3 + amax"
+             f"{' (evt under fast math)' if args.fast_math else ''}\n",
              f"Measured by `bench/bench_fp8.py` on {header}. Times in µs; ratios are peer time / "
              "evt time (above 1: evt is faster).\n",
              "| M×N×K | evt µs | TFLOP/s | plan | scaled_mm + eager µs | ratio | scaled_mm + "
