@@ -11,10 +11,10 @@
  * formulas alone (bench/fast_math_model.c, the SFU taken as exact) are
  * within 18 ulp for |x| <= 4 and 1e-5 relative everywhere, where a result
  * is at least 2^-119 in magnitude; below that it may be 0, as the ftz
- * forms flush what reaches them under 2^-126.  NaN in gives NaN out; the
- * infinities give the exact builtins' results (silu(-inf) =
- * gelu_tanh(-inf) = gelu(-inf) = -0).  docs/codegen.md says why tanh.approx is not
- * used.
+ * forms flush what reaches them under 2^-126.  NaN in gives NaN out;
+ * the infinities give the exact builtins' results (silu(-inf) =
+ * gelu_tanh(-inf) = gelu(-inf) = -0).  docs/codegen.md says why
+ * tanh.approx is not used.
  */
 #ifndef EVT_FAST_MATH_CUH
 #define EVT_FAST_MATH_CUH
@@ -59,7 +59,7 @@ __device__ __forceinline__ float evt_fast_sigmoid(float x)
 }
 
 /*
- * x * sigmoid(x).  Below about -88 the sigmoid is 0 and the product -0;
+ * x * sigmoid(x).  Below about -87 the sigmoid is 0 and the product -0;
  * at -inf it would be -inf * 0: max(x, -2^100) keeps the -0 (and a NaN x
  * has already made the sigmoid NaN).
  */
