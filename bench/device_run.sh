@@ -2,7 +2,8 @@
 # device_run.sh - one device call: correctness first, then timings, each
 # section ending in a short summary.  Sections (default: check gelu sweep bench):
 #   check   tests/gpu/run_gemm_suite.sh, the embedding example, every builtin
-#           on the GPU against evt_math.h's C build bit for bit, the Python
+#           on the GPU against evt_math.h's C build bit for bit, fast math's
+#           builtins against f64 within their bounds, the Python
 #           binding and the ResNet-50 layers against F.conv2d in float64
 #   torch   tests/python/test_torch.py (custom op, torch.compile, CUDA graph
 #           capture) and bench_binding.py --host (host time per call)
@@ -89,6 +90,7 @@ for s in $sections; do
         step "gemm suite" suite.log env EVTC="$build/evtc" bash tests/gpu/run_gemm_suite.sh
         step "embed" embed.log "$build/examples/embed/embed"
         step "math bits" math_bits.log "$build/tests/gpu/math_bits"
+        step "fast math error" fast_math_error.log "$build/tests/gpu/fast_math_error"
         step "launch workspace" workspace.log "$build/tests/gpu/launch_workspace"
         step "python binding" python.log python3 tests/python/test_binding.py
         step "resnet shapes" resnet.log python3 tests/python/test_resnet_shapes.py
