@@ -2,8 +2,13 @@
 each under several epilogue row groups (Launch.set_tuning(row_group=G); "-" = the emitter's choice), for tuning
 codegen's row_group() and for ncu.  Each result is checked against PyTorch first (evt.check).
 
-    PYTHONPATH=bindings/python python3 bench/profile_gelu.py
+    PYTHONPATH=bindings/python python3 bench/profile_gelu.py [--fast-math]
+
+--fast-math: the kernels compiled with fast math (exp, sigmoid, silu, gelu and
+gelu_tanh on the approximate ex2 and rcp; relu is the same code either way).
 """
+import sys
+
 import torch
 import torch.nn.functional as F
 from triton.testing import do_bench
@@ -17,7 +22,9 @@ epilogue e_{f} {{ in bias : f16[N]  out y : f16[M, N] = {f}(acc + bias) }}
 kernel k_{f} = gemm(a: f16 row, b: f16 col, acc: f32) with e_{f}
 epilogue z_{f} {{ in bias : f16[N]  in z : f16[M, N]  out y : f16[M, N] = {f}(acc + bias + z) }}
 kernel kz_{f} = gemm(a: f16 row, b: f16 col, acc: f32) with z_{f}""" for f in FNS)
-m = evt.compile(source=SRC, name="gelu.evt")
+FAST = "--fast-math" in sys.argv[1:]
+m = evt.compile(source=SRC, name="gelu.evt", fast_math=FAST)
+print("fast math" if FAST else "exact builtins (evt_math.h)")
 M = N = K = 4096
 a = torch.randn(M, K, device="cuda", dtype=torch.float16)
 w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
