@@ -986,14 +986,18 @@ __attribute__((visibility("default"))) CUresult cuLaunchKernelEx(const void *con
 
 /* ---- memory ------------------------------------------------------------------ */
 
+/* Whether block b holds [p, p + n). */
+static int holds(const fk_block *b, unsigned long long p, size_t n)
+{
+    return p >= b->base && p - b->base <= b->size && n <= b->size - (p - b->base);
+}
+
 /* The live block holding [p, p + n); NULL if none. */
 static fk_block *block_of(unsigned long long p, size_t n)
 {
-    for (size_t i = 0; i < fk.nblocks; i++) {
-        fk_block *b = &fk.blocks[i];
-        if (p >= b->base && p - b->base <= b->size && n <= b->size - (p - b->base))
-            return b;
-    }
+    for (size_t i = 0; i < fk.nblocks; i++)
+        if (holds(&fk.blocks[i], p, n))
+            return &fk.blocks[i];
     return NULL;
 }
 
@@ -1575,18 +1579,6 @@ FK_RECORD size_t fakecuda_live_allocs(size_t *bytes)
     return n;
 }
 
-FK_RECORD int fakecuda_find_alloc(const void *ptr, size_t bytes, unsigned long long *base, size_t *size)
-{
-    pthread_mutex_lock(&fk.lock);
-    const fk_block *b = block_of((uintptr_t)ptr, bytes);
-    if (b && base)
-        *base = b->base;
-    if (b && size)
-        *size = b->size;
-    pthread_mutex_unlock(&fk.lock);
-    return b != NULL;
-}
-
 FK_RECORD int fakecuda_find_alloc_at(const void *ptr, size_t bytes, size_t launch)
 {
     const unsigned long long p = (uintptr_t)ptr;
@@ -1595,8 +1587,7 @@ FK_RECORD int fakecuda_find_alloc_at(const void *ptr, size_t bytes, size_t launc
     for (size_t i = 0; i < fk.nblocks + fk.nfreed && !found; i++) {
         const int live = i < fk.nblocks;
         const fk_block *b = live ? &fk.blocks[i] : &fk.freed[i - fk.nblocks];
-        found = p >= b->base && p - b->base <= b->size && bytes <= b->size - (p - b->base) &&
-                b->since <= launch && (live || launch < b->until);
+        found = holds(b, p, bytes) && b->since <= launch && (live || launch < b->until);
     }
     pthread_mutex_unlock(&fk.lock);
     return found;

@@ -126,10 +126,6 @@ typedef struct fakecuda_attribute {
     X(int, fakecuda_get_alloc, (size_t i, fakecuda_alloc *out))                                 \
     /* Device allocations not freed, and their bytes (all, reset or not). */                   \
     X(size_t, fakecuda_live_allocs, (size_t *bytes))                                            \
-    /* The live allocation holding [ptr, ptr + bytes): 1 with its base and \
-     * size, else 0. */                                                                         \
-    X(int, fakecuda_find_alloc, (const void *ptr, size_t bytes, unsigned long long *base,      \
-                                 size_t *size))                                                 \
     /* 1 if an allocation live when launch record `launch` was made     \
      * (allocated before it, and not freed, or freed after it) holds    \
      * [ptr, ptr + bytes), else 0. */                                   \
