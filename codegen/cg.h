@@ -14,7 +14,7 @@ typedef struct cg_select {
     int aligned;   /* 1: the fast entries, 0: the guarded ones, -1: both */
     int split;     /* 0: plain entries, 1: the split-K pair (_splitk, _splitsum), 2: both */
     int row_group; /* rows per epilogue row group: 0 the code generator's choice, or 1..16 */
-    int fast_math; /* 1: exp, sigmoid, silu, gelu_tanh, gelu from common/fast_math.cuh */
+    int fast_math; /* 1: exp, sigmoid, silu, gelu_tanh, gelu from common/fast_math.h */
 } cg_select;
 
 /*

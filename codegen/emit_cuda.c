@@ -48,7 +48,7 @@ static void ref(strbuf *sb, const ir_value *v)
     sb_printf(sb, is_vector(v->shape) ? "v%d[i]" : "v%d", v->id);
 }
 
-/* The builtins a fast-math compile takes from common/fast_math.cuh. */
+/* The builtins a fast-math compile takes from common/fast_math.h. */
 static int fast_builtin(ir_op op)
 {
     return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH || op == IR_GELU;
@@ -671,13 +671,13 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     const char *digits = evt_target_name(target) + 3;
     if (sel->fast_math)
         sb_puts(sb, " * Fast math: exp, sigmoid, silu, gelu_tanh and gelu on ex2.approx and rcp.approx\n"
-                    " * (common/fast_math.cuh), not bit for bit the interpreter's.\n");
+                    " * (common/fast_math.h), not bit for bit the interpreter's.\n");
     sb_printf(sb, " * nvcc: -std=c++17 --fmad=false -gencode arch=compute_%s,code=sm_%s\n"
                   " *       -I PREFIX/include/evt/kernels\n */\n",
               digits, digits);
     sb_puts(sb, "#include \"common/evt_common.cuh\"\n#include \"common/evt_math.h\"\n");
     if (sel->fast_math)
-        sb_puts(sb, "#include \"common/fast_math.cuh\"\n");
+        sb_puts(sb, "#include \"common/fast_math.h\"\n");
     sb_puts(sb, "#include \"common/epilogue.cuh\"\n");
     sb_puts(sb, conv ? "#include \"mainloops/conv2d_fprop.cuh\"\n" : "#include \"mainloops/gemm.cuh\"\n");
     sb_putc(sb, '\n');

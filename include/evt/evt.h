@@ -349,7 +349,7 @@ EVT_API evt_status evt_target_parse(const char *name, evt_target *out);
  * epilogue do: several times fewer instructions, results no longer the
  * interpreter's bits but within evt_check_values' f32 tolerance of the f64
  * reference (a few ulp for |x| <= 4, at most 1e-5 relative), except that
- * results below 2^-119 in magnitude may be 0 (kernels/common/fast_math.cuh,
+ * results below 2^-119 in magnitude may be 0 (kernels/common/fast_math.h,
  * docs/codegen.md).  tanh and the other builtins stay exact.  Fast-math
  * kernels are other code: the kernel cache and the tuning database keep
  * them apart.  EVT_ERR_INVALID_ARGUMENT for `on` other than 0 or 1.

@@ -174,7 +174,7 @@ expect "evtc run --gemm with a negative size: refused for its sign" 1 "three int
 # ---- --fast-math ----------------------------------------------------------------------
 printf 'epilogue e {\n    out y : f16[M, N] = gelu_tanh(acc) + exp(acc)\n}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with e\n' >fm.evt
 run fm fm.evt --emit=cuda --target sm_90a --fast-math
-if [ "$rc" = 0 ] && grep -qF '#include "common/fast_math.cuh"' "$tmp/fm.out" &&
+if [ "$rc" = 0 ] && grep -qF '#include "common/fast_math.h"' "$tmp/fm.out" &&
     grep -qF 'evt_fast_gelu_tanh(' "$tmp/fm.out" && grep -qF 'evt_fast_exp(' "$tmp/fm.out"; then
     ok "--fast-math: the fast builtins and their header"
 else

@@ -1,5 +1,5 @@
 /*
- * fast_math_error.c - the claim of kernels/common/fast_math.cuh, on the GPU:
+ * fast_math_error.c - the claim of kernels/common/fast_math.h, on the GPU:
  * under fast math (evt_ctx_set_fast_math) exp, sigmoid, silu, gelu_tanh and
  * gelu, computed by a generated kernel on 2^22 inputs (every exponent with
  * random mantissas and signs, a quarter dense in [-30, 30], the special

@@ -848,7 +848,7 @@ def test_fast_math_listing():
     m = evt.compile(source=FAST_SOURCE, fast_math=True)
     assert m.fast_math
     src = m.kernel("mlp_fast").cuda("sm_90a")
-    assert "common/fast_math.cuh" in src
+    assert "common/fast_math.h" in src
     for f in ("evt_fast_gelu_tanh(", "evt_fast_silu(", "evt_fast_sigmoid(", "evt_fast_exp(", "evt_fast_gelu("):
         assert f in src, f
     m.set_fast_math(False)
