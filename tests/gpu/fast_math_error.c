@@ -20,6 +20,7 @@
 #include <evt/evt.h>
 
 #include "kernels/common/evt_math.h"
+#include "gpu_epilogue.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -61,7 +62,48 @@ static uint32_t rnd(uint64_t *s)
     return (uint32_t)(*s >> 16);
 }
 
-enum { M = 2048, N = 2048, K = 16 };
+enum { M = 2048, N = 2048 };
+
+/* gpu_epilogue_check: builtin f's results y of the inputs x (user) against f64. */
+static long check_output(void *user, int f, const void *data)
+{
+    const float *x = user, *y = data;
+    long bad = 0;
+    double max_ulp = 0, max_rel = 0;
+    for (size_t i = 0; i < (size_t)M * N; i++) {
+        const double want = ref(f, x[i]);
+        const float wf = (float)want, got = y[i];
+        const char *why = NULL;
+        if (isnan(x[i])) {
+            why = isnan(got) ? NULL : "not NaN for NaN";
+        } else if (isinf(wf)) {
+            why = got == wf || (f == 0 && got > 3e38f && want < 3.41e38) ? NULL : "not the infinity";
+        } else if (fabsf(wf) < 0x1p-119f) {
+            const float e = exact[f](x[i]); /* a zero's sign: the exact builtin's */
+            why = fabsf(got) > 0x1p-118f                               ? "tiny result too large"
+                  : got == 0.0f && e == 0.0f && signbit(got) != signbit(e) ? "a zero of the wrong sign"
+                                                                        : NULL;
+        } else if (isnan(got) || isinf(got)) {
+            /* exp's 2^hi overflows where x log2 e rounds up to 128 */
+            why = f == 0 && got > 0 && want > 3.40e38 ? NULL : "NaN or inf for a finite result";
+        } else {
+            const double err = fabs(got - want), rel = err / fabs(want), ulp = err / ulp_of(wf);
+            if (fabsf(x[i]) <= 4.0f) {
+                max_ulp = ulp > max_ulp ? ulp : max_ulp;
+                why = ulp > MAX_ULP ? "too many ulp" : NULL;
+            }
+            max_rel = rel > max_rel ? rel : max_rel;
+            if (!why && rel > MAX_REL)
+                why = "too large a relative error";
+        }
+        if (why && bad++ < 3)
+            fprintf(stderr, "fast_math_error: %s(%a): GPU %a, f64 %a: %s\n", names[f], (double)x[i], (double)got,
+                    want, why);
+    }
+    printf("fast_math_error: %-9s max %5.1f ulp (|x| <= 4), max relative %.2e; %ld of %d out of bounds\n",
+           names[f], max_ulp, max_rel, bad, M * N);
+    return bad;
+}
 
 int main(void)
 {
@@ -77,24 +119,11 @@ int main(void)
                             "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with all\n");
 
     evt_ctx *ctx = evt_ctx_create();
-    evt_module *m = NULL;
-    evt_launch *launch = NULL;
-    void *dx = NULL, *da = NULL, *db = NULL, *dy[NFN] = {NULL};
-    float *x = malloc(sizeof *x * M * N), *y = malloc(sizeof *y * M * N);
-    uint16_t *ab = malloc(2u * M * K);
+    float *x = malloc(sizeof *x * M * N);
     int rc = 1;
     evt_status st = EVT_ERR_NO_MEMORY;
-    if (!ctx || !x || !y || !ab)
-        goto fail;
-    if ((st = evt_ctx_set_fast_math(ctx, 1)) != EVT_OK)
-        goto fail;
-    st = evt_module_parse_buffer(ctx, "fast_math_error.evt", src, len, &m);
-    if (st != EVT_OK) {
-        fputs(m ? evt_module_diag_text(m, EVT_DIAG_TEXT) : "", stderr);
-        goto fail;
-    }
-    if ((st = evt_module_optimize(m, 2)) != EVT_OK ||
-        (st = evt_launch_create(m, evt_module_find_kernel(m, "k"), &launch)) != EVT_OK)
+    char why[512] = "out of memory";
+    if (!ctx || !x || (st = evt_ctx_set_fast_math(ctx, 1)) != EVT_OK)
         goto fail;
 
     const size_t nspecial = sizeof special / sizeof special[0];
@@ -111,84 +140,24 @@ int main(void)
     x[nspecial] = evt_inf();
     x[nspecial + 1] = evt_neg(evt_inf());
     x[nspecial + 2] = evt_nan();
-    for (size_t i = 0; i < (size_t)M * K; i++)
-        ab[i] = (uint16_t)(0x3c00u | (rnd(&seed) & 0x3ffu)); /* f16 in [1, 2): the unused acc */
-    const size_t xb = 4u * M * N, abb = 2u * M * K;
-    if ((st = evt_device_alloc(ctx, xb, &dx)) != EVT_OK || (st = evt_device_alloc(ctx, abb, &da)) != EVT_OK ||
-        (st = evt_device_alloc(ctx, abb, &db)) != EVT_OK ||
-        (st = evt_device_copy_to(ctx, dx, x, xb)) != EVT_OK ||
-        (st = evt_device_copy_to(ctx, da, ab, abb)) != EVT_OK ||
-        (st = evt_device_copy_to(ctx, db, ab, abb)) != EVT_OK ||
-        (st = evt_launch_set_gemm(launch, M, N, K, da, K, abb, db, K, abb)) != EVT_OK ||
-        (st = evt_launch_bind(launch, "x", dx, xb, N)) != EVT_OK)
-        goto fail;
-    for (int f = 0; f < NFN; f++) {
-        char name[16];
-        snprintf(name, sizeof name, "y%d", f);
-        if ((st = evt_device_alloc(ctx, xb, &dy[f])) != EVT_OK ||
-            (st = evt_launch_bind(launch, name, dy[f], xb, N)) != EVT_OK)
-            goto fail;
-    }
-    if ((st = evt_launch_run(launch, NULL)) != EVT_OK || (st = evt_device_synchronize(ctx)) != EVT_OK)
-        goto fail;
+    const char *out_names[NFN] = {"y0", "y1", "y2", "y3", "y4"};
+    const int out_bytes[NFN] = {4, 4, 4, 4, 4};
     long total_bad = 0;
-    for (int f = 0; f < NFN; f++) {
-        if ((st = evt_device_copy_from(ctx, y, dy[f], xb)) != EVT_OK)
-            goto fail;
-        long bad = 0;
-        double max_ulp = 0, max_rel = 0;
-        for (size_t i = 0; i < (size_t)M * N; i++) {
-            const double want = ref(f, x[i]);
-            const float wf = (float)want, got = y[i];
-            const char *why = NULL;
-            if (isnan(x[i])) {
-                why = isnan(got) ? NULL : "not NaN for NaN";
-            } else if (isinf(wf)) {
-                why = got == wf || (f == 0 && got > 3e38f && want < 3.41e38) ? NULL : "not the infinity";
-            } else if (fabsf(wf) < 0x1p-119f) {
-                const float e = exact[f](x[i]); /* a zero's sign: the exact builtin's */
-                why = fabsf(got) > 0x1p-118f                               ? "tiny result too large"
-                      : got == 0.0f && e == 0.0f && signbit(got) != signbit(e) ? "a zero of the wrong sign"
-                                                                            : NULL;
-            } else if (isnan(got) || isinf(got)) {
-                /* exp's 2^hi overflows where x log2 e rounds up to 128 */
-                why = f == 0 && got > 0 && want > 3.40e38 ? NULL : "NaN or inf for a finite result";
-            } else {
-                const double err = fabs(got - want), rel = err / fabs(want), ulp = err / ulp_of(wf);
-                if (fabsf(x[i]) <= 4.0f) {
-                    max_ulp = ulp > max_ulp ? ulp : max_ulp;
-                    why = ulp > MAX_ULP ? "too many ulp" : NULL;
-                }
-                max_rel = rel > max_rel ? rel : max_rel;
-                if (!why && rel > MAX_REL)
-                    why = "too large a relative error";
-            }
-            if (why && bad++ < 3)
-                fprintf(stderr, "fast_math_error: %s(%a): GPU %a, f64 %a: %s\n", names[f], (double)x[i],
-                        (double)got, want, why);
-        }
-        printf("fast_math_error: %-9s max %5.1f ulp (|x| <= 4), max relative %.2e; %ld of %d out of bounds\n",
-               names[f], max_ulp, max_rel, bad, M * N);
-        total_bad += bad;
-    }
+    st = gpu_epilogue_run(ctx, "fast_math_error.evt", src, len, M, N, x, NFN, out_names, out_bytes, check_output,
+                          x, &total_bad, why, sizeof why);
+    if (st != EVT_OK)
+        goto fail;
     printf("fast_math_error: %s\n", total_bad ? "FAIL" : "PASS");
     rc = total_bad ? 1 : 0;
 
 fail:
     if (st == EVT_ERR_NO_GPU) {
-        printf("fast_math_error: no GPU (%s): skipped\n", evt_ctx_last_error(ctx));
+        printf("fast_math_error: no GPU (%s): skipped\n", why);
         rc = 77;
     } else if (st != EVT_OK) {
-        fprintf(stderr, "fast_math_error: %s: %s\n", evt_status_string(st), ctx ? evt_ctx_last_error(ctx) : "");
+        fprintf(stderr, "fast_math_error: %s: %s\n", evt_status_string(st), why);
     }
-    evt_device_free(ctx, dx);
-    evt_device_free(ctx, da);
-    evt_device_free(ctx, db);
-    for (int f = 0; f < NFN; f++)
-        evt_device_free(ctx, dy[f]);
-    evt_launch_destroy(launch);
-    evt_module_destroy(m);
     evt_ctx_destroy(ctx);
-    free(x), free(y), free(ab);
+    free(x);
     return rc;
 }

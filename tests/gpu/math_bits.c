@@ -15,6 +15,7 @@
 #include <evt/evt.h>
 
 #include "kernels/common/evt_math.h"
+#include "gpu_epilogue.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -39,8 +40,6 @@ static float (*const cpu[NFN])(float) = {evt_exp,  evt_log,       evt_tanh,     
                                          relu_,    abs_,          leaky_,       div_,        sel_nan_,
                                          sel_neg_};
 
-enum { M = 2048, N = 2048, K = 16 };
-
 /* The stores: output s<i> of type store_types[i], bytes per element store_bytes[i]. */
 #define NST 4
 static const char *const store_types[NST] = {"f16", "bf16", "e4m3", "e5m2"};
@@ -54,6 +53,38 @@ static uint32_t rnd(uint64_t *s)
 {
     *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
     return (uint32_t)(*s >> 16);
+}
+
+enum { M = 2048, N = 2048 };
+
+/* gpu_epilogue_check: output `out` (y<f>, then the stores s<i>) of the
+ * inputs x (user) against the header's C build, bit for bit. */
+static long check_output(void *user, int out, const void *data)
+{
+    const float *x = user;
+    long bad = 0;
+    if (out < NFN) {
+        const float *y = data;
+        for (size_t i = 0; i < (size_t)M * N; i++) {
+            float r = cpu[out](x[i]);
+            int same = evt_isnan(r) ? evt_isnan(y[i]) : evt_f32_bits(r) == evt_f32_bits(y[i]);
+            if (!same && bad++ < 3)
+                fprintf(stderr, "math_bits: %s(%a): GPU %a, CPU %a\n", names[out], (double)x[i], (double)y[i],
+                        (double)r);
+        }
+        printf("math_bits: %-10s %ld of %d differ\n", names[out], bad, M * N);
+        return bad;
+    }
+    const int i = out - NFN;
+    const unsigned char *g = data;
+    for (size_t j = 0; j < (size_t)M * N; j++) {
+        unsigned gv = store_bytes[i] == 2 ? (unsigned)g[2 * j] | (unsigned)g[2 * j + 1] << 8 : g[j];
+        unsigned cv = store_cpu(i, x[j]);
+        if (gv != cv && bad++ < 3)
+            fprintf(stderr, "math_bits: store %s(%a): GPU 0x%x, CPU 0x%x\n", store_types[i], (double)x[j], gv, cv);
+    }
+    printf("math_bits: store %-4s %ld of %d differ\n", store_types[i], bad, M * N);
+    return bad;
 }
 
 int main(void)
@@ -84,22 +115,11 @@ int main(void)
                             "}\nkernel k = gemm(a: f16 row, b: f16 col, acc: f32) with all\n");
 
     evt_ctx *ctx = evt_ctx_create();
-    evt_module *m = NULL;
-    evt_launch *launch = NULL;
-    void *dx = NULL, *da = NULL, *db = NULL, *dy[NFN] = {NULL}, *ds[NST] = {NULL};
-    float *x = malloc(sizeof *x * M * N), *y = malloc(sizeof *y * M * N);
-    uint16_t *ab = malloc(2u * M * K);
+    float *x = malloc(sizeof *x * M * N);
     int rc = 1;
     evt_status st = EVT_ERR_NO_MEMORY;
-    if (!ctx || !x || !y || !ab)
-        goto fail;
-    st = evt_module_parse_buffer(ctx, "math_bits.evt", src, len, &m);
-    if (st != EVT_OK) {
-        fputs(m ? evt_module_diag_text(m, EVT_DIAG_TEXT) : "", stderr);
-        goto fail;
-    }
-    if ((st = evt_module_optimize(m, 2)) != EVT_OK ||
-        (st = evt_launch_create(m, evt_module_find_kernel(m, "k"), &launch)) != EVT_OK)
+    char why[512] = "out of memory";
+    if (!ctx || !x)
         goto fail;
 
     /* kernels/common/evt_math.h's seams: tanh 0.625 and 9.5, gelu 0.5 and 14.5,
@@ -131,85 +151,30 @@ int main(void)
     x[nspecial + 512 * nseam] = evt_inf(); /* the rest of the specials */
     x[nspecial + 512 * nseam + 1] = evt_neg(evt_inf());
     x[nspecial + 512 * nseam + 2] = evt_nan();
-    for (size_t i = 0; i < (size_t)M * K; i++)
-        ab[i] = (uint16_t)(0x3c00u | (rnd(&seed) & 0x3ffu)); /* f16 in [1, 2): the unused acc */
-    const size_t xb = 4u * M * N, abb = 2u * M * K;
-    if ((st = evt_device_alloc(ctx, xb, &dx)) != EVT_OK || (st = evt_device_alloc(ctx, abb, &da)) != EVT_OK ||
-        (st = evt_device_alloc(ctx, abb, &db)) != EVT_OK ||
-        (st = evt_device_copy_to(ctx, dx, x, xb)) != EVT_OK ||
-        (st = evt_device_copy_to(ctx, da, ab, abb)) != EVT_OK ||
-        (st = evt_device_copy_to(ctx, db, ab, abb)) != EVT_OK ||
-        (st = evt_launch_set_gemm(launch, M, N, K, da, K, abb, db, K, abb)) != EVT_OK ||
-        (st = evt_launch_bind(launch, "x", dx, xb, N)) != EVT_OK)
-        goto fail;
-    for (int f = 0; f < NFN; f++) {
-        char name[16];
-        snprintf(name, sizeof name, "y%d", f);
-        if ((st = evt_device_alloc(ctx, xb, &dy[f])) != EVT_OK ||
-            (st = evt_launch_bind(launch, name, dy[f], xb, N)) != EVT_OK)
-            goto fail;
+    const char *out_names[NFN + NST];
+    int out_bytes[NFN + NST];
+    char names_buf[NFN + NST][8];
+    for (int o = 0; o < NFN + NST; o++) {
+        snprintf(names_buf[o], sizeof names_buf[o], "%c%d", o < NFN ? 'y' : 's', o < NFN ? o : o - NFN);
+        out_names[o] = names_buf[o];
+        out_bytes[o] = o < NFN ? 4 : store_bytes[o - NFN];
     }
-    for (int i = 0; i < NST; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "s%d", i);
-        const size_t sb = (size_t)store_bytes[i] * M * N;
-        if ((st = evt_device_alloc(ctx, sb, &ds[i])) != EVT_OK ||
-            (st = evt_launch_bind(launch, name, ds[i], sb, N)) != EVT_OK)
-            goto fail;
-    }
-    if ((st = evt_launch_run(launch, NULL)) != EVT_OK || (st = evt_device_synchronize(ctx)) != EVT_OK)
-        goto fail;
     long total_bad = 0;
-    for (int f = 0; f < NFN; f++) {
-        if ((st = evt_device_copy_from(ctx, y, dy[f], xb)) != EVT_OK)
-            goto fail;
-        long bad = 0;
-        for (size_t i = 0; i < (size_t)M * N; i++) {
-            float r = cpu[f](x[i]);
-            int same = evt_isnan(r) ? evt_isnan(y[i]) : evt_f32_bits(r) == evt_f32_bits(y[i]);
-            if (!same && bad++ < 3)
-                fprintf(stderr, "math_bits: %s(%a): GPU %a, CPU %a\n", names[f], (double)x[i], (double)y[i],
-                        (double)r);
-        }
-        printf("math_bits: %-10s %ld of %d differ\n", names[f], bad, M * N);
-        total_bad += bad;
-    }
-    for (int i = 0; i < NST; i++) {
-        const size_t sb = (size_t)store_bytes[i] * M * N;
-        if ((st = evt_device_copy_from(ctx, y, ds[i], sb)) != EVT_OK) /* y holds 4 M N bytes */
-            goto fail;
-        const unsigned char *g = (const unsigned char *)y;
-        long bad = 0;
-        for (size_t j = 0; j < (size_t)M * N; j++) {
-            unsigned gv = store_bytes[i] == 2 ? (unsigned)g[2 * j] | (unsigned)g[2 * j + 1] << 8 : g[j];
-            unsigned cv = store_cpu(i, x[j]);
-            if (gv != cv && bad++ < 3)
-                fprintf(stderr, "math_bits: store %s(%a): GPU 0x%x, CPU 0x%x\n", store_types[i], (double)x[j], gv,
-                        cv);
-        }
-        printf("math_bits: store %-4s %ld of %d differ\n", store_types[i], bad, M * N);
-        total_bad += bad;
-    }
+    st = gpu_epilogue_run(ctx, "math_bits.evt", src, len, M, N, x, NFN + NST, out_names, out_bytes, check_output, x,
+                          &total_bad, why, sizeof why);
+    if (st != EVT_OK)
+        goto fail;
     printf("math_bits: %s\n", total_bad ? "FAIL" : "PASS");
     rc = total_bad ? 1 : 0;
 
 fail:
     if (st == EVT_ERR_NO_GPU) {
-        printf("math_bits: no GPU (%s): skipped\n", evt_ctx_last_error(ctx));
+        printf("math_bits: no GPU (%s): skipped\n", why);
         rc = 77;
     } else if (st != EVT_OK) {
-        fprintf(stderr, "math_bits: %s: %s\n", evt_status_string(st), ctx ? evt_ctx_last_error(ctx) : "");
+        fprintf(stderr, "math_bits: %s: %s\n", evt_status_string(st), why);
     }
-    evt_device_free(ctx, dx);
-    evt_device_free(ctx, da);
-    evt_device_free(ctx, db);
-    for (int f = 0; f < NFN; f++)
-        evt_device_free(ctx, dy[f]);
-    for (int i = 0; i < NST; i++)
-        evt_device_free(ctx, ds[i]);
-    evt_launch_destroy(launch);
-    evt_module_destroy(m);
     evt_ctx_destroy(ctx);
-    free(x), free(y), free(ab);
+    free(x);
     return rc;
 }
