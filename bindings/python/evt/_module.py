@@ -313,11 +313,15 @@ class Module:
             self._handle()  # raises if closed
             self._check(lib.evt_ctx_set_tuning(self._ctx, ctypes.byref(native)))
             self.tuning = t
-            # Kernel calls reuse one launch per stream, made under the old
-            # tuning: dropped here, so that the plain call path checks nothing.
-            for h in list(self._launches):
-                if h.shared:
-                    h.close()
+            self._drop_shared_launches()
+
+    def _drop_shared_launches(self):
+        """Kernel calls reuse one launch per stream, made under the settings
+        before a change (set_tuning, set_fast_math): dropped, so that the
+        plain call path checks nothing.  Called with the lock held."""
+        for h in list(self._launches):
+            if h.shared:
+                h.close()
 
     def set_fast_math(self, on=True):
         """Fast math for every compile and launch of this module from now on
@@ -325,7 +329,7 @@ class Module:
         computed on the GPU's approximate ex2 and rcp, as nvcc's
         --use_fast_math and cuBLASLt's GELU epilogue do.  Several times fewer
         instructions; results within a few f32 ulp of the exact value (those
-        below 2^-126 may be 0), no longer bit for bit what the CPU
+        below 2^-119 may be 0), no longer bit for bit what the CPU
         interpreter computes.  tanh and the other builtins stay
         exact.  Launches already bound keep what they were made with."""
         if not isinstance(on, bool):
@@ -334,10 +338,7 @@ class Module:
         with self._lock:
             self._handle()  # raises if closed
             self._check(lib.evt_ctx_set_fast_math(self._ctx, int(on)))
-            # as set_tuning: the kernel calls' shared launches were made without it
-            for h in list(self._launches):
-                if h.shared:
-                    h.close()
+            self._drop_shared_launches()
 
     @property
     def fast_math(self):
