@@ -330,6 +330,14 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  *   GELU ran as fast as in three stages at 4096^3 and still slower at K =
  *   256 and 1280; not re-fitted), and so did a light epilogue at K = 1000
  *   or on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
+ * - An epilogue of costly builtins but otherwise per element
+ *   (plan_per_element_epilogue: a GELU on acc + bias), K of 4096 or more,
+ *   the rest as above: the four-stage row, without clusters.  Re-fitted in
+ *   session 27: a GELU, exact or under fast math, ran as fast in four
+ *   stages as in three at 4096^3 and 16384x1024x4096, and 1.02-1.06x
+ *   faster at 4096x14336x4096, 8192x4096x14336 (and 3000x5000x4000, whose
+ *   K is not whole k tiles: left to three stages, as a light one's);
+ *   in clusters it was as fast or up to 3% slower, once 3% faster.
  * docs/sm90.md has the measurements.
  */
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
@@ -339,10 +347,10 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
     const int whole = kk % g->coop->bk == 0;
     if (!whole && kk < 2048 && !tail && g->coop_cl && plan_can_run(g->coop_cl, k, t->target, NULL))
         return g->coop_cl;
-    if (!k->light || kk < 2048 || !whole || n % 8 != 0 || !g->coop_deep ||
-        !plan_can_run(g->coop_deep, k, t->target, NULL))
+    const int deep = k->light ? kk >= 2048 : k->per_element && kk >= 4096;
+    if (!deep || !whole || n % 8 != 0 || !g->coop_deep || !plan_can_run(g->coop_deep, k, t->target, NULL))
         return g->coop;
-    if (!tail && g->coop_deep_cl && plan_can_run(g->coop_deep_cl, k, t->target, NULL))
+    if (k->light && !tail && g->coop_deep_cl && plan_can_run(g->coop_deep_cl, k, t->target, NULL))
         return g->coop_deep_cl;
     return g->coop_deep;
 }

@@ -15,13 +15,23 @@ int plan_staged_input(const ir_func *fn)
     return -1;
 }
 
-int plan_light_epilogue(const ir_func *fn)
+int plan_per_element_epilogue(const ir_func *fn)
 {
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
             return 0;
     for (size_t j = 0; j < fn->nvalues; j++)
-        if (ir_op_get(fn->values[j]->op)->flags & (IR_COSTLY | IR_REDUCE))
+        if (ir_op_get(fn->values[j]->op)->flags & IR_REDUCE)
+            return 0;
+    return 1;
+}
+
+int plan_light_epilogue(const ir_func *fn)
+{
+    if (!plan_per_element_epilogue(fn))
+        return 0;
+    for (size_t j = 0; j < fn->nvalues; j++)
+        if (ir_op_get(fn->values[j]->op)->flags & IR_COSTLY)
             return 0;
     return 1;
 }
@@ -36,6 +46,7 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.stageable = plan_staged_input(k->epilogue) >= 0;
     p.fp8 = k->operands[0].elem == EVT_E4M3 || k->operands[0].elem == EVT_E5M2;
     p.light = plan_light_epilogue(k->epilogue);
+    p.per_element = plan_per_element_epilogue(k->epilogue);
     return p;
 }
 

@@ -75,6 +75,7 @@ typedef struct plan_kernel {
     int stageable;    /* the epilogue reads a 16-bit [M, N] input a staged configuration can stage */
     int fp8;          /* fp8 operands (e4m3, e5m2): fp8 configurations, fp8 targets only */
     int light;        /* plan_light_epilogue */
+    int per_element;  /* plan_per_element_epilogue */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -93,6 +94,11 @@ int plan_staged_input(const ir_func *fn);
  * narrower epilogue sub-tiles slowed a GELU's and a residual's
  * (docs/sm90.md). */
 int plan_light_epilogue(const ir_func *fn);
+/* Whether epilogue fn computes each output element from its accumulator and
+ * broadcast inputs alone: no reduction, no [M, N] input (a light epilogue,
+ * or one with costly builtins).  At long K the heuristic gives such an
+ * epilogue the four-stage cooperative tile too (docs/sm90.md). */
+int plan_per_element_epilogue(const ir_func *fn);
 
 /*
  * Whether the operands allow the fast path (16-byte cp.async or TMA loads):

@@ -21,17 +21,19 @@
 #define T(name) EVT_TILE_##name
 #define CFG(name) (&plan_configs[EVT_TILE_##name])
 
-/* mainloop, k_contiguous, stageable, fp8, light: all but the _light ones
- * have an epilogue of transcendentals (a GELU) */
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0};  /* A column-major */
-static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1}; /* D = acc, say */
-static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1};
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0}; /* an input to stage */
-static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0};  /* an [M, N] input to stage */
-static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0};  /* e4m3/e5m2, A row, B col */
-static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0}; /* fp8, not K-contiguous */
+/* mainloop, k_contiguous, stageable, fp8, light, per_element: all but the
+ * _light and _gelu ones have a heavy epilogue (transcendentals beside a
+ * reduction or an [M, N] input) */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0};  /* A column-major */
+static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1}; /* D = acc, say */
+static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1};  /* gelu(acc + bias) */
+static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1};
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0};  /* an [M, N] input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0};  /* e4m3/e5m2, A row, B col */
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -1225,9 +1227,10 @@ static void test_kernel_of(void **state)
         fail_msg("%s", evt_ctx_last_error(ctx));
     static const struct {
         const char *name;
-        int k_contiguous, staged_input, light;
-    } want[] = {{"g_tn", 1, 1, 0},   {"g_nn", 0, 1, 0},     {"c_f32", 1, -1, 0}, {"c_bf16", 1, 1, 0},
-                {"g_gelu", 1, -1, 0}, {"g_sum", 1, -1, 0}, {"g_bias", 1, -1, 1}};
+        int k_contiguous, staged_input, light, per_element;
+    } want[] = {{"g_tn", 1, 1, 0, 0},   {"g_nn", 0, 1, 0, 0},   {"c_f32", 1, -1, 0, 0},
+                {"c_bf16", 1, 1, 0, 0}, {"g_gelu", 1, -1, 0, 1}, {"g_sum", 1, -1, 0, 0},
+                {"g_bias", 1, -1, 1, 1}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const ir_kernel *k = evt_module_find_kernel(m, want[i].name);
         assert_non_null(k);
@@ -1237,6 +1240,8 @@ static void test_kernel_of(void **state)
         assert_int_equal(plan_staged_input(k->epilogue), want[i].staged_input);
         assert_int_equal(pk.stageable, want[i].staged_input >= 0);
         assert_int_equal(pk.light, want[i].light);
+        assert_int_equal(pk.per_element, want[i].per_element);
+        assert_int_equal(plan_per_element_epilogue(k->epilogue), want[i].per_element);
     }
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
@@ -1596,37 +1601,58 @@ static void test_mid_k_ping_pong(void **state)
 /* The cooperative tile's row (coop_of): in clusters of two at 768 <= K <
  * 2048 with K % 64 != 0, whatever the epilogue; four stages for a light
  * epilogue at K >= 2048, K % 64 == 0 and N % 8 == 0, in clusters of two
- * where K-contiguous and no tail is split; else three; the rules that take
- * the tile unchanged. */
+ * where K-contiguous and no tail is split; four stages without clusters for
+ * a per-element one of costly builtins (a GELU) on the same terms at K >=
+ * 4096; else three; the rules that take the tile unchanged. */
 static void test_light_coop(void **state)
 {
     (void)state;
     static const struct {
         long long m, n, k;
-        enum evt_tile_id light, heavy;
+        enum evt_tile_id light, gelu, heavy;
     } cases[] = {
-        {8192, 8192, 8192, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
-        {4096, 4096, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
-        {16384, 1024, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3)},
+        {8192, 8192, 8192, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s4),
+         T(sm90_coop2_128x256x64_s3)},
+        {4096, 4096, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s4),
+         T(sm90_coop2_128x256x64_s3)},
+        {16384, 1024, 4096, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s4),
+         T(sm90_coop2_128x256x64_s3)},
+        {8192, 4096, 14336, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s4),
+         T(sm90_coop2_128x256x64_s3)},
+        /* K from 2048 to 4095: four stages for the light epilogue alone */
+        {8192, 8192, 2048, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
+        {8192, 8192, 4032, T(sm90_coop2_cl2_128x256x64_s4), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
         /* K's rows not whole lines, K < 2048: three stages in clusters, light or not */
-        {16384, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s3), T(sm90_coop2_cl2_128x256x64_s3)},
-        {4000, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s3), T(sm90_coop2_cl2_128x256x64_s3)},
+        {16384, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s3), T(sm90_coop2_cl2_128x256x64_s3),
+         T(sm90_coop2_cl2_128x256x64_s3)},
+        {4000, 3000, 1000, T(sm90_coop2_cl2_128x256x64_s3), T(sm90_coop2_cl2_128x256x64_s3),
+         T(sm90_coop2_cl2_128x256x64_s3)},
         /* ... K >= 2048: three stages (5000^3 with its tail) */
-        {5000, 5000, 5000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
-        {7000, 3000, 3000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        {5000, 5000, 5000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
+        {7000, 3000, 3000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
         /* K under 2048, a multiple of 64: three stages */
-        {6000, 7000, 768, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
-        {8192, 8192, 1024, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        {6000, 7000, 768, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
+        {8192, 8192, 1024, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
         /* N not a multiple of 8: the epilogue's rows may not be 16-byte aligned */
-        {8192, 8190, 4096, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        {8192, 8190, 4096, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
         /* K = 512: the cooperative tile's rule does not take it, light or not */
-        {8192, 5120, 512, T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)},
+        {8192, 5120, 512, T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)},
         /* short K, many tiles: the short-K rule's three stages */
-        {8192, 8192, 128, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3)},
+        {8192, 8192, 128, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         assert_int_equal(pick(&k_gemm_tn_light, EVT_TARGET_SM90A, cases[i].m, cases[i].n, cases[i].k, 132, 1),
                          cases[i].light);
+        assert_int_equal(pick(&k_gemm_tn_gelu, EVT_TARGET_SM90A, cases[i].m, cases[i].n, cases[i].k, 132, 1),
+                         cases[i].gelu);
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, cases[i].m, cases[i].n, cases[i].k, 132, 1),
                          cases[i].heavy);
     }
