@@ -13,7 +13,8 @@ gelu (erf) under fast math against the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
-stream-K, or with it where the name ends in ":sk"; by default
+stream-K, or with it where the name has ":sk" after it, and with the
+epilogue's row group n where it has ":g<n>"; by default
 AB_GEMM="sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4" and
 AB_CONV="sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s2_staged".
 """
@@ -41,11 +42,21 @@ mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
 mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 
 
+def forced(name):
+    """A forced configuration's name with its suffixes, ":sk" (stream-K) and
+    ":g<n>" (the epilogue's row group), as set_tuning's arguments."""
+    parts = name.split(":")
+    kw = {"stream_k": 2 if "sk" in parts[1:] else 1}
+    for p in parts[1:]:
+        if p.startswith("g"):
+            kw["row_group"] = int(p[1:])
+    return parts[0], kw
+
+
 def compare(label, bind, configs, peer, peer_name, check):
     """`bind()` makes a launch; the pick's and one per forced configuration
     are timed beside the peer, each checked first."""
-    launches = [bind()] + [bind().set_tuning(c.split(":")[0], stream_k=2 if c.endswith(":sk") else 1)
-                           for c in configs]
+    launches = [bind()] + [bind().set_tuning(*forced(c)[:1], **forced(c)[1]) for c in configs]
     for launch in launches:
         launch.run()
         torch.cuda.synchronize()

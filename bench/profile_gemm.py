@@ -3,7 +3,8 @@
     ncu --kernel-name regex:'evt_|nvjet|gemm' --launch-skip 4 --launch-count 2 \
         python3 bench/profile_gemm.py [M N K]
 (default 4096 4096 4096; B is an nn.Linear weight, column-major; PROFILE_CONFIG
-forces a configuration by name).  Each
+forces a configuration by name; PROFILE_FAST=1: ours is gelu_tanh under fast
+math, the function cuBLASLt's epilogue computes, instead of the exact gelu).  Each
 iteration launches ours, then the peer.
 """
 import os
@@ -17,7 +18,10 @@ epilogue bias_gelu { in bias : f16[N]  out y : f16[M, N] = gelu(acc + bias) }
 kernel linear_gelu = gemm(a: f16 row, b: f16 col, acc: f32) with bias_gelu
 """
 M, N, K = [int(v) for v in sys.argv[1:4]] if len(sys.argv) > 3 else (4096, 4096, 4096)
-m = evt.compile(source=SRC, name="profile_gemm.evt")
+FAST = bool(os.environ.get("PROFILE_FAST"))
+if FAST:
+    SRC = SRC.replace("gelu(acc", "gelu_tanh(acc")
+m = evt.compile(source=SRC, name="profile_gemm.evt", fast_math=FAST)
 a = torch.randn(M, K, device="cuda", dtype=torch.float16)
 w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.float16)

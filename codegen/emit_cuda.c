@@ -223,17 +223,28 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
  * Without per-row loads there is nothing to overlap: G = 2.  With loads,
  * G = 16 for cheap epilogues (the ResNet-50 1x1 convs with a residual ran
  * 3-5% faster than at 8), 4 for those with transcendental builtins.
+ * Under fast math, where every costly builtin is one of fast_math.h's (8 to
+ * 20 instructions an element in place of 19 to 50), G = 4 without loads
+ * too: there the epilogue waits on its shared-memory reads and the SFU more
+ * than on instruction fetch (4096x16384x256 + bias + gelu_tanh 1.07x
+ * faster than at 2, never slower on six shapes; an exact GELU ran 1.12x
+ * slower at 4; docs/codegen.md).
  * cg_select.row_group (evt_tuning.row_group) overrides it, for tuning.
  */
-static int row_group(const ir_func *fn, int has_row_loads, int forced)
+static int row_group(const ir_func *fn, int has_row_loads, int fast_math, int forced)
 {
     if (forced)
         return forced;
+    int heavy = 0, exact_heavy = 0;
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        const ir_value *v = fn->values[i];
+        if ((ir_op_get(v->op)->flags & IR_COSTLY) && (v->shape & EVT_SHAPE_M)) {
+            heavy = 1;
+            exact_heavy |= !(fast_math && fast_builtin(v->op));
+        }
+    }
     if (!has_row_loads)
-        return 2;
-    int heavy = 0;
-    for (size_t i = 0; i < fn->nvalues; i++)
-        heavy |= (ir_op_get(fn->values[i]->op)->flags & IR_COSTLY) && (fn->values[i]->shape & EVT_SHAPE_M);
+        return heavy && !exact_heavy ? 4 : 2;
     return heavy ? 4 : 16;
 }
 
@@ -296,7 +307,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     int row_loads = 0;
     for (size_t i = 0; i < fn->ninputs; i++)
         row_loads |= ir_func_reads_input(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
-    const int group = row_group(fn, row_loads, forced_group);
+    const int group = row_group(fn, row_loads, e->fast_math, forced_group);
     /* the checked (edge-tile) instance takes one row at a time: it runs on few
      * tiles, and its unrolled code costs NVRTC time */
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"

@@ -222,6 +222,45 @@ static void test_fast_math(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The epilogue's row group under fast math: 4 rows where every costly
+ * builtin is a fast one and nothing is loaded per row (2 when exact, or
+ * where an exact costly builtin, tanh, remains); a forced one still wins. */
+static void test_fast_math_row_group(void **state)
+{
+    (void)state;
+    static const char *const src =
+        "epilogue f { in bias : f16[N]\n out y : f16[M, N] = gelu_tanh(acc + bias) }\n"
+        "epilogue t { in bias : f16[N]\n out y : f16[M, N] = gelu(acc + bias) + tanh(acc) }\n"
+        "epilogue l { in bias : f16[N]\n out y : f16[M, N] = relu(acc + bias) }\n"
+        "kernel kf = gemm(a: f16 row, b: f16 col, acc: f32) with f\n"
+        "kernel kt = gemm(a: f16 row, b: f16 col, acc: f32) with t\n"
+        "kernel kl = gemm(a: f16 row, b: f16 col, acc: f32) with l\n";
+    static const struct {
+        const char *kernel;
+        int fast_math, forced;
+        const char *want;
+    } cases[] = {
+        {"kf", 0, 0, "(FAST ? 2 : 1)"}, {"kf", 1, 0, "(FAST ? 4 : 1)"}, {"kf", 1, 8, "(FAST ? 8 : 1)"},
+        {"kt", 0, 0, "(FAST ? 2 : 1)"}, {"kt", 1, 0, "(FAST ? 2 : 1)"}, {"kl", 1, 0, "(FAST ? 2 : 1)"},
+    };
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "g.evt", src, strlen(src), &m), EVT_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4", .row_group = cases[i].forced};
+        assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+        assert_int_equal(evt_ctx_set_fast_math(ctx, cases[i].fast_math), EVT_OK);
+        const char *text = NULL;
+        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, cases[i].kernel), EVT_TARGET_SM90A, &text),
+                         EVT_OK);
+        if (!strstr(text, cases[i].want))
+            fail_msg("%s fast_math %d row_group %d: no %s", cases[i].kernel, cases[i].fast_math, cases[i].forced,
+                     cases[i].want);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_listing_reuse),
         cmocka_unit_test(test_library_paths),
         cmocka_unit_test(test_fast_math),
+        cmocka_unit_test(test_fast_math_row_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
