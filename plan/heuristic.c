@@ -333,7 +333,7 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  * - An epilogue of costly builtins but otherwise per element
  *   (plan_per_element_epilogue: a GELU on acc + bias), K of 4096 or more,
  *   the rest as above: the four-stage row, without clusters.  Re-fitted in
- *   session 27: a GELU, exact or under fast math, ran as fast in four
+ *   session 26: a GELU, exact or under fast math, ran as fast in four
  *   stages as in three at 4096^3 and 16384x1024x4096, and 1.02-1.06x
  *   faster at 4096x14336x4096, 8192x4096x14336 (and 3000x5000x4000, whose
  *   K is not whole k tiles: left to three stages, as a light one's);
