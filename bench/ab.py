@@ -56,7 +56,7 @@ def forced(name):
 def compare(label, bind, configs, peer, peer_name, check):
     """`bind()` makes a launch; the pick's and one per forced configuration
     are timed beside the peer, each checked first."""
-    launches = [bind()] + [bind().set_tuning(*forced(c)[:1], **forced(c)[1]) for c in configs]
+    launches = [bind()] + [bind().set_tuning(name, **kw) for name, kw in map(forced, configs)]
     for launch in launches:
         launch.run()
         torch.cuda.synchronize()

@@ -120,7 +120,7 @@ int main(void)
 
     evt_ctx *ctx = evt_ctx_create();
     float *x = malloc(sizeof *x * M * N);
-    int rc = 1;
+    long total_bad = 0;
     evt_status st = EVT_ERR_NO_MEMORY;
     char why[512] = "out of memory";
     if (!ctx || !x || (st = evt_ctx_set_fast_math(ctx, 1)) != EVT_OK)
@@ -142,22 +142,10 @@ int main(void)
     x[nspecial + 2] = evt_nan();
     const char *out_names[NFN] = {"y0", "y1", "y2", "y3", "y4"};
     const int out_bytes[NFN] = {4, 4, 4, 4, 4};
-    long total_bad = 0;
     st = gpu_epilogue_run(ctx, "fast_math_error.evt", src, len, M, N, x, NFN, out_names, out_bytes, check_output,
                           x, &total_bad, why, sizeof why);
-    if (st != EVT_OK)
-        goto fail;
-    printf("fast_math_error: %s\n", total_bad ? "FAIL" : "PASS");
-    rc = total_bad ? 1 : 0;
-
 fail:
-    if (st == EVT_ERR_NO_GPU) {
-        printf("fast_math_error: no GPU (%s): skipped\n", why);
-        rc = 77;
-    } else if (st != EVT_OK) {
-        fprintf(stderr, "fast_math_error: %s: %s\n", evt_status_string(st), why);
-    }
     evt_ctx_destroy(ctx);
     free(x);
-    return rc;
+    return gpu_epilogue_verdict("fast_math_error", st, total_bad, why);
 }

@@ -82,4 +82,21 @@ done:
     return st;
 }
 
+/* The test's verdict on gpu_epilogue_run's status st and wrong values bad,
+ * printed under the test's name: its exit status (0 passed, 1 failed, 77
+ * no GPU: skipped). */
+static int gpu_epilogue_verdict(const char *name, evt_status st, long bad, const char *why)
+{
+    if (st == EVT_OK) {
+        printf("%s: %s\n", name, bad ? "FAIL" : "PASS");
+        return bad ? 1 : 0;
+    }
+    if (st == EVT_ERR_NO_GPU) {
+        printf("%s: no GPU (%s): skipped\n", name, why);
+        return 77;
+    }
+    fprintf(stderr, "%s: %s: %s\n", name, evt_status_string(st), why);
+    return 1;
+}
+
 #endif

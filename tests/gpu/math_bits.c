@@ -116,7 +116,7 @@ int main(void)
 
     evt_ctx *ctx = evt_ctx_create();
     float *x = malloc(sizeof *x * M * N);
-    int rc = 1;
+    long total_bad = 0;
     evt_status st = EVT_ERR_NO_MEMORY;
     char why[512] = "out of memory";
     if (!ctx || !x)
@@ -159,22 +159,10 @@ int main(void)
         out_names[o] = names_buf[o];
         out_bytes[o] = o < NFN ? 4 : store_bytes[o - NFN];
     }
-    long total_bad = 0;
     st = gpu_epilogue_run(ctx, "math_bits.evt", src, len, M, N, x, NFN + NST, out_names, out_bytes, check_output, x,
                           &total_bad, why, sizeof why);
-    if (st != EVT_OK)
-        goto fail;
-    printf("math_bits: %s\n", total_bad ? "FAIL" : "PASS");
-    rc = total_bad ? 1 : 0;
-
 fail:
-    if (st == EVT_ERR_NO_GPU) {
-        printf("math_bits: no GPU (%s): skipped\n", why);
-        rc = 77;
-    } else if (st != EVT_OK) {
-        fprintf(stderr, "math_bits: %s: %s\n", evt_status_string(st), why);
-    }
     evt_ctx_destroy(ctx);
     free(x);
-    return rc;
+    return gpu_epilogue_verdict("math_bits", st, total_bad, why);
 }
