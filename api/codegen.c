@@ -51,7 +51,8 @@ static evt_status target_refused(evt_module *m, const evt_kernel *k, evt_target 
 static evt_status listing(evt_module *m, const evt_kernel *k, evt_target t, cg_select *sel)
 {
     const plan_options *o = &m->ctx->tuning.plan;
-    *sel = (cg_select){o->config, -1, o->split_k >= 2 ? 2 : 0, m->ctx->tuning.row_group, m->ctx->fast_math};
+    *sel = (cg_select){o->config, -1, o->split_k >= 2 ? 2 : 0, m->ctx->tuning.row_group, m->ctx->fast_math,
+                       m->ctx->tuning.shared_epi};
     evt_status st = target_refused(m, k, t);
     if (st != EVT_OK)
         return st;

@@ -36,7 +36,7 @@ typedef struct rt_buffer {
 typedef struct rt_resolved {
     rt_cu_context ctx;
     const plan_config *cfg; /* NULL: empty slot */
-    int aligned, split, row_group;
+    int aligned, split, row_group, shared_epi;
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
     int clusters; /* of a clustered main: how many can be resident at once; 0: unknown */
@@ -855,7 +855,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_init(&src);
     sb_init(&err);
     sb_init(&name);
-    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math};
+    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math, l->tuning.shared_epi};
     evt_status st = kernel_generate(l->m, l->k, l->target, &sel, &src);
     if (st == EVT_OK &&
         !rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src),
@@ -865,7 +865,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, NULL, NULL, NULL, NULL, 0, NULL, {0}};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, l->tuning.shared_epi, NULL, NULL, NULL, NULL, 0, NULL, {0}};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -923,7 +923,7 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
     for (int i = 0; i < RT_RESOLVED; i++) {
         const rt_resolved *r = &l->resolved[i];
         if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
-            r->row_group == l->tuning.row_group && r->ctx == cu_ctx) {
+            r->row_group == l->tuning.row_group && r->shared_epi == l->tuning.shared_epi && r->ctx == cu_ctx) {
             *out = r;
             return EVT_OK;
         }
@@ -1311,7 +1311,7 @@ void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key)
 static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
 {
     const api_tuning *t = &l->tuning;
-    if (t->plan.config || t->plan.split_k || t->plan.stream_k || t->row_group || t->ignore_records)
+    if (t->plan.config || t->plan.split_k || t->plan.stream_k || t->row_group || t->shared_epi || t->ignore_records)
         return 0;
     evt_ctx *ctx = l->m->ctx;
     if (l->tuned_generation != ctx->tunedb_generation + 1 || l->tuned_aligned != aligned ||
@@ -1398,7 +1398,8 @@ evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob, rt_
 
 evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src)
 {
-    const cg_select sel = {pl->config, pl->aligned, pl->splits > 1, l->tuning.row_group, l->fast_math};
+    const cg_select sel = {pl->config, pl->aligned, pl->splits > 1, l->tuning.row_group, l->fast_math,
+                           l->tuning.shared_epi};
     return kernel_generate(l->m, l->k, l->target, &sel, src);
 }
 

@@ -91,7 +91,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
  * recorded) are the fast path's that such a run takes. */
 static api_tuning forcing(const plan *p)
 {
-    return (api_tuning){{p->config, split_of(p), p->sk_iters > 0 ? 2 : 1}, 0, 1, 1};
+    return (api_tuning){{p->config, split_of(p), p->sk_iters > 0 ? 2 : 1}, 0, 1, 1, 0};
 }
 
 /* Generates the sources of every plan and compiles those the cache lacks. */

@@ -43,10 +43,11 @@ mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 
 
 def forced(name):
-    """A forced configuration's name with its suffixes, ":sk" (stream-K) and
-    ":g<n>" (the epilogue's row group), as set_tuning's arguments."""
+    """A forced configuration's name with its suffixes, ":sk" (stream-K),
+    ":g<n>" (the epilogue's row group) and ":sh" (the epilogue through
+    shared memory, not in registers), as set_tuning's arguments."""
     parts = name.split(":")
-    kw = {"stream_k": 2 if "sk" in parts[1:] else 1}
+    kw = {"stream_k": 2 if "sk" in parts[1:] else 1, "shared_epilogue": "sh" in parts[1:]}
     for p in parts[1:]:
         if p.startswith("g"):
             kw["row_group"] = int(p[1:])

@@ -15,6 +15,9 @@ typedef struct cg_select {
     int split;     /* 0: plain entries, 1: the split-K pair (_splitk, _splitsum), 2: both */
     int row_group; /* rows per epilogue row group: 0 the code generator's choice, or 1..16 */
     int fast_math; /* 1: exp, sigmoid, silu, gelu_tanh, gelu from common/fast_math.h */
+    /* 1: producer/consumer configurations run the epilogue through the
+     * shared-memory tile even where the register-direct one applies */
+    int shared_epi;
 } cg_select;
 
 /*
@@ -36,6 +39,7 @@ typedef struct cg_cache {
     strbuf head;        /* the comment's first lines, through the kernel's */
     strbuf common;      /* argument struct, epilogue, prefetch */
     strbuf fast;        /* the FAST epilogue's condition */
+    strbuf dfast;       /* the direct epilogue's (BASE_epilogue_direct), where it has one */
     strbuf reduce;      /* _reduce_init and _reduce_finish, if any */
 } cg_cache;
 

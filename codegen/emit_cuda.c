@@ -42,10 +42,28 @@ static int is_vector(evt_shape s)
     return (s & EVT_SHAPE_N) != 0; /* [N] and [M, N] hold one value per chunk column */
 }
 
-/* The value of v at chunk column `i` (or its only value). */
-static void ref(strbuf *sb, const ir_value *v)
+typedef struct emitter {
+    const ir_kernel *k;
+    const ir_func *fn;
+    const char *file;
+    strbuf *sb;
+    int indent;
+    int fast_math; /* cg_select.fast_math */
+    /* The register-direct epilogue (emit_direct) is being written: a chunk
+     * is 2 columns, not EVT_VEC. */
+    int direct;
+} emitter;
+
+/* The columns of a chunk in the epilogue being written. */
+static const char *vec_len(const emitter *e)
 {
-    sb_printf(sb, is_vector(v->shape) ? "v%d[i]" : "v%d", v->id);
+    return e->direct ? "2" : "EVT_VEC";
+}
+
+/* The value of v at chunk column `i` (or its only value). */
+static void ref(const emitter *e, const ir_value *v)
+{
+    sb_printf(e->sb, is_vector(v->shape) ? "v%d[i]" : "v%d", v->id);
 }
 
 /* The builtins a fast-math compile takes from common/fast_math.h. */
@@ -54,8 +72,9 @@ static int fast_builtin(ir_op op)
     return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH || op == IR_GELU;
 }
 
-static void emit_expr(strbuf *sb, const ir_value *v, int fast_math)
+static void emit_expr(const emitter *e, const ir_value *v)
 {
+    strbuf *sb = e->sb;
     const ir_op_info *info = ir_op_get(v->op);
     static const char *const infix[IR_OP_COUNT] = {
         [IR_ADD] = " + ", [IR_SUB] = " - ", [IR_MUL] = " * ", [IR_DIV] = " / ",
@@ -68,45 +87,36 @@ static void emit_expr(strbuf *sb, const ir_value *v, int fast_math)
         sb_printf(sb, "__uint_as_float(0x%08xu) /* %.9g */", bits, (double)v->attr.f);
     } else if (v->op == IR_NEG) {
         sb_puts(sb, "-");
-        ref(sb, v->args[0]);
+        ref(e, v->args[0]);
     } else if (infix[v->op]) {
-        ref(sb, v->args[0]);
+        ref(e, v->args[0]);
         sb_puts(sb, infix[v->op]);
-        ref(sb, v->args[1]);
+        ref(e, v->args[1]);
     } else if (v->op == IR_SELECT && v->type != IR_BOOL) {
         /* evt_select, not ?:, for the bits of a -0 (evt_math.h) */
         sb_puts(sb, "evt_select(");
-        ref(sb, v->args[0]);
+        ref(e, v->args[0]);
         sb_puts(sb, ", ");
-        ref(sb, v->args[1]);
+        ref(e, v->args[1]);
         sb_puts(sb, ", ");
-        ref(sb, v->args[2]);
+        ref(e, v->args[2]);
         sb_puts(sb, ")");
     } else if (v->op == IR_SELECT) {
-        ref(sb, v->args[0]);
+        ref(e, v->args[0]);
         sb_puts(sb, " ? ");
-        ref(sb, v->args[1]);
+        ref(e, v->args[1]);
         sb_puts(sb, " : ");
-        ref(sb, v->args[2]);
+        ref(e, v->args[2]);
     } else {
-        sb_printf(sb, fast_math && fast_builtin(v->op) ? "evt_fast_%s(" : "evt_%s(", info->name);
+        sb_printf(sb, e->fast_math && fast_builtin(v->op) ? "evt_fast_%s(" : "evt_%s(", info->name);
         for (int j = 0; j < v->nargs; j++) {
             if (j)
                 sb_puts(sb, ", ");
-            ref(sb, v->args[j]);
+            ref(e, v->args[j]);
         }
         sb_puts(sb, ")");
     }
 }
-
-typedef struct emitter {
-    const ir_kernel *k;
-    const ir_func *fn;
-    const char *file;
-    strbuf *sb;
-    int indent;
-    int fast_math; /* cg_select.fast_math */
-} emitter;
 
 static void line_start(emitter *e)
 {
@@ -114,54 +124,70 @@ static void line_start(emitter *e)
         sb_puts(e->sb, "    ");
 }
 
-/* Emits the definition of one computed or loaded value. */
+/* Emits the definition of one computed or loaded value.  In the direct
+ * epilogue (e->direct) a chunk is the 2 columns at col, the accumulator's
+ * come from the segment's a[], and a row's loads from its load phase
+ * without a row index j. */
 static void emit_value(emitter *e, const ir_value *v)
 {
     strbuf *sb = e->sb;
     const char *ty = v->type == IR_BOOL ? "bool" : "float";
+    const char *vec = vec_len(e);
     line_start(e);
     if (v->op == IR_ACC) {
-        sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
-        line_start(e);
-        sb_printf(sb, "evt_load_acc(acc + r * ACC_LD + c, v%d);", v->id);
+        if (e->direct) {
+            sb_printf(sb, "const float v%d[2] = {a[2 * g], a[2 * g + 1]};", v->id);
+        } else {
+            sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
+            line_start(e);
+            sb_printf(sb, "evt_load_acc(acc + r * ACC_LD + c, v%d);", v->id);
+        }
     } else if (v->op == IR_INPUT) {
         const evt_arg_info *in = &e->fn->inputs[v->attr.index].info;
         int idx = v->attr.index;
+        const char *ec = elem_const(in->elem);
         switch (in->shape) {
         case EVT_SHAPE_SCALAR:
-            sb_printf(sb, "const float v%d = evt_elem<%s>::load(*p.in%d);", v->id, elem_const(in->elem), idx);
+            sb_printf(sb, "const float v%d = evt_elem<%s>::load(*p.in%d);", v->id, ec, idx);
             break;
         case EVT_SHAPE_N:
-            sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
-            line_start(e);
-            sb_printf(sb, "evt_load_vec<%s>(p.in%d + col0, ncol, v%d);", elem_const(in->elem), idx, v->id);
+            if (e->direct) {
+                sb_printf(sb, "float v%d[2];\n", v->id);
+                line_start(e);
+                sb_printf(sb, "evt_load_vec<%s, FAST, 2>(p.in%d + col, ncol, v%d);", ec, idx, v->id);
+            } else {
+                sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
+                line_start(e);
+                sb_printf(sb, "evt_load_vec<%s>(p.in%d + col0, ncol, v%d);", ec, idx, v->id);
+            }
             break;
         case EVT_SHAPE_M: /* prefetched by the group's load phase */
-            sb_printf(sb, "const float v%d = evt_elem<%s>::load(raw%d[j]);", v->id,
-                      elem_const(in->elem), idx);
+            sb_printf(sb, "const float v%d = evt_elem<%s>::load(raw%d%s);", v->id, ec, idx,
+                      e->direct ? "" : "[j]");
             break;
         case EVT_SHAPE_MN:
-            sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
+            sb_printf(sb, "float v%d[%s];\n", v->id, vec);
             line_start(e);
-            sb_printf(sb, "evt_convert_vec<%s>(raw%d[j], v%d);", elem_const(in->elem), idx, v->id);
+            sb_printf(sb, "evt_convert_vec<%s, %s>(raw%d[%s], v%d);", ec, vec, idx, e->direct ? "g" : "j",
+                      v->id);
             break;
         }
     } else if (v->op == IR_PARAM) {
         sb_printf(sb, "const float v%d = p.param%d;", v->id, v->attr.index);
     } else if (is_vector(v->shape)) {
-        sb_printf(sb, "%s v%d[EVT_VEC];\n", ty, v->id);
+        sb_printf(sb, "%s v%d[%s];\n", ty, v->id, vec);
         line_start(e);
         sb_puts(sb, "#pragma unroll\n");
         line_start(e);
-        sb_printf(sb, "for (int i = 0; i < EVT_VEC; ++i)\n");
+        sb_printf(sb, "for (int i = 0; i < %s; ++i)\n", vec);
         line_start(e);
         sb_printf(sb, "    v%d[i] = ", v->id);
-        emit_expr(sb, v, e->fast_math);
+        emit_expr(e, v);
         sb_putc(sb, ';');
     } else {
         /* Scalar and [M] values have only scalar and [M] operands: no chunk index. */
         sb_printf(sb, "const %s v%d = ", ty, v->id);
-        emit_expr(sb, v, e->fast_math);
+        emit_expr(e, v);
         sb_putc(sb, ';');
     }
     sb_printf(sb, " // %s:%u\n", e->file, v->loc.line);
@@ -380,7 +406,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
                             "#pragma unroll\n"
                             "                for (int i = 0; i < EVT_VEC; ++i)\n"
                             "                    t[i] = ");
-                ref(sb, v);
+                ref(e, v);
                 sb_printf(sb, ";\n                if (row_ok)\n"
                               "                    evt_store_vec<%s, FAST>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
                               "col0, ncol, t);\n",
@@ -401,7 +427,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
                           "                    if (row_ok && i < ncol)\n"
                           "                        part = evt_red<%s>::op(part, ",
                       rn, rn);
-            ref(sb, x);
+            ref(e, x);
             sb_printf(sb, ");\n                part = evt_reduce_lanes<%s, CPR>(part);\n"
                           "                if (row_ok && c == 0)\n"
                           "                    evt_red<%s>::atomic(p.ws%zu + row, part);\n",
@@ -412,7 +438,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
                           "                    if (row_ok && i < ncol)\n"
                           "                        red%zu[i] = evt_red<%s>::op(red%zu[i], ",
                       o, rn, o);
-            ref(sb, x);
+            ref(e, x);
             sb_puts(sb, ");\n");
         } else {
             sb_printf(sb, "#pragma unroll\n"
@@ -420,7 +446,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
                           "                    if (row_ok && i < ncol)\n"
                           "                        red%zu = evt_red<%s>::op(red%zu, ",
                       o, rn, o);
-            ref(sb, x);
+            ref(e, x);
             sb_puts(sb, ");\n");
         }
         sb_puts(sb, "            }\n");
@@ -441,6 +467,145 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
             sb_printf(sb, "    evt_reduce_block<%s, TEAM>(red%zu, scratch, p.ws%zu);\n", rn, o, o);
     }
     sb_puts(sb, "}\n\n");
+}
+
+/* Whether the direct epilogue can run fn: nothing it writes needs the
+ * other threads' rows or columns (no reduction). */
+static int direct_ok(const ir_func *fn)
+{
+    return !cg_has_reductions(fn);
+}
+
+/*
+ * Whether the direct epilogue unrolls its segments (forced: the tuning's
+ * row group, >= 4 unrolls): unrolled, each segment's accumulators are named
+ * registers, but an epilogue with an exact costly builtin (19 to 50
+ * instructions an element) would be 64 to 128 inlined copies of it, too
+ * much code for the instruction cache (the sub-tiled epilogue's lesson,
+ * sm90/producer_consumer.cuh), so it loops and picks each segment's
+ * registers by selects (evt_pick_segment).
+ */
+static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
+{
+    if (forced)
+        return forced >= 4;
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        const ir_value *v = fn->values[i];
+        if ((ir_op_get(v->op)->flags & IR_COSTLY) && (v->shape & EVT_SHAPE_M) &&
+            !(fast_math && fast_builtin(v->op)))
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * The register-direct epilogue (producer/consumer configurations, sm_90a):
+ * a consumer warpgroup's thread runs the epilogue on its own wgmma
+ * accumulators, as evt_pick_segment lays them out, with no round trip
+ * through a shared-memory tile and no barrier: each [M, N] element is
+ * loaded and stored by the thread that holds it, two columns at a time.
+ * The thread's rows go in segments of W <= 128 columns (the 256-wide
+ * tile's rows in two); [N] values are computed in each segment again, as
+ * [M, N] ones: held over the thread's rows (2 W / 8 registers each beside
+ * the 128 of the accumulators) a bias alone made the ResNet block's
+ * epilogue spill 528 bytes, and their loads hit L1.  A segment's [M, N] loads are
+ * issued before any of its elements is computed, as the row groups' are
+ * (emit_epilogue), and each element is stored by the thread that loaded
+ * it, after, so an output in place over an input stays safe.
+ */
+static void emit_direct(emitter *e, const char *fname, const char *sname, int forced_group)
+{
+    strbuf *sb = e->sb;
+    const ir_func *fn = e->fn;
+    const int unrolled = direct_unrolled(fn, e->fast_math, forced_group);
+    sb_printf(sb, "/* Epilogue %s (%s:%u) on a consumer's NH m64 x NC wgmma accumulators, in registers. */\n",
+              fn->name, e->file, fn->loc.line);
+    sb_puts(sb, "template <int NH, int NC, bool FAST>\n");
+    sb_printf(sb, "static __device__ __forceinline__ void %s_direct(const %s &p, int row0, int col_t,\n"
+                  "    const float (&acc)[NH][1][NC / 2], int warp, int lane)\n{\n",
+              fname, sname);
+    sb_printf(sb, "    constexpr int W = NC < 128 ? NC : 128; /* columns a segment */\n"
+                  "    constexpr int PARTS = NC / W, GROUPS = W / 8;\n"
+                  "    const int rq = 16 * warp + (lane >> 2), cq = 2 * (lane & 3);\n"
+                  "    (void)row0; (void)col_t; (void)acc; (void)rq; (void)cq;\n");
+    e->indent = 1;
+    e->direct = 1;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        if (fn->values[i]->shape == EVT_SHAPE_SCALAR)
+            emit_value(e, fn->values[i]);
+    /* the checked (edge-tile) instance runs on few tiles: one segment at a
+     * time, as the row groups' (its unrolled code would cost NVRTC time) */
+    sb_printf(sb, "    constexpr int UNROLL = FAST ? %d : 1;\n"
+                  "#pragma unroll (UNROLL)\n"
+                  "    for (int part = 0; part < PARTS; ++part) {\n",
+              unrolled ? 4 : 1);
+    e->indent = 2;
+    sb_puts(sb, "#pragma unroll (UNROLL)\n"
+                  "        for (int r = 0; r < 2 * NH; ++r) {\n"
+                  "            const int row = row0 + 64 * (r >> 1) + rq + 8 * (r & 1);\n"
+                  "            const bool row_ok = FAST || row < p.m;\n"
+                  "            float a[W / 4];\n"
+                  "            evt_pick_segment<NH, NC, W>(acc, r * PARTS + part, a);\n");
+    /* the segment's load phase */
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (!ir_func_reads_input(fn, i) || !(in->shape & EVT_SHAPE_M))
+            continue;
+        const char *ec = elem_const(in->elem);
+        if (in->shape == EVT_SHAPE_MN)
+            sb_printf(sb, "            evt_elem<%s>::type raw%zu[GROUPS][2]; /* in %s */\n"
+                          "#pragma unroll\n"
+                          "            for (int g = 0; g < GROUPS; ++g) {\n"
+                          "                const int col = col_t + part * W + 8 * g + cq;\n"
+                          "                const int ncol = FAST ? 2 : p.n - col < 0 ? 0 : (p.n - col < 2 ? p.n - col : 2);\n"
+                          "                evt_load_raw<%s, FAST, 2>(p.in%zu + (evt_i64)row * p.ld_in%zu + col, "
+                          "row_ok ? ncol : 0, raw%zu[g]);\n"
+                          "            }\n",
+                      ec, i, in->name, ec, i, i, i);
+        else
+            sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
+                          "/* in %s */\n",
+                      ec, i, i, ec, in->name);
+    }
+    e->indent = 3;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        if (fn->values[i]->shape == EVT_SHAPE_M)
+            emit_value(e, fn->values[i]);
+    sb_puts(sb, "#pragma unroll\n"
+                "            for (int g = 0; g < GROUPS; ++g) {\n"
+                "                const int col = col_t + part * W + 8 * g + cq;\n"
+                "                const int ncol = FAST ? 2 : p.n - col < 0 ? 0 : (p.n - col < 2 ? p.n - col : 2);\n"
+                "                (void)ncol;\n");
+    e->indent = 4;
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        const ir_value *v = fn->values[i];
+        if (v->shape == EVT_SHAPE_MN || v->shape == EVT_SHAPE_N)
+            emit_value(e, v);
+    }
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        const evt_arg_info *oi = &fn->outputs[o].info;
+        const ir_value *v = fn->outputs[o].value;
+        sb_printf(sb, "                { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
+        if (v->shape == EVT_SHAPE_MN) {
+            sb_printf(sb, "                    if (row_ok)\n"
+                          "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + col, "
+                          "ncol, v%d);\n",
+                      elem_const(oi->elem), o, o, v->id);
+        } else {
+            sb_puts(sb, "                    float t[2];\n"
+                        "#pragma unroll\n"
+                        "                    for (int i = 0; i < 2; ++i)\n"
+                        "                        t[i] = ");
+            ref(e, v);
+            sb_printf(sb, ";\n                    if (row_ok)\n"
+                          "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
+                          "col, ncol, t);\n",
+                      elem_const(oi->elem), o, o);
+        }
+        sb_puts(sb, "                }\n");
+    }
+    sb_puts(sb, "            }\n        }\n    }\n}\n\n");
+    e->direct = 0;
 }
 
 /* The L2 prefetch of a tile's [M, N] inputs (warp-specialized entries run it
@@ -569,14 +734,14 @@ void cg_cache_init(cg_cache *c)
     c->k = NULL;
     c->row_group = 0;
     c->fast_math = 0;
-    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->dfast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         sb_init(texts[i]);
 }
 
 void cg_cache_free(cg_cache *c)
 {
-    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->dfast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         sb_free(texts[i]);
     cg_cache_init(c);
@@ -608,6 +773,8 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     free(layout);
     emit_problem_at(e, base, sname);
     emit_epilogue(e, fname, sname, row_group);
+    if (direct_ok(fn))
+        emit_direct(e, fname, sname, row_group);
     emit_prefetch(e, fname, sname);
 
     /* The FAST epilogue's condition (evt_vec_ok): a whole tile, every [M, N]
@@ -626,10 +793,27 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
             sb_printf(fast, " &&\n        evt_vec_ok<%s>(p.out%zu, p.ld_out%zu)",
                       elem_const(fn->outputs[o].info.elem), o, o);
 
+    /* The direct epilogue's FAST condition: the consumer's rows and the
+     * tile's columns inside the problem, every [M, N] operand and [N]
+     * input aligned for 2-element access. */
+    strbuf *dfast = &c->dfast;
+    sb_puts(dfast, "(evt_i64)row0 + NH * 64 <= p.m && (evt_i64)col_t + NC <= p.n");
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (in->shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
+            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.in%zu, p.ld_in%zu)", elem_const(in->elem), i, i);
+        else if (in->shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
+            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(in->elem), i);
+    }
+    for (size_t o = 0; o < fn->noutputs; o++)
+        if (fn->outputs[o].info.reduce == EVT_REDUCE_NONE)
+            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.out%zu, p.ld_out%zu)",
+                      elem_const(fn->outputs[o].info.elem), o, o);
+
     e->sb = &c->reduce;
     if (cg_has_reductions(fn))
         emit_reduce_kernels(e, base, sname);
-    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->dfast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i]->failed)
             return 0;
@@ -653,7 +837,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     const ir_func *fn = k->epilogue;
     const int conv = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
     const char *slash = strrchr(file, '/');
-    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0, sel->fast_math};
+    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0, sel->fast_math, 0};
     cg_cache own;
     cg_cache_init(&own);
     cg_cache *sh = cache ? cache : &own;
@@ -778,6 +962,24 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                      : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
                                   sname, sname, base, fast, fname, st >= 0 ? "true" : "false",
                                   fname, st >= 0 ? "true" : "false", fname, base);
+                        /* a producer/consumer configuration's consumers run the
+                         * epilogue on their accumulators in registers where it can
+                         * (emit_direct): not on a staged input's tile, and not where
+                         * the tuning keeps the shared-memory tile */
+                        const int direct = tma && !c->staged && direct_ok(fn) && !sel->shared_epi;
+                        sb_printf(sb, "        enum { kDirect = %d };\n", direct);
+                        if (direct)
+                            sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : 2, NC = Cfg::kBN };\n"
+                                          "        __device__ __forceinline__ void direct(int row0, int col_t, int problem,\n"
+                                          "                                               const float (&acc)[NH][1][NC / 2], int warp, int lane) const\n"
+                                          "        {\n"
+                                          "            const %s p = %s_at(p0, problem);\n"
+                                          "            if (%s)\n"
+                                          "                %s_direct<NH, NC, true>(p, row0, col_t, acc, warp, lane);\n"
+                                          "            else\n"
+                                          "                %s_direct<NH, NC, false>(p, row0, col_t, acc, warp, lane);\n"
+                                          "        }\n",
+                                      sname, base, sb_str(&sh->dfast), fname, fname);
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
                                           "                                              int problem, int tid) const\n"

@@ -221,6 +221,8 @@ int evtc_tuning_from_env(evt_ctx *ctx)
     t.split_k = (int)v[0];
     t.row_group = (int)v[1];
     t.stream_k = (int)v[2];
+    const char *shared = getenv("EVT_SHARED_EPILOGUE");
+    t.shared_epilogue = shared && *shared && strcmp(shared, "0") != 0;
     const char *nvrtc = getenv("EVT_NVRTC_LIBRARY"), *driver = getenv("EVT_CUDA_DRIVER");
     if (evt_ctx_set_tuning(ctx, &t) != EVT_OK ||
         evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, nvrtc) != EVT_OK ||

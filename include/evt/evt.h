@@ -415,6 +415,12 @@ typedef struct evt_tuning {
      * order.  evt_launch_plan then ends in "stream-K" and the tiles it
      * shares; evt_launch_tune times it beside the other plans. */
     int stream_k;
+    /* Nonzero: the producer/consumer sm_90a configurations run the
+     * epilogue through a shared-memory tile of the accumulators, as the
+     * others do, even where their consumers could run it on the
+     * accumulators in registers (the default for an epilogue without
+     * reductions; docs/codegen.md); for comparing the two. */
+    int shared_epilogue;
 } evt_tuning;
 
 /*

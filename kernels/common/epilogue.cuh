@@ -95,13 +95,34 @@ EVT_DEVICE void evt_load_acc(const float *acc, float (&v)[EVT_VEC])
     }
 }
 
-/* The bytes of a chunk of EVT_VEC elements of T, and the alignment its vector
- * access needs (one uint2 for 8 bytes, else 16-byte uint4s). */
-template <class T>
+/* The bytes of a chunk of N (EVT_VEC, or the direct epilogue's 2) elements
+ * of T, and the alignment its vector access needs: the chunk's bytes up to
+ * 16 (one access of 2, 4, 8 or 16 bytes), else 16-byte uint4s. */
+template <class T, int N = EVT_VEC>
 struct evt_chunk {
-    static constexpr int kBytes = (int)sizeof(T) * EVT_VEC;
+    static constexpr int kBytes = (int)sizeof(T) * N;
     static constexpr int kAlign = kBytes > 16 ? 16 : kBytes;
 };
+
+/* The unsigned type of one vector access of B bytes. */
+template <int B> struct evt_word;
+template <> struct evt_word<1> { typedef unsigned char type; };
+template <> struct evt_word<2> { typedef unsigned short type; };
+template <> struct evt_word<4> { typedef unsigned int type; };
+template <> struct evt_word<8> { typedef uint2 type; };
+template <> struct evt_word<16> { typedef uint4 type; };
+
+/* A whole aligned chunk of N elements of T from src to dst, in accesses of
+ * kAlign bytes. */
+template <class T, int N>
+EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
+{
+    typedef evt_chunk<T, N> C;
+    typedef typename evt_word<C::kAlign>::type W;
+#pragma unroll
+    for (int j = 0; j < C::kBytes / C::kAlign; ++j)
+        reinterpret_cast<W *>(dst)[j] = reinterpret_cast<const W *>(src)[j];
+}
 
 /*
  * The raw elements p[0..valid) (zero bits past valid): one vector load when
@@ -110,84 +131,98 @@ struct evt_chunk {
  * evt_convert_vec then widens them.  FAST: the caller knows the chunk is
  * whole and aligned (evt_vec_ok), so no test is made.
  */
-template <int E, bool FAST = false>
+template <int E, bool FAST = false, int N = EVT_VEC>
 EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
-                             typename evt_elem<E>::type (&t)[EVT_VEC])
+                             typename evt_elem<E>::type (&t)[N])
 {
     typedef typename evt_elem<E>::type T;
-    typedef evt_chunk<T> C;
-    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % C::kAlign) == 0)) {
-        if (C::kBytes == 8) {
-            *reinterpret_cast<uint2 *>(t) = *reinterpret_cast<const uint2 *>(p);
-        } else {
-#pragma unroll
-            for (int j = 0; j < C::kBytes / 16; ++j)
-                reinterpret_cast<uint4 *>(t)[j] = reinterpret_cast<const uint4 *>(p)[j];
-        }
+    if (FAST || (valid == N && ((unsigned long long)p % evt_chunk<T, N>::kAlign) == 0)) {
+        evt_copy_chunk<T, N>(t, p);
     } else {
 #pragma unroll
-        for (int i = 0; i < EVT_VEC; ++i)
+        for (int i = 0; i < N; ++i)
             t[i] = i < valid ? p[i] : T(0);
     }
 }
 
-template <int E>
-EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[EVT_VEC], float (&v)[EVT_VEC])
+template <int E, int N = EVT_VEC>
+EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[N], float (&v)[N])
 {
 #pragma unroll
-    for (int i = 0; i < EVT_VEC; ++i)
+    for (int i = 0; i < N; ++i)
         v[i] = evt_elem<E>::load(t[i]);
 }
 
-/* Elements p[0..valid) converted to f32 (the rest of v is 0). */
-template <int E>
-EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, float (&v)[EVT_VEC])
+/* Elements p[0..valid) converted to f32 (the rest of v is 0; FAST as
+ * evt_load_raw). */
+template <int E, bool FAST = false, int N = EVT_VEC>
+EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, float (&v)[N])
 {
-    typename evt_elem<E>::type t[EVT_VEC];
-    evt_load_raw<E>(p, valid, t);
-    evt_convert_vec<E>(t, v);
+    typename evt_elem<E>::type t[N];
+    evt_load_raw<E, FAST, N>(p, valid, t);
+    evt_convert_vec<E, N>(t, v);
 }
 
 /* Stores v[0..valid) converted to E at p, vectorized as evt_load_raw (FAST as
  * evt_load_raw). */
-template <int E, bool FAST = false>
-EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const float (&v)[EVT_VEC])
+template <int E, bool FAST = false, int N = EVT_VEC>
+EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const float (&v)[N])
 {
     typedef typename evt_elem<E>::type T;
-    typedef evt_chunk<T> C;
-    if (FAST || (valid == EVT_VEC && ((unsigned long long)p % C::kAlign) == 0)) {
-        T t[EVT_VEC];
+    if (FAST || (valid == N && ((unsigned long long)p % evt_chunk<T, N>::kAlign) == 0)) {
+        T t[N];
 #pragma unroll
-        for (int i = 0; i < EVT_VEC; ++i)
+        for (int i = 0; i < N; ++i)
             t[i] = evt_elem<E>::store(v[i]);
-        if (C::kBytes == 8) {
-            *reinterpret_cast<uint2 *>(p) = *reinterpret_cast<const uint2 *>(t);
-        } else {
-#pragma unroll
-            for (int j = 0; j < C::kBytes / 16; ++j)
-                reinterpret_cast<uint4 *>(p)[j] = reinterpret_cast<const uint4 *>(t)[j];
-        }
+        evt_copy_chunk<T, N>(p, t);
     } else {
 #pragma unroll
-        for (int i = 0; i < EVT_VEC; ++i)
+        for (int i = 0; i < N; ++i)
             if (i < valid)
                 p[i] = evt_elem<E>::store(v[i]);
     }
 }
 
 /*
- * Whether every chunk p + row * ld + col0 (col0 a multiple of EVT_VEC) of an
+ * Whether every chunk p + row * ld + col0 (col0 a multiple of N) of an
  * [M, N] operand is aligned for evt_load_raw's and evt_store_vec's vector
- * access: the base and the row pitch both are.  Entry points take the FAST
- * epilogue, free of per-row bounds and alignment tests, for a tile inside
- * the problem whose [M, N] operands all pass.
+ * access: the base and the row pitch both are (ld 0: a row vector's base
+ * alone).  Entry points take the FAST epilogue, free of per-row bounds and
+ * alignment tests, for a tile inside the problem whose operands all pass.
  */
-template <int E>
+template <int E, int N = EVT_VEC>
 EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
 {
     typedef typename evt_elem<E>::type T;
-    return (unsigned long long)p % evt_chunk<T>::kAlign == 0 &&
-           ld * (evt_i64)sizeof(T) % evt_chunk<T>::kAlign == 0;
+    return (unsigned long long)p % evt_chunk<T, N>::kAlign == 0 &&
+           ld * (evt_i64)sizeof(T) % evt_chunk<T, N>::kAlign == 0;
+}
+
+/*
+ * The register-direct epilogue's accumulators (codegen/emit_cuda.c,
+ * <kernel>_epilogue_direct): a consumer warpgroup's NH m64 wgmma rows of
+ * NC columns, taken W columns of one of the thread's rows at a time.  The
+ * thread holds rows 64 h + 16 warp + lane / 4 + 8 ri (ri = 0, 1) and, of
+ * each 8-column group g, columns 8 g + 2 (lane % 4) and the next, at
+ * acc[h][0][4 g + 2 ri] and the next.  Segment s is row (h, ri) = (s /
+ * (2 PARTS), s / PARTS % 2), columns part W .. (part = s % PARTS): into
+ * a, two floats a column group.  s is a constant where the caller's loop
+ * is unrolled, and then this is register renaming; else each element is
+ * picked from the segments by selects, as registers cannot be indexed.
+ */
+template <int NH, int NC, int W>
+EVT_DEVICE void evt_pick_segment(const float (&acc)[NH][1][NC / 2], int s, float (&a)[W / 4])
+{
+    constexpr int PARTS = NC / W, GROUPS = W / 8;
+#pragma unroll
+    for (int x = 0; x < NH * 2 * PARTS; ++x) {
+        const int h = x / (2 * PARTS), ri = x / PARTS % 2, part = x % PARTS;
+#pragma unroll
+        for (int i = 0; i < W / 4; ++i) {
+            const float v = acc[h][0][4 * (part * GROUPS + i / 2) + 2 * ri + i % 2];
+            a[i] = x == 0 || s == x ? v : a[i];
+        }
+    }
 }
 
 /*

@@ -302,8 +302,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     }
     barriers_ready<Cfg>();
 
-    /* the consumers' accumulators, live through a looped epilogue, need the registers */
-    constexpr bool kRegs = kSub && sub_tile_loop<Cfg, 2>::value;
+    /* The epilogue on the consumers' accumulators in registers (the
+     * generated epi.direct) on the TMA path; the guarded one keeps the
+     * shared tile: its producer's element-wise loads need more than the
+     * 40 registers a producer thread would be left. */
+    constexpr bool kDirect = Epi::kDirect && Load::kTma;
+    static_assert(!Epi::kDirect || Cfg::kStaged == 0, "a staged input is read from its shared tile");
+    /* the consumers' accumulators, live through a looped or a direct epilogue, need the registers */
+    constexpr bool kRegs = (kSub && sub_tile_loop<Cfg, 2>::value) || kDirect;
     if (wg == 0) { /* the producer */
         if constexpr (kRegs)
             consumer_regs<false>::to_producer();
@@ -368,6 +374,12 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         const int problem = walk.coord(t, m, n, &tm, &tn);
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         const bool inside = Cfg::kCluster == 1 || tm * Cfg::kBM < m;
+        if constexpr (kDirect) {
+            /* in registers: no shared tile, so no turns to take */
+            if (inside)
+                epi.direct(tm * Cfg::kBM, tn * Cfg::kBN, problem, acc, warp, lane);
+            continue;
+        }
         if constexpr (kSub) {
             /* this consumer's sub-tile: no turns to take with the other one */
             if (inside)
@@ -555,7 +567,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
 
     typedef consumer_regs<kPromote> Regs;
     /* fp8's partial sums, and the accumulators live through a looped epilogue, need the registers */
-    constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value;
+    /* the epilogue in registers on the TMA path, as pp_run's */
+    constexpr bool kDirect = Epi::kDirect && Load::kTma;
+    constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect;
     if (wg == 0) {
         if constexpr (kRegs)
             Regs::to_producer();
@@ -628,8 +642,11 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             return;
-        sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
-                                          kParts * tn, problem);
+        if constexpr (kDirect)
+            epi.direct(tm * Cfg::kBM + R * c, tn * Cfg::kBN, problem, acc, warp, lane);
+        else
+            sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
+                                              kParts * tn, problem);
     });
     if constexpr (Cfg::kCluster > 1)
         cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */

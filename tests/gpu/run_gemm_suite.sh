@@ -365,6 +365,28 @@ runs() {
     echo "$c/layouts.evt rc_f16 4097,1000,24 --config sm90_pp2_128x128x64_s4 --special"
     echo "$c/layouts.evt rc_bf16 3000,2000,520 --config sm90_pp2_128x128x64_s4"
     echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_pp2_128x128x64_s4"
+    # The register-direct epilogue of the producer/consumer tiles (their
+    # consumers' own accumulators, two columns a thread, emit_direct): every
+    # input shape and element type (2-element access of [N] and [M, N] ones,
+    # odd leading dimensions and row vectors with --ld-pad 3 and 1 taking
+    # its guarded instance), every output type, the 256-wide cooperative
+    # tile's two segments a row, a batch, fast math's unrolled segments, and
+    # the shared-memory epilogue it replaces (--shared-epi: a suite option,
+    # EVT_SHARED_EPILOGUE=1)
+    for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4; do
+        echo "$c/inputs.evt inputs 1000,1000,520 --config $cfg"
+        echo "$c/inputs.evt inputs 4097,1000,24 --config $cfg --ld-pad 3"
+        echo "$c/inputs.evt inputs 3000,2000,520 --config $cfg --batch 2 --special"
+        echo "$c/outputs.evt outputs 1000,4097,520 --config $cfg"
+        echo "$c/outputs.evt outputs 2000,1000,24 --config $cfg --ld-pad 3 --special"
+        echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math"
+        echo "$c/builtins.evt builtins_bf16 1000,4097,520 --config $cfg --special"
+        echo "$c/inputs.evt inputs 1000,1000,520 --config $cfg --shared-epi"
+        echo "$c/builtins.evt builtins_f16 1000,127,24 --config $cfg --shared-epi --special"
+    done
+    echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
+    echo "$c/inputs.evt inputs_conv conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
+    echo "$c/outputs.evt outputs 1000,1000,520 --config sm90_pp2_128x128x64_s6 --ld-pad 3"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
         for l in rr rc cr cc; do
@@ -443,6 +465,10 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         case " $opts " in
         *" --streamk "*) streamk=2 opts=$(printf '%s' "$opts" | sed 's/--streamk//') ;;
         esac
+        shared=
+        case " $opts " in
+        *" --shared-epi "*) shared=1 opts=$(printf '%s' "$opts" | sed 's/--shared-epi//') ;;
+        esac
         config=
         case " $opts " in
         *" --config "*)
@@ -450,7 +476,7 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
             opts=$(printf '%s' "$opts" | sed 's/--config [a-z0-9_]*//') ;;
         esac
         # shellcheck disable=SC2086 # problem and opts are lists of options
-        EVT_CONFIG=$config EVT_SPLITK=$splitk EVT_STREAMK=$streamk "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
+        EVT_CONFIG=$config EVT_SPLITK=$splitk EVT_STREAMK=$streamk EVT_SHARED_EPILOGUE=$shared "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
             >"$work/logs/$id.log" 2>&1
         rc=$?
         end=$(date +%s.%N)

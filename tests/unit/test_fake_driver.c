@@ -538,7 +538,7 @@ static void test_gemm_stream_k_sm90(void **state)
     const size_t a_bytes = (size_t)3500 * K * 2, b_bytes = (size_t)N * K * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
     evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
-    const evt_tuning sk = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 2};
+    const evt_tuning sk = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 2, 0};
     run_tuned(ctx, l, &sk);
     /* 8 x 10 tiles, fewer than the SMs: all of their 80 x 40 k tiles shared by 132 CTAs */
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 132 splits 1 "
@@ -567,7 +567,7 @@ static void test_gemm_stream_k_sm90(void **state)
     expect_stream_k(&r[1], ws + flags_at, ws + slots_at, 80 * 40, 0);
 
     /* a run without stream-K in between may leave anything there */
-    const evt_tuning whole = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 1};
+    const evt_tuning whole = {"sm90_coop2_128x256x64_s3", 0, 0, 0, 1, 0};
     run_tuned(ctx, l, &whole);
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x256x64_s3 fast tma grid 80 splits 1");
     assert_int_equal(launches(r, 4), 3);
@@ -618,7 +618,7 @@ static void test_gemm_stream_k_sm90(void **state)
     /* in clusters of two: 14 x 10 stacks of two tiles, more than the 62
      * clusters the stand-in holds at once (the plan's 66 shared again over
      * 62): the first wave of stacks whole, the rest's k tiles shared */
-    const evt_tuning cl = {"sm90_coop2_cl2_128x256x64_s3", 0, 0, 0, 2};
+    const evt_tuning cl = {"sm90_coop2_cl2_128x256x64_s3", 0, 0, 0, 2, 0};
     run_tuned(ctx, l2, &cl);
     assert_string_equal(evt_launch_plan(l2), "sm_90a sm90_coop2_cl2_128x256x64_s3 fast tma grid 124 splits 1 "
                                              "stream-K 78 stacks");
@@ -630,12 +630,12 @@ static void test_gemm_stream_k_sm90(void **state)
     assert_int_equal(fc.fakecuda_violations(), 0);
 
     /* stream-K where the configuration has none: the planner's plan for it */
-    const evt_tuning pp = {"sm90_pp2_128x128x64_s4", 0, 0, 0, 2};
+    const evt_tuning pp = {"sm90_pp2_128x128x64_s4", 0, 0, 0, 2, 0};
     run_tuned(ctx, l2, &pp);
     assert_null(strstr(evt_launch_plan(l2), "stream-K"));
     assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 0);
     /* and a value out of range */
-    const evt_tuning bad = {NULL, 0, 0, 0, 3};
+    const evt_tuning bad = {NULL, 0, 0, 0, 3, 0};
     assert_int_equal(evt_launch_set_tuning(l2, &bad), EVT_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(evt_ctx_last_error(ctx), "stream_k 3"));
 
@@ -877,7 +877,7 @@ static void test_gemm_tail_sm90(void **state)
     const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
     evt_launch *l = bound_tn(m, &b, M, N, K, a, a_bytes, bb, b_bytes, 0.25f);
-    const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0, 0};
+    const evt_tuning four = {"sm90_pp2_128x128x64_s4", 4, 0, 0, 0, 0};
     assert_int_equal(evt_launch_set_tuning(l, &four), EVT_OK);
     fc.fakecuda_reset();
     fc.fakecuda_set_cluster_max(0); /* the shares meet in the workspace: no clusters */
@@ -936,7 +936,7 @@ static void test_gemm_tail_sm90(void **state)
     evt_launch_destroy(lc);
 
     /* the planner's: one persistent launch of all 160 tiles (K >= 2048: the six-stage ping-pong tile) */
-    const evt_tuning never = {NULL, 0, 0, 0, 0};
+    const evt_tuning never = {NULL, 0, 0, 0, 0, 0};
     run_tuned(ctx, l, &never);
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s6 fast tma grid 132 splits 1");
     assert_int_equal(launches(r, 5), 3);
@@ -1140,7 +1140,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = ((size_t)(K - 1) * LDA + M) * 2, b_bytes = (size_t)K * N * 2;
     void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes), *y = dev(&b, (size_t)M * N * 2);
-    const evt_tuning eight = {"sm80_64x64x32_w4_s4", 8, 0, 0, 0};
+    const evt_tuning eight = {"sm80_64x64x32_w4_s4", 8, 0, 0, 0, 0};
     evt_launch *l = split_nt_launch(m, M, a, a_bytes, bb, b_bytes, y, &eight);
     fc.fakecuda_reset();
     fc.fakecuda_set_cluster_max(4); /* a cluster of eight does not fit */

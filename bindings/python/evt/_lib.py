@@ -95,7 +95,7 @@ class CheckVerdict(ctypes.Structure):
 class Tuning(ctypes.Structure):
     _fields_ = [("config", ctypes.c_char_p), ("split_k", ctypes.c_int),
                 ("row_group", ctypes.c_int), ("ignore_records", ctypes.c_int),
-                ("stream_k", ctypes.c_int)]
+                ("stream_k", ctypes.c_int), ("shared_epilogue", ctypes.c_int)]
 
 
 class TuneOptions(ctypes.Structure):

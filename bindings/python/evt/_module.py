@@ -35,13 +35,16 @@ Arg.__doc__ = ("An epilogue argument: name, dtype ('f16', ...), shape ((), ('M',
                "('M', 'N')), kind ('in', 'param', 'out'), reduce (None, 'sum', 'max', 'min'; "
                "outputs only), default (params only: the declared default or None).")
 
-Tuning = namedtuple("Tuning", "config split_k row_group ignore_records stream_k", defaults=(False, 0))
+Tuning = namedtuple("Tuning", "config split_k row_group ignore_records stream_k shared_epilogue",
+                    defaults=(False, 0, False))
 Tuning.__doc__ = ("What a module or launch forces on the planner and the code generator: "
                   "config (a tile configuration's name, None for the planner's pick), "
                   "split_k (0 the planner's, 1 never, n >= 2 n ways), row_group (rows per "
                   "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16), "
                   "ignore_records (run the heuristic's plan where Launch.tune recorded one), "
-                  "stream_k (0 the planner's, 1 never, 2 where the configuration has it).")
+                  "stream_k (0 the planner's, 1 never, 2 where the configuration has it), "
+                  "shared_epilogue (the sm_90a producer/consumer configurations run the epilogue "
+                  "through shared memory even where they could in registers).")
 _NO_TUNING = Tuning(None, 0, 0)
 
 TunePlan = namedtuple("TunePlan", "config split_k ms stream_k", defaults=(False,))
@@ -159,16 +162,16 @@ def configs():
     return tuple(_lib.text(lib.evt_config_name(i)) for i in range(lib.evt_config_count()))
 
 
-def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0):
+def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0, shared_epilogue=False):
     """(Tuning, its evt_tuning struct) from set_tuning's arguments.  The
     library checks the values; only the types are checked here."""
     _lib.need("evt_ctx_set_tuning", "tuning")
     if config is not None and not isinstance(config, str):
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
     t = Tuning(config or None, operator.index(split_k), operator.index(row_group),
-               bool(ignore_records), operator.index(stream_k))
+               bool(ignore_records), operator.index(stream_k), bool(shared_epilogue))
     return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group,
-                          int(t.ignore_records), t.stream_k)
+                          int(t.ignore_records), t.stream_k, int(t.shared_epilogue))
 
 
 def _tune_plan(e):
@@ -296,7 +299,8 @@ class Module:
         return error_for(status, message, diagnostics)
 
     # -- tuning
-    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False, stream_k=0):
+    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False, stream_k=0,
+                   shared_epilogue=False):
         """Forces the tile configuration (a name from evt.configs(); None: the
         planner's pick), split-K and the epilogue's row group (see Tuning) for
         every compile (Kernel.cuda, Kernel.compile) and launch of this module
@@ -308,7 +312,7 @@ class Module:
         NotFoundError for an unknown name, InvalidArgumentError for a split_k
         below 0 or a row group not listed; a configuration that cannot run a
         kernel makes compiling or launching it raise UnsupportedError."""
-        t, native = _tuning(config, split_k, row_group, ignore_records, stream_k)
+        t, native = _tuning(config, split_k, row_group, ignore_records, stream_k, shared_epilogue)
         with self._lock:
             self._handle()  # raises if closed
             self._check(lib.evt_ctx_set_tuning(self._ctx, ctypes.byref(native)))
@@ -1345,14 +1349,15 @@ class Launch:
                           res.candidates, res.timed, res.compiled, res.seconds,
                           res.compile_seconds, bool(res.recorded))
 
-    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False, stream_k=0):
+    def set_tuning(self, config=None, split_k=0, row_group=0, ignore_records=False, stream_k=0,
+                   shared_epilogue=False):
         """Forces this launch's tile configuration, split-K and row group, as
         Module.set_tuning does the module's (a launch starts from its module's
         when bound); set_tuning() returns to the planner's choices (and to
         the tuning database's records unless ignore_records).  Returns the
         launch.  A configuration that cannot run the kernel on the GPU makes
         run() raise UnsupportedError."""
-        t, native = _tuning(config, split_k, row_group, ignore_records, stream_k)
+        t, native = _tuning(config, split_k, row_group, ignore_records, stream_k, shared_epilogue)
         module = self.kernel.module
         with module._lock:
             module._check(lib.evt_launch_set_tuning(self._live().h, ctypes.byref(native)))
