@@ -165,11 +165,10 @@ static void emit_value(emitter *e, const ir_value *v)
             sb_printf(sb, "const float v%d = evt_elem<%s>::load(raw%d%s);", v->id, ec, idx,
                       e->direct ? "" : "[j]");
             break;
-        case EVT_SHAPE_MN:
-            sb_printf(sb, "float v%d[%s];\n", v->id, vec);
+        case EVT_SHAPE_MN: /* (not in the direct epilogue: direct_ok) */
+            sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
             line_start(e);
-            sb_printf(sb, "evt_convert_vec<%s, %s>(raw%d[%s], v%d);", ec, vec, idx, e->direct ? "g" : "j",
-                      v->id);
+            sb_printf(sb, "evt_convert_vec<%s>(raw%d[j], v%d);", ec, idx, v->id);
             break;
         }
     } else if (v->op == IR_PARAM) {
@@ -469,21 +468,26 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     sb_puts(sb, "}\n\n");
 }
 
-/* Whether the direct epilogue can run fn: nothing it writes needs the
- * other threads' rows or columns (no reduction). */
+/* Whether the direct epilogue runs fn: a per-element epilogue
+ * (plan_per_element_epilogue).  A reduction needs the other threads' rows
+ * or columns; an [M, N] input, read two columns a thread from 8 rows a
+ * warp, made the ResNet-50 1x1 convs with a residual 1.05 to 1.12x slower
+ * than the shared tile's 16-byte rows (H200, docs/codegen.md). */
 static int direct_ok(const ir_func *fn)
 {
-    return !cg_has_reductions(fn);
+    return plan_per_element_epilogue(fn);
 }
 
 /*
  * Whether the direct epilogue unrolls its segments (forced: the tuning's
  * row group, >= 4 unrolls): unrolled, each segment's accumulators are named
- * registers, but an epilogue with an exact costly builtin (19 to 50
- * instructions an element) would be 64 to 128 inlined copies of it, too
- * much code for the instruction cache (the sub-tiled epilogue's lesson,
- * sm90/producer_consumer.cuh), so it loops and picks each segment's
- * registers by selects (evt_pick_segment).
+ * registers, but a costly builtin would be 64 to 128 inlined copies, too
+ * much code for the instruction cache, so such an epilogue loops and picks
+ * each segment's registers by selects (evt_pick_segment).  Measured on
+ * 4096x16384x256 + bias (H200, docs/codegen.md): an exact GELU unrolled
+ * 1.31x slower than looped; fast math's gelu_tanh 1.05x faster unrolled,
+ * its erf GELU (twice the instructions) 1.18x slower unrolled than the
+ * shared tile.  So only fast math's cheap builtins unroll.
  */
 static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
 {
@@ -492,7 +496,7 @@ static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
         if ((ir_op_get(v->op)->flags & IR_COSTLY) && (v->shape & EVT_SHAPE_M) &&
-            !(fast_math && fast_builtin(v->op)))
+            !(fast_math && fast_builtin(v->op) && v->op != IR_GELU))
             return 0;
     }
     return 1;
@@ -501,17 +505,21 @@ static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
 /*
  * The register-direct epilogue (producer/consumer configurations, sm_90a):
  * a consumer warpgroup's thread runs the epilogue on its own wgmma
- * accumulators, as evt_pick_segment lays them out, with no round trip
- * through a shared-memory tile and no barrier: each [M, N] element is
- * loaded and stored by the thread that holds it, two columns at a time.
+ * accumulators, as evt_pick_segment lays them out, with no round trip of
+ * the f32 accumulators through a shared-memory tile and no barrier across
+ * warps: each [M, N] element is loaded and computed by the thread that
+ * holds it, two columns at a time.
  * The thread's rows go in segments of W <= 128 columns (the 256-wide
  * tile's rows in two); [N] values are computed in each segment again, as
  * [M, N] ones: held over the thread's rows (2 W / 8 registers each beside
  * the 128 of the accumulators) a bias alone made the ResNet block's
- * epilogue spill 528 bytes, and their loads hit L1.  A segment's [M, N] loads are
- * issued before any of its elements is computed, as the row groups' are
- * (emit_epilogue), and each element is stored by the thread that loaded
- * it, after, so an output in place over an input stays safe.
+ * epilogue spill 528 bytes, and their loads hit L1.  On a whole tile
+ * (FAST) each output's pairs go to
+ * the warp's staging buffer in shared memory (direct_stage, the shared
+ * tile the epilogue no longer needs) and from there to memory as whole
+ * rows of the warp's 8, 16 bytes a lane; an output that does not fit
+ * there, and every output of an edge tile, is stored a pair at a time.
+ * There is no [M, N] input (direct_ok), so no output in place over one.
  */
 static void emit_direct(emitter *e, const char *fname, const char *sname, int forced_group)
 {
@@ -520,14 +528,21 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     const int unrolled = direct_unrolled(fn, e->fast_math, forced_group);
     sb_printf(sb, "/* Epilogue %s (%s:%u) on a consumer's NH m64 x NC wgmma accumulators, in registers. */\n",
               fn->name, e->file, fn->loc.line);
-    sb_puts(sb, "template <int NH, int NC, bool FAST>\n");
+    sb_puts(sb, "template <int NH, int NC, bool FAST, int STAGE>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s_direct(const %s &p, int row0, int col_t,\n"
-                  "    const float (&acc)[NH][1][NC / 2], int warp, int lane)\n{\n",
+                  "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n",
               fname, sname);
     sb_printf(sb, "    constexpr int W = NC < 128 ? NC : 128; /* columns a segment */\n"
                   "    constexpr int PARTS = NC / W, GROUPS = W / 8;\n"
                   "    const int rq = 16 * warp + (lane >> 2), cq = 2 * (lane & 3);\n"
-                  "    (void)row0; (void)col_t; (void)acc; (void)rq; (void)cq;\n");
+                  "    (void)row0; (void)col_t; (void)acc; (void)rq; (void)cq; (void)stage;\n");
+    /* each output's 8 rows by W columns of a segment in the warp's staging
+     * buffer: rows ROWB bytes apart (16 past the row, so that the pairs
+     * of the warp's 8 rows fall in different banks), at OFF */
+    sb_puts(sb, "    constexpr int OFF0 = 0;\n");
+    for (size_t o = 0; o < fn->noutputs; o++)
+        sb_printf(sb, "    constexpr int ROWB%zu = W * (int)sizeof(evt_elem<%s>::type) + 16, OFF%zu = OFF%zu + 8 * ROWB%zu;\n",
+                  o, elem_const(fn->outputs[o].info.elem), o + 1, o, o);
     e->indent = 1;
     e->direct = 1;
     for (size_t i = 0; i < fn->nvalues; i++)
@@ -546,26 +561,16 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
                   "            const bool row_ok = FAST || row < p.m;\n"
                   "            float a[W / 4];\n"
                   "            evt_pick_segment<NH, NC, W>(acc, r * PARTS + part, a);\n");
-    /* the segment's load phase */
+    /* the segment's row loads */
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
         if (!ir_func_reads_input(fn, i) || !(in->shape & EVT_SHAPE_M))
             continue;
         const char *ec = elem_const(in->elem);
-        if (in->shape == EVT_SHAPE_MN)
-            sb_printf(sb, "            evt_elem<%s>::type raw%zu[GROUPS][2]; /* in %s */\n"
-                          "#pragma unroll\n"
-                          "            for (int g = 0; g < GROUPS; ++g) {\n"
-                          "                const int col = col_t + part * W + 8 * g + cq;\n"
-                          "                const int ncol = FAST ? 2 : p.n - col < 0 ? 0 : (p.n - col < 2 ? p.n - col : 2);\n"
-                          "                evt_load_raw<%s, FAST, 2>(p.in%zu + (evt_i64)row * p.ld_in%zu + col, "
-                          "row_ok ? ncol : 0, raw%zu[g]);\n"
-                          "            }\n",
-                      ec, i, in->name, ec, i, i, i);
-        else
-            sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
-                          "/* in %s */\n",
-                      ec, i, i, ec, in->name);
+        /* (no [M, N] input: direct_ok) */
+        sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
+                      "/* in %s */\n",
+                  ec, i, i, ec, in->name);
     }
     e->indent = 3;
     for (size_t i = 0; i < fn->nvalues; i++)
@@ -585,26 +590,43 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     for (size_t o = 0; o < fn->noutputs; o++) {
         const evt_arg_info *oi = &fn->outputs[o].info;
         const ir_value *v = fn->outputs[o].value;
+        const char *ec = elem_const(oi->elem);
         sb_printf(sb, "                { /* out %s (%s:%u) */\n", oi->name, e->file, oi->loc.line);
         if (v->shape == EVT_SHAPE_MN) {
-            sb_printf(sb, "                    if (row_ok)\n"
-                          "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + col, "
-                          "ncol, v%d);\n",
-                      elem_const(oi->elem), o, o, v->id);
+            sb_printf(sb, "                    const float (&t)[2] = v%d;\n", v->id);
         } else {
             sb_puts(sb, "                    float t[2];\n"
                         "#pragma unroll\n"
                         "                    for (int i = 0; i < 2; ++i)\n"
                         "                        t[i] = ");
             ref(e, v);
-            sb_printf(sb, ";\n                    if (row_ok)\n"
-                          "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + "
-                          "col, ncol, t);\n",
-                      elem_const(oi->elem), o, o);
+            sb_puts(sb, ";\n");
         }
-        sb_puts(sb, "                }\n");
+        sb_printf(sb, "                    if constexpr (FAST && OFF%zu <= STAGE)\n"
+                      "                        evt_stage_pair<%s>(stage + OFF%zu, ROWB%zu, lane, 8 * g + cq, t);\n"
+                      "                    else if (row_ok)\n"
+                      "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + col, "
+                      "ncol, t);\n"
+                      "                }\n",
+                  o + 1, ec, o, o, ec, o, o);
     }
-    sb_puts(sb, "            }\n        }\n    }\n}\n\n");
+    /* the staged outputs' rows, 16 bytes a lane: whole sectors, as the
+     * shared-memory epilogue stores them (two columns a thread straight
+     * from the registers ran 1.3 to 1.8x slower where the epilogue is the
+     * bottleneck, docs/codegen.md) */
+    sb_puts(sb, "            }\n"
+                "            if constexpr (FAST) {\n"
+                "                __syncwarp();\n"
+                "                const evt_i64 wrow = row0 + 64 * (r >> 1) + 16 * warp + 8 * (r & 1);\n"
+                "                (void)wrow;\n");
+    for (size_t o = 0; o < fn->noutputs; o++)
+        sb_printf(sb, "                if constexpr (OFF%zu <= STAGE)\n"
+                      "                    evt_stage_copy<%s, W>(stage + OFF%zu, ROWB%zu, lane,\n"
+                      "                        p.out%zu + wrow * p.ld_out%zu + col_t + part * W, p.ld_out%zu);\n",
+                  o + 1, elem_const(fn->outputs[o].info.elem), o, o, o, o, o);
+    sb_puts(sb, "                __syncwarp(); /* the copies' reads are done before the next segment's writes */\n"
+                "            }\n"
+                "        }\n    }\n}\n\n");
     e->direct = 0;
 }
 
@@ -794,20 +816,16 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
                       elem_const(fn->outputs[o].info.elem), o, o);
 
     /* The direct epilogue's FAST condition: the consumer's rows and the
-     * tile's columns inside the problem, every [M, N] operand and [N]
-     * input aligned for 2-element access. */
+     * tile's columns inside the problem, every [N] input aligned for
+     * 2-element access, every output's rows for 16-byte pieces. */
     strbuf *dfast = &c->dfast;
     sb_puts(dfast, "(evt_i64)row0 + NH * 64 <= p.m && (evt_i64)col_t + NC <= p.n");
-    for (size_t i = 0; i < fn->ninputs; i++) {
-        const evt_arg_info *in = &fn->inputs[i].info;
-        if (in->shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
-            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.in%zu, p.ld_in%zu)", elem_const(in->elem), i, i);
-        else if (in->shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
-            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(in->elem), i);
-    }
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
+            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);
     for (size_t o = 0; o < fn->noutputs; o++)
         if (fn->outputs[o].info.reduce == EVT_REDUCE_NONE)
-            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.out%zu, p.ld_out%zu)",
+            sb_printf(dfast, " &&\n                evt_line_ok<%s>(p.out%zu, p.ld_out%zu)",
                       elem_const(fn->outputs[o].info.elem), o, o);
 
     e->sb = &c->reduce;
@@ -969,15 +987,17 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         const int direct = tma && !c->staged && direct_ok(fn) && !sel->shared_epi;
                         sb_printf(sb, "        enum { kDirect = %d };\n", direct);
                         if (direct)
-                            sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : 2, NC = Cfg::kBN };\n"
+                            sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : 2, NC = Cfg::kBN,\n"
+                                          "               STAGE = evt_sm90::direct_stage<Cfg>::kBytes };\n"
                                           "        __device__ __forceinline__ void direct(int row0, int col_t, int problem,\n"
-                                          "                                               const float (&acc)[NH][1][NC / 2], int warp, int lane) const\n"
+                                          "                                               const float (&acc)[NH][1][NC / 2], int warp, int lane,\n"
+                                          "                                               unsigned char *stage) const\n"
                                           "        {\n"
                                           "            const %s p = %s_at(p0, problem);\n"
                                           "            if (%s)\n"
-                                          "                %s_direct<NH, NC, true>(p, row0, col_t, acc, warp, lane);\n"
+                                          "                %s_direct<NH, NC, true, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
                                           "            else\n"
-                                          "                %s_direct<NH, NC, false>(p, row0, col_t, acc, warp, lane);\n"
+                                          "                %s_direct<NH, NC, false, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
                                           "        }\n",
                                       sname, base, sb_str(&sh->dfast), fname, fname);
                         if (st >= 0)

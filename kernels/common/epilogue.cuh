@@ -198,6 +198,42 @@ EVT_DEVICE bool evt_vec_ok(const void *p, evt_i64 ld)
            ld * (evt_i64)sizeof(T) % evt_chunk<T, N>::kAlign == 0;
 }
 
+/* Whether p + row * ld (any row) is 16-byte aligned: a whole 16-byte
+ * access at the start of every row (evt_stage_copy). */
+template <int E>
+EVT_DEVICE bool evt_line_ok(const void *p, evt_i64 ld)
+{
+    return evt_vec_ok<E, 16 / (int)sizeof(typename evt_elem<E>::type)>(p, ld);
+}
+
+/* The direct epilogue's output pair v at column c of the warp's row lane /
+ * 4 in its staging buffer (rows rowb bytes apart, in shared memory). */
+template <int E>
+EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, const float (&v)[2])
+{
+    typedef typename evt_elem<E>::type T;
+    T t[2] = {evt_elem<E>::store(v[0]), evt_elem<E>::store(v[1])};
+    evt_copy_chunk<T, 2>(reinterpret_cast<T *>(base + (lane >> 2) * rowb) + c, t);
+}
+
+/* The warp's 8 staged rows of W elements (rows rowb bytes apart) to dst,
+ * rows ld elements apart, 16 bytes a lane: whole sectors (dst and ld
+ * evt_line_ok). */
+template <int E, int W>
+EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
+                               evt_i64 ld)
+{
+    typedef typename evt_elem<E>::type T;
+    constexpr int LINES = W * (int)sizeof(T) / 16; /* 16-byte pieces a row */
+    static_assert(LINES * 16 == W * (int)sizeof(T), "whole 16-byte pieces a row");
+#pragma unroll
+    for (int i = lane; i < 8 * LINES; i += 32) {
+        const int row = i / LINES, x = i % LINES;
+        *reinterpret_cast<uint4 *>(dst + row * ld + x * (16 / (int)sizeof(T))) =
+            *reinterpret_cast<const uint4 *>(base + row * rowb + 16 * x);
+    }
+}
+
 /*
  * The register-direct epilogue's accumulators (codegen/emit_cuda.c,
  * <kernel>_epilogue_direct): a consumer warpgroup's NH m64 wgmma rows of

@@ -208,6 +208,18 @@ __device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC /
     }
 }
 
+/* The direct epilogue's staging buffer of each consumer warp (the
+ * generated epi.direct): the shared accumulator tile (or sub-tiles) it
+ * does not use, in eight slices, warp w of consumer c's at 4 c + w. */
+template <class Cfg>
+struct direct_stage {
+    static constexpr int kBytes = (Cfg::kAccBytes / 8) & ~15;
+    static EVT_DEVICE unsigned char *of(unsigned char *smem, evt_u32 raw, evt_u32 sbase, int c, int warp)
+    {
+        return smem + (sbase - raw) + Cfg::kPipeBytes + (4 * c + warp) * kBytes;
+    }
+};
+
 /* Registers a thread of the producer and of a consumer warpgroup, where the
  * consumers need more than an even share (setmaxnreg): 128 x (40 + 2 x
  * 232) = 64,512 of the SM's 65,536.  fp8's cooperative tile keeps 56 / 224
@@ -377,7 +389,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         if constexpr (kDirect) {
             /* in registers: no shared tile, so no turns to take */
             if (inside)
-                epi.direct(tm * Cfg::kBM, tn * Cfg::kBN, problem, acc, warp, lane);
+                epi.direct(tm * Cfg::kBM, tn * Cfg::kBN, problem, acc, warp, lane,
+                           direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
             continue;
         }
         if constexpr (kSub) {
@@ -643,7 +656,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             return;
         if constexpr (kDirect)
-            epi.direct(tm * Cfg::kBM + R * c, tn * Cfg::kBN, problem, acc, warp, lane);
+            epi.direct(tm * Cfg::kBM + R * c, tn * Cfg::kBN, problem, acc, warp, lane,
+                       direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
         else
             sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
                                               kParts * tn, problem);

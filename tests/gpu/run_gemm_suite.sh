@@ -366,22 +366,27 @@ runs() {
     echo "$c/layouts.evt rc_bf16 3000,2000,520 --config sm90_pp2_128x128x64_s4"
     echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_pp2_128x128x64_s4"
     # The register-direct epilogue of the producer/consumer tiles (their
-    # consumers' own accumulators, two columns a thread, emit_direct): every
-    # input shape and element type (2-element access of [N] and [M, N] ones,
-    # odd leading dimensions and row vectors with --ld-pad 3 and 1 taking
-    # its guarded instance), every output type, the 256-wide cooperative
-    # tile's two segments a row, a batch, fast math's unrolled segments, and
-    # the shared-memory epilogue it replaces (--shared-epi: a suite option,
-    # EVT_SHARED_EPILOGUE=1)
+    # consumers' own accumulators, two columns a thread, emit_direct), which
+    # runs per-element epilogues: every input shape but [M, N] and every
+    # element type, every output type (staged through shared memory as
+    # 16-byte rows, or a pair at a time where the warp's buffer is full, or
+    # odd leading dimensions, --ld-pad 3, take the edge tiles' instance),
+    # the 256-wide cooperative tile's two segments a row, a batch, fast
+    # math's unrolled segments; the shared-memory epilogue it replaces
+    # (--shared-epi: a suite option, EVT_SHARED_EPILOGUE=1), and [M, N]
+    # inputs, which keep it
     for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4; do
-        echo "$c/inputs.evt inputs 1000,1000,520 --config $cfg"
-        echo "$c/inputs.evt inputs 4097,1000,24 --config $cfg --ld-pad 3"
-        echo "$c/inputs.evt inputs 3000,2000,520 --config $cfg --batch 2 --special"
+        echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg"
+        echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3"
+        echo "$c/inputs.evt inputs_rowcol 3000,2000,520 --config $cfg --batch 2 --special"
+        echo "$c/inputs.evt inputs 2000,1000,520 --config $cfg"
         echo "$c/outputs.evt outputs 1000,4097,520 --config $cfg"
         echo "$c/outputs.evt outputs 2000,1000,24 --config $cfg --ld-pad 3 --special"
         echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math"
-        echo "$c/builtins.evt builtins_bf16 1000,4097,520 --config $cfg --special"
-        echo "$c/inputs.evt inputs 1000,1000,520 --config $cfg --shared-epi"
+        # (a clustered tile multicasts K-contiguous operands only: bf16's are not)
+        case $cfg in *_cl2_*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
+        echo "$c/builtins.evt $k 1000,4097,520 --config $cfg --special"
+        echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
         echo "$c/builtins.evt builtins_f16 1000,127,24 --config $cfg --shared-epi --special"
     done
     echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"

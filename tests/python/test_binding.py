@@ -746,6 +746,12 @@ def test_forced_config_in_generated_code():
         k.cuda("sm_80")
     m.set_tuning(config=W8, row_group=8)
     assert entry_points(k.cuda("sm_90a")) == {W8}
+    # mlp_up's per-element epilogue runs on the consumers' registers unless
+    # the tuning keeps the shared tile
+    m.set_tuning(config=PP2)
+    assert "enum { kDirect = 1 };" in k.cuda("sm_90a")
+    m.set_tuning(config=PP2, shared_epilogue=True)
+    assert m.tuning.shared_epilogue and "enum { kDirect = 1 };" not in k.cuda("sm_90a")
     m.set_tuning()
     assert len(entry_points(k.cuda("sm_90a"))) > 1
 

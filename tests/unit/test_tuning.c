@@ -261,6 +261,71 @@ static void test_fast_math_row_group(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The register-direct epilogue (codegen/emit_cuda.c, emit_direct): where the
+ * producer/consumer entries take it (a per-element epilogue on the TMA path,
+ * unless the tuning keeps the shared tile), and whether its segments unroll
+ * (only fast math's cheap builtins and none). */
+static void test_direct_epilogue(void **state)
+{
+    (void)state;
+    static const char *const src =
+        "epilogue f { in bias : f16[N]\n out y : f16[M, N] = gelu_tanh(acc + bias) }\n"
+        "epilogue e { in bias : f16[N]\n out y : f16[M, N] = gelu(acc + bias) }\n"
+        "epilogue l { in bias : f16[N]\n out y : f16[M, N] = relu(acc + bias) }\n"
+        "epilogue r { in z : f16[M, N]\n out y : f16[M, N] = relu(acc + z) }\n"
+        "epilogue s { out y : f16[M, N] = acc\n out t : f32[N] = reduce_sum(acc, M) }\n"
+        "kernel kf = gemm(a: f16 row, b: f16 col, acc: f32) with f\n"
+        "kernel ke = gemm(a: f16 row, b: f16 col, acc: f32) with e\n"
+        "kernel kl = gemm(a: f16 row, b: f16 col, acc: f32) with l\n"
+        "kernel kr = gemm(a: f16 row, b: f16 col, acc: f32) with r\n"
+        "kernel ks = gemm(a: f16 row, b: f16 col, acc: f32) with s\n";
+    static const struct {
+        const char *kernel, *config;
+        int fast_math, shared, forced;
+        const char *want; /* NULL: no direct epilogue on the fast entry */
+    } cases[] = {
+        {"kf", "sm90_pp2_128x128x64_s4", 1, 0, 0, "UNROLL = FAST ? 4 : 1"},
+        {"kf", "sm90_pp2_128x128x64_s4", 0, 0, 0, "UNROLL = FAST ? 1 : 1"},
+        {"kf", "sm90_coop2_128x256x64_s4", 0, 0, 8, "UNROLL = FAST ? 4 : 1"},
+        {"ke", "sm90_coop2_128x256x64_s4", 1, 0, 0, "UNROLL = FAST ? 1 : 1"},
+        {"kl", "sm90_pp2_128x128x64_s6", 0, 0, 0, "UNROLL = FAST ? 4 : 1"},
+        {"kl", "sm90_pp2_128x128x64_s4", 0, 1, 0, NULL},
+        {"kr", "sm90_pp2_128x128x64_s2_staged", 0, 0, 0, NULL},
+        {"kl", "sm90_wg2_128x256x64_s4", 0, 0, 0, NULL},
+        {"kr", "sm90_pp2_128x128x64_s4", 0, 0, 0, NULL},
+        {"ks", "sm90_coop2_128x256x64_s4", 0, 0, 0, NULL},
+    };
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "d.evt", src, strlen(src), &m), EVT_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const evt_tuning t = {.config = cases[i].config, .row_group = cases[i].forced,
+                              .shared_epilogue = cases[i].shared};
+        assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+        assert_int_equal(evt_ctx_set_fast_math(ctx, cases[i].fast_math), EVT_OK);
+        const char *text = NULL;
+        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, cases[i].kernel), EVT_TARGET_SM90A, &text),
+                         EVT_OK);
+        /* the fast entry comes first; its guarded twin never takes the direct epilogue */
+        const char *guarded = strstr(text, "_guarded_sm90a(");
+        const char *direct = strstr(text, "enum { kDirect = 1 };");
+        assert_non_null(guarded);
+        if (!cases[i].want) {
+            if (direct)
+                fail_msg("%s %s shared %d: a direct epilogue", cases[i].kernel, cases[i].config, cases[i].shared);
+            continue;
+        }
+        if (!direct || direct > guarded || strstr(guarded, "enum { kDirect = 1 };"))
+            fail_msg("%s %s: the fast entry alone should take the direct epilogue", cases[i].kernel,
+                     cases[i].config);
+        if (!strstr(text, cases[i].want))
+            fail_msg("%s %s fast_math %d row_group %d: no %s", cases[i].kernel, cases[i].config,
+                     cases[i].fast_math, cases[i].forced, cases[i].want);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_library_paths),
         cmocka_unit_test(test_fast_math),
         cmocka_unit_test(test_fast_math_row_group),
+        cmocka_unit_test(test_direct_epilogue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
