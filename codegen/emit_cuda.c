@@ -556,11 +556,11 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
               unrolled ? 4 : 1);
     e->indent = 2;
     sb_puts(sb, "#pragma unroll (UNROLL)\n"
-                  "        for (int r = 0; r < 2 * NH; ++r) {\n"
-                  "            const int row = row0 + 64 * (r >> 1) + rq + 8 * (r & 1);\n"
-                  "            const bool row_ok = FAST || row < p.m;\n"
-                  "            float a[W / 4];\n"
-                  "            evt_pick_segment<NH, NC, W>(acc, r * PARTS + part, a);\n");
+                "        for (int r = 0; r < 2 * NH; ++r) {\n"
+                "            const int row = row0 + 64 * (r >> 1) + rq + 8 * (r & 1);\n"
+                "            const bool row_ok = FAST || row < p.m;\n"
+                "            float a[W / 4];\n"
+                "            evt_pick_segment<NH, NC, W>(acc, r * PARTS + part, a);\n");
     /* the segment's row loads */
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
