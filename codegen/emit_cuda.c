@@ -959,32 +959,37 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                          * a staged configuration's producer calls stage() */
                         const int st = c->staged ? plan_staged_input(fn) : -1;
                         /* each tile's problem of a batch moves the arguments (BASE_at) */
-                        sb_printf(sb, "    struct epi {\n"
-                                      "%s"
-                                      "        const %s &p0;\n"
-                                      "        const evt_tma_maps *tma;\n"
-                                      "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, int problem, float *acc,\n"
-                                      "                                                   const void *staged = nullptr) const\n"
-                                      "        {\n"
-                                      "            const %s p = %s_at(p0, problem);\n"
-                                      "            if (%s)\n"
-                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
-                                      "            else\n"
-                                      "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
-                                      "        }\n"
-                                      "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n, int problem) const\n"
-                                      "        {\n"
-                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(%s_at(p0, problem), tile_m, tile_n);\n"
-                                      "        }\n",
-                                  pp ? "        typedef evt_wg_team Team;\n"
-                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
-                                  sname, sname, base, fast, fname, st >= 0 ? "true" : "false",
-                                  fname, st >= 0 ? "true" : "false", fname, base);
                         /* a producer/consumer configuration's consumers run the
                          * epilogue on their accumulators in registers where it can
                          * (emit_direct): not on a staged input's tile, and not where
-                         * the tuning keeps the shared-memory tile */
+                         * the tuning keeps the shared-memory tile; then the
+                         * shared tile's epilogue is not written (pp_run and
+                         * coop_run do not call it) */
                         const int direct = tma && !c->staged && direct_ok(fn) && !sel->shared_epi;
+                        sb_printf(sb, "    struct epi {\n"
+                                      "%s"
+                                      "        const %s &p0;\n"
+                                      "        const evt_tma_maps *tma;\n",
+                                  pp ? "        typedef evt_wg_team Team;\n"
+                                     : "        typedef evt_epi_team<Cfg::kEpiThreads, Cfg::kThreads, EVT_BAR_EPI> Team;\n",
+                                  sname);
+                        if (!direct)
+                            sb_printf(sb, "        __device__ __forceinline__ void operator()(int tile_m, int tile_n, int problem, float *acc,\n"
+                                          "                                                   const void *staged = nullptr) const\n"
+                                          "        {\n"
+                                          "            const %s p = %s_at(p0, problem);\n"
+                                          "            if (%s)\n"
+                                          "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, true, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
+                                          "            else\n"
+                                          "                %s<Cfg::kEpiBM, Cfg::kEpiBN, Team, Cfg::kAccLd, false, %s>(p, tile_m, tile_n, acc, acc, staged);\n"
+                                          "        }\n",
+                                      sname, base, fast, fname, st >= 0 ? "true" : "false", fname,
+                                      st >= 0 ? "true" : "false");
+                        sb_printf(sb, "        __device__ __forceinline__ void prefetch(int tile_m, int tile_n, int problem) const\n"
+                                      "        {\n"
+                                      "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(%s_at(p0, problem), tile_m, tile_n);\n"
+                                      "        }\n",
+                                  fname, base);
                         sb_printf(sb, "        enum { kDirect = %d };\n", direct);
                         if (direct)
                             sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : 2, NC = Cfg::kBN,\n"

@@ -391,32 +391,31 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             if (inside)
                 epi.direct(tm * Cfg::kBM, tn * Cfg::kBN, problem, acc, warp, lane,
                            direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
-            continue;
-        }
-        if constexpr (kSub) {
+        } else if constexpr (kSub) {
             /* this consumer's sub-tile: no turns to take with the other one */
             if (inside)
                 sub_tile_epilogue<Cfg, NC, 2>(acc, acc_tile + c * 64 * Cfg::kAccLd, bar, warp, lane, epi, 2 * tm,
                                               kParts * tn, problem);
-            continue;
-        }
-        if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
-            mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
-        store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
-        store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
-        evt_sched::bar_sync(bar, 128);
-        if constexpr (Cfg::kStaged > 0) {
-            mbar_wait(sfull + 8 * c, (j >> 1) & 1);
-            if (inside)
-                epi(tm, tn, problem, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
-        } else if (inside) {
-            epi(tm, tn, problem, acc_tile, nullptr);
-        }
-        __syncwarp(); /* the warp's reads of the tiles are done */
-        if (lane == 0) {
-            evt_sched::mbar_arrive_cta(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
-            if constexpr (Cfg::kStaged > 0)
-                evt_sched::mbar_arrive_cta(sempty + 8 * c); /* the producer may stage tile j + 2 */
+        } else {
+            /* the one accumulator tile, in turn (eturn) */
+            if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
+                mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
+            store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
+            store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
+            evt_sched::bar_sync(bar, 128);
+            if constexpr (Cfg::kStaged > 0) {
+                mbar_wait(sfull + 8 * c, (j >> 1) & 1);
+                if (inside)
+                    epi(tm, tn, problem, acc_tile, smem + (staged - raw) + c * Cfg::kStagedTileBytes);
+            } else if (inside) {
+                epi(tm, tn, problem, acc_tile, nullptr);
+            }
+            __syncwarp(); /* the warp's reads of the tiles are done */
+            if (lane == 0) {
+                evt_sched::mbar_arrive_cta(eturn + 8 * (1 - c)); /* tile j + 1's epilogue may start */
+                if constexpr (Cfg::kStaged > 0)
+                    evt_sched::mbar_arrive_cta(sempty + 8 * c); /* the producer may stage tile j + 2 */
+            }
         }
     }
     if constexpr (Cfg::kCluster > 1)
