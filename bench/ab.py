@@ -13,8 +13,9 @@ gelu (erf) under fast math against the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
-stream-K, or with it where the name has ":sk" after it, and with the
-epilogue's row group n where it has ":g<n>"; by default
+stream-K, or with it where the name has ":sk" after it, with the
+epilogue's row group n where it has ":g<n>", and with the epilogue through
+the shared tile, not the consumers' registers, where it has ":sh"; by default
 AB_GEMM="sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4" and
 AB_CONV="sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s2_staged".
 """

@@ -30,6 +30,9 @@
 #           peers, heuristic and tuned; WIDE_PARTS="gemm" or "conv": one half) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
+#   direct  bench/ab.py on the sm_90a producer/consumer tiles' direct epilogue (in
+#           registers) against the shared tile (":sh"), exact and fast GELU and
+#           D = acc ($DIRECT_SHAPES), and the ResNet convs with a residual
 #   unaligned  bench/unaligned.py: GEMMs whose operand rows are not 16-byte aligned,
 #           the heuristic's plan (the repack, then the fast path) against the same
 #           configuration forced (guarded) and the peer
@@ -136,6 +139,13 @@ for s in $sections; do
     gelu) python3 bench/profile_gelu.py 2>&1 | tee "$out/gelu.log" ;;
     sweep) python3 bench/sweep.py ${SWEEP:-conv} 2>&1 | tee "$out/sweep.log" ;;
     ab) python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/ab.log" ;;
+    direct)
+        # the producer/consumer tiles' epilogue in registers against the
+        # shared tile (":sh"), each forced, with the pick beside them
+        env AB_FAST=1 AB_PLAIN=1 AB_SHAPES="${DIRECT_SHAPES:-4096x16384x256 4096x4096x4096 4096x14336x4096 16384x1024x4096}" \
+            AB_GEMM="sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s4:sh sm90_coop2_128x256x64_s4 sm90_coop2_128x256x64_s4:sh" \
+            AB_CONV="sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s4:sh" \
+            python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/direct.log" ;;
     plans) python3 bench/plans.py ${PLANS:-tail staged streams} 2>&1 | tee "$out/plans.log" ;;
     unaligned) python3 bench/unaligned.py 2>&1 | tee "$out/unaligned.log" ;;
     smallgemm) python3 bench/small_gemm.py 2>&1 | tee "$out/small_gemm.log" ;;
