@@ -39,7 +39,6 @@ typedef struct cg_cache {
     strbuf head;        /* the comment's first lines, through the kernel's */
     strbuf common;      /* argument struct, epilogue, prefetch */
     strbuf fast;        /* the FAST epilogue's condition */
-    strbuf dfast;       /* the direct epilogue's (BASE_epilogue_direct), where it has one */
     strbuf reduce;      /* _reduce_init and _reduce_finish, if any */
 } cg_cache;
 

@@ -550,10 +550,10 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
             emit_value(e, fn->values[i]);
     /* the checked (edge-tile) instance runs on few tiles: one segment at a
      * time, as the row groups' (its unrolled code would cost NVRTC time) */
-    sb_printf(sb, "    constexpr int UNROLL = FAST ? %d : 1;\n"
+    sb_printf(sb, "    constexpr int UNROLL = FAST ? %s : 1; /* the trips of either loop, or 1 */\n"
                   "#pragma unroll (UNROLL)\n"
                   "    for (int part = 0; part < PARTS; ++part) {\n",
-              unrolled ? 4 : 1);
+              unrolled ? "2 * NH * PARTS" : "1");
     e->indent = 2;
     sb_puts(sb, "#pragma unroll (UNROLL)\n"
                 "        for (int r = 0; r < 2 * NH; ++r) {\n"
@@ -617,7 +617,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_puts(sb, "            }\n"
                 "            if constexpr (FAST) {\n"
                 "                __syncwarp();\n"
-                "                const evt_i64 wrow = row0 + 64 * (r >> 1) + 16 * warp + 8 * (r & 1);\n"
+                "                const evt_i64 wrow = row - (lane >> 2); /* the warp's first of the 8 */\n"
                 "                (void)wrow;\n");
     for (size_t o = 0; o < fn->noutputs; o++)
         sb_printf(sb, "                if constexpr (OFF%zu <= STAGE)\n"
@@ -628,6 +628,27 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
                 "            }\n"
                 "        }\n    }\n}\n\n");
     e->direct = 0;
+
+    /* The tile's instance: FAST where the consumer's rows and the tile's
+     * columns are inside the problem, every [N] input is aligned for
+     * 2-element access and every output's rows for 16-byte pieces. */
+    sb_puts(sb, "template <int NH, int NC, int STAGE>\n");
+    sb_printf(sb, "static __device__ __forceinline__ void %s_direct_tile(const %s &p, int row0, int col_t,\n"
+                  "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n"
+                  "    if ((evt_i64)row0 + NH * 64 <= p.m && (evt_i64)col_t + NC <= p.n",
+              fname, sname);
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
+            sb_printf(sb, " &&\n        evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);
+    for (size_t o = 0; o < fn->noutputs; o++)
+        sb_printf(sb, " &&\n        evt_line_ok<%s>(p.out%zu, p.ld_out%zu)", elem_const(fn->outputs[o].info.elem), o,
+                  o);
+    sb_printf(sb, ")\n"
+                  "        %s_direct<NH, NC, true, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
+                  "    else\n"
+                  "        %s_direct<NH, NC, false, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
+                  "}\n\n",
+              fname, fname);
 }
 
 /* The L2 prefetch of a tile's [M, N] inputs (warp-specialized entries run it
@@ -756,14 +777,14 @@ void cg_cache_init(cg_cache *c)
     c->k = NULL;
     c->row_group = 0;
     c->fast_math = 0;
-    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->dfast, &c->reduce};
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         sb_init(texts[i]);
 }
 
 void cg_cache_free(cg_cache *c)
 {
-    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->dfast, &c->reduce};
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         sb_free(texts[i]);
     cg_cache_init(c);
@@ -815,23 +836,10 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
             sb_printf(fast, " &&\n        evt_vec_ok<%s>(p.out%zu, p.ld_out%zu)",
                       elem_const(fn->outputs[o].info.elem), o, o);
 
-    /* The direct epilogue's FAST condition: the consumer's rows and the
-     * tile's columns inside the problem, every [N] input aligned for
-     * 2-element access, every output's rows for 16-byte pieces. */
-    strbuf *dfast = &c->dfast;
-    sb_puts(dfast, "(evt_i64)row0 + NH * 64 <= p.m && (evt_i64)col_t + NC <= p.n");
-    for (size_t i = 0; i < fn->ninputs; i++)
-        if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
-            sb_printf(dfast, " &&\n                evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);
-    for (size_t o = 0; o < fn->noutputs; o++)
-        if (fn->outputs[o].info.reduce == EVT_REDUCE_NONE)
-            sb_printf(dfast, " &&\n                evt_line_ok<%s>(p.out%zu, p.ld_out%zu)",
-                      elem_const(fn->outputs[o].info.elem), o, o);
-
     e->sb = &c->reduce;
     if (cg_has_reductions(fn))
         emit_reduce_kernels(e, base, sname);
-    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->dfast, &c->reduce};
+    strbuf *texts[] = {&c->base, &c->sname, &c->fname, &c->head, &c->common, &c->fast, &c->reduce};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i]->failed)
             return 0;
@@ -998,13 +1006,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                           "                                               const float (&acc)[NH][1][NC / 2], int warp, int lane,\n"
                                           "                                               unsigned char *stage) const\n"
                                           "        {\n"
-                                          "            const %s p = %s_at(p0, problem);\n"
-                                          "            if (%s)\n"
-                                          "                %s_direct<NH, NC, true, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
-                                          "            else\n"
-                                          "                %s_direct<NH, NC, false, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
+                                          "            %s_direct_tile<NH, NC, STAGE>(%s_at(p0, problem), row0, col_t, acc, warp, lane, stage);\n"
                                           "        }\n",
-                                      sname, base, sb_str(&sh->dfast), fname, fname);
+                                      fname, base);
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
                                           "                                              int problem, int tid) const\n"

@@ -205,11 +205,18 @@ int evtc_parse_count(const char *s, long long *out)
     return 1;
 }
 
+/* Whether environment variable `name` is set to something other than "" or "0". */
+static int env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 int evtc_tuning_from_env(evt_ctx *ctx)
 {
     evt_tuning t = {.config = getenv("EVT_CONFIG")};
-    const char *ignore = getenv("EVT_IGNORE_TUNING_RECORDS");
-    t.ignore_records = ignore && *ignore && strcmp(ignore, "0") != 0;
+    t.ignore_records = env_flag("EVT_IGNORE_TUNING_RECORDS");
+    t.shared_epilogue = env_flag("EVT_SHARED_EPILOGUE");
     const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP"), *sk = getenv("EVT_STREAMK");
     long long v[3] = {0, 0, 0};
     if ((split && *split && !evtc_parse_count(split, &v[0])) ||
@@ -221,8 +228,6 @@ int evtc_tuning_from_env(evt_ctx *ctx)
     t.split_k = (int)v[0];
     t.row_group = (int)v[1];
     t.stream_k = (int)v[2];
-    const char *shared = getenv("EVT_SHARED_EPILOGUE");
-    t.shared_epilogue = shared && *shared && strcmp(shared, "0") != 0;
     const char *nvrtc = getenv("EVT_NVRTC_LIBRARY"), *driver = getenv("EVT_CUDA_DRIVER");
     if (evt_ctx_set_tuning(ctx, &t) != EVT_OK ||
         evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, nvrtc) != EVT_OK ||

@@ -578,8 +578,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     barriers_ready<Cfg>();
 
     typedef consumer_regs<kPromote> Regs;
-    /* fp8's partial sums, and the accumulators live through a looped epilogue, need the registers */
-    /* the epilogue in registers on the TMA path, as pp_run's */
+    /* the epilogue in registers on the TMA path, as pp_run's; fp8's partial
+     * sums, and the accumulators live through a looped or a direct
+     * epilogue, need the registers */
     constexpr bool kDirect = Epi::kDirect && Load::kTma;
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect;
     if (wg == 0) {
