@@ -389,8 +389,10 @@ runs() {
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
         echo "$c/builtins.evt builtins_f16 1000,127,24 --config $cfg --shared-epi --special"
     done
+    # ... on the conv's producer/consumer tiles, and the six-stage tile's
+    echo "$c/inputs.evt inputs_rowcol_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
+    echo "$c/inputs.evt inputs_rowcol_conv conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
     echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
-    echo "$c/inputs.evt inputs_conv conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
     echo "$c/outputs.evt outputs 1000,1000,520 --config sm90_pp2_128x128x64_s6 --ld-pad 3"
     # Both operand types in all four layouts.
     for t in f16 bf16; do
