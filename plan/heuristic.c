@@ -314,6 +314,24 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
 }
 
 /*
+ * Whether the eight-stage one-warpgroup tile deep runs unsplit, in one wave
+ * at one CTA an SM 90% full or more, a grid that the four-stage one (small,
+ * the same tile at two an SM) would split because its doubled slots leave
+ * half of them empty: the split adds a sum of the shares and halves each CTA's K, while
+ * one CTA of eight stages keeps as many bytes in flight as two of four
+ * (1x16384x1024 and 32x16384x1024, bias + GELU: 1.35x and 1.27x faster
+ * than split in two; docs/tuning.md).
+ */
+static int deep_spares_split(const plan_config *deep, const plan_config *small, long long m, long long n,
+                             long long kk, long long batch, long long sms, int cluster)
+{
+    const long long tiles = plan_config_batch_tiles(deep, m, n, batch);
+    return 10.0 * (double)tiles >= 9.0 * (double)sms && (double)tiles <= (double)sms &&
+           plan_split_k(tiles, deep->min_blocks, (int)sms, kk, deep->bk, 1, cluster) == 1 &&
+           plan_split_k(tiles, small->min_blocks, (int)sms, kk, small->bk, 1, cluster) >= 2;
+}
+
+/*
  * The cooperative 128x256 tile, once gemm_sm90_pick's rules take it
  * (tail: they split its last wave along K; a clustered plan has none):
  * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
@@ -389,6 +407,9 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
  *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
  *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
+ *   And except where its tiles are for half the SMs or fewer: there the
+ *   eight-stage one-warpgroup 64x128 tile, one wave of twice the CTAs
+ *   (session 28).
  *   With K of 512 to 1023 the same once the 128x256
  *   tile would run more than one wave at less than 85%: 1.12-1.16x faster
  *   than that tile on the four such shapes of session 22's sweep of 30 at
@@ -397,7 +418,8 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  * - Otherwise as the sm80 heuristic: small problems take 64x64 tiles and
  *   split-K (M of 32 or less, or few tiles, or short K), or the
  *   one-warpgroup wgmma 64x128 tile where small_wgmma_fills says (eight
- *   stages deep where long_shares_one_wave says, else four); where it
+ *   stages deep where long_shares_one_wave or deep_spares_split says, else
+ *   four); where it
  *   takes a 128-wide tile, the wgmma 128x256 tile or, where its waves cost
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
@@ -438,8 +460,16 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                    ? coop_of(g, t, k, n, kk, 0)
                    : pp_pick;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
-    if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms)
+    if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms) {
+        /* tiles for at most half the SMs: each CTA runs one tile on one
+         * consumer, so the one-warpgroup 64x128 tile, twice the CTAs in one
+         * wave at one an SM, keeps every SM busy (1.34-1.58x faster on the
+         * four such shapes of session 28's sweep; docs/tuning.md) */
+        if (2.0 * (double)plan_config_batch_tiles(pp, m, n, batch) <= (double)sms && g->wg_deep &&
+            fits(g->wg_deep, t) && (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
+            return g->wg_deep;
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp_pick;
+    }
     /* K of 512 to 1023: the same where the wide tile would run more than a
      * wave and fill its waves less than 85%; within one wave the wide tile
      * was as fast or faster (docs/tuning.md, session 22; shorter K was not
@@ -453,7 +483,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         const int sm90a = t->target == EVT_TARGET_SM90A;
         if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
             return classic;
-        return g->wg_deep && fits(g->wg_deep, t) && long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a)
+        return g->wg_deep && fits(g->wg_deep, t) &&
+                       (long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a) ||
+                        deep_spares_split(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
                    ? g->wg_deep
                    : g->wg_small;
     }

@@ -486,8 +486,10 @@ static void test_picks(void **state)
                          T(sm80_64x64x32_w4_s4)}},
         {512, 512, 512, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
-        {1024, 1024, 1024, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+        /* 128 of the 64x128 tiles: unsplit in one wave of eight stages, with
+         * TMA too (64 ping-pong tiles would leave half the SMs idle) */
+        {1024, 1024, 1024, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
         {1024, 1024, 1024, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {1024, 1024, 1024, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
@@ -1279,7 +1281,7 @@ static void test_transposed_layouts(void **state)
         /* D = acc, a light epilogue: four stages (in clusters where K-contiguous, below) */
         {8192, 8192, 4096, 1, T(sm90_coop2_128x256x64_s4)},
         {8192, 8192, 4096, 0, T(sm90_wg2_128x256x64_s4)},
-        {1000, 1000, 4104, 1, T(sm90_pp2_128x128x64_s6)},
+        {1500, 1000, 4104, 1, T(sm90_pp2_128x128x64_s6)}, /* 96 tiles: more than half the SMs */
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ir_kernel *k = evt_module_find_kernel(m, names[i]);
