@@ -845,6 +845,14 @@ static int cluster_split(const rt_resolved *f, long long own, int splits, int sm
     return reach >= 1 && (ctas + reach - 1) / reach <= (ctas + sms - 1) / sms;
 }
 
+/* Whether plan pl's epilogue keeps the shared-memory tile: where the tuning
+ * says so, and on a problem with edge tiles (plan.whole_tiles), where the
+ * register-direct epilogue ran slower (docs/codegen.md, session 28). */
+static int shared_epi_of(const evt_launch *l, const plan *pl)
+{
+    return l->tuning.shared_epi || !pl->whole_tiles;
+}
+
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
 static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split,
                              const rt_resolved **out)
@@ -855,7 +863,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_init(&src);
     sb_init(&err);
     sb_init(&name);
-    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math, l->tuning.shared_epi};
+    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math, shared_epi_of(l, pl)};
     evt_status st = kernel_generate(l->m, l->k, l->target, &sel, &src);
     if (st == EVT_OK &&
         !rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src),
@@ -865,7 +873,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, l->tuning.shared_epi, NULL, NULL, NULL, NULL, 0, NULL, {0}};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, shared_epi_of(l, pl), NULL, NULL, NULL, NULL, 0, NULL, {0}};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -923,7 +931,7 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
     for (int i = 0; i < RT_RESOLVED; i++) {
         const rt_resolved *r = &l->resolved[i];
         if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
-            r->row_group == l->tuning.row_group && r->shared_epi == l->tuning.shared_epi && r->ctx == cu_ctx) {
+            r->row_group == l->tuning.row_group && r->shared_epi == shared_epi_of(l, pl) && r->ctx == cu_ctx) {
             *out = r;
             return EVT_OK;
         }
@@ -1399,7 +1407,7 @@ evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob, rt_
 evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src)
 {
     const cg_select sel = {pl->config, pl->aligned, pl->splits > 1, l->tuning.row_group, l->fast_math,
-                           l->tuning.shared_epi};
+                           shared_epi_of(l, pl)};
     return kernel_generate(l->m, l->k, l->target, &sel, src);
 }
 

@@ -482,12 +482,14 @@ static int direct_ok(const ir_func *fn)
  * Whether the direct epilogue unrolls its segments (forced: the tuning's
  * row group, >= 4 unrolls): unrolled, each segment's accumulators are named
  * registers, but a costly builtin would be 64 to 128 inlined copies, too
- * much code for the instruction cache, so such an epilogue loops and picks
- * each segment's registers by selects (evt_pick_segment).  Measured on
- * 4096x16384x256 + bias (H200, docs/codegen.md): an exact GELU unrolled
- * 1.31x slower than looped; fast math's gelu_tanh 1.05x faster unrolled,
- * its erf GELU (twice the instructions) 1.18x slower unrolled than the
- * shared tile.  So only fast math's cheap builtins unroll.
+ * much code for the instruction cache.  Measured on 4096x16384x256 + bias
+ * (H200, docs/codegen.md): an exact GELU unrolled 1.31x slower than looped
+ * (each segment's registers picked by selects, evt_pick_segment), and
+ * looped still 1.14x slower than the shared tile (session 28); fast math's
+ * gelu_tanh 1.05x faster unrolled, its erf GELU (twice the instructions)
+ * 1.18x slower unrolled than the shared tile.  So only epilogues whose
+ * costly builtins are fast math's cheap ones unroll, and only those run
+ * direct (direct_runs).
  */
 static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
 {
@@ -500,6 +502,13 @@ static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
             return 0;
     }
     return 1;
+}
+
+/* Whether producer/consumer entries run fn's epilogue in registers: a
+ * per-element one that unrolls (the looped form lost to the shared tile). */
+static int direct_runs(const ir_func *fn, int fast_math, int forced)
+{
+    return direct_ok(fn) && direct_unrolled(fn, fast_math, forced);
 }
 
 /*
@@ -816,7 +825,7 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     free(layout);
     emit_problem_at(e, base, sname);
     emit_epilogue(e, fname, sname, row_group);
-    if (direct_ok(fn))
+    if (direct_runs(fn, e->fast_math, row_group))
         emit_direct(e, fname, sname, row_group);
     emit_prefetch(e, fname, sname);
 
@@ -973,7 +982,8 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                          * the tuning keeps the shared-memory tile; then the
                          * shared tile's epilogue is not written (pp_run and
                          * coop_run do not call it) */
-                        const int direct = tma && !c->staged && direct_ok(fn) && !sel->shared_epi;
+                        const int direct = tma && !c->staged && direct_runs(fn, e.fast_math, sel->row_group) &&
+                                           !sel->shared_epi;
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p0;\n"
