@@ -2321,13 +2321,13 @@ static void test_gemm_batched_misaligned(void **state)
  * six-stage ping-pong tile, as for A row, B col), the cooperative tile
  * forced, and a batch of 3 with B shared (A's map rank 3 over the batch,
  * B's rank 2); rr (f16 A row, B row) under the ping-pong tile forced, alone
- * and batched, and the cp.async wgmma tile (no maps); a ragged M (999: not
+ * and batched, and the cp.async wgmma tile (no maps); a ragged M (1503: not
  * a multiple of 8) takes the guarded entry and no map.
  */
 static void test_gemm_transposed_sm90_tma(void **state)
 {
     (void)state;
-    enum { M = 1000, N = 1000, K = 4104, LDA = M + 24, LDB = N + 8, L = 3 };
+    enum { M = 1504, N = 1000, K = 4104, LDA = M + 24, LDB = N + 8, L = 3 };
     static const char rr_source[] = "epilogue s {\n    param scale : f32 = 0.5\n"
                                     "    out y : bf16[M, N] = acc * scale\n}\n"
                                     "kernel rr = gemm(a: f16 row, b: f16 row, acc: f32) with s\n";
