@@ -746,12 +746,17 @@ def test_forced_config_in_generated_code():
         k.cuda("sm_80")
     m.set_tuning(config=W8, row_group=8)
     assert entry_points(k.cuda("sm_90a")) == {W8}
-    # mlp_up's per-element epilogue runs on the consumers' registers unless
-    # the tuning keeps the shared tile
+    # mlp_up's exact GELU keeps the shared tile (the looped direct form lost
+    # to it); a light per-element epilogue runs on the consumers' registers
+    # unless the tuning keeps the shared tile
     m.set_tuning(config=PP2)
-    assert "enum { kDirect = 1 };" in k.cuda("sm_90a")
-    m.set_tuning(config=PP2, shared_epilogue=True)
-    assert m.tuning.shared_epilogue and "enum { kDirect = 1 };" not in k.cuda("sm_90a")
+    assert "enum { kDirect = 1 };" not in k.cuda("sm_90a")
+    light = evt.compile(source="epilogue e { in bias : bf16[N]\n out y : bf16[M, N] = relu(acc + bias) }\n"
+                               "kernel t = gemm(a: bf16 row, b: bf16 col, acc: f32) with e")
+    light.set_tuning(config=PP2)
+    assert "enum { kDirect = 1 };" in light.kernel("t").cuda("sm_90a")
+    light.set_tuning(config=PP2, shared_epilogue=True)
+    assert light.tuning.shared_epilogue and "enum { kDirect = 1 };" not in light.kernel("t").cuda("sm_90a")
     m.set_tuning()
     assert len(entry_points(k.cuda("sm_90a"))) > 1
 
