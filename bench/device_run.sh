@@ -32,7 +32,8 @@
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   direct  bench/ab.py on the sm_90a producer/consumer tiles' direct epilogue (in
 #           registers) against the shared tile (":sh"), exact and fast GELU and
-#           D = acc ($DIRECT_SHAPES), and the ResNet convs with a residual
+#           D = acc ($DIRECT_SHAPES), and the ResNet convs with a residual;
+#           then bench/direct_ab.py (ragged and whole-tile problems, f16 and bf16)
 #   unaligned  bench/unaligned.py: GEMMs whose operand rows are not 16-byte aligned,
 #           the heuristic's plan (the repack, then the fast path) against the same
 #           configuration forced (guarded) and the peer
@@ -145,7 +146,8 @@ for s in $sections; do
         env AB_FAST=1 AB_PLAIN=1 AB_SHAPES="${DIRECT_SHAPES:-4096x16384x256 4096x4096x4096 4096x14336x4096 16384x1024x4096}" \
             AB_GEMM="sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s4:sh sm90_coop2_128x256x64_s4 sm90_coop2_128x256x64_s4:sh" \
             AB_CONV="sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s4:sh" \
-            python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/direct.log" ;;
+            python3 bench/ab.py ${AB:-gemm conv} 2>&1 | tee "$out/direct.log"
+        python3 bench/direct_ab.py 2>&1 | tee -a "$out/direct.log" ;;
     plans) python3 bench/plans.py ${PLANS:-tail staged streams} 2>&1 | tee "$out/plans.log" ;;
     unaligned) python3 bench/unaligned.py 2>&1 | tee "$out/unaligned.log" ;;
     smallgemm) python3 bench/small_gemm.py 2>&1 | tee "$out/small_gemm.log" ;;

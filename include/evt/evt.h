@@ -418,8 +418,9 @@ typedef struct evt_tuning {
     /* Nonzero: the producer/consumer sm_90a configurations run the
      * epilogue through a shared-memory tile of the accumulators, as the
      * others do, even where their consumers could run it on the
-     * accumulators in registers (the default for an epilogue without
-     * reductions; docs/codegen.md); for comparing the two. */
+     * accumulators in registers (the default for a per-element epilogue
+     * without an exact costly builtin such as gelu, on a problem whose M
+     * and N are whole tiles; docs/codegen.md); for comparing the two. */
     int shared_epilogue;
 } evt_tuning;
 

@@ -1,0 +1,66 @@
+"""direct_ab.py - the sm_90a ping-pong tile's register-direct epilogue against
+the shared tile (":sh") and the peer, in one process, alternating rounds
+(bench.side_by_side), every result checked first with evt.check: bias + GELU
+(bench.py's wide-sweep kernels, f16 and bf16), D = acc and bias + ReLU, on
+ragged and whole-tile problems (session 28 found the direct form 1.2-2.0x
+slower wherever M or N had edge tiles, docs/codegen.md).  The pick is timed
+too, with its plan, so what the launch chose (api/launch.c shared_epi_of)
+shows.
+
+    PYTHONPATH=bindings/python python3 bench/direct_ab.py
+    D_SHAPES="MxNxK:bf16 ..."  D_PROGS="gelu plain relu"  D_CFGS="cfg cfg:sh ..."
+"""
+import os, sys
+import torch, torch.nn.functional as F
+import evt
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import side_by_side, WIDE_SOURCE  # noqa: E402
+dev = torch.device("cuda")
+wm = evt.compile(source=WIDE_SOURCE, name="wide.evt")
+PL = """
+epilogue pb { out y : bf16[M, N] = acc }
+kernel plain_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with pb
+epilogue ph { out y : f16[M, N] = acc }
+kernel plain_f16 = gemm(a: f16 row, b: f16 col, acc: f32) with ph
+epilogue rb { in bias : bf16[N]
+ out y : bf16[M, N] = relu(acc + bias) }
+kernel relu_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with rb
+"""
+pm = evt.compile(source=PL, name="pl.evt")
+cfgs = os.environ.get("D_CFGS", "sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s4:sh").split()
+def forced(name):
+    parts = name.split(":")
+    return parts[0], {"shared_epilogue": "sh" in parts[1:]}
+for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1024x16384x256:bf16 333x5120x1280:bf16 384x5120x1280:bf16 4096x16384x256:f16 4096x16384x256:bf16").split():
+    shp, dts = spec.split(":")
+    M, N, K = map(int, shp.split("x"))
+    dt = torch.float16 if dts == "f16" else torch.bfloat16
+    a = torch.randn(M, K, device=dev, dtype=dt)
+    w = torch.randn(N, K, device=dev, dtype=dt) * K ** -0.5
+    bias = torch.randn(N, device=dev, dtype=dt)
+    for prog in os.environ.get("D_PROGS", "gelu plain relu").split():
+        if prog == "gelu":
+            k = wm.kernel("gelu_f16" if dt == torch.float16 else "gelu_bf16")
+            bind = lambda: k.bind(a, w.t(), bias=bias)
+            ref = F.gelu(a.float() @ w.float().t() + bias.float())
+            peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)
+        elif prog == "relu":
+            if dt != torch.bfloat16: continue
+            k = pm.kernel("relu_bf16")
+            bind = lambda: k.bind(a, w.t(), bias=bias)
+            ref = F.relu(a.float() @ w.float().t() + bias.float())
+            peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=False)
+        else:
+            k = pm.kernel("plain_f16" if dt == torch.float16 else "plain_bf16")
+            bind = lambda: k.bind(a, w.t())
+            ref = a.float() @ w.float().t()
+            peer = lambda: torch.mm(a, w.t())
+        ls = [bind()] + [bind().set_tuning(n, **kw) for n, kw in map(forced, cfgs)]
+        for l in ls:
+            l.run(); torch.cuda.synchronize()
+            v = evt.check(l.result(), ref)
+            assert v, f"{spec} {prog}: {v}"
+        ts = side_by_side(peer, *(l.run for l in ls))
+        print(f"{spec:22s} {prog:5s} peer {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
+              "  ".join(f"{c}: {t*1e6:.1f}" for c, t in zip(cfgs, ts[2:])), flush=True)
+        for l in ls: l.close()
