@@ -845,12 +845,14 @@ static int cluster_split(const rt_resolved *f, long long own, int splits, int sm
     return reach >= 1 && (ctas + reach - 1) / reach <= (ctas + sms - 1) / sms;
 }
 
-/* Whether plan pl's epilogue keeps the shared-memory tile: where the tuning
- * says so, and on a problem with edge tiles (plan.whole_tiles), where the
- * register-direct epilogue ran slower (docs/codegen.md, session 28). */
+/* Where plan pl's epilogue runs (cg_select.shared_epi): as the tuning
+ * forces it, else on the shared-memory tile for a problem with edge tiles
+ * (plan.whole_tiles), where the register-direct epilogue ran slower
+ * (docs/codegen.md, session 28), and the code generator's choice (0) on
+ * whole tiles. */
 static int shared_epi_of(const evt_launch *l, const plan *pl)
 {
-    return l->tuning.shared_epi || !pl->whole_tiles;
+    return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->whole_tiles;
 }
 
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */

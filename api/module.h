@@ -20,7 +20,7 @@ typedef struct api_tuning {
     int row_group;     /* 0: the code generator's */
     int ignore_records; /* launches do not take the tuning database's plans */
     int repack; /* a forced plan's run still repacks unaligned operands (the tuner's, not tests') */
-    int shared_epi; /* evt_tuning.shared_epilogue */
+    int shared_epi; /* evt_tuning.shared_epilogue's sign: 1 the shared tile, -1 registers, 0 the library's */
 } api_tuning;
 struct rt_driver;
 struct rt_cached_module;

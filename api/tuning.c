@@ -26,7 +26,8 @@ evt_status tuning_parse(evt_ctx *ctx, const evt_tuning *t, api_tuning *out)
     const int g = t->row_group;
     if (g != 0 && g != 1 && g != 2 && g != 4 && g != 8 && g != 16)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT, "row_group %d: 0 (the code generator's), 1, 2, 4, 8 or 16", g);
-    *out = (api_tuning){{config, t->split_k, t->stream_k}, g, t->ignore_records != 0, 0, t->shared_epilogue != 0};
+    *out = (api_tuning){{config, t->split_k, t->stream_k}, g, t->ignore_records != 0, 0,
+                        t->shared_epilogue > 0 ? 1 : t->shared_epilogue < 0 ? -1 : 0};
     return EVT_OK;
 }
 

@@ -15,7 +15,9 @@ AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
 stream-K, or with it where the name has ":sk" after it, with the
 epilogue's row group n where it has ":g<n>", and with the epilogue through
-the shared tile, not the consumers' registers, where it has ":sh"; by default
+the shared tile, not the consumers' registers, where it has ":sh", and in
+the registers wherever the epilogue is per-element where it has ":dr"
+(edge tiles and looped builtins included); by default
 AB_GEMM="sm90_wg2_128x256x64_s4 sm90_pp2_128x128x64_s4" and
 AB_CONV="sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s2_staged".
 """
@@ -45,10 +47,12 @@ mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 
 def forced(name):
     """A forced configuration's name with its suffixes, ":sk" (stream-K),
-    ":g<n>" (the epilogue's row group) and ":sh" (the epilogue through
-    shared memory, not in registers), as set_tuning's arguments."""
+    ":g<n>" (the epilogue's row group), ":sh" (the epilogue through shared
+    memory, not in registers) and ":dr" (in registers wherever it can), as
+    set_tuning's arguments."""
     parts = name.split(":")
-    kw = {"stream_k": 2 if "sk" in parts[1:] else 1, "shared_epilogue": "sh" in parts[1:]}
+    kw = {"stream_k": 2 if "sk" in parts[1:] else 1,
+          "shared_epilogue": True if "sh" in parts[1:] else -1 if "dr" in parts[1:] else False}
     for p in parts[1:]:
         if p.startswith("g"):
             kw["row_group"] = int(p[1:])

@@ -15,8 +15,10 @@ typedef struct cg_select {
     int split;     /* 0: plain entries, 1: the split-K pair (_splitk, _splitsum), 2: both */
     int row_group; /* rows per epilogue row group: 0 the code generator's choice, or 1..16 */
     int fast_math; /* 1: exp, sigmoid, silu, gelu_tanh, gelu from common/fast_math.h */
-    /* 1: producer/consumer configurations run the epilogue through the
-     * shared-memory tile even where the register-direct one applies */
+    /* producer/consumer configurations' epilogue: 1 through the
+     * shared-memory tile even where the register-direct one applies, -1
+     * in registers wherever the epilogue is per-element (its looped form
+     * too), 0 the code generator's choice (emit_cuda.c, direct_runs) */
     int shared_epi;
 } cg_select;
 

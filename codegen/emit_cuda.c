@@ -825,7 +825,7 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     free(layout);
     emit_problem_at(e, base, sname);
     emit_epilogue(e, fname, sname, row_group);
-    if (direct_runs(fn, e->fast_math, row_group))
+    if (direct_ok(fn)) /* the entries call it where direct_runs says, or where forced */
         emit_direct(e, fname, sname, row_group);
     emit_prefetch(e, fname, sname);
 
@@ -982,8 +982,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                          * the tuning keeps the shared-memory tile; then the
                          * shared tile's epilogue is not written (pp_run and
                          * coop_run do not call it) */
-                        const int direct = tma && !c->staged && direct_runs(fn, e.fast_math, sel->row_group) &&
-                                           !sel->shared_epi;
+                        const int direct = tma && !c->staged &&
+                                           (sel->shared_epi < 0 ? direct_ok(fn)
+                                            : sel->shared_epi == 0 && direct_runs(fn, e.fast_math, sel->row_group));
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p0;\n"

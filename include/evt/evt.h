@@ -415,12 +415,14 @@ typedef struct evt_tuning {
      * order.  evt_launch_plan then ends in "stream-K" and the tiles it
      * shares; evt_launch_tune times it beside the other plans. */
     int stream_k;
-    /* Nonzero: the producer/consumer sm_90a configurations run the
-     * epilogue through a shared-memory tile of the accumulators, as the
-     * others do, even where their consumers could run it on the
-     * accumulators in registers (the default for a per-element epilogue
-     * without an exact costly builtin such as gelu, on a problem whose M
-     * and N are whole tiles; docs/codegen.md); for comparing the two. */
+    /* Where the producer/consumer sm_90a configurations run the epilogue.
+     * 0: the library's choice, on the consumers' accumulator registers for
+     * a per-element epilogue without an exact costly builtin such as gelu,
+     * on a problem whose M and N are whole tiles, else through a
+     * shared-memory tile of the accumulators as the other configurations
+     * do (docs/codegen.md).  Positive: the shared tile always.  Negative:
+     * the registers wherever the epilogue is per-element, looped builtins
+     * and edge tiles included.  For comparing the two. */
     int shared_epilogue;
 } evt_tuning;
 

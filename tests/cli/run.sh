@@ -188,6 +188,21 @@ else
     { echo "exit $rc"; cat "$tmp/fm0.err"; } >"$tmp/why"
     fail "without --fast-math: the exact builtins alone"
 fi
+# ---- EVT_SHARED_EPILOGUE: 1 the shared tile, -1 the registers wherever they can ----
+for se in 0 1 -1; do
+    EVT_CONFIG=sm90_pp2_128x128x64_s4 EVT_SHARED_EPILOGUE=$se "$EVTC" "$examples" --emit=cuda --kernel mlp_up \
+        --target sm_90a >"$tmp/se$se.out" 2>"$tmp/se$se.err"
+    rc=$?
+    got=$(grep -c 'enum { kDirect = 1 };' "$tmp/se$se.out")
+    want=0
+    [ "$se" = -1 ] && want=1
+    if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
+        ok "EVT_SHARED_EPILOGUE=$se: mlp_up's exact GELU in registers $want time(s)"
+    else
+        { echo "exit $rc, $got direct entries, want $want"; cat "$tmp/se$se.err"; } >"$tmp/why"
+        fail "EVT_SHARED_EPILOGUE=$se: mlp_up's exact GELU in registers $want time(s)"
+    fi
+done
 run fm_value fm.evt --emit=cuda --fast-math=1
 expect "--fast-math takes no value" 1 "--fast-math=1"
 run fm_run run fm.evt --kernel k --gemm 8,8,8 --fast-math --reps 0 --bench

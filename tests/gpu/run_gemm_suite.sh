@@ -374,24 +374,34 @@ runs() {
     # the 256-wide cooperative tile's two segments a row, a batch, fast
     # math's unrolled segments; the shared-memory epilogue it replaces
     # (--shared-epi: a suite option, EVT_SHARED_EPILOGUE=1), and [M, N]
-    # inputs, which keep it
+    # inputs, which keep it.  Since session 28 a launch takes the direct
+    # epilogue by itself only on whole tiles and where it unrolls, so the
+    # ragged rows force it (--direct-epi, EVT_SHARED_EPILOGUE=-1: its edge
+    # tiles' instance and looped builtins), and whole-tile rows take it
+    # as a launch does
     for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4; do
-        echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg"
-        echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3"
-        echo "$c/inputs.evt inputs_rowcol 3000,2000,520 --config $cfg --batch 2 --special"
-        echo "$c/inputs.evt inputs 2000,1000,520 --config $cfg"
-        echo "$c/outputs.evt outputs 1000,4097,520 --config $cfg"
-        echo "$c/outputs.evt outputs 2000,1000,24 --config $cfg --ld-pad 3 --special"
-        echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math"
+        echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --direct-epi"
+        echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3 --direct-epi"
+        echo "$c/inputs.evt inputs_rowcol 3000,2000,520 --config $cfg --batch 2 --special --direct-epi"
+        echo "$c/inputs.evt inputs_rowcol 1024,1024,520 --config $cfg"
+        echo "$c/inputs.evt inputs_rowcol 2048,1536,24 --config $cfg --batch 2 --special"
+        echo "$c/inputs.evt inputs 2000,1000,520 --config $cfg --direct-epi"
+        echo "$c/outputs.evt outputs 1000,4097,520 --config $cfg --direct-epi"
+        echo "$c/outputs.evt outputs 2000,1000,24 --config $cfg --ld-pad 3 --special --direct-epi"
+        echo "$c/outputs.evt outputs 1024,2048,520 --config $cfg"
+        echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math --direct-epi"
+        echo "$c/builtins.evt builtins_f16 2048,1024,520 --config $cfg --fast-math"
         # (a clustered tile multicasts K-contiguous operands only: bf16's are not)
         case $cfg in *_cl2_*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
-        echo "$c/builtins.evt $k 1000,4097,520 --config $cfg --special"
+        echo "$c/builtins.evt $k 1000,4097,520 --config $cfg --special --direct-epi"
+        echo "$c/builtins.evt $k 1024,1024,520 --config $cfg --special"
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
         echo "$c/builtins.evt builtins_f16 1000,127,24 --config $cfg --shared-epi --special"
     done
     # ... on the conv's producer/consumer tiles, and the six-stage tile's
-    echo "$c/inputs.evt inputs_rowcol_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
-    echo "$c/inputs.evt inputs_rowcol_conv conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
+    echo "$c/inputs.evt inputs_rowcol_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --direct-epi"
+    echo "$c/inputs.evt inputs_rowcol_conv conv:8,32,32,64,256,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
+    echo "$c/inputs.evt inputs_rowcol_conv conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special --direct-epi"
     echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
     echo "$c/outputs.evt outputs 1000,1000,520 --config sm90_pp2_128x128x64_s6 --ld-pad 3"
     # Both operand types in all four layouts.
@@ -475,6 +485,7 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         shared=
         case " $opts " in
         *" --shared-epi "*) shared=1 opts=$(printf '%s' "$opts" | sed 's/--shared-epi//') ;;
+        *" --direct-epi "*) shared=-1 opts=$(printf '%s' "$opts" | sed 's/--direct-epi//') ;;
         esac
         config=
         case " $opts " in

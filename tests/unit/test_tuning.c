@@ -292,6 +292,15 @@ static void test_direct_epilogue(void **state)
         {"kf", "sm90_coop2_128x256x64_s4", 0, 0, 8, "UNROLL = FAST ? 2 * NH * PARTS : 1"},
         {"ke", "sm90_coop2_128x256x64_s4", 1, 0, 0, NULL},
         {"ke", "sm90_pp2_128x128x64_s4", 0, 0, 0, NULL},
+        /* shared_epilogue < 0 forces the registers wherever the epilogue is
+         * per-element: the looped form, and still no [M, N] input or reduction */
+        {"ke", "sm90_pp2_128x128x64_s4", 0, -1, 0, "UNROLL = FAST ? 1 : 1"},
+        {"kf", "sm90_coop2_128x256x64_s4", 0, -7, 0, "UNROLL = FAST ? 1 : 1"},
+        {"kl", "sm90_pp2_128x128x64_s4", 0, -1, 0, "UNROLL = FAST ? 2 * NH * PARTS : 1"},
+        {"kr", "sm90_pp2_128x128x64_s4", 0, -1, 0, NULL},
+        {"ks", "sm90_coop2_128x256x64_s4", 0, -1, 0, NULL},
+        {"kr", "sm90_pp2_128x128x64_s2_staged", 0, -1, 0, NULL},
+        {"kl", "sm90_wg2_128x256x64_s4", 0, -1, 0, NULL},
         {"kl", "sm90_pp2_128x128x64_s6", 0, 0, 0, "UNROLL = FAST ? 2 * NH * PARTS : 1"},
         {"kl", "sm90_pp2_128x128x64_s4", 0, 1, 0, NULL},
         {"kr", "sm90_pp2_128x128x64_s2_staged", 0, 0, 0, NULL},

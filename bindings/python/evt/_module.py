@@ -43,8 +43,10 @@ Tuning.__doc__ = ("What a module or launch forces on the planner and the code ge
                   "epilogue row group: 0 the code generator's, or 1, 2, 4, 8, 16), "
                   "ignore_records (run the heuristic's plan where Launch.tune recorded one), "
                   "stream_k (0 the planner's, 1 never, 2 where the configuration has it), "
-                  "shared_epilogue (the sm_90a producer/consumer configurations run the epilogue "
-                  "through shared memory even where they could in registers).")
+                  "shared_epilogue (True: the sm_90a producer/consumer configurations run the epilogue "
+                  "through shared memory even where they could in registers; -1: in registers wherever "
+                  "the epilogue is per-element, looped builtins and edge tiles included; False: the "
+                  "library's choice).")
 _NO_TUNING = Tuning(None, 0, 0)
 
 TunePlan = namedtuple("TunePlan", "config split_k ms stream_k", defaults=(False,))
@@ -169,7 +171,8 @@ def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0, shared
     if config is not None and not isinstance(config, str):
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
     t = Tuning(config or None, operator.index(split_k), operator.index(row_group),
-               bool(ignore_records), operator.index(stream_k), bool(shared_epilogue))
+               bool(ignore_records), operator.index(stream_k),
+               -1 if not isinstance(shared_epilogue, bool) and shared_epilogue == -1 else bool(shared_epilogue))
     return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group,
                           int(t.ignore_records), t.stream_k, int(t.shared_epilogue))
 
