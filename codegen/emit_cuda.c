@@ -977,11 +977,13 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         const int st = c->staged ? plan_staged_input(fn) : -1;
                         /* each tile's problem of a batch moves the arguments (BASE_at) */
                         /* a producer/consumer configuration's consumers run the
-                         * epilogue on their accumulators in registers where it can
-                         * (emit_direct): not on a staged input's tile, and not where
-                         * the tuning keeps the shared-memory tile; then the
-                         * shared tile's epilogue is not written (pp_run and
-                         * coop_run do not call it) */
+                         * epilogue on their accumulators in registers
+                         * (emit_direct) where direct_runs says, or wherever it
+                         * can when the tuning forces it (shared_epi < 0); never
+                         * on a staged input's tile, and never where the launch
+                         * (edge tiles) or the tuning keeps the shared-memory
+                         * tile; then the shared tile's epilogue is not written
+                         * (pp_run and coop_run do not call it) */
                         const int direct = tma && !c->staged &&
                                            (sel->shared_epi < 0 ? direct_ok(fn)
                                             : sel->shared_epi == 0 && direct_runs(fn, e.fast_math, sel->row_group));

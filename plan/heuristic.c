@@ -317,10 +317,10 @@ static int long_shares_one_wave(const plan_config *c, long long m, long long n, 
  * Whether the eight-stage one-warpgroup tile deep runs unsplit, in one wave
  * at one CTA an SM 90% full or more, a grid that the four-stage one (small,
  * the same tile at two an SM) would split because its doubled slots leave
- * half of them empty: the split adds a sum of the shares and halves each CTA's K, while
- * one CTA of eight stages keeps as many bytes in flight as two of four
- * (1x16384x1024 and 32x16384x1024, bias + GELU: 1.35x and 1.27x faster
- * than split in two; docs/tuning.md).
+ * half of them empty: the split adds a sum of the shares and halves each
+ * CTA's K, while one CTA of eight stages keeps as many bytes in flight as
+ * two of four (1x16384x1024 and 32x16384x1024, bias + GELU: 1.35x and
+ * 1.27x faster than split in two; docs/tuning.md).
  */
 static int deep_spares_split(const plan_config *deep, const plan_config *small, long long m, long long n,
                              long long kk, long long batch, long long sms, int cluster)
