@@ -855,8 +855,9 @@ static int shared_epi_of(const evt_launch *l, const plan *pl)
     return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->whole_tiles;
 }
 
-/* resolve's miss: generates, compiles or fetches, and loads plan pl's entry points. */
-static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split,
+/* resolve's miss: generates, compiles or fetches, and loads plan pl's
+ * entry points, their epilogue where shared_epi (shared_epi_of) says. */
+static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split, int shared_epi,
                              const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
@@ -865,7 +866,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_init(&src);
     sb_init(&err);
     sb_init(&name);
-    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math, shared_epi_of(l, pl)};
+    const cg_select sel = {pl->config, pl->aligned, split, l->tuning.row_group, l->fast_math, shared_epi};
     evt_status st = kernel_generate(l->m, l->k, l->target, &sel, &src);
     if (st == EVT_OK &&
         !rt_cache_module(&ctx->cache, ctx->driver, &ctx->nvrtc, ctx->nvrtc_path, sb_str(&src),
@@ -875,7 +876,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, shared_epi_of(l, pl), NULL, NULL, NULL, NULL, 0, NULL, {0}};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, shared_epi, NULL, NULL, NULL, NULL, 0, NULL, {0}};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -929,11 +930,11 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
 static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, const rt_resolved **out)
 {
     evt_ctx *ctx = l->m->ctx;
-    const int split = pl->splits > 1;
+    const int split = pl->splits > 1, shared_epi = shared_epi_of(l, pl);
     for (int i = 0; i < RT_RESOLVED; i++) {
         const rt_resolved *r = &l->resolved[i];
         if (r->cfg == pl->config && r->aligned == pl->aligned && r->split == split &&
-            r->row_group == l->tuning.row_group && r->shared_epi == shared_epi_of(l, pl) && r->ctx == cu_ctx) {
+            r->row_group == l->tuning.row_group && r->shared_epi == shared_epi && r->ctx == cu_ctx) {
             *out = r;
             return EVT_OK;
         }
@@ -944,7 +945,7 @@ static evt_status resolve(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, c
      * set-up, and restores the thread's mode. */
     int mode;
     const int relaxed = relax_capture_mode(ctx->driver, &mode);
-    evt_status st = load_entry(l, cu_ctx, pl, split, out);
+    evt_status st = load_entry(l, cu_ctx, pl, split, shared_epi, out);
     restore_capture_mode(ctx->driver, relaxed, mode);
     return st;
 }
