@@ -460,13 +460,14 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                    ? coop_of(g, t, k, n, kk, 0)
                    : pp_pick;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
-    if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * (double)plan_config_batch_tiles(pp, m, n, batch) >= 3.0 * (double)sms) {
+    const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
+    if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * pp_tiles >= 3.0 * (double)sms) {
         /* tiles for at most half the SMs: each CTA runs one tile on one
          * consumer, so the one-warpgroup 64x128 tile, twice the CTAs in one
          * wave at one an SM, keeps every SM busy (1.34-1.58x faster on the
          * four such shapes of session 28's sweep; docs/tuning.md) */
-        if (2.0 * (double)plan_config_batch_tiles(pp, m, n, batch) <= (double)sms && g->wg_deep &&
-            fits(g->wg_deep, t) && (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
+        if (2.0 * pp_tiles <= (double)sms && g->wg_deep && fits(g->wg_deep, t) &&
+            (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
             return g->wg_deep;
         return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp_pick;
     }
