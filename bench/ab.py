@@ -30,7 +30,7 @@ import torch.nn.functional as F
 import evt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import EVT_SOURCE, FAST_SOURCE, side_by_side  # noqa: E402
+from bench import EVT_SOURCE, FAST_SOURCE, forced, side_by_side  # noqa: E402
 
 torch.backends.cudnn.benchmark = True
 dev = torch.device("cuda")
@@ -43,20 +43,6 @@ kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
 """, name="ab.evt")
 mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
 mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
-
-
-def forced(name):
-    """A forced configuration's name with its suffixes, ":sk" (stream-K),
-    ":g<n>" (the epilogue's row group), ":sh" (the epilogue through shared
-    memory, not in registers) and ":dr" (in registers wherever it can), as
-    set_tuning's arguments."""
-    parts = name.split(":")
-    kw = {"stream_k": 2 if "sk" in parts[1:] else 1,
-          "shared_epilogue": True if "sh" in parts[1:] else -1 if "dr" in parts[1:] else False}
-    for p in parts[1:]:
-        if p.startswith("g"):
-            kw["row_group"] = int(p[1:])
-    return parts[0], kw
 
 
 def compare(label, bind, configs, peer, peer_name, check):

@@ -95,6 +95,20 @@ kernel linear_gelu_tanh = gemm(a: f16 row, b: f16 col, acc: f32) with bias_gelu_
 """
 
 
+def forced(name):
+    """A forced configuration's name with its suffixes, ":sk" (stream-K),
+    ":g<n>" (the epilogue's row group), ":sh" (the epilogue through shared
+    memory, not in registers) and ":dr" (in registers wherever it can), as
+    set_tuning's arguments."""
+    parts = name.split(":")
+    kw = {"stream_k": 2 if "sk" in parts[1:] else 1,
+          "shared_epilogue": True if "sh" in parts[1:] else -1 if "dr" in parts[1:] else False}
+    for p in parts[1:]:
+        if p.startswith("g"):
+            kw["row_group"] = int(p[1:])
+    return parts[0], kw
+
+
 def check(name, got, ref):
     """Judges got against ref by libevt's verification policy (evt.check, the
     one of evtc run --check); a wrong kernel ends the run before it is timed."""

@@ -10,11 +10,16 @@ shows.
     PYTHONPATH=bindings/python python3 bench/direct_ab.py
     D_SHAPES="MxNxK:bf16 ..."  D_PROGS="gelu plain relu"  D_CFGS="cfg:dr cfg:sh ..."
 """
-import os, sys
-import torch, torch.nn.functional as F
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
 import evt
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import side_by_side, WIDE_SOURCE  # noqa: E402
+from bench import WIDE_SOURCE, forced, side_by_side  # noqa: E402
 dev = torch.device("cuda")
 wm = evt.compile(source=WIDE_SOURCE, name="wide.evt")
 PL = """
@@ -28,14 +33,6 @@ kernel relu_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with rb
 """
 pm = evt.compile(source=PL, name="pl.evt")
 cfgs = os.environ.get("D_CFGS", "sm90_pp2_128x128x64_s4:dr sm90_pp2_128x128x64_s4:sh").split()
-
-
-def forced(name):
-    """A configuration's name with ":sh" (the shared tile) or ":dr" (registers wherever it can)."""
-    parts = name.split(":")
-    return parts[0], {"shared_epilogue": True if "sh" in parts[1:] else -1 if "dr" in parts[1:] else False}
-
-
 for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1024x16384x256:bf16 333x5120x1280:bf16 384x5120x1280:bf16 4096x16384x256:f16 4096x16384x256:bf16").split():
     shp, dts = spec.split(":")
     M, N, K = map(int, shp.split("x"))
