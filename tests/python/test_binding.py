@@ -760,6 +760,8 @@ def test_forced_config_in_generated_code():
     # -1: the registers wherever the epilogue is per-element, the GELU's looped form too
     m.set_tuning(config=PP2, shared_epilogue=-1)
     assert m.tuning.shared_epilogue == -1 and "enum { kDirect = 1 };" in k.cuda("sm_90a")
+    m.set_tuning(config=PP2, shared_epilogue=-3)  # any negative, as evt_tuning takes it
+    assert m.tuning.shared_epilogue == -1 and "enum { kDirect = 1 };" in k.cuda("sm_90a")
     m.set_tuning()
     assert len(entry_points(k.cuda("sm_90a"))) > 1
 

@@ -172,7 +172,8 @@ def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0, shared
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
     t = Tuning(config or None, operator.index(split_k), operator.index(row_group),
                bool(ignore_records), operator.index(stream_k),
-               -1 if not isinstance(shared_epilogue, bool) and shared_epilogue == -1 else bool(shared_epilogue))
+               # any negative int is the library's "registers", as in evt_tuning
+               -1 if isinstance(shared_epilogue, int) and shared_epilogue < 0 else bool(shared_epilogue))
     return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group,
                           int(t.ignore_records), t.stream_k, int(t.shared_epilogue))
 
