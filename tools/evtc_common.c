@@ -216,9 +216,10 @@ int evtc_tuning_from_env(evt_ctx *ctx)
 {
     evt_tuning t = {.config = getenv("EVT_CONFIG")};
     t.ignore_records = env_flag("EVT_IGNORE_TUNING_RECORDS");
-    /* 1 (any value but 0 and -1): the shared tile; -1: registers wherever they can */
+    /* as evt_tuning.shared_epilogue: a negative value the registers wherever
+     * they can, any other but 0 the shared tile */
     const char *se = getenv("EVT_SHARED_EPILOGUE");
-    t.shared_epilogue = se && strcmp(se, "-1") == 0 ? -1 : env_flag("EVT_SHARED_EPILOGUE");
+    t.shared_epilogue = se && se[0] == '-' ? -1 : env_flag("EVT_SHARED_EPILOGUE");
     const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP"), *sk = getenv("EVT_STREAMK");
     long long v[3] = {0, 0, 0};
     if ((split && *split && !evtc_parse_count(split, &v[0])) ||
