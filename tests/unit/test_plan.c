@@ -1034,6 +1034,7 @@ static void test_whole_tiles(void **state)
         {384, 512, 1024, 3, "sm90_pp2_128x128x64_s4", 1},
         {1, 512, 1024, 1, "sm90_wg1_64x128x64_s8", 0},
     };
+    int tails[2] = {0, 0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         plan_problem p = problem(EVT_TARGET_SM90A, 132, cases[i].m, cases[i].n, cases[i].k, 1);
         p.conv_c = 0;
@@ -1043,9 +1044,12 @@ static void test_whole_tiles(void **state)
         if (pl.whole_tiles != cases[i].whole)
             fail_msg("%lldx%lldx%lld on %s: whole_tiles %d", cases[i].m, cases[i].n, cases[i].k, cases[i].config,
                      pl.whole_tiles);
-        if (pl.tail_splits > 1)
+        if (pl.tail_splits > 1) {
             assert_int_equal(plan_tail_plan(&pl).whole_tiles, cases[i].whole);
+            tails[cases[i].whole]++;
+        }
     }
+    assert_true(tails[0] > 0 && tails[1] > 0); /* the tail's copy was checked, both ways */
 }
 
 static void test_gemm_staged(void **state)
