@@ -37,6 +37,7 @@ typedef struct rt_resolved {
     rt_cu_context ctx;
     const plan_config *cfg; /* NULL: empty slot */
     int aligned, split, row_group, shared_epi;
+    int direct; /* main runs the epilogue on its consumers' registers (cg_direct_epilogue) */
     rt_cu_function main, init, finish;
     rt_cu_function sum; /* split-K variants: the _splitsum entry */
     int clusters; /* of a clustered main: how many can be resident at once; 0: unknown */
@@ -106,6 +107,7 @@ struct evt_launch {
     int last_tuned; /* the last run took the tuning database's plan */
     int last_repacked[2]; /* the last run copied A, B (repack_begin) */
     int last_cluster_sum; /* the last run's split-K shares met in clusters (launch_split) */
+    int last_direct;      /* the last run's main entry ran the register-direct epilogue */
     char plan_text[168];
 };
 
@@ -846,13 +848,13 @@ static int cluster_split(const rt_resolved *f, long long own, int splits, int sm
 }
 
 /* Where plan pl's epilogue runs (cg_select.shared_epi): as the tuning
- * forces it, else on the shared-memory tile for a problem with edge tiles
- * (plan.whole_tiles), where the register-direct epilogue ran slower
- * (docs/codegen.md, session 28), and the code generator's choice (0) on
- * whole tiles. */
+ * forces it, else on the shared-memory tile for a problem with edge
+ * columns (plan.whole_cols), where the register-direct epilogue ran slower
+ * (docs/codegen.md, session 29), and the code generator's choice (0)
+ * elsewhere. */
 static int shared_epi_of(const evt_launch *l, const plan *pl)
 {
-    return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->whole_tiles;
+    return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->whole_cols;
 }
 
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's
@@ -876,7 +878,9 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     sb_free(&err);
     if (st != EVT_OK)
         return st;
-    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, shared_epi, NULL, NULL, NULL, NULL, 0, NULL, {0}};
+    rt_resolved r = {cu_ctx, pl->config, pl->aligned, split, l->tuning.row_group, shared_epi,
+                     pl->aligned && !split && cg_direct_epilogue(l->fn, pl->config, &sel),
+                     NULL, NULL, NULL, NULL, 0, NULL, {0}};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
     rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
@@ -1589,6 +1593,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         l->last_repacked[0] = l->rp.on && l->rp.need[0];
         l->last_repacked[1] = l->rp.on && l->rp.need[1];
         l->last_cluster_sum = in_cluster;
+        l->last_direct = fns->direct && splits == 1 && tile_end > 0;
     }
     return st;
 }
@@ -1686,6 +1691,10 @@ const char *evt_launch_plan(evt_launch *l)
     if (l->last_cluster_sum) {
         size_t n = strlen(l->plan_text);
         snprintf(l->plan_text + n, sizeof l->plan_text - n, " cluster-sum");
+    }
+    if (l->last_direct) {
+        size_t n = strlen(l->plan_text);
+        snprintf(l->plan_text + n, sizeof l->plan_text - n, " direct-epilogue");
     }
     if (l->last_tuned) {
         size_t n = strlen(l->plan_text);

@@ -73,5 +73,10 @@ void cg_entry_name(const ir_kernel *k, evt_target target, const plan_config *c, 
                    int split, strbuf *sb);
 /* 1 if fn has a reduction output (the kernel then has _reduce_init/_finish entries). */
 int cg_has_reductions(const ir_func *fn);
+/* 1 if the fast (aligned) plain entry of configuration c that sel names
+ * runs fn's epilogue on the consumers' registers (the sm_90a
+ * producer/consumer tiles' register-direct epilogue), not on the shared
+ * tile. */
+int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select *sel);
 
 #endif

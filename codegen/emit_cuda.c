@@ -511,6 +511,13 @@ static int direct_runs(const ir_func *fn, int fast_math, int forced)
     return direct_ok(fn) && direct_unrolled(fn, fast_math, forced);
 }
 
+int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select *sel)
+{
+    return c->pp && !c->staged &&
+           (sel->shared_epi < 0 ? direct_ok(fn)
+                                : sel->shared_epi == 0 && direct_runs(fn, sel->fast_math, sel->row_group));
+}
+
 /*
  * The register-direct epilogue (producer/consumer configurations, sm_90a):
  * a consumer warpgroup's thread runs the epilogue on its own wgmma
@@ -522,12 +529,13 @@ static int direct_runs(const ir_func *fn, int fast_math, int forced)
  * tile's rows in two); [N] values are computed in each segment again, as
  * [M, N] ones: held over the thread's rows (2 W / 8 registers each beside
  * the 128 of the accumulators) a bias alone made the ResNet block's
- * epilogue spill 528 bytes, and their loads hit L1.  On a whole tile
- * (FAST) each output's pairs go to
- * the warp's staging buffer in shared memory (direct_stage, the shared
- * tile the epilogue no longer needs) and from there to memory as whole
- * rows of the warp's 8, 16 bytes a lane; an output that does not fit
- * there, and every output of an edge tile, is stored a pair at a time.
+ * epilogue spill 528 bytes, and their loads hit L1.  Where the tile's
+ * columns are inside the problem and aligned (FAST) each output's pairs
+ * go to the warp's staging buffer in shared memory (direct_stage, the
+ * shared tile the epilogue no longer needs) and from there to memory as
+ * the rows of the warp's 8 that are inside the problem, 16 bytes a lane;
+ * an output that does not fit there, and every output of a tile with
+ * edge columns, is stored a pair at a time.
  * There is no [M, N] input (direct_ok), so no output in place over one.
  */
 static void emit_direct(emitter *e, const char *fname, const char *sname, int forced_group)
@@ -557,8 +565,9 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     for (size_t i = 0; i < fn->nvalues; i++)
         if (fn->values[i]->shape == EVT_SHAPE_SCALAR)
             emit_value(e, fn->values[i]);
-    /* the checked (edge-tile) instance runs on few tiles: one segment at a
-     * time, as the row groups' (its unrolled code would cost NVRTC time) */
+    /* the checked (edge-column) instance runs on few tiles: one segment at
+     * a time, as the row groups' (a second unrolled instance would cost
+     * NVRTC time and put a coop2 entry over codegen_ptxas's 128 KB) */
     sb_printf(sb, "    constexpr int UNROLL = FAST ? %s : 1; /* the trips of either loop, or 1 */\n"
                   "#pragma unroll (UNROLL)\n"
                   "    for (int part = 0; part < PARTS; ++part) {\n",
@@ -567,7 +576,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_puts(sb, "#pragma unroll (UNROLL)\n"
                 "        for (int r = 0; r < 2 * NH; ++r) {\n"
                 "            const int row = row0 + 64 * (r >> 1) + rq + 8 * (r & 1);\n"
-                "            const bool row_ok = FAST || row < p.m;\n"
+                "            const bool row_ok = row < p.m; /* FAST too: edge rows are cheap to bound */\n"
                 "            float a[W / 4];\n"
                 "            evt_pick_segment<NH, NC, W>(acc, r * PARTS + part, a);\n");
     /* the segment's row loads */
@@ -626,25 +635,26 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_puts(sb, "            }\n"
                 "            if constexpr (FAST) {\n"
                 "                __syncwarp();\n"
-                "                const evt_i64 wrow = row - (lane >> 2); /* the warp's first of the 8 */\n"
-                "                (void)wrow;\n");
+                "                const evt_i64 wrow = row - (lane >> 2); /* the warp's first of the 8 */\n");
     for (size_t o = 0; o < fn->noutputs; o++)
         sb_printf(sb, "                if constexpr (OFF%zu <= STAGE)\n"
                       "                    evt_stage_copy<%s, W>(stage + OFF%zu, ROWB%zu, lane,\n"
-                      "                        p.out%zu + wrow * p.ld_out%zu + col_t + part * W, p.ld_out%zu);\n",
+                      "                        p.out%zu + wrow * p.ld_out%zu + col_t + part * W, p.ld_out%zu, p.m - wrow);\n",
                   o + 1, elem_const(fn->outputs[o].info.elem), o, o, o, o, o);
     sb_puts(sb, "                __syncwarp(); /* the copies' reads are done before the next segment's writes */\n"
                 "            }\n"
                 "        }\n    }\n}\n\n");
     e->direct = 0;
 
-    /* The tile's instance: FAST where the consumer's rows and the tile's
-     * columns are inside the problem, every [N] input is aligned for
-     * 2-element access and every output's rows for 16-byte pieces. */
+    /* The tile's instance: FAST where the tile's columns are inside the
+     * problem, every [N] input is aligned for 2-element access and every
+     * output's rows for 16-byte pieces.  Edge rows do not count: looped
+     * and storing pairs straight from the registers, the checked instance
+     * made problems with edge rows 1.2-2x slower (docs/codegen.md). */
     sb_puts(sb, "template <int NH, int NC, int STAGE>\n");
     sb_printf(sb, "static __device__ __forceinline__ void %s_direct_tile(const %s &p, int row0, int col_t,\n"
                   "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n"
-                  "    if ((evt_i64)row0 + NH * 64 <= p.m && (evt_i64)col_t + NC <= p.n",
+                  "    if ((evt_i64)col_t + NC <= p.n",
               fname, sname);
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
@@ -984,9 +994,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                          * (edge tiles) or the tuning keeps the shared-memory
                          * tile; then the shared tile's epilogue is not written
                          * (pp_run and coop_run do not call it) */
-                        const int direct = tma && !c->staged &&
-                                           (sel->shared_epi < 0 ? direct_ok(fn)
-                                            : sel->shared_epi == 0 && direct_runs(fn, e.fast_math, sel->row_group));
+                        const int direct = tma && cg_direct_epilogue(fn, c, sel);
                         sb_printf(sb, "    struct epi {\n"
                                       "%s"
                                       "        const %s &p0;\n"

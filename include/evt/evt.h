@@ -689,6 +689,8 @@ EVT_API evt_status evt_launch_set_tuning(evt_launch *launch, const evt_tuning *t
  * "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1"; " cluster-sum"
  * where split-K's shares (or a persistent plan's tail's) ran as thread-block
  * clusters that summed them in shared memory, with no second kernel (sm_90a);
+ * " direct-epilogue" where the sm_90a producer/consumer tile's consumers ran
+ * the epilogue on their own accumulators, not through shared memory;
  * " repacked a b" at the end where A's and B's rows, not 16-byte aligned,
  * were first copied into aligned ones in the workspace.  NULL before the first run.  Formatted when called
  * (a run only records it), into a buffer owned by the launch: valid until

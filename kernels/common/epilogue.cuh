@@ -216,12 +216,12 @@ EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, c
     evt_copy_chunk<T, 2>(reinterpret_cast<T *>(base + (lane >> 2) * rowb) + c, t);
 }
 
-/* The warp's 8 staged rows of W elements (rows rowb bytes apart) to dst,
- * rows ld elements apart, 16 bytes a lane: whole sectors (dst and ld
- * evt_line_ok). */
+/* The first rows (up to 8) of the warp's 8 staged rows of W elements
+ * (rows rowb bytes apart) to dst, rows ld elements apart, 16 bytes a lane:
+ * whole sectors (dst and ld evt_line_ok). */
 template <int E, int W>
 EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
-                               evt_i64 ld)
+                               evt_i64 ld, evt_i64 rows)
 {
     typedef typename evt_elem<E>::type T;
     constexpr int LINES = W * (int)sizeof(T) / 16; /* 16-byte pieces a row */
@@ -229,8 +229,9 @@ EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, ty
 #pragma unroll
     for (int i = lane; i < 8 * LINES; i += 32) {
         const int row = i / LINES, x = i % LINES;
-        *reinterpret_cast<uint4 *>(dst + row * ld + x * (16 / (int)sizeof(T))) =
-            *reinterpret_cast<const uint4 *>(base + row * rowb + 16 * x);
+        if (row < rows)
+            *reinterpret_cast<uint4 *>(dst + row * ld + x * (16 / (int)sizeof(T))) =
+                *reinterpret_cast<const uint4 *>(base + row * rowb + 16 * x);
     }
 }
 

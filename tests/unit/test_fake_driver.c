@@ -1031,7 +1031,9 @@ static void test_gemm_fp8_sm90_tma(void **state)
      * test_gemm_cluster_sm90), fewer than the 16 x 32 stacks of two tiles */
     const long long grid = 2 * 62;
     char want[128];
-    snprintf(want, sizeof want, "sm_90a sm90_coop2_cl2_128x128x128_s4_fp8 fast tma grid %lld splits 1", grid);
+    /* a per-element epilogue on whole columns: on the consumers' registers */
+    snprintf(want, sizeof want, "sm_90a sm90_coop2_cl2_128x128x128_s4_fp8 fast tma grid %lld splits 1 direct-epilogue",
+             grid);
     assert_string_equal(evt_launch_plan(l), want);
     fakecuda_launch r[1];
     assert_int_equal(launches(r, 1), 1);
@@ -2418,6 +2420,51 @@ static void test_gemm_transposed_sm90_tma(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/*
+ * Where a launch runs the producer/consumer tiles' epilogue
+ * (api/launch.c, shared_epi_of): a per-element one (tnb's acc * scale) on
+ * the consumers' registers where N is whole tiles, edge rows or not; on
+ * the shared tile with edge columns (the registers' instance for them is
+ * the slow one, docs/codegen.md); the tuning's shared_epilogue overrides
+ * both ways.  evt_launch_plan says which ran ("direct-epilogue").
+ */
+static void test_direct_epilogue_placement(void **state)
+{
+    (void)state;
+    enum { K = 256 };
+    static const struct {
+        long long m, n;
+        int shared; /* evt_tuning.shared_epilogue */
+        int direct;
+    } cases[] = {
+        {1024, 1024, 0, 1}, {1000, 1024, 0, 1}, {1024, 1000, 0, 0}, {1000, 1000, 0, 0},
+        {1000, 1000, -1, 1}, {1024, 1024, 1, 0},
+    };
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const long long M = cases[i].m, N = cases[i].n;
+        bufs b = {mem, {0}, 0};
+        void *a = dev(&b, (size_t)M * K * 2), *bb = dev(&b, (size_t)N * K * 2), *y = dev(&b, (size_t)M * N * 2);
+        evt_launch *l = launch_of(m, "tnb");
+        assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, (size_t)M * K * 2, bb, K, (size_t)N * K * 2), EVT_OK);
+        assert_int_equal(evt_launch_bind(l, "y", y, (size_t)M * N * 2, N), EVT_OK);
+        const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4", .shared_epilogue = cases[i].shared};
+        assert_int_equal(evt_launch_set_tuning(l, &t), EVT_OK);
+        fc.fakecuda_reset();
+        expect_ok(ctx, evt_launch_run(l, NULL));
+        const char *plan = evt_launch_plan(l);
+        assert_non_null(strstr(plan, "sm90_pp2_128x128x64_s4 fast tma"));
+        if ((strstr(plan, " direct-epilogue") != NULL) != cases[i].direct)
+            fail_msg("%lldx%lld shared_epilogue %d: %s", M, N, cases[i].shared, plan);
+        assert_int_equal(fc.fakecuda_violations(), 0);
+        free_bufs(&b);
+        evt_launch_destroy(l);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 static const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup(name, setup)
     T(test_gemm_ragged_sm90),
@@ -2452,6 +2499,7 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_batched),
     T(test_gemm_batched_misaligned),
     T(test_gemm_transposed_sm90_tma),
+    T(test_direct_epilogue_placement),
 #undef T
     };
 

@@ -1015,10 +1015,10 @@ static void test_stream_k_clusters(void **state)
     assert_int_equal(pl.sk_first, pl.tiles);
 }
 
-/* plan.whole_tiles: M and N whole tiles of the plan's configuration, in
- * the main plan and its tail (api/launch.c keeps the shared-tile epilogue
- * on anything else). */
-static void test_whole_tiles(void **state)
+/* plan.whole_cols: N whole tiles of the plan's configuration, whatever M,
+ * in the main plan and its tail (api/launch.c keeps the shared-tile
+ * epilogue on anything else). */
+static void test_whole_cols(void **state)
 {
     (void)state;
     static const struct {
@@ -1027,12 +1027,14 @@ static void test_whole_tiles(void **state)
         int whole;
     } cases[] = {
         {4096, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1},
-        {1000, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 0},
+        {1000, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1}, /* edge rows only */
         {4096, 4000, 4096, 1, "sm90_pp2_128x128x64_s4", 0},
         {4096, 4096, 4096, 1, "sm90_coop2_128x256x64_s4", 1},
         {4096, 4224, 4096, 1, "sm90_coop2_128x256x64_s4", 0}, /* 128 but not 256 columns */
         {384, 512, 1024, 3, "sm90_pp2_128x128x64_s4", 1},
-        {1, 512, 1024, 1, "sm90_wg1_64x128x64_s8", 0},
+        {1, 512, 1024, 1, "sm90_wg1_64x128x64_s8", 1},
+        {1, 520, 1024, 1, "sm90_wg1_64x128x64_s8", 0},
+        {1000, 1000, 4096, 1, "sm90_pp2_128x128x64_s4", 0},
     };
     int tails[2] = {0, 0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1041,11 +1043,11 @@ static void test_whole_tiles(void **state)
         p.batch = cases[i].batch;
         const plan_options o = {plan_config_find(cases[i].config), 2, 0}; /* a tail where persistent */
         const plan pl = make(&k_gemm_tn, &p, &o);
-        if (pl.whole_tiles != cases[i].whole)
-            fail_msg("%lldx%lldx%lld on %s: whole_tiles %d", cases[i].m, cases[i].n, cases[i].k, cases[i].config,
-                     pl.whole_tiles);
+        if (pl.whole_cols != cases[i].whole)
+            fail_msg("%lldx%lldx%lld on %s: whole_cols %d", cases[i].m, cases[i].n, cases[i].k, cases[i].config,
+                     pl.whole_cols);
         if (pl.tail_splits > 1) {
-            assert_int_equal(plan_tail_plan(&pl).whole_tiles, cases[i].whole);
+            assert_int_equal(plan_tail_plan(&pl).whole_cols, cases[i].whole);
             tails[cases[i].whole]++;
         }
     }
@@ -1760,7 +1762,7 @@ int main(void)
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
         cmocka_unit_test(test_stream_k),
         cmocka_unit_test(test_stream_k_clusters),
-        cmocka_unit_test(test_whole_tiles),
+        cmocka_unit_test(test_whole_cols),
         cmocka_unit_test(test_gemm_staged),
         cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
