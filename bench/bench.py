@@ -99,14 +99,14 @@ def forced(name):
     """A forced configuration's name with its suffixes, ":sk" (stream-K),
     ":g<n>" (the epilogue's row group), ":sh" (the epilogue through shared
     memory, not in registers) and ":dr" (in registers wherever it can), as
-    set_tuning's arguments."""
+    set_tuning's arguments; the name "pick" is the heuristic's configuration."""
     parts = name.split(":")
     kw = {"stream_k": 2 if "sk" in parts[1:] else 1,
           "shared_epilogue": True if "sh" in parts[1:] else -1 if "dr" in parts[1:] else False}
     for p in parts[1:]:
         if p.startswith("g"):
             kw["row_group"] = int(p[1:])
-    return parts[0], kw
+    return (None if parts[0] == "pick" else parts[0]), kw
 
 
 def check(name, got, ref):

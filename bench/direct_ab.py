@@ -8,7 +8,7 @@ too, with its plan, so what the launch chose (api/launch.c shared_epi_of)
 shows.
 
     PYTHONPATH=bindings/python python3 bench/direct_ab.py
-    D_SHAPES="MxNxK:bf16 ..."  D_PROGS="gelu plain relu"  D_CFGS="cfg:dr cfg:sh ..."
+    D_SHAPES="MxNxK:bf16 ..."  D_PROGS="gelu plain relu"  D_CFGS="cfg:dr cfg:sh pick:sh ..."
 """
 import os
 import sys
