@@ -991,8 +991,9 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                          * (emit_direct) where direct_runs says, or wherever it
                          * can when the tuning forces it (shared_epi < 0); never
                          * on a staged input's tile, and never where the launch
-                         * (edge tiles) or the tuning keeps the shared-memory
-                         * tile; then the shared tile's epilogue is not written
+                         * (edge columns) or the tuning keeps the shared-memory
+                         * tile (cg_direct_epilogue); then the shared tile's
+                         * epilogue is not written
                          * (pp_run and coop_run do not call it) */
                         const int direct = tma && cg_direct_epilogue(fn, c, sel);
                         sb_printf(sb, "    struct epi {\n"
