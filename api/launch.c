@@ -848,13 +848,13 @@ static int cluster_split(const rt_resolved *f, long long own, int splits, int sm
 }
 
 /* Where plan pl's epilogue runs (cg_select.shared_epi): as the tuning
- * forces it, else on the shared-memory tile for a problem with edge
- * columns (plan.whole_cols), where the register-direct epilogue ran slower
- * (docs/codegen.md, session 29), and the code generator's choice (0)
- * elsewhere. */
+ * forces it, else on the shared-memory tile where plan.direct_tiles says
+ * no (edge columns, where the register-direct epilogue ran slower,
+ * docs/codegen.md, session 29; a conv's edge rows, unmeasured), and the
+ * code generator's choice (0) elsewhere. */
 static int shared_epi_of(const evt_launch *l, const plan *pl)
 {
-    return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->whole_cols;
+    return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->direct_tiles;
 }
 
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's

@@ -188,7 +188,7 @@ const plan_config *plan_tail_config(const plan_config *c, const plan_kernel *k, 
 plan plan_tail_plan(const plan *pl)
 {
     const plan t = {.config = pl->tail_config, .aligned = pl->tail_aligned, .splits = pl->tail_splits,
-                    .tail_splits = 1, .whole_cols = pl->whole_cols};
+                    .tail_splits = 1, .direct_tiles = pl->direct_tiles};
     return t;
 }
 
@@ -299,7 +299,7 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     /* a producer/consumer configuration's fast path is its TMA loads */
     out->aligned = p->aligned && (!c->pp || out->tma);
     out->tiles = plan_config_batch_tiles(c, p->m, p->n, p->batch);
-    out->whole_cols = p->n % c->bn == 0;
+    out->direct_tiles = p->n % c->bn == 0 && (k->mainloop == EVT_MAINLOOP_GEMM || p->m % c->bm == 0);
     const long long k_tiles = (p->k + c->bk - 1) / c->bk;
     if (plan_config_persistent(c) || split_k == 1)
         out->splits = 1; /* a persistent grid walks its tiles: never split */

@@ -152,12 +152,13 @@ typedef struct plan {
     int splits;      /* CTAs per tile (split-K), 1: none */
     long long tiles; /* output tiles, of every problem of a batch */
     long long grid;  /* CTAs of the main entry */
-    /* N is whole tiles of the configuration: no tile has edge columns.
-     * The sm_90a producer/consumer tiles' register-direct epilogue is run
-     * there only (api/launch.c): its instance for edge columns is looped
-     * and stores pairs, and ran up to 1.1x slower than the shared tile
-     * (docs/codegen.md, session 29); edge rows cost it nothing. */
-    int whole_cols;
+    /* The sm_90a producer/consumer tiles' register-direct epilogue runs
+     * here (api/launch.c): N is whole tiles of the configuration (its
+     * instance for edge columns is looped and stores pairs, up to 1.1x
+     * slower than the shared tile; edge rows cost it nothing: GEMMs, docs/codegen.md,
+     * session 29), and for a conv M too (its edge rows in registers are
+     * not measured). */
+    int direct_tiles;
     /* A persistent configuration's tail (a tail-wave split): the tiles from
      * tail_first on, its last wave, are split tail_splits ways along K by
      * the split-K entry of tail_config (a configuration of the same tile

@@ -1015,26 +1015,30 @@ static void test_stream_k_clusters(void **state)
     assert_int_equal(pl.sk_first, pl.tiles);
 }
 
-/* plan.whole_cols: N whole tiles of the plan's configuration, whatever M,
- * in the main plan and its tail (api/launch.c keeps the shared-tile
- * epilogue on anything else). */
-static void test_whole_cols(void **state)
+/* plan.direct_tiles: N whole tiles of the plan's configuration, whatever
+ * M for a GEMM, M whole too for a conv, in the main plan and its tail
+ * (api/launch.c keeps the shared-tile epilogue on anything else). */
+static void test_direct_tiles(void **state)
 {
     (void)state;
     static const struct {
         long long m, n, k, batch;
         const char *config;
         int whole;
+        int conv;
     } cases[] = {
-        {4096, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1},
-        {1000, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1}, /* edge rows only */
-        {4096, 4000, 4096, 1, "sm90_pp2_128x128x64_s4", 0},
-        {4096, 4096, 4096, 1, "sm90_coop2_128x256x64_s4", 1},
-        {4096, 4224, 4096, 1, "sm90_coop2_128x256x64_s4", 0}, /* 128 but not 256 columns */
-        {384, 512, 1024, 3, "sm90_pp2_128x128x64_s4", 1},
-        {1, 512, 1024, 1, "sm90_wg1_64x128x64_s8", 1},
-        {1, 520, 1024, 1, "sm90_wg1_64x128x64_s8", 0},
-        {1000, 1000, 4096, 1, "sm90_pp2_128x128x64_s4", 0},
+        {4096, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0},
+        {1000, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0}, /* edge rows only */
+        {4096, 4000, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 0},
+        {4096, 4096, 4096, 1, "sm90_coop2_128x256x64_s4", 1, 0},
+        {4096, 4224, 4096, 1, "sm90_coop2_128x256x64_s4", 0, 0}, /* 128 but not 256 columns */
+        {384, 512, 1024, 3, "sm90_pp2_128x128x64_s4", 1, 0},
+        {1, 512, 1024, 1, "sm90_wg1_64x128x64_s8", 1, 0},
+        {1, 520, 1024, 1, "sm90_wg1_64x128x64_s8", 0, 0},
+        {1000, 1000, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 0},
+        {4096, 256, 576, 1, "sm90_pp2_128x128x64_s4", 1, 1}, /* a conv: M = n p q, N = k, K = r s c */
+        {4000, 256, 576, 1, "sm90_pp2_128x128x64_s4", 0, 1}, /* edge rows keep the shared tile */
+        {4096, 200, 576, 1, "sm90_pp2_128x128x64_s4", 0, 1},
     };
     int tails[2] = {0, 0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1042,12 +1046,14 @@ static void test_whole_cols(void **state)
         p.conv_c = 0;
         p.batch = cases[i].batch;
         const plan_options o = {plan_config_find(cases[i].config), 2, 0}; /* a tail where persistent */
-        const plan pl = make(&k_gemm_tn, &p, &o);
-        if (pl.whole_cols != cases[i].whole)
-            fail_msg("%lldx%lldx%lld on %s: whole_cols %d", cases[i].m, cases[i].n, cases[i].k, cases[i].config,
-                     pl.whole_cols);
+        if (cases[i].conv)
+            p.conv_c = 64;
+        const plan pl = make(cases[i].conv ? &k_conv : &k_gemm_tn, &p, &o);
+        if (pl.direct_tiles != cases[i].whole)
+            fail_msg("%lldx%lldx%lld on %s: direct_tiles %d", cases[i].m, cases[i].n, cases[i].k, cases[i].config,
+                     pl.direct_tiles);
         if (pl.tail_splits > 1) {
-            assert_int_equal(plan_tail_plan(&pl).whole_cols, cases[i].whole);
+            assert_int_equal(plan_tail_plan(&pl).direct_tiles, cases[i].whole);
             tails[cases[i].whole]++;
         }
     }
@@ -1762,7 +1768,7 @@ int main(void)
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
         cmocka_unit_test(test_stream_k),
         cmocka_unit_test(test_stream_k_clusters),
-        cmocka_unit_test(test_whole_cols),
+        cmocka_unit_test(test_direct_tiles),
         cmocka_unit_test(test_gemm_staged),
         cmocka_unit_test(test_tma),
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
