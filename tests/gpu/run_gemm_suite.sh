@@ -374,11 +374,12 @@ runs() {
     # the 256-wide cooperative tile's two segments a row, a batch, fast
     # math's unrolled segments; the shared-memory epilogue it replaces
     # (--shared-epi: a suite option, EVT_SHARED_EPILOGUE=1), and [M, N]
-    # inputs, which keep it.  Since session 28 a launch takes the direct
-    # epilogue by itself only on whole tiles and where it unrolls, so the
-    # ragged rows force it (--direct-epi, EVT_SHARED_EPILOGUE=-1: its edge
-    # tiles' instance and looped builtins), and whole-tile rows take it
-    # as a launch does
+    # inputs, which keep it.  A GEMM launch takes the direct epilogue by
+    # itself where it unrolls and N is whole tiles (session 29: edge rows
+    # too, bounded in the staged instance), so the rows with edge columns
+    # force it (--direct-epi, EVT_SHARED_EPILOGUE=-1: the checked instance
+    # and looped builtins), and whole-tile and edge-row rows take it as a
+    # launch does
     for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4; do
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3 --direct-epi"
@@ -389,6 +390,9 @@ runs() {
         echo "$c/outputs.evt outputs 1000,4097,520 --config $cfg --direct-epi"
         echo "$c/outputs.evt outputs 2000,1000,24 --config $cfg --ld-pad 3 --special --direct-epi"
         echo "$c/outputs.evt outputs 1024,2048,520 --config $cfg"
+        echo "$c/inputs.evt inputs_rowcol 1000,1024,520 --config $cfg"
+        echo "$c/outputs.evt outputs 4097,2048,24 --config $cfg --special"
+        echo "$c/builtins.evt builtins_f16 1000,1024,520 --config $cfg --fast-math"
         echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math --direct-epi"
         echo "$c/builtins.evt builtins_f16 2048,1024,520 --config $cfg --fast-math"
         # (a clustered tile multicasts K-contiguous operands only: bf16's are not)
@@ -398,6 +402,9 @@ runs() {
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
         echo "$c/builtins.evt builtins_f16 1000,127,24 --config $cfg --shared-epi --special"
     done
+    # ... the heuristic's pick on edge rows, as a launch takes it
+    echo "$c/inputs.evt inputs_rowcol 1000,4096,520"
+    echo "$c/outputs.evt outputs 3000,2048,1040"
     # ... on the conv's producer/consumer tiles, and the six-stage tile's
     echo "$c/inputs.evt inputs_rowcol_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --direct-epi"
     echo "$c/inputs.evt inputs_rowcol_conv conv:8,32,32,64,256,3,3,1,1,1 --config sm90_pp2_128x128x64_s4"
