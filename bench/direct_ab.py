@@ -1,7 +1,8 @@
 """direct_ab.py - the sm_90a ping-pong tile's register-direct epilogue against
 the shared tile (":sh") and the peer, in one process, alternating rounds
 (bench.side_by_side), every result checked first with evt.check: bias + GELU
-(bench.py's wide-sweep kernels, f16 and bf16), D = acc and bias + ReLU, on
+(bench.py's wide-sweep kernels, f16 and bf16), fast math's bias + gelu_tanh
+(f16, "gtanh"), D = acc and bias + ReLU, on
 ragged and whole-tile problems (session 28 found the direct form 1.2-2.0x
 slower wherever M or N had edge tiles, docs/codegen.md).  The pick is timed
 too, with its plan, so what the launch chose (api/launch.c shared_epi_of)
@@ -19,9 +20,10 @@ import torch.nn.functional as F
 import evt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import WIDE_SOURCE, forced, side_by_side  # noqa: E402
+from bench import FAST_SOURCE, WIDE_SOURCE, forced, side_by_side  # noqa: E402
 dev = torch.device("cuda")
 wm = evt.compile(source=WIDE_SOURCE, name="wide.evt")
+fm = evt.compile(source=FAST_SOURCE, name="fast.evt", fast_math=True)  # gelu_tanh unrolls
 PL = """
 epilogue pb { out y : bf16[M, N] = acc }
 kernel plain_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with pb
@@ -45,6 +47,12 @@ for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1
             k = wm.kernel("gelu_f16" if dt == torch.float16 else "gelu_bf16")
             bind = lambda: k.bind(a, w.t(), bias=bias)
             ref = F.gelu(a.float() @ w.float().t() + bias.float())
+            peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)
+        elif prog == "gtanh":  # fast math's gelu_tanh, cuBLASLt's own GELU
+            if dt != torch.float16: continue
+            k = fm.kernel("linear_gelu_tanh")
+            bind = lambda: k.bind(a, w.t(), bias=bias)
+            ref = F.gelu(a.float() @ w.float().t() + bias.float(), approximate="tanh")
             peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)
         elif prog == "relu":
             if dt != torch.bfloat16: continue
