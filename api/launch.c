@@ -108,7 +108,7 @@ struct evt_launch {
     int last_repacked[2]; /* the last run copied A, B (repack_begin) */
     int last_cluster_sum; /* the last run's split-K shares met in clusters (launch_split) */
     int last_direct;      /* the last run's main entry ran the register-direct epilogue */
-    char plan_text[168];
+    char plan_text[192]; /* the longest plan_describe plus every suffix evt_launch_plan adds */
 };
 
 #if defined(__GNUC__)
