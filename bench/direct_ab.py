@@ -4,7 +4,8 @@ the shared tile (":sh") and the peer, in one process, alternating rounds
 (bench.py's wide-sweep kernels, f16 and bf16), fast math's bias + gelu_tanh
 (f16, "gtanh"), D = acc and bias + ReLU, on
 ragged and whole-tile problems (session 28 found the direct form 1.2-2.0x
-slower wherever M or N had edge tiles, docs/codegen.md).  The pick is timed
+slower wherever M or N had edge tiles; since session 29 edge rows take the
+staged instance and are faster, edge columns are not, docs/codegen.md).  The pick is timed
 too, with its plan, so what the launch chose (api/launch.c shared_epi_of)
 shows.
 
