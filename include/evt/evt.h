@@ -418,7 +418,7 @@ typedef struct evt_tuning {
     /* Where the producer/consumer sm_90a configurations run the epilogue.
      * 0: the library's choice, on the consumers' accumulator registers for
      * a per-element epilogue without an exact costly builtin such as gelu,
-     * on a problem whose M and N are whole tiles, else through a
+     * where N is whole tiles (and, for a conv, M too), else through a
      * shared-memory tile of the accumulators as the other configurations
      * do (docs/codegen.md).  Positive: the shared tile always.  Negative:
      * the registers wherever the epilogue is per-element, looped builtins
