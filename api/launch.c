@@ -1593,7 +1593,7 @@ static evt_status enqueue(evt_launch *l, rt_run *r, const rt_resolved *fns, cons
         l->last_repacked[0] = l->rp.on && l->rp.need[0];
         l->last_repacked[1] = l->rp.on && l->rp.need[1];
         l->last_cluster_sum = in_cluster;
-        l->last_direct = fns->direct && splits == 1 && tile_end > 0;
+        l->last_direct = fns->direct && tile_end > 0; /* (a split plan's entries never are) */
     }
     return st;
 }
