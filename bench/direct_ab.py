@@ -1,6 +1,6 @@
 """direct_ab.py - the sm_90a ping-pong tile's register-direct epilogue against
 the shared tile (":sh") and the peer, in one process, alternating rounds
-(bench.side_by_side), every result checked first with evt.check: bias + GELU
+(bench.side_by_side), every result checked first with evt.check against float64: bias + GELU
 (bench.py's wide-sweep kernels, f16 and bf16), fast math's bias + gelu_tanh
 (f16, "gtanh"), D = acc and bias + ReLU, on
 ragged and whole-tile problems (session 28 found the direct form 1.2-2.0x
@@ -47,24 +47,24 @@ for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1
         if prog == "gelu":
             k = wm.kernel("gelu_f16" if dt == torch.float16 else "gelu_bf16")
             bind = lambda: k.bind(a, w.t(), bias=bias)
-            ref = F.gelu(a.float() @ w.float().t() + bias.float())
+            ref = F.gelu(a.double() @ w.double().t() + bias.double())
             peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)
         elif prog == "gtanh":  # fast math's gelu_tanh, cuBLASLt's own GELU
             if dt != torch.float16: continue
             k = fm.kernel("linear_gelu_tanh")
             bind = lambda: k.bind(a, w.t(), bias=bias)
-            ref = F.gelu(a.float() @ w.float().t() + bias.float(), approximate="tanh")
+            ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
             peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)
         elif prog == "relu":
             if dt != torch.bfloat16: continue
             k = pm.kernel("relu_bf16")
             bind = lambda: k.bind(a, w.t(), bias=bias)
-            ref = F.relu(a.float() @ w.float().t() + bias.float())
+            ref = F.relu(a.double() @ w.double().t() + bias.double())
             peer = lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=False)
         else:
             k = pm.kernel("plain_f16" if dt == torch.float16 else "plain_bf16")
             bind = lambda: k.bind(a, w.t())
-            ref = a.float() @ w.float().t()
+            ref = a.double() @ w.double().t()
             peer = lambda: torch.mm(a, w.t())
         ls = [bind()] + [bind().set_tuning(n, **kw) for n, kw in map(forced, cfgs)]
         for l in ls:
