@@ -11,6 +11,7 @@ shows.
 
     PYTHONPATH=bindings/python python3 bench/direct_ab.py
     D_SHAPES="MxNxK:bf16 ..."  D_PROGS="gelu plain relu"  D_CFGS="cfg:dr cfg:sh pick:sh ..."
+    D_CONVS="N,H,W,C,K,R,STRIDE,PAD ..."   (conv + bias + ReLU, f16, against cuDNN's)
 """
 import os
 import sys
@@ -35,6 +36,12 @@ epilogue rb { in bias : bf16[N]
 kernel relu_bf16 = gemm(a: bf16 row, b: bf16 col, acc: f32) with rb
 """
 pm = evt.compile(source=PL, name="pl.evt")
+CV = """
+epilogue cbr { in bias : f16[N]
+ out y : f16[M, N] = relu(acc + bias) }
+kernel conv_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with cbr
+"""
+cm = evt.compile(source=CV, name="cv.evt")
 cfgs = os.environ.get("D_CFGS", "sm90_pp2_128x128x64_s4:dr sm90_pp2_128x128x64_s4:sh").split()
 for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1024x16384x256:bf16 333x5120x1280:bf16 384x5120x1280:bf16 4096x16384x256:f16 4096x16384x256:bf16").split():
     shp, dts = spec.split(":")
@@ -75,3 +82,26 @@ for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1
         print(f"{spec:22s} {prog:5s} peer {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
               "  ".join(f"{c}: {t*1e6:.1f}" for c, t in zip(cfgs, ts[2:])), flush=True)
         for l in ls: l.close()
+
+# conv + bias + ReLU (f16 NHWC, no residual: an [M, N] input keeps the shared
+# tile), whose launches keep the shared tile on edge rows (plan.direct_tiles):
+# "N,H,W,C,K,R,STRIDE,PAD" specs, against cuDNN's conv + bias + ReLU
+for spec in os.environ.get("D_CONVS", "").split():
+    n, h, w_, c, kc, r, st, pad = map(int, spec.split(","))
+    x = torch.randn(n, c, h, w_, device=dev, dtype=torch.float16).to(memory_format=torch.channels_last)
+    wt = (torch.randn(kc, c, r, r, device=dev, dtype=torch.float16) * (c * r * r) ** -0.5).to(
+        memory_format=torch.channels_last)
+    bias = torch.randn(kc, device=dev, dtype=torch.float16)
+    k = cm.kernel("conv_relu")
+    bind = lambda: k.bind(x, wt, bias=bias, stride=st, padding=pad)
+    ref = F.relu(F.conv2d(x.double(), wt.double(), bias.double(), st, pad))
+    peer = lambda: torch.cudnn_convolution_relu(x, wt, bias, (st, st), (pad, pad), (1, 1), 1)
+    ls = [bind()] + [bind().set_tuning(nm, **kw) for nm, kw in map(forced, cfgs)]
+    for l in ls:
+        l.run(); torch.cuda.synchronize()
+        v = evt.check(l.result(), ref)
+        assert v, f"conv {spec}: {v}"
+    ts = side_by_side(peer, *(l.run for l in ls))
+    print(f"conv {spec:18s} cudnn {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
+          "  ".join(f"{c_}: {t*1e6:.1f}" for c_, t in zip(cfgs, ts[2:])), flush=True)
+    for l in ls: l.close()

@@ -414,7 +414,9 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  *   tile would run more than one wave at less than 85%: 1.12-1.16x faster
  *   than that tile on the four such shapes of session 22's sweep of 30 at
  *   K 512-1000 (1.01-1.16x on two held-out shapes, two epilogues each),
- *   while within one wave it stayed the faster.
+ *   while within one wave it stayed the faster.  And where K is not whole
+ *   k tiles, with the ping-pong tile's tiles filling more than half of one
+ *   wave (session 30): that tile, in place of the one-warpgroup 64x128 one.
  * - Otherwise as the sm80 heuristic: small problems take 64x64 tiles and
  *   split-K (M of 32 or less, or few tiles, or short K), or the
  *   one-warpgroup wgmma 64x128 tile where small_wgmma_fills says (eight
@@ -478,6 +480,16 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (pp_ok && kk >= 512 && m >= pp->bm && wide && fits(wide, t) &&
         (double)plan_config_batch_tiles(wide, m, n, batch) > (double)sms * tiles_per_sm(wide) &&
         wave_fill_pct(wide, m, n, batch, sms) < 85)
+        return pp_pick;
+    /* K of 512 to 1023 whose operand rows are not whole 128-byte lines (K
+     * not a multiple of the k tile) and whose ping-pong tiles fill more
+     * than half of one wave: that tile, not the one-warpgroup 64x128 one
+     * below, which loads half as many bytes again a FLOP and straddles a
+     * line more a row (1.14-1.40x faster at K = 1000, 1.02-1.06x at K =
+     * 800, on four shapes three of them held out; at K a multiple of 64
+     * the two were within 7% either way: docs/tuning.md, session 30) */
+    if (pp_ok && !k->fp8 && kk >= 512 && kk % pp->bk != 0 && m >= pp->bm && 2.0 * pp_tiles > (double)sms &&
+        pp_tiles <= (double)sms)
         return pp_pick;
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small) {

@@ -458,8 +458,16 @@ static void test_picks(void **state)
                          T(sm90_wg1_64x128x64_s8)}},
         {128, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}}, /* shares of 1280 */
+        /* K of 512 to 1023, not whole k tiles, ping-pong tiles filling more
+         * than half of one wave: that tile (session 30) */
         {512, 3000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}}, /* 192 tiles: two waves of eight-stage CTAs */
+                         T(sm90_pp2_128x128x64_s4)}},
+        {768, 2560, 800, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_pp2_128x128x64_s4)}}, /* 120 tiles */
+        /* ... but not at K a multiple of 64, nor with half a wave or less
+         * (64 tiles on 132 SMs: 1000x1000x1000 below) */
+        {448, 3584, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {1024, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
         {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -545,10 +553,12 @@ static void test_picks(void **state)
                          T(sm90_wg2_128x128x64_s3)}},
         {1000, 1000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
+        /* 64 ping-pong tiles fill more than half of 114 or 108 SMs, at K not
+         * whole k tiles: that tile (session 30) */
         {1000, 1000, 1000, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
+                         T(sm90_pp2_128x128x64_s4)}},
         {1000, 1000, 1000, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
+                         T(sm90_pp2_128x128x64_s4)}},
         {4095, 4097, 4095, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
