@@ -28,12 +28,16 @@ static const enum evt_tile_id gemm_sm80[] = {
 static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s2_staged,
     EVT_TILE_sm90_coop2_128x256x64_s3,
+    EVT_TILE_sm90_coop2_cl2_128x256x64_s3,
+    EVT_TILE_sm90_coop2_128x256x64_s4,
+    EVT_TILE_sm90_coop2_cl2_128x256x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
     EVT_TILE_sm90_wg1_64x128x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
+    EVT_TILE_sm90_wg1_64x64x64_s8,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 /* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
@@ -96,6 +100,12 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
     if (k->fp8 && (k->mainloop != EVT_MAINLOOP_GEMM || !ti->fp8))
         return 0;
     const candidates *s = k->fp8 ? &fp8_sets[sm90_family(k, ti)] : &sets[k->mainloop][sm90_family(k, ti)];
+    /* coop_of takes the cooperative tile's four-stage rows only for light
+     * and per-element epilogues, and their clusters only for light ones */
+    if (c->id == EVT_TILE_sm90_coop2_cl2_128x256x64_s4 && !k->light)
+        return 0;
+    if (c->id == EVT_TILE_sm90_coop2_128x256x64_s4 && !k->light && !k->per_element)
+        return 0;
     for (int i = 0; i < s->n; i++)
         if (s->ids[i] == c->id)
             return 1;
@@ -125,6 +135,7 @@ typedef struct gemm_tiles {
     const plan_config *wg_deep;  /* the same, eight stages deep at one CTA an SM */
     const plan_config *pp_cl;    /* pp in clusters of two, where its tile rows pair up */
     const plan_config *pp_deep;  /* pp in six stages, its epilogue in 64 x 32 sub-tiles: long K */
+    const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
@@ -134,7 +145,8 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
                                   CFG(sm90_coop2_cl2_128x256x64_s3), CFG(sm90_coop2_128x256x64_s4),
                                   CFG(sm90_coop2_cl2_128x256x64_s4),
                                   CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8),
-                                  NULL,                        CFG(sm90_pp2_128x128x64_s6)};
+                                  NULL,                        CFG(sm90_pp2_128x128x64_s6),
+                                  CFG(sm90_wg1_64x64x64_s8)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
@@ -149,6 +161,7 @@ static const gemm_tiles gemm8 = {NULL,
                                  NULL,
                                  NULL,
                                  CFG(sm90_coop2_cl2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL};
 
 /*
@@ -332,6 +345,28 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
 }
 
 /*
+ * Whether the 64x64 one-warpgroup tile narrow (eight stages, one CTA an SM)
+ * takes a small problem in place of the 64x128 tile wide (the four- or
+ * eight-stage one gemm_sm90_pick chose): where K is 1280 or less and wide
+ * would split K, which narrow's twice as many tiles, in one wave, do not
+ * need (or need less).  At such K a share's mainloop is short and the
+ * split's sum in the cluster costs about what the split saves; the narrow
+ * tile keeps as many bytes in flight a CTA on twice the SMs (1.24-1.43x
+ * faster on the four such shapes of session 30's probe: 16x5120x1280,
+ * 77x3000x1000, 16x768x768, 333x768x768; at K of 2560 and more it won
+ * and lost by up to 20% either way, so longer K keeps the 64x128 tile;
+ * docs/sm90.md, "A 64x64 tile for small problems").
+ */
+static int narrow_spares_split(const plan_config *narrow, const plan_config *wide, long long m, long long n,
+                               long long kk, long long batch, long long sms, int cluster)
+{
+    const long long tiles = plan_config_batch_tiles(wide, m, n, batch);
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    return kk <= 1280 && (double)plan_config_batch_tiles(narrow, m, n, batch) <= (double)sms &&
+           plan_split_k(tiles, wide->min_blocks, (int)sms, kk, wide->bk, 1, cluster) >= 2;
+}
+
+/*
  * The cooperative 128x256 tile, once gemm_sm90_pick's rules take it
  * (tail: they split its last wave along K; a clustered plan has none):
  * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
@@ -421,7 +456,7 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  *   split-K (M of 32 or less, or few tiles, or short K), or the
  *   one-warpgroup wgmma 64x128 tile where small_wgmma_fills says (eight
  *   stages deep where long_shares_one_wave or deep_spares_split says, else
- *   four); where it
+ *   four; the 64x64 one where narrow_spares_split says); where it
  *   takes a 128-wide tile, the wgmma 128x256 tile or, where its waves cost
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
@@ -496,11 +531,15 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         const int sm90a = t->target == EVT_TARGET_SM90A;
         if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
             return classic;
-        return g->wg_deep && fits(g->wg_deep, t) &&
-                       (long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a) ||
-                        deep_spares_split(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
-                   ? g->wg_deep
-                   : g->wg_small;
+        const plan_config *w = g->wg_deep && fits(g->wg_deep, t) &&
+                                       (long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a) ||
+                                        deep_spares_split(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
+                                   ? g->wg_deep
+                                   : g->wg_small;
+        return g->wg_narrow && fits(g->wg_narrow, t) &&
+                       narrow_spares_split(g->wg_narrow, w, m, n, kk, batch, sms, sm90a)
+                   ? g->wg_narrow
+                   : w;
     }
     if (!wide)
         return classic;

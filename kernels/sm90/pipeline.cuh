@@ -61,7 +61,8 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 s
  * wgmma's 128-byte-swizzled K-major layout (a BK = 32 one, c ^ ((row >> 1)
  * & 3) in 64-byte rows, its 64-byte swizzle), so only the descriptors are new.
  * Warpgroup g (warps 4g..4g+3) computes rows 64g..64g+63 of the tile and all
- * kBN columns, kBN / 128 m64n128k16 MMAs per k16 step; its accumulators are
+ * kBN columns, kBN / 128 m64n128k16 MMAs per k16 step (one m64n64k16 on a
+ * 64-wide tile); its accumulators are
  * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
  * while one is multiplied and the MMAs of the one before drain
  * (wgmma.wait_group 1); the stage they read is refilled after the next
@@ -72,10 +73,10 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
 {
 #if EVT_SM90 == 1
     static_assert(Cfg::kBK16 == 64 || Cfg::kBK16 == 32, "the wgmma pipeline takes BK = 32 or 64");
-    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && Cfg::kBN % 128 == 0,
-                  "one warpgroup per 64 rows; N in m64n128 steps");
+    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && (Cfg::kBN % 128 == 0 || Cfg::kBN == 64),
+                  "one warpgroup per 64 rows; N in m64n128 steps, or one m64n64");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
-    constexpr int NC = 128; /* columns per MMA */
+    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128; /* columns per MMA */
     constexpr int NH = Cfg::kBN / NC;
     const evt_u32 sbase = (sbase_raw + 1023u) & ~1023u; /* the swizzle atoms' alignment */
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;

@@ -16,8 +16,9 @@
 namespace evt_sm90 {
 
 /* d += A B for a 64 x N tile: d holds N / 2 floats per thread.  N = 128
- * everywhere but the narrow producer/consumer conv tile (N = 64; under the
- * cp.async pipeline m64n64 tiles lost to mma.sync on the narrow layers) and
+ * everywhere but the 64-wide tiles (N = 64: the narrow producer/consumer
+ * conv tile, the small GEMMs' 64x64 one; under the cp.async pipeline
+ * m64n64 tiles lost to mma.sync on the narrow conv layers) and
  * the 128x256 cooperative GEMM tile (N = 256: each stage's A rows are read
  * once per 256 columns, not twice, which is the shared-memory bandwidth
  * the 128-wide wgmmas run short of, docs/sm90.md).
@@ -88,8 +89,8 @@ EVT_WGMMA_OP16(EVT_DT_F16, 128, "k16.f32.f16.f16")
 EVT_WGMMA_OP16(EVT_DT_BF16, 128, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 256, "k16.f32.f16.f16") /* the 128x256 cooperative tile */
 EVT_WGMMA_OP16(EVT_DT_BF16, 256, "k16.f32.bf16.bf16")
-EVT_WGMMA_OP(EVT_DT_F16, EVT_DT_F16, 64, "k16.f32.f16.f16", ", 0, 0", false, false) /* the producer/consumer tile of narrow convs */
-EVT_WGMMA_OP(EVT_DT_BF16, EVT_DT_BF16, 64, "k16.f32.bf16.bf16", ", 0, 0", false, false)
+EVT_WGMMA_OP16(EVT_DT_F16, 64, "k16.f32.f16.f16") /* narrow convs' producer/consumer tile, small GEMMs' 64x64 one */
+EVT_WGMMA_OP16(EVT_DT_BF16, 64, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E5M2, 128, "k32.f32.e4m3.e5m2", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "", false, false)

@@ -141,6 +141,11 @@ runs() {
             echo "$f $k 127,1000,13 --config sm90_wg1_64x128x64_s8 --special"
             echo "$f $k 7,4097,4104 --config sm90_wg1_64x128x64_s8 --splitk4"
             echo "$f $k 1000,127,520 --config sm90_wg1_64x128x64_s8 --ld-pad 3"
+            echo "$f $k 77,1000,4104 --config sm90_wg1_64x64x64_s8 --splitk"
+            echo "$f $k 127,1000,13 --config sm90_wg1_64x64x64_s8 --special"
+            echo "$f $k 7,4097,4104 --config sm90_wg1_64x64x64_s8 --splitk4"
+            echo "$f $k 1000,127,520 --config sm90_wg1_64x64x64_s8 --ld-pad 3"
+            echo "$f $k 16,5000,1000 --config sm90_wg1_64x64x64_s8 --special"
             echo "$f $k 1000,1000,24 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 4097,1000,520 --config sm90_pp2_cl2_128x128x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_pp2_cl2_128x128x64_s4 --special"
@@ -263,6 +268,7 @@ runs() {
     # cluster_split; the larger --splitk grids above keep _splitsum)
     echo "$c/reductions.evt reductions 127,127,4104 --splitk8"
     echo "$c/reductions.evt reductions 127,1000,4104 --config sm90_wg1_64x128x64_s4 --splitk5 --special"
+    echo "$c/reductions.evt reductions 77,1000,1000 --config sm90_wg1_64x64x64_s8 --splitk3 --special"
     echo "$c/layouts.evt rr_f16 1000,127,4099 --splitk3"
     echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1 --splitk4"
     echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk8"
@@ -439,6 +445,8 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 77,1000,520 --config sm90_wg1_64x128x64_s4"
             echo "$c/layouts.evt ${l}_$t 127,1000,13 --config sm90_wg1_64x128x64_s4 --special"
+            echo "$c/layouts.evt ${l}_$t 77,1000,520 --config sm90_wg1_64x64x64_s8"
+            echo "$c/layouts.evt ${l}_$t 127,1000,13 --config sm90_wg1_64x64x64_s8 --special"
         done
     done
 }

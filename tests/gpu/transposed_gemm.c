@@ -59,7 +59,7 @@ static const char *const families[] = {
     "sm90_pp2_128x128x64_s4", "sm90_coop2_256x128x64_s3", "sm90_coop2_128x256x64_s3",
     "sm90_coop2_128x256x64_s4",
     "sm90_wg2_128x256x64_s4", "sm90_wg2_128x128x64_s3",
-    "sm90_wg1_64x128x64_s4", "sm90_wg1_64x128x64_s8", NULL,
+    "sm90_wg1_64x128x64_s4", "sm90_wg1_64x128x64_s8", "sm90_wg1_64x64x64_s8", NULL,
 };
 
 static int failures;

@@ -470,6 +470,22 @@ static void test_picks(void **state)
                          T(sm90_wg1_64x128x64_s4)}},
         {1024, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
+        /* K of 1280 or less where the 64x128 tile would split: the 64x64 tile,
+         * its tiles in one wave (narrow_spares_split, session 30) */
+        {16, 5120, 1280, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        {77, 3000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        {16, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        /* ... not past one wave of its tiles (188), nor at longer K, nor
+         * where the 64x128 tile does not split */
+        {77, 6000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {16, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {128, 16384, 256, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
         {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {64, 64, 64, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -1196,9 +1212,15 @@ static void test_listed(void **state)
     sizes[ns++] = 2147483647LL;
     sizes[ns++] = 1000;
     sizes[ns++] = 12544;
-    static const long long ks[] = {64, 128, 129, 4096};
+    /* 1000: short K that the 64x128 tile would split (narrow_spares_split),
+     * not whole k tiles (coop_of's clusters); 2048 and 4096: coop_of's
+     * four-stage rows for light and per-element epilogues */
+    static const long long ks[] = {64, 128, 129, 1000, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st};
+    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1};
+    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1};
+    const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st,
+                                    &k_gemm_light, &k_gemm_gelu};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
         for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
             const plan_kernel *k = kernels[ki];
@@ -1362,10 +1384,10 @@ static void test_transposed_layouts(void **state)
                 fail_msg("%s refused for %s: %s", cfg->name, names[i], why ? why : "?");
             wgmma_configs++;
         }
-        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, pp2 128x128 s4 and s6, coop2 256x128 and
-         * 128x256 s3 and s4, and pp2 cl2 s4 and s6 and coop2 cl2 128x256 s3 and s4 where
-         * K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 13 : 9);
+        /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, wg1 64x64 s8, pp2 128x128 s4 and s6,
+         * coop2 256x128 and 128x256 s3 and s4, and pp2 cl2 s4 and s6 and coop2 cl2 128x256 s3
+         * and s4 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 14 : 10);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
