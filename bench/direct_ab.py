@@ -43,6 +43,22 @@ kernel conv_relu = conv2d_fprop(x: f16, w: f16, acc: f32) with cbr
 """
 cm = evt.compile(source=CV, name="cv.evt")
 cfgs = os.environ.get("D_CFGS", "sm90_pp2_128x128x64_s4:dr sm90_pp2_128x128x64_s4:sh").split()
+
+
+def compare(label, peer_name, bind, ref, peer):
+    """The pick and each of cfgs, checked against ref, then timed beside peer:
+    one line, the pick's plan with it."""
+    ls = [bind()] + [bind().set_tuning(n, **kw) for n, kw in map(forced, cfgs)]
+    for l in ls:
+        l.run(); torch.cuda.synchronize()
+        v = evt.check(l.result(), ref)
+        assert v, f"{label}: {v}"
+    ts = side_by_side(peer, *(l.run for l in ls))
+    print(f"{label} {peer_name} {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
+          "  ".join(f"{c}: {t*1e6:.1f}" for c, t in zip(cfgs, ts[2:])), flush=True)
+    for l in ls: l.close()
+
+
 for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1024x16384x256:bf16 333x5120x1280:bf16 384x5120x1280:bf16 4096x16384x256:f16 4096x16384x256:bf16").split():
     shp, dts = spec.split(":")
     M, N, K = map(int, shp.split("x"))
@@ -73,15 +89,7 @@ for spec in os.environ.get("D_SHAPES", "1000x16384x256:bf16 1000x16384x256:f16 1
             bind = lambda: k.bind(a, w.t())
             ref = a.double() @ w.double().t()
             peer = lambda: torch.mm(a, w.t())
-        ls = [bind()] + [bind().set_tuning(n, **kw) for n, kw in map(forced, cfgs)]
-        for l in ls:
-            l.run(); torch.cuda.synchronize()
-            v = evt.check(l.result(), ref)
-            assert v, f"{spec} {prog}: {v}"
-        ts = side_by_side(peer, *(l.run for l in ls))
-        print(f"{spec:22s} {prog:5s} peer {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
-              "  ".join(f"{c}: {t*1e6:.1f}" for c, t in zip(cfgs, ts[2:])), flush=True)
-        for l in ls: l.close()
+        compare(f"{spec:22s} {prog:5s}", "peer", bind, ref, peer)
 
 # conv + bias + ReLU (f16 NHWC, no residual: an [M, N] input keeps the shared
 # tile), whose launches keep the shared tile on edge rows (plan.direct_tiles):
@@ -96,12 +104,4 @@ for spec in os.environ.get("D_CONVS", "").split():
     bind = lambda: k.bind(x, wt, bias=bias, stride=st, padding=pad)
     ref = F.relu(F.conv2d(x.double(), wt.double(), bias.double(), st, pad))
     peer = lambda: torch.cudnn_convolution_relu(x, wt, bias, (st, st), (pad, pad), (1, 1), 1)
-    ls = [bind()] + [bind().set_tuning(nm, **kw) for nm, kw in map(forced, cfgs)]
-    for l in ls:
-        l.run(); torch.cuda.synchronize()
-        v = evt.check(l.result(), ref)
-        assert v, f"conv {spec}: {v}"
-    ts = side_by_side(peer, *(l.run for l in ls))
-    print(f"conv {spec:18s} cudnn {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
-          "  ".join(f"{c_}: {t*1e6:.1f}" for c_, t in zip(cfgs, ts[2:])), flush=True)
-    for l in ls: l.close()
+    compare(f"conv {spec:18s}", "cudnn", bind, ref, peer)
