@@ -1,6 +1,6 @@
 """small_gemm.py - small GEMMs (M up to about 1000, few tiles): the heuristic's plan
 against the small-problem tiles forced at split-K 1, 2, 4 and 8 (mma.sync 64x64, the
-one-warpgroup wgmma 64x128, the two-warpgroup wgmma 128x128), and cuBLASLt's fused
+one-warpgroup wgmma 64x128 and 64x64, the two-warpgroup wgmma 128x128), and cuBLASLt's fused
 bias + GELU; f16, A row-major, B column-major.  Every launch is checked against
 float64 first; then all are timed in three alternating rounds as the wide sweep
 times them (bench.graph_side_by_side: CUDA graphs, GPU time only; timed call by
@@ -31,6 +31,7 @@ dev = torch.device("cuda")
 m = evt.compile(source=EVT_SOURCE, name="small_gemm.evt")
 cands = [("sm80_64x64x32_w4_s4", s) for s in (1, 2, 4, 8)] + \
         [("sm90_wg1_64x128x64_s4", s) for s in (1, 2, 4, 8)] + \
+        [("sm90_wg1_64x64x64_s8", s) for s in (1, 2, 4, 8)] + \
         [("sm90_wg2_128x128x64_s3", s) for s in (1, 2, 4)]
 if os.environ.get("SMALL_GEMM_CANDS"):  # "CONFIG:S,S,... CONFIG:S,..." (S: split-K ways, 0 the planner's)
     cands = [(c.split(":")[0], int(s)) for c in os.environ["SMALL_GEMM_CANDS"].split()
