@@ -353,8 +353,9 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
  * split's sum in the cluster costs about what the split saves; the narrow
  * tile keeps as many bytes in flight a CTA on twice the SMs (1.24-1.43x
  * faster on the four such shapes of session 30's probe: 16x5120x1280,
- * 77x3000x1000, 16x768x768, 333x768x768; at K of 2560 and more it won
- * and lost by up to 20% either way, so longer K keeps the 64x128 tile;
+ * 77x3000x1000, 16x768x768, 333x768x768; 12 of 13 held-out shapes
+ * faster, 1.17x geomean, one 0.93x; at K of 2560 and more it won and
+ * lost by up to 20% either way, so longer K keeps the 64x128 tile;
  * docs/sm90.md, "A 64x64 tile for small problems").
  */
 static int narrow_spares_split(const plan_config *narrow, const plan_config *wide, long long m, long long n,
@@ -520,9 +521,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
      * not a multiple of the k tile) and whose ping-pong tiles fill more
      * than half of one wave: that tile, not the one-warpgroup 64x128 one
      * below, which loads half as many bytes again a FLOP and straddles a
-     * line more a row (1.14-1.40x faster at K = 1000, 1.02-1.06x at K =
-     * 800, on four shapes three of them held out; at K a multiple of 64
-     * the two were within 7% either way: docs/tuning.md, session 30) */
+     * line more a row (1.00-1.18x faster with a GELU, 1.06-1.40x D = acc,
+     * on ten shapes at K of 800-1000, seven of them held out; at K a
+     * multiple of 64 the two were within 7% either way: docs/tuning.md,
+     * session 30) */
     if (pp_ok && !k->fp8 && kk >= 512 && kk % pp->bk != 0 && m >= pp->bm && 2.0 * pp_tiles > (double)sms &&
         pp_tiles <= (double)sms)
         return pp_pick;
