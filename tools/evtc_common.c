@@ -216,10 +216,20 @@ int evtc_tuning_from_env(evt_ctx *ctx)
 {
     evt_tuning t = {.config = getenv("EVT_CONFIG")};
     t.ignore_records = env_flag("EVT_IGNORE_TUNING_RECORDS");
-    /* as evt_tuning.shared_epilogue: a negative value the registers wherever
-     * they can, any other but 0 the shared tile */
+    /* as evt_tuning.shared_epilogue: a number, 0 (or unset, or empty) the
+     * default placement, a positive one the shared tile, a negative one the
+     * registers wherever they can ("-0" is 0) */
     const char *se = getenv("EVT_SHARED_EPILOGUE");
-    t.shared_epilogue = se && se[0] == '-' ? -1 : env_flag("EVT_SHARED_EPILOGUE");
+    if (se && *se) {
+        long long sv = 0;
+        if (!evtc_parse_count(se[0] == '-' ? se + 1 : se, &sv)) {
+            fprintf(stderr, "evtc: EVT_SHARED_EPILOGUE takes a number: 0 the default placement, a positive "
+                            "one the shared tile, a negative one the registers (got '%s')\n",
+                    se);
+            return 0;
+        }
+        t.shared_epilogue = sv == 0 ? 0 : se[0] == '-' ? -1 : 1;
+    }
     const char *split = getenv("EVT_SPLITK"), *group = getenv("EVT_ROW_GROUP"), *sk = getenv("EVT_STREAMK");
     long long v[3] = {0, 0, 0};
     if ((split && *split && !evtc_parse_count(split, &v[0])) ||

@@ -189,7 +189,8 @@ else
     fail "without --fast-math: the exact builtins alone"
 fi
 # ---- EVT_SHARED_EPILOGUE: 1 the shared tile, -1 the registers wherever they can ----
-for se in 0 1 -1; do
+# ("-0" is 0, the default placement; anything but a number is refused)
+for se in 0 1 -1 -0; do
     EVT_CONFIG=sm90_pp2_128x128x64_s4 EVT_SHARED_EPILOGUE=$se "$EVTC" "$examples" --emit=cuda --kernel mlp_up \
         --target sm_90a >"$tmp/se$se.out" 2>"$tmp/se$se.err"
     rc=$?
@@ -202,6 +203,12 @@ for se in 0 1 -1; do
         { echo "exit $rc, $got direct entries, want $want"; cat "$tmp/se$se.err"; } >"$tmp/why"
         fail "EVT_SHARED_EPILOGUE=$se: mlp_up's exact GELU in registers $want time(s)"
     fi
+done
+for se in abc - 1x --1; do
+    n=se_bad
+    EVT_SHARED_EPILOGUE=$se "$EVTC" "$examples" --emit=ir >"$tmp/$n.out" 2>"$tmp/$n.err"
+    rc=$?
+    expect "EVT_SHARED_EPILOGUE=$se is refused" 1 "EVT_SHARED_EPILOGUE takes a number"
 done
 run fm_value fm.evt --emit=cuda --fast-math=1
 expect "--fast-math takes no value" 1 "--fast-math=1"
