@@ -81,7 +81,7 @@ if "gemm" in parts:
         w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
         bias = torch.randn(N, device=dev, dtype=torch.float16)
         if os.environ.get("AB_PLAIN") != "only":
-            ref = F.gelu(a.float() @ w.float().t() + bias.float())
+            ref = F.gelu(a.double() @ w.double().t() + bias.double())
             compare(f"gemm+bias+gelu {M}x{N}x{K}",
                     lambda: m.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
@@ -98,7 +98,7 @@ if "gemm" in parts:
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                     lambda y: close("gemm fast erf", y, ref))
         if os.environ.get("AB_PLAIN"):  # D = acc against cuBLAS's plain GEMM (issue 16's second goal)
-            ref = a.float() @ w.float().t()
+            ref = a.double() @ w.double().t()
             compare(f"gemm {M}x{N}x{K}", lambda: m.kernel("linear").bind(a, w.t()), configs,
                     lambda: torch.mm(a, w.t()), "cublas", lambda y: close("gemm", y, ref))
 if "conv" in parts:
@@ -112,7 +112,7 @@ if "conv" in parts:
         bias = torch.randn(k, device=dev, dtype=torch.float16)
         P, Q = h + 2 * pad - r + 1, w_ + 2 * pad - r + 1
         z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
-        ref = F.relu(F.conv2d(x.float(), wt.float(), bias.float(), 1, pad) + z.float())
+        ref = F.relu(F.conv2d(x.double(), wt.double(), bias.double(), 1, pad) + z.double())
         compare(f"conv {h}x{w_}x{c}->{k} {r}x{r}",
                 lambda: m.kernel("conv_add_relu").bind(x, wt, bias=bias, z=z, padding=pad), configs,
                 lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1),

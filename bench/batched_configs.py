@@ -1,7 +1,7 @@
 """batched_configs.py - batched GEMM + bias + ReLU / GELU (bf16): the heuristic's
 pick against tile configurations forced by name, beside torch.bmm, in alternating
 rounds (bench.py's side_by_side; triton do_bench, L2 flushed).  Every launch is
-checked against a float32 reference first.  The probe behind the short-K rule of
+checked against a float64 reference first.  The probe behind the short-K rule of
 docs/sm90.md (the cooperative tile at K <= 128 with many tiles).
 
     PYTHONPATH=bindings/python python3 bench/batched_configs.py
@@ -42,13 +42,13 @@ def main():
             w = torch.randn(N, K, device=dev, dtype=dt) * K ** -0.5
             b = w.t()
             b3 = b.unsqueeze(0).expand(L, K, N)
-            b_ref = w.float().t()
+            b_ref = w.double().t()
         else:
             w = torch.randn(L, N, K, device=dev, dtype=dt) * K ** -0.5
             b = b3 = w.transpose(1, 2)
-            b_ref = w.float().transpose(1, 2)
+            b_ref = w.double().transpose(1, 2)
         bias = torch.randn(N, device=dev, dtype=dt)
-        ref = torch.matmul(a.float(), b_ref) + bias.float()
+        ref = torch.matmul(a.double(), b_ref) + bias.double()
         for act in ("relu", "gelu"):
             launches = []
             for c in [None] + CFGS:

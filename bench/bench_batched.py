@@ -27,7 +27,7 @@ the weight is shared, "linear" = act(F.linear(a, w, bias)), the one flat GEMM
 with cuBLASLt's bias that a model would run for it.  Every time is the median
 of CUDA-event timings (triton do_bench, L2 flushed), the median of --rounds
 rounds alternating ours and the peers (bench.py's side_by_side).  Every one of
-our results is first checked against a float32 reference of the same inputs
+our results is first checked against a float64 reference of the same inputs
 by evt.check (bench.py's check), so a fast wrong kernel never reaches the table.
 
 floor/time = max(FLOPs / peak, bytes / bandwidth) / time, the fraction of the
@@ -115,7 +115,7 @@ def main():
                     help="roofline from H200's datasheet (989 TFLOP/s, 4.8 TB/s), not measured")
     ap.add_argument("--fast-math", action="store_true",
                     help="our kernels under fast math (GELU on the approximate ex2 and rcp), "
-                         "still checked against the float32 reference")
+                         "still checked against the float64 reference")
     args = ap.parse_args()
     dt = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     esize = 2
@@ -171,20 +171,20 @@ def main():
             w = (torch.randn(N, K, device=dev, dtype=dt) * K ** -0.5)
             b_evt = w.t()                                     # [K, N], shared by the batch
             b3 = w.t().unsqueeze(0).expand(L, K, N)          # the same for the torch peers
-            b_ref = w.float().t()
+            b_ref = w.double().t()
         else:
             w = (torch.randn(L, N, K, device=dev, dtype=dt) * K ** -0.5)
             b_evt = b3 = w.transpose(1, 2)                    # [L, K, N], K contiguous
-            b_ref = w.float().transpose(1, 2)
+            b_ref = w.double().transpose(1, 2)
         if bias_per:
             bias = torch.randn(L, N, device=dev, dtype=dt)
             bias3 = bias[:, None, :]                          # [L, 1, N] for baddbmm
-            bias_ref = bias.float()[:, None, :]
+            bias_ref = bias.double()[:, None, :]
         else:
             bias = torch.randn(N, device=dev, dtype=dt)
             bias3 = bias
-            bias_ref = bias.float()
-        mm_ref = torch.matmul(a.float(), b_ref) + bias_ref
+            bias_ref = bias.double()
+        mm_ref = torch.matmul(a.double(), b_ref) + bias_ref
         fl = 2 * L * M * N * K
         by = esize * (L * M * K + (1 if shared else L) * N * K + L * M * N + bias.numel())
         floor = max(fl / peak, by / bw)

@@ -65,14 +65,14 @@ def problem(kernel, M, N, K):
     a = torch.randn(M, K, device="cuda", dtype=dt)
     w = torch.randn(N, K, device="cuda", dtype=dt) * K ** -0.5
     bias = torch.randn(N, device="cuda", dtype=dt)
-    acc = a.float() @ w.float().t()
+    acc = a.double() @ w.double().t()
     if kernel == "k_plain":
         return (lambda: m.kernel(kernel).bind(a, w.t())), acc, "y", (lambda: torch.mm(a, w.t()))
     if kernel == "k_gelu_aux":
-        return ((lambda: m.kernel(kernel).bind(a, w.t(), bias=bias)), acc + bias.float(), "aux",
+        return ((lambda: m.kernel(kernel).bind(a, w.t(), bias=bias)), acc + bias.double(), "aux",
                 (lambda: F.gelu(torch.addmm(bias, a, w.t()))))
     z = torch.randn(M, N, device="cuda", dtype=dt)
-    return ((lambda: m.kernel(kernel).bind(a, w.t(), bias=bias, z=z)), F.relu(acc + bias.float()) + z.float(),
+    return ((lambda: m.kernel(kernel).bind(a, w.t(), bias=bias, z=z)), F.relu(acc + bias.double()) + z.double(),
             "y", (lambda: torch.relu(torch.addmm(bias, a, w.t())) + z))
 
 

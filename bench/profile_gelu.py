@@ -31,12 +31,12 @@ w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.float16)
 z = torch.randn(M, N, device="cuda", dtype=torch.float16) * 0.1
 y = torch.empty(M, N, device="cuda", dtype=torch.float16)
-acc = a.float() @ w.float().t() + bias.float()
+acc = a.double() @ w.double().t() + bias.double()
 lt = do_bench(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), warmup=10, rep=50,
               return_mode="median") * 1e3
 print(f"cuBLASLt bias+gelu {lt:.0f} us (0.55x of it = {lt / 0.55:.0f} us)")
 for f, ref in FNS.items():
-    for kern, extra, r in ((f"k_{f}", {}, ref(acc)), (f"kz_{f}", {"z": z}, ref(acc + z.float()))):
+    for kern, extra, r in ((f"k_{f}", {}, ref(acc)), (f"kz_{f}", {"z": z}, ref(acc + z.double()))):
         res = []
         for g in ("-", "1", "2", "4", "8"):
             l = m.kernel(kern).bind(a, w.t(), bias=bias, y=y, **extra)

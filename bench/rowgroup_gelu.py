@@ -19,7 +19,7 @@ a = torch.randn(M, K, device="cuda", dtype=torch.float16)
 w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.float16)
 y = torch.empty(M, N, device="cuda", dtype=torch.float16)
-ref = F.gelu(a.float() @ w.float().t() + bias.float())
+ref = F.gelu(a.double() @ w.double().t() + bias.double())
 t = lambda fn: do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e3
 res = [f"cuBLASLt {t(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)):.0f}"]
 for rnd in range(2):

@@ -62,7 +62,7 @@ for M, N, K in [] if "gemm" not in parts else [(4096, 4096, 4096), (8192, 8192, 
     w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
     bias = torch.randn(N, device=dev, dtype=torch.float16)
     y = torch.empty(M, N, device=dev, dtype=torch.float16)
-    ref = (a.float() @ w.float().t() + bias.float())
+    ref = (a.double() @ w.double().t() + bias.double())
     for name, f in (("g_gelu", F.gelu), ("g_relu", F.relu)):
         r = f(ref)
         def chk(r=r):
@@ -80,7 +80,7 @@ for n, h, w_, c, k, r, s, pad, cud in [] if "conv" not in parts else [(128, 56, 
     P, Q = h + 2 * pad - r + 1, w_ + 2 * pad - s + 1
     z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
     y = torch.empty(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
-    ref = F.relu(F.conv2d(xx.float(), ww.float(), bias.float(), 1, pad) + z.float())
+    ref = F.relu(F.conv2d(xx.double(), ww.double(), bias.double(), 1, pad) + z.double())
     def chk():
         verdict = evt.check(y, ref)
         assert verdict, str(verdict)

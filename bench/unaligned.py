@@ -41,7 +41,7 @@ def main():
         a = torch.randn(M, K + pad, device="cuda", dtype=torch.float16)[:, :K]
         w = torch.randn(N, K, device="cuda", dtype=torch.float16) * K ** -0.5
         bias = torch.randn(N, device="cuda", dtype=torch.float16)
-        ref = F.gelu(a.float() @ w.float().t() + bias.float())
+        ref = F.gelu(a.double() @ w.double().t() + bias.double())
         if kernel == "tn":
             b = w.t()  # column-major B
             peer = lambda: torch._addmm_activation(bias, a, b, use_gelu=True)  # noqa: E731
