@@ -92,6 +92,8 @@ static int sm90_family(const plan_kernel *k, const plan_target *t)
     return t->wgmma && (k->k_contiguous || !k->fp8);
 }
 
+static int coop_row_serves(const plan_config *c, const plan_kernel *k);
+
 int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
 {
     const plan_target *ti = plan_target_info(t);
@@ -100,11 +102,7 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
     if (k->fp8 && (k->mainloop != EVT_MAINLOOP_GEMM || !ti->fp8))
         return 0;
     const candidates *s = k->fp8 ? &fp8_sets[sm90_family(k, ti)] : &sets[k->mainloop][sm90_family(k, ti)];
-    /* coop_of takes the cooperative tile's four-stage rows only for light
-     * and per-element epilogues, and their clusters only for light ones */
-    if (c->id == EVT_TILE_sm90_coop2_cl2_128x256x64_s4 && !k->light)
-        return 0;
-    if (c->id == EVT_TILE_sm90_coop2_128x256x64_s4 && !k->light && !k->per_element)
+    if (!coop_row_serves(c, k))
         return 0;
     for (int i = 0; i < s->n; i++)
         if (s->ids[i] == c->id)
@@ -394,6 +392,19 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  *   in clusters it was as fast or up to 3% slower, once 3% faster.
  * docs/sm90.md has the measurements.
  */
+/* Whether coop_of can return row c (any row: the others are not its) for
+ * kernel k's epilogue: the four-stage rows only for light and per-element
+ * epilogues, and their clusters only for light ones.  plan_candidate lists
+ * by it, so a full listing holds what coop_of returns and no more. */
+static int coop_row_serves(const plan_config *c, const plan_kernel *k)
+{
+    if (c == gemm16.coop_deep_cl)
+        return k->light;
+    if (c == gemm16.coop_deep)
+        return k->light || k->per_element;
+    return 1;
+}
+
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
                                   long long kk, int tail)
 {
@@ -404,7 +415,8 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
     const int deep = k->light ? kk >= 2048 : k->per_element && kk >= 4096;
     if (!deep || !whole || n % 8 != 0 || !g->coop_deep || !plan_can_run(g->coop_deep, k, t->target, NULL))
         return g->coop;
-    if (k->light && !tail && g->coop_deep_cl && plan_can_run(g->coop_deep_cl, k, t->target, NULL))
+    if (!tail && g->coop_deep_cl && coop_row_serves(g->coop_deep_cl, k) &&
+        plan_can_run(g->coop_deep_cl, k, t->target, NULL))
         return g->coop_deep_cl;
     return g->coop_deep;
 }
