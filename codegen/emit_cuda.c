@@ -526,16 +526,16 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
  * warps: each [M, N] element is loaded and computed by the thread that
  * holds it, two columns at a time.
  * The thread's rows go in segments of W <= 128 columns (the 256-wide
- * tile's rows in two); [N] values are computed in each segment again, as
- * [M, N] ones: held over the thread's rows (2 W / 8 registers each beside
- * the 128 of the accumulators) a bias alone made the ResNet block's
- * epilogue spill 528 bytes, and their loads hit L1.  Where the tile's
- * columns are inside the problem and aligned (FAST) each output's pairs
- * go to the warp's staging buffer in shared memory (direct_stage, the
- * shared tile the epilogue no longer needs) and from there to memory as
- * the rows of the warp's 8 that are inside the problem, 16 bytes a lane;
- * an output that does not fit there, and every output of a tile with
- * edge columns, is stored a pair at a time.
+ * tile's rows in two, the 192-wide one's in three of 64); [N] values are
+ * computed in each segment again, as [M, N] ones: held over the thread's
+ * rows (2 W / 8 registers each beside the 128 of the accumulators) a bias
+ * alone made the ResNet block's epilogue spill 528 bytes, and their loads
+ * hit L1.  Where the tile's columns are inside the problem and aligned
+ * (FAST) each output's pairs go to the warp's staging buffer in shared
+ * memory (direct_stage, the shared tile the epilogue no longer needs) and
+ * from there to memory as the rows of the warp's 8 that are inside the
+ * problem, 16 bytes a lane; an output that does not fit there, and every
+ * output of a tile with edge columns, is stored a pair at a time.
  * There is no [M, N] input (direct_ok), so no output in place over one.
  */
 static void emit_direct(emitter *e, const char *fname, const char *sname, int forced_group)
@@ -549,7 +549,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_printf(sb, "static __device__ __forceinline__ void %s_direct(const %s &p, int row0, int col_t,\n"
                   "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n",
               fname, sname);
-    sb_printf(sb, "    constexpr int W = NC < 128 ? NC : 128; /* columns a segment */\n"
+    sb_printf(sb, "    constexpr int W = NC < 128 ? NC : NC %% 128 ? 64 : 128; /* columns a segment */\n"
                   "    constexpr int PARTS = NC / W, GROUPS = W / 8;\n"
                   "    const int rq = 16 * warp + (lane >> 2), cq = 2 * (lane & 3);\n"
                   "    (void)row0; (void)col_t; (void)acc; (void)rq; (void)cq; (void)stage;\n");

@@ -31,6 +31,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_coop2_cl2_128x256x64_s3,
     EVT_TILE_sm90_coop2_128x256x64_s4,
     EVT_TILE_sm90_coop2_cl2_128x256x64_s4,
+    EVT_TILE_sm90_coop2_128x192x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_wg2_128x256x64_s4,
@@ -134,6 +135,7 @@ typedef struct gemm_tiles {
     const plan_config *pp_cl;    /* pp in clusters of two, where its tile rows pair up */
     const plan_config *pp_deep;  /* pp in six stages, its epilogue in 64 x 32 sub-tiles: long K */
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
+    const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
@@ -144,7 +146,7 @@ static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x
                                   CFG(sm90_coop2_cl2_128x256x64_s4),
                                   CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8),
                                   NULL,                        CFG(sm90_pp2_128x128x64_s6),
-                                  CFG(sm90_wg1_64x64x64_s8)};
+                                  CFG(sm90_wg1_64x64x64_s8),   CFG(sm90_coop2_128x192x64_s4)};
 static const gemm_tiles gemm8 = {NULL,
                                  CFG(sm80_128x128x128_w4_s3_fp8),
                                  CFG(sm80_64x64x64_w4_s4_fp8),
@@ -159,6 +161,7 @@ static const gemm_tiles gemm8 = {NULL,
                                  NULL,
                                  NULL,
                                  CFG(sm90_coop2_cl2_128x128x128_s4_fp8),
+                                 NULL,
                                  NULL,
                                  NULL};
 
@@ -422,6 +425,30 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
 }
 
 /*
+ * Whether the cooperative 128x192 tile takes the problem, ahead of the
+ * 128x256 and ping-pong tiles: K of 768 or more, its waves 80% full or
+ * more and at least ten points fuller than the 128x256 tile's (whose
+ * m64n256 wgmmas it otherwise matches area for area: at 4096^3 a 128x192
+ * wave took 40 us, a 128x256 one 56).  H200 (session 31, bench/ab.py,
+ * bias + GELU / D = acc against the pick): one wave of its tiles where the
+ * others ran one and a bit or left a third of the SMs idle, 1.22-1.31x
+ * (1000x2560x2560 fill 85%, 1024x3072x4096, 2048x1536x4096, 640x4992x4096,
+ * 1152x2304x3072 fill 82%); two or three nearly full waves 1.00-1.11x
+ * (8192x768x768, 4096x1536x2048, 3072^3, 333x14336x4096 fill 85%); at
+ * 4096^3 (fill 89% against 97%) 0.93 / 0.89x, so not there
+ * (docs/sm90.md, "A 128x192 tile for whole waves").
+ */
+static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
+                           long long n, long long kk, long long batch, long long sms)
+{
+    if (!g->coop_mid || !g->coop || kk < 768 || t->target != EVT_TARGET_SM90A || !fits(g->coop_mid, t) ||
+        !plan_can_run(g->coop_mid, k, t->target, NULL))
+        return 0;
+    const long long fill = wave_fill_pct(g->coop_mid, m, n, batch, sms);
+    return fill >= 80 && fill >= wave_fill_pct(g->coop, m, n, batch, sms) + 10;
+}
+
+/*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
@@ -430,6 +457,8 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  * - Where the epilogue reads a 16-bit [M, N] input, K is at most two k tiles,
  *   N over 64 and every consumer of the staged tile gets two tiles, that
  *   tile (the conv's rule: a 1x1 conv is such a GEMM).
+ * - Where tma is set and K is longer than two k tiles, the cooperative
+ *   128x192 tile where its waves are much fuller (mid_fills_waves).
  * - Where tma is set, K is 2048 or more and the cooperative 128x256 tile's
  *   last wave is a quarter of the SMs or less, that tile with the last wave
  *   split along K in clusters (plan_coop_tail).
@@ -502,6 +531,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         plan_config_batch_tiles(staged, m, n, batch) >= 4 * sms)
         return staged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
+    if (pp_ok && mid_fills_waves(g, t, k, m, n, kk, batch, sms))
+        return g->coop_mid;
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
         return coop_of(g, t, k, n, kk, 1); /* its last wave split along K: plan.c, tail_of */

@@ -72,9 +72,9 @@ struct evt_tile {
                   "tile_configs.h's byte counts");
     static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && (BM == 128 || kCoop) && WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
-    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && (BN == 128 || BN == 256) &&
+    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && (BN == 128 || BN == 192 || BN == 256) &&
                              BM * BN <= 256 * 128 && STAGED == 0),
-                  "cooperative tiles: two consumers of 64 x 128, 64 x 256 or 128 x 128, nothing staged");
+                  "cooperative tiles: two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128, nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && PP == 2 && BN % 128 == 0),
                   "clusters: two producer/consumer CTAs, B's tile in halves of whole 1024-byte "

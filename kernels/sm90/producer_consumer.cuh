@@ -506,7 +506,7 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
  * and bm = 256 or 128, sm_90a): pp_produce's producer as above, and two
  * wgmma consumer warpgroups that share every tile of the CTA: consumer c
  * multiplies rows R c .. R c + R - 1 (R = bm / 2: one or two m64 wgmma
- * rows, each one wgmma m64nBNk16 a k step: bn = 128, or 256 where R = 64),
+ * rows, each one wgmma m64nBNk16 a k step: bn = 128, or 192 or 256 where R = 64),
  * so each stage carries more MMA work for the same B bytes, and a stage is
  * free once all eight consumer warps are done with it.  Then each consumer
  * runs the epilogue on its rows 64 at a time, through its own accumulator
@@ -548,10 +548,10 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr int kParts = Cfg::kBN / Cfg::kEpiBN;
     static_assert(kParts * Cfg::kEpiBN == Cfg::kBN, "whole sub-tiles an m64 row");
     static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && (R == 128 || R == 64) &&
-                      (Cfg::kBN == 128 || (Cfg::kBN == 256 && NHALF == 1)) && Cfg::kEpiBM == 64 &&
+                      (Cfg::kBN == 128 || (Cfg::kBN >= 192 && NHALF == 1)) && Cfg::kEpiBM == 64 &&
                       Cfg::kBK16 == 64 && Cfg::kStaged == 0 &&
                       (!kPromote || (NHALF == 1 && Cfg::kBN == 128)),
-                  "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 256 or 128 x 128");
+                  "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128");
     static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;

@@ -175,6 +175,15 @@ runs() {
             echo "$f $k 1000,127,520 --config sm90_coop2_128x256x64_s4 --ld-pad 3"
             echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s4 --special"
+            # the 192-wide tile: one m64n192 wgmma a consumer, the epilogue
+            # 64 columns at a time; N not a multiple of 192 (1000: 5.2
+            # tiles), of 8 (127), a batch, stream-K (80 tiles of 41 k tiles
+            # over 132 CTAs)
+            echo "$f $k 1000,1000,24 --config sm90_coop2_128x192x64_s4"
+            echo "$f $k 127,1000,4104 --config sm90_coop2_128x192x64_s4 --special"
+            echo "$f $k 1000,127,520 --config sm90_coop2_128x192x64_s4 --ld-pad 3"
+            echo "$f $k 3000,2100,1000 --config sm90_coop2_128x192x64_s4 --batch 2"
+            echo "$f $k 1000,2500,2600 --config sm90_coop2_128x192x64_s4 --streamk"
             # several tiles a persistent CTA (the other cooperative runs have
             # at most one): the stage ring and the epilogue's sub-tile carried
             # from tile to tile, a one-k-tile mainloop at K = 24, a batch
@@ -386,7 +395,8 @@ runs() {
     # force it (--direct-epi, EVT_SHARED_EPILOGUE=-1: the checked instance
     # and looped builtins), and whole-tile and edge-row rows take it as a
     # launch does
-    for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4; do
+    for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4 \
+        sm90_coop2_128x192x64_s4; do
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3 --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 3000,2000,520 --config $cfg --batch 2 --special --direct-epi"
@@ -401,8 +411,9 @@ runs() {
         echo "$c/builtins.evt builtins_f16 1000,1024,520 --config $cfg --fast-math"
         echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math --direct-epi"
         echo "$c/builtins.evt builtins_f16 2048,1024,520 --config $cfg --fast-math"
-        # (a clustered tile multicasts K-contiguous operands only: bf16's are not)
-        case $cfg in *_cl2_*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
+        # (a clustered tile multicasts K-contiguous operands only, and the
+        # 192-wide tile takes only those: bf16's are not)
+        case $cfg in *_cl2_* | *128x192*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
         echo "$c/builtins.evt $k 1000,4097,520 --config $cfg --special --direct-epi"
         echo "$c/builtins.evt $k 1024,1024,520 --config $cfg --special"
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"

@@ -683,8 +683,10 @@ static void test_gemm_repack_sm90(void **state)
     assert_string_equal(r[4].function, "evt_tn_gemm_reduce_finish");
     expect_tiled(fc.fakecuda_tensor_map_of(r[3].params[1]), TMAP_F16, (const void *)(uintptr_t)(ws0 + a_at), K8,
                  M, K8, 64, 128, SWIZZLE_128B);
+    /* (B's boxes are the planner's 128x192 tile's 192 rows: 16 column tiles, one wave) */
+    assert_non_null(strstr(evt_launch_plan(l), "sm90_coop2_128x192x64_s4"));
     expect_tiled(fc.fakecuda_tensor_map_of(r[3].params[1] + 128), TMAP_F16, (const void *)(uintptr_t)(ws0 + b_at),
-                 K8, N, K8, 64, 128, SWIZZLE_128B);
+                 K8, N, K8, 64, 192, SWIZZLE_128B);
     assert_int_equal(fc.fakecuda_violations(), 0);
     /* the caller's K and operands again after the run: a second run repacks the same way */
     fc.fakecuda_reset();
@@ -935,12 +937,13 @@ static void test_gemm_tail_sm90(void **state)
     assert_int_equal(fc.fakecuda_violations(), 0);
     evt_launch_destroy(lc);
 
-    /* the planner's: one persistent launch of all 160 tiles (K >= 2048: the six-stage ping-pong tile) */
+    /* the planner's: one persistent launch of all 112 tiles of the
+     * 128x192 tile, one wave (mid_fills_waves), no tail */
     const evt_tuning never = {NULL, 0, 0, 0, 0, 0};
     run_tuned(ctx, l, &never);
-    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_pp2_128x128x64_s6 fast tma grid 132 splits 1");
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x192x64_s4 fast tma grid 112 splits 1");
     assert_int_equal(launches(r, 5), 3);
-    expect_tile_end(&r[1], 2, 160);
+    expect_tile_end(&r[1], 2, 112);
 
     free_bufs(&b);
     evt_launch_destroy(l);

@@ -72,13 +72,17 @@ typedef struct pick_probe {
 
 static void expect_picks(const pick_probe *probes, size_t count)
 {
+    int wrong = 0;
     for (size_t i = 0; i < count; i++) {
         const pick_probe *q = &probes[i];
         const enum evt_tile_id got = pick(q->k, EVT_TARGET_SM90A, q->m, q->n, q->kk, 132, q->tma);
-        if (got != q->want)
-            fail_msg("%lldx%lldx%lld (maps: %d): %s, want %s", q->m, q->n, q->kk, q->tma,
-                     plan_configs[got].name, plan_configs[q->want].name);
+        if (got != q->want) {
+            print_message("%lldx%lldx%lld (maps: %d): %s, want %s\n", q->m, q->n, q->kk, q->tma,
+                          plan_configs[got].name, plan_configs[q->want].name);
+            wrong++;
+        }
     }
+    assert_int_equal(wrong, 0); /* every wrong pick is listed before the test fails */
 }
 
 /* Every name is formed from its row by tile_configs.h's rule. */
@@ -448,7 +452,7 @@ static void test_picks(void **state)
         {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_128x128x64_s6)}},
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
+                         T(sm90_coop2_128x192x64_s4)}}, /* two waves 85% full: mid_fills_waves */
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
         /* eight stages where its shares are 2048 of K or more in one wave (long_shares_one_wave) */
@@ -523,7 +527,7 @@ static void test_picks(void **state)
         {2048, 2048, 2048, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {2048, 2048, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
+                         T(sm90_coop2_128x192x64_s4)}}, /* 81% full against 59%: mid_fills_waves */
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -580,7 +584,7 @@ static void test_picks(void **state)
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4095, 4097, 4095, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
-                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
+                         T(sm90_coop2_128x192x64_s4)}}, /* 93% full against 83%: mid_fills_waves */
         {3, 5, 7, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {3, 5, 7, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -594,7 +598,7 @@ static void test_picks(void **state)
         {8191, 1023, 129, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {12544, 768, 3072, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
+                         T(sm90_coop2_128x192x64_s4)}}, /* N in four of its tiles: mid_fills_waves */
         {12544, 768, 3072, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s6)}},
         {12544, 768, 3072, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -639,10 +643,13 @@ static void test_picks(void **state)
                               r->sms, v, plan_configs[got[v]].name, plan_configs[r->want[v]].name);
                 wrong++;
             }
-        /* not K-contiguous: the same sm90 picks (the transposed wgmma), and
-         * the sm80 heuristic's on sm_80 */
+        /* not K-contiguous: the same sm90 picks (the transposed wgmma), but
+         * the 128x256 tile for the 128x192 one, which takes K-contiguous
+         * operands only, and the sm80 heuristic's on sm_80 */
+        const enum evt_tile_id nn = r->want[2] == T(sm90_coop2_128x192x64_s4) ? T(sm90_coop2_128x256x64_s3)
+                                                                               : r->want[2];
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0) != r->want[1];
-        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != r->want[2];
+        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != nn;
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
     }
     assert_int_equal(wrong, 0);
@@ -832,11 +839,12 @@ static void test_tail(void **state)
 
     /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
      * ways; the planner's own plan splits none here (one wave of the
-     * cooperative tile; plan.c) */
+     * cooperative 128x192 tile, which has no tail configuration) */
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_ptr_equal(pl.config, CFG(sm90_pp2_128x128x64_s6));
+    assert_ptr_equal(pl.config, CFG(sm90_coop2_128x192x64_s4));
+    assert_int_equal(pl.tiles, 112);
     assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
     plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4, 0};
     pl = make(&k_gemm_tn, &p, &o);
@@ -1372,7 +1380,7 @@ static void test_transposed_layouts(void **state)
                 continue;
             const char *why = NULL;
             /* the clustered tile multicasts K-contiguous B tiles only */
-            if (cfg->cluster > 1 && !pk.k_contiguous) {
+            if ((cfg->cluster > 1 || cfg->bn == 192) && !pk.k_contiguous) {
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
                 continue;
             }
@@ -1385,9 +1393,9 @@ static void test_transposed_layouts(void **state)
             wgmma_configs++;
         }
         /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, wg1 64x64 s8, pp2 128x128 s4 and s6,
-         * coop2 256x128 and 128x256 s3 and s4, and pp2 cl2 s4 and s6 and coop2 cl2 128x256 s3
-         * and s4 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 14 : 10);
+         * coop2 256x128 and 128x256 s3 and s4, and pp2 cl2 s4 and s6, coop2 cl2 128x256 s3
+         * and s4 and coop2 128x192 s4 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 15 : 10);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
@@ -1651,6 +1659,48 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
 }
 
+/* The cooperative 128x192 tile (mid_fills_waves): K of 768 or more, its
+ * waves 80% full or more and ten points fuller than the 128x256 tile's;
+ * K-contiguous 16-bit operands on sm_90a with maps. */
+static void test_mid_tile(void **state)
+{
+    (void)state;
+    const plan_kernel *k = &k_gemm_tn;
+    const pick_probe probes[] = {
+        /* session 31's shapes: one wave of it (128, 130, 108 tiles) */
+        {k, 1024, 3072, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 640, 4992, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1152, 2304, 3072, 1, T(sm90_coop2_128x192x64_s4)},
+        {&k_gemm_tn_light, 512, 6144, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {&k_gemm_tn_gelu, 3072, 3072, 3072, 1, T(sm90_coop2_128x192x64_s4)},
+        /* whole waves of the 128x256 tile: 4096^3 (97% against 89%), 8192^3
+         * (97% against 99%, under ten points) */
+        {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3)},
+        {&k_gemm_tn_light, 8192, 8192, 8192, 1, T(sm90_coop2_cl2_128x256x64_s4)},
+        /* 79% (104 tiles) */
+        {k, 1000, 2496, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        /* K under 768; no maps; not K-contiguous */
+        {k, 4096, 2304, 704, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 1024, 3072, 4096, 0, T(sm90_wg2_128x256x64_s4)},
+        {&k_gemm_nn, 1024, 3072, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+    /* fp8 has no such tile; a batch counts its tiles (2 x 64 of 1024 x 1536) */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 1024, 3072, 4096, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick_batched(1024, 1536, 4096, 2, 1), T(sm90_coop2_128x192x64_s4));
+    /* its epilogue: 64-column sub-tiles beside four 40 KB stages, three to a row */
+    assert_int_equal(EVT_TILE_EPI_BN(EVT_TILE_WGMMA, 128, 192, 64, 4), 64);
+    assert_true(CFG(sm90_coop2_128x192x64_s4)->smem_bytes <= 227 * 1024);
+    /* no tail configuration (no plain 128x192 tile), stream-K where forced */
+    assert_null(plan_tail_config(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x192x64_s4), EVT_MAINLOOP_GEMM));
+    /* refused for an M/N-contiguous operand, with the reason */
+    expect_refused(CFG(sm90_coop2_128x192x64_s4), &k_gemm_nn, EVT_TARGET_SM90A, "K-contiguous operands only");
+    assert_true(plan_listed(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
+    assert_false(plan_listed(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM80));
+}
+
 /* K of 512 to 1023 (session 22's sweep): the ping-pong tile where the
  * 128x256 one would run more than a wave at under 85%; that one within a
  * wave, or at 85% and more; without maps, or at shorter K, as before. */
@@ -1659,16 +1709,23 @@ static void test_mid_k_ping_pong(void **state)
     (void)state;
     const plan_kernel *k = &k_gemm_tn;
     const pick_probe probes[] = {
-        /* 192 and 160 wide tiles on 132 SMs: 73% and 61% */
-        {k, 8192, 768, 768, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 2048, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4)},
+        /* 192 and 160 wide tiles on 132 SMs: 73% and 61%; at K of 768 or
+         * more the 128x192 tile where its waves are fuller (mid_fills_waves:
+         * 97% and 85%), and where the 128x256 tile would run one wave (96
+         * and 80 tiles, 128 and 112 of the 128x192 tile) */
+        {k, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 2048, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 5120, 512, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 2048, 2560, 896, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 2048, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
+        {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 8192, 768, 640, 1, T(sm90_pp2_128x128x64_s4)},
         /* 256 wide tiles: 97% */
         {k, 8192, 1024, 640, 1, T(sm90_wg2_128x256x64_s4)},
         /* within a wave: 96 and 80 wide tiles */
-        {k, 1000, 3000, 1000, 1, T(sm90_wg2_128x256x64_s4)},
-        {k, 1000, 2560, 896, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1000, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
+        {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 1000, 3000, 640, 1, T(sm90_wg2_128x256x64_s4)},
         /* no maps; K of two k tiles */
         {k, 8192, 768, 768, 0, T(sm90_wg2_128x256x64_s4)},
         {k, 333, 14336, 384, 1, T(sm90_wg2_128x256x64_s4)},
@@ -1775,8 +1832,10 @@ static void test_deep_ping_pong(void **state)
         {k, 512, 4096, 2047, 1, T(sm90_pp2_128x128x64_s4)},
         {k, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6)},
         {k, 512, 4096, 11008, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 333, 14336, 4096, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 1000, 2560, 2560, 1, T(sm90_pp2_128x128x64_s6)},
+        /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
+        {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4)},
+        {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_pp2_128x128x64_s6)},
         /* the column-major layouts too (the transposed wgmma) */
         {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_pp2_128x128x64_s6)},
         /* without TMA maps: no producer/consumer tile at all */
@@ -1808,7 +1867,7 @@ int main(void)
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
-        cmocka_unit_test(test_mid_k_ping_pong),
+        cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
