@@ -6,6 +6,8 @@ docs/sm90.md (the cooperative tile at K <= 128 with many tiles).
 
     PYTHONPATH=bindings/python python3 bench/batched_configs.py
     BB_CFGS="sm90_wg2_128x128x64_s3 sm90_coop2_128x256x64_s3" ...   # the configurations forced
+    BB_CASES="512x768x64x128 256x4096x1024x8s" ...   # MxNxKxL cases (s: B shared) instead of CASES
+    BB_ACTS="relu"                                   # the activations (default: relu gelu)
 
 Prints one line per case and activation: bmm's time, the pick's, each forced
 configuration's (µs), and the pick's plan.
@@ -29,6 +31,10 @@ CASES = [(128, 128, 64, 512, False), (512, 512, 64, 256, False), (1024, 1024, 12
          (2048, 2048, 128, 32, False), (256, 4096, 1024, 8, False), (256, 4096, 1024, 8, True),
          (512, 1024, 4096, 8, False), (200, 1408, 2048, 64, False), (1000, 1000, 1000, 16, False),
          (64, 64, 64, 4096, False), (300, 200, 96, 128, False)]
+if os.environ.get("BB_CASES"):
+    CASES = [tuple(int(v) for v in c.rstrip("s").split("x")) + (c.endswith("s"),)
+             for c in os.environ["BB_CASES"].split()]
+RUN_ACTS = os.environ.get("BB_ACTS", "relu gelu").split()
 
 
 def main():
@@ -49,7 +55,7 @@ def main():
             b_ref = w.double().transpose(1, 2)
         bias = torch.randn(N, device=dev, dtype=dt)
         ref = torch.matmul(a.double(), b_ref) + bias.double()
-        for act in ("relu", "gelu"):
+        for act in RUN_ACTS:
             launches = []
             for c in [None] + CFGS:
                 out = torch.empty(L, M, N, device=dev, dtype=dt)

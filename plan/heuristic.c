@@ -375,11 +375,14 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  *   lines), K-contiguous operands: in clusters of two, which halve B's
  *   loads (each box row straddles one more line; a likely reason, not
  *   checked), whatever the epilogue.
- * - A light epilogue (plan_light_epilogue), K of 2048 or more and a
- *   multiple of 64, N a multiple of 8: the four-stage row, whose epilogue
- *   runs 32 columns at a time so that the fourth 48 KB stage fits; in
- *   clusters of two where K-contiguous and no tail is split.  The deeper
- *   ring keeps the tensor cores fed where the epilogue is short; a GELU or
+ * - A light epilogue (plan_light_epilogue), K a multiple of 64, N a
+ *   multiple of 8: the four-stage row, whose epilogue runs 32 columns at a
+ *   time so that the fourth 48 KB stage fits; in clusters of two where K
+ *   is 2048 or more, K-contiguous and no tail is split.  The deeper ring
+ *   keeps the tensor cores fed where the epilogue is short (session 31:
+ *   bias + ReLU 3-8% faster than three stages at K of 64 to 2048 on seven
+ *   held-out batched shapes, 768x768x64 L 192 to 256x11008x2048 L 8; in
+ *   clusters it was slower below K = 2048; docs/sm90.md); a GELU or
  *   a residual ran slower in four stages (more barriers, and then eight
  *   inlined copies of the epilogue: one since session 23, after which a
  *   GELU ran as fast as in three stages at 4096^3 and still slower at K =
@@ -415,10 +418,10 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
     const int whole = kk % g->coop->bk == 0;
     if (!whole && kk < 2048 && !tail && g->coop_cl && plan_can_run(g->coop_cl, k, t->target, NULL))
         return g->coop_cl;
-    const int deep = k->light ? kk >= 2048 : k->per_element && kk >= 4096;
+    const int deep = k->light || (k->per_element && kk >= 4096);
     if (!deep || !whole || n % 8 != 0 || !g->coop_deep || !plan_can_run(g->coop_deep, k, t->target, NULL))
         return g->coop;
-    if (!tail && g->coop_deep_cl && coop_row_serves(g->coop_deep_cl, k) &&
+    if (!tail && kk >= 2048 && g->coop_deep_cl && coop_row_serves(g->coop_deep_cl, k) &&
         plan_can_run(g->coop_deep_cl, k, t->target, NULL))
         return g->coop_deep_cl;
     return g->coop_deep;
@@ -591,7 +594,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (kk <= 2 * wide->bk && tma && g->coop && fits(g->coop, t) && tile_area_pct(g->coop, m, n) >= 90 &&
         (double)plan_config_batch_tiles(g->coop, m, n, batch) >= 8.0 * (double)sms)
-        return g->coop;
+        return kk % g->coop->bk == 0 ? coop_of(g, t, k, n, kk, 0) : g->coop; /* the four-stage row for light ones */
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;

@@ -1770,18 +1770,22 @@ static void test_light_coop(void **state)
          T(sm90_coop2_128x256x64_s3)},
         {7000, 3000, 3000, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
          T(sm90_coop2_128x256x64_s3)},
-        /* K under 2048, a multiple of 64: three stages */
-        {6000, 7000, 768, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+        /* K under 2048, a multiple of 64: four stages without clusters for
+         * the light epilogue, three for the others */
+        {6000, 7000, 768, T(sm90_coop2_128x256x64_s4), T(sm90_coop2_128x256x64_s3),
          T(sm90_coop2_128x256x64_s3)},
-        {8192, 8192, 1024, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+        {8192, 8192, 1024, T(sm90_coop2_128x256x64_s4), T(sm90_coop2_128x256x64_s3),
          T(sm90_coop2_128x256x64_s3)},
         /* N not a multiple of 8: the epilogue's rows may not be 16-byte aligned */
         {8192, 8190, 4096, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
          T(sm90_coop2_128x256x64_s3)},
         /* K = 512: the cooperative tile's rule does not take it, light or not */
         {8192, 5120, 512, T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)},
-        /* short K, many tiles: the short-K rule's three stages */
-        {8192, 8192, 128, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
+        /* short K, many tiles: the short-K rule's tile, in four stages for
+         * the light epilogue; K not whole k tiles: three */
+        {8192, 8192, 128, T(sm90_coop2_128x256x64_s4), T(sm90_coop2_128x256x64_s3),
+         T(sm90_coop2_128x256x64_s3)},
+        {8192, 8192, 96, T(sm90_coop2_128x256x64_s3), T(sm90_coop2_128x256x64_s3),
          T(sm90_coop2_128x256x64_s3)},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
