@@ -67,6 +67,7 @@ static const family families[] = {
     {"cooperative", "sm90_coop2_256x128x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s4", 1}, /* 32-column epilogue sub-tiles */
+    {"cooperative", "sm90_coop2_128x192x64_s4", 1}, /* m64n192 wgmmas, 64-column sub-tiles */
     {"clusters", "sm90_pp2_cl2_128x128x64_s4", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s3", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s4", 1},
@@ -76,6 +77,7 @@ static const family families[] = {
     {"tail", "sm90_pp2_128x128x64_s4", 2}, /* a persistent plan's tail: the split-K entries of 128x128 */
     {"stream-K", "sm90_coop2_128x256x64_s3", 0}, /* evt_tuning.stream_k = 2: pieces of tiles met by flags */
     {"stream-K", "sm90_coop2_cl2_128x256x64_s3", 0}, /* ... in clusters: a cluster's CTAs share pieces */
+    {"stream-K", "sm90_coop2_128x192x64_s4", 0},
 };
 
 typedef struct problem {
