@@ -429,26 +429,27 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
 
 /*
  * Whether the cooperative 128x192 tile takes the problem, ahead of the
- * 128x256 and ping-pong tiles: K of 768 or more, its waves 80% full or
+ * 128x256 and ping-pong tiles: K of 512 or more, its waves 70% full or
  * more and at least ten points fuller than the 128x256 tile's (whose
  * m64n256 wgmmas it otherwise matches area for area: at 4096^3 a 128x192
  * wave took 40 us, a 128x256 one 56).  H200 (session 31, bench/ab.py,
  * bias + GELU / D = acc against the pick): one wave of its tiles where the
- * others ran one and a bit or left a third of the SMs idle, 1.22-1.31x
+ * others ran one and a bit or left a third of the SMs idle, 1.22-1.34x
  * (1000x2560x2560 fill 85%, 1024x3072x4096, 2048x1536x4096, 640x4992x4096,
- * 1152x2304x3072 fill 82%); two or three nearly full waves 1.00-1.11x
- * (8192x768x768, 4096x1536x2048, 3072^3, 333x14336x4096 fill 85%); at
- * 4096^3 (fill 89% against 97%) 0.93 / 0.89x, so not there
- * (docs/sm90.md, "A 128x192 tile for whole waves").
+ * 1152x2304x3072 82%, 1000x2496x4096 79%, 768x3072x2048 73%); two or three
+ * nearly full waves 1.00-1.11x (8192x768x768, 4096x1536x2048, 3072^3,
+ * 333x14336x4096 85%), and at K of 512-704 0.99-1.11x; at 4096^3 (fill 89%
+ * against 97%) 0.93 / 0.89x, so not there (docs/sm90.md, "A 128x192 tile
+ * for whole waves").
  */
 static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                            long long n, long long kk, long long batch, long long sms)
 {
-    if (!g->coop_mid || !g->coop || kk < 768 || t->target != EVT_TARGET_SM90A || !fits(g->coop_mid, t) ||
+    if (!g->coop_mid || !g->coop || kk < 512 || t->target != EVT_TARGET_SM90A || !fits(g->coop_mid, t) ||
         !plan_can_run(g->coop_mid, k, t->target, NULL))
         return 0;
     const long long fill = wave_fill_pct(g->coop_mid, m, n, batch, sms);
-    return fill >= 80 && fill >= wave_fill_pct(g->coop, m, n, batch, sms) + 10;
+    return fill >= 70 && fill >= wave_fill_pct(g->coop, m, n, batch, sms) + 10;
 }
 
 /*

@@ -525,7 +525,7 @@ static void test_picks(void **state)
         {2048, 2048, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
         {2048, 2048, 2048, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
+                         T(sm90_coop2_128x192x64_s4)}}, /* 77% full against 56%: mid_fills_waves */
         {2048, 2048, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x192x64_s4)}}, /* 81% full against 59%: mid_fills_waves */
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -1659,8 +1659,8 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
 }
 
-/* The cooperative 128x192 tile (mid_fills_waves): K of 768 or more, its
- * waves 80% full or more and ten points fuller than the 128x256 tile's;
+/* The cooperative 128x192 tile (mid_fills_waves): K of 512 or more, its
+ * waves 70% full or more and ten points fuller than the 128x256 tile's;
  * K-contiguous 16-bit operands on sm_90a with maps. */
 static void test_mid_tile(void **state)
 {
@@ -1677,10 +1677,13 @@ static void test_mid_tile(void **state)
          * (97% against 99%, under ten points) */
         {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3)},
         {&k_gemm_tn_light, 8192, 8192, 8192, 1, T(sm90_coop2_cl2_128x256x64_s4)},
-        /* 79% (104 tiles) */
-        {k, 1000, 2496, 4096, 1, T(sm90_pp2_128x128x64_s6)},
-        /* K under 768; no maps; not K-contiguous */
-        {k, 4096, 2304, 704, 1, T(sm90_pp2_128x128x64_s4)},
+        /* 79% and 73% (104 and 96 tiles) against 61% and 55%; 66% (88) */
+        {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1000, 2112, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        /* K of 512 and more; under 512; no maps; not K-contiguous */
+        {k, 4096, 2304, 512, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 4096, 2304, 448, 1, T(sm90_pp2_128x128x64_s4)},
         {k, 1024, 3072, 4096, 0, T(sm90_wg2_128x256x64_s4)},
         {&k_gemm_nn, 1024, 3072, 4096, 1, T(sm90_pp2_128x128x64_s6)},
     };
@@ -1709,23 +1712,26 @@ static void test_mid_k_ping_pong(void **state)
     (void)state;
     const plan_kernel *k = &k_gemm_tn;
     const pick_probe probes[] = {
-        /* 192 and 160 wide tiles on 132 SMs: 73% and 61%; at K of 768 or
+        /* 192 and 160 wide tiles on 132 SMs: 73% and 61%; at K of 512 or
          * more the 128x192 tile where its waves are fuller (mid_fills_waves:
          * 97% and 85%), and where the 128x256 tile would run one wave (96
          * and 80 tiles, 128 and 112 of the 128x192 tile) */
         {k, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 2048, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 5120, 512, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 1000, 5120, 512, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1000, 5120, 448, 1, T(sm90_wg2_128x256x64_s4)}, /* below K = 512: neither rule */
         {k, 2048, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
         {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 8192, 768, 640, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 8192, 768, 640, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 8192, 768, 448, 1, T(sm90_wg2_128x256x64_s4)},
         /* 256 wide tiles: 97% */
         {k, 8192, 1024, 640, 1, T(sm90_wg2_128x256x64_s4)},
         /* within a wave: 96 and 80 wide tiles */
         {k, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
         {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_wg2_128x256x64_s4)},
-        {k, 1000, 3000, 640, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 1000, 3000, 640, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1000, 3000, 448, 1, T(sm90_wg2_128x256x64_s4)},
         /* no maps; K of two k tiles */
         {k, 8192, 768, 768, 0, T(sm90_wg2_128x256x64_s4)},
         {k, 333, 14336, 384, 1, T(sm90_wg2_128x256x64_s4)},
