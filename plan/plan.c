@@ -126,11 +126,6 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
     if (c->cluster > 1 && !k->k_contiguous)
         return refuse(why, "a clustered configuration multicasts K-contiguous operand tiles only: A row-major "
                            "and B column-major");
-    /* the guarded path's producer copies an M/N-contiguous B tile a k row
-     * at a time, bn / 8 chunks of 16 bytes a row, in passes of its 128
-     * threads over whole rows (kernels/mainloops/gemm.cuh's loader) */
-    if (c->pp && !k->k_contiguous && 128 % (c->bn / 8) != 0)
-        return refuse(why, "the 192-wide tile takes K-contiguous operands only: A row-major and B column-major");
     if (c->pp && !ti->tma)
         return refuse(why, "a producer/consumer configuration loads through TMA, which the target lacks");
     if (c->staged && !k->stageable)

@@ -99,26 +99,31 @@ namespace evt_gemm_detail {
 
 /*
  * Per-thread state of one operand's global->shared copy.  Chunk j of this
- * thread is chunk tid + j * kThreads of the stage.  Since kThreads is a
- * multiple of 8 rows' worth of chunks, all of a thread's chunks share the
- * chunk column and the swizzle, and chunk j sits kRowStep * j rows below
- * chunk 0: one base pointer and one shared offset describe them all.  For
- * K-contiguous operands a row is an M/N index fixed for the whole K loop;
- * otherwise a row is a k index and the chunk spans 8 M/N positions.
+ * thread is chunk tid + j * kThreads of the stage.  Where kThreads is a
+ * multiple of a row's chunks (kWhole), all of a thread's chunks share the
+ * chunk column, and chunk j sits kRowStep * j rows below chunk 0: one base
+ * pointer describes them all (and one shared offset, where the row step is
+ * whole 8-row swizzle groups).  For K-contiguous operands a row is an M/N
+ * index fixed for the whole K loop; otherwise a row is a k index and the
+ * chunk spans 8 M/N positions.  An M/N-contiguous operand whose rows hold
+ * a number of chunks that does not divide kThreads (the 192-wide tile's B:
+ * 24 chunks a k row, 128 producer threads) finds each chunk's row and
+ * column from its number (chunk_at).
  */
 template <class Cfg, bool A>
 struct loader {
     typedef evt_sm80::operand<Cfg, A> op;
     typedef typename evt_operand_storage<Cfg::kOpBytes>::type elem;
     static constexpr int kChunkElems = 16 / Cfg::kOpBytes; /* elements of a 16-byte chunk */
-    static constexpr int kRowStep = Cfg::kThreads / op::tile::kChunks;
+    static constexpr bool kWhole = Cfg::kThreads % op::tile::kChunks == 0;
+    static constexpr int kRowStep = kWhole ? Cfg::kThreads / op::tile::kChunks : 0;
     /* With a row step of whole 8-row swizzle groups a thread's chunks share
-     * their swizzle and one offset steps through them; only the
-     * cooperative tile's MN-major A (256 positions, 32 chunks a row, 128
-     * producer threads: steps of 4 rows) swizzles each chunk itself. */
-    static constexpr bool kOneSwizzle = kRowStep % 8 == 0;
-    static_assert(Cfg::kThreads % op::tile::kChunks == 0 && (kOneSwizzle || op::kWgmmaMN),
-                  "a CTA must copy whole 8-row swizzle groups per pass");
+     * their swizzle and one offset steps through them; the cooperative
+     * tiles' MN-major operands (the 128x256 tile's A: 256 positions, 32
+     * chunks a row, 128 producer threads: steps of 4 rows; the 128x192
+     * tile's B, not whole rows) swizzle each chunk themselves. */
+    static constexpr bool kOneSwizzle = kWhole && kRowStep % 8 == 0;
+    static_assert(kOneSwizzle || op::kWgmmaMN, "a CTA must copy whole 8-row swizzle groups per pass");
 
     const elem *base; /* matrix base, for the guarded path */
     const elem *ptr;  /* first element of chunk 0 at k tile 0 (clamped into the matrix) */
@@ -136,6 +141,13 @@ struct loader {
         ld = ld_;
         mn_lim = mn_lim_;
         k_lim = k_lim_;
+        if constexpr (!kWhole) { /* M/N-contiguous: chunk_at finds each chunk */
+            mn = mn0;
+            kpos = 0;
+            srow = sch = soff = 0;
+            ptr = base;
+            return;
+        }
         int row = (int)threadIdx.x / op::tile::kChunks;
         int ch = (int)threadIdx.x % op::tile::kChunks;
         soff = op::tile::offset(row, ch);
@@ -152,6 +164,15 @@ struct loader {
         }
     }
 
+    /* Where rows are not whole passes (!kWhole, M/N-contiguous): chunk j's
+     * k row in the tile and its first M/N index. */
+    __device__ __forceinline__ void chunk_at(int j, int &row, int &m0) const
+    {
+        const int c = (int)threadIdx.x + j * Cfg::kThreads;
+        row = c / op::tile::kChunks;
+        m0 = mn + c % op::tile::kChunks * 8;
+    }
+
     /* The shared byte offset of the chunk r rows below chunk 0. */
     __device__ __forceinline__ int soff_at(int r) const
     {
@@ -164,6 +185,18 @@ struct loader {
     /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
     __device__ __forceinline__ void load_async(evt_u32 sbase, int kt) const
     {
+        if constexpr (!kWhole) {
+#pragma unroll
+            for (int j = 0; j < op::kPerThread; ++j) {
+                int row, m0;
+                chunk_at(j, row, m0);
+                const int k0 = kt * Cfg::kBK + row;
+                const bool ok = m0 < mn_lim && k0 < k_lim;
+                evt_cp_async_16(sbase + op::tile::offset(row, (m0 - mn) / 8),
+                                ok ? base + (evt_i64)k0 * ld + m0 : base, ok);
+            }
+            return;
+        }
         const elem *src = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
         const evt_i64 step = (evt_i64)kRowStep * ld; /* one running pointer: fewer live registers */
 #pragma unroll
@@ -185,6 +218,15 @@ struct loader {
             int r = j * kRowStep;
             int k0 = kt * Cfg::kBK + kpos + (op::kKContig ? 0 : r);
             int m0 = mn + (op::kKContig ? r : 0);
+            evt_u32 soff_j = 0;
+            if constexpr (!kWhole) { /* (M/N-contiguous) */
+                int row;
+                chunk_at(j, row, m0);
+                k0 = kt * Cfg::kBK + row;
+                soff_j = op::tile::offset(row, (m0 - mn) / 8);
+            } else {
+                soff_j = soff_at(r);
+            }
             evt_u32 w[4] = {0, 0, 0, 0};
             if constexpr (Cfg::kOpBytes == 1) { /* K-contiguous (evt_gemm_cfg) */
                 if (m0 < mn_lim) {
@@ -194,7 +236,7 @@ struct loader {
                         if (k0 + e < k_lim)
                             w[e / 4] |= (evt_u32)p[k0 + e] << (8 * (e % 4));
                 }
-                evt_st_shared_v4(sbase + soff_at(r), w[0], w[1], w[2], w[3]);
+                evt_st_shared_v4(sbase + soff_j, w[0], w[1], w[2], w[3]);
                 continue;
             }
 #pragma unroll
@@ -217,7 +259,7 @@ struct loader {
                 }
                 w[e / 2] = lo | (hi << 16);
             }
-            evt_st_shared_v4(sbase + soff_at(r), w[0], w[1], w[2], w[3]);
+            evt_st_shared_v4(sbase + soff_j, w[0], w[1], w[2], w[3]);
         }
     }
 };

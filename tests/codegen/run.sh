@@ -77,15 +77,14 @@ for k in rr_f16 cr_f16 cc_f16 rr_bf16 cr_bf16 cc_bf16; do
     echo "$top/tests/gpu/cases/layouts.evt $k sm_90a sm90_pp2_128x128x64_s4:n" >> "$tmp/jobs"
 done
 for c in sm90_coop2_256x128x64_s3 sm90_coop2_128x256x64_s3 sm90_wg2_128x256x64_s4 sm90_wg2_128x128x64_s3 \
-    sm90_wg1_64x128x64_s8 sm90_coop2_128x256x64_s4; do
+    sm90_wg1_64x128x64_s8 sm90_coop2_128x256x64_s4 sm90_coop2_128x192x64_s4; do
     echo "$top/tests/gpu/cases/layouts.evt cr_f16 sm_90a $c:n" >> "$tmp/jobs"
     echo "$top/tests/gpu/cases/layouts.evt rr_bf16 sm_90a $c:n" >> "$tmp/jobs"
 done
 echo "$top/tests/gpu/cases/layouts.evt cc_f16 sm_90a sm90_coop2_256x128x64_s3:n" >> "$tmp/jobs"
-# the 192-wide cooperative tile (m64n192 wgmmas, K-contiguous operands only)
+# the 192-wide cooperative tile (m64n192 wgmmas)
 echo "$top/examples/examples.evt train_fwd sm_90a sm90_coop2_128x192x64_s4:m" >> "$tmp/jobs"
 echo "$top/examples/examples.evt mlp_up sm_90a sm90_coop2_128x192x64_s4:m" >> "$tmp/jobs"
-echo "$top/tests/gpu/cases/layouts.evt cr_f16 sm_90a sm90_coop2_128x192x64_s4:x" >> "$tmp/jobs"
 # the clustered producer/consumer tiles (ping-pong, cooperative): K-contiguous operands only
 for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_cl2_128x256x64_s4; do
     echo "$top/examples/examples.evt train_fwd sm_90a $c:c" >> "$tmp/jobs"

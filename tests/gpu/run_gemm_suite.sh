@@ -411,9 +411,8 @@ runs() {
         echo "$c/builtins.evt builtins_f16 1000,1024,520 --config $cfg --fast-math"
         echo "$c/builtins.evt builtins_f16 3000,2000,520 --config $cfg --fast-math --direct-epi"
         echo "$c/builtins.evt builtins_f16 2048,1024,520 --config $cfg --fast-math"
-        # (a clustered tile multicasts K-contiguous operands only, and the
-        # 192-wide tile takes only those: bf16's are not)
-        case $cfg in *_cl2_* | *128x192*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
+        # (a clustered tile multicasts K-contiguous operands only: bf16's are not)
+        case $cfg in *_cl2_*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
         echo "$c/builtins.evt $k 1000,4097,520 --config $cfg --special --direct-epi"
         echo "$c/builtins.evt $k 1024,1024,520 --config $cfg --special"
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
@@ -451,6 +450,9 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s3"
             echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x256x64_s3 --special"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x256x64_s4"
+            echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_128x192x64_s4"
+            echo "$c/layouts.evt ${l}_$t 1000,127,24 --config sm90_coop2_128x192x64_s4 --special"
+            echo "$c/layouts.evt ${l}_$t 3000,2100,1000 --config sm90_coop2_128x192x64_s4 --ld-pad 3"
             echo "$c/layouts.evt ${l}_$t 1000,2100,1000 --config sm90_coop2_128x256x64_s3 --streamk"
             echo "$c/layouts.evt ${l}_$t 2000,2000,520 --config sm90_wg2_128x256x64_s4"
             echo "$c/layouts.evt ${l}_$t 1000,127,13 --config sm90_wg2_128x128x64_s3 --special"

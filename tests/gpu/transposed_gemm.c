@@ -57,7 +57,7 @@ static const struct kern {
 /* The families, forced by configuration name (NULL: the planner's pick). */
 static const char *const families[] = {
     "sm90_pp2_128x128x64_s4", "sm90_coop2_256x128x64_s3", "sm90_coop2_128x256x64_s3",
-    "sm90_coop2_128x256x64_s4",
+    "sm90_coop2_128x256x64_s4", "sm90_coop2_128x192x64_s4",
     "sm90_wg2_128x256x64_s4", "sm90_wg2_128x128x64_s3",
     "sm90_wg1_64x128x64_s4", "sm90_wg1_64x128x64_s8", "sm90_wg1_64x64x64_s8", NULL,
 };

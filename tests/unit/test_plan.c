@@ -643,13 +643,10 @@ static void test_picks(void **state)
                               r->sms, v, plan_configs[got[v]].name, plan_configs[r->want[v]].name);
                 wrong++;
             }
-        /* not K-contiguous: the same sm90 picks (the transposed wgmma), but
-         * the 128x256 tile for the 128x192 one, which takes K-contiguous
-         * operands only, and the sm80 heuristic's on sm_80 */
-        const enum evt_tile_id nn = r->want[2] == T(sm90_coop2_128x192x64_s4) ? T(sm90_coop2_128x256x64_s3)
-                                                                               : r->want[2];
+        /* not K-contiguous: the same sm90 picks (the transposed wgmma), and
+         * the sm80 heuristic's on sm_80 */
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0) != r->want[1];
-        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != nn;
+        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != r->want[2];
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
     }
     assert_int_equal(wrong, 0);
@@ -1380,7 +1377,7 @@ static void test_transposed_layouts(void **state)
                 continue;
             const char *why = NULL;
             /* the clustered tile multicasts K-contiguous B tiles only */
-            if ((cfg->cluster > 1 || cfg->bn == 192) && !pk.k_contiguous) {
+            if (cfg->cluster > 1 && !pk.k_contiguous) {
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
                 continue;
             }
@@ -1393,9 +1390,9 @@ static void test_transposed_layouts(void **state)
             wgmma_configs++;
         }
         /* wg2 128x256, 128x128, wg1 64x128 s4 and s8, wg1 64x64 s8, pp2 128x128 s4 and s6,
-         * coop2 256x128 and 128x256 s3 and s4, and pp2 cl2 s4 and s6, coop2 cl2 128x256 s3
-         * and s4 and coop2 128x192 s4 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 15 : 10);
+         * coop2 256x128, 128x256 s3 and s4 and 128x192 s4, and pp2 cl2 s4 and s6 and coop2
+         * cl2 128x256 s3 and s4 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 15 : 11);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
@@ -1661,7 +1658,7 @@ static void test_short_k_coop(void **state)
 
 /* The cooperative 128x192 tile (mid_fills_waves): K of 512 or more, its
  * waves 70% full or more and ten points fuller than the 128x256 tile's;
- * K-contiguous 16-bit operands on sm_90a with maps. */
+ * 16-bit operands on sm_90a with maps. */
 static void test_mid_tile(void **state)
 {
     (void)state;
@@ -1681,11 +1678,12 @@ static void test_mid_tile(void **state)
         {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 2112, 4096, 1, T(sm90_pp2_128x128x64_s6)},
-        /* K of 512 and more; under 512; no maps; not K-contiguous */
+        /* K of 512 and more; under 512; no maps; not K-contiguous (the
+         * transposed wgmma, as every wgmma tile) */
         {k, 4096, 2304, 512, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 4096, 2304, 448, 1, T(sm90_pp2_128x128x64_s4)},
         {k, 1024, 3072, 4096, 0, T(sm90_wg2_128x256x64_s4)},
-        {&k_gemm_nn, 1024, 3072, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        {&k_gemm_nn, 1024, 3072, 4096, 1, T(sm90_coop2_128x192x64_s4)},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
     /* fp8 has no such tile; a batch counts its tiles (2 x 64 of 1024 x 1536) */
@@ -1698,8 +1696,6 @@ static void test_mid_tile(void **state)
     /* no tail configuration (no plain 128x192 tile), stream-K where forced */
     assert_null(plan_tail_config(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
     assert_true(plan_config_stream_k(CFG(sm90_coop2_128x192x64_s4), EVT_MAINLOOP_GEMM));
-    /* refused for an M/N-contiguous operand, with the reason */
-    expect_refused(CFG(sm90_coop2_128x192x64_s4), &k_gemm_nn, EVT_TARGET_SM90A, "K-contiguous operands only");
     assert_true(plan_listed(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
     assert_false(plan_listed(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM80));
 }
@@ -1721,7 +1717,7 @@ static void test_mid_k_ping_pong(void **state)
         {k, 1000, 5120, 512, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 5120, 448, 1, T(sm90_wg2_128x256x64_s4)}, /* below K = 512: neither rule */
         {k, 2048, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_pp2_128x128x64_s4)},
+        {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 8192, 768, 640, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 8192, 768, 448, 1, T(sm90_wg2_128x256x64_s4)},
         /* 256 wide tiles: 97% */
@@ -1729,7 +1725,7 @@ static void test_mid_k_ping_pong(void **state)
         /* within a wave: 96 and 80 wide tiles */
         {k, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_wg2_128x256x64_s4)},
+        {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 3000, 640, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 3000, 448, 1, T(sm90_wg2_128x256x64_s4)},
         /* no maps; K of two k tiles */
@@ -1845,9 +1841,9 @@ static void test_deep_ping_pong(void **state)
         /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
         {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4)},
         /* the column-major layouts too (the transposed wgmma) */
-        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_pp2_128x128x64_s6)},
+        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4)},
         /* without TMA maps: no producer/consumer tile at all */
         {k, 512, 4096, 11008, 0, T(sm90_wg1_64x128x64_s4)},
         /* the cooperative tile where it is taken */
