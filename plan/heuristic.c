@@ -429,8 +429,9 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
 
 /*
  * Whether the cooperative 128x192 tile takes the problem, ahead of the
- * 128x256 and ping-pong tiles: K of 512 or more, its waves 70% full or
- * more and at least ten points fuller than the 128x256 tile's (whose
+ * 128x256 and ping-pong tiles: K of 512 or more, N 85% inside its tiles
+ * or more, its waves 70% full or more and at least ten points fuller than
+ * the 128x256 tile's (whose
  * m64n256 wgmmas it otherwise matches area for area: at 4096^3 a 128x192
  * wave took 40 us, a 128x256 one 56).  H200 (session 31, bench/ab.py,
  * bias + GELU / D = acc against the pick): one wave of its tiles where the
@@ -449,7 +450,11 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
         !plan_can_run(g->coop_mid, k, t->target, NULL))
         return 0;
     const long long fill = wave_fill_pct(g->coop_mid, m, n, batch, sms);
-    return fill >= 70 && fill >= wave_fill_pct(g->coop, m, n, batch, sms) + 10;
+    /* N at least 85% inside its 192-column tiles: N = 256 in two of them
+     * would spend a third of their MMAs on padding (every N measured was
+     * 95% inside or more) */
+    const long long cols = (n + g->coop_mid->bn - 1) / g->coop_mid->bn * g->coop_mid->bn;
+    return fill >= 70 && fill >= wave_fill_pct(g->coop, m, n, batch, sms) + 10 && 100 * n >= 85 * cols;
 }
 
 /*

@@ -1678,6 +1678,10 @@ static void test_mid_tile(void **state)
         {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4)},
         {k, 1000, 2112, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        /* N under 85% inside its tiles: 8192 x 256 (128 tiles, 97% of a
+         * wave, but half of every second column tile padding) */
+        {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4)},
+        {k, 4096, 512, 512, 1, T(sm90_coop2_128x192x64_s4)}, /* 89% inside */
         /* K of 512 and more; under 512; no maps; not K-contiguous (the
          * transposed wgmma, as every wgmma tile) */
         {k, 4096, 2304, 512, 1, T(sm90_coop2_128x192x64_s4)},
