@@ -185,18 +185,9 @@ struct loader {
     /* Fast path: 16-byte cp.async per chunk, zero-filled outside the matrix. */
     __device__ __forceinline__ void load_async(evt_u32 sbase, int kt) const
     {
-        if constexpr (!kWhole) {
-#pragma unroll
-            for (int j = 0; j < op::kPerThread; ++j) {
-                int row, m0;
-                chunk_at(j, row, m0);
-                const int k0 = kt * Cfg::kBK + row;
-                const bool ok = m0 < mn_lim && k0 < k_lim;
-                evt_cp_async_16(sbase + op::tile::offset(row, (m0 - mn) / 8),
-                                ok ? base + (evt_i64)k0 * ld + m0 : base, ok);
-            }
-            return;
-        }
+        /* (only a producer/consumer tile's guarded path has rows that are
+         * not whole passes, and it loads with load_guarded) */
+        static_assert(kWhole, "cp.async pipelines copy whole rows of chunks per pass");
         const elem *src = op::kKContig ? ptr + kt * Cfg::kBK : ptr + (evt_i64)kt * Cfg::kBK * ld;
         const evt_i64 step = (evt_i64)kRowStep * ld; /* one running pointer: fewer live registers */
 #pragma unroll
@@ -286,7 +277,7 @@ struct stage_loader {
 
     __device__ __forceinline__ void operator()(evt_u32 stage)
     {
-        if (Cfg::kAligned) {
+        if constexpr (Cfg::kAligned) {
             a.load_async(stage, kt);
             b.load_async(stage + Cfg::kAStageBytes, kt);
         } else {
