@@ -138,32 +138,32 @@ typedef struct gemm_tiles {
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
 } gemm_tiles;
 
-static const gemm_tiles gemm16 = {CFG(sm80_128x256x64_w8_s3),  CFG(sm80_128x128x64_w4_s3),
-                                  CFG(sm80_64x64x32_w4_s4),    CFG(sm90_pp2_128x128x64_s4),
-                                  CFG(sm90_wg2_128x256x64_s4), CFG(sm90_wg2_128x128x64_s3),
-                                  CFG(sm90_pp2_128x128x64_s2_staged), CFG(sm90_coop2_128x256x64_s3),
-                                  CFG(sm90_coop2_cl2_128x256x64_s3), CFG(sm90_coop2_128x256x64_s4),
-                                  CFG(sm90_coop2_cl2_128x256x64_s4),
-                                  CFG(sm90_wg1_64x128x64_s4),  CFG(sm90_wg1_64x128x64_s8),
-                                  NULL,                        CFG(sm90_pp2_128x128x64_s6),
-                                  CFG(sm90_wg1_64x64x64_s8),   CFG(sm90_coop2_128x192x64_s4)};
-static const gemm_tiles gemm8 = {NULL,
-                                 CFG(sm80_128x128x128_w4_s3_fp8),
-                                 CFG(sm80_64x64x64_w4_s4_fp8),
-                                 CFG(sm90_coop2_128x128x128_s4_fp8),
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 NULL,
-                                 CFG(sm90_coop2_cl2_128x128x128_s4_fp8),
-                                 NULL,
-                                 NULL,
-                                 NULL};
+static const gemm_tiles gemm16 = {
+    .sync_wide = CFG(sm80_128x256x64_w8_s3),
+    .sync_mid = CFG(sm80_128x128x64_w4_s3),
+    .sync_small = CFG(sm80_64x64x32_w4_s4),
+    .pp = CFG(sm90_pp2_128x128x64_s4),
+    .wg_wide = CFG(sm90_wg2_128x256x64_s4),
+    .wg_mid = CFG(sm90_wg2_128x128x64_s3),
+    .staged = CFG(sm90_pp2_128x128x64_s2_staged),
+    .coop = CFG(sm90_coop2_128x256x64_s3),
+    .coop_cl = CFG(sm90_coop2_cl2_128x256x64_s3),
+    .coop_deep = CFG(sm90_coop2_128x256x64_s4),
+    .coop_deep_cl = CFG(sm90_coop2_cl2_128x256x64_s4),
+    .wg_small = CFG(sm90_wg1_64x128x64_s4),
+    .wg_deep = CFG(sm90_wg1_64x128x64_s8),
+    .pp_deep = CFG(sm90_pp2_128x128x64_s6),
+    .wg_narrow = CFG(sm90_wg1_64x64x64_s8),
+    .coop_mid = CFG(sm90_coop2_128x192x64_s4),
+};
+/* fp8: the cooperative tile stands where the 16-bit heuristic takes the
+ * ping-pong one (pp, pp_cl) */
+static const gemm_tiles gemm8 = {
+    .sync_mid = CFG(sm80_128x128x128_w4_s3_fp8),
+    .sync_small = CFG(sm80_64x64x64_w4_s4_fp8),
+    .pp = CFG(sm90_coop2_128x128x128_s4_fp8),
+    .pp_cl = CFG(sm90_coop2_cl2_128x128x128_s4_fp8),
+};
 
 /*
  * sm80 GEMM: big tiles when they still give every SM at least two tiles;
