@@ -153,6 +153,15 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm90_coop2_128x256x64_s3)->threads, 384);
     assert_int_equal(CFG(sm90_coop2_128x256x64_s3)->smem_bytes,
                      3 * (128 + 256) * 64 * 2 + 2 * 64 * 136 * 4 + 256 + 1024);
+    /* cooperative 128 x 192: 40 KB stages, four of them, the sub-tiles 64 x 64 (a row's thirds) */
+    assert_int_equal(CFG(sm90_coop2_128x192x64_s4)->smem_bytes,
+                     4 * (128 + 192) * 64 * 2 + 2 * 64 * 72 * 4 + 256 + 1024);
+    /* every producer/consumer row's epilogue tiles divide its columns (coop_run and the
+     * sub-tiled pp_run walk whole ones; a 160-wide row would need 32-column tiles) */
+#define EPI_DIVIDES(name, mainloops, mma, bm, bn, bk, wm, wn, stages, minb, ws, pp, staged, coop, cluster) \
+    assert_true(!(pp) || (bn) % EVT_TILE_EPI_BN(mma, bm, bn, bk, stages) == 0);
+    EVT_TILE_CONFIGS(EPI_DIVIDES)
+#undef EPI_DIVIDES
     /* producer/consumer: a producer warpgroup, two consumers, a staged tile each, the mbarriers */
     assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->threads, 384);
     assert_int_equal(CFG(sm90_pp2_128x128x64_s2_staged)->smem_bytes,
