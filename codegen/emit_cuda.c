@@ -549,7 +549,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_printf(sb, "static __device__ __forceinline__ void %s_direct(const %s &p, int row0, int col_t,\n"
                   "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n",
               fname, sname);
-    sb_printf(sb, "    constexpr int W = NC < 128 ? NC : NC %% 128 ? 64 : 128; /* columns a segment */\n"
+    sb_printf(sb, "    constexpr int W = EVT_TILE_EPI_WIDEST(NC); /* columns a segment: the sub-tiles' widest */\n"
                   "    constexpr int PARTS = NC / W, GROUPS = W / 8;\n"
                   "    const int rq = 16 * warp + (lane >> 2), cq = 2 * (lane & 3);\n"
                   "    (void)row0; (void)col_t; (void)acc; (void)rq; (void)cq; (void)stage;\n");

@@ -431,9 +431,8 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
  * Whether the cooperative 128x192 tile takes the problem, ahead of the
  * 128x256 and ping-pong tiles: K of 512 or more, N 85% inside its tiles
  * or more, its waves 70% full or more and at least ten points fuller than
- * the 128x256 tile's (whose
- * m64n256 wgmmas it otherwise matches area for area: at 4096^3 a 128x192
- * wave took 40 us, a 128x256 one 56).  H200 (session 31, bench/ab.py,
+ * the 128x256 tile's (whose m64n256 wgmmas it otherwise matches area for
+ * area: at 4096^3 a 128x192 wave took 40 us, a 128x256 one 56).  H200 (session 31, bench/ab.py,
  * bias + GELU / D = acc against the pick): one wave of its tiles where the
  * others ran one and a bit or left a third of the SMs idle, 1.22-1.34x
  * (1000x2560x2560 fill 85%, 1024x3072x4096, 2048x1536x4096, 640x4992x4096,
@@ -446,14 +445,14 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
 static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                            long long n, long long kk, long long batch, long long sms)
 {
-    if (!g->coop_mid || !g->coop || kk < 512 || t->target != EVT_TARGET_SM90A || !fits(g->coop_mid, t) ||
-        !plan_can_run(g->coop_mid, k, t->target, NULL))
+    /* (plan_can_run: sm_90a's wgmma, and the target's shared memory) */
+    if (!g->coop_mid || !g->coop || kk < 512 || !plan_can_run(g->coop_mid, k, t->target, NULL))
         return 0;
     const long long fill = wave_fill_pct(g->coop_mid, m, n, batch, sms);
     /* N at least 85% inside its 192-column tiles: N = 256 in two of them
      * would spend a third of their MMAs on padding (every N measured was
      * 95% inside or more) */
-    const long long cols = (n + g->coop_mid->bn - 1) / g->coop_mid->bn * g->coop_mid->bn;
+    const long long cols = plan_config_tiles(g->coop_mid, 1, n) * g->coop_mid->bn;
     return fill >= 70 && fill >= wave_fill_pct(g->coop, m, n, batch, sms) + 10 && 100 * n >= 85 * cols;
 }
 
@@ -600,7 +599,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (kk <= 2 * wide->bk && tma && g->coop && fits(g->coop, t) && tile_area_pct(g->coop, m, n) >= 90 &&
         (double)plan_config_batch_tiles(g->coop, m, n, batch) >= 8.0 * (double)sms)
-        return kk % g->coop->bk == 0 ? coop_of(g, t, k, n, kk, 0) : g->coop; /* the four-stage row for light ones */
+        /* K in whole k tiles: coop_of's row (four stages for a light
+         * epilogue); else three stages, not the clustered row coop_of
+         * gives such K (not measured at K of two k tiles or less) */
+        return kk % g->coop->bk == 0 ? coop_of(g, t, k, n, kk, 0) : g->coop;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;
