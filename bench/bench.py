@@ -418,13 +418,14 @@ def wide(m, peak, bw):
             launch = wm.kernel(name).bind(a, w.t(), bias=bias, y=out)
             launch.run()
             torch.cuda.synchronize()
-            check(f"wide gemm {M}x{N}x{K}", out, F.gelu(a.double() @ w.double().t() + bias.double()))
+            ref = F.gelu(a.double() @ w.double().t() + bias.double())  # once: checked before and after tuning
+            check(f"wide gemm {M}x{N}x{K}", out, ref)
             launch.close()
             h, tu, p, hp, tp, r = heuristic_and_tuned(
                 lambda: wm.kernel(name).bind(a, w.t(), bias=bias, y=out),
                 lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
             torch.cuda.synchronize()
-            check(f"wide gemm {M}x{N}x{K} tuned", out, F.gelu(a.double() @ w.double().t() + bias.double()))
+            check(f"wide gemm {M}x{N}x{K} tuned", out, ref)
             fl = 2 * M * N * K
             by = 2 * (M * K + N * K + M * N + N)
             floor = max(fl / peak, by / bw)
@@ -435,7 +436,7 @@ def wide(m, peak, bw):
                    f"{floor / tu:.2f} | {r.seconds:.1f} |")
             print(row, flush=True)
             lines.append(row)
-            del a, w, bias, out
+            del a, w, bias, out, ref
         i += 1
     lines += ["\n### relu(conv + b + z) against cuDNN's fused kernel (torch.cudnn_convolution_add_relu), f16 NHWC\n",
               "| N×H×W×C → K, R×S /stride | heuristic µs | plan | ratio | tuned µs | plan | ratio | "
