@@ -13,6 +13,8 @@
  * The measurements behind every rule: docs/sm80.md and docs/sm90.md. */
 #include "plan.h"
 
+#include <math.h>
+
 #define CFG(name) (&plan_configs[EVT_TILE_##name])
 
 /* ---- the candidate sets ----------------------------------------------- */
@@ -355,17 +357,29 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
  * tile keeps as many bytes in flight a CTA on twice the SMs (1.24-1.43x
  * faster on the four such shapes of session 30's probe: 16x5120x1280,
  * 77x3000x1000, 16x768x768, 333x768x768; 12 of 13 held-out shapes
- * faster, 1.17x geomean, one 0.93x; at K of 2560 and more it won and
- * lost by up to 20% either way, so longer K keeps the 64x128 tile;
- * docs/sm90.md, "A 64x64 tile for small problems").
+ * faster, 1.17x geomean, one 0.93x; docs/sm90.md, "A 64x64 tile for
+ * small problems").  At K of 1281 to 4096, only where narrow's tiles
+ * fill the SMs well without a split or with two shares each: 60% of the
+ * SMs or more, or 45-50% (split in two); wide's split is then two or more
+ * shares a tile for few tiles (session 32, 80 small shapes probed, M of 1
+ * to 512: 1.05-1.54x on the twelve of the first 45 that such a band takes,
+ * 26 of the next 36 taken, 1.15x geomean, one 0.94x; from 50 to 60% of
+ * the SMs, at K over 4096 and with narrow split three ways or more, it
+ * lost as often as it won, by up to 1.3x; docs/sm90.md, "The 64x64 tile
+ * at longer K").
  */
 static int narrow_spares_split(const plan_config *narrow, const plan_config *wide, long long m, long long n,
                                long long kk, long long batch, long long sms, int cluster)
 {
     const long long tiles = plan_config_batch_tiles(wide, m, n, batch);
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
-    return kk <= 1280 && (double)plan_config_batch_tiles(narrow, m, n, batch) <= (double)sms &&
-           plan_split_k(tiles, wide->min_blocks, (int)sms, kk, wide->bk, 1, cluster) >= 2;
+    const double narrow_tiles = (double)plan_config_batch_tiles(narrow, m, n, batch);
+    if (narrow_tiles > (double)sms || plan_split_k(tiles, wide->min_blocks, (int)sms, kk, wide->bk, 1, cluster) < 2)
+        return 0;
+    if (kk <= 1280)
+        return 1;
+    const double fill = narrow_tiles / (double)sms;
+    return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));
 }
 
 /*
@@ -411,18 +425,37 @@ static int coop_row_serves(const plan_config *c, const plan_kernel *k)
     return 1;
 }
 
-static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n,
-                                  long long kk, int tail)
+/*
+ * Whether clustered row cl (clusters of cl->cluster tiles stacked along M)
+ * runs in as many waves as its tiles would alone: a number of tile rows
+ * that its clusters do not divide leaves a CTA of each last cluster without
+ * a tile, and those can add a wave (333x11008x4096, D = acc: three tile rows
+ * in clusters of two ran 94.3 µs, in two waves, against 60.3 unclustered;
+ * session 32, docs/sm90.md).
+ */
+static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, long long batch, long long sms)
+{
+    const long long rows = (m + cl->bm - 1) / cl->bm;
+    const long long stacked = (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    const double row_tiles = (double)plan_config_batch_tiles(cl, cl->bm, n, batch);
+    const double slots = (double)sms * cl->min_blocks;
+    return ceil((double)stacked * row_tiles / slots) <= ceil((double)rows * row_tiles / slots);
+}
+
+static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
+                                  long long n, long long kk, long long batch, long long sms, int tail)
 {
     /* K in whole k tiles: rows of whole 128-byte lines */
     const int whole = kk % g->coop->bk == 0;
-    if (!whole && kk < 2048 && !tail && g->coop_cl && plan_can_run(g->coop_cl, k, t->target, NULL))
+    if (!whole && kk < 2048 && !tail && g->coop_cl && plan_can_run(g->coop_cl, k, t->target, NULL) &&
+        cluster_keeps_waves(g->coop_cl, m, n, batch, sms))
         return g->coop_cl;
     const int deep = k->light || (k->per_element && kk >= 4096);
     if (!deep || !whole || n % 8 != 0 || !g->coop_deep || !plan_can_run(g->coop_deep, k, t->target, NULL))
         return g->coop;
     if (!tail && kk >= 2048 && g->coop_deep_cl && coop_row_serves(g->coop_deep_cl, k) &&
-        plan_can_run(g->coop_deep_cl, k, t->target, NULL))
+        plan_can_run(g->coop_deep_cl, k, t->target, NULL) && cluster_keeps_waves(g->coop_deep_cl, m, n, batch, sms))
         return g->coop_deep_cl;
     return g->coop_deep;
 }
@@ -543,10 +576,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return g->coop_mid;
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
-        return coop_of(g, t, k, n, kk, 1); /* its last wave split along K: plan.c, tail_of */
+        return coop_of(g, t, k, m, n, kk, batch, sms, 1); /* its last wave split along K: plan.c, tail_of */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
         return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
-                   ? coop_of(g, t, k, n, kk, 0)
+                   ? coop_of(g, t, k, m, n, kk, batch, sms, 0)
                    : pp_pick;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
@@ -558,7 +591,18 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         if (2.0 * pp_tiles <= (double)sms && g->wg_deep && fits(g->wg_deep, t) &&
             (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
             return g->wg_deep;
-        return wide && fits(wide, t) && wave_fill_pct(wide, m, n, batch, sms) >= 85 ? wide : pp_pick;
+        if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85)
+            return pp_pick;
+        /* K of 4096 or more in whole k tiles: the same tile as the
+         * cooperative row, whose TMA producer kept the consumers fed better
+         * over a long mainloop (session 32, bias + GELU: 1.02-1.07x on the
+         * eight such shapes probed, the row of three stages 1.02-1.05x on
+         * five of the six at K of 4096 or more; at K of 2048 or less the
+         * cp.async tile was 1.03-1.15x faster; docs/sm90.md, "The
+         * cooperative tile over the cp.async one at long K") */
+        if (g->coop && kk >= 4096 && kk % g->coop->bk == 0 && fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
+            return coop_of(g, t, k, m, n, kk, batch, sms, 0);
+        return wide;
     }
     /* K of 512 to 1023: the same where the wide tile would run more than a
      * wave and fill its waves less than 85%; within one wave the wide tile
@@ -602,7 +646,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         /* K in whole k tiles: coop_of's row (four stages for a light
          * epilogue); else three stages, not the clustered row coop_of
          * gives such K (not measured at K of two k tiles or less) */
-        return kk % g->coop->bk == 0 ? coop_of(g, t, k, n, kk, 0) : g->coop;
+        return kk % g->coop->bk == 0 ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : g->coop;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;

@@ -462,15 +462,29 @@ static void test_picks(void **state)
                          T(sm90_pp2_128x128x64_s6)}},
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x192x64_s4)}}, /* two waves 85% full: mid_fills_waves */
+        /* one wave 97% full at K >= 4096: the cooperative row, with maps */
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_wg2_128x256x64_s4)}},
+                         T(sm90_coop2_128x256x64_s3)}},
+        {1024, 4096, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
+                         T(sm90_wg2_128x256x64_s4)}}, /* K < 4096: the cp.async tile */
         /* eight stages where its shares are 2048 of K or more in one wave (long_shares_one_wave) */
         {32, 14336, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
                          T(sm90_wg1_64x128x64_s8)}},
-        {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+        /* the 64x64 tile where its tiles fill 60% of the SMs or more (128
+         * tiles, 80), or 45-50% (64), at K up to 4096 (narrow_spares_split) */
+        {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        {128, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        {512, 512, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        /* ... not at 55% (72 tiles), 36% (48) or K over 4096 */
+        {200, 1152, 2816, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {64, 3072, 3072, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
+                         T(sm90_wg1_64x128x64_s4)}},
+        {16, 8192, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
                          T(sm90_wg1_64x128x64_s8)}},
-        {128, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}}, /* shares of 1280 */
         /* K of 512 to 1023, not whole k tiles, ping-pong tiles filling more
          * than half of one wave: that tile (session 30) */
         {512, 3000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
@@ -1529,9 +1543,12 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 1), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 1), pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 0));
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
-    /* shares of 1365 of K (1x4096x4096: 3 in clusters) keep four stages; 16x11008x4096's one
-     * unsplit wave of 86 CTAs takes eight; on sm_80 no wgmma tile at all */
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
+    /* 1x4096x4096: the 64x64 tile's 64 tiles split in two (narrow_spares_split), where the
+     * 64x128 tile would split its 32 eight ways; 1x4096x8192 keeps that tile (K over 4096), in
+     * eight stages (long_shares_one_wave); 16x11008x4096's one unsplit wave of 86 CTAs takes
+     * eight; on sm_80 no wgmma tile at all */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_64x64x64_s8);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM80, 16, 11008, 4096, 108, 0), EVT_TILE_sm80_64x64x32_w4_s4);
     {
@@ -1811,6 +1828,15 @@ static void test_light_coop(void **state)
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, cases[i].m, cases[i].n, cases[i].k, 132, 1),
                          cases[i].heavy);
     }
+    /* one wave of 128x256 tiles at K >= 4096: the row, in clusters where
+     * they divide the tile rows (1000: eight), not where a cluster would
+     * stand half idle in every column and add a wave (333: three) */
+    assert_int_equal(pick(&k_gemm_tn_light, EVT_TARGET_SM90A, 1000, 4096, 4096, 132, 1),
+                     T(sm90_coop2_cl2_128x256x64_s4));
+    assert_int_equal(pick(&k_gemm_tn_light, EVT_TARGET_SM90A, 333, 11008, 4096, 132, 1),
+                     T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick(&k_gemm_tn_gelu, EVT_TARGET_SM90A, 333, 11008, 4096, 132, 1),
+                     T(sm90_coop2_128x256x64_s4));
     /* not K-contiguous: no clusters */
     assert_int_equal(pick(&k_gemm_nn_light, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
                      T(sm90_coop2_128x256x64_s4));
