@@ -361,12 +361,11 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
  * small problems").  At K of 1281 to 4096, only where narrow's tiles
  * fill the SMs well without a split or with two shares each: 60% of the
  * SMs or more, or 45-50% (split in two); wide's split is then two or more
- * shares a tile for few tiles (session 32, 80 small shapes probed, M of 1
- * to 512: 1.05-1.54x on the twelve of the first 45 that such a band takes,
- * 26 of the next 36 taken, 1.15x geomean, one 0.94x; from 50 to 60% of
- * the SMs, at K over 4096 and with narrow split three ways or more, it
- * lost as often as it won, by up to 1.3x; docs/sm90.md, "The 64x64 tile
- * at longer K").
+ * shares a tile for few tiles (session 32: fitted on 81 small shapes, M
+ * of 1 to 512; from 50 to 60% of the SMs, at K over 4096 and with narrow
+ * split three ways or more it lost as often as it won, by up to 1.3x; on
+ * 32 held-out shapes it moves 1.14x geomean, three of them 3-8% slower;
+ * docs/sm90.md, "The 64x64 tile at longer K").
  */
 static int narrow_spares_split(const plan_config *narrow, const plan_config *wide, long long m, long long n,
                                long long kk, long long batch, long long sms, int cluster)
@@ -430,8 +429,9 @@ static int coop_row_serves(const plan_config *c, const plan_kernel *k)
  * runs in as many waves as its tiles would alone: a number of tile rows
  * that its clusters do not divide leaves a CTA of each last cluster without
  * a tile, and those can add a wave (333x11008x4096, D = acc: three tile rows
- * in clusters of two ran 94.3 µs, in two waves, against 60.3 unclustered;
- * session 32, docs/sm90.md).
+ * in clusters of two ran 94.3 us, in two waves, against 60.3 unclustered;
+ * six held-out shapes of odd tile rows 1.11-1.18x faster unclustered;
+ * session 32, docs/sm90.md, "Clusters only where they add no wave").
  */
 static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, long long batch, long long sms)
 {
@@ -596,10 +596,10 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         /* K of 4096 or more in whole k tiles: the same tile as the
          * cooperative row, whose TMA producer kept the consumers fed better
          * over a long mainloop (session 32, bias + GELU: 1.02-1.07x on the
-         * eight such shapes probed, the row of three stages 1.02-1.05x on
-         * five of the six at K of 4096 or more; at K of 2048 or less the
-         * cp.async tile was 1.03-1.15x faster; docs/sm90.md, "The
-         * cooperative tile over the cp.async one at long K") */
+         * eight such shapes probed at K of 3072 or more, 1.08-1.17x on 13
+         * held out; D = acc 1.06-1.19x; at K of 2048 or less the cp.async
+         * tile was 1.03-1.15x faster; docs/sm90.md, "The cooperative row
+         * over the cp.async 128x256 tile at K >= 4096") */
         if (g->coop && kk >= 4096 && kk % g->coop->bk == 0 && fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
         return wide;
