@@ -11,6 +11,8 @@ AB_PLAIN=only: D = acc alone, no GELU.
 AB_FAST=1: GEMM shapes also run gelu_tanh (cuBLASLt's own function) and
 gelu (erf) under fast math against the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
+AB_CONV_SHAPES: the conv layers instead of the default six, as
+"N,H,W,C,K,R,PAD,STRIDE ..." (NHWC input, K filters of R x R).
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
 stream-K, or with it where the name has ":sk" after it, with the
@@ -48,7 +50,18 @@ mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 def compare(label, bind, configs, peer, peer_name, check):
     """`bind()` makes a launch; the pick's and one per forced configuration
     are timed beside the peer, each checked first."""
-    launches = [bind()] + [bind().set_tuning(name, **kw) for name, kw in map(forced, configs)]
+    launches, kept = [bind()], []
+    for c in configs:  # a configuration the layer cannot run is left out, and said so
+        name, kw = forced(c)
+        try:
+            launch = bind().set_tuning(name, **kw)
+            launch.run()
+        except evt.EvtError as e:
+            print(f"  {c}: {type(e).__name__} {str(e)[:100]}", flush=True)
+            continue
+        launches.append(launch)
+        kept.append(c)
+    configs = kept
     for launch in launches:
         launch.run()
         torch.cuda.synchronize()
@@ -104,16 +117,18 @@ if "gemm" in parts:
 if "conv" in parts:
     configs = os.environ.get("AB_CONV", "sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 "
                                         "sm90_pp2_128x128x64_s2_staged").split()
-    for n, h, w_, c, k, r, pad in [(128, 56, 56, 64, 256, 1, 0), (128, 28, 28, 128, 512, 1, 0),
-                                   (128, 14, 14, 256, 1024, 1, 0), (128, 56, 56, 64, 64, 3, 1),
-                                   (128, 14, 14, 256, 256, 3, 1), (128, 7, 7, 512, 2048, 1, 0)]:
+    layers = [(128, 56, 56, 64, 256, 1, 0, 1), (128, 28, 28, 128, 512, 1, 0, 1), (128, 14, 14, 256, 1024, 1, 0, 1),
+              (128, 56, 56, 64, 64, 3, 1, 1), (128, 14, 14, 256, 256, 3, 1, 1), (128, 7, 7, 512, 2048, 1, 0, 1)]
+    if os.environ.get("AB_CONV_SHAPES"):  # "N,H,W,C,K,R,PAD,STRIDE ..."
+        layers = [tuple(int(x) for x in s.split(",")) for s in os.environ["AB_CONV_SHAPES"].split()]
+    for n, h, w_, c, k, r, pad, st in layers:
         x = torch.randn(n, c, h, w_, device=dev, dtype=torch.float16).to(memory_format=cl)
         wt = (torch.randn(k, c, r, r, device=dev, dtype=torch.float16) * (c * r * r) ** -0.5).to(memory_format=cl)
         bias = torch.randn(k, device=dev, dtype=torch.float16)
-        P, Q = h + 2 * pad - r + 1, w_ + 2 * pad - r + 1
+        P, Q = (h + 2 * pad - r) // st + 1, (w_ + 2 * pad - r) // st + 1
         z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
-        ref = F.relu(F.conv2d(x.double(), wt.double(), bias.double(), 1, pad) + z.double())
-        compare(f"conv {h}x{w_}x{c}->{k} {r}x{r}",
-                lambda: m.kernel("conv_add_relu").bind(x, wt, bias=bias, z=z, padding=pad), configs,
-                lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (1, 1), (pad, pad), (1, 1), 1),
+        ref = F.relu(F.conv2d(x.double(), wt.double(), bias.double(), st, pad) + z.double())
+        compare(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{r}/{st}",
+                lambda: m.kernel("conv_add_relu").bind(x, wt, bias=bias, z=z, padding=pad, stride=st), configs,
+                lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (st, st), (pad, pad), (1, 1), 1),
                 "cudnn", lambda y: close("conv", y, ref))

@@ -236,22 +236,36 @@ static double wave_cost(const plan_config *c, long long m, long long n, long lon
     return (double)waves * c->bm * c->bn * per_sm * (100 + penalty_pct);
 }
 
+/* wave_cost, times the k tiles' padding of K where that is an eighth of K
+ * or more: a K that is not whole k tiles multiplies zeros in its last one
+ * (a conv, 64x28x28x160 -> 160 1x1, K = 160: 56.4 us on 128x256x64 tiles,
+ * 36.7 on 128x128x32 ones of the same wave cost; session 32,
+ * docs/conv2d_fprop.md).  A smaller padding is left out, unmeasured: it
+ * would only break ties that the candidates' order settles now. */
+static double padded_cost(const plan_config *c, long long m, long long n, long long kk, long long batch,
+                          long long sms, int penalty_pct)
+{
+    const long long loaded = (kk + c->bk - 1) / c->bk * c->bk;
+    const double cost = wave_cost(c, m, n, batch, sms, penalty_pct);
+    return kk > 0 && 8 * (loaded - kk) >= kk ? cost * (double)loaded / (double)kk : cost;
+}
+
 /* A candidate of a cost comparison and its penalty (wave_cost). */
 typedef struct costed {
     const plan_config *c;
     int penalty_pct;
 } costed;
 
-/* The cheapest of the n candidates that fit t, the earliest on equal cost
- * (the list is in order of preference); NULL if none fits. */
+/* The cheapest of the n candidates that fit t (padded_cost), the earliest
+ * on equal cost (the list is in order of preference); NULL if none fits. */
 static const plan_config *cheapest(const costed *cand, int n, const plan_target *t, long long m,
-                                   long long n_, long long batch, long long sms, double *cost)
+                                   long long n_, long long kk, long long batch, long long sms, double *cost)
 {
     const plan_config *best = NULL;
     for (int i = 0; i < n; i++) {
         if (!fits(cand[i].c, t))
             continue;
-        const double c = wave_cost(cand[i].c, m, n_, batch, sms, cand[i].penalty_pct);
+        const double c = padded_cost(cand[i].c, m, n_, kk, batch, sms, cand[i].penalty_pct);
         if (!best || c < *cost) {
             best = cand[i].c;
             *cost = c;
@@ -651,7 +665,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;
     /* short K: at most two k tiles (128 16-bit elements, 256 fp8 ones) */
-    const plan_config *best = cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, t, m, n, batch, sms, &cost);
+    const plan_config *best = cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, t, m, n, kk, batch, sms, &cost);
     return best ? best : classic;
 }
 
@@ -673,11 +687,17 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
  * cp.async wgmma 128x64 and 256x64 tiles lost there.  Where the sm80
  * heuristic falls back to 64x64 tiles, the GEMM's rule for few tiles: the
  * producer/consumer tile with K >= 1024, M of a tile row and 0.3 SMs' worth
- * of tiles (a stride-2 3x3 layer ran 1.5x faster, docs/tuning.md).
+ * of tiles (a stride-2 3x3 layer ran 1.5x faster, docs/tuning.md).  Else,
+ * where k is a multiple of 64 but not of 128 (192, 320), the 128x64
+ * producer/consumer tile (below).  The costs count K's padding to each
+ * tile's k tiles (conv_cost).
  */
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
-                                         long long sms, int tma, int stageable)
+                                         long long sms, int tma_level, int stageable)
 {
+    /* the maps of a layer whose taps end in zero-filled k tiles serve only
+     * the 128x64 tile's rule below */
+    const int tma = tma_level == PLAN_TMA_MAPS, narrow_maps = tma_level != PLAN_TMA_NONE;
     const plan_config *classic = conv_sm80_pick(t, m, n, kk, sms);
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);
     if (tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
@@ -694,6 +714,15 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         return pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms
                    ? pp
                    : classic;
+    /* k a multiple of 64 but not of 128: every wider tile pads the last
+     * column of tiles by half (k = 320: 384 or 512 columns computed), the
+     * 128x64 producer/consumer tile none, and it ran 1.14-2.06x faster than
+     * the pick on the six such layers probed (c of 160 to 384, 1x1 and 3x3,
+     * k of 192 and 320), with maps whose taps end in zero-filled k tiles
+     * too (c = 160: 1.26-1.30x; session 32, docs/conv2d_fprop.md) */
+    const plan_config *narrow = CFG(sm90_pp2_128x64x64_s7);
+    if (narrow_maps && n % 128 == 64 && n <= 576 && kk > 2 * narrow->bk && fits(narrow, t))
+        return narrow;
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
                               {CFG(sm90_wg2_128x256x64_s4), 0},
                               {CFG(sm90_wg3_192x128x64_s4), 15},
@@ -703,8 +732,8 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg3_192x128x64_s4), 15},
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
     double cost = 0;
-    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, 1, sms, &cost);
-    if (pp_ok && (!best || wave_cost(pp, m, n, 1, sms, -25) < cost))
+    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, kk, 1, sms, &cost);
+    if (pp_ok && (!best || padded_cost(pp, m, n, kk, 1, sms, -25) < cost))
         return pp;
     return best ? best : classic;
 }

@@ -152,14 +152,17 @@ static int tma_usable(const plan_config *c, const plan_kernel *k, const plan_pro
 
 /* Whether the heuristic may consider the producer/consumer configurations:
  * those it can pick all have BK = 64, so the test on one answers for all.
- * Not for a conv whose taps end in zero-filled k tiles: there the cp.async
- * wgmma tiles, which walk K flat, were as fast or faster on six of eight
- * layers (c of 96, 160, 200, H200; docs/conv2d_fprop.md); tuning and
- * forcing still reach them. */
+ * A conv whose taps end in zero-filled k tiles gets PLAN_TMA_PARTIAL_TAPS:
+ * there the cp.async wgmma tiles, which walk K flat, were as fast or faster
+ * on six of eight layers (c of 96, 160, 200, H200; docs/conv2d_fprop.md),
+ * but for the 128x64 tile's rule (conv_sm90_pick); tuning and forcing
+ * reach them all. */
 static int heuristic_tma(const plan_kernel *k, const plan_problem *p, int driver_tma)
 {
     const plan_config *pp = &plan_configs[EVT_TILE_sm90_pp2_128x128x64_s4];
-    return tma_usable(pp, k, p, driver_tma) && (k->mainloop == EVT_MAINLOOP_GEMM || p->conv_c % pp->bk == 0);
+    if (!tma_usable(pp, k, p, driver_tma))
+        return PLAN_TMA_NONE;
+    return k->mainloop == EVT_MAINLOOP_GEMM || p->conv_c % pp->bk == 0 ? PLAN_TMA_MAPS : PLAN_TMA_PARTIAL_TAPS;
 }
 
 /* The device's SMs, or the target's usual count where it does not say. */

@@ -197,10 +197,15 @@ void plan_fit_clusters(plan *pl, long long resident);
  * batch of `batch` m x n x kk problems (a conv's GEMM view; batch 1 for one
  * problem, whose tile counts the heuristic weighs batch times) on sms
  * multiprocessors (> 0);
- * tma: the producer/consumer configurations' TMA maps can be made (the fast
- * path, a driver with tensor maps, a conv's c a multiple of their BK).
+ * tma: PLAN_TMA_MAPS where the producer/consumer configurations' TMA maps
+ * can be made (the fast path, a driver with tensor maps, a conv's c a
+ * multiple of their BK); PLAN_TMA_PARTIAL_TAPS for a conv whose maps can be
+ * made but whose taps end in zero-filled k tiles (plan_conv_tma_channels
+ * with c not a multiple of BK), which only the narrow producer/consumer
+ * tile's rule takes; PLAN_TMA_NONE otherwise.
  * Always one that fits t's shared memory; NULL only for t outside evt_target.
  */
+enum { PLAN_TMA_NONE = 0, PLAN_TMA_MAPS = 1, PLAN_TMA_PARTIAL_TAPS = 2 };
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n,
                              long long kk, long long batch, int sms, int tma);
 /* The output tiles of a batch of `batch` m x n problems (saturating at LLONG_MAX). */

@@ -1480,6 +1480,63 @@ static long long forced_grid(const plan_config *c, long long m, long long n)
     return pl.grid;
 }
 
+/* A conv layer's pick from its NHWC shape: n images of h x w x c, k filters
+ * of r x r, padding pad, stride st; maps for the producer/consumer tiles
+ * where the driver has them (tma) and c allows (plan_conv_tma_channels). */
+static enum evt_tile_id conv_pick(long long n, long long h, long long w, long long c, long long k, long long r,
+                                  long long pad, long long st, int tma)
+{
+    const long long p = (h + 2 * pad - r) / st + 1, q = (w + 2 * pad - r) / st + 1;
+    plan_problem pr = problem(EVT_TARGET_SM90A, 132, n * p * q, k, r * r * c, tma);
+    pr.conv_c = c;
+    return make(&k_conv_st, &pr, NULL).config->id;
+}
+
+/* Session 32's conv rules: k a multiple of 64 but not of 128 takes the
+ * 128x64 producer/consumer tile (with maps, also where c's taps end in
+ * zero-filled k tiles), up to k = 576; the wave costs count K's padding to
+ * the k tiles where it is an eighth of K or more. */
+static void test_conv_narrow_and_padding(void **state)
+{
+    (void)state;
+    static const struct {
+        long long n, h, c, k, r, pad, st;
+        enum evt_tile_id want, want_no_maps; /* without maps: the wave costs' cp.async tiles */
+    } cases[] = {
+        /* k = 192, 320, 448, 576: the 128x64 tile (c = 160: maps whose taps end in zeros) */
+        {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {2, 64, 320, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {64, 14, 256, 320, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {16, 56, 128, 192, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {128, 14, 128, 576, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
+        /* ... not k = 704 (past 576), k = 200 (not a multiple of 64), nor k = 256 */
+        {128, 14, 128, 704, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {128, 28, 200, 200, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {128, 14, 256, 256, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* K = c = 160 in k tiles of 64 loads 192: the 128x128x32 tile, whose k tiles it fills,
+         * at the wave cost of the 128x256x64 one */
+        {64, 28, 160, 160, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+        {128, 56, 160, 200, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int tma = 0; tma < 2; tma++) {
+            const enum evt_tile_id got = conv_pick(cases[i].n, cases[i].h, cases[i].h, cases[i].c, cases[i].k,
+                                                   cases[i].r, cases[i].pad, cases[i].st, tma);
+            const enum evt_tile_id want = tma ? cases[i].want : cases[i].want_no_maps;
+            if (got != want) {
+                print_message("conv %lldx%lldx%lldx%lld -> %lld, %lldx%lld /%lld, maps %d: %s, want %s\n",
+                              cases[i].n, cases[i].h, cases[i].h, cases[i].c, cases[i].k, cases[i].r, cases[i].r,
+                              cases[i].st, tma, plan_configs[got].name, plan_configs[want].name);
+                wrong++;
+            }
+        }
+    /* maps the driver cannot make, or a c whose zero-filled tails are too long (136): no
+     * producer/consumer tile at all */
+    assert_true(conv_pick(64, 17, 17, 136, 192, 3, 1, 1, 1) != T(sm90_pp2_128x64x64_s7));
+    assert_int_equal(wrong, 0);
+}
+
 /* The sm_90a heuristics on the shapes they were measured on (H200, 132 SMs:
  * docs/sm80.md, docs/sm90.md), and the launch sizes of the
  * warp-specialized and wgmma configurations. */
@@ -1910,7 +1967,7 @@ int main(void)
         cmocka_unit_test(test_describe),     cmocka_unit_test(test_listed),
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
-        cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
