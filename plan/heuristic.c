@@ -565,9 +565,12 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const plan_config *pp = g->pp, *wide = g->wg_wide;
     /* fp8's cooperative tile in clusters of two once M has two tile rows:
      * each CTA loads half of the B tile the two share; 1-5% faster on the
-     * eight shapes measured, never slower (docs/fp8.md) */
+     * eight shapes measured, never slower (docs/fp8.md; all had an even
+     * number of tile rows), unless the clusters add a wave (as the 16-bit
+     * rows', cluster_keeps_waves: not measured on fp8) */
     const plan_config *pp_pick = g->pp_cl && tma && m > pp->bm && fits(g->pp_cl, t) &&
-                                         plan_can_run(g->pp_cl, k, t->target, NULL)
+                                         plan_can_run(g->pp_cl, k, t->target, NULL) &&
+                                         cluster_keeps_waves(g->pp_cl, m, n, batch, sms)
                                      ? g->pp_cl
                                      : pp;
     /* K of 2048 or more: the ping-pong tile in six stages, whose deeper

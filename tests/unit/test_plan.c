@@ -286,6 +286,12 @@ static void test_fp8_picks(void **state)
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 16384, 4096, 132, 1),
                      T(sm90_coop2_128x128x128_s4_fp8));
+    /* three tile rows: clusters of two would stack four, 512 tiles in four waves against
+     * 384 in three; five rows of 40 columns (200 tiles, 240 clustered) keep their two waves */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 333, 16384, 4096, 132, 1),
+                     T(sm90_coop2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 600, 5120, 4096, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
     /* without TMA maps, mma.sync: the cp.async wgmma tiles leave K's whole
      * sum to the tensor cores' fp8 accumulation (forced use only) */
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 0),
