@@ -102,6 +102,12 @@ runs() {
             echo "$f $k conv:2,15,13,200,200,1,1 --config sm90_pp2_128x128x64_s2_staged"
             echo "$f $k conv:3,17,13,136,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s4"
             echo "$f $k conv:8,17,17,160,192,3,3,1,1,1"
+            # the heuristic's picks of session 32's conv rules: k = 320 and 192
+            # on the 128x64 tile (whole taps; c = 160's zero-filled tap ends),
+            # a 1x1 c = 160 on 128x128x32 (K's padding)
+            echo "$f $k conv:32,14,14,256,320,1,1"
+            echo "$f $k conv:48,17,17,160,192,3,3,1,1,1"
+            echo "$f $k conv:64,28,28,160,160,1,1"
             # 13: the producer/consumer tile of narrow layers (128x64)
             echo "$f $k conv:8,30,30,64,64,3,3,1,1,1 --config sm90_pp2_128x64x64_s7"
             echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
