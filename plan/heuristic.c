@@ -613,7 +613,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         /* K of 4096 or more in whole k tiles: the same tile as the
          * cooperative row, whose TMA producer kept the consumers fed better
          * over a long mainloop (session 32, bias + GELU: 1.02-1.07x on the
-         * eight such shapes probed at K of 3072 or more, 1.08-1.17x on 13
+         * eight such shapes probed at K of 3072 or more, 1.07-1.18x on 13
          * held out; D = acc 1.06-1.19x; at K of 2048 or less the cp.async
          * tile was 1.03-1.15x faster; docs/sm90.md, "The cooperative row
          * over the cp.async 128x256 tile at K >= 4096") */
