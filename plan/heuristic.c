@@ -614,7 +614,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
          * cooperative row, whose TMA producer kept the consumers fed better
          * over a long mainloop (session 32, bias + GELU: 1.02-1.07x on the
          * eight such shapes probed at K of 3072 or more, 1.07-1.18x on 13
-         * held out; D = acc 1.06-1.19x; at K of 2048 or less the cp.async
+         * held out; D = acc 1.05-1.19x; at K of 2048 or less the cp.async
          * tile was 1.03-1.15x faster; docs/sm90.md, "The cooperative row
          * over the cp.async 128x256 tile at K >= 4096") */
         if (g->coop && kk >= 4096 && kk % g->coop->bk == 0 && fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
