@@ -452,9 +452,9 @@ static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, 
     const long long rows = (m + cl->bm - 1) / cl->bm;
     const long long stacked = (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
-    const double row_tiles = (double)plan_config_batch_tiles(cl, cl->bm, n, batch);
-    const double slots = (double)sms * cl->min_blocks;
-    return ceil((double)stacked * row_tiles / slots) <= ceil((double)rows * row_tiles / slots);
+    const double slots = (double)sms * tiles_per_sm(cl);
+    return ceil((double)plan_config_batch_tiles(cl, stacked * cl->bm, n, batch) / slots) <=
+           ceil((double)plan_config_batch_tiles(cl, m, n, batch) / slots);
 }
 
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
