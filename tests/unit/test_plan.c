@@ -1900,6 +1900,10 @@ static void test_light_coop(void **state)
                      T(sm90_coop2_128x256x64_s4));
     assert_int_equal(pick(&k_gemm_tn_gelu, EVT_TARGET_SM90A, 333, 11008, 4096, 132, 1),
                      T(sm90_coop2_128x256x64_s4));
+    /* the same for the clustered row of K not whole k tiles: 33 tile rows of 12 tiles
+     * are three waves, 34 stacked four (4000: 32 rows, clustered) */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4100, 3000, 1000, 132, 1), T(sm90_coop2_128x256x64_s3));
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4000, 3000, 1000, 132, 1), T(sm90_coop2_cl2_128x256x64_s3));
     /* not K-contiguous: no clusters */
     assert_int_equal(pick(&k_gemm_nn_light, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
                      T(sm90_coop2_128x256x64_s4));
