@@ -10,6 +10,9 @@ AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM;
 AB_PLAIN=only: D = acc alone, no GELU.
 AB_FAST=1: GEMM shapes also run gelu_tanh (cuBLASLt's own function) and
 gelu (erf) under fast math against the same cuBLASLt epilogue.
+AB_EXACT=1: GEMM shapes also run the GELU at f32 precision (evt_gelu, not the
+evt_gelu16 an f16 output gets: `gelu(acc + bias) + 0.0`, one add more) against
+the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_CONV_SHAPES: the conv layers instead of the default six, as
 "N,H,W,C,K,R,PAD,STRIDE ..." (NHWC input, K filters of R x R).
@@ -45,6 +48,8 @@ kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
 """, name="ab.evt")
 mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
 mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
+# a sum keeps a GELU at f32 precision (ir/narrow.c), whatever the output
+mx = evt.compile(source=EVT_SOURCE.replace("gelu(acc + bias)", "gelu(acc + bias) + 0.0"), name="ab_exact.evt")
 
 
 def compare(label, bind, configs, peer, peer_name, check):
@@ -99,6 +104,12 @@ if "gemm" in parts:
                     lambda: m.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                     lambda y: close("gemm", y, ref))
+        if os.environ.get("AB_EXACT"):
+            ref = F.gelu(a.double() @ w.double().t() + bias.double())
+            compare(f"gemm+bias+gelu f32-exact {M}x{N}x{K}",
+                    lambda: mx.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
+                    lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
+                    lambda y: close("gemm exact", y, ref))
         if os.environ.get("AB_FAST"):
             ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
             compare(f"gemm+bias+gelu_tanh fast {M}x{N}x{K}",

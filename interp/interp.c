@@ -365,6 +365,7 @@ static int compute(interp *in, const ir_value *v, double *r, const double *a, co
     case IR_RELU: MAP1(evt_relu(x), relu64(x)); break;
     case IR_LEAKY_RELU: MAP2(evt_leaky_relu(x, y), x >= 0 ? x : y * x); break;
     case IR_GELU: MAP1(evt_gelu(x), gelu64(x)); break;
+    case IR_GELU16: MAP1(evt_gelu16(x), gelu64(x)); break;
     case IR_GELU_TANH: MAP1(evt_gelu_tanh(x), gelu_tanh64(x)); break;
     case IR_SILU: MAP1(evt_silu(x), isnan(x) ? x : mul_sigmoid64(x, x)); break;
     case IR_SIGMOID: MAP1(evt_sigmoid(x), isnan(x) ? x : mul_sigmoid64(1.0, x)); break;

@@ -132,6 +132,11 @@ int ir_func_rewrite(ir_func *fn, ir_rewriter *rewrite, void *user);
  * outputs, the launch interface, are untouched. */
 void ir_func_compact(ir_func *fn, const unsigned char *keep);
 
+/* Marks each gelu whose uses all end in outputs of 16 bits or fewer as
+ * IR_GELU16 (narrow.c); sema runs it on every epilogue it builds.  On an
+ * allocation failure it sets fn->arena->failed and changes nothing. */
+void ir_func_narrow(ir_func *fn);
+
 /* Checks the invariants above; on failure writes why into why and returns 0. */
 int ir_verify(const ir_func *fn, strbuf *why);
 

@@ -66,7 +66,8 @@ enum {
     X(IR_CLAMP, "clamp", 3, IR_BUILTIN | IR_FOLD)                                  \
     X(IR_REDUCE_SUM, "reduce_sum", 1, IR_BUILTIN | IR_REDUCE)                      \
     X(IR_REDUCE_MAX, "reduce_max", 1, IR_BUILTIN | IR_REDUCE)                      \
-    X(IR_REDUCE_MIN, "reduce_min", 1, IR_BUILTIN | IR_REDUCE)
+    X(IR_REDUCE_MIN, "reduce_min", 1, IR_BUILTIN | IR_REDUCE)                      \
+    X(IR_GELU16, "gelu16", 1, IR_FOLD | IR_COSTLY) /* gelu for 16-bit stores */
 
 typedef enum ir_op {
 #define IR_OP_ENUM(op, name, arity, flags) op,

@@ -472,6 +472,8 @@ static ir_func *sema_epilogue(arena *a, diag_list *dl, const ast_epilogue *ep)
     }
     if (fn->noutputs == 0 && clean)
         diag_report(dl, EVT_SEV_ERROR, ep->loc, "epilogue '%s' has no output", ep->name);
+    if (dl->errors == errors_before)
+        ir_func_narrow(fn);
     return fn;
 }
 

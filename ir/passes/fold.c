@@ -43,6 +43,7 @@ static float evaluate(ir_op op, float a, float b, float c)
     case IR_RELU: return evt_relu(a);
     case IR_LEAKY_RELU: return evt_leaky_relu(a, b);
     case IR_GELU: return evt_gelu(a);
+    case IR_GELU16: return evt_gelu16(a);
     case IR_GELU_TANH: return evt_gelu_tanh(a);
     case IR_SILU: return evt_silu(a);
     case IR_SIGMOID: return evt_sigmoid(a);

@@ -598,6 +598,63 @@ EVT_MATH_FN float evt_gelu(float x)
 }
 
 /*
+ * gelu for a value whose every use ends in a store of 16 bits or fewer
+ * (f16, bf16, e4m3, e5m2; ir_func_narrow marks such calls IR_GELU16, so the
+ * interpreter and the GPU compute the same bits).  evt_gelu's method with
+ * the parts that only serve f32 accuracy dropped: the exp's q of degree 3
+ * (relative error 1.1e-7) and ln2's tail; u = 1/(a+2) from the seed, the
+ * cubic step and one Newton step, without the residual's first-order
+ * correction of R (d's rounding, 2^-24, stays below the budget); R's
+ * polynomial of degree 8 (2.1e-7) instead of 11.  The split of a^2 stays:
+ * without it the error grows to 4.4e-6 for x below -9.  Over every f32
+ * input: relative error at most 7.0e-7 (2^-20.45, at -11.623136), and of
+ * the results of |x| < 20 stored to f16, 2.6e-5 round the other way than
+ * the exact value does (evt_gelu: 8.7e-6), to bf16 4.4e-5 (3.5e-6).
+ * 40 arithmetic instructions against evt_gelu's 50 (the epilogue of a GELU
+ * is issue-bound on them: docs/sm90.md).  Special values as evt_gelu.
+ * The coefficients: bench/fit_gelu16.c.
+ */
+EVT_MATH_FN float evt_gelu16(float x)
+{
+    float ac = evtm_fmin(evt_abs(x), 14.5f); /* NaN too */
+    float am = evt_mul(ac, -0.5f);
+    float hn = evt_mul(ac, am);
+    float ln = evt_fma(ac, am, evt_neg(hn));
+    float j = evt_fma(hn, 1.44269502f, 12582912.0f);
+    float n = evt_sub(j, 12582912.0f);
+    float r = evt_add(evt_fma(n, -0.693147182f, hn), ln);
+    float q = 8.312684484e-03f;
+    q = evt_fma(q, r, 4.189276323e-02f);
+    q = evt_fma(q, r, 1.666712016e-01f);
+    q = evt_fma(q, r, 4.999921322e-01f);
+    float t = evt_fma(evt_mul(r, r), q, r);
+    const float p65 = 3.68934881e+19f, p66 = 7.37869763e+19f; /* 2^65, 2^66 */
+    float d = evt_fma(ac, p65, p66);
+    float y = evt_bits_f32(0xfef311c3u - evt_f32_bits(d));
+    float e = evt_fma(d, y, 1.0f);
+    y = evt_fma(y, evt_fma(e, e, e), y);
+    y = evt_fma(y, evt_fma(d, y, 1.0f), y);
+    /* 1 + P(v) = 2 R(a) / u, v = u - 1/8 exact */
+    float v = evt_fma(y, -p65, -0.125f);
+    float v2 = evt_mul(v, v);
+    float se = 6.593158722e+01f;
+    se = evt_fma(se, v2, 4.113607407e+01f);
+    se = evt_fma(se, v2, -9.023852348e+00f);
+    se = evt_fma(se, v2, 2.363047123e+00f);
+    se = evt_fma(se, v2, 3.646883368e-02f);
+    float so = -9.588346100e+01f;
+    so = evt_fma(so, v2, 7.248638630e+00f);
+    so = evt_fma(so, v2, -2.221593618e+00f);
+    so = evt_fma(so, v2, 2.221040726e+00f);
+    float w = evt_fma(y, evt_fma(v, so, se), y); /* -R(a) 2^-64 */
+    float scale = evt_bits_f32((evt_f32_bits(j) << 23) + (191u << 23));
+    float as = evt_mul(ac, scale);
+    float nres = evt_mul(evt_fma(as, t, as), w); /* -a Q(a) */
+    float pos = evt_add(x, nres);
+    return x < 0.0f ? nres : pos;
+}
+
+/*
  * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x sigmoid(w),
  * w = x P, P = k0 + k1 x^2, k0 = 2 sqrt(2/pi), k1 = 0.044715 k0.  For
  * negative x the result is about x exp(w) and |w| reaches 127, so w's

@@ -157,6 +157,46 @@ static void test_builtins_vs_libm(void **state)
     }
 }
 
+/* evt_gelu16 (the gelu of values only stored in 16 bits or fewer, ir/narrow.c):
+ * a relative error bound rather than ulp (7.0e-7 measured over every f32
+ * input, bench/fit_gelu16.c), and for subnormal results that bound and
+ * one rounding, and evt_gelu's special values. */
+static void test_gelu16(void **state)
+{
+    (void)state;
+    double worst = 0;
+    float wx = 0;
+    for (int i = 0; i < 1200000; i++) {
+        float x = i % 2 ? bits(rnd32()) : (float)((int32_t)rnd32() / 107374182.4);
+        if (i < (int)(sizeof edges / sizeof edges[0]))
+            x = edges[i];
+        double r = ref64(5, x);
+        float y = evt_gelu16(x);
+        if (isnan(x)) {
+            assert_true(isnan(y));
+            continue;
+        }
+        if (fabs(r) < 0x1p-126) { /* a subnormal result: the bound, then one rounding */
+            if (!(fabs(y - r) <= 7.5e-7 * fabs(r) + 0x1p-150))
+                fail_msg("gelu16(%a) = %a, not within the bound of %a", (double)x, (double)y, r);
+            continue;
+        }
+        double e = fabs((y - r) / r);
+        if (!(e <= worst)) {
+            worst = e;
+            wx = x;
+        }
+    }
+    if (worst > 7.5e-7)
+        fail_msg("gelu16: relative error %.3g at %a (bound 7.5e-7)", worst, (double)wx);
+    float inf = evt_inf();
+    assert_true(isnan(evt_gelu16(evt_nan())));
+    assert_true(same_bits(evt_gelu16(inf), inf) && same_bits(evt_gelu16(-inf), -0.0f));
+    assert_true(same_bits(evt_gelu16(-0.0f), -0.0f) && same_bits(evt_gelu16(0.0f), 0.0f));
+    assert_true(same_bits(evt_gelu16(-20.0f), -0.0f) && same_bits(evt_gelu16(6.0f), 6.0f));
+    assert_true(evt_gelu16(-13.5f) < 0.0f);
+}
+
 static void test_special_values(void **state)
 {
     (void)state;
@@ -425,6 +465,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtins_vs_libm),
+        cmocka_unit_test(test_gelu16),
         cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_min_max_rules),
         cmocka_unit_test(test_f16),
