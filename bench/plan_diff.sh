@@ -3,7 +3,7 @@
 # planner of REV (default HEAD) and the working tree's, each from its own
 # plan/ and kernels/tile_configs.h (with this tree's include/ and ir/
 # headers), runs bench/plan_grid.c's grid (4,620 GEMM shapes, each with
-# two epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
+# three epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
 # prints how many plans moved, from what to what; with -v, every moved
 # shape too; with --none, exits 1 if any plan moved (the test that runs it
 # against HEAD).  CPU only, a few seconds; no GPU, no CUDA.  Outside a git

@@ -659,11 +659,22 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return classic;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     if (kk <= 2 * wide->bk && tma && g->coop && fits(g->coop, t) && tile_area_pct(g->coop, m, n) >= 90 &&
-        (double)plan_config_batch_tiles(g->coop, m, n, batch) >= 8.0 * (double)sms)
+        (double)plan_config_batch_tiles(g->coop, m, n, batch) >= 8.0 * (double)sms) {
+        /* a light epilogue that reads a bias or a row scale, K in whole k
+         * tiles: the ping-pong tile, one consumer's epilogue (its vector
+         * loads) under the other's mainloop: 1.07-1.16x faster than the
+         * cooperative row on the eight such shapes measured, batched and
+         * not, at K of 64 and 128; as fast with an [M] and an [N] input;
+         * D = acc, a ReLU or a scale alone were 3-7% slower on it, and a
+         * GELU as fast (session 33, docs/sm90.md, "Short K") */
+        if (k->light && k->broadcast && !k->fp8 && kk % pp->bk == 0 && fits(pp, t) &&
+            plan_can_run(pp, k, t->target, NULL))
+            return pp;
         /* K in whole k tiles: coop_of's row (four stages for a light
          * epilogue); else three stages, not the clustered row coop_of
          * gives such K (not measured at K of two k tiles or less) */
         return kk % g->coop->bk == 0 ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : g->coop;
+    }
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;

@@ -26,6 +26,15 @@ int plan_per_element_epilogue(const ir_func *fn)
     return 1;
 }
 
+int plan_broadcast_input(const ir_func *fn)
+{
+    for (size_t i = 0; i < fn->ninputs; i++)
+        if ((fn->inputs[i].info.shape == EVT_SHAPE_M || fn->inputs[i].info.shape == EVT_SHAPE_N) &&
+            ir_func_reads_input(fn, i))
+            return 1;
+    return 0;
+}
+
 int plan_light_epilogue(const ir_func *fn)
 {
     if (!plan_per_element_epilogue(fn))
@@ -47,6 +56,7 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.fp8 = k->operands[0].elem == EVT_E4M3 || k->operands[0].elem == EVT_E5M2;
     p.light = plan_light_epilogue(k->epilogue);
     p.per_element = plan_per_element_epilogue(k->epilogue);
+    p.broadcast = plan_broadcast_input(k->epilogue);
     return p;
 }
 

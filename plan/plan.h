@@ -76,6 +76,7 @@ typedef struct plan_kernel {
     int fp8;          /* fp8 operands (e4m3, e5m2): fp8 configurations, fp8 targets only */
     int light;        /* plan_light_epilogue */
     int per_element;  /* plan_per_element_epilogue */
+    int broadcast;    /* plan_broadcast_input: the epilogue reads an [M] or [N] input */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -94,6 +95,8 @@ int plan_staged_input(const ir_func *fn);
  * narrower epilogue sub-tiles slowed a GELU's and a residual's
  * (docs/sm90.md). */
 int plan_light_epilogue(const ir_func *fn);
+/* Whether epilogue fn reads an [M] or [N] input (a bias, a row scale). */
+int plan_broadcast_input(const ir_func *fn);
 /* Whether epilogue fn computes each output element from its accumulator and
  * broadcast inputs alone: no reduction, no [M, N] input (a light epilogue,
  * or one with costly builtins).  At long K the heuristic gives such an

@@ -24,16 +24,17 @@
 /* mainloop, k_contiguous, stageable, fp8, light, per_element: all but the
  * _light and _gelu ones have a heavy epilogue (transcendentals beside a
  * reduction or an [M, N] input) */
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0};  /* A column-major */
-static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1}; /* D = acc, say */
-static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1};  /* gelu(acc + bias) */
-static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1};
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0}; /* an input to stage */
-static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0};  /* an [M, N] input to stage */
-static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0};  /* e4m3/e5m2, A row, B col */
-static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0}; /* fp8, not K-contiguous */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0};  /* A column-major */
+static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0}; /* D = acc, say */
+static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1};  /* gelu(acc + bias) */
+static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0};
+static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1}; /* relu(acc + bias) */
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0};  /* an [M, N] input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0};  /* e4m3/e5m2, A row, B col */
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -1251,8 +1252,8 @@ static void test_listed(void **state)
      * four-stage rows for light and per-element epilogues */
     static const long long ks[] = {64, 128, 129, 1000, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1};
-    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1};
+    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0};
+    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1};
     const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st,
                                     &k_gemm_light, &k_gemm_gelu};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
@@ -1717,12 +1718,18 @@ static void test_batch_tiles(void **state)
 /* K of one or two k tiles on sm_90a with TMA maps: the cooperative tile
  * where it has four tiles an SM, nine tenths of their area inside the
  * problem; else the 128x128 tile at two CTAs an SM. */
-static enum evt_tile_id pick_batched(long long m, long long n, long long kk, long long batch, int tma)
+static enum evt_tile_id pick_batched_k(const plan_kernel *k, long long m, long long n, long long kk,
+                                       long long batch, int tma)
 {
     plan_problem p = problem(EVT_TARGET_SM90A, 132, m, n, kk, tma);
     p.conv_c = 0;
     p.batch = batch;
-    return make(&k_gemm_tn, &p, NULL).config->id;
+    return make(k, &p, NULL).config->id;
+}
+
+static enum evt_tile_id pick_batched(long long m, long long n, long long kk, long long batch, int tma)
+{
+    return pick_batched_k(&k_gemm_tn, m, n, kk, batch, tma);
 }
 
 static void test_short_k_coop(void **state)
@@ -1743,6 +1750,20 @@ static void test_short_k_coop(void **state)
     assert_true(pick_batched(512, 512, 192, 256, 1) != T(sm90_wg2_128x128x64_s3));
     /* a batch whose tiles saturate: no overflow */
     assert_int_equal(pick_batched(1LL << 31, 1LL << 31, 64, 1LL << 31, 1), T(sm90_coop2_128x256x64_s3));
+    /* a light epilogue reading a bias, K in whole k tiles: the ping-pong
+     * tile (session 33); D = acc keeps the cooperative row's four stages, a
+     * GELU its three */
+    const plan_kernel *bias = &k_gemm_tn_bias;
+    assert_int_equal(pick_batched_k(bias, 1024, 1024, 128, 64, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick_batched_k(bias, 512, 512, 64, 256, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick_batched_k(bias, 6144, 8192, 128, 1, 1), T(sm90_pp2_128x128x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_light, 6144, 8192, 128, 1, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 6144, 8192, 128, 1, 1), T(sm90_coop2_128x256x64_s3));
+    /* K not whole k tiles (not measured): the cooperative tile as before */
+    assert_int_equal(pick_batched_k(bias, 6144, 8192, 96, 1, 1), T(sm90_coop2_128x256x64_s3));
+    /* fewer than eight tiles an SM, or no maps: the rules before it */
+    assert_int_equal(pick_batched_k(bias, 4096, 4096, 64, 1, 1), T(sm90_wg2_128x128x64_s3));
+    assert_int_equal(pick_batched_k(bias, 8192, 8192, 128, 1, 0), T(sm90_wg2_128x128x64_s3));
 }
 
 /* The cooperative 128x192 tile (mid_fills_waves): K of 512 or more, its
