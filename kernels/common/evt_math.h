@@ -547,14 +547,48 @@ EVT_MATH_FN float evt_silu(float x)
  * method, u in double-f32 from three Newton steps and a degree-9 Horner
  * chain: 66 and 33).
  */
+/* gelu's and gelu16's shared steps.  The split of -a^2/2 into hn + ln
+ * (exact) and the exp's reduction: j holds n = rint(hn / ln2) in its low
+ * bits; returns hn. */
+EVT_MATH_FN float evtm_gelu_split(float ac, float *ln, float *j)
+{
+    float am = evt_mul(ac, -0.5f);
+    float hn = evt_mul(ac, am);
+    *ln = evt_fma(ac, am, evt_neg(hn));
+    *j = evt_fma(hn, 1.44269502f, 12582912.0f);
+    return hn;
+}
+
+/* y = -u 2^-65 to within 1.7e-8 for d = (a + 2) 2^65 (rounded; *d set):
+ * the seed, the cubic step and one Newton step. */
+EVT_MATH_FN float evtm_gelu_recip(float ac, float *d)
+{
+    const float p65 = 3.68934881e+19f, p66 = 7.37869763e+19f; /* 2^65, 2^66 */
+    *d = evt_fma(ac, p65, p66);
+    float y = evt_bits_f32(0xfef311c3u - evt_f32_bits(*d));
+    float e = evt_fma(*d, y, 1.0f);
+    y = evt_fma(y, evt_fma(e, e, e), y);
+    return evt_fma(y, evt_fma(*d, y, 1.0f), y);
+}
+
+/* x Phi(x) from exp(-a^2/2) = 2^n (1 + t) (n in j's low bits) and
+ * w = -R(a) 2^-64: -a Q(a) for x < 0, x - a Q(a) otherwise. */
+EVT_MATH_FN float evtm_gelu_finish(float x, float ac, float j, float t, float w)
+{
+    /* 2^(n+64): j's low bits hold n, so its bits shifted up by 23 are n's exponent field */
+    float scale = evt_bits_f32((evt_f32_bits(j) << 23) + (191u << 23));
+    float as = evt_mul(ac, scale);
+    float nres = evt_mul(evt_fma(as, t, as), w); /* -a Q(a) */
+    float pos = evt_add(x, nres);
+    return x < 0.0f ? nres : pos;
+}
+
 EVT_MATH_FN float evt_gelu(float x)
 {
     float ac = evtm_fmin(evt_abs(x), 14.5f); /* NaN too */
     /* exp(hn + ln) = 2^n (1 + t), hn + ln = -a^2/2 exactly: j as the exp reduction says */
-    float am = evt_mul(ac, -0.5f);
-    float hn = evt_mul(ac, am);
-    float ln = evt_fma(ac, am, evt_neg(hn));
-    float j = evt_fma(hn, 1.44269502f, 12582912.0f);
+    float ln, j;
+    float hn = evtm_gelu_split(ac, &ln, &j);
     float n = evt_sub(j, 12582912.0f);
     float r = evt_add(evt_fma(n, -0.693147182f, hn), evt_fma(n, 1.90465421e-09f, ln));
     float q = 1.382071525e-03f;
@@ -565,13 +599,10 @@ EVT_MATH_FN float evt_gelu(float x)
     float t = evt_fma(evt_mul(r, r), q, r);
     /* y = -u 2^-65 for d = (a + 2) 2^65 + dl, dl exact (2^66 - d is) */
     const float p65 = 3.68934881e+19f, p66 = 7.37869763e+19f; /* 2^65, 2^66 */
-    float d = evt_fma(ac, p65, p66);
+    float d;
+    float y = evtm_gelu_recip(ac, &d);
     float dl = evt_fma(ac, p65, evt_sub(p66, d));
-    float y = evt_bits_f32(0xfef311c3u - evt_f32_bits(d));
-    float e = evt_fma(d, y, 1.0f);
-    y = evt_fma(y, evt_fma(e, e, e), y);
-    y = evt_fma(y, evt_fma(d, y, 1.0f), y);
-    e = evt_fma(dl, y, evt_fma(d, y, 1.0f));
+    float e = evt_fma(dl, y, evt_fma(d, y, 1.0f));
     /* 2S = 1 + 2s(v), v = u - 1/8 exact; 2 kappa S e joins the constant term */
     float c0 = evt_fma(e, evt_fma(-1.88167113e+20f, y, 0.714811981f), 0.0364690274f);
     float v = evt_fma(y, -p65, -0.125f);
@@ -589,12 +620,7 @@ EVT_MATH_FN float evt_gelu(float x)
     so = evt_fma(so, v2, -2.21716857f);
     so = evt_fma(so, v2, 2.22103548f);
     float w = evt_fma(y, evt_fma(v, so, se), y); /* -R(a) 2^-64 */
-    /* 2^(n+64): j's low bits hold n, so its bits shifted up by 23 are n's exponent field */
-    float scale = evt_bits_f32((evt_f32_bits(j) << 23) + (191u << 23));
-    float as = evt_mul(ac, scale);
-    float nres = evt_mul(evt_fma(as, t, as), w); /* -a Q(a) */
-    float pos = evt_add(x, nres);
-    return x < 0.0f ? nres : pos;
+    return evtm_gelu_finish(x, ac, j, t, w);
 }
 
 /*
@@ -617,10 +643,8 @@ EVT_MATH_FN float evt_gelu(float x)
 EVT_MATH_FN float evt_gelu16(float x)
 {
     float ac = evtm_fmin(evt_abs(x), 14.5f); /* NaN too */
-    float am = evt_mul(ac, -0.5f);
-    float hn = evt_mul(ac, am);
-    float ln = evt_fma(ac, am, evt_neg(hn));
-    float j = evt_fma(hn, 1.44269502f, 12582912.0f);
+    float ln, j;
+    float hn = evtm_gelu_split(ac, &ln, &j);
     float n = evt_sub(j, 12582912.0f);
     float r = evt_add(evt_fma(n, -0.693147182f, hn), ln);
     float q = 8.312684484e-03f;
@@ -628,14 +652,10 @@ EVT_MATH_FN float evt_gelu16(float x)
     q = evt_fma(q, r, 1.666712016e-01f);
     q = evt_fma(q, r, 4.999921322e-01f);
     float t = evt_fma(evt_mul(r, r), q, r);
-    const float p65 = 3.68934881e+19f, p66 = 7.37869763e+19f; /* 2^65, 2^66 */
-    float d = evt_fma(ac, p65, p66);
-    float y = evt_bits_f32(0xfef311c3u - evt_f32_bits(d));
-    float e = evt_fma(d, y, 1.0f);
-    y = evt_fma(y, evt_fma(e, e, e), y);
-    y = evt_fma(y, evt_fma(d, y, 1.0f), y);
+    float d;
+    float y = evtm_gelu_recip(ac, &d);
     /* 1 + P(v) = 2 R(a) / u, v = u - 1/8 exact */
-    float v = evt_fma(y, -p65, -0.125f);
+    float v = evt_fma(y, -3.68934881e+19f, -0.125f);
     float v2 = evt_mul(v, v);
     float se = 6.593158722e+01f;
     se = evt_fma(se, v2, 4.113607407e+01f);
@@ -647,11 +667,7 @@ EVT_MATH_FN float evt_gelu16(float x)
     so = evt_fma(so, v2, -2.221593618e+00f);
     so = evt_fma(so, v2, 2.221040726e+00f);
     float w = evt_fma(y, evt_fma(v, so, se), y); /* -R(a) 2^-64 */
-    float scale = evt_bits_f32((evt_f32_bits(j) << 23) + (191u << 23));
-    float as = evt_mul(ac, scale);
-    float nres = evt_mul(evt_fma(as, t, as), w); /* -a Q(a) */
-    float pos = evt_add(x, nres);
-    return x < 0.0f ? nres : pos;
+    return evtm_gelu_finish(x, ac, j, t, w);
 }
 
 /*
