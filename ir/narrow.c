@@ -3,7 +3,7 @@
  * A gelu(x) whose every use ends in an output of 16 bits or fewer (f16,
  * bf16, e4m3, e5m2), through operations that keep a relative error as it
  * is (products, quotients, sign changes, maxima and minima, selects), is
- * computed by evt_gelu16: relative error 2^-20.6 rather than 2.5 f32 ulp,
+ * computed by evt_gelu16: relative error 2^-20.45 rather than 2.5 f32 ulp,
  * 40 instructions rather than 50 (kernels/common/evt_math.h).  A sum or
  * difference could cancel the error up to the result's size, a comparison
  * could flip, and an f32, i8 or i32 output or a reduction keeps f32's
