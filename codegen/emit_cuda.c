@@ -66,11 +66,17 @@ static void ref(const emitter *e, const ir_value *v)
     sb_printf(e->sb, is_vector(v->shape) ? "v%d[i]" : "v%d", v->id);
 }
 
+/* The erf GELU, at f32 or 16-bit precision (ir/narrow.c): one function,
+ * evt_fast_gelu, under fast math. */
+static int erf_gelu(ir_op op)
+{
+    return op == IR_GELU || op == IR_GELU16;
+}
+
 /* The builtins a fast-math compile takes from common/fast_math.h. */
 static int fast_builtin(ir_op op)
 {
-    return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH || op == IR_GELU ||
-           op == IR_GELU16;
+    return op == IR_EXP || op == IR_SIGMOID || op == IR_SILU || op == IR_GELU_TANH || erf_gelu(op);
 }
 
 static void emit_expr(const emitter *e, const ir_value *v)
@@ -109,9 +115,8 @@ static void emit_expr(const emitter *e, const ir_value *v)
         sb_puts(sb, " : ");
         ref(e, v->args[2]);
     } else {
-        /* fast math's gelu is cheaper than either exact one (gelu16 is gelu there) */
         if (e->fast_math && fast_builtin(v->op))
-            sb_printf(sb, "evt_fast_%s(", v->op == IR_GELU16 ? "gelu" : info->name);
+            sb_printf(sb, "evt_fast_%s(", erf_gelu(v->op) ? "gelu" : info->name);
         else
             sb_printf(sb, "evt_%s(", info->name);
         for (int j = 0; j < v->nargs; j++) {
@@ -503,7 +508,7 @@ static int direct_unrolled(const ir_func *fn, int fast_math, int forced)
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
         if ((ir_op_get(v->op)->flags & IR_COSTLY) && (v->shape & EVT_SHAPE_M) &&
-            !(fast_math && fast_builtin(v->op) && v->op != IR_GELU && v->op != IR_GELU16))
+            !(fast_math && fast_builtin(v->op) && !erf_gelu(v->op)))
             return 0;
     }
     return 1;

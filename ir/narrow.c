@@ -49,13 +49,12 @@ void ir_func_narrow(ir_func *fn)
 {
     if (fn->nvalues == 0)
         return;
-    /* wide[v]: some use of v needs f32's precision */
+    /* wide[v]: some use of v needs f32's precision (ids are indexes: ir.h) */
     unsigned char *wide = calloc(fn->nvalues, 1);
     if (!wide) {
         fn->arena->failed = 1;
         return;
     }
-    ir_func_renumber(fn);
     for (size_t i = 0; i < fn->noutputs; i++) {
         const ir_arg *o = &fn->outputs[i];
         if (o->value && (o->info.reduce != EVT_REDUCE_NONE || !narrow_store(o->info.elem)))

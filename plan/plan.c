@@ -15,11 +15,19 @@ int plan_staged_input(const ir_func *fn)
     return -1;
 }
 
-int plan_per_element_epilogue(const ir_func *fn)
+/* Whether fn reads an input whose shape is one of `shapes` (1 << evt_shape). */
+static int reads_input_shaped(const ir_func *fn, unsigned shapes)
 {
     for (size_t i = 0; i < fn->ninputs; i++)
-        if (fn->inputs[i].info.shape == EVT_SHAPE_MN && ir_func_reads_input(fn, i))
-            return 0;
+        if ((shapes >> fn->inputs[i].info.shape & 1u) && ir_func_reads_input(fn, i))
+            return 1;
+    return 0;
+}
+
+int plan_per_element_epilogue(const ir_func *fn)
+{
+    if (reads_input_shaped(fn, 1u << EVT_SHAPE_MN))
+        return 0;
     for (size_t j = 0; j < fn->nvalues; j++)
         if (ir_op_get(fn->values[j]->op)->flags & IR_REDUCE)
             return 0;
@@ -28,11 +36,7 @@ int plan_per_element_epilogue(const ir_func *fn)
 
 int plan_broadcast_input(const ir_func *fn)
 {
-    for (size_t i = 0; i < fn->ninputs; i++)
-        if ((fn->inputs[i].info.shape == EVT_SHAPE_M || fn->inputs[i].info.shape == EVT_SHAPE_N) &&
-            ir_func_reads_input(fn, i))
-            return 1;
-    return 0;
+    return reads_input_shaped(fn, 1u << EVT_SHAPE_M | 1u << EVT_SHAPE_N);
 }
 
 int plan_light_epilogue(const ir_func *fn)
