@@ -164,7 +164,7 @@ static void emit_value(emitter *e, const ir_value *v)
             if (e->direct) {
                 sb_printf(sb, "float v%d[2];\n", v->id);
                 line_start(e);
-                sb_printf(sb, "evt_load_vec<%s, FAST, 2>(p.in%d + col, ncol, v%d);", ec, idx, v->id);
+                sb_printf(sb, "evt_load_vec<%s, FAST, 2, true>(p.in%d + col, ncol, v%d);", ec, idx, v->id);
             } else {
                 sb_printf(sb, "float v%d[EVT_VEC];\n", v->id);
                 line_start(e);
@@ -540,7 +540,14 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
  * computed in each segment again, as [M, N] ones: held over the thread's
  * rows (2 W / 8 registers each beside the 128 of the accumulators) a bias
  * alone made the ResNet block's epilogue spill 528 bytes, and their loads
- * hit L1.  Where the tile's columns are inside the problem and aligned
+ * hit L1.  [N] and [M] inputs are read through the non-coherent path
+ * (ld.global.nc): evt_launch's aliasing rule keeps every output apart from
+ * them, so they are read-only for the kernel's whole run and their loads
+ * may move ahead of the stores of the rows before.  Plain loads waited
+ * behind those stores, and a bias cost the ping-pong tile twice as much
+ * (1.11-1.16x slower with one at short K; even a bf16 bias held raw over
+ * the rows, 16 registers, made the cooperative tile's consumers spill at
+ * their 168; docs/sm90.md, session 34).  Where the tile's columns are inside the problem and aligned
  * (FAST) each output's pairs go to the warp's staging buffer in shared
  * memory (direct_stage, the shared tile the epilogue no longer needs) and
  * from there to memory as the rows of the warp's 8 that are inside the
@@ -596,7 +603,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
             continue;
         const char *ec = elem_const(in->elem);
         /* (no [M, N] input: direct_ok) */
-        sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? p.in%zu[row] : evt_elem<%s>::type(0); "
+        sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? __ldg(p.in%zu + row) : evt_elem<%s>::type(0); "
                       "/* in %s */\n",
                   ec, i, i, ec, in->name);
     }

@@ -113,15 +113,21 @@ template <> struct evt_word<8> { typedef uint2 type; };
 template <> struct evt_word<16> { typedef uint4 type; };
 
 /* A whole aligned chunk of N elements of T from src to dst, in accesses of
- * kAlign bytes. */
-template <class T, int N>
+ * kAlign bytes; NC: src is read-only for the whole kernel (an [N] or [M]
+ * input, which no output may overlap: evt_launch's aliasing rule), read
+ * through the non-coherent path so the compiler may move the loads ahead
+ * of stores. */
+template <class T, int N, bool NC = false>
 EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
 {
     typedef evt_chunk<T, N> C;
     typedef typename evt_word<C::kAlign>::type W;
 #pragma unroll
     for (int j = 0; j < C::kBytes / C::kAlign; ++j)
-        reinterpret_cast<W *>(dst)[j] = reinterpret_cast<const W *>(src)[j];
+        if constexpr (NC)
+            reinterpret_cast<W *>(dst)[j] = __ldg(reinterpret_cast<const W *>(src) + j);
+        else
+            reinterpret_cast<W *>(dst)[j] = reinterpret_cast<const W *>(src)[j];
 }
 
 /*
@@ -129,19 +135,23 @@ EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
  * the chunk is whole and aligned, else element by element.  A load phase
  * issues every load of a row group this way before any is used;
  * evt_convert_vec then widens them.  FAST: the caller knows the chunk is
- * whole and aligned (evt_vec_ok), so no test is made.
+ * whole and aligned (evt_vec_ok), so no test is made.  NC as
+ * evt_copy_chunk.
  */
-template <int E, bool FAST = false, int N = EVT_VEC>
+template <int E, bool FAST = false, int N = EVT_VEC, bool NC = false>
 EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
                              typename evt_elem<E>::type (&t)[N])
 {
     typedef typename evt_elem<E>::type T;
     if (FAST || (valid == N && ((unsigned long long)p % evt_chunk<T, N>::kAlign) == 0)) {
-        evt_copy_chunk<T, N>(t, p);
+        evt_copy_chunk<T, N, NC>(t, p);
     } else {
 #pragma unroll
         for (int i = 0; i < N; ++i)
-            t[i] = i < valid ? p[i] : T(0);
+            if constexpr (NC)
+                t[i] = i < valid ? __ldg(p + i) : T(0);
+            else
+                t[i] = i < valid ? p[i] : T(0);
     }
 }
 
@@ -155,11 +165,11 @@ EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[N], float 
 
 /* Elements p[0..valid) converted to f32 (the rest of v is 0; FAST as
  * evt_load_raw). */
-template <int E, bool FAST = false, int N = EVT_VEC>
+template <int E, bool FAST = false, int N = EVT_VEC, bool NC = false>
 EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, float (&v)[N])
 {
     typename evt_elem<E>::type t[N];
-    evt_load_raw<E, FAST, N>(p, valid, t);
+    evt_load_raw<E, FAST, N, NC>(p, valid, t);
     evt_convert_vec<E, N>(t, v);
 }
 
