@@ -698,7 +698,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
  * the staged producer/consumer tile, which loads it ahead.  Narrow layers
  * (k <= 64) take the 128x64 producer/consumer tile on the same terms (K >
  * 128, TMA, two tiles a consumer), else keep the mma.sync tiles: the
- * cp.async wgmma 128x64 and 256x64 tiles lost there; at K <= 256 and up
+ * cp.async wgmma 128x64 and 256x64 tiles lost there; with k < 64 and up
  * to 32 of its tiles an SM, the 64x64 one.  Where the sm80
  * heuristic falls back to 64x64 tiles, the GEMM's rule for few tiles: the
  * producer/consumer tile with K >= 1024, M of a tile row and 0.3 SMs' worth
@@ -722,16 +722,18 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const plan_config *pp = CFG(sm90_pp2_128x64x64_s7);
         if (tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, 1, sms))
             return pp;
-        /* K of at most 256 (a memory-bound layer, most of it 1x1) in at
-         * most 32 tiles an SM: the 64x64 tile, more CTAs and loads in
-         * flight than the 128x64 and 256x64 tiles the sm80 rule takes
-         * where they fill a wave or two: 1.21-1.39x faster on the seven
-         * such layers probed (k 16-48, K 32-256, 196-3,136 of its tiles),
-         * 1.32-1.51x on four held out; on two with 6,272 and 12,544 tiles
-         * the 256x64 tile was 1.05x and 1.15x faster (session 34,
-         * docs/conv2d_fprop.md) */
+        /* fewer than 64 filters, in at most 32 of its tiles an SM: the
+         * 64x64 tile, more CTAs and loads in flight than the 128x64 and
+         * 256x64 tiles the sm80 rule takes where they fill a wave or two
+         * (every one of them computes 64 columns): 1.01-1.39x faster on the
+         * 15 such layers probed (k 16-56, K 32-864, 196-3,136 of its
+         * tiles), 1.06-1.51x on eleven held out (K up to 1,152); with 6,272
+         * and 12,544 tiles the 256x64 tile was 1.05x and 1.15x faster, and
+         * at k = 64 the wider tiles won three of three past K = 256 (up to
+         * 1.39x: each 64x64 tile loads the whole filter tile for half the
+         * rows) (session 34, docs/conv2d_fprop.md) */
         const plan_config *small = CFG(sm80_64x64x32_w4_s4);
-        return kk <= 256 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
+        return n < 64 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
     }
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;

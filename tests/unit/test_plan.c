@@ -1544,10 +1544,10 @@ static void test_conv_narrow_and_padding(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Session 34's rule for narrow layers (k <= 64) at K <= 256 that the 128x64
+/* Session 34's rule for narrow layers (k < 64) that the 128x64
  * producer/consumer tile does not take: the 64x64 tile, up to 32 of its
  * tiles an SM (the layers it was measured on, with and without maps). */
-static void test_conv_narrow_short_k(void **state)
+static void test_conv_narrow_filters(void **state)
 {
     (void)state;
     static const struct {
@@ -1559,15 +1559,20 @@ static void test_conv_narrow_short_k(void **state)
         {16, 112, 32, 16, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
         {32, 56, 16, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
         {128, 14, 96, 24, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
-        /* held out */
+        {8, 56, 64, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
+        {32, 56, 32, 32, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
+        /* held out, K to 1,152 */
         {96, 28, 240, 40, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
-        {200, 28, 96, 32, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
         {128, 28, 128, 32, 1, 0, 2, T(sm80_64x64x32_w4_s4)},
+        {32, 28, 128, 40, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
+        {96, 28, 480, 40, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
         /* more than 32 tiles an SM (6,272 and 12,544): the 256x64 tile */
         {128, 56, 24, 24, 3, 1, 1, T(sm80_256x64x32_w4_s4)},
         {256, 56, 64, 64, 1, 0, 1, T(sm80_256x64x32_w4_s4)},
-        /* K past 256: the sm80 rule's tile */
-        {8, 56, 64, 16, 3, 1, 1, T(sm80_128x64x64_w4_s3)},
+        /* k = 64: the sm80 rule's tile */
+        {32, 28, 192, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3)},
+        {40, 28, 256, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3)},
+        {128, 14, 384, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3)},
     };
     int wrong = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -1582,8 +1587,8 @@ static void test_conv_narrow_short_k(void **state)
             }
         }
     /* two tiles a consumer with maps: the 128x64 producer/consumer tile first */
-    assert_int_equal(conv_pick(64, 56, 56, 256, 64, 1, 0, 1, 1), T(sm90_pp2_128x64x64_s7));
-    assert_int_equal(conv_pick(64, 56, 56, 256, 64, 1, 0, 1, 0), T(sm80_64x64x32_w4_s4));
+    assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 1), T(sm90_pp2_128x64x64_s7));
+    assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 0), T(sm80_64x64x32_w4_s4));
     assert_int_equal(wrong, 0);
 }
 
@@ -2042,7 +2047,7 @@ int main(void)
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
-        cmocka_unit_test(test_conv_narrow_short_k), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
