@@ -1814,6 +1814,29 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched_k(bias, 8192, 8192, 128, 1, 0), T(sm90_wg2_128x128x64_s3));
 }
 
+/* Session 34: a light epilogue at K of 1024 to 4095 in whole k tiles where
+ * the planner took the cp.async 128x256 tile takes the cooperative row
+ * (the shapes it was measured on, batched and not); a GELU, K not whole k
+ * tiles and no maps keep the rules before it. */
+static void test_light_mid_k_coop(void **state)
+{
+    (void)state;
+    const plan_kernel *light = &k_gemm_tn_light, *bias = &k_gemm_tn_bias;
+    /* probed */
+    assert_int_equal(pick_batched_k(light, 256, 4096, 1024, 8, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(bias, 512, 2048, 1536, 8, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(bias, 2048, 2048, 1024, 1, 1), T(sm90_coop2_128x256x64_s4));
+    /* held out; at K = 2048 in clusters where they add no wave (coop_of) */
+    assert_int_equal(pick_batched_k(bias, 128, 8192, 1024, 8, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(light, 640, 3072, 1024, 4, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(bias, 256, 5120, 1536, 6, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(light, 1024, 8192, 2048, 1, 1), T(sm90_coop2_cl2_128x256x64_s4));
+    /* unchanged: a GELU, K not whole k tiles, no maps */
+    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 256, 4096, 1024, 8, 1), T(sm90_wg2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(bias, 2048, 2048, 1000, 1, 1), T(sm90_wg2_128x256x64_s4));
+    assert_true(pick_batched_k(bias, 256, 4096, 1024, 8, 0) != T(sm90_coop2_128x256x64_s4));
+}
+
 /* The cooperative 128x192 tile (mid_fills_waves): K of 512 or more, its
  * waves 70% full or more and ten points fuller than the 128x256 tile's;
  * 16-bit operands on sm_90a with maps. */
@@ -2048,7 +2071,7 @@ int main(void)
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_batch_tiles),
-        cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
     };
