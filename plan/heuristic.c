@@ -734,12 +734,12 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * 64x64 tile, more CTAs and loads in flight than the 128x64 and
          * 256x64 tiles the sm80 rule takes where they fill a wave or two
          * (every one of them computes 64 columns): 1.01-1.39x faster on the
-         * 15 such layers probed (k 16-56, K 32-864, 196-3,136 of its
-         * tiles), 1.06-1.51x on eleven held out (K up to 1,152); with 6,272
-         * and 12,544 tiles the 256x64 tile was 1.05x and 1.15x faster, and
-         * at k = 64 the wider tiles won three of three past K = 256 (up to
-         * 1.39x: each 64x64 tile loads the whole filter tile for half the
-         * rows) (session 34, docs/conv2d_fprop.md) */
+         * 15 such layers probed (k 16-48, K 32-864, 196-3,136 of its
+         * tiles), 1.06-1.51x on eleven held out (k to 56, K to 1,152);
+         * with 6,272 and 12,544 tiles the 256x64 tile was 1.05x and 1.15x
+         * faster, and at k = 64 the wider tiles won three of three past
+         * K = 256 (up to 1.39x: each 64x64 tile loads the whole filter
+         * tile for half the rows) (session 34, docs/conv2d_fprop.md) */
         const plan_config *small = CFG(sm80_64x64x32_w4_s4);
         return n < 64 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
     }
