@@ -542,14 +542,12 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
  * alone made the ResNet block's epilogue spill 528 bytes, and their loads
  * hit L1.  [N] and [M] inputs are read through the non-coherent path
  * (ld.global.nc): evt_launch's aliasing rule keeps every output apart from
- * them, so they are read-only for the kernel's whole run and their loads
- * may move ahead of the stores of the rows before.  Plain loads waited
- * behind those stores, and a bias cost the ping-pong tile twice as much
- * (1.11-1.16x slower with one at short K; even a bf16 bias held raw over
- * the rows, 16 registers, made the cooperative tile's consumers spill;
- * docs/sm90.md, session 34).  Where the tile's columns are inside the
- * problem and aligned (FAST) each output's pairs go to the warp's staging buffer in shared
- * memory (direct_stage, the shared tile the epilogue no longer needs) and
+ * them, so they are read-only for the kernel's whole run, and their loads
+ * may move ahead of the stores of the rows before, which plain loads, as
+ * far as the compiler knows aliased by the outputs, may not (docs/sm90.md,
+ * session 34).  Where the tile's columns are inside the problem and
+ * aligned (FAST) each output's pairs go to the warp's staging buffer in
+ * shared memory (direct_stage, the shared tile the epilogue no longer needs) and
  * from there to memory as the rows of the warp's 8 that are inside the
  * problem, 16 bytes a lane; an output that does not fit there, and every
  * output of a tile with edge columns, is stored a pair at a time.

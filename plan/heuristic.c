@@ -620,10 +620,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         if (g->coop && kk >= 4096 && kk % g->coop->bk == 0 && fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
         /* a light epilogue, K of 1024 to 4095 in whole k tiles: the
-         * cooperative row as well, its epilogue in the consumers' registers
-         * (D = acc and bias + ReLU, batched and not: 1.01-1.21x on three
-         * shapes probed, 1.04-1.23x on four held out; session 34,
-         * docs/sm90.md, "Light epilogues at K of 1024 to 4095") */
+         * cooperative row as well, whose consumers run it in their
+         * registers, where this tile takes it through shared memory
+         * (session 34, docs/sm90.md, "Light epilogues at K of 1024 to 4095") */
         if (k->light && !k->fp8 && g->coop && kk % g->coop->bk == 0 && fits(g->coop, t) &&
             t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
@@ -733,13 +732,10 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         /* fewer than 64 filters, in at most 32 of its tiles an SM: the
          * 64x64 tile, more CTAs and loads in flight than the 128x64 and
          * 256x64 tiles the sm80 rule takes where they fill a wave or two
-         * (every one of them computes 64 columns): 1.01-1.39x faster on the
-         * 15 such layers probed (k 16-48, K 32-864, 196-3,136 of its
-         * tiles), 1.06-1.51x on eleven held out (k to 56, K to 1,152);
-         * with 6,272 and 12,544 tiles the 256x64 tile was 1.05x and 1.15x
-         * faster, and at k = 64 the wider tiles won three of three past
-         * K = 256 (up to 1.39x: each 64x64 tile loads the whole filter
-         * tile for half the rows) (session 34, docs/conv2d_fprop.md) */
+         * (all three compute 64 columns).  Many more of its tiles pay its
+         * fixed costs a CTA again and again, and at k = 64 each of them
+         * loads the whole filter tile for half the rows a 128x64 tile
+         * serves (session 34, docs/conv2d_fprop.md) */
         const plan_config *small = CFG(sm80_64x64x32_w4_s4);
         return n < 64 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
     }
