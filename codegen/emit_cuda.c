@@ -601,7 +601,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
             continue;
         const char *ec = elem_const(in->elem);
         /* (no [M, N] input: direct_ok) */
-        sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? __ldg(p.in%zu + row) : evt_elem<%s>::type(0); "
+        sb_printf(sb, "            const evt_elem<%s>::type raw%zu = row_ok ? evt_ld<true>(p.in%zu + row) : evt_elem<%s>::type(0); "
                       "/* in %s */\n",
                   ec, i, i, ec, in->name);
     }

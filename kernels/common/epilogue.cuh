@@ -112,11 +112,20 @@ template <> struct evt_word<4> { typedef unsigned int type; };
 template <> struct evt_word<8> { typedef uint2 type; };
 template <> struct evt_word<16> { typedef uint4 type; };
 
+/* *p; NC: p is read-only for the whole kernel (an [N] or [M] input, which
+ * no output may overlap: evt_launch's aliasing rule), read through the
+ * non-coherent path so the compiler may move the load ahead of stores. */
+template <bool NC, class W>
+EVT_DEVICE W evt_ld(const W *p)
+{
+    if constexpr (NC)
+        return __ldg(p);
+    else
+        return *p;
+}
+
 /* A whole aligned chunk of N elements of T from src to dst, in accesses of
- * kAlign bytes; NC: src is read-only for the whole kernel (an [N] or [M]
- * input, which no output may overlap: evt_launch's aliasing rule), read
- * through the non-coherent path so the compiler may move the loads ahead
- * of stores. */
+ * kAlign bytes (NC as evt_ld). */
 template <class T, int N, bool NC = false>
 EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
 {
@@ -124,10 +133,7 @@ EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
     typedef typename evt_word<C::kAlign>::type W;
 #pragma unroll
     for (int j = 0; j < C::kBytes / C::kAlign; ++j)
-        if constexpr (NC)
-            reinterpret_cast<W *>(dst)[j] = __ldg(reinterpret_cast<const W *>(src) + j);
-        else
-            reinterpret_cast<W *>(dst)[j] = reinterpret_cast<const W *>(src)[j];
+        reinterpret_cast<W *>(dst)[j] = evt_ld<NC>(reinterpret_cast<const W *>(src) + j);
 }
 
 /*
@@ -135,8 +141,7 @@ EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
  * the chunk is whole and aligned, else element by element.  A load phase
  * issues every load of a row group this way before any is used;
  * evt_convert_vec then widens them.  FAST: the caller knows the chunk is
- * whole and aligned (evt_vec_ok), so no test is made.  NC as
- * evt_copy_chunk.
+ * whole and aligned (evt_vec_ok), so no test is made.  NC as evt_ld.
  */
 template <int E, bool FAST = false, int N = EVT_VEC, bool NC = false>
 EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
@@ -148,10 +153,7 @@ EVT_DEVICE void evt_load_raw(const typename evt_elem<E>::type *p, int valid,
     } else {
 #pragma unroll
         for (int i = 0; i < N; ++i)
-            if constexpr (NC)
-                t[i] = i < valid ? __ldg(p + i) : T(0);
-            else
-                t[i] = i < valid ? p[i] : T(0);
+            t[i] = i < valid ? evt_ld<NC>(p + i) : T(0);
     }
 }
 

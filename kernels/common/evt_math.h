@@ -559,12 +559,15 @@ EVT_MATH_FN float evtm_gelu_split(float ac, float *ln, float *j)
     return hn;
 }
 
+/* 2^65 and 2^66: the reciprocal's scale (evtm_gelu_recip) */
+#define EVTM_P65 3.68934881e+19f
+#define EVTM_P66 7.37869763e+19f
+
 /* y = -u 2^-65 to within 1.7e-8 for d = (a + 2) 2^65 (rounded; *d set):
  * the seed, the cubic step and one Newton step. */
 EVT_MATH_FN float evtm_gelu_recip(float ac, float *d)
 {
-    const float p65 = 3.68934881e+19f, p66 = 7.37869763e+19f; /* 2^65, 2^66 */
-    *d = evt_fma(ac, p65, p66);
+    *d = evt_fma(ac, EVTM_P65, EVTM_P66);
     float y = evt_bits_f32(0xfef311c3u - evt_f32_bits(*d));
     float e = evt_fma(*d, y, 1.0f);
     y = evt_fma(y, evt_fma(e, e, e), y);
@@ -598,14 +601,13 @@ EVT_MATH_FN float evt_gelu(float x)
     q = evt_fma(q, r, 4.999999404e-01f);
     float t = evt_fma(evt_mul(r, r), q, r);
     /* y = -u 2^-65 for d = (a + 2) 2^65 + dl, dl exact (2^66 - d is) */
-    const float p65 = 3.68934881e+19f, p66 = 7.37869763e+19f; /* 2^65, 2^66 */
     float d;
     float y = evtm_gelu_recip(ac, &d);
-    float dl = evt_fma(ac, p65, evt_sub(p66, d));
+    float dl = evt_fma(ac, EVTM_P65, evt_sub(EVTM_P66, d));
     float e = evt_fma(dl, y, evt_fma(d, y, 1.0f));
     /* 2S = 1 + 2s(v), v = u - 1/8 exact; 2 kappa S e joins the constant term */
     float c0 = evt_fma(e, evt_fma(-1.88167113e+20f, y, 0.714811981f), 0.0364690274f);
-    float v = evt_fma(y, -p65, -0.125f);
+    float v = evt_fma(y, -EVTM_P65, -0.125f);
     float v2 = evt_mul(v, v);
     float se = -1078.32361f;
     se = evt_fma(se, v2, -207.532501f);
@@ -655,7 +657,7 @@ EVT_MATH_FN float evt_gelu16(float x)
     float d;
     float y = evtm_gelu_recip(ac, &d);
     /* 1 + P(v) = 2 R(a) / u, v = u - 1/8 exact */
-    float v = evt_fma(y, -3.68934881e+19f, -0.125f);
+    float v = evt_fma(y, -EVTM_P65, -0.125f);
     float v2 = evt_mul(v, v);
     float se = 6.593158722e+01f;
     se = evt_fma(se, v2, 4.113607407e+01f);
