@@ -616,14 +616,12 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
          * eight such shapes probed at K of 3072 or more, 1.07-1.18x on 13
          * held out; D = acc 1.05-1.19x; at K of 2048 or less the cp.async
          * tile was 1.03-1.15x faster; docs/sm90.md, "The cooperative row
-         * over the cp.async 128x256 tile at K >= 4096") */
-        if (g->coop && kk >= 4096 && kk % g->coop->bk == 0 && fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
-            return coop_of(g, t, k, m, n, kk, batch, sms, 0);
-        /* a light epilogue, K of 1024 to 4095 in whole k tiles: the
-         * cooperative row as well, whose consumers run it in their
-         * registers, where this tile takes it through shared memory
-         * (session 34, docs/sm90.md, "Light epilogues at K of 1024 to 4095") */
-        if (k->light && !k->fp8 && g->coop && kk % g->coop->bk == 0 && fits(g->coop, t) &&
+         * over the cp.async 128x256 tile at K >= 4096"); and a light
+         * epilogue (not fp8) at any such K, which the cooperative
+         * consumers run in their registers and this tile through shared
+         * memory (session 34, docs/sm90.md, "Light epilogues at K of 1024
+         * to 4095") */
+        if (g->coop && (kk >= 4096 || (k->light && !k->fp8)) && kk % g->coop->bk == 0 && fits(g->coop, t) &&
             t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
         return wide;
