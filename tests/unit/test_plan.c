@@ -1499,6 +1499,32 @@ static enum evt_tile_id conv_pick(long long n, long long h, long long w, long lo
     return make(&k_conv_st, &pr, NULL).config->id;
 }
 
+/* A conv layer (NHWC: n images of h x h x c, k filters of r x r, padding
+ * pad, stride st) and the tile it must take with maps and without. */
+typedef struct conv_case {
+    long long n, h, c, k, r, pad, st;
+    enum evt_tile_id want, want_no_maps;
+} conv_case;
+
+/* How many of the cases pick another tile than they must (each printed). */
+static int conv_picks_wrong(const conv_case *cases, size_t count)
+{
+    int wrong = 0;
+    for (size_t i = 0; i < count; i++)
+        for (int tma = 0; tma < 2; tma++) {
+            const conv_case *c = &cases[i];
+            const enum evt_tile_id got = conv_pick(c->n, c->h, c->h, c->c, c->k, c->r, c->pad, c->st, tma);
+            const enum evt_tile_id want = tma ? c->want : c->want_no_maps;
+            if (got != want) {
+                print_message("conv %lldx%lldx%lldx%lld -> %lld, %lldx%lld /%lld, maps %d: %s, want %s\n", c->n,
+                              c->h, c->h, c->c, c->k, c->r, c->r, c->st, tma, plan_configs[got].name,
+                              plan_configs[want].name);
+                wrong++;
+            }
+        }
+    return wrong;
+}
+
 /* Session 32's conv rules: k a multiple of 64 but not of 128 takes the
  * 128x64 producer/consumer tile (with maps, also where c's taps end in
  * zero-filled k tiles), up to k = 576; the wave costs count K's padding to
@@ -1506,10 +1532,8 @@ static enum evt_tile_id conv_pick(long long n, long long h, long long w, long lo
 static void test_conv_narrow_and_padding(void **state)
 {
     (void)state;
-    static const struct {
-        long long n, h, c, k, r, pad, st;
-        enum evt_tile_id want, want_no_maps; /* without maps: the wave costs' cp.async tiles */
-    } cases[] = {
+    /* without maps: the wave costs' cp.async tiles */
+    static const conv_case cases[] = {
         /* k = 192, 320, 448, 576: the 128x64 tile (c = 160: maps whose taps end in zeros) */
         {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {2, 64, 320, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
@@ -1525,19 +1549,7 @@ static void test_conv_narrow_and_padding(void **state)
         {64, 28, 160, 160, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
         {128, 56, 160, 200, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
     };
-    int wrong = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (int tma = 0; tma < 2; tma++) {
-            const enum evt_tile_id got = conv_pick(cases[i].n, cases[i].h, cases[i].h, cases[i].c, cases[i].k,
-                                                   cases[i].r, cases[i].pad, cases[i].st, tma);
-            const enum evt_tile_id want = tma ? cases[i].want : cases[i].want_no_maps;
-            if (got != want) {
-                print_message("conv %lldx%lldx%lldx%lld -> %lld, %lldx%lld /%lld, maps %d: %s, want %s\n",
-                              cases[i].n, cases[i].h, cases[i].h, cases[i].c, cases[i].k, cases[i].r, cases[i].r,
-                              cases[i].st, tma, plan_configs[got].name, plan_configs[want].name);
-                wrong++;
-            }
-        }
+    const int wrong = conv_picks_wrong(cases, sizeof cases / sizeof cases[0]);
     /* maps the driver cannot make, or a c whose zero-filled tails are too long (136): no
      * producer/consumer tile at all */
     assert_true(conv_pick(64, 17, 17, 136, 192, 3, 1, 1, 1) != T(sm90_pp2_128x64x64_s7));
@@ -1550,42 +1562,29 @@ static void test_conv_narrow_and_padding(void **state)
 static void test_conv_narrow_filters(void **state)
 {
     (void)state;
-    static const struct {
-        long long n, h, c, k, r, pad, st;
-        enum evt_tile_id want;
-    } cases[] = {
+    /* the same tile with maps and without */
+    static const conv_case cases[] = {
         /* probed (the sm80 rule's 128x64 or 256x64 before) */
-        {32, 35, 192, 48, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
-        {16, 112, 32, 16, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
-        {32, 56, 16, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
-        {128, 14, 96, 24, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
-        {8, 56, 64, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
-        {32, 56, 32, 32, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
+        {32, 35, 192, 48, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 112, 32, 16, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 56, 16, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {128, 14, 96, 24, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 56, 64, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 56, 32, 32, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* held out, K to 1,152 */
-        {96, 28, 240, 40, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
-        {128, 28, 128, 32, 1, 0, 2, T(sm80_64x64x32_w4_s4)},
-        {32, 28, 128, 40, 3, 1, 1, T(sm80_64x64x32_w4_s4)},
-        {96, 28, 480, 40, 1, 0, 1, T(sm80_64x64x32_w4_s4)},
+        {96, 28, 240, 40, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {128, 28, 128, 32, 1, 0, 2, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 28, 128, 40, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {96, 28, 480, 40, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* more than 32 tiles an SM (6,272 and 12,544): the 256x64 tile */
-        {128, 56, 24, 24, 3, 1, 1, T(sm80_256x64x32_w4_s4)},
-        {256, 56, 64, 64, 1, 0, 1, T(sm80_256x64x32_w4_s4)},
+        {128, 56, 24, 24, 3, 1, 1, T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)},
+        {256, 56, 64, 64, 1, 0, 1, T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)},
         /* k = 64: the sm80 rule's tile */
-        {32, 28, 192, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3)},
-        {40, 28, 256, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3)},
-        {128, 14, 384, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3)},
+        {32, 28, 192, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {40, 28, 256, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {128, 14, 384, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
     };
-    int wrong = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (int tma = 0; tma < 2; tma++) {
-            const enum evt_tile_id got = conv_pick(cases[i].n, cases[i].h, cases[i].h, cases[i].c, cases[i].k,
-                                                   cases[i].r, cases[i].pad, cases[i].st, tma);
-            if (got != cases[i].want) {
-                print_message("conv %lldx%lldx%lldx%lld -> %lld, %lldx%lld /%lld, maps %d: %s, want %s\n",
-                              cases[i].n, cases[i].h, cases[i].h, cases[i].c, cases[i].k, cases[i].r, cases[i].r,
-                              cases[i].st, tma, plan_configs[got].name, plan_configs[cases[i].want].name);
-                wrong++;
-            }
-        }
+    const int wrong = conv_picks_wrong(cases, sizeof cases / sizeof cases[0]);
     /* two tiles a consumer with maps: the 128x64 producer/consumer tile first */
     assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 1), T(sm90_pp2_128x64x64_s7));
     assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 0), T(sm80_64x64x32_w4_s4));
