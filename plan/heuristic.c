@@ -573,13 +573,18 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                          cluster_keeps_waves(g->pp_cl, m, n, batch, sms)
                                      ? g->pp_cl
                                      : pp;
-    /* K of 2048 or more: the ping-pong tile in six stages, whose deeper
-     * ring kept its consumers' wgmmas fed (1.06-1.16x faster than in four
-     * on the five such shapes measured, D = acc and GELU alike; at K of
-     * 256-1280 it was as fast or up to 1.1x slower: its epilogue's sixteen
-     * sub-tiles cost more than the depth saves; docs/sm90.md) */
-    if (pp_pick == pp && g->pp_deep && kk >= 2048 && fits(g->pp_deep, t) &&
-        plan_can_run(g->pp_deep, k, t->target, NULL))
+    /* K of 2048 or more, or of 768 or more with a tile for each consumer
+     * of every SM: the ping-pong tile in six stages, whose deeper ring kept
+     * its consumers' wgmmas fed (1.06-1.16x faster than in four on the five
+     * shapes measured at K of 2048 or more, D = acc and GELU alike; at K of
+     * 768-1536 with 640 tiles or more 1.00-1.12x on eight shapes, two
+     * epilogues each, session 35).  With a wave of tiles or less it lost at
+     * K of 1000 and 1280 (0.90-0.92x with a GELU), and at K of 256-512 it
+     * was as fast or up to 1.1x slower: its epilogue's sixteen sub-tiles
+     * cost more than the depth saves (docs/sm90.md) */
+    if (pp_pick == pp && g->pp_deep &&
+        (kk >= 2048 || (kk >= 768 && (double)plan_config_batch_tiles(pp, m, n, batch) >= 2.0 * (double)sms)) &&
+        fits(g->pp_deep, t) && plan_can_run(g->pp_deep, k, t->target, NULL))
         pp_pick = g->pp_deep;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
@@ -594,8 +599,15 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
         return coop_of(g, t, k, m, n, kk, batch, sms, 1); /* its last wave split along K: plan.c, tail_of */
+    /* The cooperative tile's last column of tiles, where it is half empty
+     * or less (N % 256 of 1 to 128), pads N by five points of area or more
+     * over the ping-pong tile's: there the ping-pong tile, for which the
+     * waves-filled test cannot see the padding (bf16, bias + ReLU | GELU:
+     * 1.13 | 1.12x at 200x1408x2048 L 64, 1.09 | 1.00x at 512x1408x2048 L 16,
+     * 1.22 | 1.13x at 1024x640x1024 L 32; session 35, docs/sm90.md) */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
-        return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90
+        return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90 &&
+                       tile_area_pct(g->coop, m, n) + 5 > tile_area_pct(pp, m, n)
                    ? coop_of(g, t, k, m, n, kk, batch, sms, 0)
                    : pp_pick;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
@@ -739,10 +751,17 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     }
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
+    const plan_config *narrow = CFG(sm90_pp2_128x64x64_s7);
+    const int narrow_ok = narrow_maps && kk > 2 * narrow->bk && fits(narrow, t);
+    /* 65 to 96 filters: the producer/consumer tile 64 columns wide in place
+     * of the 128-wide one, twice its tiles for as many columns computed
+     * (k = 72 3x3 1.25x, k = 80 1x1 1.55x faster; at k = 112 4% slower;
+     * session 35, docs/conv2d_fprop.md) */
+    const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4))
         /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
         return pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms
-                   ? pp
+                   ? pp_cols
                    : classic;
     /* k a multiple of 64 but not of 128: every wider tile pads the last
      * column of tiles by half (k = 320: 384 or 512 columns computed), the
@@ -750,8 +769,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * the pick on the six such layers probed (c of 160 to 384, 1x1 and 3x3,
      * k of 192 and 320), with maps whose taps end in zero-filled k tiles
      * too (c = 160: 1.26-1.30x; session 32, docs/conv2d_fprop.md) */
-    const plan_config *narrow = CFG(sm90_pp2_128x64x64_s7);
-    if (narrow_maps && n % 128 == 64 && n <= 576 && kk > 2 * narrow->bk && fits(narrow, t))
+    if (narrow_ok && n % 128 == 64 && n <= 576)
         return narrow;
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
                               {CFG(sm90_wg2_128x256x64_s4), 0},
@@ -764,7 +782,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     double cost = 0;
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, kk, 1, sms, &cost);
     if (pp_ok && (!best || padded_cost(pp, m, n, kk, 1, sms, -25) < cost))
-        return pp;
+        return pp_cols;
     return best ? best : classic;
 }
 

@@ -1649,7 +1649,8 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 768, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     /* 400 tiles: a last wave of 4, split four ways (plan_coop_tail) */
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2048, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2047, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
+    /* (six stages: 800 tiles at K of 768 or more, test_deep_ping_pong) */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2047, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s6);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16384, 1024, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 2048, 2048, 2048, 132, 1), EVT_TILE_sm90_wg2_128x256x64_s4);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 1), pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 64, 132, 0));
@@ -1817,6 +1818,53 @@ static void test_short_k_coop(void **state)
  * the planner took the cp.async 128x256 tile takes the cooperative row
  * (the shapes it was measured on, batched and not); a GELU, K not whole k
  * tiles and no maps keep the rules before it. */
+/* 65 to 96 filters where the 128x128 producer/consumer tile took the
+ * layer: the 128x64 one (session 35) */
+static void test_conv_mid_filters(void **state)
+{
+    (void)state;
+    /* without maps none of them is the producer/consumer tile's */
+    static const conv_case cases[] = {
+        /* probed */
+        {32, 28, 128, 72, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {128, 14, 256, 80, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        /* held out */
+        {64, 28, 128, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {32, 56, 64, 72, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
+        {16, 56, 128, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {128, 14, 512, 72, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {32, 14, 320, 88, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {8, 28, 256, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {64, 28, 256, 68, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        /* 97 filters or more: the 128x128 tile stays */
+        {32, 28, 256, 100, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 28, 192, 112, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
+/* Where the cooperative 128x256 tile's last column of tiles is half empty
+ * or less (N % 256 of 1 to 128) and pads five points more of its area than
+ * the ping-pong tile: the ping-pong tile (session 35) */
+static void test_coop_padded_columns(void **state)
+{
+    (void)state;
+    const plan_kernel *light = &k_gemm_tn_light, *gelu = &k_gemm_tn_gelu;
+    /* probed (six stages: test_deep_ping_pong) */
+    assert_int_equal(pick_batched_k(gelu, 200, 1408, 2048, 64, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick_batched_k(light, 512, 1408, 2048, 16, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick_batched_k(gelu, 1024, 640, 1024, 32, 1), T(sm90_pp2_128x128x64_s6));
+    /* held out */
+    assert_int_equal(pick_batched_k(light, 300, 1408, 1024, 22, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick_batched_k(gelu, 640, 384, 768, 64, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick_batched_k(gelu, 16384, 640, 4096, 1, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_equal(pick_batched_k(light, 4096, 2432, 1024, 2, 1), T(sm90_pp2_128x128x64_s6));
+    /* unchanged: N % 256 over 128 (1216: 95% in both), one wave of the
+     * cooperative tile */
+    assert_int_equal(pick_batched_k(gelu, 4096, 3840, 2048, 1, 1), T(sm90_coop2_128x256x64_s3));
+    assert_int_equal(pick_batched_k(gelu, 384, 1152, 4096, 8, 1), T(sm90_coop2_128x256x64_s4));
+}
+
 static void test_light_mid_k_coop(void **state)
 {
     (void)state;
@@ -2032,8 +2080,19 @@ static void test_deep_ping_pong(void **state)
     (void)state;
     const plan_kernel *k = &k_gemm_tn;
     const pick_probe probes[] = {
+        /* 128 tiles: one wave or less, four stages below K = 2048 */
         {k, 512, 4096, 2047, 1, T(sm90_pp2_128x128x64_s4)},
         {k, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6)},
+        /* K of 768 to 2047 with two tiles an SM or more (session 35):
+         * probed, held out; below 768, and one wave (120, 96 tiles) */
+        {k, 6000, 5120, 1280, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 2304, 6144, 896, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 8192, 1280, 1536, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 2048, 5120, 768, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 640, 11008, 1000, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 2048, 5120, 640, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 333, 5120, 1280, 1, T(sm90_pp2_128x128x64_s4)},
+        {k, 512, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4)},
         {k, 512, 4096, 11008, 1, T(sm90_pp2_128x128x64_s6)},
         /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
         {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4)},
@@ -2069,7 +2128,8 @@ int main(void)
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
-        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
+        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
