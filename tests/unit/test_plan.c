@@ -63,12 +63,14 @@ static enum evt_tile_id pick(const plan_kernel *k, evt_target t, long long m, lo
 }
 
 /* One probe of the sm_90a GEMM heuristic on 132 SMs: kernel k at m x n x
- * kk, TMA maps or not, and the tile it must take. */
+ * kk in a batch of `batch` problems, TMA maps or not, and the tile it
+ * must take. */
 typedef struct pick_probe {
     const plan_kernel *k;
     long long m, n, kk;
     int tma;
     enum evt_tile_id want;
+    long long batch;
 } pick_probe;
 
 static void expect_picks(const pick_probe *probes, size_t count)
@@ -76,9 +78,13 @@ static void expect_picks(const pick_probe *probes, size_t count)
     int wrong = 0;
     for (size_t i = 0; i < count; i++) {
         const pick_probe *q = &probes[i];
-        const enum evt_tile_id got = pick(q->k, EVT_TARGET_SM90A, q->m, q->n, q->kk, 132, q->tma);
+        plan_problem p = problem(EVT_TARGET_SM90A, 132, q->m, q->n, q->kk, q->tma);
+        if (q->k->mainloop == EVT_MAINLOOP_GEMM)
+            p.conv_c = 0;
+        p.batch = q->batch;
+        const enum evt_tile_id got = make(q->k, &p, NULL).config->id;
         if (got != q->want) {
-            print_message("%lldx%lldx%lld (maps: %d): %s, want %s\n", q->m, q->n, q->kk, q->tma,
+            print_message("%lldx%lldx%lld L %lld (maps: %d): %s, want %s\n", q->m, q->n, q->kk, p.batch, q->tma,
                           plan_configs[got].name, plan_configs[q->want].name);
             wrong++;
         }
@@ -1850,37 +1856,43 @@ static void test_coop_padded_columns(void **state)
 {
     (void)state;
     const plan_kernel *light = &k_gemm_tn_light, *gelu = &k_gemm_tn_gelu;
-    /* probed (six stages: test_deep_ping_pong) */
-    assert_int_equal(pick_batched_k(gelu, 200, 1408, 2048, 64, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick_batched_k(light, 512, 1408, 2048, 16, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick_batched_k(gelu, 1024, 640, 1024, 32, 1), T(sm90_pp2_128x128x64_s6));
-    /* held out */
-    assert_int_equal(pick_batched_k(light, 300, 1408, 1024, 22, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick_batched_k(gelu, 640, 384, 768, 64, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick_batched_k(gelu, 16384, 640, 4096, 1, 1), T(sm90_pp2_128x128x64_s6));
-    assert_int_equal(pick_batched_k(light, 4096, 2432, 1024, 2, 1), T(sm90_pp2_128x128x64_s6));
-    /* unchanged: N % 256 over 128 (1216: 95% in both), one wave of the
-     * cooperative tile */
-    assert_int_equal(pick_batched_k(gelu, 4096, 3840, 2048, 1, 1), T(sm90_coop2_128x256x64_s3));
-    assert_int_equal(pick_batched_k(gelu, 384, 1152, 4096, 8, 1), T(sm90_coop2_128x256x64_s4));
+    const pick_probe probes[] = {
+        /* probed (six stages: test_deep_ping_pong) */
+        {gelu, 200, 1408, 2048, 1, T(sm90_pp2_128x128x64_s6), 64},
+        {light, 512, 1408, 2048, 1, T(sm90_pp2_128x128x64_s6), 16},
+        {gelu, 1024, 640, 1024, 1, T(sm90_pp2_128x128x64_s6), 32},
+        /* held out */
+        {light, 300, 1408, 1024, 1, T(sm90_pp2_128x128x64_s6), 22},
+        {gelu, 640, 384, 768, 1, T(sm90_pp2_128x128x64_s6), 64},
+        {gelu, 16384, 640, 4096, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {light, 4096, 2432, 1024, 1, T(sm90_pp2_128x128x64_s6), 2},
+        /* unchanged: N % 256 over 128 (1216: 95% in both), one wave of the
+         * cooperative tile */
+        {gelu, 4096, 3840, 2048, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {gelu, 384, 1152, 4096, 1, T(sm90_coop2_128x256x64_s4), 8},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
 static void test_light_mid_k_coop(void **state)
 {
     (void)state;
     const plan_kernel *light = &k_gemm_tn_light, *bias = &k_gemm_tn_bias;
-    /* probed */
-    assert_int_equal(pick_batched_k(light, 256, 4096, 1024, 8, 1), T(sm90_coop2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(bias, 512, 2048, 1536, 8, 1), T(sm90_coop2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(bias, 2048, 2048, 1024, 1, 1), T(sm90_coop2_128x256x64_s4));
-    /* held out; at K = 2048 in clusters where they add no wave (coop_of) */
-    assert_int_equal(pick_batched_k(bias, 128, 8192, 1024, 8, 1), T(sm90_coop2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(light, 640, 3072, 1024, 4, 1), T(sm90_coop2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(bias, 256, 5120, 1536, 6, 1), T(sm90_coop2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(light, 1024, 8192, 2048, 1, 1), T(sm90_coop2_cl2_128x256x64_s4));
-    /* unchanged: a GELU, K not whole k tiles, no maps */
-    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 256, 4096, 1024, 8, 1), T(sm90_wg2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(bias, 2048, 2048, 1000, 1, 1), T(sm90_wg2_128x256x64_s4));
+    const pick_probe probes[] = {
+        /* probed */
+        {light, 256, 4096, 1024, 1, T(sm90_coop2_128x256x64_s4), 8},
+        {bias, 512, 2048, 1536, 1, T(sm90_coop2_128x256x64_s4), 8},
+        {bias, 2048, 2048, 1024, 1, T(sm90_coop2_128x256x64_s4), 1},
+        /* held out; at K = 2048 in clusters where they add no wave (coop_of) */
+        {bias, 128, 8192, 1024, 1, T(sm90_coop2_128x256x64_s4), 8},
+        {light, 640, 3072, 1024, 1, T(sm90_coop2_128x256x64_s4), 4},
+        {bias, 256, 5120, 1536, 1, T(sm90_coop2_128x256x64_s4), 6},
+        {light, 1024, 8192, 2048, 1, T(sm90_coop2_cl2_128x256x64_s4), 1},
+        /* unchanged: a GELU, K not whole k tiles, no maps */
+        {&k_gemm_tn_gelu, 256, 4096, 1024, 1, T(sm90_wg2_128x256x64_s4), 8},
+        {bias, 2048, 2048, 1000, 1, T(sm90_wg2_128x256x64_s4), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
     assert_true(pick_batched_k(bias, 256, 4096, 1024, 8, 0) != T(sm90_coop2_128x256x64_s4));
 }
 
@@ -1893,29 +1905,29 @@ static void test_mid_tile(void **state)
     const plan_kernel *k = &k_gemm_tn;
     const pick_probe probes[] = {
         /* session 31's shapes: one wave of it (128, 130, 108 tiles) */
-        {k, 1024, 3072, 4096, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 640, 4992, 4096, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1152, 2304, 3072, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_tn_light, 512, 6144, 4096, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_tn_gelu, 3072, 3072, 3072, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 1024, 3072, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 640, 4992, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1152, 2304, 3072, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_tn_light, 512, 6144, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_tn_gelu, 3072, 3072, 3072, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* whole waves of the 128x256 tile: 4096^3 (97% against 89%), 8192^3
          * (97% against 99%, under ten points) */
-        {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3)},
-        {&k_gemm_tn_light, 8192, 8192, 8192, 1, T(sm90_coop2_cl2_128x256x64_s4)},
+        {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {&k_gemm_tn_light, 8192, 8192, 8192, 1, T(sm90_coop2_cl2_128x256x64_s4), 1},
         /* 79% and 73% (104 and 96 tiles) against 61% and 55%; 66% (88) */
-        {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 2112, 4096, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 2112, 4096, 1, T(sm90_pp2_128x128x64_s6), 1},
         /* N under 85% inside its tiles: 8192 x 256 (128 tiles, 97% of a
          * wave, but half of every second column tile padding) */
-        {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4)},
-        {k, 4096, 512, 512, 1, T(sm90_coop2_128x192x64_s4)}, /* 89% inside */
+        {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {k, 4096, 512, 512, 1, T(sm90_coop2_128x192x64_s4), 1}, /* 89% inside */
         /* K of 512 and more; under 512; no maps; not K-contiguous (the
          * transposed wgmma, as every wgmma tile) */
-        {k, 4096, 2304, 512, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 4096, 2304, 448, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 1024, 3072, 4096, 0, T(sm90_wg2_128x256x64_s4)},
-        {&k_gemm_nn, 1024, 3072, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 4096, 2304, 512, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 4096, 2304, 448, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 1024, 3072, 4096, 0, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_nn, 1024, 3072, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
     /* fp8 has no such tile; a batch counts its tiles (2 x 64 of 1024 x 1536) */
@@ -1944,25 +1956,25 @@ static void test_mid_k_ping_pong(void **state)
          * more the 128x192 tile where its waves are fuller (mid_fills_waves:
          * 97% and 85%), and where the 128x256 tile would run one wave (96
          * and 80 tiles, 128 and 112 of the 128x192 tile) */
-        {k, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 2048, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 5120, 512, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 5120, 448, 1, T(sm90_wg2_128x256x64_s4)}, /* below K = 512: neither rule */
-        {k, 2048, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 8192, 768, 640, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 8192, 768, 448, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 2048, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 5120, 512, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 5120, 448, 1, T(sm90_wg2_128x256x64_s4), 1}, /* below K = 512: neither rule */
+        {k, 2048, 2560, 896, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 8192, 768, 640, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 8192, 768, 448, 1, T(sm90_wg2_128x256x64_s4), 1},
         /* 256 wide tiles: 97% */
-        {k, 8192, 1024, 640, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 8192, 1024, 640, 1, T(sm90_wg2_128x256x64_s4), 1},
         /* within a wave: 96 and 80 wide tiles */
-        {k, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 2560, 896, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 3000, 640, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 3000, 448, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 2560, 896, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 3000, 640, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 3000, 448, 1, T(sm90_wg2_128x256x64_s4), 1},
         /* no maps; K of two k tiles */
-        {k, 8192, 768, 768, 0, T(sm90_wg2_128x256x64_s4)},
-        {k, 333, 14336, 384, 1, T(sm90_wg2_128x256x64_s4)},
+        {k, 8192, 768, 768, 0, T(sm90_wg2_128x256x64_s4), 1},
+        {k, 333, 14336, 384, 1, T(sm90_wg2_128x256x64_s4), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
     assert_true(pick(k, EVT_TARGET_SM90A, 8192, 768, 128, 132, 1) != T(sm90_pp2_128x128x64_s4));
@@ -2081,33 +2093,33 @@ static void test_deep_ping_pong(void **state)
     const plan_kernel *k = &k_gemm_tn;
     const pick_probe probes[] = {
         /* 128 tiles: one wave or less, four stages below K = 2048 */
-        {k, 512, 4096, 2047, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 512, 4096, 2047, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6), 1},
         /* K of 768 to 2047 with two tiles an SM or more (session 35):
          * probed, held out; below 768, and one wave (120, 96 tiles) */
-        {k, 6000, 5120, 1280, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 2304, 6144, 896, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 8192, 1280, 1536, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 2048, 5120, 768, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 640, 11008, 1000, 1, T(sm90_pp2_128x128x64_s6)},
-        {k, 2048, 5120, 640, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 333, 5120, 1280, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 512, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4)},
-        {k, 512, 4096, 11008, 1, T(sm90_pp2_128x128x64_s6)},
+        {k, 6000, 5120, 1280, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 2304, 6144, 896, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 8192, 1280, 1536, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 2048, 5120, 768, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 640, 11008, 1000, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 2048, 5120, 640, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 333, 5120, 1280, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 512, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 512, 4096, 11008, 1, T(sm90_pp2_128x128x64_s6), 1},
         /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
-        {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4)},
-        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4)},
-        {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4)},
+        {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* the column-major layouts too (the transposed wgmma) */
-        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4)},
+        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* without TMA maps: no producer/consumer tile at all */
-        {k, 512, 4096, 11008, 0, T(sm90_wg1_64x128x64_s4)},
+        {k, 512, 4096, 11008, 0, T(sm90_wg1_64x128x64_s4), 1},
         /* the cooperative tile where it is taken */
-        {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3)},
+        {k, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3), 1},
         /* fp8: its cooperative tile (in clusters: M of four tile rows) */
-        {&k_gemm_fp8, 512, 4096, 11008, 1, T(sm90_coop2_cl2_128x128x128_s4_fp8)},
+        {&k_gemm_fp8, 512, 4096, 11008, 1, T(sm90_coop2_cl2_128x128x128_s4_fp8), 1},
         /* a conv keeps the four-stage row */
-        {&k_conv, 25088, 256, 2304, 1, T(sm90_pp2_128x128x64_s4)},
+        {&k_conv, 25088, 256, 2304, 1, T(sm90_pp2_128x128x64_s4), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
