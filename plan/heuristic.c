@@ -605,11 +605,20 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
      * waves-filled test cannot see the padding (bf16, bias + ReLU | GELU:
      * 1.13 | 1.12x at 200x1408x2048 L 64, 1.09 | 1.00x at 512x1408x2048 L 16,
      * 1.22 | 1.13x at 1024x640x1024 L 32; session 35, docs/sm90.md) */
-    if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms))
-        return g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90 &&
-                       tile_area_pct(g->coop, m, n) + 5 > tile_area_pct(pp, m, n)
-                   ? coop_of(g, t, k, m, n, kk, batch, sms, 0)
-                   : pp_pick;
+    if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms)) {
+        const int coop = g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90 &&
+                         tile_area_pct(g->coop, m, n) + 5 > tile_area_pct(pp, m, n);
+        /* K of 768 to 2047 in whole k tiles, up to twelve of its tiles an
+         * SM: the six-stage ping-pong row was as fast as the cooperative
+         * one or faster on the nine such shapes measured (1.00-1.07x, bias
+         * + ReLU and GELU, 768-1536 tiles, five held out); at K = 1000,
+         * where coop_of takes the clustered row, it lost (0.75 | 0.89x at
+         * 1000x1000x1000 L 16), and more tiles were not measured (session
+         * 35, docs/sm90.md) */
+        const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 &&
+                            (double)plan_config_batch_tiles(pp, m, n, batch) <= 12.0 * (double)sms;
+        return coop && !deep_pp ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : pp_pick;
+    }
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * pp_tiles >= 3.0 * (double)sms) {

@@ -1652,7 +1652,10 @@ static void test_measured_picks(void **state)
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s6);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 512, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 768, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
+    /* (at K of 768-2047 in whole k tiles the six-stage ping-pong row, up to
+     * twelve tiles an SM: test_deep_pp_over_coop) */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 768, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s6);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 8192, 8192, 768, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     /* 400 tiles: a last wave of 4, split four ways (plan_coop_tail) */
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 5000, 2500, 2048, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
     /* (six stages: 800 tiles at K of 768 or more, test_deep_ping_pong) */
@@ -1870,6 +1873,35 @@ static void test_coop_padded_columns(void **state)
          * cooperative tile */
         {gelu, 4096, 3840, 2048, 1, T(sm90_coop2_128x256x64_s3), 1},
         {gelu, 384, 1152, 4096, 1, T(sm90_coop2_128x256x64_s4), 8},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+}
+
+/* K of 768 to 2047 in whole k tiles, where every consumer gets two tiles
+ * and the cooperative tile's waves are full: the six-stage ping-pong row,
+ * up to twelve of its tiles an SM (session 35) */
+static void test_deep_pp_over_coop(void **state)
+{
+    (void)state;
+    const plan_kernel *light = &k_gemm_tn_light, *gelu = &k_gemm_tn_gelu;
+    const pick_probe probes[] = {
+        /* probed */
+        {gelu, 4096, 4096, 1024, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {light, 8192, 2048, 1024, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {gelu, 768, 4096, 1024, 1, T(sm90_pp2_128x128x64_s6), 8},
+        {light, 4096, 1536, 1536, 1, T(sm90_pp2_128x128x64_s6), 2},
+        /* held out */
+        {gelu, 2048, 4096, 1536, 1, T(sm90_pp2_128x128x64_s6), 2},
+        {light, 3000, 4096, 1024, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {gelu, 2048, 2048, 768, 1, T(sm90_pp2_128x128x64_s6), 6},
+        {light, 640, 2560, 1024, 1, T(sm90_pp2_128x128x64_s6), 12},
+        {gelu, 12288, 2048, 768, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* unchanged: K not whole k tiles (the clustered row), K of 2048,
+         * more than twelve tiles an SM, fp8 */
+        {gelu, 1000, 1000, 1000, 1, T(sm90_coop2_cl2_128x256x64_s3), 16},
+        {light, 4096, 4096, 2048, 1, T(sm90_coop2_cl2_128x256x64_s4), 1},
+        {gelu, 16384, 4096, 1024, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {&k_gemm_fp8, 4096, 4096, 1024, 1, T(sm90_coop2_cl2_128x128x128_s4_fp8), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
@@ -2141,7 +2173,7 @@ int main(void)
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
-        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
