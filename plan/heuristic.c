@@ -523,9 +523,13 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
  *   m64n256 wgmmas ran 1.01-1.27x faster than the ping-pong tile there,
  *   0.89-0.95x where its last wave was 73-87% full, and 0.91-1.01x at
  *   K <= 512, where the ping-pong tile hides one consumer's epilogue behind
- *   the other's mainloop; docs/sm90.md), else the ping-pong one.  Which
- *   row of the cooperative tile: coop_of; of the ping-pong tile: six
- *   stages where K is 2048 or more (below).
+ *   the other's mainloop; docs/sm90.md), else the ping-pong one; and the
+ *   ping-pong one too where the cooperative tile's last column is half
+ *   empty (five points more of its area padding), or K is 768-2047 in
+ *   whole k tiles with at most twelve ping-pong tiles an SM (session 35).
+ *   Which row of the cooperative tile: coop_of; of the ping-pong tile: six
+ *   stages where K is 2048 or more, or 768 or more with two of its tiles
+ *   an SM (below).
  * - K of at most two k tiles (memory-bound) with eight or more of the
  *   cooperative tile's tiles an SM, 90% of their area inside the problem:
  *   that tile, whose producer loads the next tile's operands while the
