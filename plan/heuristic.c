@@ -581,7 +581,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
      * of every SM: the ping-pong tile in six stages, whose deeper ring kept
      * its consumers' wgmmas fed (1.06-1.16x faster than in four on the five
      * shapes measured at K of 2048 or more, D = acc and GELU alike; at K of
-     * 768-1536 with 640 tiles or more 1.00-1.12x on eight shapes, two
+     * 768-1536 with 640 tiles or more 0.997-1.12x on eight shapes, two
      * epilogues each, session 35).  With a wave of tiles or less it lost at
      * K of 1000 and 1280 (0.90-0.92x with a GELU), and at K of 256-512 it
      * was as fast or up to 1.1x slower: its epilogue's sixteen sub-tiles
