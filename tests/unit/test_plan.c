@@ -53,13 +53,22 @@ static plan make(const plan_kernel *k, const plan_problem *p, const plan_options
     return pl;
 }
 
-static enum evt_tile_id pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
-                             int sms, int tma)
+/* The tile the heuristic gives kernel k: a batch of `batch` problems of
+ * m x n x kk on sms SMs of target t, TMA maps or not. */
+static enum evt_tile_id pick_batch(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
+                                   long long batch, int sms, int tma)
 {
     plan_problem p = problem(t, sms, m, n, kk, tma);
     if (k->mainloop == EVT_MAINLOOP_GEMM)
         p.conv_c = 0;
+    p.batch = batch;
     return make(k, &p, NULL).config->id;
+}
+
+static enum evt_tile_id pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
+                             int sms, int tma)
+{
+    return pick_batch(k, t, m, n, kk, 1, sms, tma);
 }
 
 /* One probe of the sm_90a GEMM heuristic on 132 SMs: kernel k at m x n x
@@ -78,13 +87,9 @@ static void expect_picks(const pick_probe *probes, size_t count)
     int wrong = 0;
     for (size_t i = 0; i < count; i++) {
         const pick_probe *q = &probes[i];
-        plan_problem p = problem(EVT_TARGET_SM90A, 132, q->m, q->n, q->kk, q->tma);
-        if (q->k->mainloop == EVT_MAINLOOP_GEMM)
-            p.conv_c = 0;
-        p.batch = q->batch;
-        const enum evt_tile_id got = make(q->k, &p, NULL).config->id;
+        const enum evt_tile_id got = pick_batch(q->k, EVT_TARGET_SM90A, q->m, q->n, q->kk, q->batch, 132, q->tma);
         if (got != q->want) {
-            print_message("%lldx%lldx%lld L %lld (maps: %d): %s, want %s\n", q->m, q->n, q->kk, p.batch, q->tma,
+            print_message("%lldx%lldx%lld L %lld (maps: %d): %s, want %s\n", q->m, q->n, q->kk, q->batch, q->tma,
                           plan_configs[got].name, plan_configs[q->want].name);
             wrong++;
         }
@@ -1778,10 +1783,7 @@ static void test_batch_tiles(void **state)
 static enum evt_tile_id pick_batched_k(const plan_kernel *k, long long m, long long n, long long kk,
                                        long long batch, int tma)
 {
-    plan_problem p = problem(EVT_TARGET_SM90A, 132, m, n, kk, tma);
-    p.conv_c = 0;
-    p.batch = batch;
-    return make(k, &p, NULL).config->id;
+    return pick_batch(k, EVT_TARGET_SM90A, m, n, kk, batch, 132, tma);
 }
 
 static enum evt_tile_id pick_batched(long long m, long long n, long long kk, long long batch, int tma)
