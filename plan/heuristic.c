@@ -577,6 +577,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                          cluster_keeps_waves(g->pp_cl, m, n, batch, sms)
                                      ? g->pp_cl
                                      : pp;
+    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
+    const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
     /* K of 2048 or more, or of 768 or more with a tile for each consumer
      * of every SM: the ping-pong tile in six stages, whose deeper ring kept
      * its consumers' wgmmas fed (1.06-1.16x faster than in four on the five
@@ -587,7 +589,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
      * was as fast or up to 1.1x slower: its epilogue's sixteen sub-tiles
      * cost more than the depth saves (docs/sm90.md) */
     if (pp_pick == pp && g->pp_deep &&
-        (kk >= 2048 || (kk >= 768 && (double)plan_config_batch_tiles(pp, m, n, batch) >= 2.0 * (double)sms)) &&
+        (kk >= 2048 || (kk >= 768 && pp_tiles >= 2.0 * (double)sms)) &&
         fits(g->pp_deep, t) && plan_can_run(g->pp_deep, k, t->target, NULL))
         pp_pick = g->pp_deep;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
@@ -619,12 +621,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
          * where coop_of takes the clustered row, it lost (0.75 | 0.89x at
          * 1000x1000x1000 L 16), and more tiles were not measured (session
          * 35, docs/sm90.md) */
-        const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 &&
-                            (double)plan_config_batch_tiles(pp, m, n, batch) <= 12.0 * (double)sms;
+        const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 && pp_tiles <= 12.0 * (double)sms;
         return coop && !deep_pp ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : pp_pick;
     }
-    /* in doubles: a batch's tiles may saturate at LLONG_MAX */
-    const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * pp_tiles >= 3.0 * (double)sms) {
         /* tiles for at most half the SMs: each CTA runs one tile on one
          * consumer, so the one-warpgroup 64x128 tile, twice the CTAs in one
