@@ -60,10 +60,13 @@ static int query(const char *a)
         const char *tail = strchr(a + 5, ':');
         if (tail)
             sscanf(tail, ":%15s", epi);
-        const plan_kernel *pk = !strcmp(epi, "light") || !strcmp(epi, "plain") ? &light
-                                : !strcmp(epi, "bias")                          ? &bias
-                                                                                : &gelu;
-        gemm(pk, pk == &light ? "light" : pk == &bias ? "bias" : "gelu", m, n, kk, batch);
+        const plan_kernel *pk = !strcmp(epi, "light") ? &light
+                                : !strcmp(epi, "bias") ? &bias
+                                : !strcmp(epi, "gelu") ? &gelu
+                                                       : NULL;
+        if (!pk) /* an epilogue it does not know: not planned as some other one */
+            return 0;
+        gemm(pk, epi, m, n, kk, batch);
         return 1;
     }
     if (sscanf(a, "conv:%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld", &n, &h, &w, &c, &k, &r, &pad, &st) == 8) {
