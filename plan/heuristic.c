@@ -71,6 +71,7 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_wg3_192x128x64_s4,
     EVT_TILE_sm90_wg3_192x256x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
+    EVT_TILE_sm90_coop2_128x192x64_s4,
 };
 
 typedef struct candidates {
@@ -738,7 +739,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
  * count K's padding to each tile's k tiles (padded_cost).
  */
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
-                                         long long sms, int tma_level, int stageable)
+                                         long long c, long long sms, int tma_level, int stageable)
 {
     /* the maps of a layer whose taps end in zero-filled k tiles serve only
      * the 128x64 tile's rule below */
@@ -782,8 +783,20 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * the pick on the six such layers probed (c of 160 to 384, 1x1 and 3x3,
      * k of 192 and 320), with maps whose taps end in zero-filled k tiles
      * too (c = 160: 1.26-1.30x; session 32, docs/conv2d_fprop.md) */
-    if (narrow_ok && n % 128 == 64 && n <= 576)
+    if (narrow_ok && n % 128 == 64 && n <= 576) {
+        /* the same k at K >= 1024 over more than one tap, whole taps (c %
+         * 64 == 0), where 192 columns a tile fill 80% or more of the last
+         * (k = 192, 320, 576): the cooperative 128x192 tile, a third fewer
+         * operand bytes a FLOP than 128x64 and a third the tiles (3x3
+         * layers of c >= 128: 0.97-1.46x, 1.08x geomean held out; at c =
+         * 160's zero-filled tap ends even; 1x1 layers lost up to 1.22x at
+         * K of 256 to 1280; session 36, docs/conv2d_fprop.md) */
+        const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
+        const long long cols = (n + coop->bn - 1) / coop->bn * coop->bn;
+        if (tma && kk >= 1024 && kk > c && fits(coop, t) && 5 * n >= 4 * cols)
+            return coop;
         return narrow;
+    }
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
                               {CFG(sm90_wg2_128x256x64_s4), 0},
                               {CFG(sm90_wg3_192x128x64_s4), 15},
@@ -800,7 +813,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
 }
 
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
-                             long long batch, int sms, int tma)
+                             long long batch, int sms, int tma, long long conv_c)
 {
     const plan_target *ti = plan_target_info(t);
     if (!ti)
@@ -811,7 +824,7 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
         return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, k, m, n, kk, batch, s, tma)
                                   : gemm_sm80_pick(g, ti, m, n, batch, s);
     }
-    return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, s, tma, k->stageable)
+    return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable)
                               : conv_sm80_pick(ti, m, n, kk, s);
 }
 

@@ -369,7 +369,8 @@ int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o
     if (c && !plan_can_run(c, k, p->target, why))
         return 0;
     if (!c)
-        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, heuristic_tma(k, p, p->driver_tma));
+        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, heuristic_tma(k, p, p->driver_tma),
+                      p->conv_c);
     return complete(c, k, p, o, sms, p->driver_tma, out, why);
 }
 
@@ -384,7 +385,7 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
     }
     /* the heuristic's pick as if the driver had no tensor maps */
     const int sms = problem_sms(p);
-    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0), k, p, o, sms, 0, pl, NULL);
+    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0, p->conv_c), k, p, o, sms, 0, pl, NULL);
 }
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)

@@ -113,6 +113,19 @@ runs() {
             echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
             echo "$f $k conv:2,19,23,128,24,3,3,2,1,2 --config sm90_pp2_128x64x64_s7"
             echo "$f $k conv:32,28,28,32,56,1,1 --config sm90_pp2_128x64x64_s7"
+            # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
+            # zero-filled tap ends), dilation, ragged M and N, and guarded
+            # (c = 13, no maps)
+            echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_coop2_128x192x64_s4"
+            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config sm90_coop2_128x192x64_s4 --special"
+            echo "$f $k conv:2,19,23,64,520,3,3,2,1,2 --config sm90_coop2_128x192x64_s4"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_coop2_128x192x64_s4"
+            echo "$f $k conv:4,14,14,200,136,3,3,1,1,1 --config sm90_coop2_128x192x64_s4 --special"
+            echo "$f $k conv:3,17,13,64,400,3,3,1,2,1 --config sm90_coop2_128x192x64_s4"
+            echo "$f $k conv:2,21,17,128,200,5,5,2,2,1 --config sm90_coop2_128x192x64_s4"
+            echo "$f $k conv:8,17,17,160,192,3,3,1,1,1 --config sm90_coop2_128x192x64_s4"
+            # the heuristic's pick of it (session 36): k = 320, 3x3, c = 128
+            echo "$f $k conv:2,23,21,128,320,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

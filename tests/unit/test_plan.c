@@ -1286,9 +1286,12 @@ static void test_listed(void **state)
                 for (int b = 0; b < ns; b++)
                     for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
                         for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
-                            for (int tma = 0; tma <= 1; tma++) {
-                                const plan_config *c =
-                                    plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1, sms[s], tma);
+                            for (int v = 0; v < 3; v++) {
+                                /* without maps, with them, and with them for a conv of nine taps (c = K / 9) */
+                                const int tma = v > 0;
+                                const long long conv_c = v == 2 ? ks[q] / 9 : ks[q];
+                                const plan_config *c = plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1,
+                                                                 sms[s], tma, conv_c);
                                 if (!plan_listed(c, k, (evt_target)t))
                                     fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
                                              "tma %d: not listed",
@@ -1545,12 +1548,13 @@ static void test_conv_narrow_and_padding(void **state)
     (void)state;
     /* without maps: the wave costs' cp.async tiles */
     static const conv_case cases[] = {
-        /* k = 192, 320, 448, 576: the 128x64 tile (c = 160: maps whose taps end in zeros) */
+        /* k = 192, 320, 448, 576: the 128x64 tile (c = 160: maps whose taps end in zeros);
+         * where whole taps take the cooperative 128x192 one instead: test_conv_coop_mid */
         {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
-        {2, 64, 320, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {2, 64, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {64, 14, 256, 320, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
-        {16, 56, 128, 192, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
-        {128, 14, 128, 576, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
+        {16, 56, 128, 192, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {128, 14, 128, 576, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x128x32_s6)},
         /* ... not k = 704 (past 576), k = 200 (not a multiple of 64), nor k = 256 */
         {128, 14, 128, 704, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         {128, 28, 200, 200, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
@@ -1850,6 +1854,36 @@ static void test_conv_mid_filters(void **state)
         /* 97 filters or more: the 128x128 tile stays */
         {32, 28, 256, 100, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {16, 28, 192, 112, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
+/* Session 36's conv rule: where the 128x64 producer/consumer tile's rule
+ * takes k = 192, 320 or 576 (a 192-column tile filling 80% of its last
+ * column or more) at K >= 1024 over more than one tap and whole taps, the
+ * cooperative 128x192 tile; 1x1 layers, k = 448 and c = 160's zero-filled
+ * tap ends keep the 128x64 tile.  Without maps, the wave costs' tiles. */
+static void test_conv_coop_mid(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed */
+        {2, 64, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 28, 384, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 28, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* held out */
+        {16, 56, 128, 192, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {128, 14, 128, 576, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {4, 64, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {64, 14, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 17, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 28, 128, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* one tap (1x1), k = 448 (78% of 576 columns), c = 160, K < 1024: the 128x64 tile */
+        {32, 17, 1280, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {64, 17, 768, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {16, 28, 256, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {64, 28, 64, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
@@ -2175,6 +2209,7 @@ int main(void)
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
+        cmocka_unit_test(test_conv_coop_mid),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
