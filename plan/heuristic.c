@@ -786,14 +786,17 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     if (narrow_ok && n % 128 == 64 && n <= 576) {
         /* the same k at K >= 1024 over more than one tap, whole taps (c %
          * 64 == 0), where 192 columns a tile fill 80% or more of the last
-         * (k = 192, 320, 576): the cooperative 128x192 tile, a third fewer
-         * operand bytes a FLOP than 128x64 and a third the tiles (3x3
-         * layers of c >= 128: 0.97-1.46x, 1.08x geomean held out; at c =
-         * 160's zero-filled tap ends even; 1x1 layers lost up to 1.22x at
-         * K of 256 to 1280; session 36, docs/conv2d_fprop.md) */
+         * (k = 192, 320, 576): the cooperative 128x192 tile where its waves
+         * cost less at 8% off (wave_cost), a third fewer operand bytes a
+         * FLOP than 128x64.  Fitted on 16 3x3 layers (0.89-1.46x against
+         * 128x64; the rule's 0.97-1.46x), its one miss on the safe side;
+         * where its tiles leave a last wave far emptier than the 128x64
+         * tile's, it lost up to 11%; 1x1 layers lost up to 1.22x at K of
+         * 256 to 1280 (session 36, docs/conv2d_fprop.md) */
         const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
         const long long cols = (n + coop->bn - 1) / coop->bn * coop->bn;
-        if (tma && kk >= 1024 && kk > c && fits(coop, t) && 5 * n >= 4 * cols)
+        if (tma && kk >= 1024 && kk > c && fits(coop, t) && 5 * n >= 4 * cols &&
+            wave_cost(coop, m, n, 1, sms, -8) < wave_cost(narrow, m, n, 1, sms, 0))
             return coop;
         return narrow;
     }

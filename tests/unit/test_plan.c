@@ -1861,23 +1861,29 @@ static void test_conv_mid_filters(void **state)
 /* Session 36's conv rule: where the 128x64 producer/consumer tile's rule
  * takes k = 192, 320 or 576 (a 192-column tile filling 80% of its last
  * column or more) at K >= 1024 over more than one tap and whole taps, the
- * cooperative 128x192 tile; 1x1 layers, k = 448 and c = 160's zero-filled
- * tap ends keep the 128x64 tile.  Without maps, the wave costs' tiles. */
+ * cooperative 128x192 tile where its waves cost less at 8% off; 1x1
+ * layers, k = 448, c = 160's zero-filled tap ends and fuller 128x64 waves
+ * keep the 128x64 tile.  Without maps, the wave costs' tiles. */
 static void test_conv_coop_mid(void **state)
 {
     (void)state;
     static const conv_case cases[] = {
-        /* probed */
+        /* fitted on: the cooperative tile's wins */
         {2, 64, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {16, 28, 384, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {32, 28, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
-        /* held out */
         {16, 56, 128, 192, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {128, 14, 128, 576, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x128x32_s6)},
         {4, 64, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {64, 14, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
-        {32, 17, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {32, 28, 128, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {8, 56, 128, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {64, 28, 192, 192, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* ... and its losses (0.89-0.99x): the 128x64 tile's waves fuller */
+        {64, 14, 320, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {32, 17, 192, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {64, 17, 192, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
+        {16, 35, 256, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {2, 96, 320, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
         /* one tap (1x1), k = 448 (78% of 576 columns), c = 160, K < 1024: the 128x64 tile */
         {32, 17, 1280, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         {64, 17, 768, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
