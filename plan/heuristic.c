@@ -734,9 +734,11 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
  * producer/consumer tile with K >= 1024, M of a tile row and 0.3 SMs' worth
  * of tiles (a stride-2 3x3 layer ran 1.5x faster, docs/tuning.md).  Else,
  * where k is a multiple of 64 but not of 128 (192, 320), the 128x64
- * producer/consumer tile (below); and where 65-96 filters would take the
- * 128x128 producer/consumer tile, the 128x64 one (session 35).  The costs
- * count K's padding to each tile's k tiles (padded_cost).
+ * producer/consumer tile (below), or at k = 192, 320 and 576 over several
+ * taps the cooperative 128x192 tile where its waves cost less (session
+ * 36); and where 65-96 filters would take the 128x128 producer/consumer
+ * tile, the 128x64 one (session 35).  The costs count K's padding to each
+ * tile's k tiles (padded_cost).
  */
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long c, long long sms, int tma_level, int stageable)

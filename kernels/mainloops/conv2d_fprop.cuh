@@ -432,8 +432,9 @@ __device__ __forceinline__ void evt_conv_mainloop(const evt_conv_args &args, int
 /* The conv under a persistent schedule (evt_sched::ws_run); a
  * producer/consumer configuration's fast path loads with the TMA maps.
  * Tiles from tile_end on are left to the tail's split-K entries (plan.h).
- * No stream-K: the entry takes the GEMM's parameters, and no conv
- * configuration is cooperative. */
+ * No stream-K: the entry takes the GEMM's parameters, so the one
+ * cooperative conv configuration (128x192) runs every tile whole
+ * (plan_config_stream_k). */
 template <class Cfg, class Epi>
 __device__ __forceinline__ void evt_conv_persistent(const evt_conv_args &args0, unsigned char *smem,
                                                  const Epi &epi, const evt_tma_maps *maps = nullptr,
