@@ -1878,6 +1878,7 @@ static void test_conv_coop_mid(void **state)
         {32, 28, 128, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {8, 56, 128, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {64, 28, 192, 192, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {1, 128, 256, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* held out, drawn from the grid's (1.03-1.48x, all ten faster) */
         {4, 48, 256, 576, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {6, 28, 320, 576, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
