@@ -773,7 +773,18 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * of the 128-wide one, twice its tiles for as many columns computed
      * (k = 72 3x3 1.25x, k = 80 1x1 1.55x faster; at k = 112 4% slower;
      * session 35, docs/conv2d_fprop.md) */
-    const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : pp;
+    /* k a multiple of 384, K >= 1024 over more than one tap, whole taps,
+     * where the cooperative 128x192 tiles fit one wave and the 128x128
+     * ones do not: the cooperative tile, its two consumers on each SM's
+     * one tile, against a 128x128 tile for each SM and a second for some
+     * (1.17-1.41x on six layers; where the 128x128 tiles fit one wave too
+     * they ran 1.09-1.30x faster, a consumer alone on a tile two-thirds
+     * the size; where both ran two waves, even; session 36,
+     * docs/conv2d_fprop.md) */
+    const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
+    const int coop_wave = tma && kk >= 1024 && kk > c && n % 384 == 0 && fits(coop, t) &&
+                          plan_config_tiles(coop, m, n) <= sms && plan_config_tiles(pp, m, n) > sms;
+    const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : coop_wave ? coop : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4))
         /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
         return pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms
@@ -795,7 +806,6 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * where its tiles leave a last wave far emptier than the 128x64
          * tile's, it lost up to 11%; 1x1 layers lost up to 1.22x at K of
          * 256 to 1280 (session 36, docs/conv2d_fprop.md) */
-        const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
         const long long cols = (n + coop->bn - 1) / coop->bn * coop->bn;
         if (tma && kk >= 1024 && kk > c && fits(coop, t) && 5 * n >= 4 * cols &&
             wave_cost(coop, m, n, 1, sms, -8) < wave_cost(narrow, m, n, 1, sms, 0))

@@ -1906,6 +1906,41 @@ static void test_conv_coop_mid(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
+/* Session 36's rule for k a multiple of 384: the cooperative 128x192
+ * tile where its tiles fit one wave and the 128x128 producer/consumer
+ * tile's do not (K >= 1024, more than one tap, whole taps). */
+static void test_conv_coop_wave(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed: the cooperative tile 1.17-1.41x faster */
+        {8, 28, 384, 384, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 14, 512, 768, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 14, 256, 384, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 14, 384, 768, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {4, 32, 512, 768, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {8, 16, 256, 1152, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* held out: 1.10-1.37x */
+        {10, 28, 256, 384, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {2, 56, 192, 384, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {36, 14, 384, 384, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {20, 14, 512, 768, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {1, 56, 256, 768, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {12, 14, 384, 1152, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {2, 32, 512, 1152, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* the 128x128 tile in one wave (it was 1.09-1.30x faster), both in two or more (even), 1x1 */
+        {4, 28, 256, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 24, 384, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {2, 48, 256, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 12, 384, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 14, 384, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {16, 28, 384, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 17, 384, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {8, 28, 1536, 384, 1, 0, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
 /* Where the cooperative 128x256 tile's last column of tiles is half empty
  * or less (N % 256 of 1 to 128) and pads five points more of its area than
  * the ping-pong tile: the ping-pong tile (session 35) */
@@ -2227,7 +2262,7 @@ int main(void)
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
-        cmocka_unit_test(test_conv_coop_mid),
+        cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
