@@ -19,7 +19,8 @@ AB_CONV_SHAPES: the conv layers instead of the default six, as
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
 stream-K, or with it where the name has ":sk" after it, with the
-epilogue's row group n where it has ":g<n>", and with the epilogue through
+epilogue's row group n where it has ":g<n>", split-K n ways where it has
+":k<n>", and with the epilogue through
 the shared tile, not the consumers' registers, where it has ":sh", and in
 the registers wherever the epilogue is per-element where it has ":dr"
 (edge tiles and looped builtins included); by default

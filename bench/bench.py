@@ -97,15 +97,18 @@ kernel linear_gelu_tanh = gemm(a: f16 row, b: f16 col, acc: f32) with bias_gelu_
 
 def forced(name):
     """A forced configuration's name with its suffixes, ":sk" (stream-K),
-    ":g<n>" (the epilogue's row group), ":sh" (the epilogue through shared
-    memory, not in registers) and ":dr" (in registers wherever it can), as
-    set_tuning's arguments; the name "pick" is the heuristic's configuration."""
+    ":g<n>" (the epilogue's row group), ":k<n>" (split-K n ways), ":sh" (the
+    epilogue through shared memory, not in registers) and ":dr" (in
+    registers wherever it can), as set_tuning's arguments; the name "pick"
+    is the heuristic's configuration."""
     parts = name.split(":")
     kw = {"stream_k": 2 if "sk" in parts[1:] else 1,
           "shared_epilogue": True if "sh" in parts[1:] else -1 if "dr" in parts[1:] else False}
     for p in parts[1:]:
         if p.startswith("g"):
             kw["row_group"] = int(p[1:])
+        if p.startswith("k") and p[1:].isdigit():
+            kw["split_k"] = int(p[1:])
     return (None if parts[0] == "pick" else parts[0]), kw
 
 

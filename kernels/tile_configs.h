@@ -88,9 +88,9 @@
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_64x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 4,                  \
       2, 0, 0, 0, 0, 1)                                                                            \
-    X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,                  \
+    X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,                  \
       1, 0, 0, 0, 0, 1)                                                                            \
-    X(sm90_wg1_64x64x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 64, 64, 1, 4, 8,                    \
+    X(sm90_wg1_64x64x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 64, 64, 1, 4, 8,                    \
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6,                \
       2, 0, 0, 0, 0, 1)                                                                            \

@@ -72,6 +72,7 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_wg3_192x256x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_coop2_128x192x64_s4,
+    EVT_TILE_sm90_wg1_64x64x64_s8,
 };
 
 typedef struct candidates {
@@ -785,11 +786,23 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     const int coop_wave = tma && kk >= 1024 && kk > c && n % 384 == 0 && fits(coop, t) &&
                           plan_config_tiles(coop, m, n) <= sms && plan_config_tiles(pp, m, n) > sms;
     const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : coop_wave ? coop : pp;
-    if (classic == CFG(sm80_64x64x32_w4_s4))
+    if (classic == CFG(sm80_64x64x32_w4_s4)) {
         /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
-        return pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms
-                   ? pp_cols
-                   : classic;
+        if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
+            return pp_cols;
+        /* the one-warpgroup wgmma 64x64 tile in eight stages, one CTA an
+         * SM, where its tiles are a quarter of the SMs or fewer (split-K
+         * then shares them out, up to four ways) or fill three quarters of
+         * one wave or more: 1.13-1.67x on four small layers (1x1 and 3x3,
+         * K of 512 to 4608); at 49-56 tiles, K of 576 to 4608, 0.62-1.18x
+         * (too few CTAs for a long K, unsplit); past a wave it lost
+         * (session 36, docs/conv2d_fprop.md) */
+        const plan_config *wg = CFG(sm90_wg1_64x64x64_s8);
+        const long long tiles = plan_config_tiles(wg, m, n);
+        if (fits(wg, t) && (4 * tiles <= sms || (4 * tiles >= 3 * sms && tiles <= sms)))
+            return wg;
+        return classic;
+    }
     /* k a multiple of 64 but not of 128: every wider tile pads the last
      * column of tiles by half (k = 320: 384 or 512 columns computed), the
      * 128x64 producer/consumer tile none, and it ran 1.14-2.06x faster than

@@ -222,11 +222,13 @@ struct direct_stage {
 
 /* Registers a thread of the producer and of a consumer warpgroup, where the
  * consumers need more than an even share (setmaxnreg): 128 x (40 + 2 x
- * 232) = 64,512 of the SM's 65,536.  fp8's cooperative tile keeps 56 / 224
- * (the same sum; measured with them). */
-template <bool Fp8> struct consumer_regs {
-    static constexpr int kProducer = Fp8 ? 56 : 40;
-    static constexpr int kConsumer = Fp8 ? 224 : 232;
+ * 232) = 64,512 of the SM's 65,536.  A wide producer keeps 56 / 224 (the
+ * same sum): fp8's cooperative tile (measured with them), and the
+ * cooperative tile's guarded path, whose producer threads compute each
+ * element's address (a conv's im2col spilled 132 bytes in 40). */
+template <bool WideProducer> struct consumer_regs {
+    static constexpr int kProducer = WideProducer ? 56 : 40;
+    static constexpr int kConsumer = WideProducer ? 224 : 232;
     /* each warpgroup's own, first thing in its role */
     static __device__ __forceinline__ void to_producer()
     {
@@ -577,7 +579,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     barriers_ready<Cfg>();
 
-    typedef consumer_regs<kPromote> Regs;
+    typedef consumer_regs<kPromote || !Load::kTma> Regs;
     /* the epilogue in registers on the TMA path, as pp_run's; fp8's partial
      * sums, and the accumulators live through a looped or a direct
      * epilogue, need the registers */

@@ -113,6 +113,13 @@ runs() {
             echo "$f $k conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special"
             echo "$f $k conv:2,19,23,128,24,3,3,2,1,2 --config sm90_pp2_128x64x64_s7"
             echo "$f $k conv:32,28,28,32,56,1,1 --config sm90_pp2_128x64x64_s7"
+            # the one-warpgroup wgmma tiles (cp.async), whole and split
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg1_64x128x64_s8"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_wg1_64x128x64_s8 --special"
+            echo "$f $k conv:8,30,30,40,64,3,3,1,1,1 --config sm90_wg1_64x128x64_s8 --splitk"
+            echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg1_64x64x64_s8"
+            echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config sm90_wg1_64x64x64_s8 --special"
+            echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --config sm90_wg1_64x64x64_s8 --splitk"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)

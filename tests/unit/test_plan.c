@@ -1941,6 +1941,36 @@ static void test_conv_coop_wave(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
+/* Session 36's rule for small conv layers that the sm80 64x64 tile took:
+ * the one-warpgroup wgmma 64x64 tile in eight stages where its tiles are a
+ * quarter of the SMs or fewer (split up to four ways) or three quarters of
+ * one wave to one; between the two, and past a wave, the sm80 tile. */
+static void test_conv_small_wgmma(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed: 1.13-1.67x */
+        {4, 7, 512, 2048, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 14, 256, 256, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 7, 512, 512, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 28, 128, 128, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* held out: 1.07-1.41x */
+        {2, 7, 512, 512, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 14, 512, 512, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {2, 7, 1024, 1024, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {8, 7, 256, 1024, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {2, 14, 256, 1024, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 14, 384, 384, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {4, 7, 1024, 2048, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 10, 512, 512, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* 33 to 98 of its tiles (0.62-1.18x), more than a wave (0.71x): the sm80 tile */
+        {8, 7, 512, 512, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {4, 14, 256, 256, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 14, 256, 1024, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
 /* Where the cooperative 128x256 tile's last column of tiles is half empty
  * or less (N % 256 of 1 to 128) and pads five points more of its area than
  * the ping-pong tile: the ping-pong tile (session 35) */
@@ -2263,6 +2293,7 @@ int main(void)
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
+        cmocka_unit_test(test_conv_small_wgmma),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
