@@ -733,7 +733,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
  * to 32 of its tiles an SM, the 64x64 one.  Where the sm80
  * heuristic falls back to 64x64 tiles, the GEMM's rule for few tiles: the
  * producer/consumer tile with K >= 1024, M of a tile row and 0.3 SMs' worth
- * of tiles (a stride-2 3x3 layer ran 1.5x faster, docs/tuning.md).  Else,
+ * of tiles (a stride-2 3x3 layer ran 1.5x faster, docs/tuning.md), else the
+ * one-warpgroup wgmma 64x64 tile where its tiles are few enough to split or
+ * fill most of one wave (session 36).  Else,
  * where k is a multiple of 64 but not of 128 (192, 320), the 128x64
  * producer/consumer tile (below), or at k = 192, 320 and 576 over several
  * taps the cooperative 128x192 tile where its waves cost less (session
@@ -793,10 +795,11 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         /* the one-warpgroup wgmma 64x64 tile in eight stages, one CTA an
          * SM, where its tiles are a quarter of the SMs or fewer (split-K
          * then shares them out, up to four ways) or fill three quarters of
-         * one wave or more: 1.13-1.67x on four small layers (1x1 and 3x3,
-         * K of 512 to 4608); at 49-56 tiles, K of 576 to 4608, 0.62-1.18x
-         * (too few CTAs for a long K, unsplit); past a wave it lost
-         * (session 36, docs/conv2d_fprop.md) */
+         * one wave or more: 1.00-1.67x on four small layers (1x1 and 3x3,
+         * K of 512 to 4608); at 49-56 tiles, K of 576 to 4608, 0.69-1.18x
+         * (too few CTAs for a long K, unsplit); past a wave it lost;
+         * eight held-out layers 1.07-1.41x (session 36,
+         * docs/conv2d_fprop.md) */
         const plan_config *wg = CFG(sm90_wg1_64x64x64_s8);
         const long long tiles = plan_config_tiles(wg, m, n);
         if (fits(wg, t) && (4 * tiles <= sms || (4 * tiles >= 3 * sms && tiles <= sms)))
