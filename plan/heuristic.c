@@ -819,9 +819,10 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * cost less at 8% off (wave_cost), a third fewer operand bytes a
          * FLOP than 128x64.  Fitted on 16 3x3 layers (0.89-1.46x against
          * 128x64; the rule's 0.97-1.46x), its one miss on the safe side;
-         * where its tiles leave a last wave far emptier than the 128x64
-         * tile's, it lost up to 11%; 1x1 layers lost up to 1.22x at K of
-         * 256 to 1280 (session 36, docs/conv2d_fprop.md) */
+         * ten held out 1.03-1.48x.  Where its tiles leave a last wave far
+         * emptier than the 128x64 tile's it lost up to 11%, and 1x1 layers
+         * up to 1.22x at K of 256 to 1280 (session 36,
+         * docs/conv2d_fprop.md) */
         const long long cols = (n + coop->bn - 1) / coop->bn * coop->bn;
         if (tma && kk >= 1024 && kk > c && fits(coop, t) && 5 * n >= 4 * cols &&
             wave_cost(coop, m, n, 1, sms, -8) < wave_cost(narrow, m, n, 1, sms, 0))
