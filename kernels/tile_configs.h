@@ -88,9 +88,9 @@
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_64x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 4,                  \
       2, 0, 0, 0, 0, 1)                                                                            \
-    X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,                  \
+    X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,\
       1, 0, 0, 0, 0, 1)                                                                            \
-    X(sm90_wg1_64x64x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 64, 64, 1, 4, 8,                    \
+    X(sm90_wg1_64x64x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 64, 64, 1, 4, 8,\
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6,                \
       2, 0, 0, 0, 0, 1)                                                                            \
@@ -124,7 +124,7 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_cl2_128x256x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 4,          \
       1, 0, 2, 0, 1, 2)                                                                            \
-    X(sm90_coop2_128x192x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 192, 64, 2, 2, 4,              \
+    X(sm90_coop2_128x192x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 192, 64, 2, 2, 4,\
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \

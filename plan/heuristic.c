@@ -772,21 +772,23 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     const plan_config *narrow = CFG(sm90_pp2_128x64x64_s7);
     const int narrow_ok = narrow_maps && kk > 2 * narrow->bk && fits(narrow, t);
+    /* The cooperative 128x192 tile's two rules (session 36) take K >= 1024
+     * over more than one tap (1x1 layers lost), whole taps (maps). */
+    const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
+    const int coop_ok = tma && kk >= 1024 && kk > c && fits(coop, t);
+    /* k a multiple of 384 where the cooperative tiles fit one wave and the
+     * 128x128 ones do not: the cooperative tile, its two consumers on each
+     * SM's one tile, against a 128x128 tile for each SM and a second for
+     * some (1.17-1.41x on six layers, 1.10-1.37x on seven held out; where
+     * the 128x128 tiles fit one wave too they ran 1.09-1.30x faster, a
+     * consumer alone on a tile two-thirds the size; where both ran two
+     * waves, even; docs/conv2d_fprop.md) */
+    const int coop_wave = coop_ok && n % 384 == 0 && plan_config_tiles(coop, m, n) <= sms &&
+                          plan_config_tiles(pp, m, n) > sms;
     /* 65 to 96 filters: the producer/consumer tile 64 columns wide in place
      * of the 128-wide one, twice its tiles for as many columns computed
      * (k = 72 3x3 1.25x, k = 80 1x1 1.55x faster; at k = 112 4% slower;
      * session 35, docs/conv2d_fprop.md) */
-    /* k a multiple of 384, K >= 1024 over more than one tap, whole taps,
-     * where the cooperative 128x192 tiles fit one wave and the 128x128
-     * ones do not: the cooperative tile, its two consumers on each SM's
-     * one tile, against a 128x128 tile for each SM and a second for some
-     * (1.17-1.41x on six layers; where the 128x128 tiles fit one wave too
-     * they ran 1.09-1.30x faster, a consumer alone on a tile two-thirds
-     * the size; where both ran two waves, even; session 36,
-     * docs/conv2d_fprop.md) */
-    const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
-    const int coop_wave = tma && kk >= 1024 && kk > c && n % 384 == 0 && fits(coop, t) &&
-                          plan_config_tiles(coop, m, n) <= sms && plan_config_tiles(pp, m, n) > sms;
     const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : coop_wave ? coop : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4)) {
         /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
@@ -813,9 +815,8 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * k of 192 and 320), with maps whose taps end in zero-filled k tiles
      * too (c = 160: 1.26-1.30x; session 32, docs/conv2d_fprop.md) */
     if (narrow_ok && n % 128 == 64 && n <= 576) {
-        /* the same k at K >= 1024 over more than one tap, whole taps (c %
-         * 64 == 0), where 192 columns a tile fill 80% or more of the last
-         * (k = 192, 320, 576): the cooperative 128x192 tile where its waves
+        /* where coop_ok and 192 columns a tile fill 80% or more of the
+         * last (k = 192, 320, 576): the cooperative tile where its waves
          * cost less at 8% off (wave_cost), a third fewer operand bytes a
          * FLOP than 128x64.  Fitted on 16 3x3 layers (0.89-1.46x against
          * 128x64; the rule's 0.97-1.46x), its one miss on the safe side;
@@ -824,7 +825,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * up to 1.22x at K of 256 to 1280 (session 36,
          * docs/conv2d_fprop.md) */
         const long long cols = (n + coop->bn - 1) / coop->bn * coop->bn;
-        if (tma && kk >= 1024 && kk > c && fits(coop, t) && 5 * n >= 4 * cols &&
+        if (coop_ok && 5 * n >= 4 * cols &&
             wave_cost(coop, m, n, 1, sms, -8) < wave_cost(narrow, m, n, 1, sms, 0))
             return coop;
         return narrow;
