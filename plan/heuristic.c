@@ -72,6 +72,7 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_wg3_192x256x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_coop2_128x192x64_s4,
+    EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
 };
 
@@ -236,6 +237,17 @@ static double wave_cost(const plan_config *c, long long m, long long n, long lon
     const long long tiles = plan_config_batch_tiles(c, m, n, batch);
     const long long waves = tiles / slots + (tiles % slots != 0);
     return (double)waves * c->bm * c->bn * per_sm * (100 + penalty_pct);
+}
+
+/* The area of the tiles the busiest SM computes, c's tiles dealt out
+ * to the SMs one at a time.  Unlike wave_cost it does not count a
+ * ping-pong SM's two consumers as two slots: they share one SM's tensor
+ * cores, so a second tile on an SM costs as much as the first
+ * (conv_sm90_pick's 448 and 576 filters). */
+static double sm_area(const plan_config *c, long long m, long long n, long long sms)
+{
+    const long long tiles = plan_config_tiles(c, m, n);
+    return (double)((tiles + sms - 1) / sms) * c->bm * c->bn;
 }
 
 /* wave_cost, times the k tiles' padding of K where that is an eighth of K
@@ -714,6 +726,17 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     return best ? best : classic;
 }
 
+/* A conv's K in the one-warpgroup 64x64 tile's eight stages at once, its
+ * tiles a wave or fewer: that tile, unsplit, where the sm80 rule would
+ * take 64x64 mma.sync tiles (1x1 layers of K = 256 and 512, 49 and 98
+ * tiles, 1.20x and 1.45x; at K = 96 as fast; session 37,
+ * docs/conv2d_fprop.md). */
+static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long m, long long n, long long kk,
+                         long long sms)
+{
+    return fits(wg, t) && kk <= (long long)wg->stages * wg->bk && plan_config_tiles(wg, m, n) <= sms;
+}
+
 /*
  * sm90 conv (a conv's operands are always K-contiguous).  Where the sm80
  * heuristic takes a 128-row tile with k > 64, the wgmma tile whose waves
@@ -765,6 +788,9 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * fixed costs a CTA again and again, and at k = 64 each of them
          * loads the whole filter tile for half the rows a 128x64 tile
          * serves (session 34, docs/conv2d_fprop.md) */
+        const plan_config *wg = CFG(sm90_wg1_64x64x64_s8);
+        if (short_k_wgmma(wg, t, m, n, kk, sms))
+            return wg;
         const plan_config *small = CFG(sm80_64x64x32_w4_s4);
         return n < 64 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
     }
@@ -806,6 +832,16 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const long long tiles = plan_config_tiles(wg, m, n);
         if (fits(wg, t) && (4 * tiles <= sms || (4 * tiles >= 3 * sms && tiles <= sms)))
             return wg;
+        if (short_k_wgmma(wg, t, m, n, kk, sms))
+            return wg;
+        /* whole 128-column tiles, a quarter of the SMs of them or fewer:
+         * the one-warpgroup 64x128 tile, which plan_split_k splits up to
+         * four ways, half the operand bytes a FLOP of the 64x64 tile's
+         * (1.01-1.19x on four 3x3 layers of 25-32 such tiles, K of 1152 to
+         * 4608; session 37) */
+        const plan_config *wide = CFG(sm90_wg1_64x128x64_s8);
+        if (fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms)
+            return wide;
         return classic;
     }
     /* k a multiple of 64 but not of 128: every wider tile pads the last
@@ -828,6 +864,15 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         if (coop_ok && 5 * n >= 4 * cols &&
             wave_cost(coop, m, n, 1, sms, -8) < wave_cost(narrow, m, n, 1, sms, 0))
             return coop;
+        /* 448 and 576 filters over several taps, K >= 2048, where 128
+         * columns a tile pad an eighth or less: the 128x128
+         * producer/consumer tile where the busiest SM computes no more with
+         * it than with the 128x64 tile (sm_area; 1.06-1.23x on seven layers
+         * where both were equal; where 128x128 gave it more, 6-10% slower,
+         * at K = 1152 10% slower though equal, and a 1x1 layer 40%; session
+         * 37, docs/conv2d_fprop.md) */
+        if (pp_ok && n >= 448 && kk >= 2048 && kk > c && sm_area(pp, m, n, sms) <= sm_area(narrow, m, n, sms))
+            return pp;
         return narrow;
     }
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},

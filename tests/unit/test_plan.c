@@ -364,9 +364,10 @@ static void test_picks(void **state)
          * a wave of 128x128 tiles, the producer/consumer tile where TMA can */
         {12544, 128, 1152, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm90_pp2_128x128x64_s4), T(sm90_pp2_128x128x64_s4)}},
-        /* 8x7x7x512 -> 512 3x3: too few tiles, 64x64 and split-K */
-        {392, 512, 4608, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)}},
+        /* 8x7x7x512 -> 512 3x3: too few tiles, 64x64 and split-K; on sm_90a
+         * the one-warpgroup 64x128 tile, split (test_conv_wgmma_gap) */
+        {392, 512, 4608, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)}},
         {1605632, 64, 147, 132, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
                          T(sm90_pp2_128x64x64_s7), T(sm90_pp2_128x64x64_s7)}},
         {1605632, 64, 147, 114, {T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4),
@@ -1648,7 +1649,9 @@ static void test_measured_picks(void **state)
             fail_msg("conv pick %lldx%lldx%lld tma %d staged %d: %s, want %s", conv[i].m, conv[i].n,
                      conv[i].k, conv[i].tma, conv[i].staged, plan_configs[got].name, plan_configs[conv[i].want].name);
     }
-    assert_int_equal(pick(&k_conv, EVT_TARGET_SM90A, 64, 64, 64, 132, 1), pick(&k_conv, EVT_TARGET_SM80, 64, 64, 64, 132, 1));
+    /* one tile of K = 64: the one-warpgroup wgmma tile (test_conv_wgmma_gap), sm_80's 64x64 */
+    assert_int_equal(pick(&k_conv, EVT_TARGET_SM90A, 64, 64, 64, 132, 1), EVT_TILE_sm90_wg1_64x64x64_s8);
+    assert_int_equal(pick(&k_conv, EVT_TARGET_SM80, 64, 64, 64, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
     /* too few tiles for 14 (one a consumer): as if there were nothing to stage */
     assert_int_equal(pick(&k_conv_st, EVT_TARGET_SM90A, 6272, 512, 128, 132, 1),
                      pick(&k_conv, EVT_TARGET_SM90A, 6272, 512, 128, 132, 1));
@@ -1895,7 +1898,6 @@ static void test_conv_coop_mid(void **state)
         /* one tap (1x1), k = 448 (78% of 576 columns), c = 160, K < 1024: the 128x64 tile */
         {32, 17, 1280, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         {64, 17, 768, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
-        {16, 28, 256, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {64, 28, 64, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
     };
@@ -1959,10 +1961,58 @@ static void test_conv_small_wgmma(void **state)
         {1, 14, 384, 384, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
         {4, 7, 1024, 2048, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
         {1, 10, 512, 512, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
-        /* 33 to 98 of its tiles (0.69-1.18x), more than a wave (0.71x): the sm80 tile */
-        {8, 7, 512, 512, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
-        {4, 14, 256, 256, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* 33 to 98 of its tiles (0.69-1.18x), more than a wave (0.71x): the
+         * sm80 tile (or session 37's rules: test_conv_wgmma_gap) */
         {8, 14, 256, 1024, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 28, 256, 64, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
+/* Session 37's conv rules: K in the one-warpgroup 64x64 tile's eight
+ * stages and a wave of its tiles or fewer: that tile unsplit; whole
+ * 128-column tiles a quarter of the SMs or fewer: the 64x128 one, split up
+ * to four ways; 448 and 576 filters over taps, K >= 2048: the 128x128
+ * producer/consumer tile where the busiest SM computes no more with it
+ * than with the 128x64 one. */
+static void test_conv_wgmma_gap(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* K <= 512, probed (1.20x, 1.45x; K = 96 as fast) */
+        {1, 56, 512, 64, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 56, 256, 128, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {8, 28, 96, 24, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* ... held out (0.98-1.22x, 1.10x geomean) */
+        {16, 7, 64, 192, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 56, 64, 128, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {4, 7, 160, 64, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {16, 14, 200, 48, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {8, 7, 512, 384, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {8, 14, 512, 48, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* ... not past a wave of its tiles, nor at K = 576 */
+        {8, 14, 256, 1024, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 56, 64, 64, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* 64x128, probed (1.01-1.19x) and held out (1.10-1.18x) */
+        {8, 14, 512, 128, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {5, 14, 384, 256, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {8, 7, 384, 512, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {1, 14, 320, 1024, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {32, 7, 384, 128, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        /* ... not where 128 columns pad (k = 64, 384 at 39 tiles) */
+        {4, 28, 128, 64, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 28, 512, 384, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* 448 and 576 filters: 128x128 where its busiest SM's area is no more (1.06-1.23x) */
+        {32, 14, 576, 576, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {16, 28, 256, 448, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {128, 7, 576, 576, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {128, 7, 384, 576, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {256, 7, 512, 448, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* ... not where it is more (0.90x, 0.94x), at K = 1152 (0.90x) nor 1x1 (0.60x) */
+        {8, 28, 448, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {32, 28, 128, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
+        {16, 28, 128, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {64, 14, 256, 576, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
@@ -2293,7 +2343,7 @@ int main(void)
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
-        cmocka_unit_test(test_conv_small_wgmma),
+        cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
