@@ -133,6 +133,14 @@ runs() {
             echo "$f $k conv:8,17,17,160,192,3,3,1,1,1 --config sm90_coop2_128x192x64_s4"
             # the heuristic's pick of it (session 36): k = 320, 3x3, c = 128
             echo "$f $k conv:2,23,21,128,320,3,3,1,1,1"
+            # the heuristic's picks of session 37's rules: the one-warpgroup
+            # 64x64 tile unsplit at K <= 512 (ragged M, n = 48 and 136), the
+            # 64x128 one split four ways, the 128x128 producer/consumer tile
+            # at k = 576
+            echo "$f $k conv:1,57,55,200,48,1,1"
+            echo "$f $k conv:2,29,27,96,136,1,1"
+            echo "$f $k conv:8,7,9,384,512,3,3,1,1,1"
+            echo "$f $k conv:32,13,15,512,576,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
