@@ -726,15 +726,21 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     return best ? best : classic;
 }
 
-/* A conv's K in the one-warpgroup 64x64 tile's eight stages at once, its
- * tiles a wave or fewer: that tile, unsplit, where the sm80 rule would
- * take 64x64 mma.sync tiles (1x1 layers of K = 256 and 512, 49 and 98
- * tiles, 1.20x and 1.45x; at K = 96 as fast; session 37,
- * docs/conv2d_fprop.md). */
+/* A conv's K in two fills of the one-warpgroup 64x64 tile's eight stages
+ * or fewer, a wave of its tiles or fewer, unsplit (plan_split_k): that
+ * tile, where the sm80 rule would take 64x64 mma.sync tiles, split or not
+ * (1x1 layers of K = 256 and 512, 49 and 98 tiles, 1.20x and 1.45x, at K =
+ * 96 as fast; ten 3x3 layers of K = 576 and 864 1.05-1.52x; at K = 1152
+ * 1.03x and 0.94x; split two ways in its cluster, at 64 filters or fewer,
+ * 0.90x and 0.98x; session 37, docs/conv2d_fprop.md).  Where the split
+ * rule of conv_sm90_pick's 64x64 branch takes it split instead, it was
+ * measured there (session 36). */
 static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long m, long long n, long long kk,
                          long long sms)
 {
-    return fits(wg, t) && kk <= (long long)wg->stages * wg->bk && plan_config_tiles(wg, m, n) <= sms;
+    const long long tiles = plan_config_tiles(wg, m, n);
+    return fits(wg, t) && kk <= 2LL * wg->stages * wg->bk && tiles <= sms &&
+           plan_split_k(tiles, wg->min_blocks, (int)sms, kk, wg->bk, 0, 0) == 1;
 }
 
 /*

@@ -1969,8 +1969,9 @@ static void test_conv_small_wgmma(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
-/* Session 37's conv rules: K in the one-warpgroup 64x64 tile's eight
- * stages and a wave of its tiles or fewer: that tile unsplit; whole
+/* Session 37's conv rules: K in two fills of the one-warpgroup 64x64
+ * tile's eight stages and a wave of its tiles or fewer: that tile where it
+ * runs unsplit; whole
  * 128-column tiles a quarter of the SMs or fewer: the 64x128 one, split up
  * to four ways; 448 and 576 filters over taps, K >= 2048: the 128x128
  * producer/consumer tile where the busiest SM computes no more with it
@@ -1989,10 +1990,19 @@ static void test_conv_wgmma_gap(void **state)
         {4, 7, 160, 64, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
         {16, 14, 200, 48, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
         {8, 7, 512, 384, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
-        {8, 14, 512, 48, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
-        /* ... not past a wave of its tiles, nor at K = 576 */
+        /* K of 576 to 1024, probed (1.05-1.52x) and held out (1.00-1.31x) */
+        {8, 14, 64, 192, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {8, 56, 64, 64, 3, 1, 2, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 28, 64, 256, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {1, 56, 64, 64, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {32, 14, 96, 64, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {8, 7, 64, 384, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {2, 28, 768, 128, 1, 0, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* ... not where plan_split_k would split it (at 64 filters or fewer,
+         * 0.90x and 0.98x), past a wave of its tiles, nor at K = 1152 */
+        {4, 17, 64, 64, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 14, 512, 48, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         {8, 14, 256, 1024, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
-        {1, 56, 64, 64, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* 64x128, probed (1.01-1.19x) and held out (1.10-1.18x) */
         {8, 14, 512, 128, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
         {5, 14, 384, 256, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
