@@ -798,7 +798,23 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         if (short_k_wgmma(wg, t, m, n, kk, sms))
             return wg;
         const plan_config *small = CFG(sm80_64x64x32_w4_s4);
-        return n < 64 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
+        const plan_config *pick =
+            n < 64 && fits(small, t) && plan_config_tiles(small, m, n) <= 32 * sms ? small : classic;
+        if (pick == small) {
+            /* where that is the mma.sync 64x64 tile: from 70% of a wave
+             * of 64x64 tiles to one, the one-warpgroup tile unsplit
+             * (1.02-1.21x on five layers of 98 tiles, K of 1152 to 2304);
+             * past a wave at K >= 1024 and whole taps (maps), the 128x64
+             * producer/consumer tile (1.38-1.62x on three layers; with
+             * taps that end in zero-filled k tiles 0.98-1.35x; session 37,
+             * docs/conv2d_fprop.md) */
+            const long long tiles = plan_config_tiles(wg, m, n);
+            if (fits(wg, t) && 10 * tiles >= 7 * sms && tiles <= sms)
+                return wg;
+            if (tma && fits(pp, t) && kk >= 1024 && tiles > sms)
+                return pp;
+        }
+        return pick;
     }
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
@@ -848,6 +864,14 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const plan_config *wide = CFG(sm90_wg1_64x128x64_s8);
         if (fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms)
             return wide;
+        /* past a wave of 64x64 tiles at K >= 1024, whole taps (maps) and
+         * fewer 128x128 tiles than the rule above takes: the 128x64
+         * producer/consumer tile, 1.28-1.66x on six layers against the
+         * mma.sync tile; where taps end in zero-filled k tiles (c of 160
+         * and 200) 0.98-1.19x, not taken (session 37,
+         * docs/conv2d_fprop.md) */
+        if (tma && narrow_ok && kk >= 1024 && tiles > sms)
+            return narrow;
         return classic;
     }
     /* k a multiple of 64 but not of 128: every wider tile pads the last
@@ -881,6 +905,13 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
             return pp;
         return narrow;
     }
+    /* 129 to 191 filters: the 128x128 tile pads them to 256 columns, the
+     * cooperative 128x192 one to 192; where the busiest SM computes no
+     * more with it, that one (1x1 layers of 160 filters, K of 192 to 384:
+     * 1.33-1.83x; session 37, docs/conv2d_fprop.md) */
+    if (tma && n > pp->bn && n < coop->bn && kk > 2 * coop->bk && fits(coop, t) &&
+        sm_area(coop, m, n, sms) <= sm_area(pp, m, n, sms))
+        return coop;
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
                               {CFG(sm90_wg2_128x256x64_s4), 0},
                               {CFG(sm90_wg3_192x128x64_s4), 15},

@@ -141,6 +141,14 @@ runs() {
             echo "$f $k conv:2,29,27,96,136,1,1"
             echo "$f $k conv:8,7,9,384,512,3,3,1,1,1"
             echo "$f $k conv:32,13,15,512,576,3,3,1,1,1"
+            # ... the 128x64 producer/consumer tile past a wave of 64x64
+            # tiles at long K (c = 200 and 160: taps ending in zero-filled k
+            # tiles), the one-warpgroup 64x64 tile at 98 tiles of 64
+            # filters, the cooperative 128x192 tile for 160 filters
+            echo "$f $k conv:8,17,19,200,200,3,3,1,1,1"
+            echo "$f $k conv:4,35,33,160,136,3,3,1,1,1"
+            echo "$f $k conv:127,7,7,160,64,3,3,1,1,1"
+            echo "$f $k conv:16,29,27,192,160,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
