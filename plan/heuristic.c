@@ -924,6 +924,17 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, kk, 1, sms, &cost);
     if (pp_ok && (!best || padded_cost(pp, m, n, kk, 1, sms, -25) < cost))
         return pp_cols;
+    /* taps that end in zero-filled k tiles, a sixth of the loads or fewer
+     * (c = 160: 192 loaded): the same comparison, the producer/consumer
+     * tile's cost times the zeros it loads, which the cp.async tiles,
+     * walking K flat, do not (c of 160 to 672: 1.07-1.37x on eleven
+     * layers; c = 200, 256 loaded, 0.83x on two; not at 96 filters or
+     * fewer, where the tile would be the 128x64 one; session 37,
+     * docs/conv2d_fprop.md) */
+    const long long c_loaded = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
+    if (!tma && narrow_maps && n > 96 && c_loaded > 0 && 5 * c_loaded <= 6 * c && fits(pp, t) &&
+        kk > 2 * pp->bk && (!best || padded_cost(pp, m, n, kk, 1, sms, -25) * (double)c_loaded / (double)c < cost))
+        return pp;
     return best ? best : classic;
 }
 
