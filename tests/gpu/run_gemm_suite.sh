@@ -149,6 +149,11 @@ runs() {
             echo "$f $k conv:4,35,33,160,136,3,3,1,1,1"
             echo "$f $k conv:127,7,7,160,64,3,3,1,1,1"
             echo "$f $k conv:16,29,27,192,160,1,1"
+            # ... the 128x128 producer/consumer tile with taps ending in
+            # zero-filled k tiles (c = 480 and 160; not yet run on a GPU
+            # when added: session 37 had no device time left)
+            echo "$f $k conv:16,29,27,480,136,1,1"
+            echo "$f $k conv:64,29,27,160,392,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
