@@ -770,7 +770,12 @@ static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long 
  * taps the cooperative 128x192 tile where its waves cost less (session
  * 36); and where 65-96 filters would take the 128x128 producer/consumer
  * tile, the 128x64 one (session 35).  The costs count K's padding to each
- * tile's k tiles (padded_cost).
+ * tile's k tiles (padded_cost).  Session 37 filled the gaps those rules
+ * left, each rule beside its code: the one-warpgroup tiles for short K and
+ * for few 128-column tiles, the 128x64 producer/consumer tile past a wave
+ * of 64x64 tiles at long K, the 128x128 one for 448 and 576 filters and
+ * for taps that end in a few zero-filled loads, the cooperative 128x192
+ * one for 129-191 filters.
  */
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long c, long long sms, int tma_level, int stageable)
@@ -805,9 +810,9 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
              * of 64x64 tiles to one, the one-warpgroup tile unsplit
              * (1.02-1.21x on five layers of 98 tiles, K of 1152 to 2304);
              * past a wave at K >= 1024 and whole taps (maps), the 128x64
-             * producer/consumer tile (1.38-1.62x on three layers; with
-             * taps that end in zero-filled k tiles 0.98-1.35x; session 37,
-             * docs/conv2d_fprop.md) */
+             * producer/consumer tile (1.09-1.66x on seven layers, four
+             * held out; with taps that end in zero-filled k tiles
+             * 0.98-1.35x; session 37, docs/conv2d_fprop.md) */
             const long long tiles = plan_config_tiles(wg, m, n);
             if (fits(wg, t) && 10 * tiles >= 7 * sms && tiles <= sms)
                 return wg;
@@ -907,8 +912,9 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     }
     /* 129 to 191 filters: the 128x128 tile pads them to 256 columns, the
      * cooperative 128x192 one to 192; where the busiest SM computes no
-     * more with it, that one (1x1 layers of 160 filters, K of 192 to 384:
-     * 1.33-1.83x; session 37, docs/conv2d_fprop.md) */
+     * more with it, that one (160 filters, 1x1 and 3x3, K of 192 to 2304:
+     * 1.33-1.88x on eight layers, five held out; session 37,
+     * docs/conv2d_fprop.md) */
     if (tma && n > pp->bn && n < coop->bn && kk > 2 * coop->bk && fits(coop, t) &&
         sm_area(coop, m, n, sms) <= sm_area(pp, m, n, sms))
         return coop;
@@ -927,7 +933,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     /* taps that end in zero-filled k tiles, a sixth of the loads or fewer
      * (c = 160: 192 loaded): the same comparison, the producer/consumer
      * tile's cost times the zeros it loads, which the cp.async tiles,
-     * walking K flat, do not (c of 160 to 672: 1.07-1.37x on eleven
+     * walking K flat, do not (c of 160 to 672: 1.01-1.37x on seventeen
      * layers; c = 200, 256 loaded, 0.83x on two; not at 96 filters or
      * fewer, where the tile would be the 128x64 one; session 37,
      * docs/conv2d_fprop.md) */
