@@ -4,6 +4,10 @@ heuristic: `evtc tune --dry-run` (nothing recorded) per shape, GEMM and conv.
 
 $SWEEP_GEMM_KERNELS names the GEMM kernels of examples/examples.evt to sweep
 (default mlp_up: bias + GELU, bf16; train_fwd: bias + ReLU + aux + amax, f16).
+$TUNE_CONV_LAYERS replaces the conv layers with its own, as evtc's --conv
+sizes (N,H,W,C,K,R,S,PAD,STRIDE,DILATION ...): session 37 drew them at
+random, off the benchmark's list, to find where the heuristic misses
+(docs/conv2d_fprop.md, "Mined from the tuner").
 
 Prints one line per shape (the heuristic's plan and time, the fastest plan and
 time, the speed-up tuning gives) and writes every plan's time to
@@ -64,7 +68,10 @@ def main():
                 for m in GEMM_MS:
                     jobs.append(("examples/examples.evt", kernel, "--gemm", f"{m},{n},{k}"))
     if "conv" in which:
-        for c in WIDE_CONV:
+        if os.environ.get("TUNE_CONV_LAYERS"):  # evtc's --conv sizes, e.g. layers drawn at random
+            for size in os.environ["TUNE_CONV_LAYERS"].split():
+                jobs.append(("examples/resnet_block.evt", "resnet_add_relu", "--conv", size))
+        for c in [] if os.environ.get("TUNE_CONV_LAYERS") else WIDE_CONV:
             n, h, w, ci, co, r, s, pad, stride = c
             jobs.append(("examples/resnet_block.evt", "resnet_add_relu", "--conv",
                          f"{n},{h},{w},{ci},{co},{r},{s},{pad},{stride},1"))
