@@ -6,6 +6,8 @@
 # argument layout the runtime packs (codegen/layout.c) is checked field by
 # field by nvcc, which, unlike NVRTC, has offsetof.
 #   EVTC=build/evtc sh tests/codegen/run.sh
+# CODEGEN_TARGETS: the examples' full listings for these targets only
+# (scripts/test.sh's sanitizer pass: sm_86 and sm_89 build sm_80's code).
 set -u
 EVTC=${EVTC:?set EVTC to the evtc binary}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +36,7 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
     err="${f%.evt}.err"
     if [ -f "$err" ] && grep -q ': error: ' "$err"; then continue; fi
     case "$f" in
-    "$top"/examples/*) targets="sm_80 sm_86 sm_89 sm_90a" full=1 ;;
+    "$top"/examples/*) targets=${CODEGEN_TARGETS:-sm_80 sm_86 sm_89 sm_90a} full=1 ;;
     "$top"/tests/gpu/*) targets="" full=2 ;;
     *) targets="sm_80 sm_90a" full=0 ;;
     esac
