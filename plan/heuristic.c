@@ -928,19 +928,19 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
     double cost = 0;
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, kk, 1, sms, &cost);
-    if (pp_ok && (!best || padded_cost(pp, m, n, kk, 1, sms, -25) < cost))
-        return pp_cols;
-    /* taps that end in zero-filled k tiles, a sixth of the loads or fewer
-     * (c = 160: 192 loaded): the same comparison, the producer/consumer
-     * tile's cost times the zeros it loads, which the cp.async tiles,
-     * walking K flat, do not (c of 160 to 672: 1.01-1.37x on seventeen
-     * layers; c = 200, 256 loaded, 0.83x on two; not at 96 filters or
-     * fewer, where the tile would be the 128x64 one; session 37,
-     * docs/conv2d_fprop.md) */
+    /* The producer/consumer tile at a quarter below the cheapest cp.async
+     * tile's cost, times the zeros its taps load where they end in
+     * zero-filled k tiles (the cp.async tiles walk K flat and load none).
+     * Such taps only where the zeros are a sixth of the loads or fewer (c =
+     * 160: 192 loaded) and past 96 filters, where pp_cols would be the
+     * 128x64 tile: c of 160 to 672 1.01-1.37x on seventeen layers, c = 200
+     * (256 loaded) 0.83x on two (session 37, docs/conv2d_fprop.md). */
     const long long c_loaded = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
-    if (!tma && narrow_maps && n > 96 && c_loaded > 0 && 5 * c_loaded <= 6 * c && fits(pp, t) &&
-        kk > 2 * pp->bk && (!best || padded_cost(pp, m, n, kk, 1, sms, -25) * (double)c_loaded / (double)c < cost))
-        return pp;
+    const int partial_taps = !tma && narrow_maps && n > 96 && c_loaded > 0 && 5 * c_loaded <= 6 * c;
+    const double tap_zeros = c_loaded > 0 ? (double)c_loaded / (double)c : 1.0;
+    if ((pp_ok || (partial_taps && fits(pp, t) && kk > 2 * pp->bk)) &&
+        (!best || padded_cost(pp, m, n, kk, 1, sms, -25) * tap_zeros < cost))
+        return pp_ok ? pp_cols : pp;
     return best ? best : classic;
 }
 
