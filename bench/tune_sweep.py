@@ -68,13 +68,11 @@ def main():
                 for m in GEMM_MS:
                     jobs.append(("examples/examples.evt", kernel, "--gemm", f"{m},{n},{k}"))
     if "conv" in which:
-        if os.environ.get("TUNE_CONV_LAYERS"):  # evtc's --conv sizes, e.g. layers drawn at random
-            for size in os.environ["TUNE_CONV_LAYERS"].split():
-                jobs.append(("examples/resnet_block.evt", "resnet_add_relu", "--conv", size))
-        for c in [] if os.environ.get("TUNE_CONV_LAYERS") else WIDE_CONV:
-            n, h, w, ci, co, r, s, pad, stride = c
-            jobs.append(("examples/resnet_block.evt", "resnet_add_relu", "--conv",
-                         f"{n},{h},{w},{ci},{co},{r},{s},{pad},{stride},1"))
+        # evtc's --conv sizes: $TUNE_CONV_LAYERS's, or the wide sweep's layers
+        sizes = os.environ.get("TUNE_CONV_LAYERS", "").split() or [
+            f"{n},{h},{w},{ci},{co},{r},{s},{pad},{stride},1" for n, h, w, ci, co, r, s, pad, stride in WIDE_CONV]
+        for size in sizes:
+            jobs.append(("examples/resnet_block.evt", "resnet_add_relu", "--conv", size))
     os.makedirs(OUT, exist_ok=True)
     start = time.time()
     speedups = []
