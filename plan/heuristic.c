@@ -869,6 +869,17 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const plan_config *wide = CFG(sm90_wg1_64x128x64_s8);
         if (fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms)
             return wide;
+        /* taps that end in more than a sixth of zeros (c = 200: 256
+         * loaded), K >= 1024 and the 128x128 tiles of the GEMM's rule above:
+         * that tile, whatever the filters: 1.15-2.11x against the mma.sync
+         * tile on fifteen such layers, where that tile ran at 60-100
+         * TFLOP/s; with c = 160 (192 loaded) 0.74-1.33x; against the
+         * one-warpgroup tile where its rules above take it, 0.63x (session
+         * 38, docs/conv2d_fprop.md) */
+        const long long c_tile = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
+        if (!tma && narrow_maps && 5 * c_tile > 6 * c && fits(pp, t) && kk >= 1024 && m >= pp->bm &&
+            10 * plan_config_tiles(pp, m, n) >= 3 * sms)
+            return pp;
         /* past a wave of 64x64 tiles at K >= 1024, whole taps (maps) and
          * fewer 128x128 tiles than the rule above takes: the 128x64
          * producer/consumer tile, 1.28-1.66x on six layers against the
@@ -907,6 +918,21 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * at K = 1152 10% slower though equal, and a 1x1 layer 40%; session
          * 37, docs/conv2d_fprop.md) */
         if (pp_ok && n >= 448 && kk >= 2048 && kk > c && sm_area(pp, m, n, sms) <= sm_area(narrow, m, n, sms))
+            return pp;
+        return narrow;
+    }
+    /* 257 to 511 filters whose last 128 columns are less than half full
+     * (272-304, 400-432), whole taps: the 128x64 producer/consumer tile,
+     * which pads them by less than 64, or the 128x128 one on session 37's
+     * terms for 448 and 576 filters above (the busiest SM computes no more
+     * with it, K >= 2048 over several taps): 1.05-1.57x on eighteen
+     * layers, fourteen of them held out, the 128x128 tile kept on a
+     * nineteenth.  With more column tiles, each reading A again, it lost:
+     * 528-560 filters 0.94-1.06x, 656-688 filters 0.73-1.21x (session 38,
+     * docs/conv2d_fprop.md) */
+    if (tma && narrow_ok && n > 2 * pp->bn && n < 4 * pp->bn && n % pp->bn != 0 &&
+        n % pp->bn < narrow->bn) {
+        if (pp_ok && kk >= 2048 && kk > c && sm_area(pp, m, n, sms) <= sm_area(narrow, m, n, sms))
             return pp;
         return narrow;
     }
@@ -1046,6 +1072,14 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
         s = tiles > 0 && tiles <= slots / 4 ? slots / tiles : 1;
         s = s < 4 ? s : 4;
         s = s < k_tiles / 4 ? s : k_tiles / 4;
+        /* few tiles at long K: eight shares where they stay within one
+         * CTA an SM of those a cluster's sum reaches and 512 of K each
+         * (the GEMM's floor): 1.16-1.36x on eight layers of 1-12 tiles;
+         * at 16 tiles, 128 CTAs past what the clusters reach, the shares
+         * summed by a second kernel ran 0.95x (session 38,
+         * docs/conv2d_fprop.md) */
+        if (tiles > 0 && tiles <= cluster_reach(sms) / 8 && k >= 8 * 512) /* no overflow */
+            s = 8;
     }
     return s >= 2 ? (int)s : 1;
 }

@@ -728,6 +728,12 @@ static void test_split_k(void **state)
     assert_int_equal(plan_split_k(392, 2, 132, 2304, 64, 0, 0), 1); /* a whole wave and a tail */
     assert_int_equal(plan_split_k(10, 1, 132, 448, 64, 0, 0), 1);   /* K too short */
     assert_int_equal(plan_split_k(0, 1, 132, 4096, 64, 0, 0), 1);
+    /* ... and eight ways where eight shares a tile stay within the SMs
+     * a cluster's sum reaches (118 of 132), 512 of K a share (session 38) */
+    assert_int_equal(plan_split_k(14, 1, 132, 4096, 64, 0, 0), 8);
+    assert_int_equal(plan_split_k(14, 4, 132, 4096, 32, 0, 0), 8);
+    assert_int_equal(plan_split_k(15, 1, 132, 4096, 64, 0, 0), 4); /* 120 CTAs: past 118 */
+    assert_int_equal(plan_split_k(14, 1, 132, 4095, 64, 0, 0), 4); /* shares under 512 of K */
     /* a GEMM's: at most half the slots filled, as many ways as fill them
      * once, up to eight, 512 of K a share */
     assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 1, 0), 8); /* 256x512x16384, 64x64 tiles */
@@ -761,7 +767,7 @@ static void test_split_k(void **state)
     assert_int_equal(plan_split_k(86, 2, 132, 4096, 64, 1, 1), 3);   /* 16x11008x4096 as before */
     assert_int_equal(plan_split_k(40, 2, 132, 200, 64, 1, 1), 1);    /* one share of 128 of K */
     assert_int_equal(plan_split_k(20, 2, 132, 300, 64, 1, 1), 2);
-    assert_int_equal(plan_split_k(10, 2, 132, 4096, 64, 0, 1), 4);   /* a conv's rule is the same */
+    assert_int_equal(plan_split_k(10, 2, 132, 4096, 64, 0, 1), 8);   /* a conv's rule is the same (eight shares) */
     assert_int_equal(plan_split_k(0, 2, 132, 4096, 64, 1, 1), 1);
 
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
@@ -2042,7 +2048,7 @@ static void test_conv_wgmma_gap(void **state)
         {64, 56, 256, 48, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        {16, 14, 200, 384, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         {64, 56, 160, 48, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* 129 to 191 filters: the cooperative 128x192 tile where the busiest
          * SM computes no more with it, probed (1.33-1.83x) and held out
@@ -2065,6 +2071,39 @@ static void test_conv_wgmma_gap(void **state)
         {128, 28, 200, 200, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
         {16, 28, 200, 1024, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
         {32, 56, 160, 96, 3, 1, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
+/* Session 38's conv rules, each probed and held out on the H200 against
+ * the old plan forced by name (docs/conv2d_fprop.md, "Session 38"). */
+static void test_conv_session38(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* taps that end in more than a sixth of zeros (c = 200, 264), past a
+         * wave of 64x64 tiles at K >= 1024: the 128x128 producer/consumer
+         * tile, 1.07-2.17x against the mma.sync tile (twelve held out) */
+        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        /* ... not c = 160 (192 loaded: 0.74-1.33x), nor where the
+         * one-warpgroup tile's rules take the layer (0.63x) */
+        {8, 17, 160, 448, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 35, 200, 192, 3, 1, 2, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* 257-511 filters, the last 128 columns under half full: the
+         * 128x64 producer/consumer tile (1.05-1.57x, fourteen held out) */
+        {32, 56, 448, 288, 1, 0, 2, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {128, 7, 320, 416, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {8, 28, 448, 416, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {32, 17, 640, 400, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        /* ... the 128x128 one where the busiest SM computes no more with it
+         * at K >= 2048 over several taps; and past 511 filters (528-560:
+         * 0.94-1.06x, 656-688: 0.73-1.21x) */
+        {1, 75, 512, 288, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {8, 35, 128, 544, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 56, 256, 656, 1, 0, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
@@ -2395,7 +2434,7 @@ int main(void)
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
-        cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap),
+        cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
