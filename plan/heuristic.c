@@ -869,13 +869,6 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const plan_config *wide = CFG(sm90_wg1_64x128x64_s8);
         if (fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms)
             return wide;
-        /* K of 512 to 1023 over several taps, whole taps, where the rules
-         * above leave the mma.sync tile: the GEMM's rule at the top of this
-         * branch at shorter K (3x3 layers of c = 64, K = 576: 1.04-1.28x on
-         * three layers; 1x1 layers at K of 256-768 ran 0.76-1.24x on the
-         * 128x64 tile, not taken; session 38, docs/conv2d_fprop.md) */
-        if (pp_ok && kk >= 512 && kk > c && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
-            return pp_cols;
         /* taps that end in more than a sixth of zeros (c = 200: 256
          * loaded), K >= 1024 and the 128x128 tiles of the GEMM's rule above:
          * that tile, whatever the filters: 1.15-2.11x against the mma.sync

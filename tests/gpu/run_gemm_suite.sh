@@ -158,15 +158,13 @@ runs() {
             # few tiles at long K (the mma.sync and one-warpgroup 64x64
             # tiles), the 128x128 producer/consumer tile for taps ending in
             # more than a sixth of zeros (c = 200, and 264 in 5x5 taps), the
-            # 128x64 one for 257-511 filters (ragged: 424 and 296)
+            # 128x64 one for 257-575 filters (ragged: 424 and 296)
             echo "$f $k conv:1,17,19,512,48,3,3,1,1,1"
             echo "$f $k conv:1,13,15,512,136,3,3,1,1,1"
             echo "$f $k conv:2,29,31,200,392,3,3,1,1,1"
             echo "$f $k conv:8,15,13,264,760,5,5,2,1,1"
             echo "$f $k conv:8,29,27,320,424,3,3,1,1,1"
             echo "$f $k conv:16,35,33,512,296,1,1"
-            # ... and the 128x128 one at K = 576 over nine taps (c = 64)
-            echo "$f $k conv:8,17,19,64,640,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

@@ -2092,15 +2092,6 @@ static void test_conv_session38(void **state)
          * one-warpgroup tile's rules take the layer (0.63x) */
         {8, 17, 160, 448, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         {8, 35, 200, 192, 3, 1, 2, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
-        /* K of 512-1023 over several taps (c = 64, 3x3) where the rules
-         * before leave the mma.sync tile: the 128x128 producer/consumer
-         * tile (the 128x64 one at 96 filters or fewer), 1.04-1.28x */
-        {8, 17, 64, 640, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {8, 28, 64, 256, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {32, 14, 64, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        /* ... not 1x1 layers at such K (0.76-1.24x) */
-        {8, 35, 512, 96, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
-        {16, 14, 384, 448, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* 257-511 filters, the last 128 columns under half full: the
          * 128x64 producer/consumer tile (1.05-1.57x, fourteen held out) */
         {32, 56, 448, 288, 1, 0, 2, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
