@@ -16,6 +16,9 @@ the same cuBLASLt epilogue.
 AB_SHAPES: the GEMM shapes instead of the default seven, as "MxNxK MxNxK ...".
 AB_CONV_SHAPES: the conv layers instead of the default six, as
 "N,H,W,C,K,R,PAD,STRIDE ..." (NHWC input, K filters of R x R).
+AB_CONV_AS_GEMM=1: 1x1 stride-1 unpadded layers also run as the GEMM they are
+(NHWC x as [M, C], the filter as [K, C], the same epilogue), the GEMM's pick
+and AB_GEMM's configurations beside cuDNN.
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
 stream-K, or with it where the name has ":sk" after it, with the
@@ -46,6 +49,7 @@ epilogue plain {
     out y : f16[M, N] = acc
 }
 kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
+kernel linear_add_relu = gemm(a: f16 row, b: f16 col, acc: f32) with bias_add_relu
 """, name="ab.evt")
 mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
 mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
@@ -144,3 +148,12 @@ if "conv" in parts:
                 lambda: m.kernel("conv_add_relu").bind(x, wt, bias=bias, z=z, padding=pad, stride=st), configs,
                 lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (st, st), (pad, pad), (1, 1), 1),
                 "cudnn", lambda y: close("conv", y, ref))
+        if os.environ.get("AB_CONV_AS_GEMM") and r == 1 and st == 1 and pad == 0:
+            a2 = x.permute(0, 2, 3, 1).reshape(n * h * w_, c)  # channels_last: a view
+            w2 = wt.reshape(k, c)
+            z2 = z.permute(0, 2, 3, 1).reshape(n * P * Q, k)
+            gemm_configs = os.environ.get("AB_GEMM", "").split()
+            compare(f"  as gemm {n * h * w_}x{k}x{c}",
+                    lambda: m.kernel("linear_add_relu").bind(a2, w2.t(), bias=bias, z=z2), gemm_configs,
+                    lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (st, st), (pad, pad), (1, 1), 1),
+                    "cudnn", lambda y: close("conv as gemm", y, ref.permute(0, 2, 3, 1).reshape(n * P * Q, k)))

@@ -811,12 +811,14 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
              * (1.02-1.21x on five layers of 98 tiles, K of 1152 to 2304);
              * past a wave at K >= 1024 and whole taps (maps), the 128x64
              * producer/consumer tile (1.09-1.66x on seven layers, four
-             * held out; with taps that end in zero-filled k tiles
-             * 0.98-1.35x; session 37, docs/conv2d_fprop.md) */
+             * held out; session 37, docs/conv2d_fprop.md), and since
+             * session 38 with taps that end in zero-filled k tiles too
+             * (c = 160, 200 and 240: 1.14-1.67x on eight layers, five held
+             * out; c = 160 in session 37 0.98-1.13x on five) */
             const long long tiles = plan_config_tiles(wg, m, n);
             if (fits(wg, t) && 10 * tiles >= 7 * sms && tiles <= sms)
                 return wg;
-            if (tma && fits(pp, t) && kk >= 1024 && tiles > sms)
+            if (narrow_maps && fits(pp, t) && kk >= 1024 && tiles > sms)
                 return pp;
         }
         return pick;
@@ -873,8 +875,9 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * loaded), K >= 1024 and the 128x128 tiles of the GEMM's rule above:
          * that tile, whatever the filters: 1.15-2.11x against the mma.sync
          * tile on fifteen such layers, where that tile ran at 60-100
-         * TFLOP/s; with c = 160 (192 loaded) 0.74-1.33x; against the
-         * one-warpgroup tile where its rules above take it, 0.63x (session
+         * TFLOP/s.  Not with fewer zeros: c = 160 (192 loaded) 0.74-1.33x,
+         * c of 224-672 (an eighth or fewer) 0.88-1.51x; nor where the
+         * one-warpgroup tile's rules above take the layer (0.63x; session
          * 38, docs/conv2d_fprop.md) */
         const long long c_tile = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
         if (!tma && narrow_maps && 5 * c_tile > 6 * c && fits(pp, t) && kk >= 1024 && m >= pp->bm &&

@@ -165,6 +165,10 @@ runs() {
             echo "$f $k conv:8,15,13,264,760,5,5,2,1,1"
             echo "$f $k conv:8,29,27,320,424,3,3,1,1,1"
             echo "$f $k conv:16,35,33,512,296,1,1"
+            # ... taps ending in zero-filled k tiles: the 128x64 one for 64
+            # filters or fewer (c = 200, 240)
+            echo "$f $k conv:16,29,27,200,48,3,3,1,1,1"
+            echo "$f $k conv:4,57,55,240,40,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

@@ -2049,7 +2049,7 @@ static void test_conv_wgmma_gap(void **state)
         {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
-        {64, 56, 160, 48, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 56, 160, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         /* 129 to 191 filters: the cooperative 128x192 tile where the busiest
          * SM computes no more with it, probed (1.33-1.83x) and held out
          * (1.39-1.88x), 1x1 and 3x3 */
@@ -2092,6 +2092,15 @@ static void test_conv_session38(void **state)
          * one-warpgroup tile's rules take the layer (0.63x) */
         {8, 17, 160, 448, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         {8, 35, 200, 192, 3, 1, 2, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        /* 64 filters or fewer, past a wave of 64x64 tiles at K >= 1024:
+         * the 128x64 producer/consumer tile with taps that end in zeros
+         * too (c = 160, 200, 240: 1.14-1.67x, five held out) */
+        {256, 14, 200, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {16, 28, 160, 64, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {4, 112, 240, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        /* ... and past 64 filters the 128x128 one only for c = 200-like
+         * taps (more than a sixth zeros): c = 224-672 ran 0.88-1.51x */
+        {1, 56, 224, 200, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* 257-511 filters, the last 128 columns under half full: the
          * 128x64 producer/consumer tile (1.05-1.57x, fourteen held out) */
         {32, 56, 448, 288, 1, 0, 2, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
