@@ -788,6 +788,17 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     if (tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
         plan_config_tiles(staged, m, n) >= 4 * sms)
         return staged;
+    /* the same for 1x1 layers at K of 129-320, whole taps or not, of 97
+     * to 255 filters whose last 64 columns are ragged (112, 200, 240),
+     * outside the cooperative 128x192 tile's rule for 129-191 filters
+     * below: 1.19-1.94x on five layers, two of them held out, where the
+     * 128x128 producer/consumer tile and the cp.async one ran at half the
+     * speed; with whole 64-column tiles 0.87-1.05x on seven (session 38,
+     * docs/conv2d_fprop.md) */
+    if (narrow_maps && stageable && kk == c && kk > 128 && kk <= 320 && n > 96 && n < 256 && n % 64 != 0 &&
+        (n <= 128 || n >= 192) &&
+        fits(staged, t) && plan_config_tiles(staged, m, n) >= 4 * sms)
+        return staged;
     if (n <= 64) {
         const plan_config *pp = CFG(sm90_pp2_128x64x64_s7);
         if (tma && fits(pp, t) && kk > 2 * pp->bk && two_tiles_a_consumer(pp, m, n, 1, sms))

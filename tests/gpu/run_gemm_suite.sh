@@ -169,6 +169,9 @@ runs() {
             # filters or fewer (c = 200, 240)
             echo "$f $k conv:16,29,27,200,48,3,3,1,1,1"
             echo "$f $k conv:4,57,55,240,40,3,3,1,1,1"
+            # ... the staged 128x128 tile for a 1x1 layer at K = 240 (taps
+            # ending in zero-filled k tiles)
+            echo "$f $k conv:16,57,55,240,200,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
