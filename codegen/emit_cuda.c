@@ -343,14 +343,21 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     for (size_t i = 0; i < fn->ninputs; i++)
         row_loads |= ir_func_reads_input(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
     const int group = row_group(fn, row_loads, e->fast_math, forced_group);
-    /* the checked (edge-tile) instance takes one row at a time: it runs on few
-     * tiles, and its unrolled code costs NVRTC time */
+    /* The checked (edge-tile) instance takes smaller groups, its unrolled
+     * code costing NVRTC time: one row at a time without per-row loads, else
+     * a quarter of the fast instance's (4 of 16, 2 of 4).  One row at a time
+     * made a tile's loads wait one after another, and where N is ragged the
+     * edge tiles are a whole column of them: 1x1 convs of 200 filters at K
+     * of 192-320 ran half as fast on the 128x128 producer/consumer tile as
+     * on the staged one (session 38, docs/codegen.md). */
+    const int checked = !row_loads ? 1 : group >= 16 ? 4 : group >= 4 ? 2 : 1;
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
-                  "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS : (FAST ? %d : %d);\n"
+                  "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS\n"
+                  "                      : FAST ? %d : ITERS %% %d == 0 ? %d : 1;\n"
                   "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
                   "#pragma unroll 1\n"
                   "    for (int g = 0; g < ITERS; g += G) {\n",
-              group, 1, group, 1);
+              group, checked, group, checked, checked);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
         if (!ir_func_reads_input(fn, i) || !(in->shape & EVT_SHAPE_M))
