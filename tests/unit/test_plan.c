@@ -1569,7 +1569,8 @@ static void test_conv_narrow_and_padding(void **state)
         /* K = c = 160 in k tiles of 64 loads 192: the 128x128x32 tile, whose k tiles it fills,
          * at the wave cost of the 128x256x64 one */
         {64, 28, 160, 160, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
-        {128, 56, 160, 200, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+        /* (with maps, a 1x1 layer of ragged 200 filters: the staged tile, session 38) */
+        {128, 56, 160, 200, 1, 0, 1, T(sm90_pp2_128x128x64_s2_staged), T(sm90_wg2_128x128x32_s6)},
     };
     const int wrong = conv_picks_wrong(cases, sizeof cases / sizeof cases[0]);
     /* maps the driver cannot make, or a c whose zero-filled tails are too long (136): no
@@ -2101,6 +2102,14 @@ static void test_conv_session38(void **state)
         /* ... and past 64 filters the 128x128 one only for c = 200-like
          * taps (more than a sixth zeros): c = 224-672 ran 0.88-1.51x */
         {1, 56, 224, 200, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* 1x1 layers at K of 129-320 with 97-255 ragged filters: the
+         * staged 128x128 tile, with maps whether its taps end in zeros or
+         * not (1.20-2.05x, eight held out); not 256 or more, nor whole
+         * 64-column tiles (0.87-1.05x) */
+        {256, 56, 256, 200, 1, 0, 1, T(sm90_pp2_128x128x64_s2_staged), T(sm90_wg2_128x256x64_s4)},
+        {16, 56, 144, 232, 1, 0, 1, T(sm90_pp2_128x128x64_s2_staged), T(sm90_wg2_128x128x32_s6)},
+        {128, 28, 256, 112, 1, 0, 1, T(sm90_pp2_128x128x64_s2_staged), T(sm90_wg2_128x128x32_s6)},
+        {32, 56, 256, 512, 1, 0, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* 257-511 filters, the last 128 columns under half full: the
          * 128x64 producer/consumer tile (1.05-1.57x, fourteen held out) */
         {32, 56, 448, 288, 1, 0, 2, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
