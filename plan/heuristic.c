@@ -775,7 +775,11 @@ static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long 
  * for few 128-column tiles, the 128x64 producer/consumer tile past a wave
  * of 64x64 tiles at long K, the 128x128 one for 448 and 576 filters and
  * for taps that end in a few zero-filled loads, the cooperative 128x192
- * one for 129-191 filters.
+ * one for 129-191 filters.  Session 38's, likewise: the staged tile for
+ * 1x1 layers of ragged 97-255 filters at K <= 320, the 128x64 tile for
+ * taps ending in zeros at 64 filters or fewer and for 257-511 filters with
+ * a less than half-full last 128 columns, the 128x128 one for taps ending
+ * in more than a sixth of zeros (and plan_split_k's eight shares).
  */
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long c, long long sms, int tma_level, int stageable)
