@@ -795,9 +795,10 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     /* the same for 1x1 layers at K of 129-320, whole taps or not, of 97
      * to 255 filters whose last 64 columns are ragged (112, 200, 240),
      * outside the cooperative 128x192 tile's rule for 129-191 filters
-     * below: 1.19-1.94x on five layers, two of them held out, where the
-     * 128x128 producer/consumer tile and the cp.async one ran at half the
-     * speed; with whole 64-column tiles 0.87-1.05x on seven (session 38,
+     * below: 1.20-2.05x on eight held-out layers, where the 128x128
+     * producer/consumer tile and the cp.async one ran at half the speed
+     * (their edge tiles' epilogue, faster since: docs/codegen.md); with
+     * whole 64-column tiles 0.87-1.05x on seven (session 38,
      * docs/conv2d_fprop.md) */
     if (narrow_maps && stageable && kk == c && kk > 128 && kk <= 320 && n > 96 && n < 256 && n % 64 != 0 &&
         (n <= 128 || n >= 192) &&
@@ -888,8 +889,8 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
             return wide;
         /* taps that end in more than a sixth of zeros (c = 200: 256
          * loaded), K >= 1024 and the 128x128 tiles of the GEMM's rule above:
-         * that tile, whatever the filters: 1.15-2.11x against the mma.sync
-         * tile on fifteen such layers, where that tile ran at 60-100
+         * that tile, whatever the filters: 1.07-2.17x against the mma.sync
+         * tile on twelve held-out layers, where that tile ran at 60-100
          * TFLOP/s.  Not with fewer zeros: c = 160 (192 loaded) 0.74-1.33x,
          * c of 224-672 (an eighth or fewer) 0.88-1.51x; nor where the
          * one-warpgroup tile's rules above take the layer (0.63x; session
@@ -1048,7 +1049,8 @@ long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long lo
  * - conv: a grid that fills under a quarter of the CTA slots is split, up
  *   to four ways, at least four k tiles a share; anything larger is not
  *   (1): splitting a half-filled grid or the last partial wave of a larger
- *   one lost.
+ *   one lost.  Eight ways where eight shares a tile fit the SMs a
+ *   cluster's sum reaches, 512 of K each (session 38).
  * - GEMM: a grid that fills at most half the slots is split into as many
  *   shares as fill them once, up to eight, each at least 512 of K: on an
  *   H100, 8 shares against 4 ran 1.1-1.45x faster where 64x64 tiles were
@@ -1092,7 +1094,7 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
         s = s < k_tiles / 4 ? s : k_tiles / 4;
         /* few tiles at long K: eight shares where they stay within one
          * CTA an SM of those a cluster's sum reaches and 512 of K each
-         * (the GEMM's floor): 1.16-1.36x on eight layers of 1-12 tiles;
+         * (the GEMM's floor): 1.06-1.36x on ten layers of 1-13 tiles;
          * at 16 tiles, 128 CTAs past what the clusters reach, the shares
          * summed by a second kernel ran 0.95x (session 38,
          * docs/conv2d_fprop.md) */
