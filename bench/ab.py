@@ -144,10 +144,10 @@ if "conv" in parts:
         P, Q = (h + 2 * pad - r) // st + 1, (w_ + 2 * pad - r) // st + 1
         z = torch.randn(n, k, P, Q, device=dev, dtype=torch.float16).to(memory_format=cl)
         ref = F.relu(F.conv2d(x.double(), wt.double(), bias.double(), st, pad) + z.double())
+        cudnn = lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (st, st), (pad, pad), (1, 1), 1)
         compare(f"conv {n}x{h}x{w_}x{c}->{k} {r}x{r}/{st}",
                 lambda: m.kernel("conv_add_relu").bind(x, wt, bias=bias, z=z, padding=pad, stride=st), configs,
-                lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (st, st), (pad, pad), (1, 1), 1),
-                "cudnn", lambda y: close("conv", y, ref))
+                cudnn, "cudnn", lambda y: close("conv", y, ref))
         if os.environ.get("AB_CONV_AS_GEMM") and r == 1 and st == 1 and pad == 0:
             a2 = x.permute(0, 2, 3, 1).reshape(n * h * w_, c)  # channels_last: a view
             w2 = wt.reshape(k, c)
@@ -155,5 +155,4 @@ if "conv" in parts:
             gemm_configs = os.environ.get("AB_GEMM", "").split()
             compare(f"  as gemm {n * h * w_}x{k}x{c}",
                     lambda: m.kernel("linear_add_relu").bind(a2, w2.t(), bias=bias, z=z2), gemm_configs,
-                    lambda: torch.cudnn_convolution_add_relu(x, wt, z, 1.0, bias, (st, st), (pad, pad), (1, 1), 1),
-                    "cudnn", lambda y: close("conv as gemm", y, ref.permute(0, 2, 3, 1).reshape(n * P * Q, k)))
+                    cudnn, "cudnn", lambda y: close("conv as gemm", y, ref.permute(0, 2, 3, 1).reshape(n * P * Q, k)))

@@ -841,6 +841,9 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     }
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
+    /* a tap's channels as its TMA loads have them: whole k tiles, the
+     * last one's zero-filled past c */
+    const long long c_loaded = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
     const plan_config *narrow = CFG(sm90_pp2_128x64x64_s7);
     const int narrow_ok = narrow_maps && kk > 2 * narrow->bk && fits(narrow, t);
     /* The cooperative 128x192 tile's two rules (session 36) take K >= 1024
@@ -895,8 +898,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * c of 224-672 (an eighth or fewer) 0.88-1.51x; nor where the
          * one-warpgroup tile's rules above take the layer (0.63x; session
          * 38, docs/conv2d_fprop.md) */
-        const long long c_tile = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
-        if (!tma && narrow_maps && 5 * c_tile > 6 * c && fits(pp, t) && kk >= 1024 && m >= pp->bm &&
+        if (!tma && narrow_maps && 5 * c_loaded > 6 * c && fits(pp, t) && kk >= 1024 && m >= pp->bm &&
             10 * plan_config_tiles(pp, m, n) >= 3 * sms)
             return pp;
         /* past a wave of 64x64 tiles at K >= 1024, whole taps (maps) and
@@ -980,7 +982,6 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * 160: 192 loaded) and past 96 filters, where pp_cols would be the
      * 128x64 tile: c of 160 to 672 1.01-1.37x on seventeen layers, c = 200
      * (256 loaded) 0.83x on two (session 37, docs/conv2d_fprop.md). */
-    const long long c_loaded = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
     const int partial_taps = !tma && narrow_maps && n > 96 && c_loaded > 0 && 5 * c_loaded <= 6 * c;
     const double tap_zeros = c_loaded > 0 ? (double)c_loaded / (double)c : 1.0;
     if ((pp_ok || (partial_taps && fits(pp, t) && kk > 2 * pp->bk)) &&

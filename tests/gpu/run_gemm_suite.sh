@@ -150,15 +150,14 @@ runs() {
             echo "$f $k conv:127,7,7,160,64,3,3,1,1,1"
             echo "$f $k conv:16,29,27,192,160,1,1"
             # ... the 128x128 producer/consumer tile with taps ending in
-            # zero-filled k tiles (c = 480 and 160; not yet run on a GPU
-            # when added: session 37 had no device time left)
+            # zero-filled k tiles (c = 480 and 160)
             echo "$f $k conv:16,29,27,480,136,1,1"
             echo "$f $k conv:64,29,27,160,392,3,3,1,1,1"
             # the heuristic's picks of session 38's rules: eight shares for
             # few tiles at long K (the mma.sync and one-warpgroup 64x64
             # tiles), the 128x128 producer/consumer tile for taps ending in
             # more than a sixth of zeros (c = 200, and 264 in 5x5 taps), the
-            # 128x64 one for 257-575 filters (ragged: 424 and 296)
+            # 128x64 one for 257-511 filters (ragged: 424 and 296)
             echo "$f $k conv:1,17,19,512,48,3,3,1,1,1"
             echo "$f $k conv:1,13,15,512,136,3,3,1,1,1"
             echo "$f $k conv:2,29,31,200,392,3,3,1,1,1"
