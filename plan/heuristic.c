@@ -890,16 +890,18 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
         const plan_config *wide = CFG(sm90_wg1_64x128x64_s8);
         if (fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms)
             return wide;
-        /* taps that end in more than a sixth of zeros (c = 200: 256
-         * loaded), K >= 1024 and the 128x128 tiles of the GEMM's rule above:
-         * that tile, whatever the filters: 1.07-2.17x against the mma.sync
-         * tile on twelve held-out layers, where that tile ran at 60-100
-         * TFLOP/s.  Not with fewer zeros: c = 160 (192 loaded) 0.74-1.33x,
-         * c of 224-672 (an eighth or fewer) 0.88-1.51x; nor where the
-         * one-warpgroup tile's rules above take the layer (0.63x; session
-         * 38, docs/conv2d_fprop.md) */
-        if (!tma && narrow_maps && 5 * c_loaded > 6 * c && fits(pp, t) && kk >= 1024 && m >= pp->bm &&
-            10 * plan_config_tiles(pp, m, n) >= 3 * sms)
+        /* taps that end in zeros, more than a sixth of the loads (c =
+         * 200: 256 loaded) or an eighth or fewer (c = 112, 224-672), K >=
+         * 1024 and the 128x128 tiles of the GEMM's rule above: that tile,
+         * whatever the filters: 1.07-2.17x against the mma.sync tile on
+         * twelve held-out layers, where that tile ran at 60-100 TFLOP/s
+         * (session 38); with an eighth or fewer 1.03-1.56x on nine layers
+         * once the edge tiles' epilogue no longer read a row at a time
+         * (0.88-1.51x before; session 39).  Not at c = 160 (a sixth):
+         * 0.87-1.21x on four; nor where the one-warpgroup tile's rules
+         * above take the layer (0.63x; docs/conv2d_fprop.md) */
+        if (!tma && narrow_maps && (5 * c_loaded > 6 * c || 8 * c >= 7 * c_loaded) && fits(pp, t) && kk >= 1024 &&
+            m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
             return pp;
         /* past a wave of 64x64 tiles at K >= 1024, whole taps (maps) and
          * fewer 128x128 tiles than the rule above takes: the 128x64
@@ -985,8 +987,19 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     const int partial_taps = !tma && narrow_maps && n > 96 && c_loaded > 0 && 5 * c_loaded <= 6 * c;
     const double tap_zeros = c_loaded > 0 ? (double)c_loaded / (double)c : 1.0;
     if ((pp_ok || (partial_taps && fits(pp, t) && kk > 2 * pp->bk)) &&
-        (!best || padded_cost(pp, m, n, kk, 1, sms, -25) * tap_zeros < cost))
-        return pp_ok ? pp_cols : pp;
+        (!best || padded_cost(pp, m, n, kk, 1, sms, -25) * tap_zeros < cost)) {
+        if (pp_ok)
+            return pp_cols;
+        /* the 129-191 filters rule above for such taps where the 128x128
+         * tile would take them: 1.36x and 1.63x on two layers (c = 112 and
+         * 240, 160 filters); against the cp.async 192-row tiles this
+         * branch picks otherwise, 0.88-1.11x (session 39,
+         * docs/conv2d_fprop.md) */
+        if (n > pp->bn && n < coop->bn && kk > 2 * coop->bk && fits(coop, t) &&
+            sm_area(coop, m, n, sms) <= sm_area(pp, m, n, sms))
+            return coop;
+        return pp;
+    }
     return best ? best : classic;
 }
 

@@ -171,6 +171,12 @@ runs() {
             # ... the staged 128x128 tile for a 1x1 layer at K = 240 (taps
             # ending in zero-filled k tiles)
             echo "$f $k conv:16,57,55,240,200,1,1"
+            # the heuristic's picks of session 39's rules: the 128x128
+            # producer/consumer tile for taps ending in an eighth of zeros
+            # or fewer (c = 480), the cooperative 128x192 one for 152
+            # filters over taps ending in zeros (c = 304)
+            echo "$f $k conv:2,29,31,480,520,3,3,1,1,1"
+            echo "$f $k conv:32,19,17,304,152,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

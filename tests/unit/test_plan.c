@@ -2099,9 +2099,6 @@ static void test_conv_session38(void **state)
         {256, 14, 200, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {16, 28, 160, 64, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {4, 112, 240, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        /* ... and past 64 filters the 128x128 one only for c = 200-like
-         * taps (more than a sixth zeros): c = 224-672 ran 0.88-1.51x */
-        {1, 56, 224, 200, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* 1x1 layers at K of 129-320 with 97-255 ragged filters: the
          * staged 128x128 tile, with maps whether its taps end in zeros or
          * not (1.20-2.05x, eight held out); not 256 or more, nor whole
@@ -2122,6 +2119,38 @@ static void test_conv_session38(void **state)
         {1, 75, 512, 288, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {8, 35, 128, 544, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {16, 56, 256, 656, 1, 0, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
+/* Session 39's conv rules, each held out on the H200 after the checked
+ * epilogue's row groups (docs/conv2d_fprop.md, "Session 39") */
+static void test_conv_session39(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* taps that end in an eighth of zeros or fewer (c = 112, 168, 224,
+         * 408-912), K >= 1024, past 64 filters: the 128x128
+         * producer/consumer tile, 1.35-2.13x against the mma.sync 64x64
+         * tile on eight held-out layers */
+        {1, 56, 224, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 19, 912, 120, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 17, 112, 480, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        /* ... not at c = 160 (a sixth: 0.87-1.21x) */
+        {1, 56, 160, 192, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* 129-191 filters over taps that end in zeros, where the 128x128
+         * tile would take them: the cooperative 128x192 one (1.11-2.30x,
+         * ten held out) */
+        {256, 7, 288, 176, 7, 3, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 56, 168, 136, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {32, 35, 160, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {64, 75, 112, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* ... where the cp.async 192-row tiles win the cost, as before
+         * (0.88-1.11x against them) */
+        {16, 28, 200, 144, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 28, 160, 136, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
@@ -2453,6 +2482,7 @@ int main(void)
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
+        cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
