@@ -781,6 +781,35 @@ static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long 
  * a less than half-full last 128 columns, the 128x128 one for taps ending
  * in more than a sixth of zeros (and plan_split_k's eight shares).
  */
+/* The cp.async wgmma tile whose split-K grid leaves the busiest SM the
+ * least to compute: its waves of tiles x shares (plan_split_k's shares),
+ * each share 1/s of the tile's K, with the penalties of long_k's list in
+ * conv_sm90_pick.  Only tiles plan_split_k splits; NULL if none. */
+static const plan_config *split_cheapest(const plan_target *t, long long m, long long n, long long kk, long long sms)
+{
+    static const costed cand[] = {{CFG(sm90_wg3_192x128x64_s4), 15},
+                                  {CFG(sm90_wg2_128x256x64_s4), 0}};
+    const plan_config *best = NULL;
+    double best_cost = 0;
+    for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
+        const plan_config *c = cand[i].c;
+        if (!fits(c, t))
+            continue;
+        const long long tiles = plan_config_tiles(c, m, n);
+        const int s = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 0, 1);
+        if (s < 2)
+            continue;
+        const long long slots = sms * c->min_blocks, ctas = tiles * s;
+        const double cost =
+            (double)((ctas + slots - 1) / slots) * c->bm * c->bn * (100 + cand[i].penalty_pct) / (double)s;
+        if (!best || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long c, long long sms, int tma_level, int stageable)
 {
@@ -865,6 +894,20 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * session 35, docs/conv2d_fprop.md) */
     const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : coop_wave ? coop : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4)) {
+        /* under half a wave of 128x128 tiles at K >= 4096, more than 128
+         * filters, where the producer/consumer rules below would take
+         * them: the cp.async 128x256 or 192x128 tile split along K
+         * (split_cheapest), 1.19-1.74x against the 128x128 tile unsplit
+         * on sixteen layers, ten held out.  The 192x256 tile split four
+         * ways lost (0.85-0.95x on four), and so did the 128x128 tile's
+         * one column of filters at 128 or fewer (0.94x, 0.95x; session
+         * 39, docs/conv2d_fprop.md) */
+        if (kk >= 4096 && n > pp->bn && m >= pp->bm && 2 * plan_config_tiles(pp, m, n) < sms &&
+            10 * plan_config_tiles(pp, m, n) >= 3 * sms && (pp_ok || narrow_maps)) {
+            const plan_config *sp = split_cheapest(t, m, n, kk, sms);
+            if (sp)
+                return sp;
+        }
         /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
         if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
             return pp_cols;

@@ -177,6 +177,10 @@ runs() {
             # filters over taps ending in zeros (c = 304)
             echo "$f $k conv:2,29,31,480,520,3,3,1,1,1"
             echo "$f $k conv:32,19,17,304,152,3,3,1,1,1"
+            # ... the cp.async 128x256 and 192x256 tiles split four ways
+            # under half a wave of 128x128 tiles at K >= 4096
+            echo "$f $k conv:4,17,19,240,520,5,5,2,1,1"
+            echo "$f $k conv:8,23,21,552,808,3,3,1,2,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

@@ -2151,6 +2151,16 @@ static void test_conv_session39(void **state)
          * (0.88-1.11x against them) */
         {16, 28, 200, 144, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {32, 28, 160, 136, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* under half a wave of 128x128 tiles at K >= 4096, more than 128
+         * filters: the cp.async 128x256 or 192x128 tile split along K
+         * (1.19-1.74x, ten held out) */
+        {8, 23, 744, 744, 7, 3, 2, T(sm90_wg2_128x256x64_s4), T(sm80_64x64x32_w4_s4)},
+        {4, 42, 536, 360, 5, 2, 2, T(sm90_wg3_192x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 7, 512, 448, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm80_64x64x32_w4_s4)},
+        /* ... not where neither splits (the 128x128 tile as before), nor at
+         * 128 filters or fewer */
+        {1, 38, 488, 552, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {128, 7, 512, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
