@@ -894,6 +894,16 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * session 35, docs/conv2d_fprop.md) */
     const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : coop_wave ? coop : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4)) {
+        /* K >= 8192 and 8-16 tiles of 128x256 (eight shares each within
+         * the SMs: plan_split_k): that tile, split eight ways, in place of
+         * the 64-wide tiles that this branch's rules take (the mma.sync or
+         * one-warpgroup 64x64 tile, at most four shares, or unsplit):
+         * 1.00-1.99x on eight held-out layers, 1.07-1.70x on four mined
+         * ones (session 39, docs/conv2d_fprop.md) */
+        const plan_config *w256 = CFG(sm90_wg2_128x256x64_s4);
+        if (kk >= 8192 && fits(w256, t) && plan_config_tiles(w256, m, n) >= 8 &&
+            plan_config_tiles(w256, m, n) <= sms / 8)
+            return w256;
         /* under half a wave of 128x128 tiles at K >= 4096, more than 128
          * filters, where the producer/consumer rules below would take
          * them: the cp.async 128x256 or 192x128 tile split along K
@@ -1107,7 +1117,8 @@ long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long lo
  *   to four ways, at least four k tiles a share; anything larger is not
  *   (1): splitting a half-filled grid or the last partial wave of a larger
  *   one lost.  Eight ways where eight shares a tile fit the SMs a
- *   cluster's sum reaches, 512 of K each (session 38).
+ *   cluster's sum reaches, 512 of K each (session 38), or one wave of
+ *   CTA slots at K >= 8192 (session 39).
  * - GEMM: a grid that fills at most half the slots is split into as many
  *   shares as fill them once, up to eight, each at least 512 of K: on an
  *   H100, 8 shares against 4 ran 1.1-1.45x faster where 64x64 tiles were
@@ -1156,6 +1167,12 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
          * summed by a second kernel ran 0.95x (session 38,
          * docs/conv2d_fprop.md) */
         if (tiles > 0 && tiles <= cluster_reach(sms) / 8 && k >= 8 * 512) /* no overflow */
+            s = 8;
+        /* and at K >= 8192 wherever eight shares a tile fit one wave of
+         * CTA slots, the sum by a second kernel past the clusters' reach
+         * included: 1.06-1.46x against four shares on eight held-out
+         * layers, 1.20-1.34x on three mined ones (session 39) */
+        if (tiles > 0 && tiles <= slots / 8 && k >= 8 * 1024) /* no overflow */
             s = 8;
     }
     return s >= 2 ? (int)s : 1;

@@ -181,6 +181,10 @@ runs() {
             # under half a wave of 128x128 tiles at K >= 4096
             echo "$f $k conv:4,17,19,240,520,5,5,2,1,1"
             echo "$f $k conv:8,23,21,552,808,3,3,1,2,1"
+            # ... at K >= 8192, the 128x256 tile split eight ways, and the
+            # one-warpgroup 64x64 tile split eight ways (ragged M and N)
+            echo "$f $k conv:2,15,13,672,504,7,7,3,1,1"
+            echo "$f $k conv:2,9,11,752,944,7,7,3,2,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

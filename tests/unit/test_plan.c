@@ -721,7 +721,7 @@ static void test_split_k(void **state)
     (void)state;
     /* the planner's for a conv: under a quarter of the CTA slots filled, up
      * to four ways, four k tiles a share */
-    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 0, 0), 4); /* 64x64 tiles */
+    assert_int_equal(plan_split_k(32, 4, 132, 4096, 32, 0, 0), 4); /* 64x64 tiles */
     assert_int_equal(plan_split_k(100, 2, 132, 4096, 64, 0, 0), 1); /* 100 of 264 slots: over a quarter */
     assert_int_equal(plan_split_k(60, 2, 132, 4096, 64, 0, 0), 4);  /* 264 / 60: four ways */
     assert_int_equal(plan_split_k(60, 2, 132, 512, 64, 0, 0), 2);   /* only two shares of four k tiles */
@@ -734,6 +734,13 @@ static void test_split_k(void **state)
     assert_int_equal(plan_split_k(14, 4, 132, 4096, 32, 0, 0), 8);
     assert_int_equal(plan_split_k(15, 1, 132, 4096, 64, 0, 0), 4); /* 120 CTAs: past 118 */
     assert_int_equal(plan_split_k(14, 1, 132, 4095, 64, 0, 0), 4); /* shares under 512 of K */
+    /* ... and at K >= 8192 where eight shares a tile fit one wave of the
+     * CTA slots (session 39) */
+    assert_int_equal(plan_split_k(16, 1, 132, 8192, 64, 0, 0), 8);
+    assert_int_equal(plan_split_k(52, 4, 132, 23912, 32, 0, 0), 8); /* 416 of 528 slots */
+    assert_int_equal(plan_split_k(17, 1, 132, 8192, 64, 0, 0), 4);  /* 136 CTAs: past 132 */
+    assert_int_equal(plan_split_k(16, 1, 132, 8191, 64, 0, 0), 4);  /* K under 8192 */
+    assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 0, 0), 8);
     /* a GEMM's: at most half the slots filled, as many ways as fill them
      * once, up to eight, 512 of K a share */
     assert_int_equal(plan_split_k(32, 4, 132, 16384, 32, 1, 0), 8); /* 256x512x16384, 64x64 tiles */
@@ -2161,6 +2168,11 @@ static void test_conv_session39(void **state)
          * 128 filters or fewer */
         {1, 38, 488, 552, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {128, 7, 512, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        /* K >= 8192, 8-16 tiles of 128x256: that tile (split eight ways:
+         * test_split_k), maps or not (1.00-1.99x, eight held out) */
+        {8, 7, 792, 672, 7, 3, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {8, 14, 856, 632, 7, 3, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {16, 9, 424, 352, 5, 2, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
