@@ -891,8 +891,13 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     /* 65 to 96 filters: the producer/consumer tile 64 columns wide in place
      * of the 128-wide one, twice its tiles for as many columns computed
      * (k = 72 3x3 1.25x, k = 80 1x1 1.55x faster; at k = 112 4% slower;
-     * session 35, docs/conv2d_fprop.md) */
-    const plan_config *pp_cols = narrow_ok && n <= 96 ? narrow : coop_wave ? coop : pp;
+     * session 35).  Since the edge tiles' epilogue reads rows in groups
+     * (session 38), only for 1x1 layers or under a wave of 128x128
+     * tiles: over several taps past it the 128x128 tile ran 1.02-1.36x
+     * faster on eighteen layers, twenty held out; 1x1 layers 0.85-1.05x
+     * (session 39, docs/conv2d_fprop.md) */
+    const plan_config *pp_cols =
+        narrow_ok && n <= 96 && (kk == c || plan_config_tiles(pp, m, n) < sms) ? narrow : coop_wave ? coop : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4)) {
         /* K >= 8192 and 8-16 tiles of 128x256 (eight shares each within
          * the SMs: plan_split_k): that tile, split eight ways, in place of

@@ -185,6 +185,10 @@ runs() {
             # one-warpgroup 64x64 tile split eight ways (ragged M and N)
             echo "$f $k conv:2,15,13,672,504,7,7,3,1,1"
             echo "$f $k conv:2,9,11,752,944,7,7,3,2,1"
+            # ... 65-96 filters over several taps past a wave of 128x128
+            # tiles: that tile, one column edge tile (c = 704 and 64)
+            echo "$f $k conv:16,35,33,704,68,5,5,2,1,1"
+            echo "$f $k conv:8,57,55,64,96,3,3,1,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

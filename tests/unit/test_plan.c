@@ -1849,19 +1849,20 @@ static void test_short_k_coop(void **state)
 }
 
 /* 65 to 96 filters where the 128x128 producer/consumer tile took the
- * layer: the 128x64 one (session 35) */
+ * layer: the 128x64 one (session 35); since session 39 only for 1x1
+ * layers or under a wave of 128x128 tiles (test_conv_session39) */
 static void test_conv_mid_filters(void **state)
 {
     (void)state;
     /* without maps none of them is the producer/consumer tile's */
     static const conv_case cases[] = {
         /* probed */
-        {32, 28, 128, 72, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {32, 28, 128, 72, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {128, 14, 256, 80, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         /* held out */
-        {64, 28, 128, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
-        {32, 56, 64, 72, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
-        {16, 56, 128, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {64, 28, 128, 80, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 56, 64, 72, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {16, 56, 128, 80, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {128, 14, 512, 72, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         {32, 14, 320, 88, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {8, 28, 256, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
@@ -2173,6 +2174,13 @@ static void test_conv_session39(void **state)
         {8, 7, 792, 672, 7, 3, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
         {8, 14, 856, 632, 7, 3, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
         {16, 9, 424, 352, 5, 2, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* 65-96 filters over several taps past a wave of 128x128 tiles:
+         * that tile, not the 128x64 one (1.02-1.36x, twenty held out);
+         * 1x1 layers and smaller grids keep the 128x64 tile */
+        {128, 28, 192, 96, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {16, 112, 128, 84, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {128, 14, 512, 72, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
+        {16, 19, 640, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
