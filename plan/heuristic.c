@@ -1061,6 +1061,24 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     return best ? best : classic;
 }
 
+/* A conv's 128x128 producer/consumer pick past 192 filters at K >= 1024
+ * over several taps (session 36's 1x1 layers ran slower on it),
+ * where the cooperative 128x192 tile leaves the busiest SM a quarter less
+ * to compute or more (sm_area: typically one 128x192 tile an SM against
+ * two 128x128 ones, which a ping-pong SM runs in turn): the cooperative
+ * tile, its two consumers on the one tile.  1.09-1.59x on ten held-out
+ * layers, 1.14-1.32x on three mined ones; at K of 512 and 576 0.92x
+ * (session 39, docs/conv2d_fprop.md) */
+static const plan_config *coop_over_pp(const plan_target *t, long long m, long long n, long long kk, long long c,
+                                       long long sms, int tma_level, const plan_config *pick)
+{
+    const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
+    if (pick == CFG(sm90_pp2_128x128x64_s4) && tma_level != PLAN_TMA_NONE && n > coop->bn && kk >= 1024 && kk > c &&
+        fits(coop, t) && 4 * sm_area(coop, m, n, sms) <= 3 * sm_area(pick, m, n, sms))
+        return coop;
+    return pick;
+}
+
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
                              long long batch, int sms, int tma, long long conv_c)
 {
@@ -1073,7 +1091,8 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
         return sm90_family(k, ti) ? gemm_sm90_pick(g, ti, k, m, n, kk, batch, s, tma)
                                   : gemm_sm80_pick(g, ti, m, n, batch, s);
     }
-    return sm90_family(k, ti) ? conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable)
+    return sm90_family(k, ti) ? coop_over_pp(ti, m, n, kk, conv_c, s, tma,
+                                           conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable))
                               : conv_sm80_pick(ti, m, n, kk, s);
 }
 

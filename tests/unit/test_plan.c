@@ -2181,6 +2181,14 @@ static void test_conv_session39(void **state)
         {16, 112, 128, 84, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
         {128, 14, 512, 72, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         {16, 19, 640, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        /* past 192 filters at K >= 1024, where the cooperative 128x192 tile
+         * leaves the busiest SM a quarter less than the 128x128 one: the
+         * cooperative tile (1.09-1.59x, ten held out); not at K = 576,
+         * nor 1x1 layers (test_conv_coop_wave's 8x28x28x1536 -> 384) */
+        {8, 17, 384, 1024, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {128, 7, 720, 344, 5, 2, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {2, 56, 192, 336, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 14, 64, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
