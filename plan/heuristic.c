@@ -976,8 +976,12 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * 128x64 producer/consumer tile none, and it ran 1.14-2.06x faster than
      * the pick on the six such layers probed (c of 160 to 384, 1x1 and 3x3,
      * k of 192 and 320), with maps whose taps end in zero-filled k tiles
-     * too (c = 160: 1.26-1.30x; session 32, docs/conv2d_fprop.md) */
-    if (narrow_ok && n % 128 == 64 && n <= 576) {
+     * too (c = 160: 1.26-1.30x; session 32, docs/conv2d_fprop.md).  Not
+     * since session 39 over several taps that end in more than a sixth of
+     * zeros (c = 96, 200), which go to the cost list below: 0.98-1.49x on
+     * eight held-out layers (geomean 1.18), 1.09x and 2.02x on two mined;
+     * c = 160 and 1x1 layers kept the 128x64 tile (0.86x, 0.64x) */
+    if (narrow_ok && n % 128 == 64 && n <= 576 && (tma || kk == c || 5 * c_loaded <= 6 * c)) {
         /* where coop_ok and 192 columns a tile fill 80% or more of the
          * last (k = 192, 320, 576): the cooperative tile where its waves
          * cost less at 8% off (wave_cost), a third fewer operand bytes a

@@ -192,6 +192,9 @@ runs() {
             # ... the cooperative 128x192 tile where it leaves the busiest
             # SM a quarter less than the 128x128 one (520 filters)
             echo "$f $k conv:4,35,33,512,520,3,3,1,1,1"
+            # ... k % 128 == 64 over taps ending in zeros: the cp.async
+            # 128x256 tile (c = 200, 448 filters)
+            echo "$f $k conv:64,15,17,200,448,5,5,2,1,1"
             # 14: 11 in two stages, the residual staged into shared memory by
             # the producer (TMA where c % 64 == 0, element by element else)
             echo "$f $k conv:32,28,28,64,136,1,1 --config sm90_pp2_128x128x64_s2_staged"

@@ -2189,6 +2189,14 @@ static void test_conv_session39(void **state)
         {128, 7, 720, 344, 5, 2, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {2, 56, 192, 336, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {32, 14, 64, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* k % 128 == 64 over several taps ending in more than a sixth of
+         * zeros: the cost list's pick, not the 128x64 tile (0.98-1.49x,
+         * eight held out); c = 160 and 1x1 layers keep the 128x64 tile */
+        {128, 35, 200, 192, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {4, 56, 200, 192, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {64, 14, 96, 448, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 17, 160, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {32, 56, 240, 320, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
