@@ -901,12 +901,15 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     if (classic == CFG(sm80_64x64x32_w4_s4)) {
         /* K >= 8192 and 8-16 tiles of 128x256 (eight shares each within
          * the SMs: plan_split_k): that tile, split eight ways, in place of
-         * the 64-wide tiles that this branch's rules take (the mma.sync or
-         * one-warpgroup 64x64 tile, at most four shares, or unsplit):
-         * 1.00-1.99x on eight held-out layers, 1.07-1.70x on four mined
-         * ones (session 39, docs/conv2d_fprop.md) */
-        const plan_config *w256 = CFG(sm90_wg2_128x256x64_s4);
-        if (kk >= 8192 && fits(w256, t) && plan_config_tiles(w256, m, n) >= 8 &&
+         * the 64x64 tiles that this branch's rules take (the mma.sync or
+         * one-warpgroup one, at most four shares, or unsplit): 1.14-1.99x
+         * on seven held-out layers, 1.07-1.70x on four mined ones.  Not
+         * where the one-warpgroup 64x128 rule below takes whole 128-column
+         * tiles (1.00x held out, 0.91x mined; session 39,
+         * docs/conv2d_fprop.md) */
+        const plan_config *w256 = CFG(sm90_wg2_128x256x64_s4), *wide = CFG(sm90_wg1_64x128x64_s8);
+        const int wide_rule = fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms;
+        if (kk >= 8192 && !wide_rule && fits(w256, t) && plan_config_tiles(w256, m, n) >= 8 &&
             plan_config_tiles(w256, m, n) <= sms / 8)
             return w256;
         /* under half a wave of 128x128 tiles at K >= 4096, more than 128
@@ -945,8 +948,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * four ways, half the operand bytes a FLOP of the 64x64 tile's
          * (1.01-1.19x on four 3x3 layers of 25-32 such tiles, K of 1152 to
          * 4608; session 37) */
-        const plan_config *wide = CFG(sm90_wg1_64x128x64_s8);
-        if (fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms)
+        if (wide_rule)
             return wide;
         /* taps that end in zeros, more than a sixth of the loads (c =
          * 200: 256 loaded) or an eighth or fewer (c = 112, 224-672), K >=

@@ -2174,6 +2174,9 @@ static void test_conv_session39(void **state)
         {8, 7, 792, 672, 7, 3, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
         {8, 14, 856, 632, 7, 3, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
         {16, 9, 424, 352, 5, 2, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* ... not where the one-warpgroup 64x128 rule takes whole
+         * 128-column tiles (1.00x, 0.91x) */
+        {2, 9, 200, 1024, 7, 3, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
         /* 65-96 filters over several taps past a wave of 128x128 tiles:
          * that tile, not the 128x64 one (1.02-1.36x, twenty held out);
          * 1x1 layers and smaller grids keep the 128x64 tile */

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""plan_replay.py - a conv heuristic change checked against measured times,
+without a GPU.
+
+bench/mined/conv_tune.csv.gz holds `evtc tune --dry-run` tables: for each
+of some 400 random conv layers (relu(conv + b + z), f16 NHWC, H200, sm_90a),
+the time of every plan the tuner admits.  This script builds the planner of
+REV (default HEAD) and this tree's, as bench/plan_diff.sh does, asks both
+for each mined layer's plan (bench/plan_grid.c's query mode: 132 SMs, TMA
+maps), and prints, for every layer whose plan moves, the two plans' measured
+times; then, over all layers, the heuristic's time over the best plan's
+(geomean) for both trees.
+
+It is a probe, not a held-out check: the tables were mined to find rules,
+so a rule fitted on them will look good here.  Runs measured before session
+38's checked-epilogue change (s37a, s38a, s38b) time edge tiles slower than
+the current kernels do; --runs picks runs.  docs/conv2d_fprop.md, "Session
+39", says how the tables were made.
+
+    python3 bench/plan_replay.py [-v] [--runs s39a,s39b] [REV]
+"""
+import argparse
+import csv
+import gzip
+import io
+import math
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TABLES = os.path.join(ROOT, "bench", "mined", "conv_tune.csv.gz")
+
+
+def load(runs):
+    """{layer: {(config, splits): us}} for the runs asked for (all if None)."""
+    data = {}
+    with gzip.open(TABLES, "rt", newline="") as f:
+        for row in csv.DictReader(f):
+            if runs and row["run"] not in runs:
+                continue
+            data.setdefault(row["layer"], {})[(row["config"], int(row["splits"]))] = float(row["us"])
+    return data
+
+
+def build(tree, out):
+    """The plan_grid query program from tree's plan/ and tile table."""
+    cc = os.environ.get("CC", "cc")
+    inc = [f"-I{tree}/plan", f"-I{tree}/kernels", f"-I{ROOT}/include", f"-I{ROOT}", f"-I{ROOT}/ir",
+           f"-I{ROOT}/support"]
+    srcs = [os.path.join(ROOT, "bench", "plan_grid.c"), os.path.join(ROOT, "bench", "plan_stubs.c")]
+    srcs += sorted(os.path.join(tree, "plan", f) for f in os.listdir(os.path.join(tree, "plan")) if f.endswith(".c"))
+    subprocess.run([cc, "-std=c11", "-O1", "-w", *inc, *srcs, "-o", out, "-lm"], check=True)
+
+
+def picks(prog, layers):
+    args = ["conv:" + ",".join(l.split()) for l in layers]
+    out = subprocess.run([prog, *args], check=True, capture_output=True, text=True).stdout.splitlines()
+    if len(out) != len(layers):
+        sys.exit(f"plan_replay: {len(out)} plans for {len(layers)} layers")
+    return [(l.split()[-2], int(l.split()[-1])) for l in out]
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rev", nargs="?", default="HEAD")
+    ap.add_argument("-v", action="store_true", help="every mined layer's plans, moved or not")
+    ap.add_argument("--runs", help="comma-separated runs of the tables (default: all)")
+    a = ap.parse_args()
+    try:
+        subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "-q", a.rev + "^{commit}"], check=True,
+                       capture_output=True)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        print(f"plan_replay: {a.rev} is not a commit of a git checkout at {ROOT}: skipped", file=sys.stderr)
+        return 77
+    data = load(set(a.runs.split(",")) if a.runs else None)
+    if not data:
+        sys.exit("plan_replay: no mined layers (--runs?)")
+    layers = sorted(data)
+    with tempfile.TemporaryDirectory() as tmp:
+        old = os.path.join(tmp, "old")
+        arch = subprocess.run(["git", "-C", ROOT, "archive", a.rev, "plan", "kernels/tile_configs.h"], check=True,
+                              capture_output=True).stdout
+        tarfile.open(fileobj=io.BytesIO(arch)).extractall(old)
+        build(old, os.path.join(tmp, "q_old"))
+        build(ROOT, os.path.join(tmp, "q_new"))
+        before = picks(os.path.join(tmp, "q_old"), layers)
+        after = picks(os.path.join(tmp, "q_new"), layers)
+    ratios_old, ratios_new, moves, untimed = [], [], [], 0
+    for layer, p, q in zip(layers, before, after):
+        t = data[layer]
+        best = min(t.values())
+        to, tn = t.get(p), t.get(q)
+        if to:
+            ratios_old.append(to / best)
+        if tn:
+            ratios_new.append(tn / best)
+        if p != q or a.v:
+            if p != q and to and tn:
+                moves.append(to / tn)
+            elif p != q:
+                untimed += 1
+            fmt = lambda c, x: f"{c[0]}/{c[1]} {x:.1f}" if x else f"{c[0]}/{c[1]} untimed"
+            print(f"{layer:28} {fmt(p, to)} -> {fmt(q, tn)}" + (f"  {to / tn:.2f}x" if to and tn else "") +
+                  f"  (best {best:.1f} us)")
+    print(f"{len(layers)} mined layers, {len(moves) + untimed} plans moved ({untimed} to or from an untimed plan); "
+          f"old/new over the timed moves: geomean {geomean(moves):.3f}, min {min(moves, default=float('nan')):.2f}")
+    print(f"heuristic / best plan, geomean: {a.rev} {geomean(ratios_old):.3f} ({len(ratios_old)} timed), "
+          f"this tree {geomean(ratios_new):.3f} ({len(ratios_new)} timed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
