@@ -743,6 +743,35 @@ static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long 
            plan_split_k(tiles, wg->min_blocks, (int)sms, kk, wg->bk, 0, 0) == 1;
 }
 
+/* The cp.async wgmma tile whose split-K grid leaves the busiest SM the
+ * least to compute: its waves of tiles x shares (plan_split_k's shares),
+ * each share 1/s of the tile's K, with the penalties of long_k's list in
+ * conv_sm90_pick.  Only tiles plan_split_k splits; NULL if none. */
+static const plan_config *split_cheapest(const plan_target *t, long long m, long long n, long long kk, long long sms)
+{
+    static const costed cand[] = {{CFG(sm90_wg3_192x128x64_s4), 15},
+                                  {CFG(sm90_wg2_128x256x64_s4), 0}};
+    const plan_config *best = NULL;
+    double best_cost = 0;
+    for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
+        const plan_config *c = cand[i].c;
+        if (!fits(c, t))
+            continue;
+        const long long tiles = plan_config_tiles(c, m, n);
+        const int s = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 0, 1);
+        if (s < 2)
+            continue;
+        const long long slots = sms * c->min_blocks, ctas = tiles * s;
+        const double cost =
+            (double)((ctas + slots - 1) / slots) * c->bm * c->bn * (100 + cand[i].penalty_pct) / (double)s;
+        if (!best || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 /*
  * sm90 conv (a conv's operands are always K-contiguous).  Where the sm80
  * heuristic takes a 128-row tile with k > 64, the wgmma tile whose waves
@@ -780,36 +809,15 @@ static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long 
  * taps ending in zeros at 64 filters or fewer and for 257-511 filters with
  * a less than half-full last 128 columns, the 128x128 one for taps ending
  * in more than a sixth of zeros (and plan_split_k's eight shares).
+ * Session 39's, after the checked epilogue's fix made the wide tiles' edge
+ * columns cheap: the 128x128 tile for taps ending in an eighth of zeros or
+ * fewer and again for 65-96 filters over several taps past a wave, the
+ * cooperative 128x192 tile for 129-191 filters over such taps, the cost
+ * list for k % 128 == 64 over taps ending in more than a sixth of zeros,
+ * the cp.async tiles split along K under half a wave at K >= 4096 and the
+ * 128x256 one split eight ways at K >= 8192; plan_pick's coop_over_pp
+ * after all of them.
  */
-/* The cp.async wgmma tile whose split-K grid leaves the busiest SM the
- * least to compute: its waves of tiles x shares (plan_split_k's shares),
- * each share 1/s of the tile's K, with the penalties of long_k's list in
- * conv_sm90_pick.  Only tiles plan_split_k splits; NULL if none. */
-static const plan_config *split_cheapest(const plan_target *t, long long m, long long n, long long kk, long long sms)
-{
-    static const costed cand[] = {{CFG(sm90_wg3_192x128x64_s4), 15},
-                                  {CFG(sm90_wg2_128x256x64_s4), 0}};
-    const plan_config *best = NULL;
-    double best_cost = 0;
-    for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
-        const plan_config *c = cand[i].c;
-        if (!fits(c, t))
-            continue;
-        const long long tiles = plan_config_tiles(c, m, n);
-        const int s = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 0, 1);
-        if (s < 2)
-            continue;
-        const long long slots = sms * c->min_blocks, ctas = tiles * s;
-        const double cost =
-            (double)((ctas + slots - 1) / slots) * c->bm * c->bn * (100 + cand[i].penalty_pct) / (double)s;
-        if (!best || cost < best_cost) {
-            best = c;
-            best_cost = cost;
-        }
-    }
-    return best;
-}
-
 static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                          long long c, long long sms, int tma_level, int stageable)
 {
