@@ -177,10 +177,10 @@ runs() {
             # filters over taps ending in zeros (c = 304)
             echo "$f $k conv:2,29,31,480,520,3,3,1,1,1"
             echo "$f $k conv:32,19,17,304,152,3,3,1,1,1"
-            # ... the cp.async 128x256 and 192x256 tiles split four ways
+            # ... the cp.async 128x256 and 192x128 tiles split four ways
             # under half a wave of 128x128 tiles at K >= 4096
             echo "$f $k conv:4,17,19,240,520,5,5,2,1,1"
-            echo "$f $k conv:8,23,21,552,808,3,3,1,2,1"
+            echo "$f $k conv:4,41,43,536,360,5,5,2,2,1"
             # ... at K >= 8192, the 128x256 tile split eight ways, and the
             # one-warpgroup 64x64 tile split eight ways (ragged M and N)
             echo "$f $k conv:2,15,13,672,504,7,7,3,1,1"
