@@ -270,16 +270,22 @@ typedef struct costed {
     int penalty_pct;
 } costed;
 
-/* The cheapest of the n candidates that fit t (padded_cost), the earliest
- * on equal cost (the list is in order of preference); NULL if none fits. */
-static const plan_config *cheapest(const costed *cand, int n, const plan_target *t, long long m,
+/* A candidate's cost (padded_cost's signature); negative: not a candidate. */
+typedef double cost_fn(const plan_config *c, long long m, long long n, long long kk, long long batch, long long sms,
+                       int penalty_pct);
+
+/* The cheapest of the n candidates that fit t by cost_of, the earliest on
+ * equal cost (the list is in order of preference); NULL if none fits. */
+static const plan_config *cheapest(const costed *cand, int n, cost_fn *cost_of, const plan_target *t, long long m,
                                    long long n_, long long kk, long long batch, long long sms, double *cost)
 {
     const plan_config *best = NULL;
     for (int i = 0; i < n; i++) {
         if (!fits(cand[i].c, t))
             continue;
-        const double c = padded_cost(cand[i].c, m, n_, kk, batch, sms, cand[i].penalty_pct);
+        const double c = cost_of(cand[i].c, m, n_, kk, batch, sms, cand[i].penalty_pct);
+        if (c < 0)
+            continue;
         if (!best || c < *cost) {
             best = cand[i].c;
             *cost = c;
@@ -722,7 +728,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};
     double cost = 0;
     /* short K: at most two k tiles (128 16-bit elements, 256 fp8 ones) */
-    const plan_config *best = cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, t, m, n, kk, batch, sms, &cost);
+    const plan_config *best =
+        cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, padded_cost, t, m, n, kk, batch, sms, &cost);
     return best ? best : classic;
 }
 
@@ -743,33 +750,19 @@ static int short_k_wgmma(const plan_config *wg, const plan_target *t, long long 
            plan_split_k(tiles, wg->min_blocks, (int)sms, kk, wg->bk, 0, 0) == 1;
 }
 
-/* The cp.async wgmma tile whose split-K grid leaves the busiest SM the
- * least to compute: its waves of tiles x shares (plan_split_k's shares),
- * each share 1/s of the tile's K, with the penalties of long_k's list in
- * conv_sm90_pick.  Only tiles plan_split_k splits; NULL if none. */
-static const plan_config *split_cheapest(const plan_target *t, long long m, long long n, long long kk, long long sms)
+/* The work the busiest SM does on c's split-K grid: its waves of tiles x
+ * shares (plan_split_k's shares), each share 1/s of the tile's K, scaled
+ * by penalty_pct as wave_cost is; -1 where plan_split_k does not split c
+ * (conv_sm90_pick's split rule compares split grids only). */
+static double split_cost(const plan_config *c, long long m, long long n, long long kk, long long batch, long long sms,
+                         int penalty_pct)
 {
-    static const costed cand[] = {{CFG(sm90_wg3_192x128x64_s4), 15},
-                                  {CFG(sm90_wg2_128x256x64_s4), 0}};
-    const plan_config *best = NULL;
-    double best_cost = 0;
-    for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
-        const plan_config *c = cand[i].c;
-        if (!fits(c, t))
-            continue;
-        const long long tiles = plan_config_tiles(c, m, n);
-        const int s = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 0, 1);
-        if (s < 2)
-            continue;
-        const long long slots = sms * c->min_blocks, ctas = tiles * s;
-        const double cost =
-            (double)((ctas + slots - 1) / slots) * c->bm * c->bn * (100 + cand[i].penalty_pct) / (double)s;
-        if (!best || cost < best_cost) {
-            best = c;
-            best_cost = cost;
-        }
-    }
-    return best;
+    const long long tiles = plan_config_batch_tiles(c, m, n, batch);
+    const int s = plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 0, 1);
+    if (s < 2)
+        return -1;
+    const long long slots = sms * c->min_blocks, ctas = tiles * s; /* s >= 2: tiles <= slots / 4 */
+    return (double)((ctas + slots - 1) / slots) * c->bm * c->bn * (100 + penalty_pct) / (double)s;
 }
 
 /*
@@ -878,6 +871,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
     }
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
+    const long long pp_tiles = plan_config_tiles(pp, m, n);
     /* a tap's channels as its TMA loads have them: whole k tiles, the
      * last one's zero-filled past c */
     const long long c_loaded = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
@@ -895,7 +889,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * consumer alone on a tile two-thirds the size; where both ran two
      * waves, even; docs/conv2d_fprop.md) */
     const int coop_wave = coop_ok && n % 384 == 0 && plan_config_tiles(coop, m, n) <= sms &&
-                          plan_config_tiles(pp, m, n) > sms;
+                          pp_tiles > sms;
     /* 65 to 96 filters: the producer/consumer tile 64 columns wide in place
      * of the 128-wide one, twice its tiles for as many columns computed
      * (k = 72 3x3 1.25x, k = 80 1x1 1.55x faster; at k = 112 4% slower;
@@ -905,7 +899,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * faster on eighteen layers, twenty held out; 1x1 layers 0.85-1.05x
      * (session 39, docs/conv2d_fprop.md) */
     const plan_config *pp_cols =
-        narrow_ok && n <= 96 && (kk == c || plan_config_tiles(pp, m, n) < sms) ? narrow : coop_wave ? coop : pp;
+        narrow_ok && n <= 96 && (kk == c || pp_tiles < sms) ? narrow : coop_wave ? coop : pp;
     if (classic == CFG(sm80_64x64x32_w4_s4)) {
         /* K >= 8192 and 8-16 tiles of 128x256 (eight shares each within
          * the SMs: plan_split_k): that tile, split eight ways, in place of
@@ -917,25 +911,27 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * docs/conv2d_fprop.md) */
         const plan_config *w256 = CFG(sm90_wg2_128x256x64_s4), *wide = CFG(sm90_wg1_64x128x64_s8);
         const int wide_rule = fits(wide, t) && n % wide->bn == 0 && 4 * plan_config_tiles(wide, m, n) <= sms;
-        if (kk >= 8192 && !wide_rule && fits(w256, t) && plan_config_tiles(w256, m, n) >= 8 &&
-            plan_config_tiles(w256, m, n) <= sms / 8)
+        const long long w256_tiles = plan_config_tiles(w256, m, n);
+        if (kk >= 8192 && !wide_rule && fits(w256, t) && w256_tiles >= 8 && w256_tiles <= sms / 8)
             return w256;
         /* under half a wave of 128x128 tiles at K >= 4096, more than 128
          * filters, where the producer/consumer rules below would take
          * them: the cp.async 128x256 or 192x128 tile split along K
-         * (split_cheapest), 1.19-1.74x against the 128x128 tile unsplit
+         * (split_cost, the cost list's penalties), 1.19-1.74x against the 128x128 tile unsplit
          * on sixteen layers, ten held out.  The 192x256 tile split four
          * ways lost (0.85-0.95x on four), and so did the 128x128 tile's
          * one column of filters at 128 or fewer (0.94x, 0.95x; session
          * 39, docs/conv2d_fprop.md) */
-        if (kk >= 4096 && n > pp->bn && m >= pp->bm && 2 * plan_config_tiles(pp, m, n) < sms &&
-            10 * plan_config_tiles(pp, m, n) >= 3 * sms && (pp_ok || narrow_maps)) {
-            const plan_config *sp = split_cheapest(t, m, n, kk, sms);
+        if (kk >= 4096 && n > pp->bn && m >= pp->bm && 2 * pp_tiles < sms &&
+            10 * pp_tiles >= 3 * sms && (pp_ok || narrow_maps)) {
+            static const costed split[] = {{CFG(sm90_wg3_192x128x64_s4), 15}, {CFG(sm90_wg2_128x256x64_s4), 0}};
+            double split_best = 0;
+            const plan_config *sp = cheapest(split, 2, split_cost, t, m, n, kk, 1, sms, &split_best);
             if (sp)
                 return sp;
         }
         /* the GEMM's rule below a wave of 128x128 tiles (gemm_sm90_pick) */
-        if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
+        if (pp_ok && kk >= 1024 && m >= pp->bm && 10 * pp_tiles >= 3 * sms)
             return pp_cols;
         /* the one-warpgroup wgmma 64x64 tile in eight stages, one CTA an
          * SM, where its tiles are a quarter of the SMs or fewer (split-K
@@ -969,7 +965,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * 0.87-1.21x on four; nor where the one-warpgroup tile's rules
          * above take the layer (0.63x; docs/conv2d_fprop.md) */
         if (!tma && narrow_maps && (5 * c_loaded > 6 * c || 8 * c >= 7 * c_loaded) && fits(pp, t) && kk >= 1024 &&
-            m >= pp->bm && 10 * plan_config_tiles(pp, m, n) >= 3 * sms)
+            m >= pp->bm && 10 * pp_tiles >= 3 * sms)
             return pp;
         /* past a wave of 64x64 tiles at K >= 1024, whole taps (maps) and
          * fewer 128x128 tiles than the rule above takes: the 128x64
@@ -1035,9 +1031,11 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
      * cooperative 128x192 one to 192; where the busiest SM computes no
      * more with it, that one (160 filters, 1x1 and 3x3, K of 192 to 2304:
      * 1.33-1.88x on eight layers, five held out; session 37,
-     * docs/conv2d_fprop.md) */
-    if (tma && n > pp->bn && n < coop->bn && kk > 2 * coop->bk && fits(coop, t) &&
-        sm_area(coop, m, n, sms) <= sm_area(pp, m, n, sms))
+     * docs/conv2d_fprop.md), whole taps here, taps that end in zeros
+     * below */
+    const int coop_cols = n > pp->bn && n < coop->bn && kk > 2 * coop->bk && fits(coop, t) &&
+                          sm_area(coop, m, n, sms) <= sm_area(pp, m, n, sms);
+    if (tma && coop_cols)
         return coop;
     const costed short_k[] = {{CFG(sm90_wg2_128x128x32_s6), 0},
                               {CFG(sm90_wg2_128x256x64_s4), 0},
@@ -1048,7 +1046,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg3_192x128x64_s4), 15},
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
     double cost = 0;
-    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, t, m, n, kk, 1, sms, &cost);
+    const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, padded_cost, t, m, n, kk, 1, sms, &cost);
     /* The producer/consumer tile at a quarter below the cheapest cp.async
      * tile's cost, times the zeros its taps load where they end in
      * zero-filled k tiles (the cp.async tiles walk K flat and load none).
@@ -1067,10 +1065,7 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * 240, 160 filters); against the cp.async 192-row tiles this
          * branch picks otherwise, 0.88-1.11x (session 39,
          * docs/conv2d_fprop.md) */
-        if (n > pp->bn && n < coop->bn && kk > 2 * coop->bk && fits(coop, t) &&
-            sm_area(coop, m, n, sms) <= sm_area(pp, m, n, sms))
-            return coop;
-        return pp;
+        return coop_cols ? coop : pp;
     }
     return best ? best : classic;
 }
