@@ -2,7 +2,7 @@
 # plan_diff.sh - which plans a change to the heuristic moves: builds the
 # planner of REV (default HEAD) and the working tree's, each from its own
 # plan/ and kernels/tile_configs.h (with this tree's include/ and ir/
-# headers), runs bench/plan_grid.c's grid (4,620 GEMM shapes, each with
+# headers; bench/plan_query.sh builds both), runs bench/plan_grid.c's grid (4,620 GEMM shapes, each with
 # three epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
 # prints how many plans moved, from what to what; with -v, every moved
 # shape too; with --none, exits 1 if any plan moved (the test that runs it
@@ -22,22 +22,10 @@ while [ $# -gt 0 ]; do
 done
 rev=${1:-HEAD}
 root=$(cd "$(dirname "$0")/.." && pwd)
-if ! git -C "$root" rev-parse --verify -q "$rev^{commit}" > /dev/null 2>&1; then
-    echo "plan_diff: $rev is not a commit of a git checkout at $root: skipped" >&2
-    exit 77
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/old"
-git -C "$root" archive "$rev" plan kernels/tile_configs.h | tar -x -C "$tmp/old"
-build() { # $1: a tree holding plan/ and kernels/tile_configs.h; $2: the program
-    ${CC:-cc} -std=c11 -O1 -w -I"$1/plan" -I"$1/kernels" -I"$root/include" -I"$root" -I"$root/ir" \
-        -I"$root/support" "$root/bench/plan_grid.c" "$1"/plan/*.c "$root/bench/plan_stubs.c" -o "$2" -lm
-}
-build "$tmp/old" "$tmp/grid_old"
-build "$root" "$tmp/grid_new"
-"$tmp/grid_old" > "$tmp/old.txt"
-"$tmp/grid_new" > "$tmp/new.txt"
+bash "$root/bench/plan_query.sh" --rev "$rev" > "$tmp/old.txt"
+bash "$root/bench/plan_query.sh" > "$tmp/new.txt"
 paste -d' ' "$tmp/old.txt" "$tmp/new.txt" | awk -v verbose="$verbose" -v none="$none" '
     $2 != $6 { print "plan_diff: the two grids differ in their shapes (line " NR ")"; exit 2 }
     { kind[$1]++ }

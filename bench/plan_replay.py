@@ -4,10 +4,9 @@ without a GPU.
 
 bench/mined/conv_tune.csv.gz holds `evtc tune --dry-run` tables: for each
 of some 400 random conv layers (relu(conv + b + z), f16 NHWC, H200, sm_90a),
-the time of every plan the tuner admits.  This script builds the planner of
-REV (default HEAD) and this tree's, as bench/plan_diff.sh does, asks both
-for each mined layer's plan (bench/plan_grid.c's query mode: 132 SMs, TMA
-maps), and prints, for every layer whose plan moves, the two plans' measured
+the time of every plan the tuner admits.  This script asks the planner of
+REV (default HEAD) and this tree's for each mined layer's plan
+(bench/plan_query.sh, as bench/plan_diff.sh does: 132 SMs, TMA maps), and prints, for every layer whose plan moves, the two plans' measured
 times; then, over all layers, the heuristic's time over the best plan's
 (geomean) for both trees.
 
@@ -22,13 +21,10 @@ the current kernels do; --runs picks runs.  docs/conv2d_fprop.md, "Session
 import argparse
 import csv
 import gzip
-import io
 import math
 import os
 import subprocess
 import sys
-import tarfile
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLES = os.path.join(ROOT, "bench", "mined", "conv_tune.csv.gz")
@@ -45,19 +41,18 @@ def load(runs):
     return data
 
 
-def build(tree, out):
-    """The plan_grid query program from tree's plan/ and tile table."""
-    cc = os.environ.get("CC", "cc")
-    inc = [f"-I{tree}/plan", f"-I{tree}/kernels", f"-I{ROOT}/include", f"-I{ROOT}", f"-I{ROOT}/ir",
-           f"-I{ROOT}/support"]
-    srcs = [os.path.join(ROOT, "bench", "plan_grid.c"), os.path.join(ROOT, "bench", "plan_stubs.c")]
-    srcs += sorted(os.path.join(tree, "plan", f) for f in os.listdir(os.path.join(tree, "plan")) if f.endswith(".c"))
-    subprocess.run([cc, "-std=c11", "-O1", "-w", *inc, *srcs, "-o", out, "-lm"], check=True)
-
-
-def picks(prog, layers):
+def picks(layers, rev=None):
+    """Each layer's (configuration, splits) by REV's planner, or this tree's;
+    None where REV is not a commit of this checkout (plan_query exits 77)."""
     args = ["conv:" + ",".join(l.split()) for l in layers]
-    out = subprocess.run([prog, *args], check=True, capture_output=True, text=True).stdout.splitlines()
+    cmd = ["bash", os.path.join(ROOT, "bench", "plan_query.sh")] + (["--rev", rev] if rev else []) + args
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode == 77:
+        sys.stderr.write(p.stderr)
+        return None
+    if p.returncode != 0:
+        sys.exit(f"plan_replay: plan_query failed:\n{p.stderr}")
+    out = p.stdout.splitlines()
     if len(out) != len(layers):
         sys.exit(f"plan_replay: {len(out)} plans for {len(layers)} layers")
     return [(l.split()[-2], int(l.split()[-1])) for l in out]
@@ -73,25 +68,14 @@ def main():
     ap.add_argument("-v", action="store_true", help="every mined layer's plans, moved or not")
     ap.add_argument("--runs", help="comma-separated runs of the tables (default: all)")
     a = ap.parse_args()
-    try:
-        subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "-q", a.rev + "^{commit}"], check=True,
-                       capture_output=True)
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        print(f"plan_replay: {a.rev} is not a commit of a git checkout at {ROOT}: skipped", file=sys.stderr)
-        return 77
     data = load(set(a.runs.split(",")) if a.runs else None)
     if not data:
         sys.exit("plan_replay: no mined layers (--runs?)")
     layers = sorted(data)
-    with tempfile.TemporaryDirectory() as tmp:
-        old = os.path.join(tmp, "old")
-        arch = subprocess.run(["git", "-C", ROOT, "archive", a.rev, "plan", "kernels/tile_configs.h"], check=True,
-                              capture_output=True).stdout
-        tarfile.open(fileobj=io.BytesIO(arch)).extractall(old)
-        build(old, os.path.join(tmp, "q_old"))
-        build(ROOT, os.path.join(tmp, "q_new"))
-        before = picks(os.path.join(tmp, "q_old"), layers)
-        after = picks(os.path.join(tmp, "q_new"), layers)
+    before = picks(layers, a.rev)
+    if before is None:
+        return 77
+    after = picks(layers)
     ratios_old, ratios_new, moves, untimed = [], [], [], 0
     for layer, p, q in zip(layers, before, after):
         t = data[layer]
