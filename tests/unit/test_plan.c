@@ -1518,13 +1518,19 @@ static long long forced_grid(const plan_config *c, long long m, long long n)
 /* A conv layer's pick from its NHWC shape: n images of h x w x c, k filters
  * of r x r, padding pad, stride st; maps for the producer/consumer tiles
  * where the driver has them (tma) and c allows (plan_conv_tma_channels). */
-static enum evt_tile_id conv_pick(long long n, long long h, long long w, long long c, long long k, long long r,
-                                  long long pad, long long st, int tma)
+static plan conv_plan(long long n, long long h, long long w, long long c, long long k, long long r, long long pad,
+                      long long st, int tma)
 {
     const long long p = (h + 2 * pad - r) / st + 1, q = (w + 2 * pad - r) / st + 1;
     plan_problem pr = problem(EVT_TARGET_SM90A, 132, n * p * q, k, r * r * c, tma);
     pr.conv_c = c;
-    return make(&k_conv_st, &pr, NULL).config->id;
+    return make(&k_conv_st, &pr, NULL);
+}
+
+static enum evt_tile_id conv_pick(long long n, long long h, long long w, long long c, long long k, long long r,
+                                  long long pad, long long st, int tma)
+{
+    return conv_plan(n, h, w, c, k, r, pad, st, tma).config->id;
 }
 
 /* A conv layer (NHWC: n images of h x h x c, k filters of r x r, padding
@@ -2202,6 +2208,13 @@ static void test_conv_session39(void **state)
         {32, 56, 240, 320, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    /* the splits the split rules were held out with: four shares for
+     * SPLIT's picks, eight for L8's and K8's (maps) */
+    assert_int_equal(conv_plan(8, 23, 23, 744, 744, 7, 3, 2, 1).splits, 4);
+    assert_int_equal(conv_plan(4, 42, 42, 536, 360, 5, 2, 2, 1).splits, 4);
+    assert_int_equal(conv_plan(8, 7, 7, 792, 672, 7, 3, 1, 1).splits, 8);
+    assert_int_equal(conv_plan(2, 9, 9, 752, 944, 7, 3, 2, 1).splits, 8);
+    assert_int_equal(conv_plan(2, 9, 9, 752, 944, 7, 3, 2, 1).config->id, T(sm90_wg1_64x64x64_s8));
 }
 
 /* Where the cooperative 128x256 tile's last column of tiles is half empty
