@@ -19,6 +19,11 @@ AB_CONV_SHAPES: the conv layers instead of the default six, as
 AB_CONV_AS_GEMM=1: 1x1 stride-1 unpadded layers also run as the GEMM they are
 (NHWC x as [M, C], the filter as [K, C], the same epilogue), the GEMM's pick
 and AB_GEMM's configurations beside cuDNN.
+`ab.py fp8`: bench_fp8.py's fp8 GEMM + row/column scales + bias + GELU ->
+e4m3 + amax at AB_FP8_SHAPES ("MxNxK ...", default its four) against
+torch._scaled_mm alone (row-wise scales, the bias), with the configurations
+of AB_FP8 forced beside the pick (default the cooperative tile and the same
+with the epilogue warpgroup, in clusters of two).
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
 stream-K, or with it where the name has ":sk" after it, with the
@@ -130,6 +135,36 @@ if "gemm" in parts:
             ref = a.double() @ w.double().t()
             compare(f"gemm {M}x{N}x{K}", lambda: m.kernel("linear").bind(a, w.t()), configs,
                     lambda: torch.mm(a, w.t()), "cublas", lambda y: close("gemm", y, ref))
+if "fp8" in parts:
+    import bench_fp8  # noqa: E402
+    mfp8 = evt.compile(source=bench_fp8.EVT_SOURCE, name="ab_fp8.evt")
+    configs = os.environ.get("AB_FP8", "sm90_coop2_cl2_128x128x128_s4_fp8 "
+                                       "sm90_ws4_coop2_cl2_128x128x128_s4_fp8").split()
+    shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 4096, 1024), (4096, 14336, 4096)]
+    if os.environ.get("AB_FP8_SHAPES"):
+        shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["AB_FP8_SHAPES"].split()]
+    for M, N, K in shapes:
+        torch.manual_seed(0)
+        x = (torch.randn(M, K, device=dev) * 2).to(bench_fp8.E4M3)
+        w = (torch.randn(N, K, device=dev) * 2).to(bench_fp8.E4M3)
+        sa = torch.rand(M, device=dev) * K ** -0.5 + 0.5 * K ** -0.5
+        sb = torch.rand(N, device=dev) + 0.5
+        bias = torch.randn(N, device=dev).to(torch.bfloat16)
+        d = torch.empty(M, N, device=dev, dtype=bench_fp8.E4M3)
+        amax = torch.empty((), device=dev, dtype=torch.float32)
+        ref = F.gelu((x.double() @ w.double().t()) * sa[:, None] * sb[None, :] + bias.double())
+        ref_amax = ref.abs().amax()
+
+        def check_fp8(_):  # every launch writes d and amax: the last one's are judged
+            close("fp8 d", d, ref * 0.25)
+            v = evt.check(amax, ref_amax, reduce="max")
+            assert v, f"fp8 amax: {v}"
+
+        compare(f"fp8 {M}x{N}x{K}",
+                lambda: mfp8.kernel("fp8_linear").bind(x, w.t(), sa=sa, sb=sb, bias=bias, d=d, amax=amax,
+                                                       inv_scale=0.25),
+                configs, lambda: bench_fp8.scaled_mm(x, w, sa, sb, bias), "scaled_mm", check_fp8)
+        del x, w, ref
 if "conv" in parts:
     configs = os.environ.get("AB_CONV", "sm90_wg2_128x128x32_s6 sm90_pp2_128x128x64_s4 "
                                         "sm90_pp2_128x128x64_s2_staged").split()

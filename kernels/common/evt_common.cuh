@@ -127,6 +127,12 @@ EVT_DEVICE void evt_st_shared_v4(evt_u32 addr, evt_u32 x, evt_u32 y, evt_u32 z, 
                  :: "r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
 
+EVT_DEVICE void evt_ld_shared_v4(evt_u32 addr, evt_u32 &x, evt_u32 &y, evt_u32 &z, evt_u32 &w)
+{
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr) : "memory");
+}
+
 EVT_DEVICE void evt_st_shared_u16(evt_u32 addr, evt_u16 v)
 {
     asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");

@@ -70,8 +70,10 @@ struct evt_tile {
 
     static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * (PP > 0 ? 128 : BM) == kAccBytes,
                   "tile_configs.h's byte counts");
-    static_assert(PP == 0 || (kWgmma && WS_WARPS == 0 && (BM == 128 || kCoop) && WARPS_M * WARPS_N == 4),
-                  "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows");
+    static_assert(PP == 0 || (kWgmma && (WS_WARPS == 0 || (kCoop && WS_WARPS == 4)) && (BM == 128 || kCoop) &&
+                              WARPS_M * WARPS_N == 4),
+                  "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows, "
+                  "an epilogue warpgroup only beside cooperative ones");
     static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && (BN == 128 || BN == 192 || BN == 256) &&
                              BM * BN <= 256 * 128 && STAGED == 0),
                   "cooperative tiles: two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128, nothing staged");

@@ -240,6 +240,30 @@ template <bool WideProducer> struct consumer_regs {
     }
 };
 
+/* The same with an epilogue warpgroup beside the consumers (a cooperative
+ * tile with ws = 4, 512 threads): 128 x (40 + 2 x 184 + 104) = 65,536, the
+ * producer 56 on the guarded path and the consumers 8 fewer.  The
+ * consumers hold their accumulators and one k tile's partial sums, not the
+ * epilogue; the epilogue warpgroup holds one sub-tile's row groups. */
+template <bool WideProducer> struct epi_wg_regs {
+    static constexpr int kProducer = WideProducer ? 56 : 40;
+    static constexpr int kConsumer = WideProducer ? 176 : 184;
+    static constexpr int kEpilogue = 104;
+    static_assert(kProducer + 2 * kConsumer + kEpilogue <= 512, "the register file");
+    static __device__ __forceinline__ void to_producer()
+    {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducer) : "memory");
+    }
+    static __device__ __forceinline__ void to_consumer()
+    {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumer) : "memory");
+    }
+    static __device__ __forceinline__ void to_epilogue()
+    {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kEpilogue) : "memory");
+    }
+};
+
 /*
  * The producer/consumer persistent schedule (configurations with pp = 2,
  * sm_90a): warpgroup 0, the producer, copies the k tiles of all the CTA's
@@ -503,6 +527,47 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
     }
 }
 
+/* The cooperative schedule's registers: its roles' split without and with
+ * an epilogue warpgroup. */
+template <bool EpiWG, bool WideProducer> struct coop_regs : consumer_regs<WideProducer> {
+};
+template <bool WideProducer> struct coop_regs<true, WideProducer> : epi_wg_regs<WideProducer> {
+};
+
+#if EVT_SM90 == 1
+/* The epilogue warpgroup of a cooperative tile (coop_run): consumer 0's
+ * sub-tile, then consumer 1's, each once handed over, epi on it, and then
+ * the sub-tile back, until each consumer has sent its last (row -1).
+ * subs: consumer 0's sub-tile, sub_bytes apart. */
+template <class Cfg, class Epi>
+__device__ __forceinline__ void epi_wg_run(unsigned char *subs, int sub_bytes, evt_u32 hand_full,
+                                           evt_u32 hand_empty, evt_u32 hand_at, const Epi &epi)
+{
+    /* bit c: consumer c's next phase, and whether it has more to send
+     * (bits, not arrays: indexed by the loop's c, arrays went to the stack) */
+    evt_u32 phase = 0, live = 3;
+    while (live) {
+#pragma unroll 1
+        for (int c = 0; c < 2; ++c) {
+            if (!((live >> c) & 1))
+                continue;
+            mbar_wait(hand_full + 8 * c, (phase >> c) & 1);
+            phase ^= 1u << c;
+            evt_u32 sm, sn, problem, pad;
+            evt_ld_shared_v4(hand_at + 16 * c, sm, sn, problem, pad);
+            (void)pad;
+            if ((int)sm < 0) {
+                live &= ~(1u << c);
+                continue;
+            }
+            float *sub = reinterpret_cast<float *>(subs + c * sub_bytes);
+            epi((int)sm, (int)sn, (int)problem, sub, nullptr);
+            evt_sched::mbar_arrive_cta(hand_empty + 8 * c);
+        }
+    }
+}
+#endif
+
 /*
  * The cooperative producer/consumer schedule (configurations with pp = 2
  * and bm = 256 or 128, sm_90a): pp_produce's producer as above, and two
@@ -537,7 +602,16 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
  * come from the producer (setmaxnreg: 56 a producer thread, 224 a
  * consumer's).
  *
- * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers.
+ * An epilogue warpgroup (Cfg::kEpiThreads = 128, threads 384-511; fp8's
+ * ws4 rows): a consumer does not run its sub-tile's epilogue but hands it
+ * over, with the sub-tile's coordinates, through a pair of mbarriers
+ * (hand_full, hand_empty: sub-tile j is phase j) and goes on with the next
+ * tile, so that tile's mainloop overlaps the epilogue, which the epilogue
+ * warpgroup runs on each consumer's sub-tile in turn.  A consumer's last
+ * hand-over carries a row of -1: there are no more.
+ *
+ * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers
+ * (and the hand-over's mbarriers and coordinates).
  */
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_tiles,
@@ -554,7 +628,11 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                       Cfg::kBK16 == 64 && Cfg::kStaged == 0 &&
                       (!kPromote || (NHALF == 1 && Cfg::kBN == 128)),
                   "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128");
-    static_assert(2 * Cfg::kStages * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
+    /* the epilogue warpgroup: each consumer's whole accumulators one sub-tile */
+    constexpr bool kEpiWG = Cfg::kEpiThreads > 0;
+    static_assert(!kEpiWG || (Cfg::kEpiThreads == 128 && kParts == 1 && NHALF == 1),
+                  "coop_run: an epilogue warpgroup takes whole 64-row sub-tiles");
+    static_assert(2 * Cfg::kStages * 8 + (kEpiWG ? 64 : 0) <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
     static_assert(2 * kSubBytes == Cfg::kAccBytes, "two 64-row sub-tiles");
@@ -567,6 +645,10 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const evt_u32 sbase = (raw + 1023u) & ~1023u;
     const evt_u32 full = sbase + Cfg::kPipeBytes + Cfg::kAccBytes;
     const evt_u32 empty = full + 8 * Cfg::kStages;
+    /* hand_full + 8 c, hand_empty + 8 c: consumer c's sub-tile handed over
+     * and done with; hand_at + 16 c: its coordinates (epilogue row, column,
+     * problem) */
+    const evt_u32 hand_full = empty + 8 * Cfg::kStages, hand_empty = hand_full + 16, hand_at = hand_empty + 16;
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
@@ -574,17 +656,32 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             /* one arrival per consumer warp, of every CTA whose producer filled part of it */
             evt_sched::mbar_init_cta(empty + 8 * s, 8 * (kMulticast ? Cfg::kCluster : 1));
         }
+        if constexpr (kEpiWG)
+            for (int c = 0; c < 2; ++c) {
+                evt_sched::mbar_init_cta(hand_full + 8 * c, 128);
+                evt_sched::mbar_init_cta(hand_empty + 8 * c, 128);
+            }
         if constexpr (Cfg::kCluster > 1)
             fence_mbar_init_cluster();
     }
     barriers_ready<Cfg>();
 
-    typedef consumer_regs<kPromote || !Load::kTma> Regs;
-    /* the epilogue in registers on the TMA path, as pp_run's; fp8's partial
-     * sums, and the accumulators live through a looped or a direct
-     * epilogue, need the registers */
-    constexpr bool kDirect = Epi::kDirect && Load::kTma;
-    constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect;
+    typedef coop_regs<kEpiWG, kPromote || !Load::kTma> Regs;
+    /* the epilogue in registers on the TMA path, as pp_run's (not handed
+     * over); fp8's partial sums, and the accumulators live through a looped
+     * or a direct epilogue, need the registers */
+    constexpr bool kDirect = Epi::kDirect && Load::kTma && !kEpiWG;
+    constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect || kEpiWG;
+    if constexpr (kEpiWG) {
+        if (wg == 3) {
+            Regs::to_epilogue();
+            epi_wg_run<Cfg>(smem + (sbase - raw) + Cfg::kPipeBytes, kSubBytes, hand_full, hand_empty, hand_at,
+                            epi);
+            if constexpr (Cfg::kCluster > 1)
+                cluster_sync(); /* as the other roles */
+            return;
+        }
+    }
     if (wg == 0) {
         if constexpr (kRegs)
             Regs::to_producer();
@@ -603,6 +700,17 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
     const int ctid = tid - 128; /* the consumers' thread, 0 .. 255 */
     int q = 0;                  /* k tiles consumed so far */
+    int handed = 0;             /* sub-tiles handed to the epilogue warpgroup */
+    /* hands the sub-tile over at (sm, sn, problem), sm < 0: the last */
+    const auto hand_over = [&](const float (&a)[NHALF][1][NC / 2], int sm, int sn, int problem, bool store) {
+        mbar_wait(hand_empty + 8 * c, (handed & 1) ^ 1);
+        if (store)
+            store_sub_tile<Cfg, NC, NHALF>(0, a, evt_smem_addr(sub), warp, lane);
+        if ((tid & 127) == 0)
+            evt_st_shared_v4(hand_at + 16 * c, (evt_u32)sm, (evt_u32)sn, (evt_u32)problem, 0u);
+        evt_sched::mbar_arrive_cta(hand_full + 8 * c);
+        ++handed;
+    };
     evt_sk_pieces(walk, sk, k_tiles, [&](int t, int, int k0, int k1) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
 #pragma unroll
@@ -657,13 +765,19 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             return;
-        if constexpr (kDirect)
+        if constexpr (kEpiWG)
+            hand_over(acc, (Cfg::kBM / 64) * tm + c, tn, problem, true);
+        else if constexpr (kDirect)
             epi.direct(tm * Cfg::kBM + R * c, tn * Cfg::kBN, problem, acc, warp, lane,
                        direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
         else
             sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
                                               kParts * tn, problem);
     });
+    if constexpr (kEpiWG) {
+        float none[NHALF][1][NC / 2];
+        hand_over(none, -1, 0, 0, false);
+    }
     if constexpr (Cfg::kCluster > 1)
         cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */
 #else

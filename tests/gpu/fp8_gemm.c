@@ -64,6 +64,11 @@ static const family families[] = {
     {"cooperative, stream-K", "sm90_coop2_128x128x128_s4_fp8", 1, 2},
     {"cooperative, clusters of two", "sm90_coop2_cl2_128x128x128_s4_fp8", 1, 0},
     {"cooperative, clusters of two, stream-K", "sm90_coop2_cl2_128x128x128_s4_fp8", 1, 2},
+    {"cooperative, epilogue warpgroup", "sm90_ws4_coop2_128x128x128_s4_fp8", 1, 0},
+    {"cooperative, epilogue warpgroup, stream-K", "sm90_ws4_coop2_128x128x128_s4_fp8", 1, 2},
+    {"cooperative, epilogue warpgroup, clusters of two", "sm90_ws4_coop2_cl2_128x128x128_s4_fp8", 1, 0},
+    {"cooperative, epilogue warpgroup, clusters of two, stream-K", "sm90_ws4_coop2_cl2_128x128x128_s4_fp8", 1,
+     2},
     {"split-K", "sm80_64x64x64_w4_s4_fp8", 3, 0},
     {"split-K", "sm90_wg2_128x256x128_s4_fp8", 2, 0},
     {"heuristic", NULL, 0, 0},
@@ -249,8 +254,13 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
  * its default 1.3e-4 (docs/fp8.md); every configuration the planner may pick
  * must stay below 1e-3.
  */
-static const char *const precise[] = {NULL, "sm90_coop2_128x128x128_s4_fp8", "sm90_coop2_cl2_128x128x128_s4_fp8",
-                                      "sm80_128x128x128_w4_s3_fp8", "sm80_64x64x64_w4_s4_fp8"};
+static const char *const precise[] = {NULL,
+                                      "sm90_coop2_128x128x128_s4_fp8",
+                                      "sm90_coop2_cl2_128x128x128_s4_fp8",
+                                      "sm90_ws4_coop2_128x128x128_s4_fp8",
+                                      "sm90_ws4_coop2_cl2_128x128x128_s4_fp8",
+                                      "sm80_128x128x128_w4_s3_fp8",
+                                      "sm80_64x64x64_w4_s4_fp8"};
 
 static evt_status precision_one(run *r, const char *config)
 {

@@ -127,8 +127,11 @@ static void test_config_names(void **state)
          * rows (BK = 64, 128 fp8), which plan_make's one TMA test for the
          * heuristic assumes */
         assert_true(!c->pp || (c->wgmma && c->warps_m * c->warps_n == 4 && c->bk * c->op_bytes == 128));
-        /* fp8 rows are the GEMM's (sema refuses fp8 convs), K-contiguous */
-        assert_true(c->op_bytes == 2 || (c->op_bytes == 1 && c->mainloops == EVT_TILE_GEMM && !c->ws));
+        /* fp8 rows are the GEMM's (sema refuses fp8 convs), K-contiguous;
+         * epilogue warps only beside a cooperative tile's consumers */
+        assert_true(c->op_bytes == 2 ||
+                    (c->op_bytes == 1 && c->mainloops == EVT_TILE_GEMM && (!c->ws || plan_config_coop(c))));
+        assert_true(!c->ws || !c->pp || (plan_config_coop(c) && c->ws == 4 && c->threads == 512));
     }
     assert_null(plan_config_find("sm80_128x128x128_w4_s3"));
     assert_null(plan_config_find(NULL));
