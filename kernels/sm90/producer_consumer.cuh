@@ -240,16 +240,17 @@ template <bool WideProducer> struct consumer_regs {
     }
 };
 
-/* The same with an epilogue warpgroup beside the consumers (a cooperative
- * tile with ws = 4, 512 threads): 128 x (40 + 2 x 184 + 104) = 65,536, the
- * producer 56 on the guarded path and the consumers 8 fewer.  The
- * consumers hold their accumulators and one k tile's partial sums, not the
- * epilogue; the epilogue warpgroup holds one sub-tile's row groups. */
-template <bool WideProducer> struct epi_wg_regs {
-    static constexpr int kProducer = WideProducer ? 56 : 40;
-    static constexpr int kConsumer = WideProducer ? 176 : 184;
-    static constexpr int kEpilogue = 104;
-    static_assert(kProducer + 2 * kConsumer + kEpilogue <= 512, "the register file");
+/* The same with epilogue warpgroups beside the consumers (a cooperative
+ * tile with ws = 4 or 8: 512 or 640 threads).  One: 128 x (40 + 2 x 184 +
+ * 104) = 65,536; two: 128 x (24 + 2 x 160 + 2 x 80) = 64,512; a producer
+ * on the guarded path 16 more, its consumers 8 fewer.  The consumers hold
+ * their accumulators and one k tile's partial sums, not the epilogue; an
+ * epilogue warpgroup holds one sub-tile's row groups. */
+template <bool WideProducer, int EpiWGs> struct epi_wg_regs {
+    static constexpr int kProducer = (EpiWGs == 1 ? 40 : 24) + (WideProducer ? 16 : 0);
+    static constexpr int kConsumer = (EpiWGs == 1 ? 184 : 160) - (WideProducer ? 8 : 0);
+    static constexpr int kEpilogue = EpiWGs == 1 ? 104 : 80;
+    static_assert(kProducer + 2 * kConsumer + EpiWGs * kEpilogue <= 512, "the register file");
     static __device__ __forceinline__ void to_producer()
     {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducer) : "memory");
@@ -529,26 +530,26 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
 
 /* The cooperative schedule's registers: its roles' split without and with
  * an epilogue warpgroup. */
-template <bool EpiWG, bool WideProducer> struct coop_regs : consumer_regs<WideProducer> {
+template <int EpiWGs, bool WideProducer> struct coop_regs : epi_wg_regs<WideProducer, EpiWGs> {
 };
-template <bool WideProducer> struct coop_regs<true, WideProducer> : epi_wg_regs<WideProducer> {
+template <bool WideProducer> struct coop_regs<0, WideProducer> : consumer_regs<WideProducer> {
 };
 
 #if EVT_SM90 == 1
-/* The epilogue warpgroup of a cooperative tile (coop_run): consumer 0's
- * sub-tile, then consumer 1's, each once handed over, epi on it, and then
- * the sub-tile back, until each consumer has sent its last (row -1).
- * subs: consumer 0's sub-tile, sub_bytes apart. */
+/* An epilogue warpgroup of a cooperative tile (coop_run): the sub-tiles of
+ * consumers c0 .. c0 + nc - 1 in turn, each once handed over, epi on it,
+ * and then the sub-tile back, until each consumer has sent its last (row
+ * -1).  subs: consumer 0's sub-tile, sub_bytes apart. */
 template <class Cfg, class Epi>
-__device__ __forceinline__ void epi_wg_run(unsigned char *subs, int sub_bytes, evt_u32 hand_full,
+__device__ __forceinline__ void epi_wg_run(int c0, int nc, unsigned char *subs, int sub_bytes, evt_u32 hand_full,
                                            evt_u32 hand_empty, evt_u32 hand_at, const Epi &epi)
 {
     /* bit c: consumer c's next phase, and whether it has more to send
      * (bits, not arrays: indexed by the loop's c, arrays went to the stack) */
-    evt_u32 phase = 0, live = 3;
+    evt_u32 phase = 0, live = ((1u << nc) - 1) << c0;
     while (live) {
 #pragma unroll 1
-        for (int c = 0; c < 2; ++c) {
+        for (int c = c0; c < c0 + nc; ++c) {
             if (!((live >> c) & 1))
                 continue;
             mbar_wait(hand_full + 8 * c, (phase >> c) & 1);
@@ -602,12 +603,13 @@ __device__ __forceinline__ void epi_wg_run(unsigned char *subs, int sub_bytes, e
  * come from the producer (setmaxnreg: 56 a producer thread, 224 a
  * consumer's).
  *
- * An epilogue warpgroup (Cfg::kEpiThreads = 128, threads 384-511; fp8's
- * ws4 rows): a consumer does not run its sub-tile's epilogue but hands it
- * over, with the sub-tile's coordinates, through a pair of mbarriers
- * (hand_full, hand_empty: sub-tile j is phase j) and goes on with the next
- * tile, so that tile's mainloop overlaps the epilogue, which the epilogue
- * warpgroup runs on each consumer's sub-tile in turn.  A consumer's last
+ * Epilogue warpgroups (Cfg::kEpiThreads = 128 or 256, threads from 384;
+ * fp8's ws4 and ws8 rows): a consumer does not run its sub-tile's epilogue
+ * but hands it over, with the sub-tile's coordinates, through a pair of
+ * mbarriers (hand_full, hand_empty: sub-tile j is phase j) and goes on with
+ * the next tile, so that tile's mainloop overlaps the epilogue, which one
+ * epilogue warpgroup runs on each consumer's sub-tile in turn, or each of
+ * two on its consumer's.  A consumer's last
  * hand-over carries a row of -1: there are no more.
  *
  * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers
@@ -629,9 +631,10 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                       (!kPromote || (NHALF == 1 && Cfg::kBN == 128)),
                   "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128");
     /* the epilogue warpgroup: each consumer's whole accumulators one sub-tile */
-    constexpr bool kEpiWG = Cfg::kEpiThreads > 0;
-    static_assert(!kEpiWG || (Cfg::kEpiThreads == 128 && kParts == 1 && NHALF == 1),
-                  "coop_run: an epilogue warpgroup takes whole 64-row sub-tiles");
+    constexpr int kEpiWGs = Cfg::kEpiThreads / 128;
+    constexpr bool kEpiWG = kEpiWGs > 0;
+    static_assert(!kEpiWG || ((kEpiWGs == 1 || kEpiWGs == 2) && kParts == 1 && NHALF == 1),
+                  "coop_run: one or two epilogue warpgroups take whole 64-row sub-tiles");
     static_assert(2 * Cfg::kStages * 8 + (kEpiWG ? 64 : 0) <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
@@ -666,17 +669,17 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     barriers_ready<Cfg>();
 
-    typedef coop_regs<kEpiWG, kPromote || !Load::kTma> Regs;
+    typedef coop_regs<kEpiWGs, kPromote || !Load::kTma> Regs;
     /* the epilogue in registers on the TMA path, as pp_run's (not handed
      * over); fp8's partial sums, and the accumulators live through a looped
      * or a direct epilogue, need the registers */
     constexpr bool kDirect = Epi::kDirect && Load::kTma && !kEpiWG;
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect || kEpiWG;
     if constexpr (kEpiWG) {
-        if (wg == 3) {
+        if (wg >= 3) { /* one warpgroup for both consumers' sub-tiles, or one for each */
             Regs::to_epilogue();
-            epi_wg_run<Cfg>(smem + (sbase - raw) + Cfg::kPipeBytes, kSubBytes, hand_full, hand_empty, hand_at,
-                            epi);
+            epi_wg_run<Cfg>(kEpiWGs == 1 ? 0 : wg - 3, 3 - kEpiWGs, smem + (sbase - raw) + Cfg::kPipeBytes,
+                            kSubBytes, hand_full, hand_empty, hand_at, epi);
             if constexpr (Cfg::kCluster > 1)
                 cluster_sync(); /* as the other roles */
             return;

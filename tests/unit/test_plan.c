@@ -131,7 +131,7 @@ static void test_config_names(void **state)
          * epilogue warps only beside a cooperative tile's consumers */
         assert_true(c->op_bytes == 2 ||
                     (c->op_bytes == 1 && c->mainloops == EVT_TILE_GEMM && (!c->ws || plan_config_coop(c))));
-        assert_true(!c->ws || !c->pp || (plan_config_coop(c) && c->ws == 4 && c->threads == 512));
+        assert_true(!c->ws || !c->pp || (plan_config_coop(c) && c->threads == 384 + 32 * c->ws));
     }
     assert_null(plan_config_find("sm80_128x128x128_w4_s3"));
     assert_null(plan_config_find(NULL));
