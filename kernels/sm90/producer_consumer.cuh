@@ -241,16 +241,19 @@ template <bool WideProducer> struct consumer_regs {
 };
 
 /* The same with epilogue warpgroups beside the consumers (a cooperative
- * tile with ws = 4 or 8: 512 or 640 threads).  One: 128 x (40 + 2 x 184 +
- * 104) = 65,536; two: 128 x (24 + 2 x 160 + 2 x 80) = 64,512; a producer
- * on the guarded path 16 more, its consumers 8 fewer.  The consumers hold
- * their accumulators and one k tile's partial sums, not the epilogue; an
- * epilogue warpgroup holds one sub-tile's row groups. */
+ * tile with ws = 4 or 8: 512 or 640 threads).  setmaxnreg.inc takes
+ * registers only from those the CTA's other warps gave back, so the roles'
+ * sum stays within the CTA's launch allocation: 128 registers a thread at
+ * 512 threads, 96 at 640 (__launch_bounds__).  One: 128 x (56 + 2 x 176 +
+ * 104) = 65,536; two: 128 x (24 + 2 x 152 + 2 x 72) = 60,416 of 61,440.  The
+ * consumers hold their accumulators and one k tile's partial sums, not the
+ * epilogue; an epilogue warpgroup holds one sub-tile's row groups. */
 template <bool WideProducer, int EpiWGs> struct epi_wg_regs {
-    static constexpr int kProducer = (EpiWGs == 1 ? 40 : 24) + (WideProducer ? 16 : 0);
-    static constexpr int kConsumer = (EpiWGs == 1 ? 184 : 160) - (WideProducer ? 8 : 0);
-    static constexpr int kEpilogue = EpiWGs == 1 ? 104 : 80;
-    static_assert(kProducer + 2 * kConsumer + EpiWGs * kEpilogue <= 512, "the register file");
+    static constexpr int kProducer = EpiWGs == 1 ? (WideProducer ? 56 : 40) : 24;
+    static constexpr int kConsumer = EpiWGs == 1 ? (WideProducer ? 176 : 184) : 152;
+    static constexpr int kEpilogue = EpiWGs == 1 ? 104 : 72;
+    static_assert(kProducer + 2 * kConsumer + EpiWGs * kEpilogue <= (EpiWGs == 1 ? 512 : 480),
+                  "the CTA's registers");
     static __device__ __forceinline__ void to_producer()
     {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducer) : "memory");
