@@ -530,7 +530,8 @@ static int direct_runs(const ir_func *fn, int fast_math, int forced)
 
 int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select *sel)
 {
-    return c->pp && !c->staged &&
+    /* epilogue warpgroups (ws beside pp) take each sub-tile through shared memory */
+    return c->pp && !c->staged && !c->ws &&
            (sel->shared_epi < 0 ? direct_ok(fn)
                                 : sel->shared_epi == 0 && direct_runs(fn, sel->fast_math, sel->row_group));
 }

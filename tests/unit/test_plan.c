@@ -293,12 +293,27 @@ static void test_fp8_picks(void **state)
     /* the H200 fast path: the cooperative tile, wgmma k32 from TMA stages,
      * each k tile's products added in f32; in clusters of two where M has
      * two tile rows or more, alone where it has one */
-    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 8192, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 8192, 8192, 8192, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 129, 16384, 4096, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    /* K of 2560-6144 and four waves of tiles: two epilogue warpgroups
+     * (1024 tiles; 256 and 2048x2048's are too few; K = 1024 and 8192 are
+     * out of the band) */
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
+                     T(sm90_ws8_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 2560, 132, 1),
+                     T(sm90_ws8_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 2544, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 6160, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 2048, 2048, 4096, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
+    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 131072, 4096, 132, 1),
+                     T(sm90_ws8_coop2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 16384, 4096, 132, 1),
                      T(sm90_coop2_128x128x128_s4_fp8));
     /* three tile rows: clusters of two would stack four, 512 tiles in four waves against
