@@ -139,7 +139,7 @@ if "fp8" in parts:
     import bench_fp8  # noqa: E402
     mfp8 = evt.compile(source=bench_fp8.EVT_SOURCE, name="ab_fp8.evt")
     configs = os.environ.get("AB_FP8", "sm90_coop2_cl2_128x128x128_s4_fp8 "
-                                       "sm90_ws4_coop2_cl2_128x128x128_s4_fp8").split()
+                                       "sm90_ws8_coop2_cl2_128x128x128_s4_fp8").split()
     shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 4096, 1024), (4096, 14336, 4096)]
     if os.environ.get("AB_FP8_SHAPES"):
         shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["AB_FP8_SHAPES"].split()]

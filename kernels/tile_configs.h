@@ -35,9 +35,9 @@
  *   stages      pipeline depth
  *   min_blocks  CTAs per SM the kernel is built for (__launch_bounds__)
  *   ws          epilogue warps of a warp-specialized persistent schedule;
- *               beside a cooperative one's consumers (ws = 4 or 8), one
- *               or two epilogue warpgroups that run each tile's epilogue
- *               while the consumers go on with the next tile
+ *               beside a cooperative one's consumers (ws = 8), two
+ *               epilogue warpgroups that run each tile's epilogue while
+ *               the consumers go on with the next tile
  *   pp          consumer warpgroups of a producer/consumer persistent schedule
  *   staged      shared tiles (one per consumer) for the epilogue's first
  *               16-bit [M, N] input, filled by the producer
@@ -143,10 +143,6 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_cl2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4, \
       1, 0, 2, 0, 1, 2)                                                                            \
-    X(sm90_ws4_coop2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4, \
-      1, 4, 2, 0, 1, 1)                                                                            \
-    X(sm90_ws4_coop2_cl2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, \
-      4, 1, 4, 2, 0, 1, 2)                                                                         \
     X(sm90_ws8_coop2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, 4, \
       1, 8, 2, 0, 1, 1)                                                                            \
     X(sm90_ws8_coop2_cl2_128x128x128_s4_fp8, EVT_TILE_GEMM, EVT_TILE_WGMMA_FP8, 128, 128, 128, 2, 2, \

@@ -70,7 +70,7 @@ struct evt_tile {
 
     static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * (PP > 0 ? 128 : BM) == kAccBytes,
                   "tile_configs.h's byte counts");
-    static_assert(PP == 0 || (kWgmma && (WS_WARPS == 0 || (kCoop && (WS_WARPS == 4 || WS_WARPS == 8))) && (BM == 128 || kCoop) &&
+    static_assert(PP == 0 || (kWgmma && (WS_WARPS == 0 || (kCoop && WS_WARPS == 8)) && (BM == 128 || kCoop) &&
                               WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows, "
                   "an epilogue warpgroup only beside cooperative ones");

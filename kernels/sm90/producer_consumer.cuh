@@ -240,20 +240,20 @@ template <bool WideProducer> struct consumer_regs {
     }
 };
 
-/* The same with epilogue warpgroups beside the consumers (a cooperative
- * tile with ws = 4 or 8: 512 or 640 threads).  setmaxnreg.inc takes
+/* The same with two epilogue warpgroups beside the consumers (a
+ * cooperative tile with ws = 8, 640 threads).  setmaxnreg.inc takes
  * registers only from those the CTA's other warps gave back, so the roles'
- * sum stays within the CTA's launch allocation: 128 registers a thread at
- * 512 threads, 96 at 640 (__launch_bounds__).  One: 128 x (56 + 2 x 176 +
- * 104) = 65,536; two: 128 x (24 + 2 x 152 + 2 x 72) = 60,416 of 61,440.  The
- * consumers hold their accumulators and one k tile's partial sums, not the
- * epilogue; an epilogue warpgroup holds one sub-tile's row groups. */
-template <bool WideProducer, int EpiWGs> struct epi_wg_regs {
-    static constexpr int kProducer = EpiWGs == 1 ? (WideProducer ? 56 : 40) : 24;
-    static constexpr int kConsumer = EpiWGs == 1 ? (WideProducer ? 176 : 184) : 152;
-    static constexpr int kEpilogue = EpiWGs == 1 ? 104 : 72;
-    static_assert(kProducer + 2 * kConsumer + EpiWGs * kEpilogue <= (EpiWGs == 1 ? 512 : 480),
-                  "the CTA's registers");
+ * sum stays within the CTA's launch allocation, 96 registers a thread at
+ * 640 threads (__launch_bounds__): 128 x (24 + 2 x 152 + 2 x 72) = 60,416
+ * of 61,440.  The consumers hold their accumulators and one k tile's
+ * partial sums, not the epilogue; an epilogue warpgroup holds one
+ * sub-tile's row groups.  The guarded path's producer computes each
+ * element's address: 40 registers, from the epilogue warpgroups' 72. */
+template <bool Guarded> struct epi_wg_regs {
+    static constexpr int kProducer = Guarded ? 40 : 24;
+    static constexpr int kConsumer = 152;
+    static constexpr int kEpilogue = Guarded ? 64 : 72;
+    static_assert(kProducer + 2 * kConsumer + 2 * kEpilogue <= 480, "the CTA's registers");
     static __device__ __forceinline__ void to_producer()
     {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducer) : "memory");
@@ -533,41 +533,29 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
 
 /* The cooperative schedule's registers: its roles' split without and with
  * an epilogue warpgroup. */
-template <int EpiWGs, bool WideProducer> struct coop_regs : epi_wg_regs<WideProducer, EpiWGs> {
+template <bool EpiWGs, bool WideProducer, bool Guarded> struct coop_regs : epi_wg_regs<Guarded> {
 };
-template <bool WideProducer> struct coop_regs<0, WideProducer> : consumer_regs<WideProducer> {
+template <bool WideProducer, bool Guarded>
+struct coop_regs<false, WideProducer, Guarded> : consumer_regs<WideProducer> {
 };
 
 #if EVT_SM90 == 1
-/* An epilogue warpgroup of a cooperative tile (coop_run): the sub-tiles of
- * consumers c0 .. c0 + nc - 1 in turn, each once handed over, epi on it,
- * and then the sub-tile back, until each consumer has sent its last (row
- * -1).  subs: consumer 0's sub-tile, sub_bytes apart. */
+/* Consumer c's epilogue warpgroup (coop_run): each sub-tile the consumer
+ * hands over, epi on it, and then the sub-tile back, until the consumer
+ * sends its last (row -1).  sub: the consumer's sub-tile. */
 template <class Cfg, class Epi>
-__device__ __forceinline__ void epi_wg_run(int c0, int nc, unsigned char *subs, int sub_bytes, evt_u32 hand_full,
-                                           evt_u32 hand_empty, evt_u32 hand_at, const Epi &epi)
+__device__ __forceinline__ void epi_wg_run(int c, float *sub, evt_u32 hand_full, evt_u32 hand_empty,
+                                           evt_u32 hand_at, const Epi &epi)
 {
-    /* bit c: consumer c's next phase, and whether it has more to send
-     * (bits, not arrays: indexed by the loop's c, arrays went to the stack) */
-    evt_u32 phase = 0, live = ((1u << nc) - 1) << c0;
-    while (live) {
-#pragma unroll 1
-        for (int c = c0; c < c0 + nc; ++c) {
-            if (!((live >> c) & 1))
-                continue;
-            mbar_wait(hand_full + 8 * c, (phase >> c) & 1);
-            phase ^= 1u << c;
-            evt_u32 sm, sn, problem, pad;
-            evt_ld_shared_v4(hand_at + 16 * c, sm, sn, problem, pad);
-            (void)pad;
-            if ((int)sm < 0) {
-                live &= ~(1u << c);
-                continue;
-            }
-            float *sub = reinterpret_cast<float *>(subs + c * sub_bytes);
-            epi((int)sm, (int)sn, (int)problem, sub, nullptr);
-            evt_sched::mbar_arrive_cta(hand_empty + 8 * c);
-        }
+    for (int phase = 0;; phase ^= 1) {
+        mbar_wait(hand_full + 8 * c, phase);
+        evt_u32 sm, sn, problem, pad;
+        evt_ld_shared_v4(hand_at + 16 * c, sm, sn, problem, pad);
+        (void)pad;
+        if ((int)sm < 0)
+            return;
+        epi((int)sm, (int)sn, (int)problem, sub, nullptr);
+        evt_sched::mbar_arrive_cta(hand_empty + 8 * c);
     }
 }
 #endif
@@ -606,13 +594,13 @@ __device__ __forceinline__ void epi_wg_run(int c0, int nc, unsigned char *subs, 
  * come from the producer (setmaxnreg: 56 a producer thread, 224 a
  * consumer's).
  *
- * Epilogue warpgroups (Cfg::kEpiThreads = 128 or 256, threads from 384;
- * fp8's ws4 and ws8 rows): a consumer does not run its sub-tile's epilogue
- * but hands it over, with the sub-tile's coordinates, through a pair of
- * mbarriers (hand_full, hand_empty: sub-tile j is phase j) and goes on with
- * the next tile, so that tile's mainloop overlaps the epilogue, which one
- * epilogue warpgroup runs on each consumer's sub-tile in turn, or each of
- * two on its consumer's.  A consumer's last
+ * Epilogue warpgroups (Cfg::kEpiThreads = 256, threads 384-639; fp8's ws8
+ * rows): a consumer does not run its sub-tile's epilogue but hands it over,
+ * with the sub-tile's coordinates, through a pair of mbarriers (hand_full,
+ * hand_empty: sub-tile j is phase j) and goes on with the next tile, so
+ * that tile's mainloop overlaps the epilogue, which warpgroup 3 + c runs
+ * on consumer c's sub-tiles.  (One epilogue warpgroup for both consumers
+ * did not keep up: docs/fp8.md.)  A consumer's last
  * hand-over carries a row of -1: there are no more.
  *
  * Shared memory, 1024-aligned: the stages, the two sub-tiles, the mbarriers
@@ -634,10 +622,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                       (!kPromote || (NHALF == 1 && Cfg::kBN == 128)),
                   "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128");
     /* the epilogue warpgroup: each consumer's whole accumulators one sub-tile */
-    constexpr int kEpiWGs = Cfg::kEpiThreads / 128;
-    constexpr bool kEpiWG = kEpiWGs > 0;
-    static_assert(!kEpiWG || ((kEpiWGs == 1 || kEpiWGs == 2) && kParts == 1 && NHALF == 1),
-                  "coop_run: one or two epilogue warpgroups take whole 64-row sub-tiles");
+    constexpr bool kEpiWG = Cfg::kEpiThreads > 0;
+    static_assert(!kEpiWG || (Cfg::kEpiThreads == 256 && kParts == 1 && NHALF == 1),
+                  "coop_run: two epilogue warpgroups take whole 64-row sub-tiles");
     static_assert(2 * Cfg::kStages * 8 + (kEpiWG ? 64 : 0) <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
@@ -672,17 +659,18 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     barriers_ready<Cfg>();
 
-    typedef coop_regs<kEpiWGs, kPromote || !Load::kTma> Regs;
+    typedef coop_regs<kEpiWG, kPromote || !Load::kTma, !Load::kTma> Regs;
     /* the epilogue in registers on the TMA path, as pp_run's (not handed
      * over); fp8's partial sums, and the accumulators live through a looped
      * or a direct epilogue, need the registers */
     constexpr bool kDirect = Epi::kDirect && Load::kTma && !kEpiWG;
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect || kEpiWG;
     if constexpr (kEpiWG) {
-        if (wg >= 3) { /* one warpgroup for both consumers' sub-tiles, or one for each */
+        if (wg >= 3) { /* consumer wg - 3's epilogue warpgroup */
             Regs::to_epilogue();
-            epi_wg_run<Cfg>(kEpiWGs == 1 ? 0 : wg - 3, 3 - kEpiWGs, smem + (sbase - raw) + Cfg::kPipeBytes,
-                            kSubBytes, hand_full, hand_empty, hand_at, epi);
+            epi_wg_run<Cfg>(wg - 3,
+                            reinterpret_cast<float *>(smem + (sbase - raw) + Cfg::kPipeBytes + (wg - 3) * kSubBytes),
+                            hand_full, hand_empty, hand_at, epi);
             if constexpr (Cfg::kCluster > 1)
                 cluster_sync(); /* as the other roles */
             return;
