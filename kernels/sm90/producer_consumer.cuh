@@ -249,23 +249,24 @@ template <bool WideProducer> struct consumer_regs {
  * partial sums, not the epilogue; an epilogue warpgroup holds one
  * sub-tile's row groups.  The guarded path's producer computes each
  * element's address: 40 registers, from the epilogue warpgroups' 72. */
-template <bool Guarded> struct epi_wg_regs {
+template <bool Guarded, bool Promote> struct epi_wg_regs {
     static constexpr int kProducer = Guarded ? 40 : 24;
-    static constexpr int kConsumer = 152;
-    static constexpr int kEpilogue = Guarded ? 64 : 72;
-    static_assert(kProducer + 2 * kConsumer + 2 * kEpilogue <= 480, "the CTA's registers");
-    static __device__ __forceinline__ void to_producer()
+    /* without fp8's partial sums a consumer holds its accumulators alone */
+    static constexpr int kConsumer = Promote ? 152 : 104;
+    static constexpr int kEpilogue = Promote ? (Guarded ? 64 : 72) : (Guarded ? 104 : 112);
+    static constexpr int kLaunch = 96; /* a thread's at 640 threads */
+    static_assert(kProducer + 2 * kConsumer + 2 * kEpilogue <= 5 * kLaunch, "the CTA's registers");
+    /* a role above the launch count takes registers (inc), one below gives them back (dec) */
+    template <int N> static __device__ __forceinline__ void to()
     {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducer) : "memory");
+        if constexpr (N > kLaunch)
+            asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N) : "memory");
+        else
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N) : "memory");
     }
-    static __device__ __forceinline__ void to_consumer()
-    {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumer) : "memory");
-    }
-    static __device__ __forceinline__ void to_epilogue()
-    {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kEpilogue) : "memory");
-    }
+    static __device__ __forceinline__ void to_producer() { to<kProducer>(); }
+    static __device__ __forceinline__ void to_consumer() { to<kConsumer>(); }
+    static __device__ __forceinline__ void to_epilogue() { to<kEpilogue>(); }
 };
 
 /*
@@ -533,10 +534,11 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
 
 /* The cooperative schedule's registers: its roles' split without and with
  * an epilogue warpgroup. */
-template <bool EpiWGs, bool WideProducer, bool Guarded> struct coop_regs : epi_wg_regs<Guarded> {
+template <bool EpiWGs, bool WideProducer, bool Guarded, bool Promote>
+struct coop_regs : epi_wg_regs<Guarded, Promote> {
 };
-template <bool WideProducer, bool Guarded>
-struct coop_regs<false, WideProducer, Guarded> : consumer_regs<WideProducer> {
+template <bool WideProducer, bool Guarded, bool Promote>
+struct coop_regs<false, WideProducer, Guarded, Promote> : consumer_regs<WideProducer> {
 };
 
 #if EVT_SM90 == 1
@@ -659,7 +661,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     barriers_ready<Cfg>();
 
-    typedef coop_regs<kEpiWG, kPromote || !Load::kTma, !Load::kTma> Regs;
+    typedef coop_regs<kEpiWG, kPromote || !Load::kTma, !Load::kTma, kPromote> Regs;
     /* the epilogue in registers on the TMA path, as pp_run's (not handed
      * over); fp8's partial sums, and the accumulators live through a looped
      * or a direct epilogue, need the registers */
