@@ -249,11 +249,10 @@ template <bool WideProducer> struct consumer_regs {
  * partial sums, not the epilogue; an epilogue warpgroup holds one
  * sub-tile's row groups.  The guarded path's producer computes each
  * element's address: 40 registers, from the epilogue warpgroups' 72. */
-template <bool Guarded, bool Promote> struct epi_wg_regs {
+template <bool Guarded> struct epi_wg_regs {
     static constexpr int kProducer = Guarded ? 40 : 24;
-    /* without fp8's partial sums a consumer holds its accumulators alone */
-    static constexpr int kConsumer = Promote ? 152 : 104;
-    static constexpr int kEpilogue = Promote ? (Guarded ? 64 : 72) : (Guarded ? 104 : 112);
+    static constexpr int kConsumer = 152;
+    static constexpr int kEpilogue = Guarded ? 64 : 72;
     static constexpr int kLaunch = 96; /* a thread's at 640 threads */
     static_assert(kProducer + 2 * kConsumer + 2 * kEpilogue <= 5 * kLaunch, "the CTA's registers");
     /* a role above the launch count takes registers (inc), one below gives them back (dec) */
@@ -534,11 +533,10 @@ EVT_DEVICE void sk_gather(float (&acc)[NHALF][1][NC / 2], const evt_stream_k &sk
 
 /* The cooperative schedule's registers: its roles' split without and with
  * an epilogue warpgroup. */
-template <bool EpiWGs, bool WideProducer, bool Guarded, bool Promote>
-struct coop_regs : epi_wg_regs<Guarded, Promote> {
+template <bool EpiWGs, bool WideProducer, bool Guarded> struct coop_regs : epi_wg_regs<Guarded> {
 };
-template <bool WideProducer, bool Guarded, bool Promote>
-struct coop_regs<false, WideProducer, Guarded, Promote> : consumer_regs<WideProducer> {
+template <bool WideProducer, bool Guarded>
+struct coop_regs<false, WideProducer, Guarded> : consumer_regs<WideProducer> {
 };
 
 #if EVT_SM90 == 1
@@ -625,8 +623,10 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                   "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128");
     /* the epilogue warpgroup: each consumer's whole accumulators one sub-tile */
     constexpr bool kEpiWG = Cfg::kEpiThreads > 0;
-    static_assert(!kEpiWG || (Cfg::kEpiThreads == 256 && kParts == 1 && NHALF == 1),
-                  "coop_run: two epilogue warpgroups take whole 64-row sub-tiles");
+    /* (a 16-bit 128x128 tile with them ran 1.09x slower than the 128x256
+     * cooperative tile on bias + GELU: docs/fp8.md) */
+    static_assert(!kEpiWG || (Cfg::kEpiThreads == 256 && kParts == 1 && NHALF == 1 && kPromote),
+                  "coop_run: two epilogue warpgroups take fp8's whole 64-row sub-tiles");
     static_assert(2 * Cfg::kStages * 8 + (kEpiWG ? 64 : 0) <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
     constexpr int kSubBytes = 64 * Cfg::kAccLd * 4;
@@ -661,7 +661,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     }
     barriers_ready<Cfg>();
 
-    typedef coop_regs<kEpiWG, kPromote || !Load::kTma, !Load::kTma, kPromote> Regs;
+    typedef coop_regs<kEpiWG, kPromote || !Load::kTma, !Load::kTma> Regs;
     /* the epilogue in registers on the TMA path, as pp_run's (not handed
      * over); fp8's partial sums, and the accumulators live through a looped
      * or a direct epilogue, need the registers */
