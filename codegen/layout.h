@@ -8,6 +8,13 @@
 
 #include "../ir/ir.h"
 
+/* Workspace words of a reduction over everything (a scalar result; an
+ * fp8 epilogue's amax) per problem: CTA b's atomics go to word b % 32 and
+ * the finishing kernel combines the 32.  On one word every CTA's atomics
+ * queued behind each other, and the release of the next stage waited for
+ * them: 90 us of 371 at 16384x4096x1024 fp8 (docs/fp8.md). */
+#define CG_SCALAR_RED_WORDS 32
+
 typedef enum cg_field_type {
     CG_PTR, /* a device pointer (8 bytes) */
     CG_I64, /* long long */
