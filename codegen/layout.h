@@ -9,11 +9,11 @@
 #include "../ir/ir.h"
 
 /* Workspace words of a reduction over everything (a scalar result; an
- * fp8 epilogue's amax) per problem: CTA b's atomics go to word b % 32 and
- * the finishing kernel combines the 32.  On one word every CTA's atomics
- * queued behind each other, and the release of the next stage waited for
- * them: 90 us of 371 at 16384x4096x1024 fp8 (docs/fp8.md). */
-#define CG_SCALAR_RED_WORDS 32
+ * fp8 epilogue's amax) per problem: CTA b's atomics go to word
+ * b % CG_SCALAR_RED_WORDS and the finishing kernel combines them, so that
+ * the CTAs' atomics need not all queue on one word.  One until more have
+ * been run and timed on the GPU (docs/fp8.md, "The amax's cost"). */
+#define CG_SCALAR_RED_WORDS 1
 
 typedef enum cg_field_type {
     CG_PTR, /* a device pointer (8 bytes) */

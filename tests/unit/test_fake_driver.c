@@ -367,7 +367,7 @@ static void expect_full_args(const unsigned char *args, const bufs *b, long long
 
 /* 97 x 83 x 41: K is not a multiple of 8, so the guarded 64x64 tile, one
  * CTA per tile; the reductions' init and finish around it, on the one
- * workspace of 32 + 97 words. */
+ * workspace of AMAX_WORDS + 97 words. */
 static void test_gemm_ragged_sm90(void **state)
 {
     (void)state;
@@ -666,7 +666,7 @@ static void test_gemm_repack_sm90(void **state)
     assert_non_null(strstr(evt_launch_plan(l), " repacked a b"));
     fakecuda_launch r[5];
     assert_int_equal(launches(r, 5), 5);
-    /* the workspace: the reductions' 32 + M words, then A's copy and B's, each at a 256-byte boundary */
+    /* the workspace: the reductions' AMAX_WORDS + M words, then A's copy and B's, each at a 256-byte boundary */
     const size_t a_at = ((AMAX_WORDS + M) * 4 + 255) / 256 * 256, b_at = a_at + ((size_t)M * K8 * 2 + 255) / 256 * 256;
     const unsigned long long ws0 = one_alloc(b_at + (size_t)N * K8 * 2);
     const void *srcs[2] = {a, bb};
