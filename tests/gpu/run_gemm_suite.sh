@@ -434,6 +434,14 @@ runs() {
     echo "$c/inputs.evt inputs_conv conv:3,17,13,64,40,1,1 --config sm90_pp2_128x128x64_s2_staged --special"
     echo "$c/inputs.evt inputs_conv conv:3,17,13,40,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged"
     echo "$c/reductions.evt reductions 2000,2000,520 --config sm90_wg2_128x256x64_s4"
+    # fp8's cooperative tile with epilogue warpgroups (the sub-tiles handed
+    # over, the epilogue's own named barriers): row, column and whole
+    # reductions, an [M, N] input; clusters, stream-K, a batch, guarded (ld + 8)
+    echo "$c/fp8.evt fp8_mixed 1100,1000,2576 --config sm90_ws8_coop2_128x128x128_s4_fp8"
+    echo "$c/fp8.evt fp8_mixed 1100,1000,2576 --config sm90_ws8_coop2_cl2_128x128x128_s4_fp8"
+    echo "$c/fp8.evt fp8_mixed 777,1000,1040 --config sm90_ws8_coop2_cl2_128x128x128_s4_fp8 --streamk"
+    echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_ws8_coop2_128x128x128_s4_fp8 --batch 3"
+    echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_ws8_coop2_128x128x128_s4_fp8 --ld-pad 8"
     echo "$c/reductions.evt reductions 1000,4097,13 --config sm90_wg2_128x128x64_s3"
     # A row-major and B column-major rows that are not 16-byte aligned (K,
     # or ld through --ld-pad 3), large enough to be repacked ahead of the
