@@ -749,9 +749,7 @@ static long long reduction_words(const evt_launch *l, size_t o)
     if (info->reduce == EVT_REDUCE_NONE)
         return 0;
     long long rows, cols, words;
-    shape_dims(info->shape, l->dims[0], l->dims[1], &rows, &cols);
-    if (rows == 1 && cols == 1 && !(info->shape & (EVT_SHAPE_M | EVT_SHAPE_N)))
-        cols = CG_SCALAR_RED_WORDS; /* a scalar's words, combined when it finishes */
+    cg_reduction_dims(info->shape, l->dims[0], l->dims[1], &rows, &cols);
     return ck_mul3(rows, cols, l->batch, &words) ? words : -1;
 }
 

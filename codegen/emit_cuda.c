@@ -723,10 +723,10 @@ static void emit_prefetch(emitter *e, const char *fname, const char *sname)
     sb_puts(sb, "}\n\n");
 }
 
-/* The words of a reduction output of shape s for one problem: its extent. */
 #define CG_STR_(x) #x
 #define CG_STR(x) CG_STR_(x)
-/* Workspace words of a reduction of shape s per problem (launch.c's reduction_words) */
+/* The words of a reduction output of shape s for one problem: its extent
+ * (cg_reduction_dims, as the runtime sizes them). */
 static const char *reduction_extent(evt_shape s)
 {
     return s == EVT_SHAPE_M ? "p.m" : s == EVT_SHAPE_N ? "p.n" : CG_STR(CG_SCALAR_RED_WORDS);
@@ -776,7 +776,7 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
                 continue;
             const char *extent = reduction_extent(oi->shape);
             const char *rn = red_name(oi->reduce);
-            if (finish && oi->shape != EVT_SHAPE_M && oi->shape != EVT_SHAPE_N) {
+            if (finish && oi->shape == EVT_SHAPE_SCALAR) {
                 /* a scalar: its words combined (CG_SCALAR_RED_WORDS) */
                 sb_printf(sb, "        if (t == 0) { /* out %s */\n"
                               "            evt_u32 w = p.ws%zu[l * (evt_i64)%s];\n"

@@ -15,6 +15,15 @@
  * been run and timed on the GPU (docs/fp8.md, "The amax's cost"). */
 #define CG_SCALAR_RED_WORDS 1
 
+/* A reduction output's workspace for one problem of an m x n output: rows x
+ * cols words (an [M] one m x 1, an [N] one 1 x n, a scalar 1 x
+ * CG_SCALAR_RED_WORDS); the runtime sizes it, the emitter's extents agree. */
+static inline void cg_reduction_dims(evt_shape s, long long m, long long n, long long *rows, long long *cols)
+{
+    *rows = s == EVT_SHAPE_M ? m : 1;
+    *cols = s == EVT_SHAPE_N ? n : s == EVT_SHAPE_SCALAR ? CG_SCALAR_RED_WORDS : 1;
+}
+
 typedef enum cg_field_type {
     CG_PTR, /* a device pointer (8 bytes) */
     CG_I64, /* long long */

@@ -253,7 +253,8 @@ template <bool Guarded> struct epi_wg_regs {
     static constexpr int kProducer = Guarded ? 40 : 24;
     static constexpr int kConsumer = 152;
     static constexpr int kEpilogue = Guarded ? 64 : 72;
-    static constexpr int kLaunch = 96; /* a thread's at 640 threads */
+    static constexpr int kThreads = 640;                   /* coop_run's, with them */
+    static constexpr int kLaunch = 65536 / kThreads / 8 * 8; /* a thread's registers at launch */
     static_assert(kProducer + 2 * kConsumer + 2 * kEpilogue <= 5 * kLaunch, "the CTA's registers");
     /* a role above the launch count takes registers (inc), one below gives them back (dec) */
     template <int N> static __device__ __forceinline__ void to()
@@ -625,7 +626,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     constexpr bool kEpiWG = Cfg::kEpiThreads > 0;
     /* (a 16-bit 128x128 tile with them ran 1.09x slower than the 128x256
      * cooperative tile on bias + GELU: docs/fp8.md) */
-    static_assert(!kEpiWG || (Cfg::kEpiThreads == 256 && kParts == 1 && NHALF == 1 && kPromote),
+    static_assert(!kEpiWG || (Cfg::kEpiThreads == 256 && kParts == 1 && NHALF == 1 && kPromote &&
+                              Cfg::kCtaThreads == epi_wg_regs<false>::kThreads),
                   "coop_run: two epilogue warpgroups take fp8's whole 64-row sub-tiles");
     static_assert(2 * Cfg::kStages * 8 + (kEpiWG ? 64 : 0) <= EVT_TILE_BAR_BYTES, "mbarriers");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
@@ -697,11 +699,12 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     const int ctid = tid - 128; /* the consumers' thread, 0 .. 255 */
     int q = 0;                  /* k tiles consumed so far */
     int handed = 0;             /* sub-tiles handed to the epilogue warpgroup */
-    /* hands the sub-tile over at (sm, sn, problem), sm < 0: the last */
-    const auto hand_over = [&](const float (&a)[NHALF][1][NC / 2], int sm, int sn, int problem, bool store) {
+    /* hands accumulators a over as the sub-tile at (sm, sn, problem); a
+     * null and sm < 0: the last hand-over, there are no more */
+    const auto hand_over = [&](const float (*a)[NHALF][1][NC / 2], int sm, int sn, int problem) {
         mbar_wait(hand_empty + 8 * c, (handed & 1) ^ 1);
-        if (store)
-            store_sub_tile<Cfg, NC, NHALF>(0, a, evt_smem_addr(sub), warp, lane);
+        if (a)
+            store_sub_tile<Cfg, NC, NHALF>(0, *a, evt_smem_addr(sub), warp, lane);
         if ((tid & 127) == 0)
             evt_st_shared_v4(hand_at + 16 * c, (evt_u32)sm, (evt_u32)sn, (evt_u32)problem, 0u);
         evt_sched::mbar_arrive_cta(hand_full + 8 * c);
@@ -762,7 +765,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             return;
         if constexpr (kEpiWG)
-            hand_over(acc, (Cfg::kBM / 64) * tm + c, tn, problem, true);
+            hand_over(&acc, (Cfg::kBM / 64) * tm + c, tn, problem);
         else if constexpr (kDirect)
             epi.direct(tm * Cfg::kBM + R * c, tn * Cfg::kBN, problem, acc, warp, lane,
                        direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
@@ -770,10 +773,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
                                               kParts * tn, problem);
     });
-    if constexpr (kEpiWG) {
-        float none[NHALF][1][NC / 2];
-        hand_over(none, -1, 0, 0, false);
-    }
+    if constexpr (kEpiWG)
+        hand_over(nullptr, -1, 0, 0);
     if constexpr (Cfg::kCluster > 1)
         cluster_sync(); /* no peer's arrival still to come on this CTA's mbarriers */
 #else

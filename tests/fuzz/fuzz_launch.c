@@ -611,9 +611,8 @@ static void check_launch(const model *md, size_t i)
             break;
         case CG_ROLE_WORKSPACE: {
             const evt_arg_info *ai = arg(md, md->nin + fd->index);
-            const long long rows = ai->shape & EVT_SHAPE_M ? M : 1,
-                            cols = ai->shape & EVT_SHAPE_N ? N : ai->shape & EVT_SHAPE_M ? 1 : CG_SCALAR_RED_WORDS;
-            /* one result per problem of the batch (a scalar: CG_SCALAR_RED_WORDS words) */
+            long long rows, cols;
+            cg_reduction_dims(ai->shape, M, N, &rows, &cols); /* for each problem of the batch */
             if (ws_honest)
                 expect_inside("a reduction's words", f.function, fakecuda_ptr_at(a, off),
                               (unsigned long long)(rows * cols) * (unsigned long long)B * 4);
