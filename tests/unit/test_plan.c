@@ -314,6 +314,11 @@ static void test_fp8_picks(void **state)
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 131072, 4096, 132, 1),
                      T(sm90_ws8_coop2_128x128x128_s4_fp8));
+    /* ... not for a per-element epilogue (it gained nothing there) */
+    plan_kernel k_fp8_per_element = k_gemm_fp8;
+    k_fp8_per_element.per_element = 1;
+    assert_int_equal(pick(&k_fp8_per_element, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 16384, 4096, 132, 1),
                      T(sm90_coop2_128x128x128_s4_fp8));
     /* three tile rows: clusters of two would stack four, 512 tiles in four waves against
