@@ -326,20 +326,28 @@ EVT_MATH_FN float evt_leaky_relu(float x, float s)
  */
 EVT_MATH_FN float evt_max(float a, float b)
 {
+#ifdef EVT_MATH_CUDA
+    return evtm_fmax_nan(a, b); /* max.NaN: the canonical NaN, -0 below +0 */
+#else
     if (evt_isnan(a) || evt_isnan(b))
         return evt_nan();
     if (a == b) /* equal values, or +0 and -0: +0 wins */
         return evt_bits_f32(evt_f32_bits(a) & evt_f32_bits(b));
     return a > b ? a : b;
+#endif
 }
 
 EVT_MATH_FN float evt_min(float a, float b)
 {
+#ifdef EVT_MATH_CUDA
+    return evtm_fmin_nan(a, b); /* min.NaN: the canonical NaN, -0 below +0 */
+#else
     if (evt_isnan(a) || evt_isnan(b))
         return evt_nan();
     if (a == b) /* equal values, or +0 and -0: -0 wins */
         return evt_bits_f32(evt_f32_bits(a) | evt_f32_bits(b));
     return a < b ? a : b;
+#endif
 }
 
 /* min(max(x, lo), hi): NaN if any argument is NaN; hi when lo > hi. */

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NFN 16
+#define NFN 19
 static const char *const names[NFN] = {"exp",  "log",       "tanh",    "sigmoid", "silu",
                                        "gelu", "gelu_tanh", "hardswish", "rsqrt", "sqrt",
                                        "relu", "abs",       "leaky_relu", "div",  "sel_nan",
-                                       "sel_neg"};
+                                       "sel_neg", "max", "min", "clamp"};
 
 static float leaky_(float x) { return evt_leaky_relu(x, 0.01f); }
 static float relu_(float x) { return evt_relu(x); }
@@ -38,10 +38,15 @@ static float div_(float x) { return evt_div(1.0f, x); }
 /* selects with a -0 operand: the sign a select once lost on the GPU (evt_select) */
 static float sel_nan_(float x) { return evt_isnan(x) ? evt_neg(0.0f) : 1.0f; }
 static float sel_neg_(float x) { return x < 0.0f ? evt_neg(0.0f) : x; }
+/* max and min of x and -x: +0 against -0 and NaN, the cases where the GPU's
+ * max.NaN / min.NaN and the C build's tests could part */
+static float max_(float x) { return evt_max(x, evt_neg(x)); }
+static float min_(float x) { return evt_min(x, evt_neg(x)); }
+static float clamp_(float x) { return evt_clamp(x, -0.0f, 0.5f); }
 static float (*const cpu[NFN])(float) = {evt_exp,  evt_log,       evt_tanh,     evt_sigmoid, evt_silu,
                                          evt_gelu, evt_gelu_tanh, evt_hardswish, evt_rsqrt,  evt_sqrt,
                                          relu_,    abs_,          leaky_,       div_,        sel_nan_,
-                                         sel_neg_};
+                                         sel_neg_, max_,          min_,         clamp_};
 
 /* The stores: output s<i> of type store_types[i], bytes per element store_bytes[i]. */
 #define NST 4
@@ -120,6 +125,9 @@ int main(void)
                            : f == 13 ? "1.0 / x"
                            : f == 14 ? "x != x ? -0.0 : 1.0"
                            : f == 15 ? "x < 0 ? -0.0 : x"
+                           : f == 16 ? "max(x, -x)"
+                           : f == 17 ? "min(x, -x)"
+                           : f == 18 ? "clamp(x, -0.0, 0.5)"
                                      : NULL;
         if (expr)
             len += (size_t)snprintf(src + len, sizeof src - len, "    out y%d : f32[M, N] = %s\n", f, expr);
