@@ -412,11 +412,20 @@ EVT_DEVICE void evt_reduce_cols(const float (&part)[EVT_VEC], float *scratch, in
             evt_red<OP>::atomic(ws_cols + i, scratch[c + i]);
 }
 
-/* Whole-tile reduction (scalar result): one atomic per CTA.  All threads call it. */
+/* Whole-tile reduction (scalar result): one atomic per team, a sum's, or per
+ * warp, a max's or a min's.  All threads call it. */
 template <int OP, class TEAM>
 EVT_DEVICE void evt_reduce_block(float x, float *scratch, evt_u32 *ws)
 {
     x = evt_reduce_lanes<OP, 32>(x);
+    if constexpr (OP != EVT_RED_SUM) {
+        /* max and min come out the same in any order: each warp's atomic,
+         * with no barriers across the team (docs/fp8.md, session 41) */
+        (void)scratch;
+        if ((TEAM::tid() & 31) == 0)
+            evt_red<OP>::atomic(ws, x);
+        return;
+    }
     TEAM::sync();
     if ((TEAM::tid() & 31) == 0)
         scratch[TEAM::tid() >> 5] = x;
