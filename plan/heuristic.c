@@ -626,7 +626,11 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
      * 1024 the epilogue warpgroups, in 72 registers, could not keep up
      * (0.93x); at K = 8192, or with two tiles an SM, the consumers' spills
      * at 152 registers cost more than the overlap saves (0.96-0.99x;
-     * docs/fp8.md).  Per-element epilogues gained nothing (0.98-1.00x) */
+     * docs/fp8.md).  Per-element epilogues gained nothing (0.98-1.00x).
+     * Since the amax's max became one instruction (session 41) it gains
+     * nothing with an amax either (0.99-1.00x on two shapes in the band);
+     * kept until a held-out run decides, with [M, N] inputs and row and
+     * column reductions among the epilogues */
     if (g->pp_epi && !k->per_element && kk >= 2560 && kk <= 6144 && pp_tiles >= 4.0 * (double)sms) {
         const plan_config *e = pp_pick == g->pp_cl ? g->pp_epi_cl : g->pp_epi;
         if (fits(e, t) && plan_can_run(e, k, t->target, NULL))
