@@ -442,6 +442,13 @@ runs() {
     echo "$c/fp8.evt fp8_mixed 777,1000,1040 --config sm90_ws8_coop2_cl2_128x128x128_s4_fp8 --streamk"
     echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_ws8_coop2_128x128x128_s4_fp8 --batch 3"
     echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_ws8_coop2_128x128x128_s4_fp8 --ld-pad 8"
+    # fp8's cooperative tile without them: its two partial sums in turn
+    # (an odd and an even number of k tiles, one k tile, stream-K's pieces)
+    echo "$c/fp8.evt fp8_mixed 1100,1000,1024 --config sm90_coop2_128x128x128_s4_fp8"
+    echo "$c/fp8.evt fp8_mixed 1100,1000,2576 --config sm90_coop2_cl2_128x128x128_s4_fp8"
+    echo "$c/fp8.evt fp8_mixed 1000,777,128 --config sm90_coop2_128x128x128_s4_fp8"
+    echo "$c/fp8.evt fp8_mixed 777,1000,1040 --config sm90_coop2_cl2_128x128x128_s4_fp8 --streamk"
+    echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_coop2_128x128x128_s4_fp8 --ld-pad 8"
     echo "$c/reductions.evt reductions 1000,4097,13 --config sm90_wg2_128x128x64_s3"
     # A row-major and B column-major rows that are not 16-byte aligned (K,
     # or ld through --ld-pad 3), large enough to be repacked ahead of the
