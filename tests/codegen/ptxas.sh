@@ -4,7 +4,9 @@
 # from, is assembled by the toolkit's ptxas (NVRTC's own, as a program),
 # which says "(C7520) Potential Performance Loss: wgmma.mma_async
 # instructions are serialized" where it had to wait after every wgmma (a
-# branch or a plain register write among wgmma registers; docs/fp8.md).
+# branch or a plain register write among wgmma registers; docs/fp8.md),
+# or "(C7514) ... serialized due to non wgmma instructions reading
+# accumulator registers" (fp8's k loop with two partial sums, session 41).
 # That is a kernel running at a fraction of its speed with correct results,
 # which no GPU test would notice; nor may the producer/consumer entries
 # spill more than a few words, or hold more than 128 KB of code (where
@@ -19,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in "$top"/examples/*.evt "$top"/tests/golden/fp8_gemm.evt "$here"/light.evt; do
+for f in "$top"/examples/*.evt "$top"/tests/golden/fp8_gemm.evt "$here"/fp8_bf16.evt "$here"/light.evt; do
     sed -n 's/^kernel[ \t]*\([A-Za-z_][A-Za-z0-9_]*\)[ \t]*=.*/\1/p' "$f" | while read -r k; do
         echo "$f $k all"
     done
