@@ -1,6 +1,7 @@
 """ab.py - the heuristic's pick against forced tile configurations and the peer,
-under bench.py's conditions: one process, the candidates timed in turn, five
-rounds, each one's median of its round medians (bench.side_by_side).  Prints
+under bench.py's conditions: one process, the candidates timed in turn, six
+rounds, each starting one candidate later (so none always runs right after the
+peer), each one's median of its round medians (bench.side_by_side).  Prints
 what the pick launched (Launch.plan), so a pick that silently fell back (TMA
 maps refused, say) shows.
 
@@ -84,7 +85,9 @@ def compare(label, bind, configs, peer, peer_name, check):
         torch.cuda.synchronize()
         check(launch.result())
     plan = launches[0].plan
-    ts = side_by_side(peer, *(launch.run for launch in launches))
+    # rotated: the choices between configurations here are a few percent
+    # apart, the size of a fixed order's position effect
+    ts = side_by_side(peer, *(launch.run for launch in launches), rounds=6, rotate=True)
     cells = [f"{peer_name} {ts[0] * 1e6:.1f}", f"pick {ts[1] * 1e6:.1f}"]
     # a forced configuration's grid: a clustered one's is capped at its resident clusters
     grids = [launch.plan.split(" grid ")[1].split()[0] for launch in launches[1:]]

@@ -48,15 +48,18 @@ def t(fn):
     return do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e-3  # seconds
 
 
-def side_by_side(*fns, rounds=5):
+def side_by_side(*fns, rounds=5, rotate=False):
     """Times fns in turn, `rounds` times over, and returns each one's median of its
     round medians: clocks and L2 state drift over a run (the same kernel moved 10%
     between measurements minutes apart), and alternating keeps that drift out of the
-    ratios."""
+    ratios.  rotate: each round starts one function later, so that no function
+    always runs in the same place; the one timed right after the peer ran 2-3%
+    slower than the same kernel timed later in the round (docs/fp8.md)."""
     times = [[] for _ in fns]
-    for _ in range(rounds):
-        for i, fn in enumerate(fns):
-            times[i].append(t(fn))
+    for r in range(rounds):
+        for j in range(len(fns)):
+            i = (j + r) % len(fns) if rotate else j
+            times[i].append(t(fns[i]))
     return [sorted(ts)[len(ts) // 2] for ts in times]
 
 
