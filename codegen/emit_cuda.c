@@ -480,8 +480,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
                           "(col0 < p.n ? col0 : 0));\n",
                       rn, o, o);
         else if (axis == EVT_SHAPE_MN)
-            sb_printf(sb, "    evt_reduce_block<%s, TEAM>(red%zu, scratch, p.ws%zu + blockIdx.x %% %d);\n", rn, o,
-                      o, CG_SCALAR_RED_WORDS);
+            sb_printf(sb, "    evt_reduce_block<%s, TEAM>(red%zu, scratch, p.ws%zu);\n", rn, o, o);
     }
     sb_puts(sb, "}\n\n");
 }
@@ -723,13 +722,11 @@ static void emit_prefetch(emitter *e, const char *fname, const char *sname)
     sb_puts(sb, "}\n\n");
 }
 
-#define CG_STR_(x) #x
-#define CG_STR(x) CG_STR_(x)
 /* The words of a reduction output of shape s for one problem: its extent
  * (cg_reduction_dims, as the runtime sizes them). */
 static const char *reduction_extent(evt_shape s)
 {
-    return s == EVT_SHAPE_M ? "p.m" : s == EVT_SHAPE_N ? "p.n" : CG_STR(CG_SCALAR_RED_WORDS);
+    return s == EVT_SHAPE_M ? "p.m" : s == EVT_SHAPE_N ? "p.n" : "1";
 }
 
 /* BASE_at(p, l): the arguments of problem l of a batch, every pointer moved
@@ -776,17 +773,6 @@ static void emit_reduce_kernels(emitter *e, const char *base, const char *sname)
                 continue;
             const char *extent = reduction_extent(oi->shape);
             const char *rn = red_name(oi->reduce);
-            if (finish && oi->shape == EVT_SHAPE_SCALAR) {
-                /* a scalar: its words combined (CG_SCALAR_RED_WORDS) */
-                sb_printf(sb, "        if (t == 0) { /* out %s */\n"
-                              "            evt_u32 w = p.ws%zu[l * (evt_i64)%s];\n"
-                              "            for (int j = 1; j < %s; ++j)\n"
-                              "                w = evt_red<%s>::combine(w, p.ws%zu[l * (evt_i64)%s + j]);\n"
-                              "            p.out%zu[l * p.bs_out%zu] = evt_elem<%s>::store(evt_red<%s>::finish(w));\n"
-                              "        }\n",
-                          oi->name, o, extent, extent, rn, o, extent, o, o, elem_const(oi->elem), rn);
-                continue;
-            }
             sb_printf(sb, "        for (evt_i64 j = t; j < (evt_i64)%s; j += stride) /* out %s */\n", extent,
                       oi->name);
             if (finish)

@@ -8,20 +8,15 @@
 
 #include "../ir/ir.h"
 
-/* Workspace words of a reduction over everything (a scalar result; an
- * fp8 epilogue's amax) per problem: CTA b's atomics go to word
- * b % CG_SCALAR_RED_WORDS and the finishing kernel combines them, so that
- * the CTAs' atomics need not all queue on one word.  One until more have
- * been run and timed on the GPU (docs/fp8.md, "The amax's cost"). */
-#define CG_SCALAR_RED_WORDS 1
-
 /* A reduction output's workspace for one problem of an m x n output: rows x
- * cols words (an [M] one m x 1, an [N] one 1 x n, a scalar 1 x
- * CG_SCALAR_RED_WORDS); the runtime sizes it, the emitter's extents agree. */
+ * cols words (an [M] one m x 1, an [N] one 1 x n, a scalar one word; more
+ * words for a scalar, the CTAs' atomics spread over them, gained nothing:
+ * docs/fp8.md, session 41); the runtime sizes it, the emitter's extents
+ * agree. */
 static inline void cg_reduction_dims(evt_shape s, long long m, long long n, long long *rows, long long *cols)
 {
     *rows = s == EVT_SHAPE_M ? m : 1;
-    *cols = s == EVT_SHAPE_N ? n : s == EVT_SHAPE_SCALAR ? CG_SCALAR_RED_WORDS : 1;
+    *cols = s == EVT_SHAPE_N ? n : 1;
 }
 
 typedef enum cg_field_type {

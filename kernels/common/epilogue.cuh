@@ -324,10 +324,6 @@ template <> struct evt_red<EVT_RED_SUM> {
         atomicAdd(reinterpret_cast<float *>(w), x);
     }
     static __device__ __forceinline__ float finish(evt_u32 w) { return __uint_as_float(w); }
-    static __device__ __forceinline__ evt_u32 combine(evt_u32 a, evt_u32 b)
-    {
-        return __float_as_uint(__uint_as_float(a) + __uint_as_float(b));
-    }
 };
 
 /* Monotonic map float -> unsigned over the ordered floats (-0 below +0);
@@ -352,7 +348,6 @@ template <> struct evt_red<EVT_RED_MAX> {
     static __device__ __forceinline__ evt_u32 init_word() { return evt_max_key(identity()); }
     static __device__ __forceinline__ void atomic(evt_u32 *w, float x) { atomicMax(w, evt_max_key(x)); }
     static __device__ __forceinline__ float finish(evt_u32 w) { return evt_from_max_key(w); }
-    static __device__ __forceinline__ evt_u32 combine(evt_u32 a, evt_u32 b) { return a > b ? a : b; }
 };
 /* For min, NaN takes key 0, below every number's key, so it wins atomicMin. */
 template <> struct evt_red<EVT_RED_MIN> {
@@ -367,7 +362,6 @@ template <> struct evt_red<EVT_RED_MIN> {
     {
         return w == 0u ? __uint_as_float(0x7fc00000u) : evt_from_max_key(w);
     }
-    static __device__ __forceinline__ evt_u32 combine(evt_u32 a, evt_u32 b) { return a < b ? a : b; }
 };
 
 /* Combines x over the CPR consecutive lanes that share one tile row. */

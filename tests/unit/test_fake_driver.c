@@ -23,14 +23,10 @@
 #include <cmocka.h>
 
 #include <evt/evt.h>
-#include "codegen/layout.h"
 #include "codegen/nvrtc.h"
 #include "plan/plan.h"
 #define FAKECUDA_OPEN
 #include "tests/fakecuda/fakecuda.h"
-
-/* the amax's workspace words a problem (a scalar's: codegen/layout.h) */
-#define AMAX_WORDS CG_SCALAR_RED_WORDS
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -358,16 +354,16 @@ static void expect_full_args(const unsigned char *args, const bufs *b, long long
     assert_ptr_equal(fakecuda_ptr_at(args, FULL_D), b->p[4]);
     assert_int_equal(fakecuda_i64_at(args, FULL_LD_D), ld);
     assert_ptr_equal(fakecuda_ptr_at(args, FULL_AMAX), b->p[5]);
-    assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_AMAX), ws); /* amax's words first */
+    assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_AMAX), ws); /* amax's one word first */
     assert_ptr_equal(fakecuda_ptr_at(args, FULL_RSUM), b->p[6]);
-    assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + 4 * AMAX_WORDS); /* then rsum's m */
+    assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + 4); /* then rsum's m */
     assert_int_equal(fakecuda_i32_at(args, FULL_M), m);
     assert_int_equal(fakecuda_i32_at(args, FULL_N), n);
 }
 
 /* 97 x 83 x 41: K is not a multiple of 8, so the guarded 64x64 tile, one
  * CTA per tile; the reductions' init and finish around it, on the one
- * workspace of AMAX_WORDS + 97 words. */
+ * workspace of 1 + 97 words. */
 static void test_gemm_ragged_sm90(void **state)
 {
     (void)state;
@@ -383,12 +379,12 @@ static void test_gemm_ragged_sm90(void **state)
     assert_string_equal(evt_launch_plan(l), "sm_90a sm80_64x64x32_w4_s4 guarded grid 4 splits 1");
     fakecuda_launch r[3];
     assert_int_equal(launches(r, 3), 3);
-    const unsigned long long ws = one_alloc((AMAX_WORDS + M) * 4);
-    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", AMAX_WORDS + M, FULL_SIZE);
+    const unsigned long long ws = one_alloc((1 + M) * 4);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
     expect_main(&r[1], "evt_tn_gemm_sm80_64x64x32_w4_s4_guarded_sm90a", "sm80_64x64x32_w4_s4",
                 ceil_div(M, 64) * ceil_div(N, 64), DEV_SM90, FULL_SIZE);
     assert_int_equal(r[1].nparams, 1); /* no maps: a guarded entry loads no TMA */
-    expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
     for (int i = 0; i < 3; i++)
         expect_full_args(r[i].params[0], &b, M, N, K, K, K, N, 1.0f, 0.5f, ws);
     assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
@@ -468,11 +464,11 @@ static void test_gemm_4096_sm90_tma(void **state)
     assert_string_equal(evt_launch_plan(l), want);
     fakecuda_launch r[3];
     assert_int_equal(launches(r, 3), 3);
-    const unsigned long long ws = one_alloc((AMAX_WORDS + M) * 4);
-    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", AMAX_WORDS + M, FULL_SIZE);
+    const unsigned long long ws = one_alloc((1 + M) * 4);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
     expect_main(&r[1], "evt_tn_gemm_sm90_coop2_128x256x64_s3_sm90a", "sm90_coop2_128x256x64_s3", grid, DEV_SM90,
                 FULL_SIZE);
-    expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[2], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
     expect_full_args(r[1].params[0], &b, M, N, K, LDA, LDB, LD, 1.0f, -3.0f, ws);
 
     /* the maps: A as (k, m), B as (k, n), in BK x BM and BK x BN boxes, 128-byte swizzled */
@@ -549,11 +545,11 @@ static void test_gemm_stream_k_sm90(void **state)
                                             "stream-K 80 tiles");
     fakecuda_launch r[4];
     assert_int_equal(launches(r, 4), 3);
-    const size_t words = (size_t)(AMAX_WORDS + M) * 4, flags_at = (words + 255) / 256 * 256;
+    const size_t words = (size_t)(1 + M) * 4, flags_at = (words + 255) / 256 * 256;
     const size_t slots_at = flags_at + 132 * 128;
     const size_t bytes = slots_at + (size_t)132 * 128 * 256 * 4;
     const unsigned long long ws = one_alloc(bytes);
-    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
     expect_main(&r[1], "evt_tn_gemm_sm90_coop2_128x256x64_s3_sm90a", "sm90_coop2_128x256x64_s3", 132, DEV_SM90,
                 FULL_SIZE);
     assert_int_equal(fakecuda_i32_at(r[1].params[2], 0), 80); /* the tile end: every tile */
@@ -666,8 +662,8 @@ static void test_gemm_repack_sm90(void **state)
     assert_non_null(strstr(evt_launch_plan(l), " repacked a b"));
     fakecuda_launch r[5];
     assert_int_equal(launches(r, 5), 5);
-    /* the workspace: the reductions' AMAX_WORDS + M words, then A's copy and B's, each at a 256-byte boundary */
-    const size_t a_at = ((AMAX_WORDS + M) * 4 + 255) / 256 * 256, b_at = a_at + ((size_t)M * K8 * 2 + 255) / 256 * 256;
+    /* the workspace: the reductions' 1 + M words, then A's copy and B's, each at a 256-byte boundary */
+    const size_t a_at = ((1 + M) * 4 + 255) / 256 * 256, b_at = a_at + ((size_t)M * K8 * 2 + 255) / 256 * 256;
     const unsigned long long ws0 = one_alloc(b_at + (size_t)N * K8 * 2);
     const void *srcs[2] = {a, bb};
     const long long rows[2] = {M, N};
@@ -790,7 +786,7 @@ static void test_gemm_repack_batched_sm90(void **state)
     assert_non_null(strstr(plan, " repacked a b"));
     fakecuda_launch r[5];
     assert_int_equal(launches(r, 5), 5);
-    const size_t words = (size_t)(AMAX_WORDS + M) * L;
+    const size_t words = (size_t)(1 + M) * L;
     const size_t a_at = (words * 4 + 255) / 256 * 256, b_at = a_at + ((size_t)L * M * K8 * 2 + 255) / 256 * 256;
     const unsigned long long ws = one_alloc(b_at + (size_t)N * K8 * 2);
     const void *srcs[2] = {a, bb};
@@ -892,9 +888,9 @@ static void test_gemm_tail_sm90(void **state)
                                             "tail 28 x 4 sm90_wg2_128x128x64_s3");
     fakecuda_launch r[5];
     assert_int_equal(launches(r, 5), 5);
-    const size_t words = (size_t)(AMAX_WORDS + M) * 4, slots_at = (words + 255) / 256 * 256;
+    const size_t words = (size_t)(1 + M) * 4, slots_at = (words + 255) / 256 * 256;
     const unsigned long long ws = one_alloc(slots_at + (size_t)28 * 4 * 128 * 128 * 4);
-    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
     expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", 132, DEV_SM90,
                 FULL_SIZE);
     assert_int_equal(r[1].nparams, 4);
@@ -909,7 +905,7 @@ static void test_gemm_tail_sm90(void **state)
         assert_int_equal(fakecuda_i32_at(r[i].params[2], 0), 4);   /* ways */
         assert_int_equal(fakecuda_i32_at(r[i].params[3], 0), 132); /* the tail's first tile */
     }
-    expect_reduce(&r[4], "evt_tn_gemm_reduce_finish", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[4], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
     for (int i = 0; i < 5; i++)
         expect_full_args(r[i].params[0], &b, M, N, K, K, K, LD, 1.0f, 0.25f, ws);
     size_t bytes = 0;
@@ -928,12 +924,12 @@ static void test_gemm_tail_sm90(void **state)
     assert_string_equal(evt_launch_plan(lc), "sm_90a sm90_pp2_128x128x64_s4 fast tma grid 132 splits 1 "
                                              "tail 28 x 4 sm90_wg2_128x128x64_s3 cluster-sum");
     assert_int_equal(launches(r, 5), 4);
-    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[0], "evt_tn_gemm_reduce_init", 1 + M, FULL_SIZE);
     expect_main(&r[1], "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", 132, DEV_SM90,
                 FULL_SIZE);
     expect_main(&r[2], "evt_tn_gemm_sm90_wg2_128x128x64_s3_splitk_sm90a", "sm90_wg2_128x128x64_s3", 28 * 4,
                 DEV_SM90, FULL_SIZE);
-    expect_reduce(&r[3], "evt_tn_gemm_reduce_finish", AMAX_WORDS + M, FULL_SIZE);
+    expect_reduce(&r[3], "evt_tn_gemm_reduce_finish", 1 + M, FULL_SIZE);
     for (int i = 0; i < 4; i++)
         assert_int_equal(r[i].cluster, i == 2 ? 4u : 0u);
     assert_int_equal(fakecuda_i32_at(r[2].params[2], 0), 4);   /* ways */
@@ -2213,7 +2209,7 @@ static void test_gemm_batched(void **state)
             snprintf(want, sizeof want, "sm_90a %s fast%s grid %lld splits %d%s", c->name, c->pp ? " tma" : "",
                      grid, splits, in_cluster ? " cluster-sum" : "");
             assert_string_equal(evt_launch_plan(l), want);
-            const size_t words = (size_t)(AMAX_WORDS + M) * (size_t)L;
+            const size_t words = (size_t)(1 + M) * (size_t)L;
             size_t ws_bytes = 0;
             expect_ok(ctx, evt_launch_workspace_size(l, &ws_bytes));
             const size_t partials = splits > 1 ? (size_t)grid * (size_t)c->bm * (size_t)c->bn * 4 : 0;
@@ -2244,7 +2240,7 @@ static void test_gemm_batched(void **state)
                 assert_int_equal(fakecuda_i64_at(args, FULL_BS_RSUM), s * M);
                 /* amax's L words first, then rsum's L x M */
                 assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_AMAX), ws);
-                assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + (unsigned long long)L * AMAX_WORDS * 4);
+                assert_int_equal((uintptr_t)fakecuda_ptr_at(args, FULL_WS_RSUM), ws + (unsigned long long)L * 4);
             }
             if (c->pp) {
                 assert_int_equal(r[1].nparams, 4);
