@@ -71,6 +71,22 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
                                       wgmma_operand<Cfg, false>::desc(sb, kk), !Fresh || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
+
+/* consume_k_tile for K-major operands whose stage descriptors the caller
+ * holds (da: A's rows, db: B's): a K-major descriptor is linear in its
+ * address (addr >> 4 in the low bits), so a k step is + 2 and a stage +
+ * kStageBytes >> 4, and the k loop keeps no shared address to turn into
+ * descriptors after each wait. */
+template <class Cfg, int NC, bool Fresh = false>
+EVT_DEVICE void consume_k_tile_desc(float (&acc)[1][1][NC / 2], evt_u64 da, evt_u64 db)
+{
+    static_assert(!wgmma_operand<Cfg, true>::kMN && !wgmma_operand<Cfg, false>::kMN, "K-major operands");
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < Cfg::kKSteps; ++kk)
+        wgmma_op_of<Cfg, NC>::run(acc[0][0], da + 2 * kk, db + 2 * kk, !Fresh || kk > 0);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
 #endif
 
 #if EVT_SM90 == 1
@@ -718,21 +734,33 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if constexpr (kPromote) {
             /* each k tile's wgmmas into part (scale-d off on the first),
              * waited for and added to acc; the other consumer's wgmmas keep
-             * the tensor cores busy meanwhile */
+             * the tensor cores busy meanwhile, for as long as this one takes
+             * to add and issue again: so the stage is freed before the adds,
+             * its descriptors are an add from stage 0's, and the stage and
+             * phase are counted, not divided out of q (docs/fp8.md) */
             float part[1][1][NC / 2];
-            for (int kt = k0; kt < k1; ++kt, ++q) {
-                const int s = q % Cfg::kStages;
-                mbar_wait(full + 8 * s, (q / Cfg::kStages) & 1);
+            const evt_u64 da0 = wgmma_operand<Cfg, true>::desc(sbase + c * R * Cfg::kBK16 * 2, 0);
+            const evt_u64 db0 = wgmma_operand<Cfg, false>::desc(sbase + Cfg::kAStageBytes, 0);
+            int s = q % Cfg::kStages;
+            evt_u32 phase = (q / Cfg::kStages) & 1;
+#pragma unroll 2
+            for (int kt = k0; kt < k1; ++kt) {
+                const evt_u64 step = (evt_u64)(s * (Cfg::kStageBytes >> 4));
+                mbar_wait(full + 8 * s, phase);
                 if constexpr (!Load::kTma)
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                consume_k_tile<Cfg, NC, 1, true>(part, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
-                                                 sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
+                consume_k_tile_desc<Cfg, NC, true>(part, da0 + step, db0 + step);
                 asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+                release_stage_if<Cfg, kMulticast>(empty, s, lane == 0);
 #pragma unroll
                 for (int i = 0; i < NC / 2; ++i)
                     acc[0][0][i] += part[0][0][i];
-                release_stage_if<Cfg, kMulticast>(empty, s, lane == 0);
+                if (++s == Cfg::kStages) {
+                    s = 0;
+                    phase ^= 1;
+                }
             }
+            q += k1 > k0 ? k1 - k0 : 0;
         } else {
             int prev = 0;
             for (int kt = k0; kt < k1; ++kt, ++q) {
