@@ -442,8 +442,9 @@ runs() {
     echo "$c/fp8.evt fp8_mixed 777,1000,1040 --config sm90_ws8_coop2_cl2_128x128x128_s4_fp8 --streamk"
     echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_ws8_coop2_128x128x128_s4_fp8 --batch 3"
     echo "$c/fp8.evt fp8_mixed 300,260,528 --config sm90_ws8_coop2_128x128x128_s4_fp8 --ld-pad 8"
-    # fp8's cooperative tile without them: its two partial sums in turn
-    # (an odd and an even number of k tiles, one k tile, stream-K's pieces)
+    # fp8's cooperative tile without them: its k loop, unrolled twice, over
+    # an odd and an even number of k tiles, one k tile, and stream-K's
+    # pieces (whose first k tile is at any stage of the ring)
     echo "$c/fp8.evt fp8_mixed 1100,1000,1024 --config sm90_coop2_128x128x128_s4_fp8"
     echo "$c/fp8.evt fp8_mixed 1100,1000,2576 --config sm90_coop2_cl2_128x128x128_s4_fp8"
     echo "$c/fp8.evt fp8_mixed 1000,777,128 --config sm90_coop2_128x128x128_s4_fp8"
