@@ -50,11 +50,15 @@ static const enum evt_tile_id gemm_fp8_sm80[] = {
     EVT_TILE_sm80_128x128x128_w4_s3_fp8,
     EVT_TILE_sm80_64x64x64_w4_s4_fp8,
 };
+/* The rows with two epilogue warpgroups (ws8) are tuning's and forcing's
+ * only: since the amax's max became one instruction they ran 0.4-4.5%
+ * slower than the same tile without them at 4096^3 in eight rotated runs
+ * of eight, and no faster at 4096x14336x4096 or 3072x5120x4000 (session
+ * 42, docs/fp8.md); the heuristic took them at K of 2560-6144 from
+ * session 40 to 42. */
 static const enum evt_tile_id gemm_fp8_sm90[] = {
     EVT_TILE_sm90_coop2_128x128x128_s4_fp8,
     EVT_TILE_sm90_coop2_cl2_128x128x128_s4_fp8,
-    EVT_TILE_sm90_ws8_coop2_128x128x128_s4_fp8,
-    EVT_TILE_sm90_ws8_coop2_cl2_128x128x128_s4_fp8,
     EVT_TILE_sm80_128x128x128_w4_s3_fp8,
     EVT_TILE_sm80_64x64x64_w4_s4_fp8,
 };
@@ -143,8 +147,6 @@ typedef struct gemm_tiles {
     const plan_config *pp_deep;  /* pp in six stages, its epilogue in 64 x 32 sub-tiles: long K */
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
-    /* pp and pp_cl with two epilogue warpgroups beside the consumers (fp8) */
-    const plan_config *pp_epi, *pp_epi_cl;
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {
@@ -172,8 +174,6 @@ static const gemm_tiles gemm8 = {
     .sync_small = CFG(sm80_64x64x64_w4_s4_fp8),
     .pp = CFG(sm90_coop2_128x128x128_s4_fp8),
     .pp_cl = CFG(sm90_coop2_cl2_128x128x128_s4_fp8),
-    .pp_epi = CFG(sm90_ws8_coop2_128x128x128_s4_fp8),
-    .pp_epi_cl = CFG(sm90_ws8_coop2_cl2_128x128x128_s4_fp8),
 };
 
 /*
@@ -618,24 +618,6 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         (kk >= 2048 || (kk >= 768 && pp_tiles >= 2.0 * (double)sms)) &&
         fits(g->pp_deep, t) && plan_can_run(g->pp_deep, k, t->target, NULL))
         pp_pick = g->pp_deep;
-    /* fp8 at K of 2560-6144 with four waves of tiles or more, for an
-     * epilogue the consumers could not run in their registers (a reduction,
-     * an [M, N] input): the same tile with two epilogue warpgroups, the
-     * next tile's mainloop under each tile's epilogue (1.035-1.065x in
-     * clusters of two on three shapes with an amax, session 40).  At K =
-     * 1024 the epilogue warpgroups, in 72 registers, could not keep up
-     * (0.93x); at K = 8192, or with two tiles an SM, the consumers' spills
-     * at 152 registers cost more than the overlap saves (0.96-0.99x;
-     * docs/fp8.md).  Per-element epilogues gained nothing (0.98-1.00x).
-     * Since the amax's max became one instruction (session 41) it gains
-     * nothing with an amax either (0.99-1.00x on two shapes in the band);
-     * kept until a held-out run decides, with [M, N] inputs and row and
-     * column reductions among the epilogues */
-    if (g->pp_epi && !k->per_element && kk >= 2560 && kk <= 6144 && pp_tiles >= 4.0 * (double)sms) {
-        const plan_config *e = pp_pick == g->pp_cl ? g->pp_epi_cl : g->pp_epi;
-        if (fits(e, t) && plan_can_run(e, k, t->target, NULL))
-            pp_pick = e;
-    }
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
      * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */

@@ -27,7 +27,7 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/fp8_gemm.evt "$here"/fp8_bf16
     done
 done > "$tmp/jobs"
 # tiles outside those listings, forced: the clustered ones, the staged one,
-# fp8's fast-accumulation ones
+# fp8's fast-accumulation ones and those with epilogue warpgroups
 for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_256x128x64_s3; do
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
@@ -41,6 +41,12 @@ for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4 sm90_pp2_128x128x
 done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
 for c in sm90_pp2_128x128x128_s4_fp8 sm90_wg2_128x256x128_s4_fp8; do
+    echo "$top/tests/golden/fp8_gemm.evt e4m3_e4m3 $c" >> "$tmp/jobs"
+done
+# fp8's tiles with two epilogue warpgroups (forced and tuned only), whose
+# consumers have 152 registers: the kernel bench_fp8 times, and an amax
+for c in sm90_ws8_coop2_128x128x128_s4_fp8 sm90_ws8_coop2_cl2_128x128x128_s4_fp8; do
+    echo "$here/fp8_bf16.evt fp8_linear $c" >> "$tmp/jobs"
     echo "$top/tests/golden/fp8_gemm.evt e4m3_e4m3 $c" >> "$tmp/jobs"
 done
 cat > "$tmp/one.sh" <<'EOS'

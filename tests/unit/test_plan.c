@@ -299,22 +299,19 @@ static void test_fp8_picks(void **state)
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 129, 16384, 4096, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
-    /* K of 2560-6144 and four waves of tiles: two epilogue warpgroups
-     * (1024 tiles; 256 and 2048x2048's are too few; K = 1024 and 8192 are
-     * out of the band) */
+    /* never the tile with two epilogue warpgroups (forced and tuned only):
+     * not in session 40's band of K = 2560-6144 and four waves, nor for a
+     * per-element epilogue */
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
-                     T(sm90_ws8_coop2_cl2_128x128x128_s4_fp8));
+                     T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 2560, 132, 1),
-                     T(sm90_ws8_coop2_cl2_128x128x128_s4_fp8));
-    assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 2544, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 4096, 4096, 6160, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 2048, 2048, 4096, 132, 1),
                      T(sm90_coop2_cl2_128x128x128_s4_fp8));
     assert_int_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 128, 131072, 4096, 132, 1),
-                     T(sm90_ws8_coop2_128x128x128_s4_fp8));
-    /* ... not for a per-element epilogue (it gained nothing there) */
+                     T(sm90_coop2_128x128x128_s4_fp8));
     plan_kernel k_fp8_per_element = k_gemm_fp8;
     k_fp8_per_element.per_element = 1;
     assert_int_equal(pick(&k_fp8_per_element, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1),
