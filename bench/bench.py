@@ -54,8 +54,13 @@ def side_by_side(*fns, rounds=5, rotate=False):
     between measurements minutes apart), and alternating keeps that drift out of the
     ratios.  rotate: each round starts one function later, so that no function
     always runs in the same place; the one timed right after the peer ran 2-3%
-    slower than the same kernel timed later in the round (docs/fp8.md)."""
+    slower than the same kernel timed later in the round (docs/fp8.md).  The
+    rounds are then a whole number of rotations (rounded up), so that every
+    function takes every place equally often: with fewer, one of them sat
+    right after the peer in three rounds of four (docs/fp8.md, session 42)."""
     times = [[] for _ in fns]
+    if rotate:
+        rounds = -(-rounds // len(fns)) * len(fns)
     for r in range(rounds):
         for j in range(len(fns)):
             i = (j + r) % len(fns) if rotate else j
