@@ -51,11 +51,9 @@ static const enum evt_tile_id gemm_fp8_sm80[] = {
     EVT_TILE_sm80_64x64x64_w4_s4_fp8,
 };
 /* The rows with two epilogue warpgroups (ws8) are tuning's and forcing's
- * only: since the amax's max became one instruction they ran 0.4-4.5%
- * slower than the same tile without them at 4096^3 in eight rotated runs
- * of eight, and no faster at 4096x14336x4096 or 3072x5120x4000 (session
- * 42, docs/fp8.md); the heuristic took them at K of 2560-6144 from
- * session 40 to 42. */
+ * only: with the amax's max one instruction, handing each tile over
+ * through shared memory costs them more than the overlap saves
+ * (docs/fp8.md, session 42). */
 static const enum evt_tile_id gemm_fp8_sm90[] = {
     EVT_TILE_sm90_coop2_128x128x128_s4_fp8,
     EVT_TILE_sm90_coop2_cl2_128x128x128_s4_fp8,
