@@ -10,6 +10,10 @@ fused kernel, each with the heuristic's plan and with the plan Launch.tune
 measured (in a tuning database of this run), the configuration of each named.
 WIDE_PARTS="gemm" or "conv" runs one half; WIDE_FAST=1 compiles our kernels
 under fast math (the GELU on the approximate ex2 and rcp, docs/codegen.md).
+WIDE_GELU=tanh times `gelu_tanh` in place of `gelu` (erf): the function cuBLASLt's
+epilogue computes, so the like-for-like GEMM half (with WIDE_FAST=1, on the
+hardware tanh as cuBLASLt's); at short K the erf GELU's instructions alone
+take longer than cuBLASLt's whole kernel (docs/benchmarks.md, session 42).
 
 GEMM + bias + GELU (f16; A row-major, B column-major = an nn.Linear weight)
 against cuBLASLt's fused epilogue (torch._addmm_activation), eager PyTorch and
@@ -401,8 +405,11 @@ def wide(m, peak, bw):
     import tempfile
     os.environ["EVT_CACHE_DIR"] = os.environ.get("EVT_WIDE_CACHE_DIR") or tempfile.mkdtemp(prefix="evt-wide-")
     fast = os.environ.get("WIDE_FAST") == "1"  # our kernels under fast math (docs/codegen.md)
-    wm = evt.compile(source=WIDE_SOURCE, name="wide.evt", fast_math=fast)
-    lines = [f"\n## The wide sweep: heuristic and tuned (issue 15){', evt under fast math' if fast else ''}\n",
+    tanh = os.environ.get("WIDE_GELU", "erf") == "tanh"  # cuBLASLt's own GELU
+    wm = evt.compile(source=WIDE_SOURCE.replace("gelu(acc", "gelu_tanh(acc") if tanh else WIDE_SOURCE,
+                     name="wide.evt", fast_math=fast)
+    lines = [f"\n## The wide sweep: heuristic and tuned (issue 15){', evt under fast math' if fast else ''}"
+             f"{', gelu_tanh' if tanh else ''}\n",
              "Every shape checked first, and again after tuning; then our kernel with the "
              "heuristic's plan, with the plan `Launch.tune` recorded (tuned in this run, "
              "`max_seconds=10`) and the peer, timed in three alternating rounds, each the median "
@@ -429,7 +436,8 @@ def wide(m, peak, bw):
             launch = wm.kernel(name).bind(a, w.t(), bias=bias, y=out)
             launch.run()
             torch.cuda.synchronize()
-            ref = F.gelu(a.double() @ w.double().t() + bias.double())  # once: checked before and after tuning
+            ref = F.gelu(a.double() @ w.double().t() + bias.double(),  # once: checked before and after tuning
+                         approximate="tanh" if tanh else "none")
             check(f"wide gemm {M}x{N}x{K}", out, ref)
             launch.close()
             h, tu, p, hp, tp, r = heuristic_and_tuned(

@@ -27,7 +27,8 @@
 #           torch.baddbmm + the activation, eager and compiled, and torch.bmm alone
 #           -> $OUT/benchmarks_batched.md
 #   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
-#           peers, heuristic and tuned; WIDE_PARTS="gemm" or "conv": one half) -> $OUT/benchmarks_wide.md
+#           peers, heuristic and tuned; WIDE_PARTS="gemm" or "conv": one half; WIDE_GELU=tanh
+#           WIDE_FAST=1: gelu_tanh on the hardware tanh, cuBLASLt's function) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
 #   direct  bench/ab.py on the sm_90a producer/consumer tiles' direct epilogue (in
