@@ -82,5 +82,35 @@ valid "the only kernel of a file, unnamed" run "$c/operators.evt" --gemm 8,8,8 -
 valid "the source from standard input" run - --kernel rc_f16 --gemm 64,64,64 --check <"$c/layouts.evt"
 valid "a gemm tuning (dry run), its plan checked" tune "$c/layouts.evt" --kernel rc_f16 --gemm 100,72,40 --dry-run --check
 
+# valid_says WHAT PATTERN ARGS...: a valid run whose output, where a GPU ran
+# it, has every line of PATTERN (one per line, grep -F) in it.
+valid_says() {
+    what=$1
+    want=$2
+    shift 2
+    out=$("$EVTC" "$@" 2>&1)
+    got=$?
+    missing=
+    if [ $got -eq 0 ]; then
+        missing=$(printf '%s\n' "$want" | while IFS= read -r line; do
+            printf '%s' "$out" | grep -qF -- "$line" || echo "$line"
+        done)
+    fi
+    if { [ $got -eq 0 ] && [ -z "$missing" ]; } || { [ $got -eq 2 ] && printf '%s' "$out" | grep -q 'no GPU'; }; then
+        echo "ok: $what (exit $got)"
+    else
+        echo "FAIL: $what: exit $got${missing:+, without: $missing} (evtc $*)"
+        printf '%s\n' "$out" | sed 's/^/    /'
+        failures=$((failures + 1))
+    fi
+}
+# fp8 operands: checked on multiples of 1/4 (exact), timed and tuned on
+# uniform values (the GPU's clock at its power limit depends on the data)
+valid_says "fp8: checked exactly, timed on uniform operands" "check: PASS
+operands for timing: fp8 values uniform in [-2, 2]
+bench: " run "$c/fp8.evt" --kernel fp8_mixed --gemm 300,260,528 --check --bench --reps 3
+valid_says "fp8: tuned on uniform operands, the plan checked exactly" "operands for timing: fp8 values uniform in [-2, 2]
+check: PASS" tune "$c/fp8.evt" --kernel fp8_mixed --gemm 300,260,528 --dry-run --check
+
 [ $failures -eq 0 ] && echo "run_cli: all passed" || echo "run_cli: $failures failed"
 [ $failures -eq 0 ]

@@ -1,0 +1,56 @@
+#!/bin/sh
+# fake_run.sh - evtc run's and evtc tune's order of work where no GPU is
+# needed to see it: libevt_fakecuda.so stands in for the driver and NVRTC
+# (its kernels compute nothing, so --check fails, as it should).  An fp8
+# kernel is checked on multiples of 1/4 and timed and tuned on uniform
+# operands, and says so between the check and the timing; a 16-bit kernel's
+# operands are uniform already and it says nothing.
+#   EVTC=build/evtc FAKECUDA=build/tests/libevt_fakecuda.so sh tests/cli/fake_run.sh
+set -u
+EVTC=${EVTC:?set EVTC to the evtc binary}
+FAKECUDA=${FAKECUDA:?set FAKECUDA to libevt_fakecuda.so}
+here=$(cd "$(dirname "$0")" && pwd)
+cases=$(cd "$here/../gpu/cases" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/evt-fake-run.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export EVT_CUDA_DRIVER="$FAKECUDA" EVT_NVRTC_LIBRARY="$FAKECUDA" EVT_CACHE_DIR="$tmp/cache"
+failures=0
+note='operands for timing: fp8 values uniform in [-2, 2]'
+
+# order NAME FILE FIRST SECOND...: FILE has lines with each of them (grep -F), in this order
+order() {
+    name=$1 file=$2
+    shift 2
+    at=0
+    for want in "$@"; do
+        # the first such line after the last one found
+        n=$(grep -nF -- "$want" "$file" | cut -d: -f1 | awk -v at="$at" '$1 > at { print; exit }')
+        if [ -z "$n" ]; then
+            echo "FAIL: $name: '$want' missing or out of order"
+            sed 's/^/    /' "$file"
+            failures=$((failures + 1))
+            return
+        fi
+        at=$n
+    done
+    echo "ok: $name"
+}
+
+"$EVTC" run "$cases/fp8.evt" --kernel fp8_mixed --gemm 300,260,528 --check --bench --reps 2 --seed 1 \
+    >"$tmp/run.out" 2>&1
+order "fp8 run: checked, then refilled, then timed" "$tmp/run.out" "check: FAIL" "$note" "bench: "
+"$EVTC" tune "$cases/fp8.evt" --kernel fp8_mixed --gemm 300,260,528 --dry-run --check --bench --reps 2 \
+    --seed 1 >"$tmp/tune.out" 2>&1
+order "fp8 tune: tuned on uniform operands, checked, timed on them again" "$tmp/tune.out" "$note" \
+    "tune: " "check: FAIL" "$note" "bench: "
+"$EVTC" run "$cases/layouts.evt" --kernel rc_f16 --gemm 64,64,64 --bench --reps 2 --seed 1 \
+    >"$tmp/f16.out" 2>&1
+if grep -qF -- "operands for timing" "$tmp/f16.out" || ! grep -q "^bench: " "$tmp/f16.out"; then
+    echo "FAIL: a 16-bit run is timed on its operands as they are"
+    sed 's/^/    /' "$tmp/f16.out"
+    failures=$((failures + 1))
+else
+    echo "ok: a 16-bit run is timed on its operands as they are"
+fi
+[ $failures -eq 0 ] && echo "fake_run: all passed" || echo "fake_run: $failures failed"
+[ $failures -eq 0 ]
