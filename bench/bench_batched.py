@@ -2,11 +2,16 @@
 activation, the same under torch.compile, and torch.bmm alone, in one run.
 
     PYTHONPATH=bindings/python python3 bench/bench_batched.py [--quick] [--out FILE.md]
-        [--dtype bf16|f16] [--rounds 5] [--compiles 1] [--nominal] [--fast-math]
+        [--dtype bf16|f16] [--rounds 5] [--compiles 1] [--nominal] [--fast-math] [--gelu erf|tanh]
 
 The computation (the batched-GEMM issue's goal), for each of L problems l:
 
     y[l] = act(a[l] @ b[l] + bias)        act = GELU (erf, evt's gelu) or ReLU
+
+(--gelu tanh: the GELU is the tanh form, evt's gelu_tanh and F.gelu's
+approximate="tanh", ours and the peers' alike.  With --fast-math it runs on
+the hardware tanh: a few instructions against the erf form's 40-50, which
+at short K is the whole difference to bmm (docs/benchmarks.md, session 42).)
 
 with a [L, M, K] row-major, b = w[l].T where w [L, N, K] is contiguous (K
 contiguous, as nn.Linear weights and attention's K are: evt's `b: col`), f32
@@ -116,7 +121,11 @@ def main():
     ap.add_argument("--fast-math", action="store_true",
                     help="our kernels under fast math (GELU on the approximate ex2 and rcp), "
                          "still checked against the float64 reference")
+    ap.add_argument("--gelu", choices=("erf", "tanh"), default="erf",
+                    help="the GELU's form, ours and the peers' alike (tanh: gelu_tanh)")
     args = ap.parse_args()
+    if args.gelu == "tanh":
+        ACTS["gelu"] = lambda x: F.gelu(x, approximate="tanh")
     dt = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     esize = 2
 
@@ -141,10 +150,12 @@ def main():
                     f"{peak / 1e12:.0f} TFLOP/s")
     print("# ceilings:", ceilings, flush=True)
 
-    m = evt.compile(source=EVT_SOURCE, name="bench_batched.evt", fast_math=args.fast_math)
+    source = EVT_SOURCE.replace("= gelu(acc", "= gelu_tanh(acc") if args.gelu == "tanh" else EVT_SOURCE
+    m = evt.compile(source=source, name="bench_batched.evt", fast_math=args.fast_math)
+    gelu_note = ", the GELU in the tanh form (gelu_tanh) for us and the peers" if args.gelu == "tanh" else ""
     cases = [CASES[i] for i in QUICK] if args.quick else CASES
     lines = [f"## Batched GEMM + bias + activation ({args.dtype}, f32 accumulation"
-             f"{', evt under fast math' if args.fast_math else ''})\n",
+             f"{', evt under fast math' if args.fast_math else ''}{gelu_note})\n",
              f"Measured by `bench/bench_batched.py` on {header}. Roofline ceilings: {ceilings}. "
              f"Times are medians of CUDA-event timings (triton do_bench, L2 flushed) in µs, each "
              f"the median of {args.rounds} rounds alternating evt and the peers; ratios are peer "

@@ -25,7 +25,7 @@
 #   batched bench/bench_batched.py: batched GEMM + bias + GELU/ReLU (attention- and
 #           MoE-expert-like shapes, L 8 to 512, a weight per problem or shared) against
 #           torch.baddbmm + the activation, eager and compiled, and torch.bmm alone
-#           -> $OUT/benchmarks_batched.md
+#           -> $OUT/benchmarks_batched.md ($BATCHED_ARGS: more options, e.g. "--gelu tanh --fast-math")
 #   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
 #           peers, heuristic and tuned; WIDE_PARTS="gemm" or "conv": one half; WIDE_GELU=tanh
 #           WIDE_FAST=1: gelu_tanh on the hardware tanh, cuBLASLt's function) -> $OUT/benchmarks_wide.md
@@ -160,7 +160,9 @@ for s in $sections; do
         grep -E 'FAIL|differs|error|PASS' "$out/fp8_gemm.log" | head -20
         python3 bench/bench_fp8.py --out "$out/benchmarks_fp8.md" 2>&1 | tee "$out/bench_fp8.log" ;;
     batched)
-        python3 bench/bench_batched.py --out "$out/benchmarks_batched.md" 2>&1 | tee "$out/bench_batched.log"
+        # shellcheck disable=SC2086 # BATCHED_ARGS: more options, e.g. "--gelu tanh --fast-math"
+        python3 bench/bench_batched.py --out "$out/benchmarks_batched.md" ${BATCHED_ARGS:-} 2>&1 |
+            tee "$out/bench_batched.log"
         rc=${PIPESTATUS[0]}
         [ $rc -eq 0 ] || overall=1
         summary+=("bench_batched: exit $rc, $(grep -E '^\| (baddbmm|compiled|bmm) \|' "$out/bench_batched.log" | tr '\n' ' ')")
