@@ -1,7 +1,8 @@
 """ab.py - the heuristic's pick against forced tile configurations and the peer,
 under bench.py's conditions: one process, the candidates timed in turn, six
-rounds, each starting one candidate later (so none always runs right after the
-peer), each one's median of its round medians (bench.side_by_side).  Prints
+rounds or more, each starting one candidate later, a whole number of
+rotations (so each takes every place, right after the peer among them,
+equally often), each one's median of its round medians (bench.side_by_side).  Prints
 what the pick launched (Launch.plan), so a pick that silently fell back (TMA
 maps refused, say) shows.
 
@@ -156,14 +157,7 @@ if "fp8" in parts:
     if os.environ.get("AB_FP8_SHAPES"):
         shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["AB_FP8_SHAPES"].split()]
     for M, N, K in shapes:
-        torch.manual_seed(0)
-        x = (torch.randn(M, K, device=dev) * 2).to(bench_fp8.E4M3)
-        w = (torch.randn(N, K, device=dev) * 2).to(bench_fp8.E4M3)
-        sa = torch.rand(M, device=dev) * K ** -0.5 + 0.5 * K ** -0.5
-        sb = torch.rand(N, device=dev) + 0.5
-        bias = torch.randn(N, device=dev).to(torch.bfloat16)
-        d = torch.empty(M, N, device=dev, dtype=bench_fp8.E4M3)
-        amax = torch.empty((), device=dev, dtype=torch.float32)
+        x, w, sa, sb, bias, d, amax = bench_fp8.inputs(M, N, K)
         acc = x.double() @ w.double().t()
         ref = F.gelu(acc * sa[:, None] * sb[None, :] + bias.double())
         ref_amax = acc.amax() if acc_max else ref.abs().amax()

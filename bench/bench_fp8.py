@@ -64,6 +64,23 @@ def scaled_mm(x, w, sa, sb, bias):
 FUSED_BIAS = [True]
 
 
+def inputs(M, N, K):
+    """One shape's tensors, seeded the same every time: x [M, K] and w [N, K]
+    as randn * 2 in e4m3 (values with every mantissa bit in play: the GPU's
+    clock at its power limit depends on them, docs/fp8.md), per-row and
+    per-column scales that keep the GEMM's values near 1, a bf16 bias, and
+    the outputs d (e4m3) and amax (f32)."""
+    torch.manual_seed(0)
+    x = (torch.randn(M, K, device=dev) * 2).to(E4M3)
+    w = (torch.randn(N, K, device=dev) * 2).to(E4M3)
+    sa = torch.rand(M, device=dev) * K ** -0.5 + 0.5 * K ** -0.5
+    sb = torch.rand(N, device=dev) + 0.5
+    bias = torch.randn(N, device=dev).to(torch.bfloat16)
+    d = torch.empty(M, N, device=dev, dtype=E4M3)
+    amax = torch.empty((), device=dev, dtype=torch.float32)
+    return x, w, sa, sb, bias, d, amax
+
+
 def peer(x, w, sa, sb, bias, inv_scale):
     """torch._scaled_mm (row-wise scales) + bias + GELU + scale + cast + amax."""
     y = scaled_mm(x, w, sa, sb, bias)
@@ -97,14 +114,7 @@ def main():
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     inv_scale = 0.25
     for M, N, K in cases:
-        torch.manual_seed(0)
-        x = (torch.randn(M, K, device=dev) * 2).to(E4M3)
-        w = (torch.randn(N, K, device=dev) * 2).to(E4M3)
-        sa = torch.rand(M, device=dev) * K ** -0.5 + 0.5 * K ** -0.5
-        sb = torch.rand(N, device=dev) + 0.5
-        bias = torch.randn(N, device=dev).to(torch.bfloat16)
-        d = torch.empty(M, N, device=dev, dtype=E4M3)
-        amax = torch.empty((), device=dev, dtype=torch.float32)
+        x, w, sa, sb, bias, d, amax = inputs(M, N, K)
         launch = k.bind(x, w.t(), sa=sa, sb=sb, bias=bias, d=d, amax=amax, inv_scale=inv_scale)
         launch.run()
         torch.cuda.synchronize()

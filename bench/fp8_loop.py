@@ -27,7 +27,6 @@ import bench_fp8  # noqa: E402
 from bench import side_by_side  # noqa: E402
 
 dev = torch.device("cuda")
-E4M3 = torch.float8_e4m3fn
 PLAIN = """
 epilogue p { out d : bf16[M, N] = acc }
 kernel fp8_plain = gemm(a: e4m3 row, b: e4m3 col, acc: f32) with p
@@ -42,14 +41,7 @@ def main():
                                           "4096x14336x4096 3072x5120x4000").split()
     for s in shapes:
         M, N, K = (int(v) for v in s.split("x"))
-        torch.manual_seed(0)
-        x = (torch.randn(M, K, device=dev) * 2).to(E4M3)
-        w = (torch.randn(N, K, device=dev) * 2).to(E4M3)
-        sa = torch.rand(M, device=dev) * K ** -0.5 + 0.5 * K ** -0.5
-        sb = torch.rand(N, device=dev) + 0.5
-        bias = torch.randn(N, device=dev).to(torch.bfloat16)
-        d = torch.empty(M, N, device=dev, dtype=E4M3)
-        amax = torch.empty((), device=dev, dtype=torch.float32)
+        x, w, sa, sb, bias, d, amax = bench_fp8.inputs(M, N, K)
         db = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
         acc = x.double() @ w.double().t()
         ref = F.gelu(acc * sa[:, None] * sb[None, :] + bias.double())

@@ -43,6 +43,16 @@ order "fp8 run: checked, then refilled, then timed" "$tmp/run.out" "check: FAIL"
     --seed 1 >"$tmp/tune.out" 2>&1
 order "fp8 tune: tuned on uniform operands, checked, timed on them again" "$tmp/tune.out" "$note" \
     "tune: " "check: FAIL" "$note" "bench: "
+"$EVTC" tune "$cases/fp8.evt" --kernel fp8_mixed --gemm 300,260,528 --dry-run --bench --reps 2 --seed 1 \
+    >"$tmp/tune_bench.out" 2>&1
+n=$(grep -cF -- "$note" "$tmp/tune_bench.out")
+if [ "$n" = 1 ] && grep -q "^bench: " "$tmp/tune_bench.out"; then
+    echo "ok: fp8 tune --bench without --check: the operands refilled once"
+else
+    echo "FAIL: fp8 tune --bench without --check: the operands refilled $n times, want once"
+    sed 's/^/    /' "$tmp/tune_bench.out"
+    failures=$((failures + 1))
+fi
 "$EVTC" run "$cases/layouts.evt" --kernel rc_f16 --gemm 64,64,64 --bench --reps 2 --seed 1 \
     >"$tmp/f16.out" 2>&1
 if grep -qF -- "operands for timing" "$tmp/f16.out" || ! grep -q "^bench: " "$tmp/f16.out"; then
