@@ -72,19 +72,20 @@ EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 
-/* consume_k_tile for K-major operands whose stage descriptors the caller
- * holds (da: A's rows, db: B's): a K-major descriptor is linear in its
- * address (addr >> 4 in the low bits), so a k step is + 2 and a stage +
- * kStageBytes >> 4, and the k loop keeps no shared address to turn into
- * descriptors after each wait. */
+/* consume_k_tile for K-major operands whose stage descriptors' low words
+ * the caller holds (da: A's rows, db: B's; wgmma_desc_lo): a K-major
+ * descriptor is linear in its address (addr >> 4 in the low bits), so a k
+ * step is + 2 and a stage + kStageBytes >> 4, and the k loop keeps no shared
+ * address to turn into descriptors after each wait. */
 template <class Cfg, int NC, bool Fresh = false>
-EVT_DEVICE void consume_k_tile_desc(float (&acc)[1][1][NC / 2], evt_u64 da, evt_u64 db)
+EVT_DEVICE void consume_k_tile_desc(float (&acc)[1][1][NC / 2], evt_u32 da, evt_u32 db)
 {
     static_assert(!wgmma_operand<Cfg, true>::kMN && !wgmma_operand<Cfg, false>::kMN, "K-major operands");
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-        wgmma_op_of<Cfg, NC>::run(acc[0][0], da + 2 * kk, db + 2 * kk, !Fresh || kk > 0);
+        wgmma_op_of<Cfg, NC>::run(acc[0][0], wgmma_desc_of_lo<Cfg::kBK16>(da + 2 * kk),
+                                  wgmma_desc_of_lo<Cfg::kBK16>(db + 2 * kk), !Fresh || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 #endif
@@ -739,13 +740,13 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
              * its descriptors are an add from stage 0's, and the stage and
              * phase are counted, not divided out of q (docs/fp8.md) */
             float part[1][1][NC / 2];
-            const evt_u64 da0 = wgmma_operand<Cfg, true>::desc(sbase + c * R * Cfg::kBK16 * 2, 0);
-            const evt_u64 db0 = wgmma_operand<Cfg, false>::desc(sbase + Cfg::kAStageBytes, 0);
+            const evt_u32 da0 = wgmma_desc_lo<Cfg::kBK16>(sbase + c * R * Cfg::kBK16 * 2);
+            const evt_u32 db0 = wgmma_desc_lo<Cfg::kBK16>(sbase + Cfg::kAStageBytes);
             int s = q % Cfg::kStages;
             evt_u32 phase = (q / Cfg::kStages) & 1;
 #pragma unroll 2
             for (int kt = k0; kt < k1; ++kt) {
-                const evt_u64 step = (evt_u64)(s * (Cfg::kStageBytes >> 4));
+                const evt_u32 step = (evt_u32)s * (Cfg::kStageBytes >> 4);
                 mbar_wait(full + 8 * s, phase);
                 if constexpr (!Load::kTma)
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

@@ -132,12 +132,34 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, fals
  * 64-byte swizzle (smem_tile's c ^ ((row >> 1) & 3)), groups 512 bytes
  * apart. */
 template <int BK>
+struct wgmma_desc_words {
+    static_assert(BK == 32 || BK == 64, "wgmma stages are BK = 32 or 64");
+    static constexpr evt_u64 kLayout = BK == 64 ? 1 : 2, kGroup = 8 * BK * 2;
+    static constexpr evt_u64 kHigh = ((kGroup >> 4) << 32) | (kLayout << 62);
+};
+
+template <int BK>
 EVT_DEVICE evt_u64 wgmma_desc(evt_u32 saddr)
 {
-    static_assert(BK == 32 || BK == 64, "wgmma stages are BK = 32 or 64");
-    constexpr evt_u64 layout = BK == 64 ? 1 : 2, group = 8 * BK * 2;
-    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | ((group >> 4) << 32) |
-           (layout << 62);
+    return (evt_u64)((saddr & 0x3FFFF) >> 4) | ((evt_u64)1 << 16) | wgmma_desc_words<BK>::kHigh;
+}
+
+/* wgmma_desc's two words apart.  Its high word (stride and swizzle) is the
+ * same for every stage and k step; its low word is the address >> 4 in 14
+ * bits (shared memory ends below 2^18 bytes) beside a constant, so a k step
+ * or a stage is a 32-bit add that cannot carry out.  A loop that keeps the
+ * low word in a 32-bit register lets the compiler see the high word as a
+ * constant instead of carrying a 64-bit add (docs/fp8.md). */
+template <int BK>
+EVT_DEVICE evt_u32 wgmma_desc_lo(evt_u32 saddr)
+{
+    return (evt_u32)wgmma_desc<BK>(saddr);
+}
+
+template <int BK>
+EVT_DEVICE evt_u64 wgmma_desc_of_lo(evt_u32 lo)
+{
+    return wgmma_desc_words<BK>::kHigh | lo;
 }
 
 /*
