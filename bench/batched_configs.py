@@ -8,6 +8,8 @@ docs/sm90.md (the cooperative tile at K <= 128 with many tiles).
     BB_CFGS="sm90_wg2_128x128x64_s3 sm90_coop2_128x256x64_s3" ...   # the configurations forced
     BB_CASES="512x768x64x128 256x4096x1024x8s" ...   # MxNxKxL cases (s: B shared) instead of CASES
     BB_ACTS="relu"                                   # the activations (default: relu gelu)
+    BB_TANH=1                                        # the GELU as gelu_tanh under fast math
+                                                     # (bench_batched's --gelu tanh --fast-math)
 
 Prints one line per case and activation: bmm's time, the pick's, each forced
 configuration's (µs), and the pick's plan.
@@ -16,6 +18,7 @@ import os
 import sys
 
 import torch
+import torch.nn.functional as F
 
 import evt
 
@@ -37,8 +40,13 @@ if os.environ.get("BB_CASES"):
 RUN_ACTS = os.environ.get("BB_ACTS", "relu gelu").split()
 
 
+TANH = os.environ.get("BB_TANH") == "1"
+REF_ACTS = dict(ACTS, gelu=lambda x: F.gelu(x, approximate="tanh")) if TANH else ACTS
+
+
 def main():
-    m = evt.compile(source=EVT_SOURCE, name="batched_configs.evt")
+    m = evt.compile(source=EVT_SOURCE.replace("= gelu(acc", "= gelu_tanh(acc") if TANH else EVT_SOURCE,
+                    name="batched_configs.evt", fast_math=TANH)
     dt = torch.bfloat16
     print("case act | bmm | pick | " + " | ".join(CFGS), flush=True)
     for M, N, K, L, shared in CASES:
@@ -70,7 +78,7 @@ def main():
                     launch.close()
                     launches.append(None)
                     continue
-                check(f"{M}x{N}x{K} L{L} {act} {c or 'pick'}", out, ACTS[act](ref))
+                check(f"{M}x{N}x{K} L{L} {act} {c or 'pick'}", out, REF_ACTS[act](ref))
                 launches.append(launch)
             runs = [x.run for x in launches if x]
             ts = iter(side_by_side(lambda: torch.bmm(a, b3), *runs, rounds=3))
