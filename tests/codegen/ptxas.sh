@@ -69,8 +69,9 @@ fi
 # clustered four-stage cooperative tile: 8 bytes); the fp8 tile's 520 bytes
 # were its k loop's.  ptxas prints each entry's name, then its spill line.
 # Those with epilogue warpgroups (ws8) on their TMA path only: their
-# guarded path's producer, at 40 registers, spills up to 64 bytes (its
-# element addresses), which the guarded copies' own time dwarfs.
+# guarded entries (the producer at 40 registers computing each element's
+# address) spill 48 bytes and reload 100 in clusters, which the guarded
+# copies' own time dwarfs.
 spills=$(awk '/Compiling entry function .*_sm90_(pp2|coop2)_/ || /Compiling entry function .*_sm90_ws8_coop2_/ && !/_guarded_/ {e = $0; next}
               e != "" && /spill stores/ { if ($5 + 0 >= 64 || $9 + 0 >= 64) print e ": " $0; e = "" }' "$out.ptxas")
 if [ -n "$spills" ]; then
