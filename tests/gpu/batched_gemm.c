@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_device.h"
+
 static const char source[] =
     "epilogue e {\n"
     "    param alpha : f32 = 1.0\n"
@@ -57,86 +59,12 @@ static const long long counts[] = {1, 2, 7, 64, 512};
 
 static int failures;
 
-static unsigned long long next_u64(unsigned long long *s)
-{
-    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* In [lo, hi]. */
-static long long between(unsigned long long *s, long long lo, long long hi)
-{
-    return lo + (long long)(next_u64(s) % (unsigned long long)(hi - lo + 1));
-}
-
 /* A ragged size in [lo, hi]: one more than a multiple of 8 half the time, so
  * that no size is a multiple of any tile's. */
 static long long ragged(unsigned long long *s, long long lo, long long hi)
 {
     long long v = between(s, lo, hi);
     return v % 16 == 0 ? v + 1 : v;
-}
-
-/* n random f16 values in [-1, 1), into host memory. */
-static void random_f16(unsigned long long *s, uint16_t *out, size_t n)
-{
-    double *v = malloc((n ? n : 1) * sizeof *v);
-    for (size_t i = 0; v && i < n; i++)
-        v[i] = -1.0 + 2.0 * (double)(next_u64(s) >> 11) * 0x1.0p-53;
-    if (!v || evt_convert_from_f64(EVT_F16, v, out, n) != EVT_OK) {
-        fprintf(stderr, "batched_gemm: cannot make the inputs\n");
-        exit(1);
-    }
-    free(v);
-}
-
-typedef struct device {
-    evt_ctx *ctx;
-    int dry; /* no GPU: buffers are host memory, launches stop at EVT_ERR_NO_GPU */
-} device;
-
-static void *dev_alloc(device *g, size_t bytes)
-{
-    void *p = NULL;
-    if (g->dry)
-        p = malloc(bytes ? bytes : 1);
-    else if (evt_device_alloc(g->ctx, bytes, &p) != EVT_OK)
-        p = NULL;
-    if (!p) {
-        fprintf(stderr, "batched_gemm: cannot allocate %zu bytes: %s\n", bytes, evt_ctx_last_error(g->ctx));
-        exit(1);
-    }
-    return p;
-}
-
-static void dev_free(device *g, void *p)
-{
-    if (g->dry)
-        free(p);
-    else
-        evt_device_free(g->ctx, p);
-}
-
-static void to_dev(device *g, void *dst, const void *src, size_t bytes)
-{
-    if (g->dry)
-        memcpy(dst, src, bytes);
-    else if (evt_device_copy_to(g->ctx, dst, src, bytes) != EVT_OK) {
-        fprintf(stderr, "batched_gemm: copy: %s\n", evt_ctx_last_error(g->ctx));
-        exit(1);
-    }
-}
-
-static void from_dev(device *g, void *dst, const void *src, size_t bytes)
-{
-    if (g->dry)
-        memcpy(dst, src, bytes);
-    else if (evt_device_copy_from(g->ctx, dst, src, bytes) != EVT_OK) {
-        fprintf(stderr, "batched_gemm: copy back: %s\n", evt_ctx_last_error(g->ctx));
-        exit(1);
-    }
 }
 
 /* One case: a batch of L problems of M x N x K under family f. */
@@ -183,23 +111,23 @@ static int run_case(device *g, evt_module *m, evt_target target, const batch_cas
         fprintf(stderr, "batched_gemm: out of memory\n");
         exit(1);
     }
-    random_f16(rng, a, a_elems);
-    random_f16(rng, b, b_elems);
-    random_f16(rng, bias, (size_t)N);
-    random_f16(rng, res, (size_t)L * mn);
+    random_values(g, rng, EVT_F16, a, a_elems);
+    random_values(g, rng, EVT_F16, b, b_elems);
+    random_values(g, rng, EVT_F16, bias, (size_t)N);
+    random_values(g, rng, EVT_F16, res, (size_t)L * mn);
     memset(d, 0xff, d_elems * 2); /* NaN: what the kernel must overwrite, or leave (the gaps) */
     memset(rmax, 0xff, (size_t)(L * M) * 4);
     memset(total, 0xff, (size_t)L * 4);
     void *ga = dev_alloc(g, a_elems * 2), *gb = dev_alloc(g, b_elems * 2), *gbias = dev_alloc(g, (size_t)N * 2);
     void *gres = dev_alloc(g, (size_t)L * mn * 2), *gd = dev_alloc(g, d_elems * 2);
     void *grmax = dev_alloc(g, (size_t)(L * M) * 4), *gtotal = dev_alloc(g, (size_t)L * 4);
-    to_dev(g, ga, a, a_elems * 2);
-    to_dev(g, gb, b, b_elems * 2);
-    to_dev(g, gbias, bias, (size_t)N * 2);
-    to_dev(g, gres, res, (size_t)L * mn * 2);
-    to_dev(g, gd, d, d_elems * 2);
-    to_dev(g, grmax, rmax, (size_t)(L * M) * 4);
-    to_dev(g, gtotal, total, (size_t)L * 4);
+    copy(g, ga, a, a_elems * 2, 1);
+    copy(g, gb, b, b_elems * 2, 1);
+    copy(g, gbias, bias, (size_t)N * 2, 1);
+    copy(g, gres, res, (size_t)L * mn * 2, 1);
+    copy(g, gd, d, d_elems * 2, 1);
+    copy(g, grmax, rmax, (size_t)(L * M) * 4, 1);
+    copy(g, gtotal, total, (size_t)L * 4, 1);
 
     evt_launch *l = NULL;
     evt_status st = evt_launch_create(m, k, &l);
@@ -235,9 +163,9 @@ static int run_case(device *g, evt_module *m, evt_target target, const batch_cas
         printf("  %-26s L=%-3lld %4lldx%-4lldx%-4lld %s\n", c->f->config ? c->f->config : "(heuristic)", L, M, N, K,
                evt_launch_plan(l));
     }
-    from_dev(g, d, gd, d_elems * 2);
-    from_dev(g, rmax, grmax, (size_t)(L * M) * 4);
-    from_dev(g, total, gtotal, (size_t)L * 4);
+    copy(g, d, gd, d_elems * 2, 0);
+    copy(g, rmax, grmax, (size_t)(L * M) * 4, 0);
+    copy(g, total, gtotal, (size_t)L * 4, 0);
 
     /* every problem against its own f64 reference */
     const evt_epilogue *ep = evt_kernel_epilogue(k);
@@ -309,7 +237,7 @@ static int run_case(device *g, evt_module *m, evt_target target, const batch_cas
 
 int main(int argc, char **argv)
 {
-    device g = {evt_ctx_create(), 0};
+    device g = {evt_ctx_create(), 0, "batched_gemm"};
     evt_target target = EVT_TARGET_SM90A;
     if (argc == 3 && strcmp(argv[1], "--dry-run") == 0) {
         g.dry = 1;

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_device.h"
+
 static const char source[] =
     "epilogue e {\n"
     "    param alpha : f32 = 1.0\n"
@@ -64,20 +66,6 @@ static const char *const families[] = {
 
 static int failures;
 
-static unsigned long long next_u64(unsigned long long *s)
-{
-    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* In [lo, hi]. */
-static long long between(unsigned long long *s, long long lo, long long hi)
-{
-    return lo + (long long)(next_u64(s) % (unsigned long long)(hi - lo + 1));
-}
-
 /* 8 times an odd number in [lo, hi]: the fast path's extents, a multiple of no tile. */
 static long long eights(unsigned long long *s, long long lo, long long hi)
 {
@@ -88,59 +76,6 @@ static long long eights(unsigned long long *s, long long lo, long long hi)
 static long long odd(unsigned long long *s, long long lo, long long hi)
 {
     return between(s, lo, hi) | 1;
-}
-
-/* n random values of elem in [-1, 1), into host memory. */
-static void random_values(unsigned long long *s, evt_elem elem, void *out, size_t n)
-{
-    double *v = malloc((n ? n : 1) * sizeof *v);
-    for (size_t i = 0; v && i < n; i++)
-        v[i] = -1.0 + 2.0 * (double)(next_u64(s) >> 11) * 0x1.0p-53;
-    if (!v || evt_convert_from_f64(elem, v, out, n) != EVT_OK) {
-        fprintf(stderr, "transposed_gemm: cannot make the inputs\n");
-        exit(1);
-    }
-    free(v);
-}
-
-typedef struct device {
-    evt_ctx *ctx;
-    int dry; /* no GPU: buffers are host memory, launches stop at EVT_ERR_NO_GPU */
-} device;
-
-static void *dev_alloc(device *g, size_t bytes)
-{
-    void *p = NULL;
-    if (g->dry)
-        p = malloc(bytes ? bytes : 1);
-    else if (evt_device_alloc(g->ctx, bytes, &p) != EVT_OK)
-        p = NULL;
-    if (!p) {
-        fprintf(stderr, "transposed_gemm: cannot allocate %zu bytes: %s\n", bytes, evt_ctx_last_error(g->ctx));
-        exit(1);
-    }
-    return p;
-}
-
-static void dev_free(device *g, void *p)
-{
-    if (g->dry)
-        free(p);
-    else
-        evt_device_free(g->ctx, p);
-}
-
-static void copy(device *g, void *dst, const void *src, size_t bytes, int to_device)
-{
-    evt_status st = EVT_OK;
-    if (g->dry)
-        memcpy(dst, src, bytes);
-    else
-        st = to_device ? evt_device_copy_to(g->ctx, dst, src, bytes) : evt_device_copy_from(g->ctx, dst, src, bytes);
-    if (st != EVT_OK) {
-        fprintf(stderr, "transposed_gemm: copy: %s\n", evt_ctx_last_error(g->ctx));
-        exit(1);
-    }
 }
 
 /* One case: a batch of L problems of M x N x K of kernel kn under configuration config. */
@@ -188,9 +123,9 @@ static int run_case(device *g, evt_module *m, evt_target target, const tcase *c,
         fprintf(stderr, "transposed_gemm: out of memory\n");
         exit(1);
     }
-    random_values(rng, c->kn->elem, a, a_elems);
-    random_values(rng, c->kn->elem, b, b_elems);
-    random_values(rng, EVT_F16, bias, (size_t)N);
+    random_values(g, rng, c->kn->elem, a, a_elems);
+    random_values(g, rng, c->kn->elem, b, b_elems);
+    random_values(g, rng, EVT_F16, bias, (size_t)N);
     memset(d, 0xff, (size_t)L * mn * 4); /* NaN: what the kernel must overwrite */
     void *ga = dev_alloc(g, a_elems * es), *gb = dev_alloc(g, b_elems * es), *gbias = dev_alloc(g, (size_t)N * 2);
     void *gd = dev_alloc(g, (size_t)L * mn * 4 + 4);
@@ -307,7 +242,7 @@ static void set_lds(tcase *c, unsigned long long *rng, int aligned)
 
 int main(int argc, char **argv)
 {
-    device g = {evt_ctx_create(), 0};
+    device g = {evt_ctx_create(), 0, "transposed_gemm"};
     evt_target target = EVT_TARGET_SM90A;
     if (argc == 3 && strcmp(argv[1], "--dry-run") == 0) {
         g.dry = 1;

@@ -1,0 +1,87 @@
+/*
+ * gpu_device.h - what the batched and transposed GEMM tests (batched_gemm.c,
+ * transposed_gemm.c) share: a seeded generator (splitmix64) and its draws,
+ * random inputs of an element type, and device buffers that are host memory
+ * in a dry run (no GPU: the kernels compile and plan, and launches stop at
+ * EVT_ERR_NO_GPU).  Any failure here ends the test (exit 1) with a message
+ * that names it (device.prog).
+ */
+#ifndef EVT_TESTS_GPU_DEVICE_H
+#define EVT_TESTS_GPU_DEVICE_H
+
+#include <evt/evt.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct device {
+    evt_ctx *ctx;
+    int dry;          /* no GPU: buffers are host memory, launches stop at EVT_ERR_NO_GPU */
+    const char *prog; /* the test's name, for its messages */
+} device;
+
+static inline unsigned long long next_u64(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* In [lo, hi]. */
+static inline long long between(unsigned long long *s, long long lo, long long hi)
+{
+    return lo + (long long)(next_u64(s) % (unsigned long long)(hi - lo + 1));
+}
+
+/* n random values of elem in [-1, 1), into host memory. */
+static inline void random_values(const device *g, unsigned long long *s, evt_elem elem, void *out, size_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = -1.0 + 2.0 * (double)(next_u64(s) >> 11) * 0x1.0p-53;
+    if (!v || evt_convert_from_f64(elem, v, out, n) != EVT_OK) {
+        fprintf(stderr, "%s: cannot make the inputs\n", g->prog);
+        exit(1);
+    }
+    free(v);
+}
+
+static inline void *dev_alloc(device *g, size_t bytes)
+{
+    void *p = NULL;
+    if (g->dry)
+        p = malloc(bytes ? bytes : 1);
+    else if (evt_device_alloc(g->ctx, bytes, &p) != EVT_OK)
+        p = NULL;
+    if (!p) {
+        fprintf(stderr, "%s: cannot allocate %zu bytes: %s\n", g->prog, bytes, evt_ctx_last_error(g->ctx));
+        exit(1);
+    }
+    return p;
+}
+
+static inline void dev_free(device *g, void *p)
+{
+    if (g->dry)
+        free(p);
+    else
+        evt_device_free(g->ctx, p);
+}
+
+/* bytes from src to dst: host to device (to_device) or back. */
+static inline void copy(device *g, void *dst, const void *src, size_t bytes, int to_device)
+{
+    evt_status st = EVT_OK;
+    if (g->dry)
+        memcpy(dst, src, bytes);
+    else
+        st = to_device ? evt_device_copy_to(g->ctx, dst, src, bytes) : evt_device_copy_from(g->ctx, dst, src, bytes);
+    if (st != EVT_OK) {
+        fprintf(stderr, "%s: copy%s: %s\n", g->prog, to_device ? "" : " back", evt_ctx_last_error(g->ctx));
+        exit(1);
+    }
+}
+
+#endif /* EVT_TESTS_GPU_DEVICE_H */
