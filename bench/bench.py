@@ -14,6 +14,10 @@ WIDE_GELU=tanh times `gelu_tanh` in place of `gelu` (erf): the function cuBLASLt
 epilogue computes, so the like-for-like GEMM half (with WIDE_FAST=1, on the
 hardware tanh as cuBLASLt's); at short K the erf GELU's instructions alone
 take longer than cuBLASLt's whole kernel (docs/benchmarks.md, session 42).
+WIDE_NK="11008x4096 2560x2560 ...": only those N x K pairs of the GEMM half,
+each with the same four M and types as in the whole sweep (the GEMM half
+with tuning and the tanh GELU outgrew one ten-minute device call in session
+43: 36 of its 44 shapes).
 
 GEMM + bias + GELU (f16; A row-major, B column-major = an nn.Linear weight)
 against cuBLASLt's fused epilogue (torch._addmm_activation), eager PyTorch and
@@ -423,8 +427,15 @@ def wide(m, peak, bw):
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     ratios = {"gemm": ([], []), "conv": ([], [])}
     parts = os.environ.get("WIDE_PARTS", "gemm conv").split()  # a device call's worth: one half
+    only = os.environ.get("WIDE_NK", "").split()  # "NxK ...": a part of the GEMM half
+    unknown = set(only) - {f"{N}x{K}" for N, K in WIDE_NK}
+    if unknown:
+        raise SystemExit(f"WIDE_NK: {' '.join(sorted(unknown))} not among the sweep's N x K pairs")
     i = 0
     for N, K in (WIDE_NK if "gemm" in parts else []):
+        if only and f"{N}x{K}" not in only:
+            i += 1  # the pair's index picks its M and types: the same as in the whole sweep
+            continue
         for j in range(4):
             M = WIDE_M[(i + 3 * j) % len(WIDE_M)]
             dt = torch.float16 if (i + j) % 2 == 0 else torch.bfloat16
