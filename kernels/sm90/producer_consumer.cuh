@@ -55,24 +55,32 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
 
 
 #if EVT_SM90 == 1
-/* One k tile's wgmmas for a consumer's NH m64 rows: A's rows at sa (64
- * rows apart), B at sb, added to acc (Fresh: acc takes the k tile's
- * products alone); committed as one group. */
-template <class Cfg, int NC, int NH, bool Fresh = false>
-EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 sb)
+/* One k tile's wgmmas for a consumer's NH m64 rows, the descriptors of
+ * row h and k step kk from desc_a(h, kk) and desc_b(kk), added to acc
+ * (Fresh: acc takes the k tile's products alone); committed as one group. */
+template <class Cfg, int NC, int NH, bool Fresh, class DescA, class DescB>
+EVT_DEVICE void k_tile_wgmmas(float (&acc)[NH][1][NC / 2], const DescA &desc_a, const DescB &desc_b)
 {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
         for (int h = 0; h < NH; ++h)
-            wgmma_op_of<Cfg, NC>::run(acc[h][0],
-                                      wgmma_operand<Cfg, true>::desc(sa + h * 64 * Cfg::kBK16 * 2, kk),
-                                      wgmma_operand<Cfg, false>::desc(sb, kk), !Fresh || kk > 0);
+            wgmma_op_of<Cfg, NC>::run(acc[h][0], desc_a(h, kk), desc_b(kk), !Fresh || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 
-/* consume_k_tile for K-major operands whose stage descriptors' low words
+/* k_tile_wgmmas on stages of either major: A's rows at sa (64 rows apart),
+ * B at sb. */
+template <class Cfg, int NC, int NH, bool Fresh = false>
+EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 sb)
+{
+    k_tile_wgmmas<Cfg, NC, NH, Fresh>(
+        acc, [&](int h, int kk) { return wgmma_operand<Cfg, true>::desc(sa + h * 64 * Cfg::kBK16 * 2, kk); },
+        [&](int kk) { return wgmma_operand<Cfg, false>::desc(sb, kk); });
+}
+
+/* k_tile_wgmmas for K-major operands whose stage descriptors' low words
  * the caller holds (da: A's rows, db: B's; wgmma_desc_lo): a K-major
  * descriptor is linear in its address (addr >> 4 in the low bits), so a k
  * step is + 2 and a stage + kStageBytes >> 4, and the k loop keeps no shared
@@ -81,12 +89,9 @@ template <class Cfg, int NC, bool Fresh = false>
 EVT_DEVICE void consume_k_tile_desc(float (&acc)[1][1][NC / 2], evt_u32 da, evt_u32 db)
 {
     static_assert(!wgmma_operand<Cfg, true>::kMN && !wgmma_operand<Cfg, false>::kMN, "K-major operands");
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-    for (int kk = 0; kk < Cfg::kKSteps; ++kk)
-        wgmma_op_of<Cfg, NC>::run(acc[0][0], wgmma_desc_of_lo<Cfg::kBK16>(da + 2 * kk),
-                                  wgmma_desc_of_lo<Cfg::kBK16>(db + 2 * kk), !Fresh || kk > 0);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    k_tile_wgmmas<Cfg, NC, 1, Fresh>(
+        acc, [&](int, int kk) { return wgmma_desc_of_lo<Cfg::kBK16>(da + 2 * kk); },
+        [&](int kk) { return wgmma_desc_of_lo<Cfg::kBK16>(db + 2 * kk); });
 }
 #endif
 
