@@ -18,12 +18,11 @@ import os
 import sys
 
 import torch
-import torch.nn.functional as F
 
 import evt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import side_by_side, check  # noqa: E402
+from bench import side_by_side, check, gelu_tanh_source, gelu_of  # noqa: E402
 from bench_batched import EVT_SOURCE, ACTS, short_plan  # noqa: E402
 
 dev = torch.device("cuda")
@@ -41,12 +40,12 @@ RUN_ACTS = os.environ.get("BB_ACTS", "relu gelu").split()
 
 
 TANH = os.environ.get("BB_TANH") == "1"
-REF_ACTS = dict(ACTS, gelu=lambda x: F.gelu(x, approximate="tanh")) if TANH else ACTS
+REF_ACTS = dict(ACTS, gelu=gelu_of("tanh" if TANH else "erf"))
 
 
 def main():
-    m = evt.compile(source=EVT_SOURCE.replace("= gelu(acc", "= gelu_tanh(acc") if TANH else EVT_SOURCE,
-                    name="batched_configs.evt", fast_math=TANH)
+    m = evt.compile(source=gelu_tanh_source(EVT_SOURCE) if TANH else EVT_SOURCE, name="batched_configs.evt",
+                    fast_math=TANH)
     dt = torch.bfloat16
     print("case act | bmm | pick | " + " | ".join(CFGS), flush=True)
     for M, N, K, L, shared in CASES:

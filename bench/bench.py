@@ -128,6 +128,20 @@ def forced(name):
     return (None if parts[0] == "pick" else parts[0]), kw
 
 
+def gelu_tanh_source(source):
+    """source with every `gelu(acc` made `gelu_tanh(acc` (the tanh form,
+    cuBLASLt's function); refused where there is none, so that a changed
+    source cannot time the erf GELU under the tanh form's name."""
+    if "gelu(acc" not in source:
+        raise SystemExit("gelu_tanh_source: the source has no gelu(acc ...)")
+    return source.replace("gelu(acc", "gelu_tanh(acc")
+
+
+def gelu_of(form):
+    """The float64 reference's GELU of form "erf" or "tanh"."""
+    return (lambda x: F.gelu(x, approximate="tanh")) if form == "tanh" else F.gelu
+
+
 def check(name, got, ref):
     """Judges got against ref by libevt's verification policy (evt.check, the
     one of evtc run --check); a wrong kernel ends the run before it is timed."""
@@ -410,8 +424,8 @@ def wide(m, peak, bw):
     os.environ["EVT_CACHE_DIR"] = os.environ.get("EVT_WIDE_CACHE_DIR") or tempfile.mkdtemp(prefix="evt-wide-")
     fast = os.environ.get("WIDE_FAST") == "1"  # our kernels under fast math (docs/codegen.md)
     tanh = os.environ.get("WIDE_GELU", "erf") == "tanh"  # cuBLASLt's own GELU
-    wm = evt.compile(source=WIDE_SOURCE.replace("gelu(acc", "gelu_tanh(acc") if tanh else WIDE_SOURCE,
-                     name="wide.evt", fast_math=fast)
+    wm = evt.compile(source=gelu_tanh_source(WIDE_SOURCE) if tanh else WIDE_SOURCE, name="wide.evt",
+                     fast_math=fast)
     lines = [f"\n## The wide sweep: heuristic and tuned (issue 15){', evt under fast math' if fast else ''}"
              f"{', gelu_tanh' if tanh else ''}\n",
              "Every shape checked first, and again after tuning; then our kernel with the "
@@ -447,8 +461,8 @@ def wide(m, peak, bw):
             launch = wm.kernel(name).bind(a, w.t(), bias=bias, y=out)
             launch.run()
             torch.cuda.synchronize()
-            ref = F.gelu(a.double() @ w.double().t() + bias.double(),  # once: checked before and after tuning
-                         approximate="tanh" if tanh else "none")
+            ref = gelu_of("tanh" if tanh else "erf")(  # once: checked before and after tuning
+                a.double() @ w.double().t() + bias.double())
             check(f"wide gemm {M}x{N}x{K}", out, ref)
             launch.close()
             h, tu, p, hp, tp, r = heuristic_and_tuned(

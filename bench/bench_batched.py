@@ -49,7 +49,7 @@ import torch
 import torch.nn.functional as F
 
 import evt
-from bench import side_by_side, check, t
+from bench import side_by_side, check, t, gelu_tanh_source, gelu_of
 
 dev = torch.device("cuda")
 
@@ -124,7 +124,7 @@ def main():
     ap.add_argument("--gelu", choices=("erf", "tanh"), default="erf",
                     help="the GELU's form, ours and the peers' alike (tanh: gelu_tanh)")
     args = ap.parse_args()
-    acts_of = dict(ACTS, gelu=lambda x: F.gelu(x, approximate="tanh")) if args.gelu == "tanh" else ACTS
+    acts_of = dict(ACTS, gelu=gelu_of(args.gelu))
     dt = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     esize = 2
 
@@ -149,7 +149,7 @@ def main():
                     f"{peak / 1e12:.0f} TFLOP/s")
     print("# ceilings:", ceilings, flush=True)
 
-    source = EVT_SOURCE.replace("= gelu(acc", "= gelu_tanh(acc") if args.gelu == "tanh" else EVT_SOURCE
+    source = gelu_tanh_source(EVT_SOURCE) if args.gelu == "tanh" else EVT_SOURCE
     m = evt.compile(source=source, name="bench_batched.evt", fast_math=args.fast_math)
     gelu_note = ", the GELU in the tanh form (gelu_tanh) for us and the peers" if args.gelu == "tanh" else ""
     cases = [CASES[i] for i in QUICK] if args.quick else CASES
