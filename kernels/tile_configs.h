@@ -89,6 +89,10 @@
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 3,                \
       2, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg2_128x128x64_s6, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 4, 6,                \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg2_128x64x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 64, 64, 2, 4, 8,                  \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_64x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 4,                  \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,\
