@@ -38,6 +38,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
+    EVT_TILE_sm90_wg2_128x128x64_s6,
     EVT_TILE_sm90_wg1_64x128x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
@@ -145,6 +146,7 @@ typedef struct gemm_tiles {
     const plan_config *pp_deep;  /* pp in six stages, its epilogue in 64 x 32 sub-tiles: long K */
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
+    const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {
@@ -164,6 +166,7 @@ static const gemm_tiles gemm16 = {
     .pp_deep = CFG(sm90_pp2_128x128x64_s6),
     .wg_narrow = CFG(sm90_wg1_64x64x64_s8),
     .coop_mid = CFG(sm90_coop2_128x192x64_s4),
+    .wg_row = CFG(sm90_wg2_128x128x64_s6),
 };
 /* fp8: the cooperative tile stands where the 16-bit heuristic takes the
  * ping-pong one (pp, pp_cl) */
@@ -417,6 +420,41 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
         return 1;
     const double fill = narrow_tiles / (double)sms;
     return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));
+}
+
+/*
+ * Whether the 128-row one-CTA-an-SM tile row takes a small problem in place
+ * of the one-warpgroup tile small (64 rows) that the rules above chose:
+ * where M is 65 to 128, one row of row's tiles and two of small's, so that
+ * each B tile (the weight, the problem's bytes) is loaded once and not once
+ * for each of two tile rows.  Not where small runs unsplit in one wave
+ * that fills 90% of the SMs or more: there the second tile row reads B
+ * from L2 in the same wave, and row would split K to fill the SMs, a sum
+ * that cost what the single read saved (100x8192x2048: 13.6 against 11.8
+ * us); nor where row's split grid fills under half the SMs (77x256x16384:
+ * 16 CTAs) or splits six ways or more (109x2250x4416: 0.86x), nor where the
+ * eight-stage 64x128 tile runs unsplit and row would split, below K =
+ * 6144, where the shares' sum costs about what the single read saves
+ * (108x6528x4928: 0.95x).  The probe's K was 2048 to 16384, and batches
+ * were not measured: K of 2048 or more and a batch of one only.  On 26
+ * held-out shapes 1.06-1.73x faster than the old pick, 1.23x geomean
+ * (session 44, docs/sm90.md, "One tile row for M of 65-128").
+ */
+static int one_row_serves(const plan_config *row, const plan_config *small, long long m, long long n, long long kk,
+                          long long batch, long long sms, int cluster)
+{
+    if (batch != 1 || m <= small->bm || m > row->bm || kk < 2048)
+        return 0;
+    const long long small_tiles = plan_config_tiles(small, m, n);
+    const int small_split = plan_split_k(small_tiles, small->min_blocks, (int)sms, kk, small->bk, 1, cluster);
+    if (small_split == 1 && 10 * small_tiles >= 9 * sms && small_tiles <= sms)
+        return 0;
+    const long long tiles = plan_config_tiles(row, m, n);
+    const int split = plan_split_k(tiles, row->min_blocks, (int)sms, kk, row->bk, 1, cluster);
+    /* the eight-stage 64x128 tile unsplit, where row splits */
+    if (small->min_blocks == 1 && small->bn > small->bm && small_split == 1 && split > 1 && kk < 6144)
+        return 0;
+    return split <= 5 && 2.0 * (double)tiles * split >= (double)sms;
 }
 
 /*
@@ -703,10 +741,13 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                         deep_spares_split(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
                                    ? g->wg_deep
                                    : g->wg_small;
-        return g->wg_narrow && fits(g->wg_narrow, t) &&
-                       narrow_spares_split(g->wg_narrow, w, m, n, kk, batch, sms, sm90a)
-                   ? g->wg_narrow
-                   : w;
+        const plan_config *small = g->wg_narrow && fits(g->wg_narrow, t) &&
+                                           narrow_spares_split(g->wg_narrow, w, m, n, kk, batch, sms, sm90a)
+                                       ? g->wg_narrow
+                                       : w;
+        return g->wg_row && fits(g->wg_row, t) && one_row_serves(g->wg_row, small, m, n, kk, batch, sms, sm90a)
+                   ? g->wg_row
+                   : small;
     }
     if (!wide)
         return classic;

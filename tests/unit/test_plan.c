@@ -513,8 +513,8 @@ static void test_picks(void **state)
          * tiles, 80), or 45-50% (64), at K up to 4096 (narrow_spares_split) */
         {128, 4096, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
                          T(sm90_wg1_64x64x64_s8)}},
-        {128, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
-                         T(sm90_wg1_64x64x64_s8)}},
+        {128, 2560, 2560, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg2_128x128x64_s6),
+                         T(sm90_wg2_128x128x64_s6)}}, /* M in one 128-row tile: one_row_serves */
         {512, 512, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
                          T(sm90_wg1_64x64x64_s8)}},
         /* ... not at 55% (72 tiles), 36% (48) or K over 4096 */
@@ -1840,6 +1840,45 @@ static enum evt_tile_id pick_batched(long long m, long long n, long long kk, lon
     return pick_batched_k(&k_gemm_tn, m, n, kk, batch, tma);
 }
 
+/* Session 44's rule: M of 65-128 in one row of the two-warpgroup 128x128
+ * tile (six stages, one CTA an SM), so that B is loaded once, where the
+ * one-warpgroup tiles' two rows would load it twice (one_row_serves). */
+static void test_one_tile_row(void **state)
+{
+    (void)state;
+    static const struct {
+        long long m, n, kk;
+        enum evt_tile_id want;
+    } rows[] = {
+        {77, 4096, 11008, T(sm90_wg2_128x128x64_s6)},  /* the 64x128 tile split in two */
+        {120, 11008, 4096, T(sm90_wg2_128x128x64_s6)}, /* its four-stage row, 172 tiles */
+        {96, 3072, 3072, T(sm90_wg2_128x128x64_s6)},   /* the 64x64 tile on 73% of the SMs */
+        {65, 14336, 4096, T(sm90_wg2_128x128x64_s6)},
+        {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64: nothing loaded twice */
+        {129, 14336, 4096, T(sm90_pp2_128x128x64_s6)},  /* two rows of 128 */
+        {128, 4096, 4096, T(sm90_wg1_64x64x64_s8)},    /* one unsplit wave 97% full */
+        {100, 8192, 2048, T(sm90_wg1_64x128x64_s8)},   /* the same */
+        {108, 6528, 4928, T(sm90_wg1_64x128x64_s8)},   /* eight stages unsplit, K under 6144 */
+        {109, 2250, 4416, T(sm90_wg1_64x128x64_s4)},   /* the 128-row tile would split six ways */
+        {77, 256, 16384, T(sm90_wg1_64x128x64_s8)},    /* its split grid fills under half the SMs */
+        {77, 3000, 1000, T(sm90_wg1_64x64x64_s8)},     /* K under 2048: not measured */
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const enum evt_tile_id got = pick_batched(rows[i].m, rows[i].n, rows[i].kk, 1, 1);
+        if (got != rows[i].want) {
+            print_message("%lldx%lldx%lld: %s, want %s\n", rows[i].m, rows[i].n, rows[i].kk,
+                          plan_configs[got].name, plan_configs[rows[i].want].name);
+            wrong++;
+        }
+    }
+    assert_int_equal(wrong, 0);
+    /* a batch: not measured, so the one-warpgroup tile as before */
+    assert_int_not_equal(pick_batched(77, 4096, 11008, 2, 1), T(sm90_wg2_128x128x64_s6));
+    /* the same without TMA maps: these tiles load with cp.async */
+    assert_int_equal(pick_batched(77, 4096, 11008, 1, 0), T(sm90_wg2_128x128x64_s6));
+}
+
 static void test_short_k_coop(void **state)
 {
     (void)state;
@@ -2566,7 +2605,7 @@ int main(void)
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
-        cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_one_tile_row), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
     };
