@@ -183,7 +183,7 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->m = m;
     l->k = k;
     l->fn = fn;
-    l->pk = plan_kernel_of(k);
+    l->pk = plan_kernel_built(k, m->ctx->fast_math);
     l->staged_input = plan_staged_input(fn);
     l->tuning = m->ctx->tuning;
     l->fast_math = m->ctx->fast_math;

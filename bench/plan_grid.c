@@ -1,12 +1,13 @@
 /* plan_grid.c - the heuristic's plan for every shape of a fixed grid, one
  * line each, for bench/plan_diff.sh to compare two planners: GEMMs of a
- * per-element epilogue (bias + GELU), a light one (D = acc) and a light
- * one reading a bias (relu(acc + bias)) on
+ * per-element epilogue (bias + GELU), a light one (D = acc), a light
+ * one reading a bias (relu(acc + bias)) and bias + gelu_tanh under fast
+ * math on
  * sm_90a, 132 SMs, TMA maps; conv layers (an epilogue input to stage, as
  * relu(conv + b + z)), NHWC, maps where c allows.  Built from the planner's sources and
  * plan_stubs.c alone, so that any revision's planner can be compiled
  * against it.  Given shapes as arguments it plans those instead
- * (bench/plan_query.sh): gemm:MxNxK[xL][:gelu|light|bias],
+ * (bench/plan_query.sh): gemm:MxNxK[xL][:gelu|light|bias|tanhfast],
  * conv:N,H,W,C,K,R,PAD,STRIDE. */
 #include "plan.h"
 
@@ -18,6 +19,9 @@ static const plan_kernel light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0};
 /* relu(acc + bias): light, reading an [N] input (an older plan_kernel
  * without the field ignores the last initializer: the -w of plan_diff.sh) */
 static const plan_kernel bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1};
+/* gelu_tanh(acc + bias) under fast math (plan_fast_tanh_epilogue; an older
+ * plan_kernel without the field plans it as bias + GELU) */
+static const plan_kernel tanhfast = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1};
 
 static void gemm(const plan_kernel *k, const char *what, long long m, long long n, long long kk, long long batch)
 {
@@ -63,6 +67,7 @@ static int query(const char *a)
         const plan_kernel *pk = !strcmp(epi, "light") ? &light
                                 : !strcmp(epi, "bias") ? &bias
                                 : !strcmp(epi, "gelu") ? &gelu
+                                : !strcmp(epi, "tanhfast") ? &tanhfast
                                                        : NULL;
         if (!pk) /* an epilogue it does not know: not planned as some other one */
             return 0;
@@ -82,7 +87,7 @@ int main(int argc, char **argv)
         int bad = 0;
         for (int i = 1; i < argc; i++)
             if (!query(argv[i])) {
-                fprintf(stderr, "plan_grid: not gemm:MxNxK[xL][:gelu|light|bias] or conv:N,H,W,C,K,R,PAD,STRIDE: %s\n",
+                fprintf(stderr, "plan_grid: not gemm:MxNxK[xL][:gelu|light|bias|tanhfast] or conv:N,H,W,C,K,R,PAD,STRIDE: %s\n",
                         argv[i]);
                 bad = 1;
             }
@@ -100,6 +105,7 @@ int main(int argc, char **argv)
                 gemm(&gelu, "gelu", ms[a], ns[b], ks[c], 1);
                 gemm(&light, "light", ms[a], ns[b], ks[c], 1);
                 gemm(&bias, "bias", ms[a], ns[b], ks[c], 1);
+                gemm(&tanhfast, "tanhfast", ms[a], ns[b], ks[c], 1);
             }
     static const long long batches[] = {1, 4, 8, 16, 32, 64, 128, 256};
     static const long long layers[][3] = {{56, 3, 1}, {28, 3, 1}, {14, 3, 1}, {7, 3, 1}, {56, 1, 1}, {28, 1, 1},

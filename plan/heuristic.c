@@ -682,8 +682,15 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
          * + ReLU and GELU, 768-1536 tiles, five held out); at K = 1000,
          * where coop_of takes the clustered row, it lost (0.75 | 0.89x at
          * 1000x1000x1000 L 16), and more tiles were not measured (session
-         * 35, docs/sm90.md) */
-        const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 && pp_tiles <= 12.0 * (double)sms;
+         * 35, docs/sm90.md); more tiles where the epilogue is a tanh GELU
+         * under fast math, a few instructions an element, for which the
+         * cooperative tile's epilogue after each tile costs more than the
+         * ping-pong one's under the other consumer's mainloop (1.04-1.06x on
+         * the three such shapes probed, 2560-4096 tiles at K of 1024-1536;
+         * the exact GELU was 2-4% slower on it there; session 44,
+         * docs/sm90.md; batches not measured) */
+        const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 &&
+                            (pp_tiles <= 12.0 * (double)sms || (k->fast_tanh && batch == 1));
         return coop && !deep_pp ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : pp_pick;
     }
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * pp_tiles >= 3.0 * (double)sms) {

@@ -77,6 +77,7 @@ typedef struct plan_kernel {
     int light;        /* plan_light_epilogue */
     int per_element;  /* plan_per_element_epilogue */
     int broadcast;    /* plan_broadcast_input: the epilogue reads an [M] or [N] input */
+    int fast_tanh;    /* plan_fast_tanh_epilogue, and the kernel built under fast math */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -95,6 +96,13 @@ int plan_staged_input(const ir_func *fn);
  * narrower epilogue sub-tiles slowed a GELU's and a residual's
  * (docs/sm90.md). */
 int plan_light_epilogue(const ir_func *fn);
+/* Whether epilogue fn is per element and its costly builtins are all
+ * tanh or gelu_tanh, which fast math computes on the hardware tanh
+ * (MUFU.TANH) in a few instructions an element: under fast math such an
+ * epilogue costs about what a light one does (docs/sm90.md, session 44). */
+int plan_fast_tanh_epilogue(const ir_func *fn);
+/* plan_kernel_of for a kernel built with fast math on or off (fast_tanh). */
+plan_kernel plan_kernel_built(const ir_kernel *k, int fast_math);
 /* Whether epilogue fn reads an [M] or [N] input (a bias, a row scale). */
 int plan_broadcast_input(const ir_func *fn);
 /* Whether epilogue fn computes each output element from its accumulator and

@@ -21,20 +21,23 @@
 #define T(name) EVT_TILE_##name
 #define CFG(name) (&plan_configs[EVT_TILE_##name])
 
-/* mainloop, k_contiguous, stageable, fp8, light, per_element: all but the
+/* mainloop, k_contiguous, stageable, fp8, light, per_element, broadcast,
+ * fast_tanh: all but the
  * _light and _gelu ones have a heavy epilogue (transcendentals beside a
  * reduction or an [M, N] input) */
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0};  /* A column-major */
-static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0}; /* D = acc, say */
-static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1};  /* gelu(acc + bias) */
-static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0};
-static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1}; /* relu(acc + bias) */
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0}; /* an input to stage */
-static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0};  /* an [M, N] input to stage */
-static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0};  /* e4m3/e5m2, A row, B col */
-static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0}; /* fp8, not K-contiguous */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0, 0};  /* A column-major */
+static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0}; /* D = acc, say */
+static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0};  /* gelu(acc + bias) */
+static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0, 0};
+static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1, 0}; /* relu(acc + bias) */
+/* gelu_tanh(acc + bias) under fast math */
+static const plan_kernel k_gemm_tn_tanh = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1};
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0, 0}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0, 0};  /* an [M, N] input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0, 0};  /* e4m3/e5m2, A row, B col */
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -1297,8 +1300,8 @@ static void test_listed(void **state)
      * four-stage rows for light and per-element epilogues */
     static const long long ks[] = {64, 128, 129, 1000, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0};
-    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1};
+    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0};
+    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0};
     const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st,
                                     &k_gemm_light, &k_gemm_gelu};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
@@ -1376,7 +1379,22 @@ static const char source[] =
     "kernel c_bf16 = conv2d_fprop(x: bf16, w: bf16, acc: f32) with g\n"
     "kernel g_gelu = gemm(a: f16 row, b: f16 col, acc: f32) with h\n"
     "kernel g_sum = gemm(a: f16 row, b: f16 col, acc: f32) with s\n"
-    "kernel g_bias = gemm(a: f16 row, b: f16 col, acc: f32) with b\n";
+    "kernel g_bias = gemm(a: f16 row, b: f16 col, acc: f32) with b\n"
+    "epilogue t {\n"
+    "    in  bias : f16[N]\n"
+    "    out d    : f16[M, N] = gelu_tanh(acc + bias) * tanh(acc)\n"
+    "}\n"
+    "epilogue u {\n"
+    "    in  bias : f16[N]\n"
+    "    out d    : f16[M, N] = gelu_tanh(acc + bias) + sigmoid(acc)\n"
+    "}\n"
+    "epilogue v {\n"
+    "    out d    : f16[M, N] = gelu_tanh(acc)\n"
+    "    out rs   : f32[M] = reduce_sum(acc, N)\n"
+    "}\n"
+    "kernel g_tanh = gemm(a: f16 row, b: f16 col, acc: f32) with t\n"
+    "kernel g_tanh_sig = gemm(a: f16 row, b: f16 col, acc: f32) with u\n"
+    "kernel g_tanh_sum = gemm(a: f16 row, b: f16 col, acc: f32) with v\n";
 
 static void test_kernel_of(void **state)
 {
@@ -1404,6 +1422,22 @@ static void test_kernel_of(void **state)
         assert_int_equal(pk.light, want[i].light);
         assert_int_equal(pk.per_element, want[i].per_element);
         assert_int_equal(plan_per_element_epilogue(k->epilogue), want[i].per_element);
+        assert_int_equal(pk.fast_tanh, 0);
+        assert_int_equal(plan_kernel_built(k, 1).fast_tanh, 0); /* no tanh */
+    }
+    /* a tanh GELU, and tanh: cheap under fast math alone; beside another
+     * costly builtin or a reduction, not */
+    static const struct {
+        const char *name;
+        int fast_tanh;
+    } tanhs[] = {{"g_tanh", 1}, {"g_tanh_sig", 0}, {"g_tanh_sum", 0}};
+    for (size_t i = 0; i < sizeof tanhs / sizeof tanhs[0]; i++) {
+        const ir_kernel *k = evt_module_find_kernel(m, tanhs[i].name);
+        assert_non_null(k);
+        assert_int_equal(plan_fast_tanh_epilogue(k->epilogue), tanhs[i].fast_tanh);
+        assert_int_equal(plan_kernel_built(k, 1).fast_tanh, tanhs[i].fast_tanh);
+        assert_int_equal(plan_kernel_built(k, 0).fast_tanh, 0);
+        assert_int_equal(plan_kernel_of(k).fast_tanh, 0);
     }
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
@@ -1877,6 +1911,28 @@ static void test_one_tile_row(void **state)
     assert_int_not_equal(pick_batched(77, 4096, 11008, 2, 1), T(sm90_wg2_128x128x64_s6));
     /* the same without TMA maps: these tiles load with cp.async */
     assert_int_equal(pick_batched(77, 4096, 11008, 1, 0), T(sm90_wg2_128x128x64_s6));
+}
+
+/* Session 44's rule: a tanh GELU under fast math at K of 768-2047 in whole
+ * k tiles takes the six-stage ping-pong tile past twelve of its tiles an
+ * SM, where other epilogues keep the cooperative one. */
+static void test_fast_tanh_ping_pong(void **state)
+{
+    (void)state;
+    static const long long shapes[][3] = {{8192, 5120, 1280}, {8192, 8192, 1024}, {16384, 4096, 1536}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const long long m = shapes[i][0], n = shapes[i][1], kk = shapes[i][2];
+        assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, m, n, kk, 1, 1), T(sm90_pp2_128x128x64_s6));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_coop2_128x256x64_s3));
+    }
+    /* K not whole k tiles: the cooperative tile in clusters, as for the exact GELU */
+    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 16384, 3000, 1000, 1, 1),
+                     pick_batched_k(&k_gemm_tn_gelu, 16384, 3000, 1000, 1, 1));
+    /* K of 2048 or more, and batches (not measured): as before */
+    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 8192, 8192, 4096, 1, 1),
+                     pick_batched_k(&k_gemm_tn_gelu, 8192, 8192, 4096, 1, 1));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 2048, 2048, 1024, 16, 1),
+                     pick_batched_k(&k_gemm_tn_gelu, 2048, 2048, 1024, 16, 1));
 }
 
 static void test_short_k_coop(void **state)
@@ -2605,7 +2661,7 @@ int main(void)
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
-        cmocka_unit_test(test_one_tile_row), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_one_tile_row), cmocka_unit_test(test_fast_tanh_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
     };
