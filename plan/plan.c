@@ -53,15 +53,15 @@ int plan_fast_tanh_epilogue(const ir_func *fn)
 {
     if (!plan_per_element_epilogue(fn))
         return 0;
-    int tanh = 0;
+    int gelu_tanh = 0;
     for (size_t j = 0; j < fn->nvalues; j++) {
         const ir_op op = fn->values[j]->op;
-        if (op == IR_TANH || op == IR_GELU_TANH)
-            tanh = 1;
+        if (op == IR_GELU_TANH)
+            gelu_tanh = 1;
         else if (ir_op_get(op)->flags & IR_COSTLY)
             return 0;
     }
-    return tanh;
+    return gelu_tanh;
 }
 
 plan_kernel plan_kernel_built(const ir_kernel *k, int fast_math)
