@@ -12,7 +12,8 @@ AB_PLAIN=1: GEMM shapes also run D = acc against cuBLAS's plain GEMM;
 AB_PLAIN=only: D = acc alone, no GELU.
 AB_FAST=1: GEMM shapes also run gelu_tanh (cuBLASLt's own function) and
 gelu (erf) under fast math against the same cuBLASLt epilogue; AB_FAST=only:
-gelu_tanh under fast math alone.
+gelu_tanh under fast math alone.  AB_FAST_FN=silu: silu in place of
+gelu_tanh there (the peer: eager addmm, then F.silu; cuBLASLt fuses no SiLU).
 AB_EXACT=1: GEMM shapes also run the GELU at f32 precision (evt_gelu, not the
 evt_gelu16 an f16 output gets: `gelu(acc + bias) + 0.0`, one add more) against
 the same cuBLASLt epilogue.
@@ -61,7 +62,11 @@ epilogue plain {
 kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
 kernel linear_add_relu = gemm(a: f16 row, b: f16 col, acc: f32) with bias_add_relu
 """, name="ab.evt")
-mf = evt.compile(source=FAST_SOURCE, name="ab_fast.evt", fast_math=True)
+FAST_FN = os.environ.get("AB_FAST_FN", "gelu_tanh")
+if FAST_FN not in ("gelu_tanh", "silu"):
+    raise SystemExit(f"AB_FAST_FN: gelu_tanh or silu, not {FAST_FN}")
+mf = evt.compile(source=FAST_SOURCE.replace("gelu_tanh(acc", FAST_FN + "(acc"), name="ab_fast.evt",
+                 fast_math=True)
 mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 # a sum keeps a GELU at f32 precision (ir/narrow.c), whatever the output
 mx = evt.compile(source=EVT_SOURCE.replace("gelu(acc + bias)", "gelu(acc + bias) + 0.0"), name="ab_exact.evt")
@@ -129,11 +134,15 @@ if "gemm" in parts:
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                     lambda y: close("gemm exact", y, ref))
         if os.environ.get("AB_FAST"):
-            ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
-            compare(f"gemm+bias+gelu_tanh fast {M}x{N}x{K}",
+            if FAST_FN == "silu":
+                ref = F.silu(a.double() @ w.double().t() + bias.double())
+                peer, peer_name = (lambda: F.silu(torch.addmm(bias, a, w.t()))), "eager"
+            else:
+                ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+                peer, peer_name = (lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)), "cublasLt"
+            compare(f"gemm+bias+{FAST_FN} fast {M}x{N}x{K}",
                     lambda: mf.kernel("linear_gelu_tanh").bind(a, w.t(), bias=bias), configs,
-                    lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
-                    lambda y: close("gemm fast", y, ref))
+                    peer, peer_name, lambda y: close("gemm fast", y, ref))
             ref = F.gelu(a.double() @ w.double().t() + bias.double())
             if not fast_only:
                 compare(f"gemm+bias+gelu fast {M}x{N}x{K}",

@@ -19,7 +19,7 @@ static const plan_kernel light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0};
 /* relu(acc + bias): light, reading an [N] input (an older plan_kernel
  * without the field ignores the last initializer: the -w of plan_diff.sh) */
 static const plan_kernel bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1};
-/* gelu_tanh(acc + bias) under fast math (plan_fast_tanh_epilogue; an older
+/* gelu_tanh(acc + bias) under fast math (plan_fast_light_epilogue; an older
  * plan_kernel without the field plans it as bias + GELU) */
 static const plan_kernel tanhfast = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1};
 

@@ -424,21 +424,20 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
 
 /*
  * Whether the 128-row one-CTA-an-SM tile row takes a small problem in place
- * of the one-warpgroup tile small (64 rows) that the rules above chose:
- * where M is 65 to 128, one row of row's tiles and two of small's, so that
- * each B tile (the weight, the problem's bytes) is loaded once and not once
- * for each of two tile rows.  Not where small runs unsplit in one wave
- * that fills 90% of the SMs or more: there the second tile row reads B
- * from L2 in the same wave, and row would split K to fill the SMs, a sum
- * that cost what the single read saved (100x8192x2048: 13.6 against 11.8
- * us); nor where row's split grid fills under half the SMs (77x256x16384:
- * 16 CTAs) or splits six ways or more (109x2250x4416: 0.86x), nor where the
- * eight-stage 64x128 tile runs unsplit and row would split, below K =
- * 6144, where the shares' sum costs about what the single read saves
- * (108x6528x4928: 0.95x).  The probe's K was 2048 to 16384, and batches
- * were not measured: K of 2048 or more and a batch of one only.  On 26
- * held-out shapes 1.06-1.73x faster than the old pick, 1.23x geomean
- * (session 44, docs/sm90.md, "One tile row for M of 65-128").
+ * of the one-warpgroup tile small (64 rows) that the rules above chose: M
+ * of 65 to 128 is one row of row's tiles and two of small's, so row loads
+ * each B tile (the weight, most of the problem's bytes) once and small
+ * twice.  Not where that saving does not pay for what row costs:
+ * - small runs unsplit in one wave 90% full or more: its second tile row
+ *   reads B from L2 in the same wave, while row must split K to fill the
+ *   SMs;
+ * - row's split grid fills under half the SMs, or splits six ways or more:
+ *   the shares' sum outgrows the saved loads;
+ * - small is the eight-stage 64x128 tile unsplit and row splits, at K
+ *   under 6144: the same sum against one deep pass;
+ * - K under 2048, and batches: not measured.
+ * docs/sm90.md ("One tile row for M of 65-128", session 44) has the probe
+ * and both held-out sets.
  */
 static int one_row_serves(const plan_config *row, const plan_config *small, long long m, long long n, long long kk,
                           long long batch, long long sms, int cluster)
@@ -682,15 +681,15 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
          * + ReLU and GELU, 768-1536 tiles, five held out); at K = 1000,
          * where coop_of takes the clustered row, it lost (0.75 | 0.89x at
          * 1000x1000x1000 L 16), and more tiles were not measured (session
-         * 35, docs/sm90.md); more tiles where the epilogue is a tanh GELU
-         * under fast math, a few instructions an element, for which the
-         * cooperative tile's epilogue after each tile costs more than the
-         * ping-pong one's under the other consumer's mainloop (1.04-1.06x on
-         * the three such shapes probed, 2560-4096 tiles at K of 1024-1536;
-         * the exact GELU was 2-4% slower on it there; session 44,
-         * docs/sm90.md; batches not measured) */
+         * 35, docs/sm90.md); and past that where the epilogue is a tanh
+         * GELU or a SiLU of a few instructions an element under fast math
+         * (fast_light): the ping-pong tile
+         * runs one consumer's epilogue under the other's mainloop, which
+         * with so cheap an epilogue outweighs the cooperative tile's wider
+         * wgmmas; with the exact GELU it does not (session 44, docs/sm90.md;
+         * batches not measured) */
         const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 &&
-                            (pp_tiles <= 12.0 * (double)sms || (k->fast_tanh && batch == 1));
+                            (pp_tiles <= 12.0 * (double)sms || (k->fast_light && batch == 1));
         return coop && !deep_pp ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : pp_pick;
     }
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * pp_tiles >= 3.0 * (double)sms) {

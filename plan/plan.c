@@ -49,25 +49,25 @@ int plan_light_epilogue(const ir_func *fn)
     return 1;
 }
 
-int plan_fast_tanh_epilogue(const ir_func *fn)
+int plan_fast_light_epilogue(const ir_func *fn)
 {
     if (!plan_per_element_epilogue(fn))
         return 0;
-    int gelu_tanh = 0;
+    int cheap = 0;
     for (size_t j = 0; j < fn->nvalues; j++) {
         const ir_op op = fn->values[j]->op;
-        if (op == IR_GELU_TANH)
-            gelu_tanh = 1;
+        if (op == IR_GELU_TANH || op == IR_SILU)
+            cheap = 1;
         else if (ir_op_get(op)->flags & IR_COSTLY)
             return 0;
     }
-    return gelu_tanh;
+    return cheap;
 }
 
 plan_kernel plan_kernel_built(const ir_kernel *k, int fast_math)
 {
     plan_kernel p = plan_kernel_of(k);
-    p.fast_tanh = fast_math && plan_fast_tanh_epilogue(k->epilogue);
+    p.fast_light = fast_math && plan_fast_light_epilogue(k->epilogue);
     return p;
 }
 
@@ -83,7 +83,7 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.light = plan_light_epilogue(k->epilogue);
     p.per_element = plan_per_element_epilogue(k->epilogue);
     p.broadcast = plan_broadcast_input(k->epilogue);
-    p.fast_tanh = 0;
+    p.fast_light = 0;
     return p;
 }
 

@@ -77,7 +77,7 @@ typedef struct plan_kernel {
     int light;        /* plan_light_epilogue */
     int per_element;  /* plan_per_element_epilogue */
     int broadcast;    /* plan_broadcast_input: the epilogue reads an [M] or [N] input */
-    int fast_tanh;    /* plan_fast_tanh_epilogue (a tanh GELU), and the kernel built under fast math */
+    int fast_light;   /* plan_fast_light_epilogue, and the kernel built under fast math */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -97,12 +97,13 @@ int plan_staged_input(const ir_func *fn);
  * (docs/sm90.md). */
 int plan_light_epilogue(const ir_func *fn);
 /* Whether epilogue fn is per element and its costly builtins are all
- * gelu_tanh, which fast math computes as x sigmoid(2u) on the approximate
- * ex2 and rcp (kernels/common/fast_math.h), a few instructions an element:
- * under fast math such an epilogue runs best where a light one does
- * (docs/sm90.md, session 44).  tanh itself stays exact under fast math. */
-int plan_fast_tanh_epilogue(const ir_func *fn);
-/* plan_kernel_of for a kernel built with fast math on or off (fast_tanh). */
+ * gelu_tanh or silu, which fast math computes on the approximate ex2 and
+ * rcp (x sigmoid(2u), x sigmoid(x); kernels/common/fast_math.h), a few
+ * instructions an element: under fast math such an epilogue runs best
+ * where a light one does (docs/sm90.md, session 44).  tanh stays exact
+ * under fast math; gelu (erf) and sigmoid alone were not measured. */
+int plan_fast_light_epilogue(const ir_func *fn);
+/* plan_kernel_of for a kernel built with fast math on or off (fast_light). */
 plan_kernel plan_kernel_built(const ir_kernel *k, int fast_math);
 /* Whether epilogue fn reads an [M] or [N] input (a bias, a row scale). */
 int plan_broadcast_input(const ir_func *fn);
