@@ -74,6 +74,7 @@ static const family families[] = {
     {"staged", "sm90_pp2_128x128x64_s2_staged", 1},
     {"split-K", "sm80_64x64x32_w4_s4", 2},
     {"split-K", "sm90_wg2_128x256x64_s4", 2},
+    {"split-K", "sm90_wg2_128x128x64_s6", 2}, /* small M in one tile row, split in clusters */
     {"tail", "sm90_pp2_128x128x64_s4", 2}, /* a persistent plan's tail: the split-K entries of 128x128 */
     {"stream-K", "sm90_coop2_128x256x64_s3", 0}, /* evt_tuning.stream_k = 2: pieces of tiles met by flags */
     {"stream-K", "sm90_coop2_cl2_128x256x64_s3", 0}, /* ... in clusters: a cluster's CTAs share pieces */
