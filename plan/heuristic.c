@@ -414,9 +414,15 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
     const long long tiles = plan_config_batch_tiles(wide, m, n, batch);
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     const double narrow_tiles = (double)plan_config_batch_tiles(narrow, m, n, batch);
-    if (narrow_tiles > (double)sms || plan_split_k(tiles, wide->min_blocks, (int)sms, kk, wide->bk, 1, cluster) < 2)
+    const int wide_split = plan_split_k(tiles, wide->min_blocks, (int)sms, kk, wide->bk, 1, cluster);
+    if (narrow_tiles > (double)sms || wide_split < 2)
         return 0;
     if (kk <= 1280)
+        return 1;
+    /* past K = 4096, where wide's tiles are so few that split-K's cap of
+     * eight leaves most SMs idle and narrow's, split as far, still fit one
+     * wave: twice the CTAs streaming K (session 44, docs/sm90.md) */
+    if (kk > 4096 && wide_split >= 8 && narrow_tiles * 8 <= (double)sms)
         return 1;
     const double fill = narrow_tiles / (double)sms;
     return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));

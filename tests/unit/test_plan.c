@@ -547,6 +547,15 @@ static void test_picks(void **state)
                          T(sm90_wg1_64x64x64_s8)}},
         {16, 768, 768, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
                          T(sm90_wg1_64x64x64_s8)}},
+        /* past K = 4096 where the 64x128 tile splits eight ways and the
+         * 64x64 tile's tiles split as far fit one wave (session 44) */
+        {77, 256, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        {16, 1024, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
+                         T(sm90_wg1_64x64x64_s8)}},
+        /* ... not where they do not (32 tiles x 8 > 132 SMs) */
+        {512, 256, 16384, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}},
         /* ... not past one wave of its tiles (188), nor at longer K, nor
          * where the 64x128 tile does not split */
         {77, 6000, 1000, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
@@ -1910,7 +1919,8 @@ static void test_one_tile_row(void **state)
         {100, 8192, 2048, T(sm90_wg1_64x128x64_s8)},   /* the same */
         {108, 6528, 4928, T(sm90_wg1_64x128x64_s8)},   /* eight stages unsplit, K under 6144 */
         {109, 2250, 4416, T(sm90_wg1_64x128x64_s4)},   /* the 128-row tile would split six ways */
-        {77, 256, 16384, T(sm90_wg1_64x128x64_s8)},    /* its split grid fills under half the SMs */
+        {77, 256, 16384, T(sm90_wg1_64x64x64_s8)},     /* its split grid fills under half the SMs
+                                                          (and the 64x64 tile's long-K rule takes it) */
         {77, 3000, 1000, T(sm90_wg1_64x64x64_s8)},     /* K under 2048: not measured */
     };
     int wrong = 0;
