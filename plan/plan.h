@@ -99,9 +99,11 @@ int plan_light_epilogue(const ir_func *fn);
 /* Whether epilogue fn is per element and its costly builtins are all
  * gelu_tanh or silu, which fast math computes on the approximate ex2 and
  * rcp (x sigmoid(2u), x sigmoid(x); kernels/common/fast_math.h), a few
- * instructions an element: under fast math such an epilogue runs best
- * where a light one does (docs/sm90.md, session 44).  tanh stays exact
- * under fast math; gelu (erf) and sigmoid alone were not measured. */
+ * instructions an element: cheap enough under fast math that the
+ * heuristic treats such an epilogue apart from the exact GELU's (at mid K,
+ * the ping-pong tile; docs/sm90.md, session 44).  tanh stays exact under
+ * fast math, and the erf GELU's polynomial stays (measured: still costly);
+ * sigmoid and exp alone were not measured. */
 int plan_fast_light_epilogue(const ir_func *fn);
 /* plan_kernel_of for a kernel built with fast math on or off (fast_light). */
 plan_kernel plan_kernel_built(const ir_kernel *k, int fast_math);
