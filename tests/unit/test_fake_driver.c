@@ -951,6 +951,49 @@ static void test_gemm_tail_sm90(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The planner sees the context's fast math (plan_kernel_built): a tanh
+ * GELU under fast math takes the six-stage ping-pong tile at K of 768-2047
+ * past twelve of its tiles an SM, the same kernel without fast math the
+ * cooperative one (session 44; docs/sm90.md).  The fake NVRTC's images:
+ * only the plan is checked, so nothing is compiled for real. */
+static void test_gemm_fast_math_plan_sm90(void **state)
+{
+    (void)state;
+    static const char src[] = "epilogue gt {\n"
+                              "    in  bias : f16[N]\n"
+                              "    out y    : f16[M, N] = gelu_tanh(acc + bias)\n"
+                              "}\n"
+                              "kernel g = gemm(a: f16 row, b: f16 col, acc: f32) with gt\n";
+    enum { M = 8192, N = 5120, K = 1280 };
+    static const char *const want[2] = {"sm_90a sm90_coop2_128x256x64_s3 fast tma ",
+                                        "sm_90a sm90_pp2_128x128x64_s6 fast tma "};
+    for (int fast = 0; fast < 2; fast++) {
+        evt_ctx *ctx = new_ctx();
+        assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+        assert_int_equal(evt_ctx_set_fast_math(ctx, fast), EVT_OK);
+        evt_module *m = NULL;
+        assert_int_equal(evt_module_parse_buffer(ctx, "fast.evt", src, strlen(src), &m), EVT_OK);
+        assert_int_equal(evt_module_optimize(m, 2), EVT_OK);
+        evt_launch *l = launch_of(m, "g");
+        bufs b = {mem, {0}, 0};
+        const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2, y_bytes = (size_t)M * N * 2;
+        void *a = dev(&b, a_bytes), *bb = dev(&b, b_bytes);
+        assert_int_equal(evt_launch_set_gemm(l, M, N, K, a, K, a_bytes, bb, K, b_bytes), EVT_OK);
+        assert_int_equal(evt_launch_bind(l, "bias", dev(&b, (size_t)N * 2), (size_t)N * 2, 0), EVT_OK);
+        assert_int_equal(evt_launch_bind(l, "y", dev(&b, y_bytes), y_bytes, N), EVT_OK);
+        fc.fakecuda_reset();
+        expect_ok(ctx, evt_launch_run(l, NULL));
+        const char *plan = evt_launch_plan(l);
+        assert_non_null(plan);
+        if (strncmp(plan, want[fast], strlen(want[fast])) != 0)
+            fail_msg("fast math %d: plan '%s', want '%s...'", fast, plan, want[fast]);
+        free_bufs(&b);
+        evt_launch_destroy(l);
+        evt_module_destroy(m);
+        evt_ctx_destroy(ctx);
+    }
+}
+
 /* The clustered producer/consumer tiles, forced (ping-pong 128x128 and
  * cooperative 128x256): a grid of whole clusters of two CTAs (the stand-in
  * driver refuses any other for a __cluster_dims__ kernel), as many as there
@@ -2475,6 +2518,7 @@ static const struct CMUnitTest tests[] = {
     T(test_gemm_ragged_sm90),
     T(test_gemm_4096_sm90_tma),
     T(test_gemm_tail_sm90),
+    T(test_gemm_fast_math_plan_sm90),
     T(test_gemm_stream_k_sm90),
     T(test_gemm_repack_sm90),
     T(test_gemm_repack_mn_sm90),
