@@ -11,8 +11,8 @@ measured (in a tuning database of this run), the configuration of each named.
 WIDE_PARTS="gemm" or "conv" runs one half; WIDE_FAST=1 compiles our kernels
 under fast math (the GELU on the approximate ex2 and rcp, docs/codegen.md).
 WIDE_GELU=tanh times `gelu_tanh` in place of `gelu` (erf): the function cuBLASLt's
-epilogue computes, so the like-for-like GEMM half (with WIDE_FAST=1, on the
-hardware tanh as cuBLASLt's); at short K the erf GELU's instructions alone
+epilogue computes, so the like-for-like GEMM half (with WIDE_FAST=1, a few
+instructions on ex2 and rcp, as cuBLASLt's on the hardware tanh); at short K the erf GELU's instructions alone
 take longer than cuBLASLt's whole kernel (docs/benchmarks.md, session 42).
 WIDE_NK="11008x4096 2560x2560 ...": only those N x K pairs of the GEMM half,
 each with the same four M and types as in the whole sweep (the GEMM half

@@ -10,7 +10,7 @@ The computation (the batched-GEMM issue's goal), for each of L problems l:
 
 (--gelu tanh: the GELU is the tanh form, evt's gelu_tanh and F.gelu's
 approximate="tanh", ours and the peers' alike.  With --fast-math it runs on
-the hardware tanh: a few instructions against the erf form's 40-50, which
+the approximate ex2 and rcp: a few instructions against the erf form's 40-50, which
 at short K is the whole difference to bmm (docs/benchmarks.md, session 42).)
 
 with a [L, M, K] row-major, b = w[l].T where w [L, N, K] is contiguous (K

@@ -28,7 +28,7 @@
 #           -> $OUT/benchmarks_batched.md ($BATCHED_ARGS: more options, e.g. "--gelu tanh --fast-math")
 #   wide    bench/bench.py --only-wide: the wide sweep (GEMM and conv against the fused
 #           peers, heuristic and tuned; WIDE_PARTS="gemm" or "conv": one half; WIDE_GELU=tanh
-#           WIDE_FAST=1: gelu_tanh on the hardware tanh, cuBLASLt's function; WIDE_NK="5120x1280
+#           WIDE_FAST=1: gelu_tanh under fast math, cuBLASLt's function; WIDE_NK="5120x1280
 #           3000x1000": only those N x K pairs of the GEMM half) -> $OUT/benchmarks_wide.md
 #   ab      bench/ab.py: the heuristic's pick, configurations forced by name ($AB_GEMM,
 #           $AB_CONV) and the peer in alternating rounds, with the pick's plan
