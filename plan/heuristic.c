@@ -439,14 +439,14 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  *   SMs;
  * - row's split grid fills under half the SMs, or splits six ways or more:
  *   the shares' sum outgrows the saved loads;
- * - small is the eight-stage 64x128 tile unsplit and row splits, at K
+ * - small is deep (the eight-stage 64x128 tile), unsplit, and row splits, at K
  *   under 6144: the same sum against one deep pass;
  * - K under 2048, and batches: not measured.
  * docs/sm90.md ("One tile row for M of 65-128", session 44) has the probe
  * and both held-out sets.
  */
-static int one_row_serves(const plan_config *row, const plan_config *small, long long m, long long n, long long kk,
-                          long long batch, long long sms, int cluster)
+static int one_row_serves(const plan_config *row, const plan_config *small, const plan_config *deep, long long m,
+                          long long n, long long kk, long long batch, long long sms, int cluster)
 {
     if (batch != 1 || m <= small->bm || m > row->bm || kk < 2048)
         return 0;
@@ -456,8 +456,7 @@ static int one_row_serves(const plan_config *row, const plan_config *small, long
         return 0;
     const long long tiles = plan_config_tiles(row, m, n);
     const int split = plan_split_k(tiles, row->min_blocks, (int)sms, kk, row->bk, 1, cluster);
-    /* the eight-stage 64x128 tile unsplit, where row splits */
-    if (small->min_blocks == 1 && small->bn > small->bm && small_split == 1 && split > 1 && kk < 6144)
+    if (small == deep && small_split == 1 && split > 1 && kk < 6144)
         return 0;
     return split <= 5 && 2.0 * (double)tiles * split >= (double)sms;
 }
@@ -757,7 +756,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                            narrow_spares_split(g->wg_narrow, w, m, n, kk, batch, sms, sm90a)
                                        ? g->wg_narrow
                                        : w;
-        return g->wg_row && fits(g->wg_row, t) && one_row_serves(g->wg_row, small, m, n, kk, batch, sms, sm90a)
+        return g->wg_row && fits(g->wg_row, t) && one_row_serves(g->wg_row, small, g->wg_deep, m, n, kk, batch, sms, sm90a)
                    ? g->wg_row
                    : small;
     }
