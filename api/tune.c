@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { TUNE_MAX_PLANS = EVT_TUNE_MAX_ENTRIES };
+/* Plans a tuning call may time: twice what the smallest shapes' listings
+ * reach (98 at 16x768x768, the swapped tiles included), so that none is
+ * dropped; evt_tune_result lists the first EVT_TUNE_MAX_ENTRIES of them. */
+enum { TUNE_MAX_PLANS = 2 * EVT_TUNE_MAX_ENTRIES };
 
 static double now(void)
 {
@@ -212,7 +215,8 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
         st = time_plan(l, stream, &o, &ms);
         if (st != EVT_OK)
             break;
-        entry_of(&plans[i], ms, &res->entries[res->nentries++]);
+        if (res->nentries < EVT_TUNE_MAX_ENTRIES)
+            entry_of(&plans[i], ms, &res->entries[res->nentries++]);
         res->timed++;
         if (best < 0 || ms < best_ms) {
             best = i;
@@ -220,8 +224,8 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
         }
     }
     *v.tuning = saved;
-    for (int i = res->timed; i < n; i++) /* listed, not timed: the time ran out */
-        entry_of(&plans[i], -1, &res->entries[res->nentries++]);
+    for (int i = res->timed; i < n && res->nentries < EVT_TUNE_MAX_ENTRIES; i++)
+        entry_of(&plans[i], -1, &res->entries[res->nentries++]); /* listed, not timed: the time ran out */
     if (st == EVT_OK && best >= 0) {
         res->heuristic = res->entries[0];
         entry_of(&plans[best], best_ms, &res->best);

@@ -30,7 +30,10 @@
  *               runs fp8 kernels only and the others 16-bit ones only.
  *   bm bn bk    the CTA tile, in elements: an fp8 row's bk = 128 is the
  *               same 128 bytes of a stage row (swizzle, TMA box) as a
- *               16-bit row's bk = 64
+ *               16-bit row's bk = 64.  A wgmma tile of bm 16 or 32 runs
+ *               with its operands swapped (EVT_TILE_SWAPPED: B's rows are
+ *               wgmma's M, A's bm rows its N), K-contiguous 16-bit GEMMs
+ *               only
  *   warps_m/_n  the MMA (pp: producer) warps' grid
  *   stages      pipeline depth
  *   min_blocks  CTAs per SM the kernel is built for (__launch_bounds__)
@@ -65,6 +68,8 @@
 /* What an mma column says: warpgroup MMAs; the operands' bytes. */
 #define EVT_TILE_IS_WGMMA(mma) (((mma) & 1) != 0)
 #define EVT_TILE_OP_BYTES(mma) (((mma) & 2) ? 1 : 2)
+/* A wgmma tile of fewer than 64 rows: its operands swapped (kernels/common/tile.cuh) */
+#define EVT_TILE_SWAPPED(mma, bm) (EVT_TILE_IS_WGMMA(mma) && (bm) < 64)
 
 /* name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop,
    cluster */
@@ -98,6 +103,10 @@
     X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,\
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_64x64x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 64, 64, 1, 4, 8,\
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_16x64x64_s16, EVT_TILE_GEMM, EVT_TILE_WGMMA, 16, 64, 64, 1, 4, 16,                  \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_32x64x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 32, 64, 64, 1, 4, 12,                  \
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6,                \
       2, 0, 0, 0, 0, 1)                                                                            \

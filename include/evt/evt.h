@@ -752,7 +752,8 @@ typedef struct evt_tune_result {
     double compile_seconds;   /* generating and compiling */
     double seconds;           /* the whole call */
     int recorded;             /* the choice went into the database (and its file, if any) */
-    int nentries;             /* every plan, in the order timed */
+    int nentries;             /* every plan, in the order timed: the first
+                                 EVT_TUNE_MAX_ENTRIES of `candidates` */
     evt_tune_entry entries[EVT_TUNE_MAX_ENTRIES];
 } evt_tune_result;
 

@@ -138,6 +138,11 @@ EVT_DEVICE void evt_st_shared_u16(evt_u32 addr, evt_u16 v)
     asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");
 }
 
+EVT_DEVICE void evt_st_shared_f32(evt_u32 addr, float x)
+{
+    asm volatile("st.shared.f32 [%0], %1;" :: "r"(addr), "f"(x) : "memory");
+}
+
 EVT_DEVICE void evt_st_shared_v2f(evt_u32 addr, float x, float y)
 {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" :: "r"(addr), "f"(x), "f"(y) : "memory");

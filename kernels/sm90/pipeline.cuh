@@ -41,9 +41,14 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 s
 #pragma unroll
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
-        for (int h = 0; h < NH; ++h)
-            wgmma_op_of<Cfg, NC>::run(acc[h], wgmma_operand<Cfg, true>::desc(sa, kk),
-                                      wgmma_operand<Cfg, false>::desc(sb + h * NC * Cfg::kBK16 * 2, kk));
+        for (int h = 0; h < NH; ++h) {
+            if constexpr (Cfg::kSwapAB) /* B's rows h 64 .. as wgmma's A, A's kBM rows as its B */
+                wgmma_op_of<Cfg, NC>::run(acc[h], wgmma_operand<Cfg, false>::desc(sb + h * 64 * Cfg::kBK16 * 2, kk),
+                                          wgmma_operand<Cfg, true>::desc(sa, kk));
+            else
+                wgmma_op_of<Cfg, NC>::run(acc[h], wgmma_operand<Cfg, true>::desc(sa, kk),
+                                          wgmma_operand<Cfg, false>::desc(sb + h * NC * Cfg::kBK16 * 2, kk));
+        }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     load_next(sbase + write_stage * Cfg::kStageBytes);
     evt_cp_async_commit();
@@ -66,18 +71,26 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 s
  * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
  * while one is multiplied and the MMAs of the one before drain
  * (wgmma.wait_group 1); the stage they read is refilled after the next
- * barrier.
+ * barrier.  A swapped tile (kSwapAB: BM of 16 or 32) multiplies the
+ * same stages the other way round: each 64 rows of B's stage are an
+ * m64nBM MMA's A, A's BM rows its B, and its accumulators go to the tile
+ * transposed (store_acc_wgmma_swapped).
  */
 template <class Cfg, class Load>
 __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
 {
 #if EVT_SM90 == 1
     static_assert(Cfg::kBK16 == 64 || Cfg::kBK16 == 32, "the wgmma pipeline takes BK = 32 or 64");
-    static_assert(Cfg::kThreads == 128 * (Cfg::kBM / 64) && (Cfg::kBN % 128 == 0 || Cfg::kBN == 64),
-                  "one warpgroup per 64 rows; N in m64n128 steps, or one m64n64");
+    static_assert(Cfg::kSwapAB ? Cfg::kThreads == 128 && Cfg::kBN % 64 == 0
+                               : Cfg::kThreads == 128 * (Cfg::kBM / 64) && (Cfg::kBN % 128 == 0 || Cfg::kBN == 64),
+                  "one warpgroup per 64 rows; N in m64n128 steps, or one m64n64; swapped: one "
+                  "warpgroup, an m64nBM MMA per 64 columns");
+    static_assert(!Cfg::kSwapAB || (Cfg::kAKContig && Cfg::kBKContig && Cfg::kOpBytes == 2),
+                  "a swapped tile takes K-contiguous 16-bit operands (A row-major, B column-major)");
     static_assert(Cfg::kStages >= 3, "kStages - 2 loads in flight");
-    constexpr int NC = Cfg::kBN < 128 ? Cfg::kBN : 128; /* columns per MMA */
-    constexpr int NH = Cfg::kBN / NC;
+    /* columns per MMA and MMAs per k16 step */
+    constexpr int NC = Cfg::kSwapAB ? Cfg::kBM : Cfg::kBN < 128 ? Cfg::kBN : 128;
+    constexpr int NH = Cfg::kSwapAB ? Cfg::kBN / 64 : Cfg::kBN / NC;
     const evt_u32 sbase = (sbase_raw + 1023u) & ~1023u; /* the swizzle atoms' alignment */
     const int tid = threadIdx.x, wgi = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
     float acc[NH][NC / 2];
@@ -100,7 +113,11 @@ __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     evt_cp_async_wait<0>();
     __syncthreads();
-    store_acc_wgmma<Cfg, NC, NH>(acc, sbase_raw, wgi, warp, lane); /* as evt_sm80::run_pipeline leaves it */
+    /* as evt_sm80::run_pipeline leaves it */
+    if constexpr (Cfg::kSwapAB)
+        store_acc_wgmma_swapped<Cfg, NC, NH>(acc, sbase_raw, warp, lane);
+    else
+        store_acc_wgmma<Cfg, NC, NH>(acc, sbase_raw, wgi, warp, lane);
     __syncthreads();
 #else
     static_assert(evt_needs_sm90<Cfg>::value, "wgmma configurations run on sm_90a only");

@@ -37,6 +37,8 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
 #define EVT_WGMMA_D8(B)                                                                   \
     "+f"(d[(B)]), "+f"(d[(B) + 1]), "+f"(d[(B) + 2]), "+f"(d[(B) + 3]), "+f"(d[(B) + 4]), \
         "+f"(d[(B) + 5]), "+f"(d[(B) + 6]), "+f"(d[(B) + 7])
+#define EVT_WGMMA_D_16 EVT_WGMMA_D8(0)
+#define EVT_WGMMA_D_32 EVT_WGMMA_D8(0), EVT_WGMMA_D8(8)
 #define EVT_WGMMA_D_64 EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16), EVT_WGMMA_D8(24)
 #define EVT_WGMMA_D_128 \
     EVT_WGMMA_D_64, EVT_WGMMA_D8(32), EVT_WGMMA_D8(40), EVT_WGMMA_D8(48), EVT_WGMMA_D8(56)
@@ -45,6 +47,11 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
 #define EVT_WGMMA_D_256                                                                     \
     EVT_WGMMA_D_128, EVT_WGMMA_D8(64), EVT_WGMMA_D8(72), EVT_WGMMA_D8(80), EVT_WGMMA_D8(88), \
         EVT_WGMMA_D8(96), EVT_WGMMA_D8(104), EVT_WGMMA_D8(112), EVT_WGMMA_D8(120)
+#define EVT_WGMMA_R_16 "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9"
+#define EVT_WGMMA_S_16 "%10"
+#define EVT_WGMMA_R_32                                                                           \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17"
+#define EVT_WGMMA_S_32 "%18"
 #define EVT_WGMMA_R_64                                                                           \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33"
@@ -105,6 +112,10 @@ EVT_WGMMA_OP16(EVT_DT_F16, 192, "k16.f32.f16.f16") /* the 128x192 cooperative ti
 EVT_WGMMA_OP16(EVT_DT_BF16, 192, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 64, "k16.f32.f16.f16") /* narrow convs' producer/consumer tile, small GEMMs' 64x64 one */
 EVT_WGMMA_OP16(EVT_DT_BF16, 64, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 16, "k16.f32.f16.f16") /* the swapped tiles: BM = 16 or 32 tokens as N */
+EVT_WGMMA_OP16(EVT_DT_BF16, 16, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 32, "k16.f32.f16.f16")
+EVT_WGMMA_OP16(EVT_DT_BF16, 32, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E5M2, 128, "k32.f32.e4m3.e5m2", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "", false, false)
@@ -115,14 +126,20 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, fals
 #undef EVT_WGMMA_S_192
 #undef EVT_WGMMA_S_128
 #undef EVT_WGMMA_S_64
+#undef EVT_WGMMA_S_32
+#undef EVT_WGMMA_S_16
 #undef EVT_WGMMA_R_256
 #undef EVT_WGMMA_R_192
 #undef EVT_WGMMA_R_128
 #undef EVT_WGMMA_R_64
+#undef EVT_WGMMA_R_32
+#undef EVT_WGMMA_R_16
 #undef EVT_WGMMA_D_256
 #undef EVT_WGMMA_D_192
 #undef EVT_WGMMA_D_128
 #undef EVT_WGMMA_D_64
+#undef EVT_WGMMA_D_32
+#undef EVT_WGMMA_D_16
 #undef EVT_WGMMA_D8
 #endif
 
@@ -228,6 +245,26 @@ __device__ __forceinline__ void store_acc_wgmma(const float (&acc)[NH][NC / 2], 
                                 acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
 }
 
+/* A swapped tile's accumulators (kSwapAB: wgmma's rows are the tile's
+ * columns, its columns the tile's rows; NH chunks of 64 columns, each an
+ * m64nNC MMA's NC / 2 floats a thread) into the tile at base, transposed:
+ * MMA element (r, c) is tile element (c, h 64 + r). */
+template <class Cfg, int NC, int NH>
+__device__ __forceinline__ void store_acc_wgmma_swapped(const float (&acc)[NH][NC / 2], evt_u32 base,
+                                                        int warp, int lane)
+{
+#pragma unroll
+    for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int j = 0; j < NC / 8; ++j) {
+            const int n = h * 64 + warp * 16 + (lane >> 2), m = j * 8 + (lane & 3) * 2;
+            const evt_u32 p = base + (m * Cfg::kAccLd + n) * 4;
+            evt_st_shared_f32(p, acc[h][4 * j]);
+            evt_st_shared_f32(p + Cfg::kAccLd * 4, acc[h][4 * j + 1]);
+            evt_st_shared_f32(p + 8 * 4, acc[h][4 * j + 2]);
+            evt_st_shared_f32(p + (Cfg::kAccLd + 8) * 4, acc[h][4 * j + 3]);
+        }
+}
 
 /* NH chunks of a warpgroup's accumulators (NC / 2 floats a thread each), zeroed. */
 template <int NC, int NH>

@@ -51,7 +51,8 @@ static const struct family {
     {"sm90_coop2_128x256x64_s4", 1, 0}, {"sm90_coop2_cl2_128x256x64_s4", 1, 0},
     {"sm90_coop2_128x256x64_s3", 1, 2}, {"sm90_coop2_256x128x64_s3", 1, 2},
     {"sm90_coop2_cl2_128x256x64_s3", 1, 2}, {"sm90_coop2_128x192x64_s4", 1, 0},
-    {"sm90_coop2_128x192x64_s4", 1, 2},
+    {"sm90_coop2_128x192x64_s4", 1, 2}, {"sm90_wg1_16x64x64_s16", 1, 0},
+    {"sm90_wg1_32x64x64_s12", 2, 0},
     {NULL, 0, 0},
 };
 
