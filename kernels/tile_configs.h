@@ -108,6 +108,8 @@
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_32x64x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 32, 64, 64, 1, 4, 12,                  \
       1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_16x128x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 16, 128, 64, 1, 4, 12,                \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6,                \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg3_192x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 192, 128, 64, 3, 4, 4,                \
@@ -186,8 +188,14 @@ enum evt_tile_id {
 /* Threads of a split-K sum CTA (the _splitsum entry, one CTA a tile): the
  * CTA's threads times the most that stays within 512.  Its partial tiles
  * come from L2 and its epilogue runs at the issue rate; with the four warps
- * of a 128-thread tile each scheduler had one warp to hide both with. */
-#define EVT_TILE_SUM_THREADS(threads) ((threads) >= 512 ? (threads) : 512 / (threads) * (threads))
+ * of a 128-thread tile each scheduler had one warp to hide both with.  But
+ * no more than the tile's 8-column chunks (bm bn / 8), one each: the
+ * epilogue's row passes must fit the tile's rows (a swapped tile's 16). */
+#define EVT_TILE_SUM_THREADS_(threads) ((threads) >= 512 ? (threads) : 512 / (threads) * (threads))
+#define EVT_TILE_SUM_THREADS(threads, bm, bn)                                             \
+    (EVT_TILE_SUM_THREADS_(threads) <= (bm) * (bn) / 8 ? EVT_TILE_SUM_THREADS_(threads)   \
+     : (threads) >= (bm) * (bn) / 8                    ? (threads)                        \
+                                                       : (bm) * (bn) / 8 / (threads) * (threads))
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)

@@ -26,7 +26,7 @@ const plan_config plan_configs[EVT_TILE_COUNT] = {
                          coop,                                                                       \
                          cluster,                                                                    \
                          EVT_TILE_THREADS(warps_m, warps_n, ws, pp),                                 \
-                         EVT_TILE_SUM_THREADS(EVT_TILE_THREADS(warps_m, warps_n, ws, pp)),           \
+                         EVT_TILE_SUM_THREADS(EVT_TILE_THREADS(warps_m, warps_n, ws, pp), bm, bn),        \
                          EVT_TILE_SMEM_BYTES(mma, bm, bn, bk, stages, ws, pp, staged)},
     EVT_TILE_CONFIGS(PLAN_CONFIG)
 #undef PLAN_CONFIG

@@ -55,7 +55,7 @@ struct evt_tile {
     static constexpr int kThreads = 32 * WARPS_M * WARPS_N; /* the MMA (pp: producer) warps' */
     static constexpr int kEpiThreads = 32 * WS_WARPS;       /* the epilogue warps' (ws) */
     static constexpr int kCtaThreads = EVT_TILE_THREADS(WARPS_M, WARPS_N, WS_WARPS, PP);
-    static constexpr int kSumThreads = EVT_TILE_SUM_THREADS(kCtaThreads); /* a _splitsum CTA's */
+    static constexpr int kSumThreads = EVT_TILE_SUM_THREADS(kCtaThreads, BM, BN); /* a _splitsum CTA's */
     static constexpr int kWM = BM / WARPS_M; /* mma.sync warp tile */
     static constexpr int kWN = BN / WARPS_N;
     static constexpr int kMI = kWM / 16; /* m16 fragments per warp */

@@ -243,7 +243,7 @@ runs() {
             # the swapped tiles (B's rows as wgmma's M, BM of 16 or 32 tokens as
             # its N): one tile row and several, split in clusters, guarded (K =
             # 13, padded ld), a batch, NaN/inf
-            for sw in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12; do
+            for sw in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12; do
                 echo "$f $k 16,5000,1000 --config $sw --special"
                 echo "$f $k 77,1000,4104 --config $sw --splitk"
                 echo "$f $k 7,4097,4104 --config $sw --splitk4"
