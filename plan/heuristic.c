@@ -441,7 +441,9 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  * rows its M: kernels/sm90/pipeline.cuh), or NULL: the 32-row tile for M
  * of 17-32, the 16-row one up to 16, either where its tiles fit one wave
  * (one CTA an SM), at K of 768 or more, one problem, K-contiguous 16-bit
- * operands; and the 16x128 tile in place of the 16x64 one where its tiles
+ * operands on the fast path (tma: aligned rows; on the guarded path, whose
+ * one warpgroup loads B element by element, the 16x128 tile ran 0.66x of
+ * the 64x64 one at 3x524x11441); and the 16x128 tile in place of the 16x64 one where its tiles
  * are 20 or fewer (split in clusters, each CTA keeps twice the bytes in
  * flight).  Each stage holds B's 64 or 128 rows and only 16 or 32 of A,
  * where the 64-row tiles load and multiply 64: sixteen stages in the 64x64
@@ -452,9 +454,10 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  * less").
  */
 static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
-                                         long long m, long long n, long long kk, long long batch, long long sms)
+                                         long long m, long long n, long long kk, long long batch, long long sms,
+                                         int tma)
 {
-    if (!g->swap16 || m > g->swap32->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
+    if (!g->swap16 || !tma || m > g->swap32->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
         t->target != EVT_TARGET_SM90A)
         return NULL;
     const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
@@ -782,7 +785,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small) {
         const int sm90a = t->target == EVT_TARGET_SM90A;
-        const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms);
+        const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma);
         if (swapped)
             return swapped;
         if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
