@@ -443,7 +443,8 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  * (one CTA an SM), at K of 768 or more, one problem, K-contiguous 16-bit
  * operands on the fast path (tma: aligned rows; on the guarded path, whose
  * one warpgroup loads B element by element, the 16x128 tile ran 0.66x of
- * the 64x64 one at 3x524x11441); and the 16x128 tile in place of the 16x64 one where its tiles
+ * the 64x64 one at 3x524x11441), not where they would run unsplit on
+ * under 60% of the SMs; and the 16x128 tile in place of the 16x64 one where its tiles
  * are 20 or fewer (split in clusters, each CTA keeps twice the bytes in
  * flight).  Each stage holds B's 64 or 128 rows and only 16 or 32 of A,
  * where the 64-row tiles load and multiply 64: sixteen stages in the 64x64
@@ -461,7 +462,13 @@ static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target 
         t->target != EVT_TARGET_SM90A)
         return NULL;
     const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
-    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL) || plan_config_tiles(c, m, n) > sms)
+    const long long tiles = plan_config_tiles(c, m, n);
+    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL) || tiles > sms)
+        return NULL;
+    /* nor where those tiles run unsplit on under 60% of the SMs (more than
+     * split-K's clusters reach, too many for its plain split): 4x4286x6200,
+     * 67 CTAs, ran 0.94x of the 64x128 tile's 34 split three ways */
+    if (10 * tiles < 6 * sms && plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1) == 1)
         return NULL;
     if (c == g->swap16 && fits(g->swap16_wide, t) && plan_config_tiles(g->swap16_wide, m, n) <= 20)
         return g->swap16_wide;

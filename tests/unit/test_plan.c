@@ -754,6 +754,7 @@ static void test_swapped_picks(void **state)
         {1, 8192, 8192, 114, T(sm90_wg1_64x128x64_s8)},    /* 128 tiles on 114 SMs */
         {33, 4096, 4096, 132, T(sm90_wg1_64x64x64_s8)},    /* M past 32 */
         {16, 5120, 640, 132, T(sm80_64x64x32_w4_s4)},      /* K under 768 */
+        {4, 4286, 6200, 132, T(sm90_wg1_64x128x64_s8)},    /* 67 tiles unsplit: half the SMs */
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         for (int tma = 0; tma < 2; tma++) {
