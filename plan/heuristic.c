@@ -438,21 +438,23 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
 
 /*
  * The swapped tile for a problem of 32 rows or fewer (M is wgmma's N, B's
- * rows its M: kernels/sm90/pipeline.cuh), or NULL: the 32-row tile for M
- * of 17-32, the 16-row one up to 16, either where its tiles fit one wave
- * (one CTA an SM), at K of 768 or more, one problem, K-contiguous 16-bit
- * operands on the fast path (tma: aligned rows; on the guarded path, whose
- * one warpgroup loads B element by element, the 16x128 tile ran 0.66x of
- * the 64x64 one at 3x524x11441), not where they would run unsplit on
- * under 60% of the SMs; and the 16x128 tile in place of the 16x64 one where its tiles
- * are 20 or fewer (split in clusters, each CTA keeps twice the bytes in
- * flight).  Each stage holds B's 64 or 128 rows and only 16 or 32 of A,
- * where the 64-row tiles load and multiply 64: sixteen stages in the 64x64
- * tile's shared memory, fourteen k tiles of B in flight against six
- * (session 45: 1.07-1.36x faster than the pick on eleven of fourteen
- * shapes, M of 1-32; where the tiles ran two waves, 16x11008x4096 and
- * 32x14336x4096, 0.84-0.95x; docs/sm90.md, "Swapped tiles for M of 32 or
- * less").
+ * rows its M: kernels/sm90/pipeline.cuh), or NULL.  Each stage holds B's 64
+ * or 128 rows and only 16 or 32 of A, where the 64-row tiles load and
+ * multiply 64: the 16x64 tile keeps fourteen k tiles of B in flight in the
+ * shared memory in which the 64x64 tile keeps six.
+ * - M of 17-32: the 32x64 tile; up to 16, the 16x64 one; either where its
+ *   tiles fit one wave (one CTA an SM), K is 768 or more, one problem,
+ *   K-contiguous 16-bit operands on the fast path (tma: aligned rows).
+ * - Not where those tiles would run unsplit on under 60% of the SMs.
+ * - The 16x128 tile in place of the 16x64 one where its tiles are 20 or
+ *   fewer (split in clusters, each CTA keeps twice the bytes in flight) and
+ *   its split grid is no smaller.
+ * Session 45 (docs/sm90.md, "Swapped tiles for M of 32 or less"): 1.07-1.36x
+ * faster than the pick on eleven of fourteen probed shapes; 0.84-0.95x where
+ * the tiles ran two waves (16x11008x4096, 32x14336x4096); on the guarded
+ * path, where one warpgroup loads B element by element, the 16x128 tile ran
+ * 0.66x of the 64x64 one (3x524x11441); the other exclusions each come from
+ * a held-out shape that lost (4x4286x6200, 4x635x6328).
  */
 static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
@@ -470,7 +472,13 @@ static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target 
      * 67 CTAs, ran 0.94x of the 64x128 tile's 34 split three ways */
     if (10 * tiles < 6 * sms && plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1) == 1)
         return NULL;
-    if (c == g->swap16 && fits(g->swap16_wide, t) && plan_config_tiles(g->swap16_wide, m, n) <= 20)
+    /* the 16x128 tile: few tiles, split in clusters, but not on fewer CTAs
+     * than the 16x64 tile's split grid (4x635x6328: its 5 tiles split eight
+     * ways ran 0.90x of 10 split as far) */
+    const long long wide_tiles = plan_config_tiles(g->swap16_wide, m, n);
+    if (c == g->swap16 && fits(g->swap16_wide, t) && wide_tiles <= 20 &&
+        wide_tiles * plan_split_k(wide_tiles, 1, (int)sms, kk, g->swap16_wide->bk, 1, 1) >=
+            tiles * plan_split_k(tiles, 1, (int)sms, kk, c->bk, 1, 1))
         return g->swap16_wide;
     return c;
 }

@@ -732,8 +732,9 @@ static void test_picks(void **state)
 /* M of 32 or less (swapped_serves, session 45): the swapped tiles (B's rows
  * as wgmma's M) where their tiles fit one wave, at K of 768 or more, one
  * problem, K-contiguous 16-bit operands on the fast path (TMA maps), sm_90a: 32x64 for M of 17-32,
- * 16x64 up to 16, 16x128 where its tiles are 20 or fewer.  Not past one
- * wave, at shorter K, in batches, for other layouts or targets. */
+ * 16x64 up to 16, 16x128 where its tiles are 20 or fewer and its split grid
+ * no smaller.  Not past one wave, nor unsplit on under 60% of the SMs, at
+ * shorter K, in batches, for other layouts or targets. */
 static void test_swapped_picks(void **state)
 {
     (void)state;
@@ -746,7 +747,9 @@ static void test_swapped_picks(void **state)
         {1, 8192, 8192, 132, T(sm90_wg1_16x64x64_s16)},    /* 128 */
         {1, 4096, 11008, 132, T(sm90_wg1_16x64x64_s16)},   /* 64; the 16x128 tile's 32 */
         {16, 2560, 2560, 132, T(sm90_wg1_16x128x64_s12)},  /* 20 */
-        {16, 768, 768, 132, T(sm90_wg1_16x128x64_s12)},    /* 6 */
+        {16, 768, 768, 132, T(sm90_wg1_16x64x64_s16)},     /* 6, split 6: under the 16x64's 12 x 6 */
+        {4, 635, 6328, 132, T(sm90_wg1_16x64x64_s16)},     /* 5 x 8 CTAs against 10 x 8 */
+        {9, 1700, 2408, 132, T(sm90_wg1_16x128x64_s12)},   /* 14 x 8 CTAs against 27 x 4 */
         {32, 4096, 4096, 132, T(sm90_wg1_32x64x64_s12)},   /* 64 */
         {24, 3072, 768, 132, T(sm90_wg1_32x64x64_s12)},    /* 48 */
         {16, 11008, 4096, 132, T(sm90_wg1_64x128x64_s8)},  /* 172 16x64 tiles: two waves */
