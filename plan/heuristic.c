@@ -42,9 +42,6 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_wg1_64x128x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
-    EVT_TILE_sm90_wg1_16x64x64_s16,
-    EVT_TILE_sm90_wg1_32x64x64_s12,
-    EVT_TILE_sm90_wg1_16x128x64_s12,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 /* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
@@ -150,8 +147,6 @@ typedef struct gemm_tiles {
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
     const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
-    /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
-    const plan_config *swap16, *swap32, *swap16_wide;
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {
@@ -172,9 +167,6 @@ static const gemm_tiles gemm16 = {
     .wg_narrow = CFG(sm90_wg1_64x64x64_s8),
     .coop_mid = CFG(sm90_coop2_128x192x64_s4),
     .wg_row = CFG(sm90_wg2_128x128x64_s6),
-    .swap16 = CFG(sm90_wg1_16x64x64_s16),
-    .swap32 = CFG(sm90_wg1_32x64x64_s12),
-    .swap16_wide = CFG(sm90_wg1_16x128x64_s12),
 };
 /* fp8: the cooperative tile stands where the 16-bit heuristic takes the
  * ping-pong one (pp, pp_cl) */
@@ -434,53 +426,6 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
         return 1;
     const double fill = narrow_tiles / (double)sms;
     return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));
-}
-
-/*
- * The swapped tile for a problem of 32 rows or fewer (M is wgmma's N, B's
- * rows its M: kernels/sm90/pipeline.cuh), or NULL.  Each stage holds B's 64
- * or 128 rows and only 16 or 32 of A, where the 64-row tiles load and
- * multiply 64: the 16x64 tile keeps fourteen k tiles of B in flight in the
- * shared memory in which the 64x64 tile keeps six.
- * - M of 17-32: the 32x64 tile; up to 16, the 16x64 one; either where its
- *   tiles fit one wave (one CTA an SM), K is 768 or more, one problem,
- *   K-contiguous 16-bit operands on the fast path (tma: aligned rows).
- * - Not where those tiles would run unsplit on under 60% of the SMs.
- * - The 16x128 tile in place of the 16x64 one where its tiles are 20 or
- *   fewer (split in clusters, each CTA keeps twice the bytes in flight) and
- *   its split grid is no smaller.
- * Session 45 (docs/sm90.md, "Swapped tiles for M of 32 or less"): 1.07-1.36x
- * faster than the pick on eleven of fourteen probed shapes; 0.84-0.95x where
- * the tiles ran two waves (16x11008x4096, 32x14336x4096); on the guarded
- * path, where one warpgroup loads B element by element, the 16x128 tile ran
- * 0.66x of the 64x64 one (3x524x11441); the other exclusions each come from
- * a held-out shape that lost (4x4286x6200, 4x635x6328).
- */
-static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
-                                         long long m, long long n, long long kk, long long batch, long long sms,
-                                         int tma)
-{
-    if (!g->swap16 || !tma || m > g->swap32->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
-        t->target != EVT_TARGET_SM90A)
-        return NULL;
-    const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
-    const long long tiles = plan_config_tiles(c, m, n);
-    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL) || tiles > sms)
-        return NULL;
-    /* nor where those tiles run unsplit on under 60% of the SMs (more than
-     * split-K's clusters reach, too many for its plain split): 4x4286x6200,
-     * 67 CTAs, ran 0.94x of the 64x128 tile's 34 split three ways */
-    if (10 * tiles < 6 * sms && plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1) == 1)
-        return NULL;
-    /* the 16x128 tile: few tiles, split in clusters, but not on fewer CTAs
-     * than the 16x64 tile's split grid (4x635x6328: its 5 tiles split eight
-     * ways ran 0.90x of 10 split as far) */
-    const long long wide_tiles = plan_config_tiles(g->swap16_wide, m, n);
-    if (c == g->swap16 && fits(g->swap16_wide, t) && wide_tiles <= 20 &&
-        wide_tiles * plan_split_k(wide_tiles, 1, (int)sms, kk, g->swap16_wide->bk, 1, 1) >=
-            tiles * plan_split_k(tiles, 1, (int)sms, kk, c->bk, 1, 1))
-        return g->swap16_wide;
-    return c;
 }
 
 /*
@@ -800,9 +745,6 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small) {
         const int sm90a = t->target == EVT_TARGET_SM90A;
-        const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma);
-        if (swapped)
-            return swapped;
         if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
             return classic;
         const plan_config *w = g->wg_deep && fits(g->wg_deep, t) &&
