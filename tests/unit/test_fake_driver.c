@@ -1662,7 +1662,7 @@ static void test_benchmark_median(void **state)
 static void test_tune_candidates_fit(void **state)
 {
     (void)state;
-    static const long long shapes[][3] = {{1000, 1000, 4104}, {64, 1024, 4096}, {300, 304, 8192}};
+    static const long long shapes[][3] = {{1000, 1000, 4104}, {64, 1024, 4096}, {300, 304, 8192}, {16, 768, 768}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const long long M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         evt_ctx *ctx = new_ctx();
