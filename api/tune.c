@@ -20,9 +20,9 @@
 
 /* Plans a tuning call may time: twice EVT_TUNE_MAX_ENTRIES, since small
  * shapes, where every configuration is split two to eight ways, list about
- * a hundred (107 at 16x768x768; test_fake_driver's test_tune_candidates_fit keeps them under
- * the cap, so none is dropped); evt_tune_result lists the first
- * EVT_TUNE_MAX_ENTRIES of them. */
+ * a hundred (107 at 16x768x768; test_fake_driver's
+ * test_tune_candidates_fit keeps them under the cap, so none is dropped);
+ * evt_tune_result lists the first EVT_TUNE_MAX_ENTRIES of them. */
 enum { TUNE_MAX_PLANS = 2 * EVT_TUNE_MAX_ENTRIES };
 
 static double now(void)
