@@ -154,6 +154,23 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm80_128x256x64_w8_s3)->sum_threads, 512);
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->sum_threads, 384);
     assert_int_equal(CFG(sm90_wg2_ws8_128x128x64_s4)->sum_threads, 512);
+    /* ... but no more than the tile's 8-column chunks: a swapped 16x64 tile's 128, 32x64's 256 */
+    assert_int_equal(CFG(sm90_wg1_16x64x64_s16)->sum_threads, 128);
+    assert_int_equal(CFG(sm90_wg1_32x64x64_s12)->sum_threads, 256);
+    assert_int_equal(CFG(sm90_wg1_16x128x64_s12)->sum_threads, 256);
+    /* every row that splits (not the persistent ones): a multiple of the
+     * CTA's threads whose epilogue passes (sum_threads / (bn / 8) rows) fit
+     * the tile's rows, as the generated epilogue's static_assert requires
+     * (BM % RPP == 0) */
+    for (int i = 0; i < EVT_TILE_COUNT; i++) {
+        const plan_config *c = &plan_configs[i];
+        if (plan_config_persistent(c))
+            continue;
+        const int rows_a_pass = c->sum_threads / (c->bn / 8);
+        if (c->sum_threads % c->threads != 0 || rows_a_pass < 1 || c->bm % rows_a_pass != 0)
+            fail_msg("%s: %d sum threads for %d threads, a %dx%d tile", c->name, c->sum_threads, c->threads,
+                     c->bm, c->bn);
+    }
     assert_int_equal(CFG(sm80_64x64x32_w4_s4)->smem_bytes, 4 * 128 * 32 * 2);
     /* three warpgroups, the stages aligned to 1 KB */
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->threads, 384);
