@@ -13,6 +13,7 @@ const plan_config plan_configs[EVT_TILE_COUNT] = {
                          mainloops,                                                                  \
                          EVT_TILE_IS_WGMMA(mma),                                                     \
                          EVT_TILE_OP_BYTES(mma),                                                     \
+                         EVT_TILE_SWAPPED(mma, bm),                                                  \
                          bm,                                                                         \
                          bn,                                                                         \
                          bk,                                                                         \

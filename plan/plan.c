@@ -158,7 +158,7 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
      * 128-byte rows of 64 positions (kernels/sm90/wgmma.cuh's wgmma_desc_mn) */
     if (c->wgmma && !k->k_contiguous && c->op_bytes != 2)
         return refuse(why, "fp8 wgmma needs K-contiguous operands: A row-major and B column-major");
-    if (EVT_TILE_SWAPPED(c->wgmma, c->bm) && !k->k_contiguous)
+    if (c->swapped && !k->k_contiguous)
         return refuse(why, "a swapped wgmma configuration (fewer than 64 rows) needs K-contiguous operands: "
                            "A row-major and B column-major");
     if (c->wgmma && !k->k_contiguous && c->bk * c->op_bytes != 128)

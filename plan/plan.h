@@ -40,6 +40,7 @@ typedef struct plan_config {
     unsigned mainloops;  /* EVT_TILE_GEMM | EVT_TILE_CONV */
     int wgmma;           /* warpgroup MMAs (EVT_TILE_WGMMA, EVT_TILE_WGMMA_FP8) */
     int op_bytes;        /* operand bytes its MMAs take: 2 (f16, bf16) or 1 (fp8) */
+    int swapped;         /* EVT_TILE_SWAPPED: B's rows as wgmma's M (K-contiguous operands only) */
     int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop;
     int cluster;    /* CTAs of a thread-block cluster: 1, or 2 on top of each other */
     int threads;    /* EVT_TILE_THREADS */

@@ -154,6 +154,10 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm80_128x256x64_w8_s3)->sum_threads, 512);
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->sum_threads, 384);
     assert_int_equal(CFG(sm90_wg2_ws8_128x128x64_s4)->sum_threads, 512);
+    /* the wgmma rows of fewer than 64 rows, and only they, run swapped */
+    for (int i = 0; i < EVT_TILE_COUNT; i++)
+        assert_int_equal(plan_configs[i].swapped, plan_configs[i].wgmma && plan_configs[i].bm < 64);
+    assert_true(CFG(sm90_wg1_16x64x64_s16)->swapped && !CFG(sm90_wg1_64x64x64_s8)->swapped);
     /* ... but no more than the tile's 8-column chunks: a swapped 16x64 tile's 128, 32x64's 256 */
     assert_int_equal(CFG(sm90_wg1_16x64x64_s16)->sum_threads, 128);
     assert_int_equal(CFG(sm90_wg1_32x64x64_s12)->sum_threads, 256);
@@ -1536,7 +1540,7 @@ static void test_transposed_layouts(void **state)
                 continue;
             }
             /* a swapped tile (BM of 16 or 32) multiplies K-contiguous operands only */
-            if (cfg->bm < 64 && !pk.k_contiguous) {
+            if (cfg->swapped && !pk.k_contiguous) {
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
                 assert_non_null(strstr(why, "K-contiguous"));
                 continue;
