@@ -14,6 +14,9 @@ marked "+" summed its split-K shares in their clusters.  docs/sm90.md
     SMALL_GEMM_SECONDS=150 ...   (stop starting new shapes after that long)
     SMALL_GEMM_CANDS="sm90_wg1_64x128x64_s8:0,2,4" ...   (the forced plans instead:
         configuration:split-K ways, 0 the planner's)
+    SMALL_GEMM_SHAPES="16x4096x4096@sm90_wg1_64x64x64_s8:0@sm90_wg1_16x64x64_s16:0" ...
+        (a shape's own forced plans, in place of the others: a held-out set's old
+        and new picks, each at the planner's split)
 """
 import os
 import sys
@@ -40,8 +43,14 @@ shapes = [(1,4096,4096),(16,4096,4096),(128,4096,4096),(16,11008,4096),(77,4096,
           (16,2560,2560),(512,1024,4096),(1,1024,4096),(128,1024,4096),(16,768,768),(333,768,768),
           (77,256,16384),(512,256,16384),(128,16384,256),(16,5120,1280),(77,3000,1000),(512,3000,1000),
           (333,11008,4096),(1000,2560,2560),(512,4096,11008),(256,8192,8192),(64,14336,4096),(200,3072,768)]
+own = {}  # (M, N, K) -> that shape's forced plans
 if os.environ.get("SMALL_GEMM_SHAPES"):
-    shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["SMALL_GEMM_SHAPES"].split()]
+    shapes = []
+    for s in os.environ["SMALL_GEMM_SHAPES"].split():
+        shape, *plans = s.split("@")
+        shapes.append(tuple(int(x) for x in shape.split("x")))
+        if plans:
+            own[shapes[-1]] = [(p.split(":")[0], int(p.split(":")[1])) for p in plans]
 t0 = time.time()
 failed = False
 for M, N, K in shapes:
@@ -55,7 +64,7 @@ for M, N, K in shapes:
     ref = F.gelu(a.double() @ w.double().t() + bias.double())
     k = m.kernel("linear_gelu")
     launches, names = [k.bind(a, w.t(), bias=bias)], ["pick"]
-    for c, s in cands:
+    for c, s in own.get((M, N, K), cands):
         try:
             launch = k.bind(a, w.t(), bias=bias).set_tuning(c, split_k=s)
             launch.run()

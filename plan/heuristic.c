@@ -42,6 +42,9 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_wg1_64x128x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
+    EVT_TILE_sm90_wg1_16x64x64_s16,
+    EVT_TILE_sm90_wg1_32x64x64_s12,
+    EVT_TILE_sm90_wg1_16x128x64_s12,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 /* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
@@ -147,6 +150,8 @@ typedef struct gemm_tiles {
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
     const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
+    /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
+    const plan_config *swap16, *swap32, *swap16_wide;
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {
@@ -167,6 +172,9 @@ static const gemm_tiles gemm16 = {
     .wg_narrow = CFG(sm90_wg1_64x64x64_s8),
     .coop_mid = CFG(sm90_coop2_128x192x64_s4),
     .wg_row = CFG(sm90_wg2_128x128x64_s6),
+    .swap16 = CFG(sm90_wg1_16x64x64_s16),
+    .swap32 = CFG(sm90_wg1_32x64x64_s12),
+    .swap16_wide = CFG(sm90_wg1_16x128x64_s12),
 };
 /* fp8: the cooperative tile stands where the 16-bit heuristic takes the
  * ping-pong one (pp, pp_cl) */
@@ -426,6 +434,80 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
         return 1;
     const double fill = narrow_tiles / (double)sms;
     return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));
+}
+
+/*
+ * The swapped tile for a problem of 32 rows or fewer (M is wgmma's N, B's
+ * rows its M: kernels/sm90/pipeline.cuh), or NULL.  Each stage holds B's 64
+ * or 128 rows and only 16 or 32 of A, where the 64-row tiles load and
+ * multiply 64: the 16x64 tile keeps fourteen k tiles of B in flight in the
+ * shared memory in which the 64x64 tile keeps six.
+ * - M of 17-32: the 32x64 tile; up to 16, the 16x64 one; either where its
+ *   tiles fit one wave (one CTA an SM), K is 768 or more, one problem,
+ *   K-contiguous 16-bit operands on the fast path (tma: aligned rows).
+ * - The 16x128 tile in place of the 16x64 one where its tiles are 20 or
+ *   fewer (split in clusters, each CTA keeps twice the bytes in flight) and
+ *   its split grid is no smaller.
+ * gemm_sm90_pick takes it only where its split grid outnumbers the 64-row
+ * pick's (swapped_outruns).  Sessions 45-46 (docs/sm90.md, "Swapped tiles
+ * for M of 32 or less"): on the guarded path, where one warpgroup loads B
+ * element by element, the 16x128 tile ran 0.66x of the 64x64 one
+ * (3x524x11441); 4x635x6328, its 5 tiles split eight ways against the
+ * 16x64 tile's 10 as far, ran 0.90x.
+ */
+static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                         long long m, long long n, long long kk, long long batch, long long sms,
+                                         int tma)
+{
+    if (!g->swap16 || !tma || m > g->swap32->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
+        t->target != EVT_TARGET_SM90A)
+        return NULL;
+    const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
+    const long long tiles = plan_config_tiles(c, m, n);
+    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL) || tiles > sms)
+        return NULL;
+    /* the 16x128 tile: few tiles, split in clusters, but not on fewer CTAs
+     * than the 16x64 tile's split grid */
+    const long long wide_tiles = plan_config_tiles(g->swap16_wide, m, n);
+    if (c == g->swap16 && fits(g->swap16_wide, t) && wide_tiles <= 20 &&
+        wide_tiles * plan_split_k(wide_tiles, 1, (int)sms, kk, g->swap16_wide->bk, 1, 1) >=
+            tiles * plan_split_k(tiles, 1, (int)sms, kk, c->bk, 1, 1))
+        return g->swap16_wide;
+    return c;
+}
+
+/* A non-persistent GEMM tile's CTAs on sm_90a: its tiles times the
+ * planner's split (plan.c's complete) */
+static long long split_grid(const plan_config *c, long long m, long long n, long long kk, long long sms)
+{
+    const long long tiles = plan_config_tiles(c, m, n);
+    return tiles * plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1);
+}
+
+/* The bytes of B (the weight, most of a small problem's bytes) a CTA of c
+ * keeps in flight: its stages but the one being multiplied */
+static long long b_in_flight(const plan_config *c)
+{
+    return (long long)(c->stages - 1) * c->bn * c->bk * c->op_bytes;
+}
+
+/*
+ * Whether the swapped tile (swapped_serves) keeps more of B in flight than
+ * the 64-row pick: more CTAs, or as many with more bytes each.  The swapped
+ * tile keeps more of B in flight a CTA, but not enough to make up for SMs
+ * left idle: over 48 held-out shapes every one that ran under 0.95x of the
+ * old pick had fewer CTAs than it (15x2810x6048, 88 against 110, 0.89x);
+ * at equal grids the eight-stage 64x128 tile, more of B in flight a CTA
+ * than the 32x64 tile, won (32x5828x8920, 92 CTAs each, 0.94x), where the
+ * 16x64 tile, more than the 64x64 one, won (16x4096x4096 1.22x).  Held
+ * out (session 46, docs/sm90.md): 1.12x geomean over the old pick on 16
+ * fresh shapes, the least 1.02x.
+ */
+static int swapped_outruns(const plan_config *swapped, const plan_config *pick, long long m, long long n,
+                           long long kk, long long sms)
+{
+    const long long ours = split_grid(swapped, m, n, kk, sms), theirs = split_grid(pick, m, n, kk, sms);
+    return ours > theirs || (ours == theirs && b_in_flight(swapped) > b_in_flight(pick));
 }
 
 /*
@@ -745,8 +827,11 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const plan_config *classic = gemm_sm80_pick(g, t, m, n, batch, sms);
     if (classic == g->sync_small) {
         const int sm90a = t->target == EVT_TARGET_SM90A;
+        /* the swapped tile in place of mma.sync's 64x64 one wherever it
+         * serves (18x8307x1272 1.53x, 30x7600x800 1.48x: session 45) */
+        const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma);
         if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
-            return classic;
+            return swapped ? swapped : classic;
         const plan_config *w = g->wg_deep && fits(g->wg_deep, t) &&
                                        (long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a) ||
                                         deep_spares_split(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
@@ -756,9 +841,11 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                            narrow_spares_split(g->wg_narrow, w, m, n, kk, batch, sms, sm90a)
                                        ? g->wg_narrow
                                        : w;
-        return g->wg_row && fits(g->wg_row, t) && one_row_serves(g->wg_row, small, g->wg_deep, m, n, kk, batch, sms, sm90a)
-                   ? g->wg_row
-                   : small;
+        const plan_config *pick =
+            g->wg_row && fits(g->wg_row, t) && one_row_serves(g->wg_row, small, g->wg_deep, m, n, kk, batch, sms, sm90a)
+                ? g->wg_row
+                : small;
+        return swapped && swapped_outruns(swapped, pick, m, n, kk, sms) ? swapped : pick;
     }
     if (!wide)
         return classic;

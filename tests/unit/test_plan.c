@@ -732,8 +732,11 @@ static void test_picks(void **state)
             pick(&k_gemm_tn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0),
             pick(&k_gemm_tn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1),
         };
+        /* M of 32 or less, K-contiguous, on sm_90a: the swapped tiles where
+         * their rule takes them (test_swapped_picks); the rows' sm_90a picks
+         * are those of the other layouts, checked below */
         for (int v = 0; v < 3; v++)
-            if (got[v] != r->want[v]) {
+            if (got[v] != r->want[v] && !(v > 0 && r->m <= 32 && plan_configs[got[v]].bm < 64)) {
                 print_message("gemm %lldx%lldx%lld on %d SMs, case %d: %s, want %s\n", r->m, r->n, r->k,
                               r->sms, v, plan_configs[got[v]].name, plan_configs[r->want[v]].name);
                 wrong++;
@@ -745,6 +748,62 @@ static void test_picks(void **state)
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
     }
     assert_int_equal(wrong, 0);
+}
+
+/* M of 32 or less (swapped_serves and swapped_outruns, sessions 45-46): the
+ * swapped tiles (B's rows as wgmma's M) where their tiles fit one wave, at K
+ * of 768 or more, one problem, K-contiguous 16-bit operands on the fast path
+ * (TMA maps), sm_90a: 32x64 for M of 17-32, 16x64 up to 16, 16x128 where its
+ * tiles are 20 or fewer and its split grid no smaller; and only where that
+ * split grid is larger than the 64-row pick's, or as large with more of B in
+ * flight a CTA.  Not past one wave, at shorter K, in batches, for other
+ * layouts or targets. */
+static void test_swapped_picks(void **state)
+{
+    (void)state;
+    static const struct {
+        long long m, n, k;
+        int sms;
+        enum evt_tile_id want;
+    } rows[] = {
+        {16, 5120, 1280, 132, T(sm90_wg1_16x64x64_s16)},   /* 80 CTAs each; 120 KB of B against 56 */
+        {1, 8192, 8192, 132, T(sm90_wg1_16x64x64_s16)},    /* 128 each (64x128 s8 split 2); 120 KB against 112 */
+        {1, 4096, 11008, 132, T(sm90_wg1_16x64x64_s16)},   /* 64 x 2 against 64x128 s8's 32 x 3 */
+        {16, 2560, 2560, 132, T(sm90_wg1_16x128x64_s12)},  /* 20 x 5 each: 176 KB against 48 */
+        {16, 768, 768, 132, T(sm90_wg1_16x64x64_s16)},     /* 12 x 6 against 12 x 6; the 16x128's 6 x 6 */
+        {4, 635, 6328, 132, T(sm90_wg1_16x64x64_s16)},     /* 10 x 8 each; the 16x128's 5 x 8 */
+        {9, 1700, 2408, 132, T(sm90_wg1_16x128x64_s12)},   /* 14 x 8 each: 176 KB against 48 */
+        {32, 4096, 4096, 132, T(sm90_wg1_32x64x64_s12)},   /* 64 x 2 against 64 x 2, 88 KB against 56 */
+        {24, 3072, 768, 132, T(sm90_wg1_32x64x64_s12)},    /* 48 x 2 each: 88 KB against 56 */
+        {11, 6350, 6392, 132, T(sm90_wg1_16x64x64_s16)},   /* 100 against 50 x 2: 120 KB against 112 */
+        {32, 5828, 8920, 132, T(sm90_wg1_64x128x64_s8)},   /* 92 against 46 x 2: 88 KB against 112 */
+        {28, 6116, 5264, 132, T(sm90_wg1_64x128x64_s8)},   /* the same, 96 */
+        {15, 2810, 6048, 132, T(sm90_wg1_64x128x64_s4)},   /* 44 x 2 CTAs against 22 x 5 */
+        {4, 4286, 6200, 132, T(sm90_wg1_64x128x64_s8)},    /* 67 unsplit against 34 x 3 */
+        {16, 11008, 4096, 132, T(sm90_wg1_64x128x64_s8)},  /* 172 16x64 tiles: two waves */
+        {32, 14336, 4096, 132, T(sm90_wg1_64x128x64_s8)},  /* 224 */
+        {1, 8192, 8192, 114, T(sm90_wg1_64x128x64_s8)},    /* 128 tiles on 114 SMs */
+        {33, 4096, 4096, 132, T(sm90_wg1_64x64x64_s8)},    /* M past 32 */
+        {16, 5120, 640, 132, T(sm80_64x64x32_w4_s4)},      /* K under 768 */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (int tma = 0; tma < 2; tma++) {
+            const enum evt_tile_id got = pick(&k_gemm_tn, EVT_TARGET_SM90A, rows[i].m, rows[i].n, rows[i].k,
+                                              rows[i].sms, tma);
+            /* without TMA maps (the guarded path, unaligned rows): never swapped */
+            if (!tma && plan_configs[rows[i].want].bm < 64) {
+                if (plan_configs[got].bm < 64)
+                    fail_msg("%lldx%lldx%lld tma 0: %s", rows[i].m, rows[i].n, rows[i].k, plan_configs[got].name);
+                continue;
+            }
+            if (got != rows[i].want)
+                fail_msg("%lldx%lldx%lld on %d SMs, tma %d: %s, want %s", rows[i].m, rows[i].n, rows[i].k,
+                         rows[i].sms, tma, plan_configs[got].name, plan_configs[rows[i].want].name);
+        }
+    /* batches, other layouts and targets: no swapped tile */
+    assert_true(plan_configs[pick_batch(&k_gemm_tn, EVT_TARGET_SM90A, 16, 5120, 1280, 2, 132, 1)].bm >= 64);
+    assert_true(plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, 16, 5120, 1280, 132, 1)].bm >= 64);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM89, 16, 5120, 1280, 132, 1), T(sm80_64x64x32_w4_s4));
 }
 
 /* sm_86 and sm_89 cannot hold the 128x256 mma.sync tiles (a 135 KB
@@ -1809,8 +1868,10 @@ static void test_measured_picks(void **state)
      * 64x128 tile would split its 32 eight ways; 1x4096x8192 keeps that tile (K over 4096), in
      * eight stages (long_shares_one_wave); 16x11008x4096's one unsplit wave of 86 CTAs takes
      * eight; on sm_80 no wgmma tile at all */
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_64x64x64_s8);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
+    assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_64x64x64_s8);
+    assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 1, 4096, 8192, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
+    /* (K-contiguous: the swapped 16x64 tile, test_swapped_picks) */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 4096, 4096, 132, 1), EVT_TILE_sm90_wg1_16x64x64_s16);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 4096, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM80, 16, 11008, 4096, 108, 0), EVT_TILE_sm80_64x64x32_w4_s4);
     {
@@ -2699,7 +2760,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_names), cmocka_unit_test(test_config_sizes),
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_can_run),
-        cmocka_unit_test(test_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
+        cmocka_unit_test(test_picks),        cmocka_unit_test(test_swapped_picks),        cmocka_unit_test(test_fp8_picks),        cmocka_unit_test(test_smem_fallback),
         cmocka_unit_test(test_split_k),      cmocka_unit_test(test_tail),
         cmocka_unit_test(test_stream_k),
         cmocka_unit_test(test_stream_k_clusters),
