@@ -4,6 +4,8 @@ heuristic: `evtc tune --dry-run` (nothing recorded) per shape, GEMM and conv.
 
 $SWEEP_GEMM_KERNELS names the GEMM kernels of examples/examples.evt to sweep
 (default mlp_up: bias + GELU, bf16; train_fwd: bias + ReLU + aux + amax, f16).
+$TUNE_GEMM_SHAPES replaces the GEMM shapes with its own, as evtc's --gemm
+sizes (M,N,K ...), e.g. drawn at random to find where the heuristic misses.
 $TUNE_CONV_LAYERS replaces the conv layers with its own, as evtc's --conv
 sizes (N,H,W,C,K,R,S,PAD,STRIDE,DILATION ...): session 37 drew them at
 random, off the benchmark's list, to find where the heuristic misses
@@ -64,9 +66,10 @@ def main():
     jobs = []
     if "gemm" in which:
         for kernel in os.environ.get("SWEEP_GEMM_KERNELS", "mlp_up").split():
-            for n, k in GEMM_NK:
-                for m in GEMM_MS:
-                    jobs.append(("examples/examples.evt", kernel, "--gemm", f"{m},{n},{k}"))
+            sizes = os.environ.get("TUNE_GEMM_SHAPES", "").split() or [
+                f"{m},{n},{k}" for n, k in GEMM_NK for m in GEMM_MS]
+            for size in sizes:
+                jobs.append(("examples/examples.evt", kernel, "--gemm", size))
     if "conv" in which:
         # evtc's --conv sizes: $TUNE_CONV_LAYERS's, or the wide sweep's layers
         sizes = os.environ.get("TUNE_CONV_LAYERS", "").split() or [
