@@ -238,31 +238,12 @@ static int run_case(device *g, evt_module *m, evt_target target, const batch_cas
 
 int main(int argc, char **argv)
 {
-    device g = {evt_ctx_create(), 0, "batched_gemm"};
-    evt_target target = EVT_TARGET_SM90A;
-    if (argc == 3 && strcmp(argv[1], "--dry-run") == 0) {
-        g.dry = 1;
-        if (evt_target_parse(argv[2], &target) != EVT_OK)
-            return 1;
-    } else if (argc != 1) {
-        fprintf(stderr, "usage: batched_gemm [--dry-run TARGET]\n");
-        return 1;
-    }
-    char name[128] = "no GPU";
-    if (!g.ctx)
-        return 1;
-    if (!g.dry && evt_device_target(g.ctx, &target, name, sizeof name) != EVT_OK) {
-        printf("batched_gemm: no GPU (%s): skipped\n", evt_ctx_last_error(g.ctx));
-        evt_ctx_destroy(g.ctx);
-        return 77;
-    }
-    evt_module *m = NULL;
-    if (evt_module_parse_buffer(g.ctx, "batched.evt", source, strlen(source), &m) != EVT_OK ||
-        evt_module_optimize(m, 2) != EVT_OK) {
-        fprintf(stderr, "batched_gemm: %s\n", m ? evt_module_diag_text(m, EVT_DIAG_TEXT) : evt_ctx_last_error(g.ctx));
-        return 1;
-    }
-    printf("batched_gemm on %s (%s)%s\n", name, evt_target_name(target), g.dry ? ", a dry run" : "");
+    device g = {NULL, 0, "batched_gemm"};
+    evt_target target;
+    evt_module *m;
+    const int rc = device_open(&g, argc, argv, "batched.evt", source, &target, &m);
+    if (rc != 0)
+        return rc;
     unsigned long long rng = 20261125;
     int cases = 0;
     for (size_t fi = 0; fi < sizeof families / sizeof families[0]; fi++)

@@ -1,8 +1,8 @@
 /*
  * gpu_device.h - what the batched and transposed GEMM tests (batched_gemm.c,
  * transposed_gemm.c) share: a seeded generator (splitmix64) and its draws,
- * random inputs of an element type, and device buffers that are host memory
- * in a dry run (no GPU: the kernels compile and plan, and launches stop at
+ * random inputs of an element type, the start of main (device_open), and
+ * device buffers that are host memory in a dry run (no GPU: the kernels compile and plan, and launches stop at
  * EVT_ERR_NO_GPU).  Any failure here ends the test (exit 1) with a message
  * that names it (device.prog).
  */
@@ -82,6 +82,46 @@ static inline void copy(device *g, void *dst, const void *src, size_t bytes, int
         fprintf(stderr, "%s: copy%s: %s\n", g->prog, to_device ? "" : " back", evt_ctx_last_error(g->ctx));
         exit(1);
     }
+}
+
+/*
+ * The start of a test `PROG [--dry-run TARGET]`: g (g->prog already set)
+ * gets a context and *target the GPU's (TARGET in a dry run, no GPU
+ * needed), and *m the module of `source` (named `file` in diagnostics),
+ * optimized.  Returns 0 to go on, else main's exit status: 77 where there is
+ * no GPU (skipped, said on stdout), 1 for bad arguments or a module that
+ * does not compile (said on stderr).
+ */
+static inline int device_open(device *g, int argc, char **argv, const char *file, const char *source,
+                              evt_target *target, evt_module **m)
+{
+    *m = NULL;
+    *target = EVT_TARGET_SM90A;
+    g->dry = argc == 3 && strcmp(argv[1], "--dry-run") == 0;
+    if ((g->dry && evt_target_parse(argv[2], target) != EVT_OK) || (!g->dry && argc != 1)) {
+        fprintf(stderr, "usage: %s [--dry-run TARGET]\n", g->prog);
+        return 1;
+    }
+    g->ctx = evt_ctx_create();
+    if (!g->ctx) {
+        fprintf(stderr, "%s: cannot create a context\n", g->prog);
+        return 1;
+    }
+    char name[128] = "no GPU";
+    if (!g->dry && evt_device_target(g->ctx, target, name, sizeof name) != EVT_OK) {
+        printf("%s: no GPU (%s): skipped\n", g->prog, evt_ctx_last_error(g->ctx));
+        evt_ctx_destroy(g->ctx);
+        return 77;
+    }
+    if (evt_module_parse_buffer(g->ctx, file, source, strlen(source), m) != EVT_OK ||
+        evt_module_optimize(*m, 2) != EVT_OK) {
+        fprintf(stderr, "%s: %s\n", g->prog, *m ? evt_module_diag_text(*m, EVT_DIAG_TEXT) : evt_ctx_last_error(g->ctx));
+        evt_module_destroy(*m);
+        evt_ctx_destroy(g->ctx);
+        return 1;
+    }
+    printf("%s on %s (%s)%s\n", g->prog, name, evt_target_name(*target), g->dry ? ", a dry run" : "");
+    return 0;
 }
 
 #endif /* EVT_TESTS_GPU_DEVICE_H */
