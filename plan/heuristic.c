@@ -443,7 +443,8 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  * multiply 64: the 16x64 tile keeps fourteen k tiles of B in flight in the
  * shared memory in which the 64x64 tile keeps six.
  * - M of 17-32: the 32x64 tile; up to 16, the 16x64 one; either where its
- *   tiles fit one wave (one CTA an SM), K is 768 or more, one problem,
+ *   tiles fit one wave (one CTA an SM), K is 768 or more (or any, short_k,
+ *   where the alternative is mma.sync's 64x64 tile), one problem,
  *   K-contiguous 16-bit operands on the fast path (tma: aligned rows).
  * - The 16x128 tile in place of the 16x64 one where its tiles are 20 or
  *   fewer (split in clusters, each CTA keeps twice the bytes in flight) and
@@ -457,9 +458,9 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
  */
 static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
-                                         int tma)
+                                         int tma, int short_k)
 {
-    if (!g->swap16 || !tma || m > g->swap32->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
+    if (!g->swap16 || !tma || m > g->swap32->bm || batch != 1 || (kk < 768 && !short_k) || !k->k_contiguous ||
         t->target != EVT_TARGET_SM90A)
         return NULL;
     const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
@@ -828,10 +829,16 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (classic == g->sync_small) {
         const int sm90a = t->target == EVT_TARGET_SM90A;
         /* the swapped tile in place of mma.sync's 64x64 one wherever it
-         * serves (18x8307x1272 1.53x, 30x7600x800 1.48x: session 45) */
-        const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma);
-        if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a))
+         * serves (18x8307x1272 1.53x, 30x7600x800 1.48x: session 45), at
+         * K under 768 too (six of six such shapes of session 46's random
+         * sweep 1.04-1.27x, 2x504x328 to 11x5416x424; held out, 1.29x
+         * geomean over 16 shapes at K of 88-744, the least 1.13x:
+         * docs/sm90.md) */
+        if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a)) {
+            const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma, 1);
             return swapped ? swapped : classic;
+        }
+        const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma, 0);
         const plan_config *w = g->wg_deep && fits(g->wg_deep, t) &&
                                        (long_shares_one_wave(g->wg_deep, m, n, kk, batch, sms, sm90a) ||
                                         deep_spares_split(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))

@@ -756,8 +756,9 @@ static void test_picks(void **state)
  * (TMA maps), sm_90a: 32x64 for M of 17-32, 16x64 up to 16, 16x128 where its
  * tiles are 20 or fewer and its split grid no smaller; and only where that
  * split grid is larger than the 64-row pick's, or as large with more of B in
- * flight a CTA.  Not past one wave, at shorter K, in batches, for other
- * layouts or targets. */
+ * flight a CTA; at K under 768 only where the pick would be mma.sync's
+ * 64x64 tile.  Not past one wave, in batches, for other layouts or
+ * targets. */
 static void test_swapped_picks(void **state)
 {
     (void)state;
@@ -784,7 +785,10 @@ static void test_swapped_picks(void **state)
         {32, 14336, 4096, 132, T(sm90_wg1_64x128x64_s8)},  /* 224 */
         {1, 8192, 8192, 114, T(sm90_wg1_64x128x64_s8)},    /* 128 tiles on 114 SMs */
         {33, 4096, 4096, 132, T(sm90_wg1_64x64x64_s8)},    /* M past 32 */
-        {16, 5120, 640, 132, T(sm80_64x64x32_w4_s4)},      /* K under 768 */
+        /* K under 768: in place of mma.sync's 64x64 tile only (session 46) */
+        {16, 5120, 640, 132, T(sm90_wg1_16x64x64_s16)},    /* 80 tiles, where mma.sync's would run */
+        {16, 5120, 64, 132, T(sm90_wg1_16x64x64_s16)},     /* one k tile */
+        {16, 9000, 640, 132, T(sm90_wg1_64x128x64_s4)},    /* 71 64x128 tiles fill two an SM */
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         for (int tma = 0; tma < 2; tma++) {
