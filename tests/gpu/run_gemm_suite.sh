@@ -211,6 +211,8 @@ runs() {
             echo "$f $k 4097,1,8"
             echo "$f $k 1,1000,4104"
             echo "$f $k 7,127,13"
+            echo "$f $k 9,1000,264"             # M <= 32 at short K: the swapped 16-row tile, split
+            echo "$f $k 24,3000,600 --special"  # ... the 32-row one
             echo "$f $k 1000,127,24 --special"
             echo "$f $k 127,1000,8 --ld-pad 8"
             echo "$f $k 127,127,24 --ld-pad 3"
