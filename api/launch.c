@@ -1733,15 +1733,10 @@ static int cmp_double(const void *a, const void *b)
 evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int reps,
                                 double *median_ms)
 {
-    return launch_benchmark(l, stream, warmup, reps, 1, median_ms);
-}
-
-evt_status launch_benchmark(evt_launch *l, void *stream, int warmup, int reps, int batch, double *median_ms)
-{
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
     begin(l);
-    if (!median_ms || reps < 1 || warmup < 0 || batch < 1)
+    if (!median_ms || reps < 1 || warmup < 0)
         return ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
                         "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required");
     evt_status st = EVT_OK;
@@ -1761,16 +1756,14 @@ evt_status launch_benchmark(evt_launch *l, void *stream, int warmup, int reps, i
     }
     for (int i = 0; i < reps && st == EVT_OK; i++) {
         float ms = 0;
-        int recorded = d->event_record(e0, s) == 0;
-        for (int j = 0; j < batch && recorded && st == EVT_OK; j++)
-            st = evt_launch_run(l, stream);
-        if (!recorded || st != EVT_OK || d->event_record(e1, s) != 0 || d->event_synchronize(e1) != 0 ||
+        if (d->event_record(e0, s) != 0 || (st = evt_launch_run(l, stream)) != EVT_OK ||
+            d->event_record(e1, s) != 0 || d->event_synchronize(e1) != 0 ||
             d->event_elapsed(&ms, e0, e1) != 0) {
             if (st == EVT_OK)
                 st = ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "timing with CUDA events failed");
             break;
         }
-        times[i] = ms / batch;
+        times[i] = ms;
     }
     if (st == EVT_OK) {
         qsort(times, (size_t)reps, sizeof *times, cmp_double);

@@ -27,8 +27,5 @@ evt_status launch_problem(evt_launch *l, launch_view *v, plan_problem *prob, rt_
 evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src);
 /* l's key in the tuning database for a problem with the fast path's alignment `aligned`. */
 void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key);
-/* evt_launch_benchmark with `batch` runs back to back between each pair of
- * events, the time a run their elapsed time over batch. */
-evt_status launch_benchmark(evt_launch *l, void *stream, int warmup, int reps, int batch, double *median_ms);
 
 #endif

@@ -168,17 +168,9 @@ static evt_status time_plan(evt_launch *l, void *stream, const evt_tune_options 
     evt_status st = evt_launch_benchmark(l, stream, o->warmup > 0 ? o->warmup : 2, 3, &first);
     if (st != EVT_OK)
         return st;
-    /* A run under 50 us is timed in batches of runs back to back, some
-     * 100 us a batch, up to 32 runs: between a lone run's events the GPU
-     * also waits for the host to submit it, a few microseconds that can
-     * outweigh the difference between two plans of a small problem (and
-     * more where a plan launches a second kernel) and that favour no plan
-     * in a framework's stream of launches. */
-    int batch = first > 0 && first < 0.05 ? (int)(0.1 / first) : 1;
-    batch = batch < 1 ? 1 : batch > 32 ? 32 : batch;
-    int reps = first > 0 ? (int)(25.0 / (first * batch)) : 20;
+    int reps = first > 0 ? (int)(25.0 / first) : 20;
     reps = reps < 5 ? 5 : reps > 20 ? 20 : reps;
-    return launch_benchmark(l, stream, 0, reps, batch, ms);
+    return evt_launch_benchmark(l, stream, 0, reps, ms);
 }
 
 static int online_cpus(void)

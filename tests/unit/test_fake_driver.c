@@ -1652,53 +1652,6 @@ static void test_benchmark_median(void **state)
     evt_ctx_destroy(ctx);
 }
 
-/* The tuner's own reps (evt_tune_options.reps 0): a plan whose run takes
- * under 50 us is timed in batches of runs back to back, each batch between
- * one pair of events, and its time is a run's (the batch's over its
- * runs); a slower one run by run. */
-static void test_tune_batches_short_runs(void **state)
-{
-    (void)state;
-    evt_ctx *ctx = new_ctx();
-    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
-    evt_module *m = parse(ctx);
-    bufs b = {mem, {0}, 0};
-    evt_launch *l = ragged_tn(m, &b);
-    expect_ok(ctx, evt_launch_run(l, NULL));
-    size_t runs[2];
-    for (int slow = 0; slow < 2; slow++) {
-        const float ms[] = {slow ? 0.5f : 0.004f};
-        fc.fakecuda_set_launch_ms(ms, 1);
-        const size_t before = fc.fakecuda_launch_count();
-        evt_tune_result r;
-        const evt_tune_options o = {.max_seconds = 600, .threads = 2, .dry_run = 1};
-        expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
-        assert_int_equal(r.timed, r.candidates);
-        runs[slow] = 0;
-        for (size_t k = before; k < fc.fakecuda_launch_count(); k++) {
-            fakecuda_launch fl;
-            assert_int_equal(fc.fakecuda_get_launch(k, &fl), 0);
-            runs[slow] += strstr(fl.function, "_reduce_init") != NULL; /* one a run */
-        }
-        for (int i = 0; i < r.nentries; i++) {
-            /* a run's launches, whole: a multiple of one launch's time */
-            const double n = r.entries[i].ms / ms[0];
-            const double whole = (double)(long)(n + 0.5);
-            assert_true(whole >= 1 && n - whole < 1e-3 && whole - n < 1e-3);
-        }
-        runs[slow] /= (size_t)r.timed;
-    }
-    /* short: 2 + 3 first runs, then 20 batches of several; slow: 2 + 3, then
-     * 25 ms of single runs at most */
-    assert_true(runs[0] >= 5 + 20 * 2);
-    assert_true(runs[1] <= 5 + 20);
-    assert_int_equal(fc.fakecuda_violations(), 0);
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
-}
-
 /* The tuner's candidate list is capped at twice EVT_TUNE_MAX_ENTRIES plans
  * (api/tune.c), of which evt_tune_result lists the first
  * EVT_TUNE_MAX_ENTRIES (a fixed array); on shapes with many candidates,
@@ -2585,7 +2538,6 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_1x1_staged_sm90),
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),
-    T(test_tune_batches_short_runs),
     T(test_tune_records_and_launches_take_it),
     T(test_tune_candidates_fit),
     T(test_tune_repacked),
