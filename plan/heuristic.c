@@ -36,6 +36,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_coop2_128x192x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s6,
+    EVT_TILE_sm90_pp2_cl2_128x128x64_s6,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
     EVT_TILE_sm90_wg2_128x128x64_s6,
@@ -150,6 +151,7 @@ typedef struct gemm_tiles {
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
     const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
+    const plan_config *pp_deep_cl; /* pp_deep in clusters of two, sharing B by multicast */
     /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
     const plan_config *swap16, *swap32, *swap16_wide;
 } gemm_tiles;
@@ -172,6 +174,7 @@ static const gemm_tiles gemm16 = {
     .wg_narrow = CFG(sm90_wg1_64x64x64_s8),
     .coop_mid = CFG(sm90_coop2_128x192x64_s4),
     .wg_row = CFG(sm90_wg2_128x128x64_s6),
+    .pp_deep_cl = CFG(sm90_pp2_cl2_128x128x64_s6),
     .swap16 = CFG(sm90_wg1_16x64x64_s16),
     .swap32 = CFG(sm90_wg1_32x64x64_s12),
     .swap16_wide = CFG(sm90_wg1_16x128x64_s12),
@@ -741,6 +744,18 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         (kk >= 2048 || (kk >= 768 && pp_tiles >= 2.0 * (double)sms)) &&
         fits(g->pp_deep, t) && plan_can_run(g->pp_deep, k, t->target, NULL))
         pp_pick = g->pp_deep;
+    /* and at K of 2048 or more, with two tile rows or more, in clusters of
+     * two, each pair of M tiles sharing B's tile by multicast, where the
+     * clusters add no wave (session 46, docs/sm90.md): faster than
+     * unclustered on eleven of fourteen such shapes of a random tuning
+     * sweep, where with one tile row (the peer's tile empty) it lost up to
+     * 1.7x; held out, 1.067x in geomean over twelve shapes (0.98-1.26x:
+     * 1.12-1.26x at N of 256-280, M of 223-242 or K of 2216-2856, 1-2%
+     * slower on large M x N at K of 9520 or more) */
+    if (pp_pick == g->pp_deep && g->pp_deep_cl && kk >= 2048 && m > pp->bm && batch == 1 &&
+        fits(g->pp_deep_cl, t) && plan_can_run(g->pp_deep_cl, k, t->target, NULL) &&
+        cluster_keeps_waves(g->pp_deep_cl, m, n, batch, sms))
+        pp_pick = g->pp_deep_cl;
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
      * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */

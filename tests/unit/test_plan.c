@@ -522,7 +522,7 @@ static void test_picks(void **state)
          * one-warpgroup 64x128 tile in their place where it has half an SM's
          * worth of tiles (an H100 probe, docs/sm90.md) */
         {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_pp2_128x128x64_s6)}},
+                         T(sm90_pp2_cl2_128x128x64_s6)}}, /* K >= 2048, two tile rows or more: in clusters */
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x192x64_s4)}}, /* two waves 85% full: mid_fills_waves */
         /* one wave 97% full at K >= 4096: the cooperative row, with maps */
@@ -626,7 +626,7 @@ static void test_picks(void **state)
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s6)}},
+                         T(sm90_pp2_cl2_128x128x64_s6)}}, /* K >= 2048, two tile rows or more: in clusters */
         {4096, 4096, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {8192, 8192, 8192, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -657,7 +657,7 @@ static void test_picks(void **state)
         {16384, 1024, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {16384, 1024, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s6)}},
+                         T(sm90_pp2_cl2_128x128x64_s6)}}, /* K >= 2048, two tile rows or more: in clusters */
         {16384, 1024, 4096, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 64, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
@@ -695,7 +695,7 @@ static void test_picks(void **state)
         {12544, 768, 3072, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x192x64_s4)}}, /* N in four of its tiles: mid_fills_waves */
         {12544, 768, 3072, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s6)}},
+                         T(sm90_pp2_cl2_128x128x64_s6)}}, /* K >= 2048, two tile rows or more: in clusters */
         {12544, 768, 3072, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {1536, 6144, 128, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
@@ -741,10 +741,13 @@ static void test_picks(void **state)
                               r->sms, v, plan_configs[got[v]].name, plan_configs[r->want[v]].name);
                 wrong++;
             }
-        /* not K-contiguous: the same sm90 picks (the transposed wgmma), and
+        /* not K-contiguous: the same sm90 picks (the transposed wgmma) but
+         * unclustered (a cluster multicasts K-contiguous B tiles only), and
          * the sm80 heuristic's on sm_80 */
+        const enum evt_tile_id nn_want =
+            r->want[2] == T(sm90_pp2_cl2_128x128x64_s6) ? T(sm90_pp2_128x128x64_s6) : r->want[2];
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0) != r->want[1];
-        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != r->want[2];
+        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != nn_want;
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
     }
     assert_int_equal(wrong, 0);
@@ -1584,7 +1587,7 @@ static void test_transposed_layouts(void **state)
         /* D = acc, a light epilogue: four stages (in clusters where K-contiguous, below) */
         {8192, 8192, 4096, 1, T(sm90_coop2_128x256x64_s4)},
         {8192, 8192, 4096, 0, T(sm90_wg2_128x256x64_s4)},
-        {1500, 1000, 4104, 1, T(sm90_pp2_128x128x64_s6)}, /* 96 tiles: more than half the SMs */
+        {1500, 1000, 4104, 1, T(sm90_pp2_cl2_128x128x64_s6)}, /* 96 tiles: more than half the SMs */
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ir_kernel *k = evt_module_find_kernel(m, names[i]);
@@ -1626,9 +1629,11 @@ static void test_transposed_layouts(void **state)
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
             p.conv_c = 0;
             const plan pl = make(&pk, &p, NULL);
-            /* the clustered tile multicasts K-contiguous B tiles only */
+            /* the clustered tiles multicast K-contiguous B tiles only */
             const enum evt_tile_id want = picks[j].want == T(sm90_coop2_128x256x64_s4) && pk.k_contiguous
                                               ? T(sm90_coop2_cl2_128x256x64_s4)
+                                          : picks[j].want == T(sm90_pp2_cl2_128x128x64_s6) && !pk.k_contiguous
+                                              ? T(sm90_pp2_128x128x64_s6)
                                               : picks[j].want;
             if (pl.config->id != want)
                 fail_msg("%s %lldx%lldx%lld tma %d: %s, want %s", names[i], picks[j].m, picks[j].n,
@@ -1854,7 +1859,15 @@ static void test_measured_picks(void **state)
      * cooperative 128x256 one at K >= 768 where its waves are 90% full or more (512 tiles on
      * 132 SMs: 97%; on 114: 90% short), else the ping-pong one */
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 132, 1), EVT_TILE_sm90_coop2_128x256x64_s3);
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s6);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_cl2_128x128x64_s6);
+    /* (the six-stage ping-pong tile in clusters of two at K >= 2048 with two
+     * tile rows or more, K-contiguous; one tile row, a batch, or B not
+     * K-contiguous: unclustered) */
+    assert_int_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 4096, 4096, 4096, 114, 1), EVT_TILE_sm90_pp2_128x128x64_s6);
+    assert_int_equal(pick_batch(&k_gemm_tn, EVT_TARGET_SM90A, 1500, 1000, 4104, 2, 132, 1),
+                     EVT_TILE_sm90_pp2_128x128x64_s6);
+    assert_int_equal(pick_batch(&k_gemm_tn, EVT_TARGET_SM90A, 1500, 1000, 4104, 1, 132, 1),
+                     EVT_TILE_sm90_pp2_cl2_128x128x64_s6);
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 512, 132, 1), EVT_TILE_sm90_pp2_128x128x64_s4);
     /* (at K of 768-2047 in whole k tiles the six-stage ping-pong row, up to
      * twelve tiles an SM: test_deep_pp_over_coop) */
@@ -2007,7 +2020,7 @@ static void test_one_tile_row(void **state)
         {96, 3072, 3072, T(sm90_wg2_128x128x64_s6)},   /* the 64x64 tile on 73% of the SMs */
         {65, 14336, 4096, T(sm90_wg2_128x128x64_s6)},
         {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64: nothing loaded twice */
-        {129, 14336, 4096, T(sm90_pp2_128x128x64_s6)},  /* two rows of 128 */
+        {129, 14336, 4096, T(sm90_pp2_cl2_128x128x64_s6)}, /* two rows of 128 (in clusters: K >= 2048) */
         {128, 4096, 4096, T(sm90_wg1_64x64x64_s8)},    /* one unsplit wave 97% full */
         {100, 8192, 2048, T(sm90_wg1_64x128x64_s8)},   /* the same */
         {108, 6528, 4928, T(sm90_wg1_64x128x64_s8)},   /* eight stages unsplit, K under 6144 */
@@ -2466,7 +2479,7 @@ static void test_coop_padded_columns(void **state)
         /* held out */
         {light, 300, 1408, 1024, 1, T(sm90_pp2_128x128x64_s6), 22},
         {gelu, 640, 384, 768, 1, T(sm90_pp2_128x128x64_s6), 64},
-        {gelu, 16384, 640, 4096, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {gelu, 16384, 640, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1}, /* K >= 2048: in clusters */
         {light, 4096, 2432, 1024, 1, T(sm90_pp2_128x128x64_s6), 2},
         /* unchanged: N % 256 over 128 (1216: 95% in both), one wave of the
          * cooperative tile */
@@ -2552,7 +2565,7 @@ static void test_mid_tile(void **state)
         /* 79% and 73% (104 and 96 tiles) against 61% and 55%; 66% (88) */
         {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {k, 1000, 2112, 4096, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 1000, 2112, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1}, /* K >= 2048: in clusters */
         /* N under 85% inside its tiles: 8192 x 256 (128 tiles, 97% of a
          * wave, but half of every second column tile padding) */
         {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4), 1},
@@ -2729,7 +2742,8 @@ static void test_deep_ping_pong(void **state)
     const pick_probe probes[] = {
         /* 128 tiles: one wave or less, four stages below K = 2048 */
         {k, 512, 4096, 2047, 1, T(sm90_pp2_128x128x64_s4), 1},
-        {k, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 512, 4096, 2048, 1, T(sm90_pp2_cl2_128x128x64_s6), 1}, /* (in clusters: K >= 2048, four rows) */
+        {&k_gemm_nn, 512, 4096, 2048, 1, T(sm90_pp2_128x128x64_s6), 1}, /* (B not K-contiguous) */
         /* K of 768 to 2047 with two tiles an SM or more (session 35):
          * probed, held out; below 768, and one wave (120, 96 tiles) */
         {k, 6000, 5120, 1280, 1, T(sm90_pp2_128x128x64_s6), 1},
@@ -2740,7 +2754,10 @@ static void test_deep_ping_pong(void **state)
         {k, 2048, 5120, 640, 1, T(sm90_pp2_128x128x64_s4), 1},
         {k, 333, 5120, 1280, 1, T(sm90_pp2_128x128x64_s4), 1},
         {k, 512, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4), 1},
-        {k, 512, 4096, 11008, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 512, 4096, 11008, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* one tile row: no cluster (the peer's tile would be empty) */
+        {k, 128, 76800, 4096, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 256, 38400, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
         {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
