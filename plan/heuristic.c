@@ -749,9 +749,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
      * clusters add no wave (session 46, docs/sm90.md): faster than
      * unclustered on eleven of fourteen such shapes of a random tuning
      * sweep, where with one tile row (the peer's tile empty) it lost up to
-     * 1.9x; held out, 1.067x in geomean over twelve shapes (0.98-1.26x:
-     * 1.12-1.26x at N of 256-280, M of 223-242 or K of 2216-2856, 1-2%
-     * slower on large M x N at K of 9520 or more) */
+     * 1.9x; held out, 1.067x in geomean over twelve shapes (0.98-1.26x),
+     * and 1.165x over ten more at K of 8192-16384 (1.005-1.30x) */
     if (pp_pick == g->pp_deep && g->pp_deep_cl && kk >= 2048 && m > pp->bm && batch == 1 &&
         fits(g->pp_deep_cl, t) && plan_can_run(g->pp_deep_cl, k, t->target, NULL) &&
         cluster_keeps_waves(g->pp_deep_cl, m, n, batch, sms))
