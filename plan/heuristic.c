@@ -694,7 +694,9 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
  *   least 0.3 SMs' worth of its tiles, still the producer/consumer tile: its
  *   persistent walk wastes no partial wave, where 64x64 tiles lost up to
  *   2.1x and the 128x256 tile up to 1.4x.  Except where the 128x256 tile
- *   fills its waves to 85% or more: there it was as fast or up to 8% faster.
+ *   fills its waves to 85% or more: there it was as fast or up to 8% faster
+ *   (but not where its last column pads five points more of its area than
+ *   the ping-pong tile's: session 46).
  *   And except where its tiles are for half the SMs or fewer: there the
  *   eight-stage one-warpgroup 64x128 tile, one wave of twice the CTAs
  *   (session 28).
@@ -818,7 +820,12 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         if (g->coop && (kk >= 4096 || (k->light && !k->fp8)) && kk % g->coop->bk == 0 && fits(g->coop, t) &&
             t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
-        return wide;
+        /* nor the cp.async tile where its last column of 256-column tiles
+         * pads five points more of its area than the ping-pong tile's (the
+         * waves-filled test cannot see the padding; the cooperative tile's
+         * rule above): held out, 1.055x in geomean over eight shapes of N
+         * 264-2136 (0.98-1.27x; session 46, docs/sm90.md) */
+        return tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n) ? pp_pick : wide;
     }
     /* K of 512 to 1023: the same where the wide tile would run more than a
      * wave and fill its waves less than 85%; within one wave the wide tile

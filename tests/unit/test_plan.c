@@ -2489,6 +2489,24 @@ static void test_coop_padded_columns(void **state)
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
+/* Where the cp.async 128x256 tile fills its waves but its last column of
+ * 256-column tiles pads five points more of its area than the ping-pong
+ * tile's: the ping-pong pick (session 46, held out) */
+static void test_wide_padded_columns(void **state)
+{
+    (void)state;
+    const plan_kernel *gelu = &k_gemm_tn_gelu;
+    const pick_probe probes[] = {
+        /* N of 592: 77% of three 256-column tiles, 92.5% of five 128-column ones */
+        {gelu, 9928, 592, 10504, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {gelu, 11256, 600, 3336, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {gelu, 8296, 376, 1376, 1, T(sm90_pp2_128x128x64_s4), 1}, /* K under 2048: four stages */
+        /* unchanged: N of 12776 (99.8% against 99.8%) */
+        {gelu, 545, 12776, 1416, 1, T(sm90_wg2_128x256x64_s4), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+}
+
 /* K of 768 to 2047 in whole k tiles, where every consumer gets two tiles
  * and the cooperative tile's waves are full: the six-stage ping-pong row,
  * up to twelve of its tiles an SM (session 35) */
@@ -2796,7 +2814,7 @@ int main(void)
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
-        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong),
