@@ -749,7 +749,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     /* and at K of 2048 or more, with two tile rows or more, in clusters of
      * two, each pair of M tiles sharing B's tile by multicast, where the
      * clusters add no wave (session 46, docs/sm90.md): faster than
-     * unclustered on eleven of fourteen such shapes of a random tuning
+     * unclustered on twelve of fifteen such shapes of a random tuning
      * sweep, where with one tile row (the peer's tile empty) it lost up to
      * 1.9x; held out, 1.067x in geomean over twelve shapes (0.98-1.26x),
      * and 1.165x over ten more at K of 8192-16384 (1.005-1.30x) */
