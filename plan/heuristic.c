@@ -439,6 +439,14 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
     return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));
 }
 
+/* A non-persistent GEMM tile's CTAs on sm_90a: its tiles times the
+ * planner's split (plan.c's complete) */
+static long long split_grid(const plan_config *c, long long m, long long n, long long kk, long long sms)
+{
+    const long long tiles = plan_config_tiles(c, m, n);
+    return tiles * plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1);
+}
+
 /*
  * The swapped tile for a problem of 32 rows or fewer (M is wgmma's N, B's
  * rows its M: kernels/sm90/pipeline.cuh), or NULL.  Each stage holds B's 64
@@ -472,20 +480,10 @@ static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target 
         return NULL;
     /* the 16x128 tile: few tiles, split in clusters, but not on fewer CTAs
      * than the 16x64 tile's split grid */
-    const long long wide_tiles = plan_config_tiles(g->swap16_wide, m, n);
-    if (c == g->swap16 && fits(g->swap16_wide, t) && wide_tiles <= 20 &&
-        wide_tiles * plan_split_k(wide_tiles, 1, (int)sms, kk, g->swap16_wide->bk, 1, 1) >=
-            tiles * plan_split_k(tiles, 1, (int)sms, kk, c->bk, 1, 1))
+    if (c == g->swap16 && fits(g->swap16_wide, t) && plan_config_tiles(g->swap16_wide, m, n) <= 20 &&
+        split_grid(g->swap16_wide, m, n, kk, sms) >= split_grid(c, m, n, kk, sms))
         return g->swap16_wide;
     return c;
-}
-
-/* A non-persistent GEMM tile's CTAs on sm_90a: its tiles times the
- * planner's split (plan.c's complete) */
-static long long split_grid(const plan_config *c, long long m, long long n, long long kk, long long sms)
-{
-    const long long tiles = plan_config_tiles(c, m, n);
-    return tiles * plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1);
 }
 
 /* The bytes of B (the weight, most of a small problem's bytes) a CTA of c

@@ -2,8 +2,8 @@
  * gpu_device.h - what the batched and transposed GEMM tests (batched_gemm.c,
  * transposed_gemm.c) share: a seeded generator (splitmix64) and its draws,
  * random inputs of an element type, the start of main (device_open), and
- * device buffers that are host memory in a dry run (no GPU: the kernels compile and plan, and launches stop at
- * EVT_ERR_NO_GPU).  Any failure here ends the test (exit 1) with a message
+ * device buffers that are host memory in a dry run (no GPU: the kernels
+ * compile and plan, and launches stop at EVT_ERR_NO_GPU).  Any failure here ends the test (exit 1) with a message
  * that names it (device.prog).
  */
 #ifndef EVT_TESTS_GPU_DEVICE_H
