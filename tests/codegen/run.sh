@@ -9,6 +9,13 @@
 # CODEGEN_TARGETS: the full listings (examples' and golden files') for
 # those of these targets each would have, no others (scripts/test.sh's
 # sanitizer pass; the forced-configuration jobs below run regardless).
+# CODEGEN_FULL=cuda: the full listings generated (--emit=cuda), not
+# compiled: the sanitizer pass watches evtc, and NVRTC's half of a listing
+# (nearly all of its time) is the debug pass's, which compiles every one.
+# A full listing whose source equals one already listed for its target,
+# but for the kernel's name and comments (tests/golden/examples.evt is
+# examples/examples.evt; some golden kernels differ in names only), is
+# compiled once: NVRTC's work is the same.
 set -u
 EVTC=${EVTC:?set EVTC to the evtc binary}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,8 +34,8 @@ keep_targets() {
     echo "$kept"
 }
 
-# One line per job: FILE KERNEL TARGET CONFIG, CONFIG being "all" (the full
-# listing), "2" (the full listing, NVRTC only) or NAME:KIND, the tile
+# One line per job: FILE KERNEL TARGET CONFIG, CONFIG being "2" (the full
+# listing) or NAME:KIND, the tile
 # configuration NAME forced (EVT_CONFIG) and KIND what its PTX must show:
 # "s" its split-K entries (EVT_SPLITK=2), "w" a warp-specialized entry on
 # named barriers, "p" a producer and wgmma consumers on mbarriers, "g"
@@ -64,7 +71,7 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
             continue
         fi
         for t in $targets; do echo "$f $k $t 2"; done
-        [ "$full" = 1 ] && echo "$f $k sm_90a all" && echo "$f $k sm_80 sm80_128x128x64_w4_s3:s"
+        [ "$full" = 1 ] && echo "$f $k sm_80 sm80_128x128x64_w4_s3:s"
         # conv: the warp-specialized ones (mma.sync, wgmma), a three-warpgroup
         # wgmma tile, the producer/consumer ones
         if [ "$full" != 0 ] && [ "$ml" = conv2d_fprop ]; then
@@ -79,7 +86,19 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
             echo "$f $k sm_90a sm90_wg2_128x256x64_s4:g"; echo "$f $k sm_90a sm90_pp2_128x128x64_s4:p"
         fi
     done
-done > "$tmp/jobs"
+done > "$tmp/jobs.all"
+# the full listings, each distinct source once per target (see above)
+while read -r f k t cfg; do
+    # (a listing evtc cannot generate is kept, to fail as itself)
+    if [ "$cfg" = 2 ] && "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$tmp/key.cu" 2>/dev/null; then
+        key=$(sed "s://.*\$::; s:/\*.*\*/::g; s/\b$k\b/KERNEL/g; s/evt_${k}_/evt_KERNEL_/g" "$tmp/key.cu" | cksum | tr " " _)
+        case " $(cat "$tmp/keys" 2>/dev/null) " in
+        *" $t:$key "*) echo "same source as a listing already compiled: $(basename "$f") $k $t" >&2; continue ;;
+        esac
+        printf ' %s' "$t:$key" >> "$tmp/keys"
+    fi
+    echo "$f $k $t $cfg"
+done < "$tmp/jobs.all" > "$tmp/jobs"
 # wgmma is sm_90a's only: forced elsewhere, refused
 echo "$top/examples/examples.evt mlp_up sm_80 sm90_wg2_128x256x64_s4:x" >> "$tmp/jobs"
 echo "$top/examples/resnet_block.evt resnet_add_relu sm_89 sm90_wg2_128x128x32_s6:x" >> "$tmp/jobs"
@@ -118,7 +137,7 @@ f=$1 k=$2 t=$3 cfg=$4
 out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
 unset EVT_CONFIG EVT_SPLITK
 case $cfg in
-all|2|f|refuse) ;;
+2|f|refuse) ;;
 *:s) export EVT_CONFIG=${cfg%:s} EVT_SPLITK=2 ;;
 *) export EVT_CONFIG=${cfg%:?} ;;
 esac
@@ -131,6 +150,15 @@ case $cfg in
         sed -n 1,5p "$out.log"; exit 1
     fi
     echo "ok   $(basename "$f") $k $t config $cfg refused"; exit 0 ;;
+2)  if [ "${CODEGEN_FULL:-}" = cuda ]; then
+        if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$out.cu" 2>"$out.log"; then
+            echo "FAIL $f $k $t: the full listing not generated"; sed -n 1,20p "$out.log"; exit 1
+        fi
+        if ! grep -q '__global__' "$out.cu"; then
+            echo "FAIL $f $k $t: no entry point in the generated listing"; exit 1
+        fi
+        echo "ok   $(basename "$f") $k $t listing generated ($(grep -c '__global__' "$out.cu") entries)"; exit 0
+    fi ;;
 esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
     echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
