@@ -96,6 +96,19 @@ static const problem problems[] = {
 enum { A, B, SA, SB, BIAS, D, AMAX, NBUF };
 static const char *const names[NBUF] = {"a", "b", "sa", "sb", "bias", "d", "amax"};
 
+/* One kernel's problem, drawn and worked out by the references once (they
+ * take most of a dry run's time, and every family runs the same problems):
+ * the inputs as drawn, the outputs' 0x7f fill, and what each output must
+ * hold afterwards. */
+typedef struct expected {
+    int done;
+    evt_status st;
+    size_t bytes[NBUF];
+    unsigned char *host[NBUF], *want[NBUF];
+} expected;
+
+enum { MAX_KERNELS = 8, NPROBLEMS = sizeof problems / sizeof problems[0] };
+
 typedef struct run {
     evt_ctx *ctx;
     evt_module *m;
@@ -103,6 +116,7 @@ typedef struct run {
     int dry;
     int fp8; /* the target has fp8 tensor cores */
     int failures;
+    expected cache[MAX_KERNELS][NPROBLEMS];
 } run;
 
 static uint64_t next(uint64_t *s)
@@ -126,56 +140,87 @@ static int fill(int i, evt_elem elem, void *dst, size_t n, uint64_t *seed)
     return ok;
 }
 
-static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const problem *pp)
+static long long ld_of(const problem *pp)
 {
+    return pp->n + 8;
+}
+
+/* Kernel k's (the module's ki-th) problem pi: drawn and referenced on first use. */
+static const expected *expect(run *r, size_t ki, const evt_kernel *k, size_t pi)
+{
+    expected *e = &r->cache[ki][pi];
+    if (e->done)
+        return e;
+    e->done = 1;
+    const problem *pp = &problems[pi];
     const evt_operand_info *oa = evt_kernel_operand(k, 0), *ob = evt_kernel_operand(k, 1);
-    const long long m = pp->m, n = pp->n, kk = pp->k, ld = n + 8;
+    const long long m = pp->m, n = pp->n, kk = pp->k, ld = ld_of(pp);
     const long long lda = kk + pp->pad, ldb = kk + pp->pad; /* A row-major, B column-major */
     const size_t count[NBUF] = {(size_t)((m - 1) * lda + kk), (size_t)((n - 1) * ldb + kk), (size_t)m,
                                 (size_t)n, (size_t)n, (size_t)((m - 1) * ld + n), 1};
     const evt_elem elem[NBUF] = {oa->elem, ob->elem, EVT_F32, EVT_F32, EVT_F16, EVT_E4M3, EVT_F32};
-    size_t bytes[NBUF];
-    unsigned char *host[NBUF] = {0}, *want[NBUF] = {0};
-    void *dev[NBUF] = {0};
     float *acc = malloc(sizeof *acc * (size_t)(m * n));
-    evt_launch *l = NULL;
     evt_interp *in = NULL;
     evt_status st = acc ? EVT_OK : EVT_ERR_NO_MEMORY;
     uint64_t seed = 0x9e3779b97f4a7c15u ^ (uint64_t)(m * 1000003 + n * 1009 + kk * 7 + pp->pad);
     for (int i = 0; i < NBUF && st == EVT_OK; i++) {
-        bytes[i] = count[i] * evt_elem_size(elem[i]);
-        host[i] = malloc(bytes[i]);
-        want[i] = malloc(bytes[i]);
-        if (!host[i] || !want[i])
+        e->bytes[i] = count[i] * evt_elem_size(elem[i]);
+        e->host[i] = malloc(e->bytes[i]);
+        e->want[i] = malloc(e->bytes[i]);
+        if (!e->host[i] || !e->want[i])
             st = EVT_ERR_NO_MEMORY;
-        else if (i <= BIAS && !fill(i, elem[i], host[i], count[i], &seed))
+        else if (i <= BIAS && !fill(i, elem[i], e->host[i], count[i], &seed))
             st = EVT_ERR_INTERNAL;
         else if (i > BIAS)
-            memset(host[i], 0x7f, bytes[i]); /* NaN in e4m3, a large float: a missed store shows */
+            memset(e->host[i], 0x7f, e->bytes[i]); /* NaN in e4m3, a large float: a missed store shows */
         if (st == EVT_OK)
-            memcpy(want[i], host[i], bytes[i]);
+            memcpy(e->want[i], e->host[i], e->bytes[i]);
     }
     if (st == EVT_OK)
-        st = evt_reference_gemm_mixed(m, n, kk, oa->elem, host[A], oa->layout, lda, ob->elem, host[B],
+        st = evt_reference_gemm_mixed(m, n, kk, oa->elem, e->host[A], oa->layout, lda, ob->elem, e->host[B],
                                       ob->layout, ldb, NULL, acc, n);
     if (st == EVT_OK)
         st = evt_interp_create(evt_kernel_epilogue(k), &in);
     if (st == EVT_OK)
         st = evt_interp_set_acc(in, m, n, acc, sizeof *acc * (size_t)(m * n), n);
     for (int i = SA; i < NBUF && st == EVT_OK; i++)
-        st = evt_interp_bind(in, names[i], want[i], bytes[i], i == D ? ld : 0);
+        st = evt_interp_bind(in, names[i], e->want[i], e->bytes[i], i == D ? ld : 0);
     if (st == EVT_OK)
         st = evt_interp_set_param(in, "inv_scale", 0.5f);
     if (st == EVT_OK)
         st = evt_interp_run(in, EVT_INTERP_F32);
     if (st != EVT_OK && in)
         fprintf(stderr, "fp8_gemm: the reference: %s\n", evt_interp_last_error(in));
+    evt_interp_destroy(in);
+    free(acc);
+    e->st = st;
+    return e;
+}
 
+static void expected_free(expected *e)
+{
+    for (int i = 0; i < NBUF; i++) {
+        free(e->host[i]);
+        free(e->want[i]);
+    }
+}
+
+static evt_status run_one(run *r, size_t ki, const evt_kernel *k, const family *fam, size_t pi)
+{
+    const problem *pp = &problems[pi];
+    const long long m = pp->m, n = pp->n, kk = pp->k, ld = ld_of(pp);
+    const long long lda = kk + pp->pad, ldb = kk + pp->pad;
+    const expected *e = expect(r, ki, k, pi);
+    const size_t *bytes = e->bytes;
+    unsigned char *got[NBUF] = {0};
+    void *dev[NBUF] = {0};
+    evt_launch *l = NULL;
+    evt_status st = e->st;
     for (int i = 0; i < NBUF && st == EVT_OK; i++)
         if (r->dry)
-            dev[i] = host[i];
+            dev[i] = e->host[i]; /* the launch validates host memory and stops at EVT_ERR_NO_GPU */
         else if ((st = evt_device_alloc(r->ctx, bytes[i], &dev[i])) == EVT_OK)
-            st = evt_device_copy_to(r->ctx, dev[i], host[i], bytes[i]);
+            st = evt_device_copy_to(r->ctx, dev[i], e->host[i], bytes[i]);
     const evt_tuning tuning = {.config = fam->config, .split_k = fam->split_k, .stream_k = fam->stream_k};
     if (st == EVT_OK)
         st = evt_launch_create(r->m, k, &l);
@@ -197,7 +242,6 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
         printf("  %-10s %-22s %s\n", evt_kernel_name(k), what, refused ? "refused: ok" : "FAIL: not refused");
         r->failures += !refused;
         st = EVT_ERR_NO_GPU;
-        memset(dev, 0, sizeof dev);
     } else if (r->dry) {
         const int validated = st == EVT_ERR_NO_GPU;
         printf("  %-10s %-22s %s\n", evt_kernel_name(k), what, validated ? "validated" : evt_ctx_last_error(r->ctx));
@@ -208,21 +252,24 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
     if (st == EVT_OK)
         st = evt_device_synchronize(r->ctx);
     for (int i = D; i < NBUF && st == EVT_OK; i++)
-        st = evt_device_copy_from(r->ctx, host[i], dev[i], bytes[i]);
+        if (!(got[i] = malloc(bytes[i])))
+            st = EVT_ERR_NO_MEMORY;
+        else
+            st = evt_device_copy_from(r->ctx, got[i], dev[i], bytes[i]);
     if (st == EVT_OK) {
         int bad = 0;
         for (int i = D; i < NBUF; i++) {
-            if (memcmp(host[i], want[i], bytes[i]) == 0)
+            if (memcmp(got[i], e->want[i], bytes[i]) == 0)
                 continue;
-            const size_t size = evt_elem_size(elem[i]);
-            size_t e = 0;
-            while (memcmp(host[i] + e * size, want[i] + e * size, size) == 0)
-                e++;
-            uint32_t got = 0, wanted = 0;
-            memcpy(&got, host[i] + e * size, size);
-            memcpy(&wanted, want[i] + e * size, size);
-            printf("    output %s differs at element %zu (row %lld): 0x%x, want 0x%x\n", names[i], e,
-                   i == D ? (long long)e / ld : 0LL, got, wanted);
+            const size_t size = evt_elem_size(i == D ? EVT_E4M3 : EVT_F32);
+            size_t el = 0;
+            while (memcmp(got[i] + el * size, e->want[i] + el * size, size) == 0)
+                el++;
+            uint32_t gv = 0, wanted = 0;
+            memcpy(&gv, got[i] + el * size, size);
+            memcpy(&wanted, e->want[i] + el * size, size);
+            printf("    output %s differs at element %zu (row %lld): 0x%x, want 0x%x\n", names[i], el,
+                   i == D ? (long long)el / ld : 0LL, gv, wanted);
             bad = 1;
         }
         printf("  %-10s %-22s %-4s %s\n", evt_kernel_name(k), what, bad ? "FAIL" : "ok",
@@ -234,14 +281,11 @@ static evt_status run_one(run *r, const evt_kernel *k, const family *fam, const 
         r->failures++;
     }
     evt_launch_destroy(l);
-    evt_interp_destroy(in);
     for (int i = 0; i < NBUF; i++) {
         if (!r->dry)
             evt_device_free(r->ctx, dev[i]);
-        free(host[i]);
-        free(want[i]);
+        free(got[i]);
     }
-    free(acc);
     return st;
 }
 
@@ -284,7 +328,7 @@ static evt_status precision_one(run *r, const char *config)
         }
         st = evt_convert_from_f64(EVT_E4M3, v, which ? b : a, cnt);
     }
-    if (st == EVT_OK)
+    if (st == EVT_OK && !r->dry) /* a dry run has nothing to hold it against */
         st = evt_reference_gemm_mixed(m, n, kk, EVT_E4M3, a, EVT_LAYOUT_ROW, kk, EVT_E4M3, b, EVT_LAYOUT_COL,
                                       kk, NULL, ref, n);
     if (st == EVT_OK && !r->dry && (st = evt_device_alloc(r->ctx, na, &da)) == EVT_OK &&
@@ -344,7 +388,7 @@ static evt_status run_family(run *r, const family *fam)
 {
     printf("%s: %s%s%s\n", fam->name, fam->config ? fam->config : "the heuristic's pick",
            fam->split_k > 1 ? ", split-K" : "", fam->stream_k == 2 ? ", stream-K" : "");
-    for (size_t i = 0; i < evt_module_kernel_count(r->m); i++) {
+    for (size_t i = 0; i < evt_module_kernel_count(r->m) && i < MAX_KERNELS; i++) {
         const evt_kernel *k = evt_module_kernel(r->m, i);
         if (strcmp(evt_kernel_name(k), "sum_e4m3") == 0)
             continue; /* precision_one's */
@@ -352,8 +396,8 @@ static evt_status run_family(run *r, const family *fam)
             printf("  %-10s not run: %s\n", evt_kernel_name(k), evt_ctx_last_error(r->ctx));
             continue;
         }
-        for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++) {
-            const evt_status st = run_one(r, k, fam, &problems[p]);
+        for (size_t p = 0; p < NPROBLEMS; p++) {
+            const evt_status st = run_one(r, i, k, fam, p);
             if (st == EVT_ERR_NO_GPU && !r->dry && r->fp8)
                 return st;
         }
@@ -363,7 +407,7 @@ static evt_status run_family(run *r, const family *fam)
 
 int main(int argc, char **argv)
 {
-    run r = {NULL, NULL, EVT_TARGET_SM90A, 0, 1, 0};
+    run r = {.target = EVT_TARGET_SM90A, .fp8 = 1};
     if (argc == 3 && strcmp(argv[1], "--dry-run") == 0) {
         if (evt_target_parse(argv[2], &r.target) != EVT_OK)
             return 1;
@@ -401,6 +445,9 @@ int main(int argc, char **argv)
         printf("fp8_gemm: %s\n", r.failures ? "FAIL" : "PASS");
         rc = r.failures ? 1 : 0;
     }
+    for (size_t i = 0; i < MAX_KERNELS; i++)
+        for (size_t p = 0; p < NPROBLEMS; p++)
+            expected_free(&r.cache[i][p]);
     evt_module_destroy(r.m);
     evt_ctx_destroy(r.ctx);
     return rc;
