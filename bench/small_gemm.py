@@ -16,7 +16,7 @@ marked "+" summed its split-K shares in their clusters.  docs/sm90.md
         configuration:split-K ways, 0 the planner's)
     SMALL_GEMM_SHAPES="16x4096x4096@sm90_wg1_64x64x64_s8:0@sm90_wg1_16x64x64_s16:0" ...
         (a shape's own forced plans, in place of the others: a held-out set's old
-        and new picks, each at the planner's split)
+        and new picks, each at the planner's split; "CONFIG:sk" forces stream-K)
 """
 import os
 import sys
@@ -50,7 +50,7 @@ if os.environ.get("SMALL_GEMM_SHAPES"):
         shape, *plans = s.split("@")
         shapes.append(tuple(int(x) for x in shape.split("x")))
         if plans:
-            own[shapes[-1]] = [(p.split(":")[0], int(p.split(":")[1])) for p in plans]
+            own[shapes[-1]] = [(p.split(":")[0], p.split(":")[1]) for p in plans]
 t0 = time.time()
 failed = False
 for M, N, K in shapes:
@@ -66,7 +66,8 @@ for M, N, K in shapes:
     launches, names = [k.bind(a, w.t(), bias=bias)], ["pick"]
     for c, s in own.get((M, N, K), cands):
         try:
-            launch = k.bind(a, w.t(), bias=bias).set_tuning(c, split_k=s)
+            sk = s == "sk"  # stream-K, where the configuration has it
+            launch = k.bind(a, w.t(), bias=bias).set_tuning(c, split_k=0 if sk else int(s), stream_k=2 if sk else 0)
             launch.run()
             torch.cuda.synchronize()
         except evt.EvtError as e:

@@ -262,10 +262,15 @@ static double wave_cost(const plan_config *c, long long m, long long n, long lon
  * ping-pong SM's two consumers as two slots: they share one SM's tensor
  * cores, so a second tile on an SM costs as much as the first
  * (conv_sm90_pick's 448 and 576 filters). */
+static double sm_area_batch(const plan_config *c, long long m, long long n, long long batch, long long sms)
+{
+    const long long tiles = plan_config_batch_tiles(c, m, n, batch);
+    return (double)(tiles / sms + (tiles % sms != 0)) * c->bm * c->bn;
+}
+
 static double sm_area(const plan_config *c, long long m, long long n, long long sms)
 {
-    const long long tiles = plan_config_tiles(c, m, n);
-    return (double)((tiles + sms - 1) / sms) * c->bm * c->bn;
+    return sm_area_batch(c, m, n, 1, sms);
 }
 
 /* wave_cost, times the k tiles' padding of K where that is an eighth of K
@@ -714,7 +719,7 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
  */
-static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
                                          int tma)
 {
@@ -900,6 +905,34 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const plan_config *best =
         cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, padded_cost, t, m, n, kk, batch, sms, &cost);
     return best ? best : classic;
+}
+
+/*
+ * gemm_sm90_base's pick, or the cooperative 128x192 tile where that pick is
+ * a 128-row wgmma tile at K >= 1024 and the 128x192 tile leaves the busiest
+ * SM a quarter less area to compute or more (sm_area: conv's coop_over_pp
+ * rule).  That is where N's last 128- or 256-column tiles are mostly
+ * padding, or where the narrower tiles spill into one more wave: N of 136
+ * or 320 at large M, say, which mid_fills_waves leaves (N less than 85%
+ * inside 192-column tiles, or its waves no fuller than the 128x256 tile's).
+ * Not where the pick's own last wave is split along K (plan_coop_tail),
+ * which the area does not count.  Probed on the H200 (session 47,
+ * docs/sm90.md): 16384x136x8192 103 against 152 us, 8192x320x4096 42 against
+ * 74, with six shapes it leaves as they are no faster on it.
+ */
+static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                         long long m, long long n, long long kk, long long batch, long long sms,
+                                         int tma)
+{
+    const plan_config *pick = gemm_sm90_base(g, t, k, m, n, kk, batch, sms, tma);
+    const plan_config *mid = g->coop_mid;
+    if (!pick || !mid || pick == mid || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 ||
+        !pick->wgmma || !fits(mid, t) || !plan_can_run(mid, k, t->target, NULL))
+        return pick;
+    if (plan_config_coop(pick) &&
+        plan_coop_tail(pick, plan_config_batch_tiles(pick, m, n, batch), (int)sms, kk, NULL) > 0)
+        return pick;
+    return 4 * sm_area_batch(mid, m, n, batch, sms) <= 3 * sm_area_batch(pick, m, n, batch, sms) ? mid : pick;
 }
 
 /* A conv's K in two fills of the one-warpgroup 64x64 tile's eight stages

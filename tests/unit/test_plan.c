@@ -2500,9 +2500,35 @@ static void test_wide_padded_columns(void **state)
         /* N of 592: 77% of three 256-column tiles, 92.5% of five 128-column ones */
         {gelu, 9928, 592, 10504, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         {gelu, 11256, 600, 3336, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
-        {gelu, 8296, 376, 1376, 1, T(sm90_pp2_128x128x64_s4), 1}, /* K under 2048: four stages */
+        /* K under 2048: four stages' tile, whose two waves the cooperative
+         * 128x192 tile's one replaces (gemm_sm90_pick, session 47) */
+        {gelu, 8296, 376, 1376, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* unchanged: N of 12776 (99.8% against 99.8%) */
         {gelu, 545, 12776, 1416, 1, T(sm90_wg2_128x256x64_s4), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+}
+
+/* The cooperative 128x192 tile where it leaves the busiest SM a quarter
+ * less area than a 128-row pick (gemm_sm90_pick, session 47) */
+static void test_mid_over_padding(void **state)
+{
+    (void)state;
+    const plan_kernel *gelu = &k_gemm_tn_gelu;
+    const pick_probe probes[] = {
+        /* probed: one 192-column tile for N = 136, two for 320 */
+        {gelu, 16384, 136, 8192, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {gelu, 8192, 320, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* held out (1.25x in geomean over twelve, the least 0.95x) */
+        {gelu, 3435, 536, 3048, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {gelu, 2911, 760, 1544, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {gelu, 6009, 304, 8880, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* unchanged: as much area (264 columns in three 128-column tiles or
+         * two 192-column ones), more of it (4096^3), K under 1024, fp8 */
+        {gelu, 14965, 264, 10152, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {gelu, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s4), 1},
+        {gelu, 8192, 320, 768, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_fp8, 8192, 320, 4096, 1, T(sm90_coop2_cl2_128x128x128_s4_fp8), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
@@ -2583,7 +2609,8 @@ static void test_mid_tile(void **state)
         /* 79% and 73% (104 and 96 tiles) against 61% and 55%; 66% (88) */
         {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {k, 1000, 2112, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1}, /* K >= 2048: in clusters */
+        /* 88 of its tiles against 136 of the ping-pong tile's (session 47) */
+        {k, 1000, 2112, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* N under 85% inside its tiles: 8192 x 256 (128 tiles, 97% of a
          * wave, but half of every second column tile padding) */
         {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4), 1},
@@ -2817,7 +2844,7 @@ int main(void)
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
-        cmocka_unit_test(test_deep_ping_pong),
+        cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
