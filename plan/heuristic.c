@@ -34,6 +34,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_coop2_128x256x64_s4,
     EVT_TILE_sm90_coop2_cl2_128x256x64_s4,
     EVT_TILE_sm90_coop2_128x192x64_s4,
+    EVT_TILE_sm90_coop2_128x160x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_pp2_cl2_128x128x64_s6,
@@ -150,6 +151,7 @@ typedef struct gemm_tiles {
     const plan_config *pp_deep;  /* pp in six stages, its epilogue in 64 x 32 sub-tiles: long K */
     const plan_config *wg_narrow; /* the one-warpgroup wgmma 64x64 tile, eight stages, one CTA an SM */
     const plan_config *coop_mid;  /* the cooperative 128x192 tile, four stages */
+    const plan_config *coop_160;  /* the cooperative 128x160 tile, four stages (K-contiguous operands) */
     const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
     const plan_config *pp_deep_cl; /* pp_deep in clusters of two, sharing B by multicast */
     /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
@@ -173,6 +175,7 @@ static const gemm_tiles gemm16 = {
     .pp_deep = CFG(sm90_pp2_128x128x64_s6),
     .wg_narrow = CFG(sm90_wg1_64x64x64_s8),
     .coop_mid = CFG(sm90_coop2_128x192x64_s4),
+    .coop_160 = CFG(sm90_coop2_128x160x64_s4),
     .wg_row = CFG(sm90_wg2_128x128x64_s6),
     .pp_deep_cl = CFG(sm90_pp2_cl2_128x128x64_s6),
     .swap16 = CFG(sm90_wg1_16x64x64_s16),
@@ -908,31 +911,45 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
 }
 
 /*
- * gemm_sm90_base's pick, or the cooperative 128x192 tile where that pick is
- * a 128-row wgmma tile at K >= 1024 and the 128x192 tile leaves the busiest
- * SM a quarter less area to compute or more (sm_area: conv's coop_over_pp
- * rule).  That is where N's last 128- or 256-column tiles are mostly
- * padding, or where the narrower tiles spill into one more wave: N of 136
- * or 320 at large M, say, which mid_fills_waves leaves (N less than 85%
- * inside 192-column tiles, or its waves no fuller than the 128x256 tile's).
- * Not where the pick's own last wave is split along K (plan_coop_tail),
- * which the area does not count.  Probed on the H200 (session 47,
- * docs/sm90.md): 16384x136x8192 103 against 152 us, 8192x320x4096 42 against
- * 74, with six shapes it leaves as they are no faster on it.
+ * gemm_sm90_base's pick, or a narrower cooperative tile (128x192, or
+ * 128x160 where the operands are K-contiguous) where that pick is a 128-row
+ * wgmma tile at K >= 1024 and the narrower tile leaves the busiest SM a
+ * quarter less area to compute or more (sm_area: conv's coop_over_pp rule);
+ * of the two, the one with less area (the 192-wide on a tie).  That is
+ * where N's last 128- or 256-column tiles are mostly padding, or where the
+ * wider tiles spill into one more wave: N of 136, 272 or 320 at large M,
+ * say, which mid_fills_waves leaves (N less than 85% inside 192-column
+ * tiles, or its waves no fuller than the 128x256 tile's).  Not where the
+ * pick's own last wave is split along K (plan_coop_tail), which the area
+ * does not count.  H200 (session 47, docs/sm90.md): the 192-wide tile
+ * alone, held out, 1.25x in geomean over twelve shapes (0.95-1.54x); the
+ * 160-wide one probed 1.09-1.24x faster than the 192-wide one where its
+ * area was smaller, and as fast as the pick at five sixths of its area.
  */
 static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
                                          int tma)
 {
     const plan_config *pick = gemm_sm90_base(g, t, k, m, n, kk, batch, sms, tma);
-    const plan_config *mid = g->coop_mid;
-    if (!pick || !mid || pick == mid || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 ||
-        !pick->wgmma || !fits(mid, t) || !plan_can_run(mid, k, t->target, NULL))
+    if (!pick || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 || !pick->wgmma)
         return pick;
     if (plan_config_coop(pick) &&
         plan_coop_tail(pick, plan_config_batch_tiles(pick, m, n, batch), (int)sms, kk, NULL) > 0)
         return pick;
-    return 4 * sm_area_batch(mid, m, n, batch, sms) <= 3 * sm_area_batch(pick, m, n, batch, sms) ? mid : pick;
+    const plan_config *narrower[] = {g->coop_mid, g->coop_160};
+    const plan_config *best = NULL;
+    double area = 0;
+    for (size_t i = 0; i < sizeof narrower / sizeof narrower[0]; i++) {
+        const plan_config *c = narrower[i];
+        if (!c || c == pick || !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+            continue;
+        const double a = sm_area_batch(c, m, n, batch, sms);
+        if (!best || a < area) {
+            best = c;
+            area = a;
+        }
+    }
+    return best && 4 * area <= 3 * sm_area_batch(pick, m, n, batch, sms) ? best : pick;
 }
 
 /* A conv's K in two fills of the one-warpgroup 64x64 tile's eight stages

@@ -163,6 +163,9 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
                            "A row-major and B column-major");
     if (c->wgmma && !k->k_contiguous && c->bk * c->op_bytes != 128)
         return refuse(why, "wgmma on a column-major A or row-major B needs a k tile of 64 16-bit elements");
+    if (c->wgmma && c->bn % 64 != 0 && !k->k_contiguous)
+        return refuse(why, "a wgmma tile whose N is not a multiple of 64 loads K-contiguous operands only: A "
+                           "row-major and B column-major");
     if (c->cluster > 1 && !k->k_contiguous)
         return refuse(why, "a clustered configuration multicasts K-contiguous operand tiles only: A row-major "
                            "and B column-major");

@@ -80,9 +80,11 @@ struct evt_tile {
                               WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows, "
                   "an epilogue warpgroup only beside cooperative ones");
-    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) && (BN == 128 || BN == 192 || BN == 256) &&
-                             BM * BN <= 256 * 128 && STAGED == 0),
-                  "cooperative tiles: two consumers of 64 x 128, 64 x 192, 64 x 256 or 128 x 128, nothing staged");
+    static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) &&
+                             (BN == 128 || BN == 160 || BN == 192 || BN == 256) && BM * BN <= 256 * 128 &&
+                             STAGED == 0),
+                  "cooperative tiles: two consumers of 64 x 128, 64 x 160, 64 x 192, 64 x 256 or 128 x 128, "
+                  "nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && PP == 2 && BN % 128 == 0),
                   "clusters: two producer/consumer CTAs, B's tile in halves of whole 1024-byte "
@@ -95,9 +97,10 @@ struct evt_tile {
                   "128 fp8 ones): the swizzle and fragment double-buffering assume it");
     static_assert((BM % 64 == 0 || (kSwapAB && (BM == 16 || BM == 32) && PP == 0 && WS_WARPS == 0 &&
                                     WARPS_M * WARPS_N == 4)) &&
-                      BN % 64 == 0,
+                      (BN % 64 == 0 || (kCoop && BN % 32 == 0)),
                   "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks), but for a "
-                  "swapped wgmma tile's BM of 16 or 32 (one warpgroup, the plain schedule)");
+                  "swapped wgmma tile's BM of 16 or 32 (one warpgroup, the plain schedule) and a "
+                  "cooperative tile's BN of 160 (K-contiguous operands only: plan_can_run)");
     static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0 || (kSwapAB && STAGES <= 16)),
                   "2..8 pipeline stages (cp.async groups), 16 for a swapped tile's small ones");
     static_assert(kCtaThreads <= 1024, "too many warps");

@@ -43,7 +43,8 @@ keep_targets() {
 # a column-major A, imm-trans-b for a row-major B) and, for the
 # producer/consumer tiles, TMA loads, "c" a clustered producer/consumer entry
 # (two CTAs a cluster, B multicast, stages freed in both), "m" the 192-wide
-# cooperative tile's m64n192 wgmmas, TMA loads and guarded entry, "t" the
+# cooperative tile's m64n192 wgmmas, TMA loads and guarded entry, "v" the
+# 160-wide one's m64n160 ones, likewise, "t" the
 # staged entries, "x" a configuration the kernel cannot run
 # there, which evtc must refuse with the reason (exit 1); "f" (the full
 # listing of an fp8 kernel, whose PTX must hold the fp8 MMAs of exactly its
@@ -117,6 +118,9 @@ echo "$top/tests/gpu/cases/layouts.evt cc_f16 sm_90a sm90_coop2_256x128x64_s3:n"
 # the 192-wide cooperative tile (m64n192 wgmmas)
 echo "$top/examples/examples.evt train_fwd sm_90a sm90_coop2_128x192x64_s4:m" >> "$tmp/jobs"
 echo "$top/examples/examples.evt mlp_up sm_90a sm90_coop2_128x192x64_s4:m" >> "$tmp/jobs"
+# the 160-wide cooperative tile (m64n160 wgmmas), K-contiguous operands only
+echo "$top/examples/examples.evt train_fwd sm_90a sm90_coop2_128x160x64_s4:v" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a sm90_coop2_128x160x64_s4:x" >> "$tmp/jobs"
 # the clustered producer/consumer tiles (ping-pong, cooperative): K-contiguous operands only
 for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_cl2_128x256x64_s4; do
     echo "$top/examples/examples.evt train_fwd sm_90a $c:c" >> "$tmp/jobs"
@@ -199,6 +203,10 @@ f)  ta=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *\([a-z0-9]*\) .*/\1/p" "
 *:m) if ! grep -q 'wgmma.mma_async.sync.aligned.m64n192k16' "$out" || ! grep -q 'cp.async.bulk.tensor.2d' "$out" ||
         ! grep -q '_sm90_coop2_128x192x64_s4_guarded_sm90a' "$out"; then
         echo "FAIL $f $k $t config $cfg: no m64n192 wgmma, TMA load or guarded entry"; exit 1
+    fi ;;
+*:v) if ! grep -q 'wgmma.mma_async.sync.aligned.m64n160k16' "$out" || ! grep -q 'cp.async.bulk.tensor.2d' "$out" ||
+        ! grep -q '_sm90_coop2_128x160x64_s4_guarded_sm90a' "$out"; then
+        echo "FAIL $f $k $t config $cfg: no m64n160 wgmma, TMA load or guarded entry"; exit 1
     fi ;;
 *:g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1

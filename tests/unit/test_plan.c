@@ -1611,6 +1611,12 @@ static void test_transposed_layouts(void **state)
                 assert_non_null(strstr(why, "K-contiguous"));
                 continue;
             }
+            /* nor does a tile of N not a multiple of 64 (160) load MN-major ones */
+            if (cfg->bn % 64 != 0 && !pk.k_contiguous) {
+                assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
+                assert_non_null(strstr(why, "K-contiguous"));
+                continue;
+            }
             if (cfg->staged) { /* this epilogue reads no [M, N] input: nothing to stage */
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
                 continue;
@@ -1621,9 +1627,9 @@ static void test_transposed_layouts(void **state)
         }
         /* wg2 128x256, 128x128 s3 and s6, 128x64 s8, wg1 64x128 s4 and s8, wg1 64x64 s8, pp2
          * 128x128 s4 and s6, coop2 256x128, 128x256 s3 and s4 and 128x192 s4, and pp2 cl2 s4
-         * and s6, coop2 cl2 128x256 s3 and s4 and the swapped wg1 16x64, 32x64 and 16x128
-         * where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 20 : 13);
+         * and s6, coop2 cl2 128x256 s3 and s4, coop2 128x160 s4 and the swapped wg1 16x64,
+         * 32x64 and 16x128 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 21 : 13);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
@@ -2509,20 +2515,29 @@ static void test_wide_padded_columns(void **state)
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
-/* The cooperative 128x192 tile where it leaves the busiest SM a quarter
- * less area than a 128-row pick (gemm_sm90_pick, session 47) */
+/* The cooperative 128x160 or 128x192 tile, the one with less area, where
+ * it leaves the busiest SM a quarter less area than a 128-row pick
+ * (gemm_sm90_pick, session 47) */
 static void test_mid_over_padding(void **state)
 {
     (void)state;
     const plan_kernel *gelu = &k_gemm_tn_gelu;
     const pick_probe probes[] = {
-        /* probed: one 192-column tile for N = 136, two for 320 */
-        {gelu, 16384, 136, 8192, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {gelu, 8192, 320, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* held out (1.25x in geomean over twelve, the least 0.95x) */
-        {gelu, 3435, 536, 3048, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {gelu, 2911, 760, 1544, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {gelu, 6009, 304, 8880, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* probed: one 160-column tile for N = 136, two for 320 */
+        {gelu, 16384, 136, 8192, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 8192, 320, 4096, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 6560, 272, 5720, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* the 128x192 tile's held-out shapes (1.25x in geomean over twelve
+         * against the ping-pong tile, the least 0.95x): 3 x 192 columns
+         * (81 tiles) where 4 x 160 (108) take less area; 4 x 192 (92) and
+         * 5 x 160 (115); 2 x 192 and 2 x 160 */
+        {gelu, 3435, 536, 3048, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 2911, 760, 1544, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 6009, 304, 8880, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* N = 192: one 192-column tile, two 160-column ones (128 tiles against 256) */
+        {gelu, 16384, 192, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* the 160-wide tile loads K-contiguous operands only */
+        {&k_gemm_nn, 16384, 136, 8192, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* unchanged: as much area (264 columns in three 128-column tiles or
          * two 192-column ones), more of it (4096^3), K under 1024, fp8 */
         {gelu, 14965, 264, 10152, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
@@ -2609,8 +2624,8 @@ static void test_mid_tile(void **state)
         /* 79% and 73% (104 and 96 tiles) against 61% and 55%; 66% (88) */
         {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* 88 of its tiles against 136 of the ping-pong tile's (session 47) */
-        {k, 1000, 2112, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* 112 128x160 tiles in one wave against 136 of the ping-pong tile's (session 47) */
+        {k, 1000, 2112, 4096, 1, T(sm90_coop2_128x160x64_s4), 1},
         /* N under 85% inside its tiles: 8192 x 256 (128 tiles, 97% of a
          * wave, but half of every second column tile padding) */
         {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4), 1},
