@@ -911,20 +911,21 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
 }
 
 /*
- * gemm_sm90_base's pick, or a narrower cooperative tile (128x192, or
- * 128x160 where the operands are K-contiguous) where that pick is a 128-row
- * wgmma tile at K >= 1024 and the narrower tile leaves the busiest SM a
- * quarter less area to compute or more (sm_area: conv's coop_over_pp rule);
- * of the two, the one with less area (the 192-wide on a tie).  That is
- * where N's last 128- or 256-column tiles are mostly padding, or where the
- * wider tiles spill into one more wave: N of 136, 272 or 320 at large M,
- * say, which mid_fills_waves leaves (N less than 85% inside 192-column
- * tiles, or its waves no fuller than the 128x256 tile's).  Not where the
- * pick's own last wave is split along K (plan_coop_tail), which the area
- * does not count.  H200 (session 47, docs/sm90.md): the 192-wide tile
- * alone, held out, 1.25x in geomean over twelve shapes (0.95-1.54x); the
- * 160-wide one probed 1.09-1.24x faster than the 192-wide one where its
- * area was smaller, and as fast as the pick at five sixths of its area.
+ * gemm_sm90_base's pick, or a narrower cooperative tile where that pick is a
+ * 128-row wgmma tile at K >= 1024: the 128x160 one (K-contiguous operands)
+ * where it pads N no more than the 128x192 one, else that one, the first of
+ * them that leaves the busiest SM a quarter less area to compute or more
+ * (sm_area: conv's coop_over_pp rule).  That is where N's last 128- or
+ * 256-column tiles are mostly padding, or where the wider tiles spill into
+ * one more wave: N of 136, 272 or 320 at large M, say, which
+ * mid_fills_waves leaves (N less than 85% inside 192-column tiles, or its
+ * waves no fuller than the 128x256 tile's).  Not where the pick's own last
+ * wave is split along K (plan_coop_tail), which the area does not count.
+ * H200, held out (session 47, docs/sm90.md): the 192-wide tile over the
+ * pick, 1.25x in geomean over twelve shapes (0.95-1.54x); the 160-wide one
+ * over the 192-wide one, 1.23x over twelve (1.04-1.36x).  Taking the tile
+ * of least area instead lost 0.94x where five 160-column tiles pad N more
+ * than four 192-column ones.
  */
 static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
@@ -936,20 +937,15 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (plan_config_coop(pick) &&
         plan_coop_tail(pick, plan_config_batch_tiles(pick, m, n, batch), (int)sms, kk, NULL) > 0)
         return pick;
-    const plan_config *narrower[] = {g->coop_mid, g->coop_160};
-    const plan_config *best = NULL;
-    double area = 0;
-    for (size_t i = 0; i < sizeof narrower / sizeof narrower[0]; i++) {
-        const plan_config *c = narrower[i];
-        if (!c || c == pick || !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
-            continue;
-        const double a = sm_area_batch(c, m, n, batch, sms);
-        if (!best || a < area) {
-            best = c;
-            area = a;
-        }
-    }
-    return best && 4 * area <= 3 * sm_area_batch(pick, m, n, batch, sms) ? best : pick;
+    const plan_config *mid = g->coop_mid, *c160 = g->coop_160;
+    const int mid_ok = mid && mid != pick && fits(mid, t) && plan_can_run(mid, k, t->target, NULL);
+    const int c160_ok = c160 && c160 != pick && fits(c160, t) && plan_can_run(c160, k, t->target, NULL);
+    const double most = 0.75 * sm_area_batch(pick, m, n, batch, sms);
+    /* the 160-wide tile first where it pads N no more than the 192-wide one */
+    if (c160_ok && (!mid_ok || plan_config_tiles(c160, 1, n) * c160->bn <= plan_config_tiles(mid, 1, n) * mid->bn) &&
+        sm_area_batch(c160, m, n, batch, sms) <= most)
+        return c160;
+    return mid_ok && sm_area_batch(mid, m, n, batch, sms) <= most ? mid : pick;
 }
 
 /* A conv's K in two fills of the one-warpgroup 64x64 tile's eight stages

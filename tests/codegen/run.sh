@@ -92,7 +92,7 @@ done > "$tmp/jobs.all"
 while read -r f k t cfg; do
     # (a listing evtc cannot generate is kept, to fail as itself)
     if [ "$cfg" = 2 ] && "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$tmp/key.cu" 2>/dev/null; then
-        key=$(sed "s://.*\$::; s:/\*.*\*/::g; s/\b$k\b/KERNEL/g; s/evt_${k}_/evt_KERNEL_/g" "$tmp/key.cu" | cksum | tr " " _)
+        key=$(sed "s://.*\$::; s:/\*.*\*/::g; /^ *\*/d; /^ *\/\*/d; s/\b$k\b/KERNEL/g; s/evt_${k}_/evt_KERNEL_/g" "$tmp/key.cu" | cksum | tr " " _)
         case " $(cat "$tmp/keys" 2>/dev/null) " in
         *" $t:$key "*) echo "same source as a listing already compiled: $(basename "$f") $k $t" >&2; continue ;;
         esac

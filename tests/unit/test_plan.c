@@ -2515,9 +2515,9 @@ static void test_wide_padded_columns(void **state)
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
-/* The cooperative 128x160 or 128x192 tile, the one with less area, where
- * it leaves the busiest SM a quarter less area than a 128-row pick
- * (gemm_sm90_pick, session 47) */
+/* The cooperative 128x160 tile where it pads N no more than the 128x192
+ * one, else that one, where it leaves the busiest SM a quarter less area
+ * than a 128-row pick (gemm_sm90_pick, session 47) */
 static void test_mid_over_padding(void **state)
 {
     (void)state;
@@ -2529,11 +2529,21 @@ static void test_mid_over_padding(void **state)
         {gelu, 6560, 272, 5720, 1, T(sm90_coop2_128x160x64_s4), 1},
         /* the 128x192 tile's held-out shapes (1.25x in geomean over twelve
          * against the ping-pong tile, the least 0.95x): 3 x 192 columns
-         * (81 tiles) where 4 x 160 (108) take less area; 4 x 192 (92) and
-         * 5 x 160 (115); 2 x 192 and 2 x 160 */
-        {gelu, 3435, 536, 3048, 1, T(sm90_coop2_128x160x64_s4), 1},
-        {gelu, 2911, 760, 1544, 1, T(sm90_coop2_128x160x64_s4), 1},
+         * where 4 x 160 pad N more; 4 x 192 and 5 x 160, likewise; 2 x 192
+         * and 2 x 160 */
+        {gelu, 3435, 536, 3048, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {gelu, 2911, 760, 1544, 1, T(sm90_coop2_128x192x64_s4), 1},
         {gelu, 6009, 304, 8880, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* the 160-wide tile's held-out shapes (1.23x in geomean over twelve
+         * against the 192-wide one, the least 1.04x) */
+        {gelu, 3590, 624, 2664, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 2591, 784, 3056, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 11628, 136, 1184, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* the second formulation's loss: the 160-wide tile fails the area
+         * test, the 192-wide one passes (not the ping-pong pick, 0.89x) */
+        {gelu, 2472, 976, 12440, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* and the first's: 5 x 160 pad N more than 4 x 192 (0.94x) */
+        {gelu, 3093, 648, 2328, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* N = 192: one 192-column tile, two 160-column ones (128 tiles against 256) */
         {gelu, 16384, 192, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* the 160-wide tile loads K-contiguous operands only */
@@ -2624,8 +2634,9 @@ static void test_mid_tile(void **state)
         /* 79% and 73% (104 and 96 tiles) against 61% and 55%; 66% (88) */
         {k, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 768, 3072, 2048, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* 112 128x160 tiles in one wave against 136 of the ping-pong tile's (session 47) */
-        {k, 1000, 2112, 4096, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* 88 of its tiles against 136 of the ping-pong tile's (session 47;
+         * 14 columns of 160 pad N more than 11 of 192) */
+        {k, 1000, 2112, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* N under 85% inside its tiles: 8192 x 256 (128 tiles, 97% of a
          * wave, but half of every second column tile padding) */
         {k, 8192, 256, 512, 1, T(sm90_wg1_64x128x64_s4), 1},
