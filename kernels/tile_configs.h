@@ -146,8 +146,6 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_128x160x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 160, 64, 2, 2, 4,              \
       1, 0, 2, 0, 1, 1)                                                                            \
-    X(sm90_coop2_128x96x64_s5, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 96, 64, 2, 2, 5,                \
-      1, 0, 2, 0, 1, 1)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \
@@ -213,12 +211,12 @@ enum evt_tile_id {
      (staged) * (bm) * (bn) * 2 + EVT_TILE_BAR_BYTES + 1024)
 /* Columns of the tiles a producer/consumer epilogue runs on: the widest
  * of the tile's own (up to 128; 64 for a 192-wide tile, whose rows hold
- * no whole number of 128-column ones, 32 for a 96- or 160-wide one), 64 and 32
+ * no whole number of 128-column ones, 32 for a 160-wide one), 64 and 32
  * for which the f32 copy (the
  * whole tile, or each consumer's 64-row sub-tile) fits beside the stages.
  * Three 48 KB stages of a 256-wide cooperative tile leave room for 128
  * columns, four for 32; six 32 KB ping-pong stages for 32. */
-#define EVT_TILE_EPI_WIDEST(bn) ((bn) % 128 == 0 ? 128 : (bn) % 64 == 0 ? 64 : 32)
+#define EVT_TILE_EPI_WIDEST(bn) ((bn) < 128 ? (bn) : (bn) % 128 == 0 ? 128 : (bn) % 64 == 0 ? 64 : 32)
 #define EVT_TILE_EPI_BN(mma, bm, bn, bk, stages)                                                    \
     (EVT_TILE_PP_SMEM_BYTES(mma, bm, bn, bk, stages, EVT_TILE_EPI_WIDEST(bn), 0) <= EVT_TILE_SMEM_MAX \
          ? EVT_TILE_EPI_WIDEST(bn)                                                                  \

@@ -81,9 +81,9 @@ struct evt_tile {
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows, "
                   "an epilogue warpgroup only beside cooperative ones");
     static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) &&
-                             (BN == 96 || BN == 128 || BN == 160 || BN == 192 || BN == 256) && BM * BN <= 256 * 128 &&
+                             (BN == 128 || BN == 160 || BN == 192 || BN == 256) && BM * BN <= 256 * 128 &&
                              STAGED == 0),
-                  "cooperative tiles: two consumers of 64 x 96, 64 x 128, 64 x 160, 64 x 192, 64 x 256 or 128 x 128, "
+                  "cooperative tiles: two consumers of 64 x 128, 64 x 160, 64 x 192, 64 x 256 or 128 x 128, "
                   "nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && PP == 2 && BN % 128 == 0),
@@ -100,7 +100,7 @@ struct evt_tile {
                       (BN % 64 == 0 || (kCoop && BN % 32 == 0)),
                   "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks), but for a "
                   "swapped wgmma tile's BM of 16 or 32 (one warpgroup, the plain schedule) and a "
-                  "cooperative tile's BN of 96 or 160 (K-contiguous operands only: plan_can_run)");
+                  "cooperative tile's BN of 160 (K-contiguous operands only: plan_can_run)");
     static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0 || (kSwapAB && STAGES <= 16)),
                   "2..8 pipeline stages (cp.async groups), 16 for a swapped tile's small ones");
     static_assert(kCtaThreads <= 1024, "too many warps");

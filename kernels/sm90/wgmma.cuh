@@ -44,7 +44,6 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
     EVT_WGMMA_D_64, EVT_WGMMA_D8(32), EVT_WGMMA_D8(40), EVT_WGMMA_D8(48), EVT_WGMMA_D8(56)
 #define EVT_WGMMA_D_192 \
     EVT_WGMMA_D_128, EVT_WGMMA_D8(64), EVT_WGMMA_D8(72), EVT_WGMMA_D8(80), EVT_WGMMA_D8(88)
-#define EVT_WGMMA_D_96 EVT_WGMMA_D_64, EVT_WGMMA_D8(32), EVT_WGMMA_D8(40)
 #define EVT_WGMMA_D_160 \
     EVT_WGMMA_D_128, EVT_WGMMA_D8(64), EVT_WGMMA_D8(72)
 #define EVT_WGMMA_D_256                                                                     \
@@ -73,11 +72,6 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
     "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "  \
     "%92, %93, %94, %95}, %96, %97"
 #define EVT_WGMMA_S_192 "%98"
-#define EVT_WGMMA_R_96 \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
-    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
-    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, %48, %49"
-#define EVT_WGMMA_S_96 "%50"
 #define EVT_WGMMA_R_160 \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
@@ -125,8 +119,6 @@ EVT_WGMMA_OP16(EVT_DT_F16, 256, "k16.f32.f16.f16") /* the 128x256 cooperative ti
 EVT_WGMMA_OP16(EVT_DT_BF16, 256, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 192, "k16.f32.f16.f16") /* the 128x192 cooperative tile */
 EVT_WGMMA_OP16(EVT_DT_BF16, 192, "k16.f32.bf16.bf16")
-EVT_WGMMA_OP16(EVT_DT_F16, 96, "k16.f32.f16.f16") /* the 128x96 cooperative tile: N of 257-288, say */
-EVT_WGMMA_OP16(EVT_DT_BF16, 96, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 160, "k16.f32.f16.f16") /* the 128x160 cooperative tile: N of 136-160 or 257-320 */
 EVT_WGMMA_OP16(EVT_DT_BF16, 160, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 64, "k16.f32.f16.f16") /* narrow convs' producer/consumer tile, small GEMMs' 64x64 one */
@@ -144,7 +136,6 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, fals
 #undef EVT_WGMMA_S_256
 #undef EVT_WGMMA_S_192
 #undef EVT_WGMMA_S_160
-#undef EVT_WGMMA_S_96
 #undef EVT_WGMMA_S_128
 #undef EVT_WGMMA_S_64
 #undef EVT_WGMMA_S_32
@@ -152,7 +143,6 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, fals
 #undef EVT_WGMMA_R_256
 #undef EVT_WGMMA_R_192
 #undef EVT_WGMMA_R_160
-#undef EVT_WGMMA_R_96
 #undef EVT_WGMMA_R_128
 #undef EVT_WGMMA_R_64
 #undef EVT_WGMMA_R_32
@@ -160,7 +150,6 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, fals
 #undef EVT_WGMMA_D_256
 #undef EVT_WGMMA_D_192
 #undef EVT_WGMMA_D_160
-#undef EVT_WGMMA_D_96
 #undef EVT_WGMMA_D_128
 #undef EVT_WGMMA_D_64
 #undef EVT_WGMMA_D_32

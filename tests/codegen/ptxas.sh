@@ -40,9 +40,8 @@ for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4 sm90_pp2_128x128x
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
-# the 160- and 96-wide cooperative tiles (their epilogues in 32-column sub-tiles)
+# the 160-wide cooperative tile (its epilogue in five 32-column sub-tiles)
 echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
-echo "$top/examples/examples.evt train_fwd sm90_coop2_128x96x64_s5" >> "$tmp/jobs"
 # the 128x64 two-warpgroup tile, which only tuning and forcing pick
 echo "$top/examples/examples.evt mlp_up sm90_wg2_128x64x64_s8" >> "$tmp/jobs"
 # the swapped tiles (m64n16 and m64n32 wgmmas), forced: an aux output with reductions

@@ -302,14 +302,6 @@ runs() {
             echo "$f $k 3000,2100,1000 --config sm90_coop2_128x160x64_s4 --batch 2"
             echo "$f $k 1000,2500,2600 --config sm90_coop2_128x160x64_s4 --streamk"
             echo "$f $k 4097,320,1000 --config sm90_coop2_128x160x64_s4 --special"
-            # the 96-wide tile (K-contiguous operands only), likewise: N of
-            # 264 (2.75 tiles), 96, 127, a batch, stream-K
-            echo "$f $k 1000,264,24 --config sm90_coop2_128x96x64_s5"
-            echo "$f $k 127,1000,4104 --config sm90_coop2_128x96x64_s5 --special"
-            echo "$f $k 1000,127,520 --config sm90_coop2_128x96x64_s5 --ld-pad 3"
-            echo "$f $k 3000,2100,1000 --config sm90_coop2_128x96x64_s5 --batch 2"
-            echo "$f $k 1000,2500,2600 --config sm90_coop2_128x96x64_s5 --streamk"
-            echo "$f $k 4097,96,1000 --config sm90_coop2_128x96x64_s5 --special"
             # several tiles a persistent CTA (the other cooperative runs have
             # at most one): the stage ring and the epilogue's sub-tile carried
             # from tile to tile, a one-k-tile mainloop at K = 24, a batch
@@ -538,7 +530,7 @@ runs() {
     # and looped builtins), and whole-tile and edge-row rows take it as a
     # launch does
     for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4 \
-        sm90_coop2_128x192x64_s4 sm90_coop2_128x160x64_s4 sm90_coop2_128x96x64_s5; do
+        sm90_coop2_128x192x64_s4 sm90_coop2_128x160x64_s4; do
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3 --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 3000,2000,520 --config $cfg --batch 2 --special --direct-epi"
@@ -555,7 +547,7 @@ runs() {
         echo "$c/builtins.evt builtins_f16 2048,1024,520 --config $cfg --fast-math"
         # (a clustered tile multicasts K-contiguous operands only, as the
         # 160-wide one loads them: bf16's are not)
-        case $cfg in *_cl2_* | *x160x* | *x96x*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
+        case $cfg in *_cl2_* | *x160x*) k=builtins_f16 ;; *) k=builtins_bf16 ;; esac
         echo "$c/builtins.evt $k 1000,4097,520 --config $cfg --special --direct-epi"
         echo "$c/builtins.evt $k 1024,1024,520 --config $cfg --special"
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
@@ -567,9 +559,6 @@ runs() {
     echo "$c/outputs.evt outputs 2048,1280,1000 --config sm90_coop2_128x160x64_s4 --special"
     echo "$c/reductions.evt reductions 1000,1000,520 --config sm90_coop2_128x160x64_s4"
     echo "$c/reductions.evt reductions 3000,300,2600 --config sm90_coop2_128x160x64_s4 --streamk --special"
-    echo "$c/inputs.evt inputs_rowcol 1024,1152,520 --config sm90_coop2_128x96x64_s5"
-    echo "$c/reductions.evt reductions 1000,1000,520 --config sm90_coop2_128x96x64_s5"
-    echo "$c/reductions.evt reductions 3000,300,2600 --config sm90_coop2_128x96x64_s5 --streamk --special"
     # ... the heuristic's pick on edge rows, as a launch takes it
     echo "$c/inputs.evt inputs_rowcol 1000,4096,520"
     echo "$c/outputs.evt outputs 3000,2048,1040"
