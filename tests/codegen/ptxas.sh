@@ -65,6 +65,11 @@ unset EVT_CONFIG
 if ! "$EVTC" "$f" --kernel "$k" --target sm_90a --emit=ptx -o "$out.ptx" 2>"$out.log"; then
     echo "FAIL $f $k: NVRTC"; sed -n 1,10p "$out.log"; exit 0
 fi
+# (tests/codegen/run.sh leaves the examples' full sm_90a listings to this
+# test: its check that the PTX holds tensor-core MMAs, here too)
+if ! grep -q 'mma.sync.aligned.m16n8k16\|mma.sync.aligned.m16n8k32\|wgmma.mma_async' "$out.ptx"; then
+    echo "FAIL $f $k $cfg: no tensor-core MMA (mma.sync, wgmma) in the PTX"; exit 0
+fi
 if ! "$PTXAS" -arch=sm_90a -v "$out.ptx" -o "$out.cubin" >"$out.ptxas" 2>&1; then
     echo "FAIL $f $k: ptxas"; sed -n 1,10p "$out.ptxas"; exit 0
 fi

@@ -14,6 +14,10 @@
 # the rest generated: the sanitizer pass watches evtc, and NVRTC's half of
 # a job (nearly all of its time) is the debug pass's, which compiles every
 # one.
+# The examples' sm_90a full listings are left to tests/codegen/ptxas.sh
+# where there is a ptxas (PTXAS, as that test finds it) and they are to be
+# compiled: that test compiles the same listings, assembles them and checks
+# their MMAs too.
 # A full listing whose source equals one already listed for its target,
 # but for the kernel's name and comments (tests/golden/examples.evt is
 # examples/examples.evt; some golden kernels differ in names only), is
@@ -73,7 +77,15 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
             echo "$f $k sm_90a sm90_pp2_128x128x64_s4:x"
             continue
         fi
-        for t in $targets; do echo "$f $k $t 2"; done
+        for t in $targets; do
+            # "2p": ptxas.sh's (its source still counts for the sameness below)
+            if [ "$full" = 1 ] && [ "$t" = sm_90a ] && [ "${CODEGEN_FULL:-}" != cuda ] &&
+                [ -x "${PTXAS:-/usr/local/cuda/bin/ptxas}" ]; then
+                echo "$f $k $t 2p"
+            else
+                echo "$f $k $t 2"
+            fi
+        done
         [ "$full" = 1 ] && echo "$f $k sm_80 sm80_128x128x64_w4_s3:s"
         # conv: the warp-specialized ones (mma.sync, wgmma), a three-warpgroup
         # wgmma tile, the producer/consumer ones
@@ -93,13 +105,15 @@ done > "$tmp/jobs.all"
 # the full listings, each distinct source once per target (see above)
 while read -r f k t cfg; do
     # (a listing evtc cannot generate is kept, to fail as itself)
-    if [ "$cfg" = 2 ] && "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$tmp/key.cu" 2>/dev/null; then
+    if { [ "$cfg" = 2 ] || [ "$cfg" = 2p ]; } &&
+        "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$tmp/key.cu" 2>/dev/null; then
         key=$(sed "s://.*\$::; s:/\*.*\*/::g; /^ *\*/d; /^ *\/\*/d; s/\b$k\b/KERNEL/g; s/evt_${k}_/evt_KERNEL_/g" "$tmp/key.cu" | cksum | tr " " _)
         case " $(cat "$tmp/keys" 2>/dev/null) " in
         *" $t:$key "*) echo "same source as a listing already compiled: $(basename "$f") $k $t" >&2; continue ;;
         esac
         printf ' %s' "$t:$key" >> "$tmp/keys"
     fi
+    [ "$cfg" = 2p ] && continue
     echo "$f $k $t $cfg"
 done < "$tmp/jobs.all" > "$tmp/jobs"
 # wgmma is sm_90a's only: forced elsewhere, refused
