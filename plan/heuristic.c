@@ -721,6 +721,8 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
  *   takes a 128-wide tile, the wgmma 128x256 tile or, where its waves cost
  *   less (or as much, with K of at most two k tiles), the wgmma 128x128
  *   tile at two CTAs per SM.
+ * - Then, over whichever 128-row wgmma tile these take at K >= 1024, the
+ *   narrower cooperative tiles by area (gemm_sm90_pick, session 47).
  */
 static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
