@@ -49,8 +49,8 @@ keep_targets() {
 # a column-major A, imm-trans-b for a row-major B) and, for the
 # producer/consumer tiles, TMA loads, "c" a clustered producer/consumer entry
 # (two CTAs a cluster, B multicast, stages freed in both), "m" the 192-wide
-# cooperative tile's m64n192 wgmmas, TMA loads and guarded entry, "v" the
-# 160-wide one's m64n160 ones, likewise, "t" the
+# and 160-wide cooperative tiles' m64n192 or m64n160 wgmmas (N from the
+# name), TMA loads and guarded entry, "t" the
 # staged entries, "x" a configuration the kernel cannot run
 # there, which evtc must refuse with the reason (exit 1); "f" (the full
 # listing of an fp8 kernel, whose PTX must hold the fp8 MMAs of exactly its
@@ -135,7 +135,7 @@ echo "$top/tests/gpu/cases/layouts.evt cc_f16 sm_90a sm90_coop2_256x128x64_s3:n"
 echo "$top/examples/examples.evt train_fwd sm_90a sm90_coop2_128x192x64_s4:m" >> "$tmp/jobs"
 echo "$top/examples/examples.evt mlp_up sm_90a sm90_coop2_128x192x64_s4:m" >> "$tmp/jobs"
 # the 160-wide cooperative tile (m64n160 wgmmas), K-contiguous operands only
-echo "$top/examples/examples.evt train_fwd sm_90a sm90_coop2_128x160x64_s4:v" >> "$tmp/jobs"
+echo "$top/examples/examples.evt train_fwd sm_90a sm90_coop2_128x160x64_s4:m" >> "$tmp/jobs"
 echo "$top/tests/gpu/cases/layouts.evt rr_f16 sm_90a sm90_coop2_128x160x64_s4:x" >> "$tmp/jobs"
 # the clustered producer/consumer tiles (ping-pong, cooperative): K-contiguous operands only
 for c in sm90_pp2_cl2_128x128x64_s4 sm90_coop2_cl2_128x256x64_s3 sm90_coop2_cl2_128x256x64_s4; do
@@ -155,6 +155,14 @@ cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
 f=$1 k=$2 t=$3 cfg=$4
 out=$TMPD/$(basename "$f" .evt).$k.$t.$cfg.ptx
+# CODEGEN_FULL=cuda's jobs: the CUDA generated, with an entry point, not compiled
+generate_only() {
+    if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$out.cu" 2>"$out.log" ||
+        ! grep -q '__global__' "$out.cu"; then
+        echo "FAIL $f $k $t config $cfg: not generated, or no entry point"; sed -n 1,20p "$out.log"; exit 1
+    fi
+    echo "ok   $(basename "$f") $k $t config $cfg generated ($(grep -c '__global__' "$out.cu") entries)"; exit 0
+}
 unset EVT_CONFIG EVT_SPLITK
 case $cfg in
 2|f|refuse) ;;
@@ -164,13 +172,7 @@ esac
 # CODEGEN_FULL=cuda: a forced job whose kind was compiled already is generated only
 case $cfg in
 *:x|refuse|2|f) ;;
-*)  if [ "${CODEGEN_FULL:-}" = cuda ] && ! mkdir "$TMPD/kind.${cfg##*:}" 2>/dev/null; then
-        if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$out.cu" 2>"$out.log" ||
-            ! grep -q '__global__' "$out.cu"; then
-            echo "FAIL $f $k $t config $cfg: not generated"; sed -n 1,20p "$out.log"; exit 1
-        fi
-        echo "ok   $(basename "$f") $k $t config $cfg generated"; exit 0
-    fi ;;
+*)  [ "${CODEGEN_FULL:-}" = cuda ] && ! mkdir "$TMPD/kind.${cfg##*:}" 2>/dev/null && generate_only ;;
 esac
 case $cfg in
 *:x|refuse)
@@ -181,15 +183,7 @@ case $cfg in
         sed -n 1,5p "$out.log"; exit 1
     fi
     echo "ok   $(basename "$f") $k $t config $cfg refused"; exit 0 ;;
-2)  if [ "${CODEGEN_FULL:-}" = cuda ]; then
-        if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$out.cu" 2>"$out.log"; then
-            echo "FAIL $f $k $t: the full listing not generated"; sed -n 1,20p "$out.log"; exit 1
-        fi
-        if ! grep -q '__global__' "$out.cu"; then
-            echo "FAIL $f $k $t: no entry point in the generated listing"; exit 1
-        fi
-        echo "ok   $(basename "$f") $k $t listing generated ($(grep -c '__global__' "$out.cu") entries)"; exit 0
-    fi ;;
+2)  [ "${CODEGEN_FULL:-}" = cuda ] && generate_only ;;
 esac
 if ! "$EVTC" "$f" --kernel "$k" --target "$t" --emit=ptx -o "$out" 2>"$out.log"; then
     echo "FAIL $f $k $t config $cfg: NVRTC"; sed -n 1,20p "$out.log"; exit 1
@@ -227,13 +221,10 @@ f)  ta=$(sed -n "s/^kernel[ \t]*$k[ \t]*=[ \t]*gemm(a: *\([a-z0-9]*\) .*/\1/p" "
     if grep -q 'm16n8k16\|k16.f32' "$out"; then
         echo "FAIL $f $k $t: 16-bit MMAs in an fp8 kernel's PTX"; exit 1
     fi ;;
-*:m) if ! grep -q 'wgmma.mma_async.sync.aligned.m64n192k16' "$out" || ! grep -q 'cp.async.bulk.tensor.2d' "$out" ||
-        ! grep -q '_sm90_coop2_128x192x64_s4_guarded_sm90a' "$out"; then
-        echo "FAIL $f $k $t config $cfg: no m64n192 wgmma, TMA load or guarded entry"; exit 1
-    fi ;;
-*:v) if ! grep -q 'wgmma.mma_async.sync.aligned.m64n160k16' "$out" || ! grep -q 'cp.async.bulk.tensor.2d' "$out" ||
-        ! grep -q '_sm90_coop2_128x160x64_s4_guarded_sm90a' "$out"; then
-        echo "FAIL $f $k $t config $cfg: no m64n160 wgmma, TMA load or guarded entry"; exit 1
+*:m) name=${cfg%:m} bn=$(echo "$name" | sed 's/^sm90_coop2_128x\([0-9]*\)x.*/\1/')
+    if ! grep -q "wgmma.mma_async.sync.aligned.m64n${bn}k16" "$out" || ! grep -q 'cp.async.bulk.tensor.2d' "$out" ||
+        ! grep -q "_${name}_guarded_sm90a" "$out"; then
+        echo "FAIL $f $k $t config $cfg: no m64n$bn wgmma, TMA load or guarded entry"; exit 1
     fi ;;
 *:g) if ! grep -q 'wgmma.mma_async' "$out"; then
         echo "FAIL $f $k $t config $cfg: no wgmma in the PTX"; exit 1
