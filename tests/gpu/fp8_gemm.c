@@ -103,6 +103,7 @@ static const char *const names[NBUF] = {"a", "b", "sa", "sb", "bias", "d", "amax
 typedef struct expected {
     int done;
     evt_status st;
+    evt_elem elem[NBUF];
     size_t bytes[NBUF];
     unsigned char *host[NBUF], *want[NBUF];
 } expected;
@@ -159,6 +160,7 @@ static const expected *expect(run *r, size_t ki, const evt_kernel *k, size_t pi)
     const size_t count[NBUF] = {(size_t)((m - 1) * lda + kk), (size_t)((n - 1) * ldb + kk), (size_t)m,
                                 (size_t)n, (size_t)n, (size_t)((m - 1) * ld + n), 1};
     const evt_elem elem[NBUF] = {oa->elem, ob->elem, EVT_F32, EVT_F32, EVT_F16, EVT_E4M3, EVT_F32};
+    memcpy(e->elem, elem, sizeof elem);
     float *acc = malloc(sizeof *acc * (size_t)(m * n));
     evt_interp *in = NULL;
     evt_status st = acc ? EVT_OK : EVT_ERR_NO_MEMORY;
@@ -261,7 +263,7 @@ static evt_status run_one(run *r, size_t ki, const evt_kernel *k, const family *
         for (int i = D; i < NBUF; i++) {
             if (memcmp(got[i], e->want[i], bytes[i]) == 0)
                 continue;
-            const size_t size = evt_elem_size(i == D ? EVT_E4M3 : EVT_F32);
+            const size_t size = evt_elem_size(e->elem[i]);
             size_t el = 0;
             while (memcmp(got[i] + el * size, e->want[i] + el * size, size) == 0)
                 el++;
@@ -388,7 +390,7 @@ static evt_status run_family(run *r, const family *fam)
 {
     printf("%s: %s%s%s\n", fam->name, fam->config ? fam->config : "the heuristic's pick",
            fam->split_k > 1 ? ", split-K" : "", fam->stream_k == 2 ? ", stream-K" : "");
-    for (size_t i = 0; i < evt_module_kernel_count(r->m) && i < MAX_KERNELS; i++) {
+    for (size_t i = 0; i < evt_module_kernel_count(r->m); i++) {
         const evt_kernel *k = evt_module_kernel(r->m, i);
         if (strcmp(evt_kernel_name(k), "sum_e4m3") == 0)
             continue; /* precision_one's */
@@ -423,6 +425,11 @@ int main(int argc, char **argv)
         st = evt_module_parse_buffer(r.ctx, "fp8_gemm.evt", source, strlen(source), &r.m);
     if (st == EVT_OK)
         st = evt_module_optimize(r.m, 2);
+    if (st == EVT_OK && evt_module_kernel_count(r.m) > MAX_KERNELS) {
+        fprintf(stderr, "fp8_gemm: %zu kernels, more than the references' cache holds (%d)\n",
+                evt_module_kernel_count(r.m), (int)MAX_KERNELS);
+        return 1;
+    }
     if (st == EVT_OK && !r.dry)
         st = evt_device_target(r.ctx, &r.target, gpu, sizeof gpu);
     r.fp8 = r.target == EVT_TARGET_SM89 || r.target == EVT_TARGET_SM90A;
