@@ -940,8 +940,8 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         plan_coop_tail(pick, plan_config_batch_tiles(pick, m, n, batch), (int)sms, kk, NULL) > 0)
         return pick;
     const plan_config *mid = g->coop_mid, *c160 = g->coop_160;
-    const int mid_ok = mid && mid != pick && fits(mid, t) && plan_can_run(mid, k, t->target, NULL);
-    const int c160_ok = c160 && c160 != pick && fits(c160, t) && plan_can_run(c160, k, t->target, NULL);
+    const int mid_ok = mid && mid != pick && plan_listed(mid, k, t->target);
+    const int c160_ok = c160 && c160 != pick && plan_listed(c160, k, t->target);
     const double most = 0.75 * sm_area_batch(pick, m, n, batch, sms);
     /* the 160-wide tile first where it pads N no more than the 192-wide one */
     if (c160_ok && (!mid_ok || plan_config_tiles(c160, 1, n) * c160->bn <= plan_config_tiles(mid, 1, n) * mid->bn) &&
