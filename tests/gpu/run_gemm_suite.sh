@@ -283,24 +283,21 @@ runs() {
             echo "$f $k 1000,127,520 --config sm90_coop2_128x256x64_s4 --ld-pad 3"
             echo "$f $k 4097,1000,520 --config sm90_coop2_cl2_128x256x64_s4"
             echo "$f $k 127,1000,4104 --config sm90_coop2_cl2_128x256x64_s4 --special"
-            # the 192-wide tile: one m64n192 wgmma a consumer, the epilogue
-            # 64 columns at a time; N not a multiple of 192 (1000: 5.2
-            # tiles), of 8 (127), a batch, stream-K (80 tiles of 41 k tiles
-            # over 132 CTAs)
+            # the 192- and 160-wide tiles (the 160-wide one K-contiguous
+            # operands only): one m64n192 or m64n160 wgmma a consumer, the
+            # epilogue 64 or 32 columns at a time; N not a multiple of the
+            # tile (1000: 5.2 and 6.25 tiles), of 8 (127), a batch,
+            # stream-K (80 tiles of 41 k tiles over 132 CTAs)
             echo "$f $k 1000,1000,24 --config sm90_coop2_128x192x64_s4"
-            echo "$f $k 127,1000,4104 --config sm90_coop2_128x192x64_s4 --special"
-            echo "$f $k 1000,127,520 --config sm90_coop2_128x192x64_s4 --ld-pad 3"
-            echo "$f $k 3000,2100,1000 --config sm90_coop2_128x192x64_s4 --batch 2"
-            echo "$f $k 1000,2500,2600 --config sm90_coop2_128x192x64_s4 --streamk"
-            # the 160-wide tile (K-contiguous operands only): one m64n160
-            # wgmma a consumer, the epilogue 32 columns at a time; N of 136
-            # (one tile, a sixth of it padding), 1000 (6.25 tiles), 127, a
-            # batch, stream-K, several tiles a CTA
+            for cfg in sm90_coop2_128x192x64_s4 sm90_coop2_128x160x64_s4; do
+                echo "$f $k 127,1000,4104 --config $cfg --special"
+                echo "$f $k 1000,127,520 --config $cfg --ld-pad 3"
+                echo "$f $k 3000,2100,1000 --config $cfg --batch 2"
+                echo "$f $k 1000,2500,2600 --config $cfg --streamk"
+            done
+            # the 160-wide one at N of 136 (one tile, a sixth of it
+            # padding), and 320 over 33 tile rows (several tiles a CTA)
             echo "$f $k 1000,136,24 --config sm90_coop2_128x160x64_s4"
-            echo "$f $k 127,1000,4104 --config sm90_coop2_128x160x64_s4 --special"
-            echo "$f $k 1000,127,520 --config sm90_coop2_128x160x64_s4 --ld-pad 3"
-            echo "$f $k 3000,2100,1000 --config sm90_coop2_128x160x64_s4 --batch 2"
-            echo "$f $k 1000,2500,2600 --config sm90_coop2_128x160x64_s4 --streamk"
             echo "$f $k 4097,320,1000 --config sm90_coop2_128x160x64_s4 --special"
             # several tiles a persistent CTA (the other cooperative runs have
             # at most one): the stage ring and the epilogue's sub-tile carried
