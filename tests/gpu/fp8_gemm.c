@@ -118,6 +118,12 @@ typedef struct run {
     int fp8; /* the target has fp8 tensor cores */
     int failures;
     expected cache[MAX_KERNELS][NPROBLEMS];
+    /* precision_one's operands and reference, drawn and worked out once for
+     * every configuration it runs (prec_done) */
+    int prec_done;
+    evt_status prec_st;
+    unsigned char *prec_a, *prec_b;
+    float *prec_ref;
 } run;
 
 static uint64_t next(uint64_t *s)
@@ -308,17 +314,21 @@ static const char *const precise[] = {NULL,
                                       "sm80_128x128x128_w4_s3_fp8",
                                       "sm80_64x64x64_w4_s4_fp8"};
 
-static evt_status precision_one(run *r, const char *config)
+enum { PREC_M = 200, PREC_N = 136, PREC_K = 16384 };
+
+/* precision_one's operands, N(0, 1) in e4m3, and (not in a dry run, which
+ * has nothing to hold it against) their f64 reference: once. */
+static evt_status precision_inputs(run *r)
 {
-    const long long m = 200, n = 136, kk = 16384;
-    const evt_kernel *k = evt_module_find_kernel(r->m, "sum_e4m3");
-    const size_t na = (size_t)(m * kk), nb = (size_t)(n * kk), ny = (size_t)(m * n);
+    if (r->prec_done)
+        return r->prec_st;
+    r->prec_done = 1;
+    const size_t na = (size_t)PREC_M * PREC_K, nb = (size_t)PREC_N * PREC_K;
     double *v = malloc(sizeof *v * (na > nb ? na : nb));
-    unsigned char *a = malloc(na), *b = malloc(nb);
-    float *ref = malloc(sizeof *ref * ny), *y = malloc(sizeof *y * ny);
-    void *da = NULL, *db = NULL, *dy = NULL;
-    evt_launch *l = NULL;
-    evt_status st = k && v && a && b && ref && y ? EVT_OK : EVT_ERR_NO_MEMORY;
+    r->prec_a = malloc(na);
+    r->prec_b = malloc(nb);
+    r->prec_ref = malloc(sizeof *r->prec_ref * PREC_M * PREC_N);
+    evt_status st = v && r->prec_a && r->prec_b && r->prec_ref ? EVT_OK : EVT_ERR_NO_MEMORY;
     uint64_t seed = 0x5851f42d4c957f2du;
     for (int which = 0; which < 2 && st == EVT_OK; which++) {
         const size_t cnt = which ? nb : na;
@@ -328,11 +338,28 @@ static evt_status precision_one(run *r, const char *config)
                 u += (double)next(&seed) * 0x1p-53;
             v[j] = (u - 2) * 1.7320508;
         }
-        st = evt_convert_from_f64(EVT_E4M3, v, which ? b : a, cnt);
+        st = evt_convert_from_f64(EVT_E4M3, v, which ? r->prec_b : r->prec_a, cnt);
     }
-    if (st == EVT_OK && !r->dry) /* a dry run has nothing to hold it against */
-        st = evt_reference_gemm_mixed(m, n, kk, EVT_E4M3, a, EVT_LAYOUT_ROW, kk, EVT_E4M3, b, EVT_LAYOUT_COL,
-                                      kk, NULL, ref, n);
+    if (st == EVT_OK && !r->dry)
+        st = evt_reference_gemm_mixed(PREC_M, PREC_N, PREC_K, EVT_E4M3, r->prec_a, EVT_LAYOUT_ROW, PREC_K, EVT_E4M3,
+                                      r->prec_b, EVT_LAYOUT_COL, PREC_K, NULL, r->prec_ref, PREC_N);
+    free(v);
+    return r->prec_st = st;
+}
+
+static evt_status precision_one(run *r, const char *config)
+{
+    const long long m = PREC_M, n = PREC_N, kk = PREC_K;
+    const evt_kernel *k = evt_module_find_kernel(r->m, "sum_e4m3");
+    const size_t na = (size_t)(m * kk), nb = (size_t)(n * kk), ny = (size_t)(m * n);
+    evt_status st = precision_inputs(r);
+    unsigned char *a = r->prec_a, *b = r->prec_b;
+    const float *ref = r->prec_ref;
+    float *y = malloc(sizeof *y * ny);
+    void *da = NULL, *db = NULL, *dy = NULL;
+    evt_launch *l = NULL;
+    if (st == EVT_OK && (!k || !y))
+        st = EVT_ERR_NO_MEMORY;
     if (st == EVT_OK && !r->dry && (st = evt_device_alloc(r->ctx, na, &da)) == EVT_OK &&
         (st = evt_device_alloc(r->ctx, nb, &db)) == EVT_OK &&
         (st = evt_device_alloc(r->ctx, sizeof *y * ny, &dy)) == EVT_OK &&
@@ -378,10 +405,6 @@ static evt_status precision_one(run *r, const char *config)
         evt_device_free(r->ctx, db);
         evt_device_free(r->ctx, dy);
     }
-    free(v);
-    free(a);
-    free(b);
-    free(ref);
     free(y);
     return st == EVT_ERR_NO_GPU && r->dry ? EVT_OK : st;
 }
@@ -455,6 +478,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < MAX_KERNELS; i++)
         for (size_t p = 0; p < NPROBLEMS; p++)
             expected_free(&r.cache[i][p]);
+    free(r.prec_a);
+    free(r.prec_b);
+    free(r.prec_ref);
     evt_module_destroy(r.m);
     evt_ctx_destroy(r.ctx);
     return rc;
