@@ -18,7 +18,8 @@
 #                sharing one disk kernel cache; any report fails
 # 7. fuzz        clang build of the whole tree with -Werror (so what only
 #                clang warns of fails here too), its libFuzzer targets (those
-#                tests/fuzz/targets lists) each run for its bounded time from its seeds
+#                tests/fuzz/targets lists, EVT_JOBS at a time) each run for
+#                its bounded time from its seeds
 #                (tests/fuzz/run.sh), one summary row each; any crash, leak
 #                or timeout fails, and the failing input is printed in base64
 # A summary table ends the output, then one line "summary: N passed, N failed,
@@ -140,7 +141,9 @@ fi
 # --- 2. Debug build, -Werror, the whole suite ------------------------------
 if build debug build-debug all -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-Werror; then
     say "debug: ctest"
-    run_ctest "debug ctest" build-debug
+    # (the install test builds and installs evt again, three ways: the
+    # release pass runs it, on the build that ships)
+    run_ctest "debug ctest" build-debug -LE install
 fi
 
 # --- 3. Release build (what scripts/main.sh ships), the whole suite -------
@@ -219,23 +222,41 @@ if [ "$fuzz_seconds" -le 0 ]; then
     skipped=$((skipped + 1))
 elif build fuzz build-fuzz all -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DEVT_FUZZ=ON; then
+    # Each fuzzer is one process on one core: up to $jobs of them at once,
+    # each for its own time, each into its own log, printed when it ends.
+    fuzz_one() { # NAME SECONDS: one target; its status and time into build-fuzz/NAME.rc
+        local name=$1 secs=$2 start=$SECONDS rc=0 fuzzer
+        fuzzer=$(find build-fuzz/ -type f -name "$name" -perm -u+x | head -n 1)
+        sh tests/fuzz/run.sh "$fuzzer" "$secs" > "build-fuzz/$name.log" 2>&1 || rc=$?
+        echo "$rc $((SECONDS - start))" > "build-fuzz/$name.rc"
+    }
+    names=()
     for line in "${fuzz_lines[@]}"; do
         name=fuzz_${line%% *}
         secs=$(( ${line##* } * fuzz_seconds / 60 ))
         [ "$secs" -ge 1 ] || secs=1
-        fuzzer=$(find build-fuzz/ -type f -name "$name" -perm -u+x | head -n 1)
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+            wait -n || true
+        done
         say "fuzz: $name for ${secs}s"
-        start=$SECONDS
-        rc=0
-        sh tests/fuzz/run.sh "$fuzzer" "$secs" 2>&1 | tee "build-fuzz/$name.log" || rc=$?
+        rm -f "build-fuzz/$name.rc"
+        fuzz_one "$name" "$secs" &
+        names+=("$name")
+    done
+    wait
+    for name in "${names[@]}"; do
+        say "fuzz: $name"
+        cat "build-fuzz/$name.log"
+        rc=1 secs=0
+        [ -f "build-fuzz/$name.rc" ] && read -r rc secs < "build-fuzz/$name.rc"
         # run.sh's last line: "fuzz_NAME: N inputs in S s (R/s), ..." or "fuzz_NAME: FAILED ..."
         detail=$(tail -n 1 "build-fuzz/$name.log")
         detail=${detail#"$name: "}
         if [ "$rc" -eq 0 ]; then
-            record "$name" ok $((SECONDS - start)) "$detail"
+            record "$name" ok "$secs" "$detail"
             passed=$((passed + 1))
         else
-            record "$name" FAIL $((SECONDS - start)) "$detail"
+            record "$name" FAIL "$secs" "$detail"
             failed=$((failed + 1))
             status=1
         fi
