@@ -54,7 +54,8 @@ def compare(label, peer_name, bind, ref, peer):
         v = evt.check(l.result(), ref)
         assert v, f"{label}: {v}"
     ts = side_by_side(peer, *(l.run for l in ls))
-    print(f"{label} {peer_name} {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}]  " +
+    where = " direct" if "direct-epilogue" in ls[0].plan else ""  # the pick's epilogue in registers
+    print(f"{label} {peer_name} {ts[0]*1e6:7.1f}  pick {ts[1]*1e6:7.1f} [{ls[0].plan.split(' grid')[0].replace('sm_90a ','')}{where}]  " +
           "  ".join(f"{c}: {t*1e6:.1f}" for c, t in zip(cfgs, ts[2:])), flush=True)
     for l in ls: l.close()
 

@@ -21,3 +21,9 @@ const char *evt_target_name(evt_target t)
     (void)t;
     return "";
 }
+
+size_t evt_elem_size(evt_elem elem)
+{
+    (void)elem;
+    return 0;
+}

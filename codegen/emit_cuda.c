@@ -560,6 +560,10 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
  * problem, 16 bytes a lane; an output that does not fit there, and every
  * output of a tile with edge columns, is stored a pair at a time.
  * There is no [M, N] input (direct_ok), so no output in place over one.
+ * Columns below col_lo are computed but not stored: a GEMM's last tile
+ * column, where N is not whole tiles, runs at N - NC (evt_sm90::tile_col),
+ * wholly inside the problem and so on the unrolled instance, and the
+ * columns it shares with the tile before are that tile's.
  */
 static void emit_direct(emitter *e, const char *fname, const char *sname, int forced_group)
 {
@@ -569,13 +573,13 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_printf(sb, "/* Epilogue %s (%s:%u) on a consumer's NH m64 x NC wgmma accumulators, in registers. */\n",
               fn->name, e->file, fn->loc.line);
     sb_puts(sb, "template <int NH, int NC, bool FAST, int STAGE>\n");
-    sb_printf(sb, "static __device__ __forceinline__ void %s_direct(const %s &p, int row0, int col_t,\n"
+    sb_printf(sb, "static __device__ __forceinline__ void %s_direct(const %s &p, int row0, int col_t, int col_lo,\n"
                   "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n",
               fname, sname);
     sb_printf(sb, "    constexpr int W = EVT_TILE_EPI_WIDEST(NC); /* columns a segment: the sub-tiles' widest */\n"
                   "    constexpr int PARTS = NC / W, GROUPS = W / 8;\n"
                   "    const int rq = 16 * warp + (lane >> 2), cq = 2 * (lane & 3);\n"
-                  "    (void)row0; (void)col_t; (void)acc; (void)rq; (void)cq; (void)stage;\n");
+                  "    (void)row0; (void)col_t; (void)col_lo; (void)acc; (void)rq; (void)cq; (void)stage;\n");
     /* each output's 8 rows by W columns of a segment in the warp's staging
      * buffer: rows ROWB bytes apart (16 past the row, so that the pairs
      * of the warp's 8 rows fall in different banks), at OFF */
@@ -620,7 +624,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_puts(sb, "#pragma unroll\n"
                 "            for (int g = 0; g < GROUPS; ++g) {\n"
                 "                const int col = col_t + part * W + 8 * g + cq;\n"
-                "                const int ncol = FAST ? 2 : p.n - col < 0 ? 0 : (p.n - col < 2 ? p.n - col : 2);\n"
+                "                const int ncol = FAST ? 2 : col < col_lo || p.n - col < 0 ? 0 : (p.n - col < 2 ? p.n - col : 2);\n"
                 "                (void)ncol;\n");
     e->indent = 4;
     for (size_t i = 0; i < fn->nvalues; i++) {
@@ -645,7 +649,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
         }
         sb_printf(sb, "                    if constexpr (FAST && OFF%zu <= STAGE)\n"
                       "                        evt_stage_pair<%s>(stage + OFF%zu, ROWB%zu, lane, 8 * g + cq, t);\n"
-                      "                    else if (row_ok)\n"
+                      "                    else if (row_ok && col >= col_lo)\n"
                       "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + col, "
                       "ncol, t);\n"
                       "                }\n",
@@ -662,7 +666,8 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     for (size_t o = 0; o < fn->noutputs; o++)
         sb_printf(sb, "                if constexpr (OFF%zu <= STAGE)\n"
                       "                    evt_stage_copy<%s, W>(stage + OFF%zu, ROWB%zu, lane,\n"
-                      "                        p.out%zu + wrow * p.ld_out%zu + col_t + part * W, p.ld_out%zu, p.m - wrow);\n",
+                      "                        p.out%zu + wrow * p.ld_out%zu + col_t + part * W, p.ld_out%zu, p.m - wrow,\n"
+                      "                        col_lo - col_t - part * W);\n",
                   o + 1, elem_const(fn->outputs[o].info.elem), o, o, o, o, o);
     sb_puts(sb, "                __syncwarp(); /* the copies' reads are done before the next segment's writes */\n"
                 "            }\n"
@@ -675,10 +680,21 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
      * and storing pairs straight from the registers, the checked instance
      * made problems with edge rows 1.2-2x slower (docs/codegen.md). */
     sb_puts(sb, "template <int NH, int NC, int STAGE>\n");
-    sb_printf(sb, "static __device__ __forceinline__ void %s_direct_tile(const %s &p, int row0, int col_t,\n"
+    /* A shifted last tile column (N - NC) may start anywhere: col_t must
+     * keep every [N] input's pairs and every output's 16-byte pieces whole
+     * (tested on col_t itself: the pointers' sums, p.out + col_t, held
+     * over the unrolled segments, made the cooperative 128x256 tile's
+     * consumers spill 104 bytes) */
+    size_t pieces = 2;
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        const size_t size = evt_elem_size(fn->outputs[o].info.elem);
+        if (size > 0 && 16 / size > pieces)
+            pieces = 16 / size;
+    }
+    sb_printf(sb, "static __device__ __forceinline__ void %s_direct_tile(const %s &p, int row0, int col_t, int col_lo,\n"
                   "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n"
-                  "    if ((evt_i64)col_t + NC <= p.n",
-              fname, sname);
+                  "    if ((evt_i64)col_t + NC <= p.n && col_t %% %zu == 0",
+              fname, sname, pieces);
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
             sb_printf(sb, " &&\n        evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);
@@ -686,9 +702,9 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
         sb_printf(sb, " &&\n        evt_line_ok<%s>(p.out%zu, p.ld_out%zu)", elem_const(fn->outputs[o].info.elem), o,
                   o);
     sb_printf(sb, ")\n"
-                  "        %s_direct<NH, NC, true, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
+                  "        %s_direct<NH, NC, true, STAGE>(p, row0, col_t, col_lo, acc, warp, lane, stage);\n"
                   "    else\n"
-                  "        %s_direct<NH, NC, false, STAGE>(p, row0, col_t, acc, warp, lane, stage);\n"
+                  "        %s_direct<NH, NC, false, STAGE>(p, row0, col_t, col_lo, acc, warp, lane, stage);\n"
                   "}\n\n",
               fname, fname);
 }
@@ -1048,11 +1064,12 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         if (direct)
                             sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : 2, NC = Cfg::kBN,\n"
                                           "               STAGE = evt_sm90::direct_stage<Cfg>::kBytes };\n"
-                                          "        __device__ __forceinline__ void direct(int row0, int col_t, int problem,\n"
+                                          "        __device__ __forceinline__ void direct(int row0, int col_t, int col_lo, int problem,\n"
                                           "                                               const float (&acc)[NH][1][NC / 2], int warp, int lane,\n"
                                           "                                               unsigned char *stage) const\n"
                                           "        {\n"
-                                          "            %s_direct_tile<NH, NC, STAGE>(%s_at(p0, problem), row0, col_t, acc, warp, lane, stage);\n"
+                                          "            %s_direct_tile<NH, NC, STAGE>(%s_at(p0, problem), row0, col_t, col_lo, acc, warp, lane,\n"
+                                          "                                         stage);\n"
                                           "        }\n",
                                       fname, base);
                         if (st >= 0)

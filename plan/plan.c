@@ -84,6 +84,14 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.per_element = plan_per_element_epilogue(k->epilogue);
     p.broadcast = plan_broadcast_input(k->epilogue);
     p.fast_light = 0;
+    /* 16-byte pieces of every [M, N] output's rows, pairs of every [N] input */
+    p.shift_cols = 2;
+    for (size_t o = 0; o < k->epilogue->noutputs; o++) {
+        const size_t size = evt_elem_size(k->epilogue->outputs[o].info.elem);
+        if (k->epilogue->outputs[o].info.shape == EVT_SHAPE_MN && size > 0 && size <= 16 &&
+            (int)(16 / size) > p.shift_cols)
+            p.shift_cols = (int)(16 / size);
+    }
     return p;
 }
 
@@ -345,7 +353,10 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     /* a producer/consumer configuration's fast path is its TMA loads */
     out->aligned = p->aligned && (!c->pp || out->tma);
     out->tiles = plan_config_batch_tiles(c, p->m, p->n, p->batch);
-    out->direct_tiles = p->n % c->bn == 0 && (k->mainloop == EVT_MAINLOOP_GEMM || p->m % c->bm == 0);
+    /* (evt_sm90::coop_run shifts no clustered tile's last column) */
+    const int shifts = k->mainloop == EVT_MAINLOOP_GEMM && !(c->coop && c->cluster > 1);
+    out->direct_tiles = p->n % c->bn == 0 ? k->mainloop == EVT_MAINLOOP_GEMM || p->m % c->bm == 0
+                                          : shifts && k->shift_cols > 0 && p->n > c->bn && p->n % k->shift_cols == 0;
     const long long k_tiles = (p->k + c->bk - 1) / c->bk;
     if (plan_config_persistent(c) || split_k == 1)
         out->splits = 1; /* a persistent grid walks its tiles: never split */

@@ -79,6 +79,11 @@ typedef struct plan_kernel {
     int per_element;  /* plan_per_element_epilogue */
     int broadcast;    /* plan_broadcast_input: the epilogue reads an [M] or [N] input */
     int fast_light;   /* plan_fast_light_epilogue, and the kernel built under fast math */
+    /* the multiple of 16-byte pieces every output's rows (and 2-element
+     * pairs every [N] input's) come in, in columns: where N is one, a
+     * GEMM's last tile column can run shifted to N - BN in registers
+     * (plan.direct_tiles); 0: never */
+    int shift_cols;
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -172,8 +177,11 @@ typedef struct plan {
      * here (api/launch.c): N is whole tiles of the configuration (its
      * instance for edge columns is looped and stores pairs, up to 1.1x
      * slower than the shared tile; edge rows cost it nothing: GEMMs, docs/codegen.md,
-     * session 29), and for a conv M too (its edge rows in registers are
-     * not measured). */
+     * session 29), or, for a GEMM but on the clustered cooperative tiles,
+     * a multiple of plan_kernel.shift_cols over one tile, whose last tile
+     * column then runs shifted to N - BN, wholly inside
+     * (evt_sm90::tile_col); for a conv M must be whole tiles too (its edge
+     * rows in registers are not measured). */
     int direct_tiles;
     /* A persistent configuration's tail (a tail-wave split): the tiles from
      * tail_first on, its last wave, are split tail_splits ways along K by

@@ -230,18 +230,21 @@ EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, c
 
 /* The first rows (up to 8) of the warp's 8 staged rows of W elements
  * (rows rowb bytes apart) to dst, rows ld elements apart, 16 bytes a lane:
- * whole sectors (dst and ld evt_line_ok). */
+ * whole sectors (dst and ld evt_line_ok).  The first skip elements of
+ * each row (a whole number of 16-byte pieces; none where skip <= 0) are
+ * not stored: a shifted last tile column's, which the tile before owns. */
 template <int E, int W>
 EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
-                               evt_i64 ld, evt_i64 rows)
+                               evt_i64 ld, evt_i64 rows, int skip)
 {
     typedef typename evt_elem<E>::type T;
     constexpr int LINES = W * (int)sizeof(T) / 16; /* 16-byte pieces a row */
     static_assert(LINES * 16 == W * (int)sizeof(T), "whole 16-byte pieces a row");
+    const int first = skip > 0 ? skip / (16 / (int)sizeof(T)) : 0; /* the first piece stored */
 #pragma unroll
     for (int i = lane; i < 8 * LINES; i += 32) {
         const int row = i / LINES, x = i % LINES;
-        if (row < rows)
+        if (row < rows && x >= first)
             *reinterpret_cast<uint4 *>(dst + row * ld + x * (16 / (int)sizeof(T))) =
                 *reinterpret_cast<const uint4 *>(base + row * rowb + 16 * x);
     }

@@ -319,6 +319,7 @@ struct filt_loader {
 template <class Cfg>
 struct stage_loader {
     static constexpr bool kTma = false;
+    static constexpr bool kShiftN = false;
     act_loader<Cfg> a;
     filt_loader<Cfg> b;
     const evt_conv_args *args;
@@ -363,6 +364,7 @@ struct stage_loader {
 template <class Cfg>
 struct tma_loader {
     static constexpr bool kTma = true;
+    static constexpr bool kShiftN = false; /* (the conv's tiles keep their columns) */
     const evt_tma_maps *maps;
     int w0, h0, n0, col0; /* the tile's first window, filter row */
     int c0, r, s;         /* the next k tile: its first channel and its tap */

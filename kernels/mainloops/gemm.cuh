@@ -262,6 +262,7 @@ struct loader {
 template <class Cfg>
 struct stage_loader {
     static constexpr bool kTma = false;
+    static constexpr bool kShiftN = false;
     loader<Cfg, true> a;
     loader<Cfg, false> b;
     int kt;
@@ -301,6 +302,9 @@ struct stage_loader {
 template <class Cfg>
 struct tma_loader {
     static constexpr bool kTma = true;
+    /* a tile's B columns may start anywhere (evt_sm90::tile_col): col0 is
+     * a TMA coordinate, and the box stays inside N */
+    static constexpr bool kShiftN = true;
     const evt_tma_maps *maps;
     int row0, col0, k0;
     int za, zb; /* the problem in A's and B's rank-3 maps; -1: rank 2 */

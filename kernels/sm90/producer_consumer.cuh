@@ -140,6 +140,26 @@ EVT_DEVICE void release_stage_if(evt_u32 empty, int s, bool on)
 #endif
 
 /*
+ * The first column of tile column tn.  Shifted (a GEMM whose epilogue runs
+ * in registers), the last tile column, where N is not whole tiles of kBN,
+ * starts at N - kBN instead: wholly inside the problem, so its epilogue
+ * takes the unrolled, staged instance (the checked one, pairs stored
+ * straight from the registers, made such problems up to 1.2x slower than
+ * the shared tile, docs/codegen.md), at the price of computing the
+ * columns it shares with the tile before again; the epilogue leaves those
+ * to that tile (epi.direct's col_lo).  Not where N < kBN: no tile fits.
+ * An odd N - kBN is rounded up: no column pair of the epilogue's may
+ * straddle the tile before's last column (N's last column is then the
+ * checked instance's, which an odd N takes anyway).
+ */
+template <class Cfg, bool kShiftN>
+EVT_DEVICE int tile_col(int tn, int n)
+{
+    const int col = tn * Cfg::kBN;
+    return kShiftN && col + Cfg::kBN > n && n >= Cfg::kBN ? (n - Cfg::kBN + 1) & ~1 : col;
+}
+
+/*
  * The producer warpgroup of both producer/consumer schedules: the k tiles of
  * the CTA's tiles (walk: blockIdx.x, + gridDim.x, ... without clusters) in order into the ring of
  * kStages stages, each once its "empty" mbarrier says the consumers are done
@@ -148,8 +168,9 @@ EVT_DEVICE void release_stage_if(evt_u32 empty, int s, bool on)
  * path all 128 threads store element by element and arrive.  after_tile(j,
  * tile_m, tile_n, problem) runs once the CTA's j-th tile's k tiles are
  * issued.  The tiles are the batch's (evt_tile_coord: problem, then tile).
+ * kShiftN: the last tile column's B columns start at N - kBN (tile_col).
  */
-template <class Cfg, class Load, class Args, class AfterTile>
+template <class Cfg, bool kShiftN = false, class Load, class Args, class AfterTile>
 __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k_tiles,
                                            const evt_tile_walk<Cfg> &walk, evt_u32 sbase, evt_u32 full,
                                            evt_u32 empty, Load &load, const AfterTile &after_tile,
@@ -162,6 +183,8 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
         load.start(args.at(problem), tm, tn, k0);
+        if constexpr (kShiftN)
+            load.col0 = tile_col<Cfg, true>(tn, n);
         for (int kt = k0; kt < k1; ++kt, ++q) {
             const int s = q % Cfg::kStages;
             mbar_wait(empty + 8 * s, ((q / Cfg::kStages) & 1) ^ 1);
@@ -372,13 +395,14 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
      * shared tile: its producer's element-wise loads need more than the
      * 40 registers a producer thread would be left. */
     constexpr bool kDirect = Epi::kDirect && Load::kTma;
+    constexpr bool kShiftN = kDirect && Load::kShiftN; /* tile_col */
     static_assert(!Epi::kDirect || Cfg::kStaged == 0, "a staged input is read from its shared tile");
     /* the consumers' accumulators, live through a looped or a direct epilogue, need the registers */
     constexpr bool kRegs = (kSub && sub_tile_loop<Cfg, 2>::value) || kDirect;
     if (wg == 0) { /* the producer */
         if constexpr (kRegs)
             consumer_regs<false>::to_producer();
-        pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
+        pp_produce<Cfg, kShiftN>(args, m, n, k_tiles, walk, sbase, full, empty, load,
                         [&](int j, int tm, int tn, int problem) {
                             if constexpr (Cfg::kStaged > 0) {
                                 /* tile j's epilogue input, into its consumer's (j % 2) staged
@@ -442,8 +466,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         if constexpr (kDirect) {
             /* in registers: no shared tile, so no turns to take */
             if (inside)
-                epi.direct(tm * Cfg::kBM, tn * Cfg::kBN, problem, acc, warp, lane,
-                           direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
+                epi.direct(tm * Cfg::kBM, tile_col<Cfg, kShiftN>(tn, n), tn * Cfg::kBN, problem, acc, warp,
+                           lane, direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
         } else if constexpr (kSub) {
             /* this consumer's sub-tile: no turns to take with the other one */
             if (inside)
@@ -690,6 +714,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
      * over); fp8's partial sums, and the accumulators live through a looped
      * or a direct epilogue, need the registers */
     constexpr bool kDirect = Epi::kDirect && Load::kTma && !kEpiWG;
+    /* tile_col; not in clusters, where the shifted column's own registers
+     * made the consumers (128 accumulators a thread) spill 88-96 bytes */
+    constexpr bool kShiftN = kDirect && Load::kShiftN && Cfg::kCluster == 1;
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect || kEpiWG;
     if constexpr (kEpiWG) {
         if (wg >= 3) { /* consumer wg - 3's epilogue warpgroup */
@@ -705,8 +732,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     if (wg == 0) {
         if constexpr (kRegs)
             Regs::to_producer();
-        pp_produce<Cfg>(args, m, n, k_tiles, walk, sbase, full, empty, load,
-                        [](int, int, int, int) {}, sk);
+        pp_produce<Cfg, kShiftN>(args, m, n, k_tiles, walk, sbase, full, empty, load,
+                                 [](int, int, int, int) {}, sk);
         if constexpr (Cfg::kCluster > 1)
             cluster_sync(); /* the consumers' arrive */
         return; /* the consumers wait for the copies in flight */
@@ -801,8 +828,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         if constexpr (kEpiWG)
             hand_over(&acc, (Cfg::kBM / 64) * tm + c, tn, problem);
         else if constexpr (kDirect)
-            epi.direct(tm * Cfg::kBM + R * c, tn * Cfg::kBN, problem, acc, warp, lane,
-                       direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
+            epi.direct(tm * Cfg::kBM + R * c, tile_col<Cfg, kShiftN>(tn, n), tn * Cfg::kBN, problem, acc,
+                       warp, lane, direct_stage<Cfg>::of(smem, raw, sbase, c, warp));
         else
             sub_tile_epilogue<Cfg, NC, NHALF>(acc, sub, bar, warp, lane, epi, (Cfg::kBM / 64) * tm + NHALF * c,
                                               kParts * tn, problem);

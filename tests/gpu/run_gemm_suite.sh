@@ -549,6 +549,21 @@ runs() {
         echo "$c/builtins.evt $k 1024,1024,520 --config $cfg --special"
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --shared-epi"
         echo "$c/builtins.evt builtins_f16 1000,127,24 --config $cfg --shared-epi --special"
+        # ragged N that the direct epilogue takes by itself (session 48): a
+        # multiple of its outputs' 16-byte pieces over one tile, whose last
+        # tile column runs shifted left to N - BN and stores only the
+        # columns the tile before does not (not in clusters of the
+        # cooperative tiles, nor where N is less than a tile: the shared
+        # tile there); e4m3 and i8 outputs need N % 16
+        echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg"
+        echo "$c/inputs.evt inputs_rowcol 3001,1000,520 --config $cfg --batch 3 --special"
+        echo "$c/inputs.evt inputs_rowcol 1000,136,1000 --config $cfg"
+        echo "$c/outputs.evt outputs 1000,1008,520 --config $cfg --special"
+        echo "$c/outputs.evt outputs 1000,1000,520 --config $cfg"
+        echo "$c/builtins.evt builtins_f16 2000,1000,520 --config $cfg --fast-math"
+        case $cfg in
+        sm90_coop2_*) echo "$c/inputs.evt inputs_rowcol 3000,1000,2600 --config $cfg --streamk --special" ;;
+        esac
     done
     # the 160-wide tile's whole tiles (N = 1280), where a launch takes the
     # direct epilogue by itself, and its reductions

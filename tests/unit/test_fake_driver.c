@@ -2435,8 +2435,11 @@ static void test_gemm_transposed_sm90_tma(void **state)
         const long long slots = (long long)SMS_SM90 * c->min_blocks;
         const long long grid = c->pp && tiles > slots ? slots : tiles;
         char want[160], entry[160];
-        snprintf(want, sizeof want, "sm_90a %s %s grid %lld splits 1", config,
-                 !runs[i].aligned ? "guarded" : c->pp ? "fast tma" : "fast", grid);
+        /* (both epilogues run in registers on the TMA path: N = 1000, a
+         * multiple of 8 over one tile, shifts the last tile column) */
+        snprintf(want, sizeof want, "sm_90a %s %s grid %lld splits 1%s", config,
+                 !runs[i].aligned ? "guarded" : c->pp ? "fast tma" : "fast", grid,
+                 runs[i].aligned && c->pp ? " direct-epilogue" : "");
         assert_string_equal(evt_launch_plan(l), want);
         snprintf(entry, sizeof entry, "evt_%s_gemm_%s%s_sm90a", runs[i].kernel, config,
                  runs[i].aligned ? "" : "_guarded");
@@ -2474,10 +2477,12 @@ static void test_gemm_transposed_sm90_tma(void **state)
 /*
  * Where a launch runs the producer/consumer tiles' epilogue
  * (api/launch.c, shared_epi_of): a per-element one (tnb's acc * scale) on
- * the consumers' registers where N is whole tiles, edge rows or not; on
- * the shared tile with edge columns (the registers' instance for them is
- * the slow one, docs/codegen.md); the tuning's shared_epilogue overrides
- * both ways.  evt_launch_plan says which ran ("direct-epilogue").
+ * the consumers' registers where N is whole tiles, edge rows or not, or a
+ * multiple of 8 over one tile (its f16 output's 16-byte pieces: the last
+ * tile column runs shifted left, wholly inside); on the shared tile with
+ * other edge columns (the registers' instance for them is the slow one,
+ * docs/codegen.md); the tuning's shared_epilogue overrides both ways.
+ * evt_launch_plan says which ran ("direct-epilogue").
  */
 static void test_direct_epilogue_placement(void **state)
 {
@@ -2488,8 +2493,9 @@ static void test_direct_epilogue_placement(void **state)
         int shared; /* evt_tuning.shared_epilogue */
         int direct;
     } cases[] = {
-        {1024, 1024, 0, 1}, {1000, 1024, 0, 1}, {1024, 1000, 0, 0}, {1000, 1000, 0, 0},
-        {1000, 1000, -1, 1}, {1024, 1024, 1, 0},
+        {1024, 1024, 0, 1}, {1000, 1024, 0, 1}, {1024, 1000, 0, 1}, {1000, 1000, 0, 1},
+        {1000, 1004, 0, 0}, {1000, 120, 0, 0},  {1000, 1004, -1, 1}, {1024, 1024, 1, 0},
+        {1000, 1000, 1, 0},
     };
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);

@@ -25,19 +25,19 @@
  * fast_light: all but the
  * _light and _gelu ones have a heavy epilogue (transcendentals beside a
  * reduction or an [M, N] input) */
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0, 0};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0, 0};  /* A column-major */
-static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0}; /* D = acc, say */
-static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0};  /* gelu(acc + bias) */
-static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0, 0};
-static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1, 0}; /* relu(acc + bias) */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0, 0, 8};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0, 0, 8};  /* A column-major */
+static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8}; /* D = acc, say */
+static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8};  /* gelu(acc + bias) */
+static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0, 0, 8};
+static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1, 0, 8}; /* relu(acc + bias) */
 /* gelu_tanh(acc + bias) under fast math */
-static const plan_kernel k_gemm_tn_tanh = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1};
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0, 0};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0, 0}; /* an input to stage */
-static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0, 0};  /* an [M, N] input to stage */
-static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0, 0};  /* e4m3/e5m2, A row, B col */
-static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0}; /* fp8, not K-contiguous */
+static const plan_kernel k_gemm_tn_tanh = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1, 8};
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0, 0, 8};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0, 0, 8}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0, 0, 8};  /* an [M, N] input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0, 0, 8};  /* e4m3/e5m2, A row, B col */
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0, 8}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -1222,38 +1222,51 @@ static void test_stream_k_clusters(void **state)
 
 /* plan.direct_tiles: N whole tiles of the plan's configuration, whatever
  * M for a GEMM, M whole too for a conv, in the main plan and its tail
- * (api/launch.c keeps the shared-tile epilogue on anything else). */
+ * (api/launch.c keeps the shared-tile epilogue on anything else); or, for
+ * a GEMM, N over one tile and a multiple of plan_kernel.shift_cols (its
+ * last tile column shifted left, wholly inside).  kind: 0 a GEMM with
+ * 16-bit outputs (shift_cols 8), 1 a conv, 2 a GEMM with f32 outputs (4). */
 static void test_direct_tiles(void **state)
 {
     (void)state;
+    plan_kernel k_gemm_32 = k_gemm_tn;
+    k_gemm_32.shift_cols = 4;
+    const plan_kernel *kinds[] = {&k_gemm_tn, &k_conv, &k_gemm_32};
     static const struct {
         long long m, n, k, batch;
         const char *config;
         int whole;
-        int conv;
+        int kind;
     } cases[] = {
         {4096, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0},
         {1000, 4096, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0}, /* edge rows only */
-        {4096, 4000, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 0},
+        {4096, 4000, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0}, /* the last tile column shifted by 96 */
+        {1000, 1000, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0},
+        {4096, 4004, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 0}, /* not whole 16-byte pieces */
+        {4096, 4004, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 2}, /* ... of f16, but of f32 */
+        {4096, 4002, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 2},
+        {4096, 120, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 0}, /* no whole tile to shift */
+        {4096, 128, 4096, 1, "sm90_pp2_128x128x64_s4", 1, 0},
         {4096, 4096, 4096, 1, "sm90_coop2_128x256x64_s4", 1, 0},
-        {4096, 4224, 4096, 1, "sm90_coop2_128x256x64_s4", 0, 0}, /* 128 but not 256 columns */
+        {4096, 4224, 4096, 1, "sm90_coop2_128x256x64_s4", 1, 0}, /* 128 but not 256 columns */
+        {4096, 136, 4096, 1, "sm90_coop2_128x256x64_s4", 0, 0},
+        {4096, 4224, 4096, 1, "sm90_coop2_cl2_128x256x64_s4", 0, 0}, /* clusters keep their columns */
+        {4096, 4096, 4096, 1, "sm90_coop2_cl2_128x256x64_s4", 1, 0},
+        {4096, 4000, 4096, 1, "sm90_pp2_cl2_128x128x64_s4", 1, 0},
         {384, 512, 1024, 3, "sm90_pp2_128x128x64_s4", 1, 0},
-        {1, 512, 1024, 1, "sm90_wg1_64x128x64_s8", 1, 0},
-        {1, 520, 1024, 1, "sm90_wg1_64x128x64_s8", 0, 0},
-        {1000, 1000, 4096, 1, "sm90_pp2_128x128x64_s4", 0, 0},
+        {384, 520, 1024, 3, "sm90_pp2_128x128x64_s4", 1, 0},
+        {384, 517, 1024, 3, "sm90_pp2_128x128x64_s4", 0, 0},
         {4096, 256, 576, 1, "sm90_pp2_128x128x64_s4", 1, 1}, /* a conv: M = n p q, N = k, K = r s c */
         {4000, 256, 576, 1, "sm90_pp2_128x128x64_s4", 0, 1}, /* edge rows keep the shared tile */
-        {4096, 200, 576, 1, "sm90_pp2_128x128x64_s4", 0, 1},
+        {4096, 200, 576, 1, "sm90_pp2_128x128x64_s4", 0, 1}, /* and its columns are never shifted */
     };
     int tails[2] = {0, 0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         plan_problem p = problem(EVT_TARGET_SM90A, 132, cases[i].m, cases[i].n, cases[i].k, 1);
-        p.conv_c = 0;
+        p.conv_c = cases[i].kind == 1 ? 64 : 0;
         p.batch = cases[i].batch;
         const plan_options o = {plan_config_find(cases[i].config), 2, 0}; /* a tail where persistent */
-        if (cases[i].conv)
-            p.conv_c = 64;
-        const plan pl = make(cases[i].conv ? &k_conv : &k_gemm_tn, &p, &o);
+        const plan pl = make(kinds[cases[i].kind], &p, &o);
         if (pl.direct_tiles != cases[i].whole)
             fail_msg("%lldx%lldx%lld on %s: direct_tiles %d", cases[i].m, cases[i].n, cases[i].k, cases[i].config,
                      pl.direct_tiles);
@@ -1396,8 +1409,8 @@ static void test_listed(void **state)
      * four-stage rows for light and per-element epilogues */
     static const long long ks[] = {64, 128, 129, 1000, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0};
-    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0};
+    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8};
+    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8};
     const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st,
                                     &k_gemm_light, &k_gemm_gelu};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
@@ -1476,6 +1489,11 @@ static const char source[] =
     "kernel g_gelu = gemm(a: f16 row, b: f16 col, acc: f32) with h\n"
     "kernel g_sum = gemm(a: f16 row, b: f16 col, acc: f32) with s\n"
     "kernel g_bias = gemm(a: f16 row, b: f16 col, acc: f32) with b\n"
+    "epilogue o {\n"
+    "    out d    : f32[M, N] = acc\n"
+    "    out rs   : bf16[M] = reduce_sum(acc, N)\n"
+    "}\n"
+    "kernel g_f32 = gemm(a: f16 row, b: f16 col, acc: f32) with o\n"
     "epilogue t {\n"
     "    in  bias : f16[N]\n"
     "    out d    : f16[M, N] = gelu_tanh(acc + bias) * 0.5\n"
@@ -1515,12 +1533,13 @@ static void test_kernel_of(void **state)
     if (evt_module_parse_buffer(ctx, "t.evt", source, strlen(source), &m) != EVT_OK ||
         evt_module_optimize(m, 2) != EVT_OK)
         fail_msg("%s", evt_ctx_last_error(ctx));
+    /* shift_cols: 16 bytes of the narrowest [M, N] output ([M] ones do not count) */
     static const struct {
         const char *name;
-        int k_contiguous, staged_input, light, per_element;
-    } want[] = {{"g_tn", 1, 1, 0, 0},   {"g_nn", 0, 1, 0, 0},   {"c_f32", 1, -1, 0, 0},
-                {"c_bf16", 1, 1, 0, 0}, {"g_gelu", 1, -1, 0, 1}, {"g_sum", 1, -1, 0, 0},
-                {"g_bias", 1, -1, 1, 1}};
+        int k_contiguous, staged_input, light, per_element, shift_cols;
+    } want[] = {{"g_tn", 1, 1, 0, 0, 8},    {"g_nn", 0, 1, 0, 0, 8},    {"c_f32", 1, -1, 0, 0, 8},
+                {"c_bf16", 1, 1, 0, 0, 8},  {"g_gelu", 1, -1, 0, 1, 8}, {"g_sum", 1, -1, 0, 0, 8},
+                {"g_bias", 1, -1, 1, 1, 8}, {"g_f32", 1, -1, 0, 0, 4}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const ir_kernel *k = evt_module_find_kernel(m, want[i].name);
         assert_non_null(k);
@@ -1531,6 +1550,7 @@ static void test_kernel_of(void **state)
         assert_int_equal(pk.stageable, want[i].staged_input >= 0);
         assert_int_equal(pk.light, want[i].light);
         assert_int_equal(pk.per_element, want[i].per_element);
+        assert_int_equal(pk.shift_cols, want[i].shift_cols);
         assert_int_equal(plan_per_element_epilogue(k->epilogue), want[i].per_element);
         assert_int_equal(pk.fast_light, 0);
         assert_int_equal(plan_kernel_built(k, 1).fast_light, 0); /* no tanh */

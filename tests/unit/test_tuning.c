@@ -335,10 +335,14 @@ static void test_direct_epilogue(void **state)
             fail_msg("%s %s fast_math %d row_group %d: no %s", cases[i].kernel, cases[i].config,
                      cases[i].fast_math, cases[i].forced, cases[i].want);
         /* edge rows take the staged instance, its rows bounded (session 29);
-         * only edge columns or unaligned operands take the checked one */
-        if (!strstr(text, "    if ((evt_i64)col_t + NC <= p.n &&") || strstr(text, "NH * 64 <= p.m") ||
-            !strstr(text, "p.ld_out0, p.m - wrow);"))
-            fail_msg("%s %s: the staged instance should take edge rows, bounded", cases[i].kernel,
+         * only edge columns or unaligned operands take the checked one; a
+         * shifted last tile column (at any column) takes the staged one
+         * where its rows are aligned there, and leaves the columns below
+         * col_lo to the tile before */
+        if (!strstr(text, "    if ((evt_i64)col_t + NC <= p.n && col_t % 8 == 0 &&") || strstr(text, "NH * 64 <= p.m") ||
+            !strstr(text, "p.ld_out0, p.m - wrow,\n                        col_lo - col_t - part * W);") ||
+            !strstr(text, "col < col_lo ||"))
+            fail_msg("%s %s: the staged instance should take edge rows, bounded, and shifted tiles", cases[i].kernel,
                      cases[i].config);
     }
     evt_module_destroy(m);
