@@ -561,8 +561,9 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
  * output of a tile with edge columns, is stored a pair at a time.
  * There is no [M, N] input (direct_ok), so no output in place over one.
  * Columns below col_lo are computed but not stored: a GEMM's last tile
- * column, where N is not whole tiles, runs at N - NC (evt_sm90::tile_col),
- * wholly inside the problem and so on the unrolled instance, and the
+ * column, where N is not whole tiles, runs at N - NC (evt_sm90::tile_col;
+ * rounded up to even), wholly inside the problem and so, where aligned,
+ * on the unrolled instance, and the
  * columns it shares with the tile before are that tile's.
  */
 static void emit_direct(emitter *e, const char *fname, const char *sname, int forced_group)

@@ -303,7 +303,7 @@ template <class Cfg>
 struct tma_loader {
     static constexpr bool kTma = true;
     /* a tile's B columns may start anywhere (evt_sm90::tile_col): col0 is
-     * a TMA coordinate, and the box stays inside N */
+     * a TMA coordinate, and what a box holds past N is zero-filled */
     static constexpr bool kShiftN = true;
     const evt_tma_maps *maps;
     int row0, col0, k0;
