@@ -4,8 +4,9 @@
 #   bash scripts/test.sh
 #
 # 1. bootstrap   install the build and test dependencies when missing
-# 2. debug       Debug build with -Werror, then the whole ctest suite
-#                (tests labelled gpu skip themselves when no GPU is present)
+# 2. debug       Debug build with -Werror, then the whole ctest suite but
+#                the install test (the release pass runs it); tests labelled
+#                gpu skip themselves when no GPU is present
 # 3. release     Release build (the one scripts/main.sh uses), the whole suite
 # 4. wheel       the Python package: pip wheel, installed into a fresh virtual
 #                environment, imported from outside the tree, a kernel compiled
