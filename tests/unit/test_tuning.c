@@ -346,6 +346,24 @@ static void test_direct_epilogue(void **state)
                      cases[i].config);
     }
     evt_module_destroy(m);
+    /* a shifted column's staged instance needs col_t on the widest output
+     * piece's columns: 16 bytes of f32 (4), of e4m3 beside f32 (16) */
+    static const char *const wide = "epilogue g { out y : f32[M, N] = acc }\n"
+                                    "epilogue q { out y : f32[M, N] = acc\n out z : e4m3[M, N] = acc }\n"
+                                    "kernel kg = gemm(a: f16 row, b: f16 col, acc: f32) with g\n"
+                                    "kernel kq = gemm(a: f16 row, b: f16 col, acc: f32) with q\n";
+    assert_int_equal(evt_module_parse_buffer(ctx, "w.evt", wide, strlen(wide), &m), EVT_OK);
+    const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4"};
+    assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+    assert_int_equal(evt_ctx_set_fast_math(ctx, 0), EVT_OK);
+    const char *kernels[] = {"kg", "kq"}, *wants[] = {"col_t % 4 == 0 &&", "col_t % 16 == 0 &&"};
+    for (int i = 0; i < 2; i++) {
+        const char *text = NULL;
+        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, kernels[i]), EVT_TARGET_SM90A, &text), EVT_OK);
+        if (!strstr(text, "enum { kDirect = 1 };") || !strstr(text, wants[i]))
+            fail_msg("%s: a direct epilogue whose staged instance tests %s", kernels[i], wants[i]);
+    }
+    evt_module_destroy(m);
     evt_ctx_destroy(ctx);
 }
 
