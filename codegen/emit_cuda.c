@@ -686,16 +686,10 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
      * (tested on col_t itself: the pointers' sums, p.out + col_t, held
      * over the unrolled segments, made the cooperative 128x256 tile's
      * consumers spill 104 bytes) */
-    size_t pieces = 2;
-    for (size_t o = 0; o < fn->noutputs; o++) {
-        const size_t size = evt_elem_size(fn->outputs[o].info.elem);
-        if (size > 0 && 16 / size > pieces)
-            pieces = 16 / size;
-    }
     sb_printf(sb, "static __device__ __forceinline__ void %s_direct_tile(const %s &p, int row0, int col_t, int col_lo,\n"
                   "    const float (&acc)[NH][1][NC / 2], int warp, int lane, unsigned char *stage)\n{\n"
-                  "    if ((evt_i64)col_t + NC <= p.n && col_t %% %zu == 0",
-              fname, sname, pieces);
+                  "    if ((evt_i64)col_t + NC <= p.n && col_t %% %d == 0",
+              fname, sname, plan_shift_cols(fn));
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
             sb_printf(sb, " &&\n        evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);

@@ -84,15 +84,20 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.per_element = plan_per_element_epilogue(k->epilogue);
     p.broadcast = plan_broadcast_input(k->epilogue);
     p.fast_light = 0;
-    /* 16-byte pieces of every [M, N] output's rows, pairs of every [N] input */
-    p.shift_cols = 2;
-    for (size_t o = 0; o < k->epilogue->noutputs; o++) {
-        const size_t size = evt_elem_size(k->epilogue->outputs[o].info.elem);
-        if (k->epilogue->outputs[o].info.shape == EVT_SHAPE_MN && size > 0 && size <= 16 &&
-            (int)(16 / size) > p.shift_cols)
-            p.shift_cols = (int)(16 / size);
-    }
+    p.shift_cols = plan_shift_cols(k->epilogue);
     return p;
+}
+
+int plan_shift_cols(const ir_func *fn)
+{
+    /* 16-byte pieces of every [M, N] output's rows, pairs of every [N] input */
+    int cols = 2;
+    for (size_t o = 0; o < fn->noutputs; o++) {
+        const size_t size = evt_elem_size(fn->outputs[o].info.elem);
+        if (fn->outputs[o].info.shape == EVT_SHAPE_MN && size > 0 && size <= 16 && (int)(16 / size) > cols)
+            cols = (int)(16 / size);
+    }
+    return cols;
 }
 
 const char *plan_kernel_target_refusal(const plan_kernel *k, evt_target t)

@@ -102,6 +102,11 @@ int plan_staged_input(const ir_func *fn);
  * narrower epilogue sub-tiles slowed a GELU's and a residual's
  * (docs/sm90.md). */
 int plan_light_epilogue(const ir_func *fn);
+/* The columns (2, 4, 8 or 16) whose multiples keep every [M, N] output's
+ * rows in whole 16-byte pieces and every [N] input in pairs: where a
+ * shifted last tile column (evt_sm90::tile_col) starts on one, the direct
+ * epilogue's staged instance runs it (plan_kernel.shift_cols). */
+int plan_shift_cols(const ir_func *fn);
 /* Whether epilogue fn is per element and its costly builtins are all
  * gelu_tanh or silu, which fast math computes on the approximate ex2 and
  * rcp (x sigmoid(2u), x sigmoid(x); kernels/common/fast_math.h), a few
