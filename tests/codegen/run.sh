@@ -47,7 +47,7 @@ keep_targets() {
 }
 
 # One line per job: FILE KERNEL TARGET CONFIG, CONFIG being "2" (the full
-# listing; "2g" a golden kernel's sm_90a tile families, "2p" ptxas.sh's full
+# listing; "2g-MAINLOOP" a golden kernel's sm_90a tile families, "2p" ptxas.sh's full
 # listing) or NAME:KIND, the tile
 # configuration NAME forced (EVT_CONFIG) and KIND what its PTX must show:
 # "s" its split-K entries (EVT_SPLITK=2), "w" a warp-specialized entry on
@@ -90,7 +90,7 @@ for f in "$top"/examples/*.evt "$top"/tests/golden/*.evt "$top"/tests/gpu/cases/
                 [ -x "${PTXAS:-/usr/local/cuda/bin/ptxas}" ]; then
                 echo "$f $k $t 2p"
             elif [ "$full" = 0 ] && [ "$t" = sm_90a ]; then
-                echo "$f $k $t 2g"
+                echo "$f $k $t 2g-$ml"
             else
                 echo "$f $k $t 2"
             fi
@@ -114,7 +114,7 @@ done > "$tmp/jobs.all"
 # the full listings, each distinct source once per target (see above)
 while read -r f k t cfg; do
     # (a listing evtc cannot generate is kept, to fail as itself)
-    if { [ "$cfg" = 2 ] || [ "$cfg" = 2p ] || [ "$cfg" = 2g ]; } &&
+    if case $cfg in 2 | 2p | 2g-*) true ;; *) false ;; esac &&
         "$EVTC" "$f" --kernel "$k" --target "$t" --emit=cuda -o "$tmp/key.cu" 2>/dev/null; then
         key=$(sed "s://.*\$::; s:/\*.*\*/::g; /^ *\*/d; /^ *\/\*/d; s/\b$k\b/KERNEL/g; s/evt_${k}_/evt_KERNEL_/g" "$tmp/key.cu" | cksum | tr " " _)
         case " $(cat "$tmp/keys" 2>/dev/null) " in
@@ -123,15 +123,11 @@ while read -r f k t cfg; do
         printf ' %s' "$t:$key" >> "$tmp/keys"
     fi
     [ "$cfg" = 2p ] && continue
-    if [ "$cfg" = 2g ]; then
-        # a golden kernel on sm_90a: its mainloop's two tile families
-        if grep -Eq "^kernel[ \t]+$k[ \t]*=[ \t]*conv2d_fprop" "$f"; then
-            echo "$f $k $t sm90_pp2_128x128x64_s4:p"; echo "$f $k $t sm90_wg2_ws8_128x128x64_s4:w"
-        else
-            echo "$f $k $t sm90_pp2_128x128x64_s4:p"; echo "$f $k $t sm90_coop2_128x256x64_s4:g"
-        fi
-        continue
-    fi
+    # a golden kernel on sm_90a: its mainloop's two tile families
+    case $cfg in
+    2g-conv2d_fprop) echo "$f $k $t sm90_pp2_128x128x64_s4:p"; echo "$f $k $t sm90_wg2_ws8_128x128x64_s4:w"; continue ;;
+    2g-*) echo "$f $k $t sm90_pp2_128x128x64_s4:p"; echo "$f $k $t sm90_coop2_128x256x64_s4:g"; continue ;;
+    esac
     echo "$f $k $t $cfg"
 done < "$tmp/jobs.all" > "$tmp/jobs"
 # wgmma is sm_90a's only: forced elsewhere, refused
