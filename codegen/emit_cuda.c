@@ -353,7 +353,7 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
     const int checked = !row_loads ? 1 : group >= 16 ? 4 : group >= 4 ? 2 : 1;
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
                   "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS\n"
-                  "                      : FAST ? %d : ITERS %% %d == 0 ? %d : 1;\n"
+                  "                      : FAST ? evt_divisor_upto(ITERS, %d) : ITERS %% %d == 0 ? %d : 1;\n"
                   "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
                   "#pragma unroll 1\n"
                   "    for (int g = 0; g < ITERS; g += G) {\n",

@@ -30,10 +30,10 @@
  *               runs fp8 kernels only and the others 16-bit ones only.
  *   bm bn bk    the CTA tile, in elements: an fp8 row's bk = 128 is the
  *               same 128 bytes of a stage row (swizzle, TMA box) as a
- *               16-bit row's bk = 64.  A wgmma tile of bm 16 or 32 runs
- *               with its operands swapped (EVT_TILE_SWAPPED: B's rows are
- *               wgmma's M, A's bm rows its N), K-contiguous 16-bit GEMMs
- *               only
+ *               16-bit row's bk = 64.  A wgmma tile whose bm is not a
+ *               multiple of 64 (16 to 112) runs with its operands swapped
+ *               (EVT_TILE_SWAPPED: B's rows are wgmma's M, A's bm rows its
+ *               N), K-contiguous 16-bit GEMMs only
  *   warps_m/_n  the MMA (pp: producer) warps' grid
  *   stages      pipeline depth
  *   min_blocks  CTAs per SM the kernel is built for (__launch_bounds__)
@@ -68,8 +68,9 @@
 /* What an mma column says: warpgroup MMAs; the operands' bytes. */
 #define EVT_TILE_IS_WGMMA(mma) (((mma) & 1) != 0)
 #define EVT_TILE_OP_BYTES(mma) (((mma) & 2) ? 1 : 2)
-/* A wgmma tile of fewer than 64 rows: its operands swapped (kernels/common/tile.cuh) */
-#define EVT_TILE_SWAPPED(mma, bm) (EVT_TILE_IS_WGMMA(mma) && (bm) < 64)
+/* A wgmma tile whose rows are not a multiple of 64: its operands swapped
+ * (kernels/common/tile.cuh) */
+#define EVT_TILE_SWAPPED(mma, bm) (EVT_TILE_IS_WGMMA(mma) && (bm) % 64 != 0)
 
 /* name, mainloops, mma, bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop,
    cluster */
@@ -109,6 +110,16 @@
     X(sm90_wg1_32x64x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 32, 64, 64, 1, 4, 12,                  \
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_16x128x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 16, 128, 64, 1, 4, 12,                \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_48x128x64_s10, EVT_TILE_GEMM, EVT_TILE_WGMMA, 48, 128, 64, 1, 4, 10,                \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_80x64x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 80, 64, 64, 1, 4, 12,                  \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_80x128x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 80, 128, 64, 1, 4, 8,                  \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_96x128x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 96, 128, 64, 1, 4, 8,                  \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_112x128x64_s7, EVT_TILE_GEMM, EVT_TILE_WGMMA, 112, 128, 64, 1, 4, 7,                \
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg2_128x128x32_s6, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 4, 6,                \
       2, 0, 0, 0, 0, 1)                                                                            \
@@ -192,12 +203,18 @@ enum evt_tile_id {
  * come from L2 and its epilogue runs at the issue rate; with the four warps
  * of a 128-thread tile each scheduler had one warp to hide both with.  But
  * no more than the tile's 8-column chunks (bm bn / 8), one each: the
- * epilogue's row passes must fit the tile's rows (a swapped tile's 16). */
+ * epilogue's row passes must fit the tile's rows (a swapped tile's 16);
+ * and the CTA's own threads where those passes would not be whole ones
+ * of the tile's rows (a swapped tile's 80, in passes of 32). */
 #define EVT_TILE_SUM_THREADS_(threads) ((threads) >= 512 ? (threads) : 512 / (threads) * (threads))
-#define EVT_TILE_SUM_THREADS(threads, bm, bn)                                             \
+#define EVT_TILE_SUM_THREADS__(threads, bm, bn)                                           \
     (EVT_TILE_SUM_THREADS_(threads) <= (bm) * (bn) / 8 ? EVT_TILE_SUM_THREADS_(threads)   \
      : (threads) >= (bm) * (bn) / 8                    ? (threads)                        \
                                                        : (bm) * (bn) / 8 / (threads) * (threads))
+#define EVT_TILE_SUM_THREADS(threads, bm, bn)                                             \
+    ((bm) % (EVT_TILE_SUM_THREADS__(threads, bm, bn) / ((bn) / 8)) == 0                   \
+         ? EVT_TILE_SUM_THREADS__(threads, bm, bn)                                        \
+         : (threads))
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))
 #define EVT_TILE_ACC_BYTES(bm, bn) ((bm) * ((bn) + EVT_TILE_ACC_PAD) * 4)

@@ -172,7 +172,7 @@ int plan_can_run(const plan_config *c, const plan_kernel *k, evt_target t, const
     if (c->wgmma && !k->k_contiguous && c->op_bytes != 2)
         return refuse(why, "fp8 wgmma needs K-contiguous operands: A row-major and B column-major");
     if (c->swapped && !k->k_contiguous)
-        return refuse(why, "a swapped wgmma configuration (fewer than 64 rows) needs K-contiguous operands: "
+        return refuse(why, "a swapped wgmma configuration (rows not a multiple of 64) needs K-contiguous operands: "
                            "A row-major and B column-major");
     if (c->wgmma && !k->k_contiguous && c->bk * c->op_bytes != 128)
         return refuse(why, "wgmma on a column-major A or row-major B needs a k tile of 64 16-bit elements");

@@ -49,6 +49,16 @@ enum {
 
 /* ---- conversions -------------------------------------------------------- */
 
+/* The largest divisor of n that is g or less: a loop's unrolled groups
+ * that tile n whole (an epilogue's row groups over a swapped tile's 5 or 10
+ * passes, a split-K sum's float4s). */
+__host__ __device__ constexpr int evt_divisor_upto(int n, int g)
+{
+    while (g > 1 && n % g != 0)
+        --g;
+    return g;
+}
+
 EVT_DEVICE float evt_f16_to_f32(evt_u16 h)
 {
     float f;

@@ -24,11 +24,12 @@ struct evt_tile {
     static constexpr int kMinBlocks = MIN_BLOCKS;
     static constexpr bool kWS = WS_WARPS > 0;
     static constexpr bool kWgmma = EVT_TILE_IS_WGMMA(MMA);
-    /* A wgmma tile of fewer than 64 rows runs with its operands swapped
-     * (evt_sm90::run_pipeline_wgmma): B's BN rows are wgmma's M, A's BM
-     * rows its N (m64nBMk16), so a few tokens against a weight fill the
-     * MMA instead of a quarter of it and each stage holds BM rows of A, not
-     * 64.  EVT_TILE_SWAPPED says so for the host. */
+    /* A wgmma tile whose rows are not a multiple of 64 runs with its
+     * operands swapped (evt_sm90::run_pipeline_wgmma): B's BN rows are
+     * wgmma's M, A's BM rows its N (m64nBMk16), so a few tokens against a
+     * weight fill the MMA instead of a quarter of it, and 80 of them load
+     * and multiply 80 rows of A, not 128.  EVT_TILE_SWAPPED says so for the
+     * host. */
     static constexpr bool kSwapAB = EVT_TILE_SWAPPED(MMA, BM);
     /* Operand bytes: 2 (f16, bf16) or 1 (fp8).  The stages, their swizzle,
      * ldmatrix and the wgmma descriptors work in 16-bit units of a row
@@ -95,12 +96,12 @@ struct evt_tile {
     static_assert(kBK16 == 32 || kBK16 == 64,
                   "a k tile's rows must be 64 or 128 bytes (BK = 32 or 64 16-bit elements, 64 or "
                   "128 fp8 ones): the swizzle and fragment double-buffering assume it");
-    static_assert((BM % 64 == 0 || (kSwapAB && (BM == 16 || BM == 32) && PP == 0 && WS_WARPS == 0 &&
+    static_assert((BM % 64 == 0 || (kSwapAB && BM % 16 == 0 && BM <= 112 && PP == 0 && WS_WARPS == 0 &&
                                     WARPS_M * WARPS_N == 4)) &&
                       (BN % 64 == 0 || (kCoop && BN % 32 == 0)),
                   "BM, BN must be multiples of 64 (M/N-contiguous rows need >= 8 chunks), but for a "
-                  "swapped wgmma tile's BM of 16 or 32 (one warpgroup, the plain schedule) and a "
-                  "cooperative tile's BN of 160 (K-contiguous operands only: plan_can_run)");
+                  "swapped wgmma tile's BM of 16 to 112 in steps of 16 (one warpgroup, the plain "
+                  "schedule) and a cooperative tile's BN of 160 (K-contiguous operands only: plan_can_run)");
     static_assert(STAGES >= 2 && (STAGES <= 8 || PP > 0 || (kSwapAB && STAGES <= 16)),
                   "2..8 pipeline stages (cp.async groups), 16 for a swapped tile's small ones");
     static_assert(kCtaThreads <= 1024, "too many warps");

@@ -249,7 +249,7 @@ template <int BM, int BN, int THREADS, int ACC_LD>
 EVT_DEVICE void evt_split_sum(const float *slots, int splits, float *acc)
 {
     constexpr int kVecs = BM * BN / 4, kPer = kVecs / THREADS;
-    constexpr int kChunk = kPer < 8 ? kPer : 8;
+    constexpr int kChunk = evt_divisor_upto(kPer, 8);
     static_assert(kVecs % THREADS == 0 && kPer % kChunk == 0, "a tile's float4s split evenly");
     const float4 *src = reinterpret_cast<const float4 *>(slots);
 #pragma unroll 1

@@ -19,14 +19,26 @@
 
 namespace evt_sm90 {
 
+/* The rows of a slice: an eighth of BM rounded up to whole epilogue passes
+ * of `pass` rows, and up again to a divisor of BM (a swapped tile's 80 rows
+ * in passes of 8: slices of 16, not 10). */
+__host__ __device__ constexpr int cluster_slice_rows(int bm, int pass)
+{
+    int r = (bm / 8 + pass - 1) / pass * pass;
+    while (bm % r != 0)
+        r += pass;
+    return r;
+}
+
 /* The epilogue's row slices of a BM x BN tile: eight, or fewer where an
- * epilogue pass (THREADS / (BN / 8) rows) is taller than an eighth, so
- * that a slice is whole passes and holds the epilogue's scratch rows.
- * Clusters of up to eight CTAs each take one or more slices. */
+ * epilogue pass (THREADS / (BN / 8) rows) is taller than an eighth or
+ * eighths are not whole passes, so that a slice is whole passes and holds
+ * the epilogue's scratch rows.  Clusters of up to eight CTAs each take one
+ * or more slices. */
 template <int BM, int BN, int THREADS>
 struct cluster_slices {
     static constexpr int kPass = THREADS / (BN / 8);
-    static constexpr int kRows = BM / 8 > kPass ? BM / 8 : kPass;
+    static constexpr int kRows = cluster_slice_rows(BM, kPass);
     static constexpr int kCount = BM / kRows;
     static_assert(BM % kRows == 0 && kRows % kPass == 0, "slices of whole epilogue passes");
 };

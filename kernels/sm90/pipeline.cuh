@@ -71,7 +71,7 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[NH][NC / 2], evt_u32 s
  * laid out per warp like mma.sync's m16n8 ones.  kStages - 2 k tiles load
  * while one is multiplied and the MMAs of the one before drain
  * (wgmma.wait_group 1); the stage they read is refilled after the next
- * barrier.  A swapped tile (kSwapAB: BM of 16 or 32) multiplies the
+ * barrier.  A swapped tile (kSwapAB: BM of 16 to 112, not 64) multiplies the
  * same stages the other way round: each 64 rows of B's stage are an
  * m64nBM MMA's A, A's BM rows its B, and its accumulators go to the tile
  * transposed (store_acc_wgmma_swapped).

@@ -89,6 +89,37 @@ template <int DA, int DB, int N, bool TA = false, bool TB = false> struct wgmma_
     "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "   \
     "%123, %124, %125, %126, %127}, %128, %129"
 #define EVT_WGMMA_S_256 "%130"
+/* the wider swapped tiles' (BM of 48, 80, 96, 112) */
+#define EVT_WGMMA_D_48 EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16)
+#define EVT_WGMMA_R_48 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23}, %24, %25"
+#define EVT_WGMMA_S_48 "%26"
+#define EVT_WGMMA_D_80 \
+    EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16), EVT_WGMMA_D8(24), \
+        EVT_WGMMA_D8(32)
+#define EVT_WGMMA_R_80 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39}, %40, %41"
+#define EVT_WGMMA_S_80 "%42"
+#define EVT_WGMMA_D_96 \
+    EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16), EVT_WGMMA_D8(24), \
+        EVT_WGMMA_D8(32), EVT_WGMMA_D8(40)
+#define EVT_WGMMA_R_96 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, %48, %49"
+#define EVT_WGMMA_S_96 "%50"
+#define EVT_WGMMA_D_112 \
+    EVT_WGMMA_D8(0), EVT_WGMMA_D8(8), EVT_WGMMA_D8(16), EVT_WGMMA_D8(24), \
+        EVT_WGMMA_D8(32), EVT_WGMMA_D8(40), EVT_WGMMA_D8(48)
+#define EVT_WGMMA_R_112 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
+    "%53, %54, %55}, %56, %57"
+#define EVT_WGMMA_S_112 "%58"
 /* wgmma_op<DA, DB, N>, TYPES the instruction's k and types ("k16.f32.f16.f16"),
  * TAIL its immediates: neither operand negated, and for 16-bit types
  * imm-trans-a and imm-trans-b as TA and TB (fp8 wgmma has no transpose: its
@@ -123,15 +154,35 @@ EVT_WGMMA_OP16(EVT_DT_F16, 160, "k16.f32.f16.f16") /* the 128x160 cooperative ti
 EVT_WGMMA_OP16(EVT_DT_BF16, 160, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 64, "k16.f32.f16.f16") /* narrow convs' producer/consumer tile, small GEMMs' 64x64 one */
 EVT_WGMMA_OP16(EVT_DT_BF16, 64, "k16.f32.bf16.bf16")
-EVT_WGMMA_OP16(EVT_DT_F16, 16, "k16.f32.f16.f16") /* the swapped tiles: BM = 16 or 32 tokens as N */
+EVT_WGMMA_OP16(EVT_DT_F16, 16, "k16.f32.f16.f16") /* the swapped tiles: BM = 16 to 112 tokens as N */
 EVT_WGMMA_OP16(EVT_DT_BF16, 16, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP16(EVT_DT_F16, 32, "k16.f32.f16.f16")
 EVT_WGMMA_OP16(EVT_DT_BF16, 32, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 48, "k16.f32.f16.f16")
+EVT_WGMMA_OP16(EVT_DT_BF16, 48, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 80, "k16.f32.f16.f16")
+EVT_WGMMA_OP16(EVT_DT_BF16, 80, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 96, "k16.f32.f16.f16")
+EVT_WGMMA_OP16(EVT_DT_BF16, 96, "k16.f32.bf16.bf16")
+EVT_WGMMA_OP16(EVT_DT_F16, 112, "k16.f32.f16.f16")
+EVT_WGMMA_OP16(EVT_DT_BF16, 112, "k16.f32.bf16.bf16")
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E4M3, 128, "k32.f32.e4m3.e4m3", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E4M3, EVT_DT_E5M2, 128, "k32.f32.e4m3.e5m2", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E4M3, 128, "k32.f32.e5m2.e4m3", "", false, false)
 EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, false)
 #undef EVT_WGMMA_OP16
+#undef EVT_WGMMA_S_48
+#undef EVT_WGMMA_R_48
+#undef EVT_WGMMA_D_48
+#undef EVT_WGMMA_S_80
+#undef EVT_WGMMA_R_80
+#undef EVT_WGMMA_D_80
+#undef EVT_WGMMA_S_96
+#undef EVT_WGMMA_R_96
+#undef EVT_WGMMA_D_96
+#undef EVT_WGMMA_S_112
+#undef EVT_WGMMA_R_112
+#undef EVT_WGMMA_D_112
 #undef EVT_WGMMA_OP
 #undef EVT_WGMMA_S_256
 #undef EVT_WGMMA_S_192

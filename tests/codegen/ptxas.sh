@@ -44,8 +44,9 @@ echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_stag
 echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
 # the 128x64 two-warpgroup tile, which only tuning and forcing pick
 echo "$top/examples/examples.evt mlp_up sm90_wg2_128x64x64_s8" >> "$tmp/jobs"
-# the swapped tiles (m64n16 and m64n32 wgmmas), forced: an aux output with reductions
-for c in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12; do
+# the swapped tiles (m64n16 to m64n112 wgmmas), forced: an aux output with reductions
+for c in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12 sm90_wg1_48x128x64_s10 \
+         sm90_wg1_80x64x64_s12 sm90_wg1_80x128x64_s8 sm90_wg1_96x128x64_s8 sm90_wg1_112x128x64_s7; do
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
 for c in sm90_pp2_128x128x128_s4_fp8 sm90_wg2_128x256x128_s4_fp8; do

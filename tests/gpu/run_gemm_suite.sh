@@ -242,10 +242,11 @@ runs() {
             echo "$f $k 7,4097,4104 --config sm90_wg1_64x64x64_s8 --splitk4"
             echo "$f $k 1000,127,520 --config sm90_wg1_64x64x64_s8 --ld-pad 3"
             echo "$f $k 16,5000,1000 --config sm90_wg1_64x64x64_s8 --special"
-            # the swapped tiles (B's rows as wgmma's M, BM of 16 or 32 tokens as
+            # the swapped tiles (B's rows as wgmma's M, BM of 16 to 112 tokens as
             # its N): one tile row and several, split in clusters, guarded (K =
             # 13, padded ld), a batch, NaN/inf
-            for sw in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12; do
+            for sw in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12 sm90_wg1_48x128x64_s10 \
+                      sm90_wg1_80x64x64_s12 sm90_wg1_80x128x64_s8 sm90_wg1_96x128x64_s8 sm90_wg1_112x128x64_s7; do
                 echo "$f $k 16,5000,1000 --config $sw --special"
                 echo "$f $k 77,1000,4104 --config $sw --splitk"
                 echo "$f $k 7,4097,4104 --config $sw --splitk4"

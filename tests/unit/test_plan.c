@@ -154,14 +154,19 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm80_128x256x64_w8_s3)->sum_threads, 512);
     assert_int_equal(CFG(sm90_wg3_192x128x64_s4)->sum_threads, 384);
     assert_int_equal(CFG(sm90_wg2_ws8_128x128x64_s4)->sum_threads, 512);
-    /* the wgmma rows of fewer than 64 rows, and only they, run swapped */
+    /* the wgmma rows whose rows are not a multiple of 64, and only they, run swapped */
     for (int i = 0; i < EVT_TILE_COUNT; i++)
-        assert_int_equal(plan_configs[i].swapped, plan_configs[i].wgmma && plan_configs[i].bm < 64);
+        assert_int_equal(plan_configs[i].swapped, plan_configs[i].wgmma && plan_configs[i].bm % 64 != 0);
     assert_true(CFG(sm90_wg1_16x64x64_s16)->swapped && !CFG(sm90_wg1_64x64x64_s8)->swapped);
     /* ... but no more than the tile's 8-column chunks: a swapped 16x64 tile's 128, 32x64's 256 */
     assert_int_equal(CFG(sm90_wg1_16x64x64_s16)->sum_threads, 128);
     assert_int_equal(CFG(sm90_wg1_32x64x64_s12)->sum_threads, 256);
     assert_int_equal(CFG(sm90_wg1_16x128x64_s12)->sum_threads, 256);
+    /* ... and the CTA's own where 512 would make passes of 32 rows, which
+     * 80 rows do not hold whole; 96 do */
+    assert_int_equal(CFG(sm90_wg1_80x128x64_s8)->sum_threads, 128);
+    assert_int_equal(CFG(sm90_wg1_96x128x64_s8)->sum_threads, 512);
+    assert_true(CFG(sm90_wg1_80x128x64_s8)->swapped && CFG(sm90_wg1_112x128x64_s7)->swapped);
     /* every row that splits (not the persistent ones): a multiple of the
      * CTA's threads whose epilogue passes (sum_threads / (bn / 8) rows) fit
      * the tile's rows, as the generated epilogue's static_assert requires
@@ -1625,7 +1630,7 @@ static void test_transposed_layouts(void **state)
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
                 continue;
             }
-            /* a swapped tile (BM of 16 or 32) multiplies K-contiguous operands
+            /* a swapped tile (BM of 16 to 112, not 64) multiplies K-contiguous operands
              * only, and a tile of N not a multiple of 64 (160) loads only them */
             if ((cfg->swapped || cfg->bn % 64 != 0) && !pk.k_contiguous) {
                 assert_false(plan_can_run(cfg, &pk, EVT_TARGET_SM90A, &why));
@@ -1643,8 +1648,8 @@ static void test_transposed_layouts(void **state)
         /* wg2 128x256, 128x128 s3 and s6, 128x64 s8, wg1 64x128 s4 and s8, wg1 64x64 s8, pp2
          * 128x128 s4 and s6, coop2 256x128, 128x256 s3 and s4 and 128x192 s4, and pp2 cl2 s4
          * and s6, coop2 cl2 128x256 s3 and s4, coop2 128x160 s4 and the swapped wg1 16x64,
-         * 32x64 and 16x128 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 21 : 13);
+         * 32x64, 16x128, 48x128, 80x64, 80x128, 96x128 and 112x128 where K-contiguous */
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 26 : 13);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
