@@ -115,6 +115,10 @@
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_80x64x64_s12, EVT_TILE_GEMM, EVT_TILE_WGMMA, 80, 64, 64, 1, 4, 12,                  \
       1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_96x64x64_s11, EVT_TILE_GEMM, EVT_TILE_WGMMA, 96, 64, 64, 1, 4, 11,                  \
+      1, 0, 0, 0, 0, 1)                                                                            \
+    X(sm90_wg1_112x64x64_s10, EVT_TILE_GEMM, EVT_TILE_WGMMA, 112, 64, 64, 1, 4, 10,                \
+      1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_80x128x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 80, 128, 64, 1, 4, 8,                  \
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_96x128x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 96, 128, 64, 1, 4, 8,                  \

@@ -46,7 +46,8 @@ echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jo
 echo "$top/examples/examples.evt mlp_up sm90_wg2_128x64x64_s8" >> "$tmp/jobs"
 # the swapped tiles (m64n16 to m64n112 wgmmas), forced: an aux output with reductions
 for c in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12 sm90_wg1_48x128x64_s10 \
-         sm90_wg1_80x64x64_s12 sm90_wg1_80x128x64_s8 sm90_wg1_96x128x64_s8 sm90_wg1_112x128x64_s7; do
+         sm90_wg1_80x64x64_s12 sm90_wg1_96x64x64_s11 sm90_wg1_112x64x64_s10 sm90_wg1_80x128x64_s8 \
+         sm90_wg1_96x128x64_s8 sm90_wg1_112x128x64_s7; do
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
 for c in sm90_pp2_128x128x128_s4_fp8 sm90_wg2_128x256x128_s4_fp8; do

@@ -246,7 +246,8 @@ runs() {
             # its N): one tile row and several, split in clusters, guarded (K =
             # 13, padded ld), a batch, NaN/inf
             for sw in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12 sm90_wg1_48x128x64_s10 \
-                      sm90_wg1_80x64x64_s12 sm90_wg1_80x128x64_s8 sm90_wg1_96x128x64_s8 sm90_wg1_112x128x64_s7; do
+                      sm90_wg1_80x64x64_s12 sm90_wg1_96x64x64_s11 sm90_wg1_112x64x64_s10 sm90_wg1_80x128x64_s8 \
+                      sm90_wg1_96x128x64_s8 sm90_wg1_112x128x64_s7; do
                 echo "$f $k 16,5000,1000 --config $sw --special"
                 echo "$f $k 77,1000,4104 --config $sw --splitk"
                 echo "$f $k 7,4097,4104 --config $sw --splitk4"
