@@ -72,6 +72,8 @@ static const family families[] = {
     {"swapped", "sm90_wg1_16x64x64_s16", 1}, /* m64n16 wgmmas on B's rows, the tile stored transposed */
     {"swapped", "sm90_wg1_32x64x64_s12", 2}, /* ... m64n32, split in clusters */
     {"swapped", "sm90_wg1_16x128x64_s12", 1}, /* ... two m64n16 a k step */
+    {"swapped", "sm90_wg1_80x128x64_s8", 2},   /* ... two m64n80, split in clusters in slices of 16 rows */
+    {"swapped", "sm90_wg1_112x64x64_s10", 1},  /* ... one m64n112 */
     {"clusters", "sm90_pp2_cl2_128x128x64_s4", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s3", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s4", 1},

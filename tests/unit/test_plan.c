@@ -1409,6 +1409,9 @@ static void test_listed(void **state)
     sizes[ns++] = 2147483647LL;
     sizes[ns++] = 1000;
     sizes[ns++] = 12544;
+    /* M of 65-80 and 97-112: the swapped 80- and 112-row tiles (96 is 3 << 5) */
+    sizes[ns++] = 77;
+    sizes[ns++] = 100;
     /* 1000: short K that the 64x128 tile would split (narrow_spares_split),
      * not whole k tiles (coop_of's clusters); 2048 and 4096: coop_of's
      * four-stage rows for light and per-element epilogues */
@@ -2034,7 +2037,9 @@ static enum evt_tile_id pick_batched(long long m, long long n, long long kk, lon
 
 /* Session 44's rule: M of 65-128 in one row of the two-warpgroup 128x128
  * tile (six stages, one CTA an SM), so that B is loaded once, where the
- * one-warpgroup tiles' two rows would load it twice (one_row_serves). */
+ * one-warpgroup tiles' two rows would load it twice (one_row_serves);
+ * since session 49, for M of 65-112, the swapped tile of the same tiling
+ * in its place (test_swapped_rows). */
 static void test_one_tile_row(void **state)
 {
     (void)state;
@@ -2042,15 +2047,15 @@ static void test_one_tile_row(void **state)
         long long m, n, kk;
         enum evt_tile_id want;
     } rows[] = {
-        {77, 4096, 11008, T(sm90_wg2_128x128x64_s6)},  /* the 64x128 tile split in two */
+        {77, 4096, 11008, T(sm90_wg1_80x128x64_s8)},   /* the 64x128 tile split in two; swapped since s49 */
         {120, 11008, 4096, T(sm90_wg2_128x128x64_s6)}, /* its four-stage row, 172 tiles */
-        {96, 3072, 3072, T(sm90_wg2_128x128x64_s6)},   /* the 64x64 tile on 73% of the SMs */
-        {65, 14336, 4096, T(sm90_wg2_128x128x64_s6)},
+        {96, 3072, 3072, T(sm90_wg1_96x128x64_s8)},    /* the 64x64 tile on 73% of the SMs */
+        {65, 14336, 4096, T(sm90_wg1_80x128x64_s8)},
         {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64: nothing loaded twice */
         {129, 14336, 4096, T(sm90_pp2_cl2_128x128x64_s6)}, /* two rows of 128 (in clusters: K >= 2048) */
         {128, 4096, 4096, T(sm90_wg1_64x64x64_s8)},    /* one unsplit wave 97% full */
-        {100, 8192, 2048, T(sm90_wg1_64x128x64_s8)},   /* the same */
-        {108, 6528, 4928, T(sm90_wg1_64x128x64_s8)},   /* eight stages unsplit, K under 6144 */
+        {100, 8192, 2048, T(sm90_wg1_112x64x64_s10)},  /* the same (the swapped tile since s49) */
+        {108, 6528, 4928, T(sm90_wg1_112x64x64_s10)},  /* eight stages unsplit, K under 6144 */
         {109, 2250, 4416, T(sm90_wg1_64x128x64_s4)},   /* the 128-row tile would split six ways */
         {77, 256, 16384, T(sm90_wg1_64x64x64_s8)},     /* its split grid fills under half the SMs
                                                           (and the 64x64 tile's long-K rule takes it) */
@@ -2070,6 +2075,50 @@ static void test_one_tile_row(void **state)
     assert_int_not_equal(pick_batched(77, 4096, 11008, 2, 1), T(sm90_wg2_128x128x64_s6));
     /* the same without TMA maps: these tiles load with cp.async */
     assert_int_equal(pick_batched(77, 4096, 11008, 1, 0), T(sm90_wg2_128x128x64_s6));
+}
+
+/* Session 49's rule (swapped_rows_serves): M of 65-112 at K >= 2048 on the
+ * swapped tile of M rounded up to 16 rows, where it keeps the pick's
+ * tiling: 128 wide for the 128x128 tile's row, 64 wide for the 64x128
+ * tile's two rows; not where its grid would be smaller or split further. */
+static void test_swapped_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        long long m, n, kk;
+        enum evt_tile_id want;
+    } rows[] = {
+        {77, 14336, 4096, T(sm90_wg1_80x128x64_s8)},   /* the 128x128 tile's 112 tiles, unsplit */
+        {90, 11008, 4096, T(sm90_wg1_96x128x64_s8)},   /* its 86 */
+        {99, 3270, 13800, T(sm90_wg1_112x128x64_s7)},  /* its 26, split four ways */
+        {72, 8192, 2048, T(sm90_wg1_80x64x64_s12)},    /* the eight-stage 64x128 tile's 128, unsplit */
+        {80, 1536, 6144, T(sm90_wg1_80x64x64_s12)},    /* the four-stage one's 24, split four ways */
+        {68, 5000, 3000, T(sm90_wg1_80x64x64_s12)},    /* 79 tiles for its 80 */
+        {90, 927, 5968, T(sm90_wg1_96x64x64_s11)},     /* 15 for its 16, split seven ways */
+        {101, 640, 13104, T(sm90_wg1_112x64x64_s10)},
+        {77, 256, 16384, T(sm90_wg1_64x64x64_s8)},     /* the 64x64 tile: the swapped grid is half */
+        {71, 371, 4272, T(sm90_wg1_64x64x64_s8)},
+        {112, 422, 5192, T(sm90_wg1_64x64x64_s8)},
+        {77, 3000, 1000, T(sm90_wg1_64x64x64_s8)},     /* K under 2048 */
+        {66, 2025, 1752, T(sm90_wg1_64x64x64_s8)},
+        {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64 */
+        {113, 14336, 4096, T(sm90_wg2_128x128x64_s6)}, /* past 112 */
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const enum evt_tile_id got = pick_batched(rows[i].m, rows[i].n, rows[i].kk, 1, 1);
+        if (got != rows[i].want) {
+            print_message("%lldx%lldx%lld: %s, want %s\n", rows[i].m, rows[i].n, rows[i].kk,
+                          plan_configs[got].name, plan_configs[rows[i].want].name);
+            wrong++;
+        }
+    }
+    assert_int_equal(wrong, 0);
+    /* a batch, no TMA maps (unaligned rows), an N-contiguous B: never swapped */
+    assert_false(plan_configs[pick_batched(77, 14336, 4096, 2, 1)].swapped);
+    assert_false(plan_configs[pick_batched(77, 14336, 4096, 1, 0)].swapped);
+    assert_false(plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, 77, 14336, 4096, 132, 1)].swapped);
+    assert_false(plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, 72, 8192, 2048, 132, 1)].swapped);
 }
 
 /* Session 44's rule: a tanh GELU or a SiLU under fast math (fast_light) at
@@ -2889,7 +2938,8 @@ int main(void)
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
-        cmocka_unit_test(test_one_tile_row), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_one_tile_row),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
