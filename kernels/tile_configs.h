@@ -208,16 +208,22 @@ enum evt_tile_id {
  * of a 128-thread tile each scheduler had one warp to hide both with.  But
  * no more than the tile's 8-column chunks (bm bn / 8), one each: the
  * epilogue's row passes must fit the tile's rows (a swapped tile's 16);
- * and the CTA's own threads where those passes would not be whole ones
- * of the tile's rows (a swapped tile's 80, in passes of 32). */
+ * and where those passes would not be whole ones of the tile's rows (a
+ * swapped tile's 80, in passes of 32), three or two times the CTA's threads
+ * if theirs are (80 rows in passes of 16), else the CTA's own. */
 #define EVT_TILE_SUM_THREADS_(threads) ((threads) >= 512 ? (threads) : 512 / (threads) * (threads))
 #define EVT_TILE_SUM_THREADS__(threads, bm, bn)                                           \
     (EVT_TILE_SUM_THREADS_(threads) <= (bm) * (bn) / 8 ? EVT_TILE_SUM_THREADS_(threads)   \
      : (threads) >= (bm) * (bn) / 8                    ? (threads)                        \
                                                        : (bm) * (bn) / 8 / (threads) * (threads))
-#define EVT_TILE_SUM_THREADS(threads, bm, bn)                                             \
-    ((bm) % (EVT_TILE_SUM_THREADS__(threads, bm, bn) / ((bn) / 8)) == 0                   \
-         ? EVT_TILE_SUM_THREADS__(threads, bm, bn)                                        \
+#define EVT_TILE_SUM_FITS(t, bm, bn) ((t) / ((bn) / 8) > 0 && (bm) % ((t) / ((bn) / 8)) == 0)
+#define EVT_TILE_SUM_THREADS(threads, bm, bn)                                                        \
+    (EVT_TILE_SUM_FITS(EVT_TILE_SUM_THREADS__(threads, bm, bn), bm, bn)                              \
+         ? EVT_TILE_SUM_THREADS__(threads, bm, bn)                                                   \
+     : 3 * (threads) <= EVT_TILE_SUM_THREADS__(threads, bm, bn) && EVT_TILE_SUM_FITS(3 * (threads), bm, bn) \
+         ? 3 * (threads)                                                                             \
+     : 2 * (threads) <= EVT_TILE_SUM_THREADS__(threads, bm, bn) && EVT_TILE_SUM_FITS(2 * (threads), bm, bn) \
+         ? 2 * (threads)                                                                             \
          : (threads))
 #define EVT_TILE_PIPE_BYTES(mma, bm, bn, bk, stages) \
     ((stages) * ((bm) + (bn)) * (bk) * EVT_TILE_OP_BYTES(mma))

@@ -546,10 +546,15 @@ static int swapped_outruns(const plan_config *swapped, const plan_config *pick, 
  * grid was half theirs and it lost (71x371x4272 0.96x, 112x422x5192
  * 0.88x), and split twice as far (the 128-wide tile over a 64x128 pick)
  * the shares' sum cost more than the bytes saved (72x8192x2048 0.91x).
- * K of 2048 or more, one problem, K-contiguous aligned operands (the
- * swapped tiles' own terms): under K = 2048 a share's mainloop is short and
- * it lost as often as it won (0.62-1.18x on nine shapes).  Session 49
- * (docs/sm90.md, "Swapped tiles for M of 65-112").
+ * Nor where it splits five to seven ways over more than four fifths of the
+ * SMs: clusters of that many one-CTA-an-SM CTAs reached about 105 of the
+ * H200's 132 (the runtime's cluster_split declines the rest), and summed by
+ * the second kernel instead the swapped tiles lost 8-11% (the first
+ * held-out set's 112x128 tile split five ways over 115 CTAs, 96x64 six
+ * over 108).  K of 2048 or more, one problem, K-contiguous aligned
+ * operands (the swapped tiles' own terms): under K = 2048 a share's
+ * mainloop is short and it lost as often as it won (0.62-1.18x on nine
+ * shapes).  Session 49 (docs/sm90.md, "Swapped tiles for M of 65-112").
  */
 static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                               const plan_config *pick, long long m, long long n, long long kk,
@@ -566,6 +571,9 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
         return NULL;
     const long long ours = split_grid(c, m, n, kk, sms), theirs = split_grid(pick, m, n, kk, sms);
     const long long our_tiles = plan_config_tiles(c, m, n), their_tiles = plan_config_tiles(pick, m, n);
+    const long long split = ours / our_tiles;
+    if (split >= 5 && split <= 7 && 5 * ours > 4 * sms)
+        return NULL;
     /* splits compared as the grids' shares of their tiles */
     return ours <= sms && 10 * ours >= 9 * theirs && ours * their_tiles <= theirs * our_tiles ? c : NULL;
 }

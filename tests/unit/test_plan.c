@@ -162,10 +162,12 @@ static void test_config_sizes(void **state)
     assert_int_equal(CFG(sm90_wg1_16x64x64_s16)->sum_threads, 128);
     assert_int_equal(CFG(sm90_wg1_32x64x64_s12)->sum_threads, 256);
     assert_int_equal(CFG(sm90_wg1_16x128x64_s12)->sum_threads, 256);
-    /* ... and the CTA's own where 512 would make passes of 32 rows, which
-     * 80 rows do not hold whole; 96 do */
-    assert_int_equal(CFG(sm90_wg1_80x128x64_s8)->sum_threads, 128);
+    /* ... and fewer where 512 would make passes of 32 rows, which 80 rows
+     * do not hold whole (256: passes of 16); 96 do */
+    assert_int_equal(CFG(sm90_wg1_80x128x64_s8)->sum_threads, 256);
     assert_int_equal(CFG(sm90_wg1_96x128x64_s8)->sum_threads, 512);
+    assert_int_equal(CFG(sm90_wg1_96x64x64_s11)->sum_threads, 384);
+    assert_int_equal(CFG(sm90_wg1_80x64x64_s12)->sum_threads, 128);
     assert_true(CFG(sm90_wg1_80x128x64_s8)->swapped && CFG(sm90_wg1_112x128x64_s7)->swapped);
     /* every row that splits (not the persistent ones): a multiple of the
      * CTA's threads whose epilogue passes (sum_threads / (bn / 8) rows) fit
@@ -2096,6 +2098,9 @@ static void test_swapped_rows(void **state)
         {68, 5000, 3000, T(sm90_wg1_80x64x64_s12)},    /* 79 tiles for its 80 */
         {90, 927, 5968, T(sm90_wg1_96x64x64_s11)},     /* 15 for its 16, split seven ways */
         {101, 640, 13104, T(sm90_wg1_112x64x64_s10)},
+        {70, 1328, 14368, T(sm90_wg1_80x64x64_s12)},   /* split five ways over 105 CTAs: clusters reach them */
+        {101, 2936, 3600, T(sm90_wg2_128x128x64_s6)},  /* ... over 115: they do not */
+        {96, 1104, 2192, T(sm90_wg1_64x128x64_s4)},    /* six ways over 108 */
         {77, 256, 16384, T(sm90_wg1_64x64x64_s8)},     /* the 64x64 tile: the swapped grid is half */
         {71, 371, 4272, T(sm90_wg1_64x64x64_s8)},
         {112, 422, 5192, T(sm90_wg1_64x64x64_s8)},
