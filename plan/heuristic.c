@@ -50,9 +50,6 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_wg1_80x64x64_s12,
     EVT_TILE_sm90_wg1_96x64x64_s11,
     EVT_TILE_sm90_wg1_112x64x64_s10,
-    EVT_TILE_sm90_wg1_80x128x64_s8,
-    EVT_TILE_sm90_wg1_96x128x64_s8,
-    EVT_TILE_sm90_wg1_112x128x64_s7,
     EVT_TILE_sm80_64x64x32_w4_s4,
 };
 /* fp8 GEMMs: the same heuristics over the fp8 rows (BK = 128 fp8 elements,
@@ -162,8 +159,8 @@ typedef struct gemm_tiles {
     const plan_config *pp_deep_cl; /* pp_deep in clusters of two, sharing B by multicast */
     /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
     const plan_config *swap16, *swap32, *swap16_wide;
-    /* ... and of 80, 96 and 112 rows, 64 and 128 wide (swapped_rows_serves) */
-    const plan_config *swap_rows[3][2];
+    /* ... and of 80, 96 and 112 rows, 64 wide (swapped_rows_serves) */
+    const plan_config *swap_rows[3];
 } gemm_tiles;
 
 static const gemm_tiles gemm16 = {
@@ -189,9 +186,7 @@ static const gemm_tiles gemm16 = {
     .swap16 = CFG(sm90_wg1_16x64x64_s16),
     .swap32 = CFG(sm90_wg1_32x64x64_s12),
     .swap16_wide = CFG(sm90_wg1_16x128x64_s12),
-    .swap_rows = {{CFG(sm90_wg1_80x64x64_s12), CFG(sm90_wg1_80x128x64_s8)},
-                  {CFG(sm90_wg1_96x64x64_s11), CFG(sm90_wg1_96x128x64_s8)},
-                  {CFG(sm90_wg1_112x64x64_s10), CFG(sm90_wg1_112x128x64_s7)}},
+    .swap_rows = {CFG(sm90_wg1_80x64x64_s12), CFG(sm90_wg1_96x64x64_s11), CFG(sm90_wg1_112x64x64_s10)},
 };
 /* fp8: the cooperative tile stands where the 16-bit heuristic takes the
  * ping-pong one (pp, pp_cl) */
@@ -532,42 +527,34 @@ static int swapped_outruns(const plan_config *swapped, const plan_config *pick, 
 }
 
 /*
- * The swapped tile of M rounded up to 16 rows (80, 96 or 112) in place of
- * the pick for M of 65-112, or NULL: the same tiling with fewer bytes a
- * CTA and more of them in flight.  Such a problem is memory-bound on B;
- * the 64-row tiles take two rows of it (B loaded twice) and the 128-row
- * one loads up to 48 rows of A it does not need.  Where the pick is the
- * two-warpgroup 128x128 tile (one row), the swapped tile 128 wide: the same
- * tiles and split, A's stage 80-112 rows, eight or seven stages to its six.
- * Where it is the one-warpgroup 64x128 tile (two rows), the swapped tile 64
- * wide: as many tiles, B loaded once, BM + 64 rows a stage to its 192.
+ * The swapped 64-wide tile of M rounded up to 16 rows (80, 96 or 112) in
+ * place of the one-warpgroup 64x128 tile for M of 65-112, or NULL.  Such a
+ * problem is memory-bound on B; the 64x128 tile takes it in two rows, so
+ * each B tile is loaded twice, and the swapped tile in one, as many tiles
+ * (half as wide), B loaded once and BM + 64 rows a stage to its 192.
  * Only where the swapped plan's split grid is one wave, no smaller than 90%
- * of the pick's, and splits no more ways: on the probe's 64x64 picks its
- * grid was half theirs and it lost (71x371x4272 0.96x, 112x422x5192
- * 0.88x), and split twice as far (the 128-wide tile over a 64x128 pick)
- * the shares' sum cost more than the bytes saved (72x8192x2048 0.91x).
- * Nor where it splits five to seven ways over more than four fifths of the
- * SMs: clusters of that many one-CTA-an-SM CTAs reached about 105 of the
- * H200's 132 (the runtime's cluster_split declines the rest), and summed by
- * the second kernel instead the swapped tiles lost 8-11% (the first
- * held-out set's 112x128 tile split five ways over 115 CTAs, 96x64 six
- * over 108).  K of 2048 or more, one problem, K-contiguous aligned
- * operands (the swapped tiles' own terms): under K = 2048 a share's
- * mainloop is short and it lost as often as it won (0.62-1.18x on nine
- * shapes).  Session 49 (docs/sm90.md, "Swapped tiles for M of 65-112").
+ * of the pick's, and splits no more ways; nor where it splits five to seven
+ * ways over more than four fifths of the SMs: clusters of that many
+ * one-CTA-an-SM CTAs reached about 105 of the H200's 132 (the runtime's
+ * cluster_split declines the rest), and summed by the second kernel
+ * instead the shares lost (96x1104x2192, six ways over 108 CTAs, 0.89x).
+ * K of 2048 or more, one problem, K-contiguous aligned operands (the
+ * swapped tiles' own terms): under K = 2048 a share's mainloop is short and
+ * swapped tiles lost as often as they won (0.62-1.18x on nine shapes).
+ * The 128-wide swapped tiles in place of the two-warpgroup 128x128 tile's
+ * row, the same tiling, were 0.96-1.31x on two held-out sets and are left
+ * to tuning and forcing.  Session 49 (docs/sm90.md, "Swapped tiles for M
+ * of 65-112").
  */
 static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                               const plan_config *pick, long long m, long long n, long long kk,
                                               long long batch, long long sms, int tma)
 {
-    if (!g->swap_rows[0][0] || !tma || m <= 64 || m > 112 || kk < 2048 || batch != 1 || !k->k_contiguous ||
-        t->target != EVT_TARGET_SM90A)
+    if (!g->swap_rows[0] || (pick != g->wg_small && pick != g->wg_deep) || !tma || m <= 64 || m > 112 ||
+        kk < 2048 || batch != 1 || !k->k_contiguous || t->target != EVT_TARGET_SM90A)
         return NULL;
-    const int row = (int)((m - 65) / 16);
-    const plan_config *c = pick == g->wg_row                          ? g->swap_rows[row][1]
-                           : pick == g->wg_small || pick == g->wg_deep ? g->swap_rows[row][0]
-                                                                       : NULL;
-    if (!c || !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+    const plan_config *c = g->swap_rows[(m - 65) / 16];
+    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL))
         return NULL;
     const long long ours = split_grid(c, m, n, kk, sms), theirs = split_grid(pick, m, n, kk, sms);
     const long long our_tiles = plan_config_tiles(c, m, n), their_tiles = plan_config_tiles(pick, m, n);

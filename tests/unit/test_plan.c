@@ -2040,8 +2040,8 @@ static enum evt_tile_id pick_batched(long long m, long long n, long long kk, lon
 /* Session 44's rule: M of 65-128 in one row of the two-warpgroup 128x128
  * tile (six stages, one CTA an SM), so that B is loaded once, where the
  * one-warpgroup tiles' two rows would load it twice (one_row_serves);
- * since session 49, for M of 65-112, the swapped tile of the same tiling
- * in its place (test_swapped_rows). */
+ * where it stays the one-warpgroup 64x128 tile, since session 49, for M
+ * of 65-112, the swapped 64-wide tile (test_swapped_rows). */
 static void test_one_tile_row(void **state)
 {
     (void)state;
@@ -2049,10 +2049,10 @@ static void test_one_tile_row(void **state)
         long long m, n, kk;
         enum evt_tile_id want;
     } rows[] = {
-        {77, 4096, 11008, T(sm90_wg1_80x128x64_s8)},   /* the 64x128 tile split in two; swapped since s49 */
+        {77, 4096, 11008, T(sm90_wg2_128x128x64_s6)},  /* the 64x128 tile split in two */
         {120, 11008, 4096, T(sm90_wg2_128x128x64_s6)}, /* its four-stage row, 172 tiles */
-        {96, 3072, 3072, T(sm90_wg1_96x128x64_s8)},    /* the 64x64 tile on 73% of the SMs */
-        {65, 14336, 4096, T(sm90_wg1_80x128x64_s8)},
+        {96, 3072, 3072, T(sm90_wg2_128x128x64_s6)},   /* the 64x64 tile on 73% of the SMs */
+        {65, 14336, 4096, T(sm90_wg2_128x128x64_s6)},
         {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64: nothing loaded twice */
         {129, 14336, 4096, T(sm90_pp2_cl2_128x128x64_s6)}, /* two rows of 128 (in clusters: K >= 2048) */
         {128, 4096, 4096, T(sm90_wg1_64x64x64_s8)},    /* one unsplit wave 97% full */
@@ -2080,9 +2080,9 @@ static void test_one_tile_row(void **state)
 }
 
 /* Session 49's rule (swapped_rows_serves): M of 65-112 at K >= 2048 on the
- * swapped tile of M rounded up to 16 rows, where it keeps the pick's
- * tiling: 128 wide for the 128x128 tile's row, 64 wide for the 64x128
- * tile's two rows; not where its grid would be smaller or split further. */
+ * swapped 64-wide tile of M rounded up to 16 rows in place of the 64x128
+ * tile's two rows, as many tiles; not where its grid would be smaller or
+ * split further, nor over the 128x128 tile's one row. */
 static void test_swapped_rows(void **state)
 {
     (void)state;
@@ -2090,9 +2090,9 @@ static void test_swapped_rows(void **state)
         long long m, n, kk;
         enum evt_tile_id want;
     } rows[] = {
-        {77, 14336, 4096, T(sm90_wg1_80x128x64_s8)},   /* the 128x128 tile's 112 tiles, unsplit */
-        {90, 11008, 4096, T(sm90_wg1_96x128x64_s8)},   /* its 86 */
-        {99, 3270, 13800, T(sm90_wg1_112x128x64_s7)},  /* its 26, split four ways */
+        {77, 14336, 4096, T(sm90_wg2_128x128x64_s6)},  /* the 128x128 tile's row: kept */
+        {90, 11008, 4096, T(sm90_wg2_128x128x64_s6)},
+        {99, 3270, 13800, T(sm90_wg2_128x128x64_s6)},
         {72, 8192, 2048, T(sm90_wg1_80x64x64_s12)},    /* the eight-stage 64x128 tile's 128, unsplit */
         {80, 1536, 6144, T(sm90_wg1_80x64x64_s12)},    /* the four-stage one's 24, split four ways */
         {68, 5000, 3000, T(sm90_wg1_80x64x64_s12)},    /* 79 tiles for its 80 */
@@ -2120,9 +2120,8 @@ static void test_swapped_rows(void **state)
     }
     assert_int_equal(wrong, 0);
     /* a batch, no TMA maps (unaligned rows), an N-contiguous B: never swapped */
-    assert_false(plan_configs[pick_batched(77, 14336, 4096, 2, 1)].swapped);
-    assert_false(plan_configs[pick_batched(77, 14336, 4096, 1, 0)].swapped);
-    assert_false(plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, 77, 14336, 4096, 132, 1)].swapped);
+    assert_false(plan_configs[pick_batched(72, 8192, 2048, 2, 1)].swapped);
+    assert_false(plan_configs[pick_batched(72, 8192, 2048, 1, 0)].swapped);
     assert_false(plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, 72, 8192, 2048, 132, 1)].swapped);
 }
 
