@@ -71,6 +71,13 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
         const plan_config *cfg = &plan_configs[c];
         if (!plan_can_run(cfg, v->pk, prob->target, NULL))
             continue;
+        /* a swapped tile (B's rows as wgmma's M) is there to load each B
+         * tile once for M of up to its rows; past two of its tile rows the
+         * 64- and 128-row tiles load B fewer times: not timed (eight rows
+         * at five splits each would push a small problem's plans past
+         * EVT_TUNE_MAX_ENTRIES) */
+        if (cfg->swapped && prob->m > 2LL * cfg->bm)
+            continue;
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
         const int persistent = plan_config_persistent(cfg);
         /* more than the first where they can matter: split-K below two waves
