@@ -542,7 +542,7 @@ static int swapped_outruns(const plan_config *swapped, const plan_config *pick, 
  * swapped tiles' own terms): under K = 2048 a share's mainloop is short and
  * swapped tiles lost as often as they won (0.62-1.18x on nine shapes).
  * The 128-wide swapped tiles in place of the two-warpgroup 128x128 tile's
- * row, the same tiling, were 0.96-1.31x on two held-out sets and are left
+ * row, the same tiling, were 0.92-1.31x on two held-out sets and are left
  * to tuning and forcing.  Session 49 (docs/sm90.md, "Swapped tiles for M
  * of 65-112").
  */
@@ -558,6 +558,8 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
         return NULL;
     const long long ours = split_grid(c, m, n, kk, sms), theirs = split_grid(pick, m, n, kk, sms);
     const long long our_tiles = plan_config_tiles(c, m, n), their_tiles = plan_config_tiles(pick, m, n);
+    if (our_tiles < 1 || their_tiles < 1) /* N = 0: nothing to load */
+        return NULL;
     const long long split = ours / our_tiles;
     if (split >= 5 && split <= 7 && 5 * ours > 4 * sms)
         return NULL;

@@ -2123,6 +2123,8 @@ static void test_swapped_rows(void **state)
     assert_false(plan_configs[pick_batched(72, 8192, 2048, 2, 1)].swapped);
     assert_false(plan_configs[pick_batched(72, 8192, 2048, 1, 0)].swapped);
     assert_false(plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, 72, 8192, 2048, 132, 1)].swapped);
+    /* an empty problem (N = 0) within the rule's M and K: no tiles to compare, no swap */
+    assert_false(plan_configs[pick_batched(77, 0, 4096, 1, 1)].swapped);
 }
 
 /* Session 44's rule: a tanh GELU or a SiLU under fast math (fast_light) at
