@@ -1414,6 +1414,9 @@ static void test_listed(void **state)
     /* M of 65-80 and 97-112: the swapped 80- and 112-row tiles (96 is 3 << 5) */
     sizes[ns++] = 77;
     sizes[ns++] = 100;
+    /* an empty M or N: a listed plan all the same (session 49's rule once
+     * divided by its zero tiles) */
+    sizes[ns++] = 0;
     /* 1000: short K that the 64x128 tile would split (narrow_spares_split),
      * not whole k tiles (coop_of's clusters); 2048 and 4096: coop_of's
      * four-stage rows for light and per-element epilogues */
