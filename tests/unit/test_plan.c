@@ -2048,34 +2048,32 @@ static enum evt_tile_id pick_batched(long long m, long long n, long long kk, lon
 static void test_one_tile_row(void **state)
 {
     (void)state;
-    static const struct {
-        long long m, n, kk;
-        enum evt_tile_id want;
-    } rows[] = {
-        {77, 4096, 11008, T(sm90_wg2_128x128x64_s6)},  /* the 64x128 tile split in two */
-        {120, 11008, 4096, T(sm90_wg2_128x128x64_s6)}, /* its four-stage row, 172 tiles */
-        {96, 3072, 3072, T(sm90_wg2_128x128x64_s6)},   /* the 64x64 tile on 73% of the SMs */
-        {65, 14336, 4096, T(sm90_wg2_128x128x64_s6)},
-        {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64: nothing loaded twice */
-        {129, 14336, 4096, T(sm90_pp2_cl2_128x128x64_s6)}, /* two rows of 128 (in clusters: K >= 2048) */
-        {128, 4096, 4096, T(sm90_wg1_64x64x64_s8)},    /* one unsplit wave 97% full */
-        {100, 8192, 2048, T(sm90_wg1_112x64x64_s10)},  /* the same (the swapped tile since s49) */
-        {108, 6528, 4928, T(sm90_wg1_112x64x64_s10)},  /* eight stages unsplit, K under 6144 */
-        {109, 2250, 4416, T(sm90_wg1_64x128x64_s4)},   /* the 128-row tile would split six ways */
-        {77, 256, 16384, T(sm90_wg1_64x64x64_s8)},     /* its split grid fills under half the SMs
-                                                          (and the 64x64 tile's long-K rule takes it) */
-        {77, 3000, 1000, T(sm90_wg1_64x64x64_s8)},     /* K under 2048: not measured */
+    static const pick_probe rows[] = {
+        /* the 64x128 tile split in two */
+        {&k_gemm_tn, 77, 4096, 11008, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* its four-stage row, 172 tiles */
+        {&k_gemm_tn, 120, 11008, 4096, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* the 64x64 tile on 73% of the SMs */
+        {&k_gemm_tn, 96, 3072, 3072, 1, T(sm90_wg2_128x128x64_s6), 1},
+        {&k_gemm_tn, 65, 14336, 4096, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* one row of 64: nothing loaded twice */
+        {&k_gemm_tn, 64, 14336, 4096, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* two rows of 128 (in clusters: K >= 2048) */
+        {&k_gemm_tn, 129, 14336, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* one unsplit wave 97% full */
+        {&k_gemm_tn, 128, 4096, 4096, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* the same (the swapped tile since s49) */
+        {&k_gemm_tn, 100, 8192, 2048, 1, T(sm90_wg1_112x64x64_s10), 1},
+        /* eight stages unsplit, K under 6144 */
+        {&k_gemm_tn, 108, 6528, 4928, 1, T(sm90_wg1_112x64x64_s10), 1},
+        /* the 128-row tile would split six ways */
+        {&k_gemm_tn, 109, 2250, 4416, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* its split grid fills under half the SMs (and the 64x64 tile's long-K rule takes it) */
+        {&k_gemm_tn, 77, 256, 16384, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* K under 2048: not measured */
+        {&k_gemm_tn, 77, 3000, 1000, 1, T(sm90_wg1_64x64x64_s8), 1},
     };
-    int wrong = 0;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const enum evt_tile_id got = pick_batched(rows[i].m, rows[i].n, rows[i].kk, 1, 1);
-        if (got != rows[i].want) {
-            print_message("%lldx%lldx%lld: %s, want %s\n", rows[i].m, rows[i].n, rows[i].kk,
-                          plan_configs[got].name, plan_configs[rows[i].want].name);
-            wrong++;
-        }
-    }
-    assert_int_equal(wrong, 0);
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
     /* a batch: not measured, so the one-warpgroup tile as before */
     assert_int_not_equal(pick_batched(77, 4096, 11008, 2, 1), T(sm90_wg2_128x128x64_s6));
     /* the same without TMA maps: these tiles load with cp.async */
@@ -2089,39 +2087,39 @@ static void test_one_tile_row(void **state)
 static void test_swapped_rows(void **state)
 {
     (void)state;
-    static const struct {
-        long long m, n, kk;
-        enum evt_tile_id want;
-    } rows[] = {
-        {77, 14336, 4096, T(sm90_wg2_128x128x64_s6)},  /* the 128x128 tile's row: kept */
-        {90, 11008, 4096, T(sm90_wg2_128x128x64_s6)},
-        {99, 3270, 13800, T(sm90_wg2_128x128x64_s6)},
-        {72, 8192, 2048, T(sm90_wg1_80x64x64_s12)},    /* the eight-stage 64x128 tile's 128, unsplit */
-        {80, 1536, 6144, T(sm90_wg1_80x64x64_s12)},    /* the four-stage one's 24, split four ways */
-        {68, 5000, 3000, T(sm90_wg1_80x64x64_s12)},    /* 79 tiles for its 80 */
-        {90, 927, 5968, T(sm90_wg1_96x64x64_s11)},     /* 15 for its 16, split seven ways */
-        {101, 640, 13104, T(sm90_wg1_112x64x64_s10)},
-        {70, 1328, 14368, T(sm90_wg1_80x64x64_s12)},   /* split five ways over 105 CTAs: clusters reach them */
-        {101, 2936, 3600, T(sm90_wg2_128x128x64_s6)},  /* ... over 115: they do not */
-        {96, 1104, 2192, T(sm90_wg1_64x128x64_s4)},    /* six ways over 108 */
-        {77, 256, 16384, T(sm90_wg1_64x64x64_s8)},     /* the 64x64 tile: the swapped grid is half */
-        {71, 371, 4272, T(sm90_wg1_64x64x64_s8)},
-        {112, 422, 5192, T(sm90_wg1_64x64x64_s8)},
-        {77, 3000, 1000, T(sm90_wg1_64x64x64_s8)},     /* K under 2048 */
-        {66, 2025, 1752, T(sm90_wg1_64x64x64_s8)},
-        {64, 14336, 4096, T(sm90_wg1_64x128x64_s8)},   /* one row of 64 */
-        {113, 14336, 4096, T(sm90_wg2_128x128x64_s6)}, /* past 112 */
+    static const pick_probe rows[] = {
+        /* the 128x128 tile's row: kept */
+        {&k_gemm_tn, 77, 14336, 4096, 1, T(sm90_wg2_128x128x64_s6), 1},
+        {&k_gemm_tn, 90, 11008, 4096, 1, T(sm90_wg2_128x128x64_s6), 1},
+        {&k_gemm_tn, 99, 3270, 13800, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* the eight-stage 64x128 tile's 128, unsplit */
+        {&k_gemm_tn, 72, 8192, 2048, 1, T(sm90_wg1_80x64x64_s12), 1},
+        /* the four-stage one's 24, split four ways */
+        {&k_gemm_tn, 80, 1536, 6144, 1, T(sm90_wg1_80x64x64_s12), 1},
+        /* 79 tiles for its 80 */
+        {&k_gemm_tn, 68, 5000, 3000, 1, T(sm90_wg1_80x64x64_s12), 1},
+        /* 15 for its 16, split seven ways */
+        {&k_gemm_tn, 90, 927, 5968, 1, T(sm90_wg1_96x64x64_s11), 1},
+        {&k_gemm_tn, 101, 640, 13104, 1, T(sm90_wg1_112x64x64_s10), 1},
+        /* split five ways over 105 CTAs: clusters reach them */
+        {&k_gemm_tn, 70, 1328, 14368, 1, T(sm90_wg1_80x64x64_s12), 1},
+        /* ... over 115: they do not */
+        {&k_gemm_tn, 101, 2936, 3600, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* six ways over 108 */
+        {&k_gemm_tn, 96, 1104, 2192, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* the 64x64 tile: the swapped grid is half */
+        {&k_gemm_tn, 77, 256, 16384, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_tn, 71, 371, 4272, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_tn, 112, 422, 5192, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* K under 2048 */
+        {&k_gemm_tn, 77, 3000, 1000, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_tn, 66, 2025, 1752, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* one row of 64 */
+        {&k_gemm_tn, 64, 14336, 4096, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* past 112 */
+        {&k_gemm_tn, 113, 14336, 4096, 1, T(sm90_wg2_128x128x64_s6), 1},
     };
-    int wrong = 0;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const enum evt_tile_id got = pick_batched(rows[i].m, rows[i].n, rows[i].kk, 1, 1);
-        if (got != rows[i].want) {
-            print_message("%lldx%lldx%lld: %s, want %s\n", rows[i].m, rows[i].n, rows[i].kk,
-                          plan_configs[got].name, plan_configs[rows[i].want].name);
-            wrong++;
-        }
-    }
-    assert_int_equal(wrong, 0);
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
     /* a batch, no TMA maps (unaligned rows), an N-contiguous B: never swapped */
     assert_false(plan_configs[pick_batched(72, 8192, 2048, 2, 1)].swapped);
     assert_false(plan_configs[pick_batched(72, 8192, 2048, 1, 0)].swapped);
