@@ -556,15 +556,16 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
     const plan_config *c = g->swap_rows[(m - 65) / 16];
     if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL))
         return NULL;
-    const long long ours = split_grid(c, m, n, kk, sms), theirs = split_grid(pick, m, n, kk, sms);
     const long long our_tiles = plan_config_tiles(c, m, n), their_tiles = plan_config_tiles(pick, m, n);
     if (our_tiles < 1 || their_tiles < 1) /* N = 0: nothing to load */
         return NULL;
-    const long long split = ours / our_tiles;
+    /* the planner's splits (split_grid's) */
+    const int split = plan_split_k(our_tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1);
+    const int their_split = plan_split_k(their_tiles, pick->min_blocks, (int)sms, kk, pick->bk, 1, 1);
+    const long long ours = our_tiles * split, theirs = their_tiles * their_split;
     if (split >= 5 && split <= 7 && 5 * ours > 4 * sms)
         return NULL;
-    /* splits compared as the grids' shares of their tiles */
-    return ours <= sms && 10 * ours >= 9 * theirs && ours * their_tiles <= theirs * our_tiles ? c : NULL;
+    return ours <= sms && 10 * ours >= 9 * theirs && split <= their_split ? c : NULL;
 }
 
 /*
