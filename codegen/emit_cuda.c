@@ -352,12 +352,12 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
      * on the staged one (session 38, docs/codegen.md). */
     const int checked = !row_loads ? 1 : group >= 16 ? 4 : group >= 4 ? 2 : 1;
     sb_printf(sb, "    constexpr int ITERS = BM / RPP;\n"
-                  "    constexpr int G = FAST ? evt_divisor_upto(ITERS, %d)\n"
-                  "                      : ITERS < %d ? ITERS : ITERS %% %d == 0 ? %d : 1;\n"
+                  "    constexpr int G = ITERS < (FAST ? %d : %d) ? ITERS\n"
+                  "                      : FAST ? evt_divisor_upto(ITERS, %d) : ITERS %% %d == 0 ? %d : 1;\n"
                   "    static_assert(ITERS %% G == 0, \"row groups must tile the rows\");\n"
                   "#pragma unroll 1\n"
                   "    for (int g = 0; g < ITERS; g += G) {\n",
-              group, checked, checked, checked);
+              group, checked, group, checked, checked);
     for (size_t i = 0; i < fn->ninputs; i++) {
         const evt_arg_info *in = &fn->inputs[i].info;
         if (!ir_func_reads_input(fn, i) || !(in->shape & EVT_SHAPE_M))
