@@ -569,6 +569,45 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
 }
 
 /*
+ * Whether the two-warpgroup 128x256 tile, split along K, takes a problem
+ * that swapped_rows_serves gave a swapped 64-wide tile (M of 65-112, K of
+ * 2048 or more), where K is an odd multiple of 8.  Such a K starts each
+ * row of the operands 16 bytes off a 128-byte line, an odd number of
+ * 16-byte pieces, so each 128-byte row of a k tile straddles two lines
+ * and shares a sector with the next k tile's row.  Nsight Compute at
+ * 80x5328x9864 against 9856: three times the L2 requests (5.1 M against
+ * 1.7 M), 1.8 times the sectors, 59.3 us against 37.5 (cuBLASLt, its A
+ * multicast in clusters of four, 32.7 against 31.3).  The swapped tile
+ * rereads A (BM rows a k tile) for every 64 rows of B; the 128x256 tile,
+ * split so that its grid stays within what clusters reach, reads A once
+ * for 256 rows and fewer bytes a CTA, and it lost less to the offset:
+ * 1.09-1.47x over the swapped tile on nine such shapes, where at K a
+ * multiple of 16 it lost (80x5328x8752 0.95x, 91x6208x4832 0.86x).  Only
+ * where that split is four ways or fewer (clusters of five to seven
+ * one-CTA-an-SM CTAs are often declined: swapped_rows_serves) and loads
+ * at most four fifths of the bytes a CTA that the swapped tile does.
+ * Session 50 (docs/sm90.md, "K an odd multiple of 8").
+ */
+static int wide_split_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                             const plan_config *rows, long long m, long long n, long long kk, long long sms)
+{
+    const plan_config *w = g->wg_wide;
+    if (kk % 16 != 8 || !w || !fits(w, t) || !plan_can_run(w, k, t->target, NULL))
+        return 0;
+    const long long tiles = plan_config_tiles(w, m, n), their_tiles = plan_config_tiles(rows, m, n);
+    if (tiles < 1 || their_tiles < 1)
+        return 0;
+    const int split = plan_split_k(tiles, w->min_blocks, (int)sms, kk, w->bk, 1, 1);
+    const int their_split = plan_split_k(their_tiles, rows->min_blocks, (int)sms, kk, rows->bk, 1, 1);
+    if (split < 2 || split > 4)
+        return 0;
+    /* a CTA's bytes a k element: A's rows (at most M) and B's */
+    const double ours = (double)((m < w->bm ? m : w->bm) + w->bn) / split;
+    const double theirs = (double)(m + rows->bn) / their_split;
+    return 5.0 * ours <= 4.0 * theirs;
+}
+
+/*
  * Whether the 128-row one-CTA-an-SM tile row takes a small problem in place
  * of the one-warpgroup tile small (64 rows) that the rules above chose: M
  * of 65 to 128 is one row of row's tiles and two of small's, so row loads
@@ -873,15 +912,16 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * consumers run in their registers and this tile through shared
          * memory (session 34, docs/sm90.md, "Light epilogues at K of 1024
          * to 4095") */
-        if (g->coop && (kk >= 4096 || (k->light && !k->fp8)) && kk % g->coop->bk == 0 && fits(g->coop, t) &&
-            t->target == EVT_TARGET_SM90A)
+        const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n);
+        if (g->coop && (kk >= 4096 || (k->light && !k->fp8)) && (kk % g->coop->bk == 0 || (kk >= 4096 && !padded)) &&
+            fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
         /* nor the cp.async tile where its last column of 256-column tiles
          * pads five points more of its area than the ping-pong tile's (the
          * waves-filled test cannot see the padding; the cooperative tile's
          * rule above): held out, 1.055x in geomean over eight shapes of N
          * 264-2136 (0.98-1.27x; session 46, docs/sm90.md) */
-        return tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n) ? pp_pick : wide;
+        return padded ? pp_pick : wide;
     }
     /* K of 512 to 1023: the same where the wide tile would run more than a
      * wave and fill its waves less than 85%; within one wave the wide tile
@@ -985,6 +1025,11 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
                                          int tma)
 {
     const plan_config *pick = gemm_sm90_base(g, t, k, m, n, kk, batch, sms, tma);
+    /* (before the narrower tiles' rule, which would take the 128x256 tile
+     * unsplit) */
+    for (size_t i = 0; pick && i < sizeof g->swap_rows / sizeof g->swap_rows[0]; i++)
+        if (pick == g->swap_rows[i] && wide_split_serves(g, t, k, pick, m, n, kk, sms))
+            return g->wg_wide;
     if (!pick || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 || !pick->wgmma)
         return pick;
     if (plan_config_coop(pick) &&

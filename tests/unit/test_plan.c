@@ -2128,6 +2128,58 @@ static void test_swapped_rows(void **state)
     assert_false(plan_configs[pick_batched(77, 0, 4096, 1, 1)].swapped);
 }
 
+/* Session 50's rules for K an odd multiple of 8 (rows 16 bytes off a
+ * 128-byte line): the 128x256 tile split along K over the swapped 64-wide
+ * tile of M 65-112 (wide_split_serves), and the cooperative row at K >=
+ * 4096 whether or not K is whole k tiles. */
+static void test_odd_k_wide_split(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* the probe's shapes: 30 and 31 tiles split three ways, 25 four */
+        {&k_gemm_tn, 99, 7440, 6120, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn, 85, 7712, 6392, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn, 69, 6344, 2936, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* K a multiple of 16: the swapped tile, as before */
+        {&k_gemm_tn, 99, 7440, 6128, 1, T(sm90_wg1_112x64x64_s10), 1},
+        {&k_gemm_tn, 91, 6208, 4832, 1, T(sm90_wg1_96x64x64_s11), 1},
+        {&k_gemm_tn, 85, 7712, 6400, 1, T(sm90_wg1_96x64x64_s11), 1},
+        /* few tiles: the swapped tile split (the 128x256 tile's split would
+         * be five ways or more) */
+        {&k_gemm_tn, 86, 1064, 4440, 1, T(sm90_wg1_96x64x64_s11), 1},
+        /* M of 64 or less, or over 112: not the swapped rows' rule */
+        {&k_gemm_tn, 64, 7440, 6120, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 16, 8192, 6152, 1, T(sm90_wg1_16x64x64_s16), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    /* the heuristic's plan splits it two to four ways, at any N it takes */
+    int taken = 0;
+    for (long long n = 256; n <= 16384; n += 8) {
+        plan_problem p = problem(EVT_TARGET_SM90A, 132, 99, n, 6120, 1);
+        p.conv_c = 0;
+        const plan pl = make(&k_gemm_tn, &p, NULL);
+        if (pl.config->id == T(sm90_wg2_128x256x64_s4)) {
+            assert_in_range(pl.splits, 2, 4);
+            taken++;
+        }
+    }
+    assert_true(taken > 0);
+    static const pick_probe coop[] = {
+        /* K >= 4096 not whole k tiles: the cooperative row (three stages,
+         * coop_of's for such K), not the cp.async 128x256 tile */
+        {&k_gemm_tn_gelu, 2048, 4096, 4104, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {&k_gemm_tn_gelu, 2048, 4096, 4112, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {&k_gemm_tn_gelu, 1000, 4096, 5000, 1, T(sm90_coop2_128x256x64_s3), 1},
+        /* whole k tiles: its four-stage row, as before */
+        {&k_gemm_tn_gelu, 2048, 4096, 4096, 1, T(sm90_coop2_128x256x64_s4), 1},
+        /* under 4096: the cp.async tile, as before */
+        {&k_gemm_tn_gelu, 2048, 4096, 4040, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* the padded last column keeps the ping-pong tile (session 46) */
+        {&k_gemm_tn_gelu, 2493, 1408, 13784, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+    };
+    expect_picks(coop, sizeof coop / sizeof coop[0]);
+}
+
 /* Session 44's rule: a tanh GELU or a SiLU under fast math (fast_light) at
  * K of 768-2047 in whole k tiles takes the six-stage ping-pong tile past
  * twelve of its tiles an SM, where other epilogues keep the cooperative one. */
@@ -2946,7 +2998,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
