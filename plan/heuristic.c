@@ -707,8 +707,10 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
 {
     /* K in whole k tiles: rows of whole 128-byte lines */
     const int whole = kk % g->coop->bk == 0;
-    if (!whole && kk < 2048 && !tail && g->coop_cl && plan_can_run(g->coop_cl, k, t->target, NULL) &&
-        cluster_keeps_waves(g->coop_cl, m, n, batch, sms))
+    /* an odd multiple of 8 at any K (session 50: the clusters' multicast
+     * halves the L2 requests the rows' offset multiplies) */
+    if (((!whole && kk < 2048) || kk % 16 == 8) && !tail && g->coop_cl &&
+        plan_can_run(g->coop_cl, k, t->target, NULL) && cluster_keeps_waves(g->coop_cl, m, n, batch, sms))
         return g->coop_cl;
     const int deep = k->light || (k->per_element && kk >= 4096);
     if (!deep || !whole || n % 8 != 0 || !g->coop_deep || !plan_can_run(g->coop_deep, k, t->target, NULL))
@@ -912,9 +914,10 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * consumers run in their registers and this tile through shared
          * memory (session 34, docs/sm90.md, "Light epilogues at K of 1024
          * to 4095") */
-        const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n);
-        if (g->coop && (kk >= 4096 || (k->light && !k->fp8)) && (kk % g->coop->bk == 0 || (kk >= 4096 && !padded)) &&
-            fits(g->coop, t) && t->target == EVT_TARGET_SM90A)
+        const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n), odd8 = kk % 16 == 8;
+        if (g->coop && (kk >= 4096 || (k->light && !k->fp8) || odd8) &&
+            (kk % g->coop->bk == 0 || ((kk >= 4096 || odd8) && !padded)) && fits(g->coop, t) &&
+            t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);
         /* nor the cp.async tile where its last column of 256-column tiles
          * pads five points more of its area than the ping-pong tile's (the

@@ -2166,14 +2166,21 @@ static void test_odd_k_wide_split(void **state)
     assert_true(taken > 0);
     static const pick_probe coop[] = {
         /* K >= 4096 not whole k tiles: the cooperative row (three stages,
-         * coop_of's for such K), not the cp.async 128x256 tile */
-        {&k_gemm_tn_gelu, 2048, 4096, 4104, 1, T(sm90_coop2_128x256x64_s3), 1},
+         * coop_of's for such K), not the cp.async 128x256 tile; in
+         * clusters of two where K is an odd multiple of 8 */
+        {&k_gemm_tn_gelu, 2048, 4096, 4104, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        {&k_gemm_tn_gelu, 1000, 4096, 5000, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
         {&k_gemm_tn_gelu, 2048, 4096, 4112, 1, T(sm90_coop2_128x256x64_s3), 1},
-        {&k_gemm_tn_gelu, 1000, 4096, 5000, 1, T(sm90_coop2_128x256x64_s3), 1},
+        /* ... unless the clusters add a wave (seven tile rows, 35 columns) */
+        {&k_gemm_tn_gelu, 893, 8944, 4376, 1, T(sm90_coop2_128x256x64_s3), 1},
         /* whole k tiles: its four-stage row, as before */
         {&k_gemm_tn_gelu, 2048, 4096, 4096, 1, T(sm90_coop2_128x256x64_s4), 1},
-        /* under 4096: the cp.async tile, as before */
-        {&k_gemm_tn_gelu, 2048, 4096, 4040, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* under 4096: the cp.async tile, as before, but at an odd multiple
+         * of 8 (the cooperative row, clustered where that adds no wave) */
+        {&k_gemm_tn_gelu, 2048, 4096, 4032, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn_gelu, 2048, 4096, 4048, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn_gelu, 2048, 4096, 2056, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        {&k_gemm_tn_gelu, 545, 12776, 1416, 1, T(sm90_coop2_128x256x64_s3), 1},
         /* the padded last column keeps the ping-pong tile (session 46) */
         {&k_gemm_tn_gelu, 2493, 1408, 13784, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
     };
@@ -2638,8 +2645,10 @@ static void test_wide_padded_columns(void **state)
         /* K under 2048: four stages' tile, whose two waves the cooperative
          * 128x192 tile's one replaces (gemm_sm90_pick, session 47) */
         {gelu, 8296, 376, 1376, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* unchanged: N of 12776 (99.8% against 99.8%) */
-        {gelu, 545, 12776, 1416, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* unchanged: N of 12776 (99.8% against 99.8%; K = 1416 until
+         * session 50, an odd multiple of 8 that now takes the cooperative
+         * row: test_odd_k_wide_split) */
+        {gelu, 545, 12776, 1424, 1, T(sm90_wg2_128x256x64_s4), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
