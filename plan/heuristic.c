@@ -646,7 +646,12 @@ static int one_row_serves(const plan_config *row, const plan_config *small, cons
  * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
  *   lines), K-contiguous operands: in clusters of two, which halve B's
  *   loads (each box row straddles one more line; a likely reason, not
- *   checked), whatever the epilogue.
+ *   checked), whatever the epilogue.  And at any K that is an odd
+ *   multiple of 8, whose rows start 16 bytes off a line: there the TMA
+ *   loads issued five times the L2 requests, which the multicast halves
+ *   for B (session 50: 1.142x over the unclustered row or the cp.async
+ *   128x256 tile on 14 held-out shapes; docs/sm90.md, "K an odd multiple
+ *   of 8").
  * - A light epilogue (plan_light_epilogue), K a multiple of 64, N a
  *   multiple of 8: the four-stage row, whose epilogue runs 32 columns at a
  *   time so that the fourth 48 KB stage fits; in clusters of two where K
@@ -913,7 +918,11 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * epilogue (not fp8) at any such K, which the cooperative
          * consumers run in their registers and this tile through shared
          * memory (session 34, docs/sm90.md, "Light epilogues at K of 1024
-         * to 4095") */
+         * to 4095").  K of 4096 or more not whole k tiles, and K an odd
+         * multiple of 8 from 1024, too (session 50: the rows' offset cost
+         * the cp.async tile more; 1.138x held out at K >= 4096; docs/sm90.md,
+         * "K an odd multiple of 8"), but where the padded-column rule below
+         * takes the ping-pong tile */
         const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n), odd8 = kk % 16 == 8;
         if (g->coop && (kk >= 4096 || (k->light && !k->fp8) || odd8) &&
             (kk % g->coop->bk == 0 || ((kk >= 4096 || odd8) && !padded)) && fits(g->coop, t) &&
