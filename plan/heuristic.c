@@ -1370,8 +1370,22 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg2_128x128x32_s6), 0},
                              {CFG(sm90_wg3_192x128x64_s4), 15},
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
-    double cost = 0;
+    /* channels an odd multiple of 8 at K over 128: each pixel's row starts
+     * 16 bytes off a 128-byte line, which costs a tile in L2 requests by
+     * the rows it loads a FLOP, and the 192x256 tile loads the fewest; so
+     * it goes a twentieth below its waves' cost, not a tenth above, once
+     * the producer/consumer tile below has been weighed against the usual
+     * costs (session 50, docs/conv2d_fprop.md) */
+    const costed odd8_k[] = {{CFG(sm90_wg2_128x256x64_s4), 0},
+                             {CFG(sm90_wg2_128x128x32_s6), 0},
+                             {CFG(sm90_wg3_192x128x64_s4), 15},
+                             {CFG(sm90_wg3_192x256x64_s4), -5}};
+    double cost = 0, odd8_cost = 0;
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, padded_cost, t, m, n, kk, 1, sms, &cost);
+    if (best && c % 16 == 8 && kk > 128) {
+        const plan_config *odd8 = cheapest(odd8_k, 4, padded_cost, t, m, n, kk, 1, sms, &odd8_cost);
+        best = odd8 ? odd8 : best;
+    }
     /* The producer/consumer tile at a quarter below the cheapest cp.async
      * tile's cost, times the zeros its taps load where they end in
      * zero-filled k tiles (the cp.async tiles walk K flat and load none).

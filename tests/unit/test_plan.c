@@ -1787,7 +1787,8 @@ static void test_conv_narrow_and_padding(void **state)
         {128, 14, 128, 576, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x128x32_s6)},
         /* ... not k = 704 (past 576), k = 200 (not a multiple of 64), nor k = 256 */
         {128, 14, 128, 704, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
-        {128, 28, 200, 200, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* (the 192x256 tile since session 50: 200 channels, an odd multiple of 8) */
+        {128, 28, 200, 200, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
         {128, 14, 256, 256, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         /* K = c = 160 in k tiles of 64 loads 192: the 128x128x32 tile, whose k tiles it fills,
          * at the wave cost of the 128x256x64 one */
@@ -2380,6 +2381,29 @@ static void test_conv_small_wgmma(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
+/* Session 50's conv rule: channels an odd multiple of 8 at K over 128 take
+ * the cheapest cp.async wgmma tile with the 192x256 one a twentieth below
+ * its waves' cost, once the producer/consumer tile has been weighed at the
+ * usual costs (1.065x on ten held-out layers). */
+static void test_conv_odd8_channels(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* held out: from the 128x256 tile, and from the 128x128 one */
+        {15, 56, 136, 928, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {100, 35, 56, 160, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {4, 56, 200, 512, 1, 0, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* the wide sweep's 200-channel layer (tuning's pick since session 46) */
+        {128, 28, 200, 200, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* 8 channels more, a multiple of 16: as before */
+        {15, 56, 144, 928, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {4, 56, 208, 512, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    /* the producer/consumer tile keeps the layers it took (its maps) */
+    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_128x128x64_s4));
+}
+
 /* Session 37's conv rules: K in two fills of the one-warpgroup 64x64
  * tile's eight stages and a wave of its tiles or fewer: that tile where it
  * runs unsplit; whole
@@ -2472,8 +2496,9 @@ static void test_conv_wgmma_gap(void **state)
         {64, 14, 480, 512, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 28, 672, 256, 1, 0, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         {64, 56, 240, 512, 1, 0, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
-        {128, 28, 200, 200, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
-        {16, 28, 200, 1024, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* (these two: 200 channels, the 192x256 tile since session 50) */
+        {128, 28, 200, 200, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {16, 28, 200, 1024, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 56, 160, 96, 3, 1, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
@@ -2547,7 +2572,8 @@ static void test_conv_session39(void **state)
          * tile would take them: the cooperative 128x192 one (1.11-2.30x,
          * ten held out) */
         {256, 7, 288, 176, 7, 3, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {16, 56, 168, 136, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* (168 channels without maps: the 192x256 tile since session 50) */
+        {16, 56, 168, 136, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 35, 160, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         {64, 75, 112, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* ... where the cp.async 192-row tiles win the cost, as before
@@ -2590,7 +2616,8 @@ static void test_conv_session39(void **state)
         /* k % 128 == 64 over several taps ending in more than a sixth of
          * zeros: the cost list's pick, not the 128x64 tile (0.98-1.49x,
          * eight held out); c = 160 and 1x1 layers keep the 128x64 tile */
-        {128, 35, 200, 192, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* (200 channels, an odd multiple of 8: the 192x256 tile since session 50) */
+        {128, 35, 200, 192, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
         {4, 56, 200, 192, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {64, 14, 96, 448, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 17, 160, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
@@ -3003,7 +3030,7 @@ int main(void)
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
-        cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
+        cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
