@@ -571,22 +571,18 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
 /*
  * Whether the two-warpgroup 128x256 tile, split along K, takes a problem
  * that swapped_rows_serves gave a swapped 64-wide tile (M of 65-112, K of
- * 2048 or more), where K is an odd multiple of 8.  Such a K starts each
- * row of the operands 16 bytes off a 128-byte line, an odd number of
- * 16-byte pieces, so each 128-byte row of a k tile straddles two lines
- * and shares a sector with the next k tile's row.  Nsight Compute at
- * 80x5328x9864 against 9856: three times the L2 requests (5.1 M against
- * 1.7 M), 1.8 times the sectors, 59.3 us against 37.5 (cuBLASLt, its A
- * multicast in clusters of four, 32.7 against 31.3).  The swapped tile
- * rereads A (BM rows a k tile) for every 64 rows of B; the 128x256 tile,
- * split so that its grid stays within what clusters reach, reads A once
- * for 256 rows and fewer bytes a CTA, and it lost less to the offset:
- * 1.09-1.47x over the swapped tile on nine such shapes, where at K a
- * multiple of 16 it lost (80x5328x8752 0.95x, 91x6208x4832 0.86x).  Only
- * where that split is four ways or fewer (clusters of five to seven
- * one-CTA-an-SM CTAs are often declined: swapped_rows_serves) and loads
- * at most four fifths of the bytes a CTA that the swapped tile does.
- * Session 50 (docs/sm90.md, "K an odd multiple of 8").
+ * 2048 or more), where K is an odd multiple of 8.  Such a K starts half
+ * the operands' rows an odd number of 16-byte pieces into a 128-byte
+ * line, so each row of a k tile straddles two lines and shares a sector
+ * with the next k tile's row, and the loads' L2 requests multiply (three
+ * times at 80x5328x9864).  The swapped tile rereads A's BM rows for every
+ * 64 rows of B; the 128x256 tile, split along K, reads them once for 256
+ * and fewer bytes a CTA, and loses less to the offset; at K a multiple of
+ * 16 it lost.  Only where that split is two to four ways (clusters of
+ * five to seven one-CTA-an-SM CTAs are often declined:
+ * swapped_rows_serves) and a CTA loads at most four fifths of the bytes
+ * a k element that the swapped tile's does.  Session 50, held out 1.163x
+ * (docs/sm90.md, "K an odd multiple of 8").
  */
 static int wide_split_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                              const plan_config *rows, long long m, long long n, long long kk, long long sms)
