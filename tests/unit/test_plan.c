@@ -2131,8 +2131,9 @@ static void test_swapped_rows(void **state)
 
 /* Session 50's rules for K an odd multiple of 8 (rows 16 bytes off a
  * 128-byte line): the 128x256 tile split along K over the swapped 64-wide
- * tile of M 65-112 (wide_split_serves), and the cooperative row at K >=
- * 4096 whether or not K is whole k tiles. */
+ * tile of M 65-112 (wide_split_serves); the cooperative row at K >= 4096
+ * whether or not K is whole k tiles; and at odd-8 K from 1024 that row,
+ * in clusters of two where they add no wave (coop_of). */
 static void test_odd_k_wide_split(void **state)
 {
     (void)state;
