@@ -14,6 +14,12 @@ before, time all of them, and report the set as drawn, met or not.
     python3 bench/heldout.py --seed 4802 --count 12 --n 256,16384 --n-multiple 8 \\
         --n-not-multiple 64 --kind tanhfast --pick '^sm90_pp2|^sm90_coop2_(?!cl2)'
     python3 bench/heldout.py --seed 4752 --count 12 --moved-since afe8024 --kind gelu
+    python3 bench/heldout.py --seed 5101 --count 12 --m 65,112 --k-residue 16:0 --pick '^sm90_wg1'
+
+Each kept shape's line on stderr says K mod 16: where it is 8 (K an odd
+multiple of 8) the operand rows start 16 bytes off a 128-byte line, which
+costs our kernels up to 1.6x (docs/sm90.md, "K an odd multiple of 8"), so a
+set that mixes the two residues mixes two populations; --k-residue draws one.
 """
 import argparse
 import math
@@ -61,6 +67,8 @@ def main(argv=None):
     ap.add_argument("--n-multiple", type=int, default=1, help="N rounded down to a multiple of this")
     ap.add_argument("--n-not-multiple", type=int, default=0, help="and then kept only if not a multiple of this")
     ap.add_argument("--k-multiple", type=int, default=8, help="K rounded down to a multiple of this (default 8)")
+    ap.add_argument("--k-residue", metavar="M:R", help="keep only K with K %% M == R, e.g. 16:8 (K an odd "
+                    "multiple of 8: operand rows 16 bytes off a 128-byte line, docs/sm90.md) or 16:0")
     ap.add_argument("--kind", default="gelu", choices=["gelu", "light", "bias", "tanhfast"],
                     help="the epilogue kind the picks are asked for (plan_grid.c's)")
     ap.add_argument("--pick", help="keep shapes whose pick ('config splits') matches this regular expression")
@@ -70,6 +78,14 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.count < 1 or a.n_multiple < 1 or a.k_multiple < 1 or a.n_not_multiple < 0:
         ap.error("--count, --n-multiple and --k-multiple must be positive, --n-not-multiple not negative")
+    k_mod = k_res = None
+    if a.k_residue:
+        try:
+            k_mod, k_res = (int(x) for x in a.k_residue.split(":"))
+        except ValueError:
+            ap.error(f"--k-residue {a.k_residue}: want M:R, two integers")
+        if k_mod < 1 or not 0 <= k_res < k_mod:
+            ap.error(f"--k-residue {a.k_residue}: want M >= 1 and 0 <= R < M")
     pattern = re.compile(a.pick) if a.pick else None
     rng = random.Random(a.seed)
 
@@ -87,6 +103,8 @@ def main(argv=None):
             s = (draw(a.m), draw(a.n, a.n_multiple), draw(a.k, a.k_multiple))
             if a.n_not_multiple and s[1] % a.n_not_multiple == 0:
                 continue
+            if k_mod and s[2] % k_mod != k_res:
+                continue
             batch.append(s)
         now = picks(batch, a.kind)
         old = picks(batch, a.kind, a.moved_since) if a.moved_since else now
@@ -98,7 +116,8 @@ def main(argv=None):
             if a.moved_since and p == q:
                 continue
             kept.append(s)
-            print(f"{s[0]}x{s[1]}x{s[2]}  {q + ' -> ' if a.moved_since else ''}{p}", file=sys.stderr)
+            print(f"{s[0]}x{s[1]}x{s[2]} (K mod 16 = {s[2] % 16})  {q + ' -> ' if a.moved_since else ''}{p}",
+                  file=sys.stderr)
     if len(kept) < a.count:
         print(f"heldout: only {len(kept)} of {a.count} shapes in {tried} draws", file=sys.stderr)
     print(" ".join(f"{m}x{n}x{k}{a.suffix}" for m, n, k in kept))

@@ -1,5 +1,6 @@
 """heldout_test.py - bench/heldout.py draws what it says: the same shapes for
-the same seed, inside the ranges, N and K rounded as asked, every kept
+the same seed, inside the ranges, N and K rounded as asked, K of the
+residue asked (and a residue out of range refused), every kept
 shape's pick matching the pattern (checked again through plan_query.sh),
 and no shape kept as moved where nothing moved (HEAD's planner against
 this tree's, where the tree's planner is HEAD's).
@@ -50,6 +51,14 @@ def main():
     rc, out, err = run("--seed", "48", "--count", "6", "--pick", "^sm90_pp2", "--suffix", ":f16")
     if rc != 0 or any(not s.endswith(":f16") for s in out.split()):
         fail(f"--suffix: rc {rc}, '{out}'")
+    for mod, res in ((16, 8), (16, 0)):
+        rc, out, err = run("--seed", "50", "--count", "5", "--k-residue", f"{mod}:{res}")
+        ks = [int(s.split("x")[2]) for s in out.split()]
+        if rc != 0 or len(ks) != 5 or any(k % mod != res for k in ks) or f"K mod 16 = {res}" not in err:
+            fail(f"--k-residue {mod}:{res}: rc {rc}, '{out}'")
+    rc, out, err = run("--seed", "50", "--count", "1", "--k-residue", "16:16")
+    if rc != 2 or "0 <= R < M" not in err:
+        fail(f"--k-residue 16:16 is refused: rc {rc}, {err}")
     # (only where the planner is HEAD's: a change to it in the working tree may move plans)
     clean = subprocess.run(["git", "-C", ROOT, "diff", "--quiet", "HEAD", "--", "plan", "kernels/tile_configs.h"],
                            capture_output=True).returncode == 0
@@ -57,7 +66,7 @@ def main():
         rc, out, err = run("--seed", "48", "--count", "2", "--moved-since", "HEAD", "--tries", "64")
         if rc != 1 or out or "only 0 of 2" not in err:
             fail(f"moved since HEAD, against itself: rc {rc}, '{out}', {err}")
-    print(f"heldout: {4 if clean else 3} checks passed")
+    print(f"heldout: {5 if clean else 4} checks passed")
     return 0
 
 
