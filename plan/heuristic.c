@@ -455,10 +455,26 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
 
 /* A non-persistent GEMM tile's CTAs on sm_90a: its tiles times the
  * planner's split (plan.c's complete) */
+/* The planner's split-K for GEMM configuration c on sm_90a (its shares
+ * summed in clusters where they fit: plan_split_k). */
+static int gemm_split(const plan_config *c, long long m, long long n, long long kk, long long sms)
+{
+    return plan_split_k(plan_config_tiles(c, m, n), c->min_blocks, (int)sms, kk, c->bk, 1, 1);
+}
+
 static long long split_grid(const plan_config *c, long long m, long long n, long long kk, long long sms)
 {
-    const long long tiles = plan_config_tiles(c, m, n);
-    return tiles * plan_split_k(tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1);
+    return plan_config_tiles(c, m, n) * gemm_split(c, m, n, kk, sms);
+}
+
+/* Whether rows of k 16-bit elements start an odd number of 16-byte pieces
+ * into a 128-byte line, half of them (k an odd multiple of 8): each row of
+ * a k tile then straddles two lines and shares a sector with the next k
+ * tile's row, and the loads' L2 requests multiply, three to five times
+ * (session 50, docs/sm90.md, "K an odd multiple of 8"). */
+static int rows_off_line(long long k)
+{
+    return k % 16 == 8;
 }
 
 /*
@@ -559,9 +575,7 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
     const long long our_tiles = plan_config_tiles(c, m, n), their_tiles = plan_config_tiles(pick, m, n);
     if (our_tiles < 1 || their_tiles < 1) /* N = 0: nothing to load */
         return NULL;
-    /* the planner's splits (split_grid's) */
-    const int split = plan_split_k(our_tiles, c->min_blocks, (int)sms, kk, c->bk, 1, 1);
-    const int their_split = plan_split_k(their_tiles, pick->min_blocks, (int)sms, kk, pick->bk, 1, 1);
+    const int split = gemm_split(c, m, n, kk, sms), their_split = gemm_split(pick, m, n, kk, sms);
     const long long ours = our_tiles * split, theirs = their_tiles * their_split;
     if (split >= 5 && split <= 7 && 5 * ours > 4 * sms)
         return NULL;
@@ -571,11 +585,8 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
 /*
  * Whether the two-warpgroup 128x256 tile, split along K, takes a problem
  * that swapped_rows_serves gave a swapped 64-wide tile (M of 65-112, K of
- * 2048 or more), where K is an odd multiple of 8.  Such a K starts half
- * the operands' rows an odd number of 16-byte pieces into a 128-byte
- * line, so each row of a k tile straddles two lines and shares a sector
- * with the next k tile's row, and the loads' L2 requests multiply (three
- * times at 80x5328x9864).  The swapped tile rereads A's BM rows for every
+ * 2048 or more), where K's rows start off a line (rows_off_line).  The
+ * swapped tile rereads A's BM rows for every
  * 64 rows of B; the 128x256 tile, split along K, reads them once for 256
  * and fewer bytes a CTA, and loses less to the offset; at K a multiple of
  * 16 it lost.  Only where that split is two to four ways (clusters of
@@ -588,13 +599,11 @@ static int wide_split_serves(const gemm_tiles *g, const plan_target *t, const pl
                              const plan_config *rows, long long m, long long n, long long kk, long long sms)
 {
     const plan_config *w = g->wg_wide;
-    if (kk % 16 != 8 || !w || !fits(w, t) || !plan_can_run(w, k, t->target, NULL))
+    if (!rows_off_line(kk) || !w || !fits(w, t) || !plan_can_run(w, k, t->target, NULL))
         return 0;
-    const long long tiles = plan_config_tiles(w, m, n), their_tiles = plan_config_tiles(rows, m, n);
-    if (tiles < 1 || their_tiles < 1)
+    if (plan_config_tiles(w, m, n) < 1 || plan_config_tiles(rows, m, n) < 1)
         return 0;
-    const int split = plan_split_k(tiles, w->min_blocks, (int)sms, kk, w->bk, 1, 1);
-    const int their_split = plan_split_k(their_tiles, rows->min_blocks, (int)sms, kk, rows->bk, 1, 1);
+    const int split = gemm_split(w, m, n, kk, sms), their_split = gemm_split(rows, m, n, kk, sms);
     if (split < 2 || split > 4)
         return 0;
     /* a CTA's bytes a k element: A's rows (at most M) and B's */
@@ -708,9 +717,9 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
 {
     /* K in whole k tiles: rows of whole 128-byte lines */
     const int whole = kk % g->coop->bk == 0;
-    /* an odd multiple of 8 at any K (session 50: the clusters' multicast
-     * halves the L2 requests the rows' offset multiplies) */
-    if (((!whole && kk < 2048) || kk % 16 == 8) && !tail && g->coop_cl &&
+    /* and rows off a line at any K (session 50: the clusters' multicast
+     * halves the L2 requests the offset multiplies) */
+    if (((!whole && kk < 2048) || rows_off_line(kk)) && !tail && g->coop_cl &&
         plan_can_run(g->coop_cl, k, t->target, NULL) && cluster_keeps_waves(g->coop_cl, m, n, batch, sms))
         return g->coop_cl;
     const int deep = k->light || (k->per_element && kk >= 4096);
@@ -919,7 +928,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * the cp.async tile more; 1.138x held out at K >= 4096; docs/sm90.md,
          * "K an odd multiple of 8"), but where the padded-column rule below
          * takes the ping-pong tile */
-        const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n), odd8 = kk % 16 == 8;
+        const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n), odd8 = rows_off_line(kk);
         if (g->coop && (kk >= 4096 || (k->light && !k->fp8) || odd8) &&
             (kk % g->coop->bk == 0 || ((kk >= 4096 || odd8) && !padded)) && fits(g->coop, t) &&
             t->target == EVT_TARGET_SM90A)
@@ -1366,22 +1375,8 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
                              {CFG(sm90_wg2_128x128x32_s6), 0},
                              {CFG(sm90_wg3_192x128x64_s4), 15},
                              {CFG(sm90_wg3_192x256x64_s4), 10}};
-    /* channels an odd multiple of 8 at K over 128: each pixel's row starts
-     * 16 bytes off a 128-byte line, which costs a tile in L2 requests by
-     * the rows it loads a FLOP, and the 192x256 tile loads the fewest; so
-     * it goes a twentieth below its waves' cost, not a tenth above, once
-     * the producer/consumer tile below has been weighed against the usual
-     * costs (session 50, docs/conv2d_fprop.md) */
-    const costed odd8_k[] = {{CFG(sm90_wg2_128x256x64_s4), 0},
-                             {CFG(sm90_wg2_128x128x32_s6), 0},
-                             {CFG(sm90_wg3_192x128x64_s4), 15},
-                             {CFG(sm90_wg3_192x256x64_s4), -5}};
-    double cost = 0, odd8_cost = 0;
+    double cost = 0;
     const plan_config *best = cheapest(kk <= 128 ? short_k : long_k, 4, padded_cost, t, m, n, kk, 1, sms, &cost);
-    if (best && c % 16 == 8 && kk > 128) {
-        const plan_config *odd8 = cheapest(odd8_k, 4, padded_cost, t, m, n, kk, 1, sms, &odd8_cost);
-        best = odd8 ? odd8 : best;
-    }
     /* The producer/consumer tile at a quarter below the cheapest cp.async
      * tile's cost, times the zeros its taps load where they end in
      * zero-filled k tiles (the cp.async tiles walk K flat and load none).
@@ -1401,6 +1396,20 @@ static const plan_config *conv_sm90_pick(const plan_target *t, long long m, long
          * branch picks otherwise, 0.88-1.11x (session 39,
          * docs/conv2d_fprop.md) */
         return coop_cols ? coop : pp;
+    }
+    /* channels off a line (rows_off_line: each pixel's row) at K over 128:
+     * a tile's L2 requests then grow with the rows it loads a FLOP, and
+     * the 192x256 tile loads the fewest, so it goes a twentieth below its
+     * waves' cost, not a tenth above; only here, once the producer/consumer
+     * tile has been weighed against the usual costs (session 50,
+     * docs/conv2d_fprop.md) */
+    if (best && rows_off_line(c) && kk > 128) {
+        const costed off_line[] = {{CFG(sm90_wg2_128x256x64_s4), 0},
+                                   {CFG(sm90_wg2_128x128x32_s6), 0},
+                                   {CFG(sm90_wg3_192x128x64_s4), 15},
+                                   {CFG(sm90_wg3_192x256x64_s4), -5}};
+        const plan_config *o = cheapest(off_line, 4, padded_cost, t, m, n, kk, 1, sms, &cost);
+        return o ? o : best;
     }
     return best ? best : classic;
 }
