@@ -601,8 +601,7 @@ static int wide_split_serves(const gemm_tiles *g, const plan_target *t, const pl
     const plan_config *w = g->wg_wide;
     if (!rows_off_line(kk) || !w || !fits(w, t) || !plan_can_run(w, k, t->target, NULL))
         return 0;
-    if (plan_config_tiles(w, m, n) < 1 || plan_config_tiles(rows, m, n) < 1)
-        return 0;
+    /* (no tiles, N = 0: plan_split_k gives 1, so no split) */
     const int split = gemm_split(w, m, n, kk, sms), their_split = gemm_split(rows, m, n, kk, sms);
     if (split < 2 || split > 4)
         return 0;
