@@ -36,6 +36,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_coop2_128x192x64_s4,
     EVT_TILE_sm90_coop2_128x160x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
+    EVT_TILE_sm90_pp2_cl2_128x128x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_pp2_cl2_128x128x64_s6,
     EVT_TILE_sm90_wg2_128x256x64_s4,
@@ -157,6 +158,7 @@ typedef struct gemm_tiles {
     const plan_config *coop_160;  /* the cooperative 128x160 tile, four stages (K-contiguous operands) */
     const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
     const plan_config *pp_deep_cl; /* pp_deep in clusters of two, sharing B by multicast */
+    const plan_config *pp_off_cl;  /* pp in clusters of two, for rows off a line (rows_off_line) */
     /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
     const plan_config *swap16, *swap32, *swap16_wide;
     /* ... and of 80, 96 and 112 rows, 64 wide (swapped_rows_serves) */
@@ -183,6 +185,7 @@ static const gemm_tiles gemm16 = {
     .coop_160 = CFG(sm90_coop2_128x160x64_s4),
     .wg_row = CFG(sm90_wg2_128x128x64_s6),
     .pp_deep_cl = CFG(sm90_pp2_cl2_128x128x64_s6),
+    .pp_off_cl = CFG(sm90_pp2_cl2_128x128x64_s4),
     .swap16 = CFG(sm90_wg1_16x64x64_s16),
     .swap32 = CFG(sm90_wg1_32x64x64_s12),
     .swap16_wide = CFG(sm90_wg1_16x128x64_s12),
@@ -711,6 +714,19 @@ static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, 
            ceil((double)plan_config_batch_tiles(cl, m, n, batch) / slots);
 }
 
+/* Whether clustered row cl's CTAs (its tiles stacked to whole clusters)
+ * fit as many waves of one CTA an SM as its tiles alone: below a wave,
+ * the CTAs a cluster adds past the SMs run a second cluster's tiles
+ * (354x4432x1144: 105 ping-pong tiles, 140 stacked, 1.7x slower in
+ * clusters; session 51). */
+static int cluster_keeps_cta_waves(const plan_config *cl, long long m, long long n, long long sms)
+{
+    const long long rows = (m + cl->bm - 1) / cl->bm;
+    const long long stacked = (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
+    const double cols = (double)plan_config_tiles(cl, 1, n);
+    return ceil((double)stacked * cols / (double)sms) <= ceil((double)rows * cols / (double)sms);
+}
+
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                                   long long n, long long kk, long long batch, long long sms, int tail)
 {
@@ -863,6 +879,25 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
         fits(g->pp_deep_cl, t) && plan_can_run(g->pp_deep_cl, k, t->target, NULL) &&
         cluster_keeps_waves(g->pp_deep_cl, m, n, batch, sms))
         pp_pick = g->pp_deep_cl;
+    /* K an odd multiple of 8 from 512, with four tile rows or more: the
+     * ping-pong row in clusters of two, each CTA loading half of the B tile
+     * the pair shares, where the clusters add no wave, of tiles or of CTAs:
+     * the offset multiplies the loads' L2 requests and the multicast halves
+     * B's (the cooperative tile's rule in coop_of, session 50).  Probed on 36
+     * such shapes (session 51, docs/sm90.md): 1.02-1.17x from K = 512
+     * (1.07x geomean), about even below it; three tile rows lost up to 1.7x
+     * (a quarter of the CTAs only load, and past one wave of CTAs some run
+     * two clusters' tiles).  Held out, 1.097x over sixteen shapes
+     * (0.975-1.234x).  Not with fewer than eight tile rows in under a
+     * wave of tiles, where every one of four such shapes was as fast
+     * unclustered or faster (512x3000x1000 0.94x) */
+    if (rows_off_line(kk) && kk >= 512 && tma && m > 3 * pp->bm && batch == 1 &&
+        (m > 7 * pp->bm || pp_tiles > (double)sms)) {
+        const plan_config *twin = pp_pick == pp ? g->pp_off_cl : pp_pick == g->pp_deep ? g->pp_deep_cl : NULL;
+        if (twin && fits(twin, t) && plan_can_run(twin, k, t->target, NULL) &&
+            cluster_keeps_waves(twin, m, n, batch, sms) && cluster_keeps_cta_waves(twin, m, n, sms))
+            pp_pick = twin;
+    }
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
      * tile (conv_sm90_pick), on the same terms, where the epilogue reads a
      * 16-bit [M, N] input and K is one or two k tiles (a memory-bound GEMM) */

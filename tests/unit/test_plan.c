@@ -677,10 +677,12 @@ static void test_picks(void **state)
                          T(sm90_wg1_64x128x64_s4)}},
         /* 64 ping-pong tiles fill more than half of 114 or 108 SMs, at K not
          * whole k tiles: that tile (session 30) */
+        /* (in clusters of two since session 51: K = 1000 is an odd
+         * multiple of 8, eight tile rows) */
         {1000, 1000, 1000, 114, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_pp2_cl2_128x128x64_s4)}},
         {1000, 1000, 1000, 108, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}},
+                         T(sm90_pp2_cl2_128x128x64_s4)}},
         {4095, 4097, 4095, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
                          T(sm90_coop2_128x256x64_s3)}}, /* its last wave split: plan_coop_tail */
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -751,8 +753,9 @@ static void test_picks(void **state)
         /* not K-contiguous: the same sm90 picks (the transposed wgmma) but
          * unclustered (a cluster multicasts K-contiguous B tiles only), and
          * the sm80 heuristic's on sm_80 */
-        const enum evt_tile_id nn_want =
-            r->want[2] == T(sm90_pp2_cl2_128x128x64_s6) ? T(sm90_pp2_128x128x64_s6) : r->want[2];
+        const enum evt_tile_id nn_want = r->want[2] == T(sm90_pp2_cl2_128x128x64_s6)   ? T(sm90_pp2_128x128x64_s6)
+                                         : r->want[2] == T(sm90_pp2_cl2_128x128x64_s4) ? T(sm90_pp2_128x128x64_s4)
+                                                                                      : r->want[2];
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0) != r->want[1];
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != nn_want;
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
@@ -2189,6 +2192,43 @@ static void test_odd_k_wide_split(void **state)
     expect_picks(coop, sizeof coop / sizeof coop[0]);
 }
 
+/* Session 51's rule: at K an odd multiple of 8 from 512 the ping-pong pick
+ * runs in clusters of two (B multicast), with four tile rows or more, where
+ * the clusters add no wave of tiles or of CTAs, and not with fewer than
+ * eight rows in under a wave of tiles. */
+static void test_odd_k_ping_pong_clusters(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* held out: both rows, four and six stages */
+        {&k_gemm_tn_gelu, 2049, 8232, 1800, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {&k_gemm_tn_gelu, 9220, 680, 1448, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {&k_gemm_tn_gelu, 6826, 2760, 568, 1, T(sm90_pp2_cl2_128x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 1948, 824, 552, 1, T(sm90_pp2_cl2_128x128x64_s4), 1},
+        /* K a multiple of 16, or an odd multiple of 8 under 512: unclustered */
+        {&k_gemm_tn_gelu, 2791, 624, 672, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 6826, 2760, 560, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 14220, 912, 312, 1, T(sm90_pp2_128x128x64_s4), 1},
+        /* three tile rows (354x4432x1144: 1.7x slower in clusters) */
+        {&k_gemm_tn_gelu, 354, 4432, 1144, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 279, 5040, 1128, 1, T(sm90_pp2_128x128x64_s4), 1},
+        /* four to seven rows under a wave of tiles */
+        {&k_gemm_tn_gelu, 512, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 659, 2232, 872, 1, T(sm90_pp2_128x128x64_s4), 1},
+        /* ... but past a wave, clusters */
+        {&k_gemm_tn_gelu, 667, 5752, 1704, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* B not K-contiguous: unclustered (a cluster multicasts K-contiguous
+         * B tiles only) */
+        {&k_gemm_nn, 2049, 8232, 1800, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* without maps no producer/consumer tile at all */
+        {&k_gemm_tn_gelu, 2049, 8232, 1800, 0, T(sm90_wg2_128x256x64_s4), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    /* batches: not this rule's (not measured) */
+    assert_int_not_equal(pick_batched(2049, 8232, 1800, 4, 1), T(sm90_pp2_cl2_128x128x64_s6));
+    assert_int_not_equal(pick_batched(1948, 824, 552, 4, 1), T(sm90_pp2_cl2_128x128x64_s4));
+}
+
 /* Session 44's rule: a tanh GELU or a SiLU under fast math (fast_light) at
  * K of 768-2047 in whole k tiles takes the six-stage ping-pong tile past
  * twelve of its tiles an SM, where other epilogues keep the cooperative one. */
@@ -2987,7 +3027,7 @@ static void test_deep_ping_pong(void **state)
         {k, 2304, 6144, 896, 1, T(sm90_pp2_128x128x64_s6), 1},
         {k, 8192, 1280, 1536, 1, T(sm90_pp2_128x128x64_s6), 1},
         {k, 2048, 5120, 768, 1, T(sm90_pp2_128x128x64_s6), 1},
-        {k, 640, 11008, 1000, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {k, 640, 11008, 1000, 1, T(sm90_pp2_cl2_128x128x64_s6), 1}, /* (K odd-8: clusters, session 51) */
         {k, 2048, 5120, 640, 1, T(sm90_pp2_128x128x64_s4), 1},
         {k, 333, 5120, 1280, 1, T(sm90_pp2_128x128x64_s4), 1},
         {k, 512, 3000, 1000, 1, T(sm90_pp2_128x128x64_s4), 1},
@@ -3035,7 +3075,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
