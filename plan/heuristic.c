@@ -610,7 +610,7 @@ static int wide_split_serves(const gemm_tiles *g, const plan_target *t, const pl
         return 0;
     /* a CTA's bytes a k element: A's rows (at most M) and B's */
     const double ours = (double)((m < w->bm ? m : w->bm) + w->bn) / split;
-    const double theirs = (double)(m + rows->bn) / their_split;
+    const double theirs = (double)((m < rows->bm ? m : rows->bm) + rows->bn) / their_split;
     return 5.0 * ours <= 4.0 * theirs;
 }
 
@@ -1081,6 +1081,14 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     for (size_t i = 0; pick && i < sizeof g->swap_rows / sizeof g->swap_rows[0]; i++)
         if (pick == g->swap_rows[i] && wide_split_serves(g, t, k, pick, m, n, kk, sms))
             return g->wg_wide;
+    /* the same over the one-warpgroup 64-row tiles and the 128x128 row at
+     * M of 113-128 and K of 2048 or more (session 51, docs/sm90.md: where
+     * those pass its byte test the split 128x256 tile ran 1.20-1.38x
+     * faster on three probe shapes, and where they fail it, 0.85-0.92x) */
+    if (pick && tma && batch == 1 && m > 112 && m <= 128 && kk >= 2048 &&
+        (pick == g->wg_small || pick == g->wg_deep || pick == g->wg_row) &&
+        wide_split_serves(g, t, k, pick, m, n, kk, sms))
+        return g->wg_wide;
     if (!pick || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 || !pick->wgmma)
         return pick;
     if (plan_config_coop(pick) &&

@@ -2190,6 +2190,22 @@ static void test_odd_k_wide_split(void **state)
         {&k_gemm_tn_gelu, 2493, 1408, 13784, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
     };
     expect_picks(coop, sizeof coop / sizeof coop[0]);
+    static const pick_probe row[] = {
+        /* M of 113-128 (session 51): over the 64x128 tiles and the 128x128
+         * row where they pass the byte test */
+        {&k_gemm_tn, 118, 6840, 3592, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn, 123, 7480, 5416, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn, 114, 8992, 3384, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* ... not where the pick's split CTAs load less (0.85-0.92x) */
+        {&k_gemm_tn, 115, 2544, 5528, 1, T(sm90_wg2_128x128x64_s6), 1},
+        {&k_gemm_tn, 125, 4416, 11832, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* K a multiple of 16, K under 2048, no maps: as before */
+        {&k_gemm_tn, 118, 6840, 3584, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 118, 6840, 1992, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn, 118, 6840, 3592, 0, T(sm90_wg1_64x128x64_s8), 1},
+    };
+    expect_picks(row, sizeof row / sizeof row[0]);
+    assert_int_not_equal(pick_batched(118, 6840, 3592, 2, 1), T(sm90_wg2_128x256x64_s4));
 }
 
 /* Session 51's rule: at K an odd multiple of 8 from 512 the ping-pong pick
