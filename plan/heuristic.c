@@ -527,6 +527,32 @@ static long long b_in_flight(const plan_config *c)
 }
 
 /*
+ * The swapped 16x128 tile for M of 16 or less where the 16x64 tile's tiles
+ * would run past one wave (N over 64 an SM) and the pick is the four-stage
+ * 64x128 tile, split or not: the 16x128 tile's tiles fit one wave, each
+ * CTA keeping eleven k tiles of B in flight, where the pick's CTAs, three
+ * k tiles each, keep fewer bytes of B in flight in all (its split
+ * grid times its stages but one: b_in_flight).  1.27-1.85x on four probe
+ * shapes of N 8672-14968, K 1056-1920 (1x13144x1056 11.5 -> 6.2 µs, against
+ * cuBLASLt's 7.4), where the 16x64 pick's own one-wave shapes were as
+ * fast as the 16x128 tile or faster (session 51, docs/sm90.md).  The
+ * eight-stage pick at long K was about even with it (16x11008x4096 0.95x,
+ * 8x14336x4096 1.01x: session 45) and keeps its row.
+ */
+static int wide_swap_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                            const plan_config *pick, long long m, long long n, long long kk, long long batch,
+                            long long sms, int tma)
+{
+    const plan_config *c = g->swap16_wide;
+    if (!c || pick != g->wg_small || !tma || m > c->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
+        t->target != EVT_TARGET_SM90A || !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+        return 0;
+    if (plan_config_tiles(g->swap16, m, n) <= sms || plan_config_tiles(c, m, n) > sms)
+        return 0;
+    return split_grid(c, m, n, kk, sms) * b_in_flight(c) >= split_grid(pick, m, n, kk, sms) * b_in_flight(pick);
+}
+
+/*
  * Whether the swapped tile (swapped_serves) keeps more of B in flight than
  * the 64-row pick: more CTAs, or as many with more bytes each.  The swapped
  * tile keeps more of B in flight a CTA, but not enough to make up for SMs
@@ -1022,6 +1048,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
                 : small;
         if (swapped && swapped_outruns(swapped, pick, m, n, kk, sms))
             return swapped;
+        if (!swapped && wide_swap_serves(g, t, k, pick, m, n, kk, batch, sms, tma))
+            return g->swap16_wide;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);
         return rows ? rows : pick;
     }

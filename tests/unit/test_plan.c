@@ -1951,7 +1951,9 @@ static void test_measured_picks(void **state)
         p.batch = 2;
         assert_int_equal(make(&k_gemm_tn, &p, NULL).config->id, T(sm90_wg1_64x128x64_s8));
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2048, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
-        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2047, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s4);
+        /* (below, without maps: with them the swapped 16x128 tile takes it, test_wide_swap) */
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2048, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s8);
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2047, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s4);
     }
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
     /* one warpgroup, 64x128: four 24 KB stages, two CTAs an SM */
@@ -2206,6 +2208,36 @@ static void test_odd_k_wide_split(void **state)
     };
     expect_picks(row, sizeof row / sizeof row[0]);
     assert_int_not_equal(pick_batched(118, 6840, 3592, 2, 1), T(sm90_wg2_128x256x64_s4));
+}
+
+/* Session 51's rule for M of 16 or less: the swapped 16x128 tile in one wave
+ * where the 16x64 one's tiles would not fit one and the pick is the
+ * four-stage 64x128 tile with fewer bytes of B in flight in all. */
+static void test_wide_swap(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* the probe's four shapes, split two ways before; and unsplit */
+        {&k_gemm_tn, 4, 14968, 1920, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 16, 8672, 1496, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 1, 13744, 1360, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 1, 13144, 1056, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 1, 11008, 768, 1, T(sm90_wg1_16x128x64_s12), 1},
+        /* the 16x64 tile's tiles fit one wave: that tile, as before */
+        {&k_gemm_tn, 9, 6784, 1008, 1, T(sm90_wg1_16x64x64_s16), 1},
+        {&k_gemm_tn, 6, 7408, 1592, 1, T(sm90_wg1_16x64x64_s16), 1},
+        /* the eight-stage pick at longer K, K under 768, M over 16, past
+         * one wave of 16x128 tiles, no maps, B not K-contiguous */
+        {&k_gemm_tn, 16, 11008, 4096, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 1, 16384, 256, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn, 23, 10304, 816, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn, 1, 13744, 1360, 0, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_nn, 1, 13744, 1360, 1, T(sm90_wg1_64x128x64_s4), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    assert_int_not_equal(pick_batched(1, 13744, 1360, 2, 1), T(sm90_wg1_16x128x64_s12));
+    /* 133 tiles of 128 columns: past one wave */
+    assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 16904, 1360, 132, 1), T(sm90_wg1_16x128x64_s12));
 }
 
 /* Session 51's rule: at K an odd multiple of 8 from 512 the ping-pong pick
@@ -3091,7 +3123,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
