@@ -417,6 +417,24 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
 }
 
 /*
+ * deep_spares_split's trade from half a wave of its tiles: where the
+ * four-stage pick splits K and the eight-stage tile, unsplit, fills half
+ * the SMs or more, that tile (session 51, docs/sm90.md: 1.19-1.38x on the
+ * five such probe shapes, M of 20-57, N of 8760-14232, K of 1280-1976,
+ * 52-85% of the SMs; the shares' sum and A read once for each share cost
+ * more than the SMs left idle).  One tile row (M of 64 or less), as
+ * probed; gemm_sm90_base asks after the swapped tiles' rules.
+ */
+static int deep_fills_half(const plan_config *deep, const plan_config *small, long long m, long long n,
+                           long long kk, long long batch, long long sms, int cluster)
+{
+    const long long tiles = plan_config_batch_tiles(deep, m, n, batch);
+    return 2.0 * (double)tiles >= (double)sms && (double)tiles <= (double)sms &&
+           plan_split_k(tiles, deep->min_blocks, (int)sms, kk, deep->bk, 1, cluster) == 1 &&
+           plan_split_k(tiles, small->min_blocks, (int)sms, kk, small->bk, 1, cluster) >= 2;
+}
+
+/*
  * Whether the 64x64 one-warpgroup tile narrow (eight stages, one CTA an SM)
  * takes a small problem in place of the 64x128 tile wide (the four- or
  * eight-stage one gemm_sm90_pick chose): where K is 1280 or less and wide
@@ -1050,6 +1068,9 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
             return swapped;
         if (!swapped && wide_swap_serves(g, t, k, pick, m, n, kk, batch, sms, tma))
             return g->swap16_wide;
+        if (pick == g->wg_small && m <= g->wg_small->bm && g->wg_deep && fits(g->wg_deep, t) && batch == 1 &&
+            deep_fills_half(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
+            pick = g->wg_deep;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);
         return rows ? rows : pick;
     }

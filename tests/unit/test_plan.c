@@ -1953,7 +1953,11 @@ static void test_measured_picks(void **state)
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2048, 132, 1), EVT_TILE_sm90_wg1_64x128x64_s8);
         /* (below, without maps: with them the swapped 16x128 tile takes it, test_wide_swap) */
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2048, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s8);
-        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2047, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s4);
+        /* below 2048, since session 51, where its unsplit tiles fill half the
+         * SMs or more (deep_fills_half): 86 of 132; 32 do not (the 64x64
+         * tile's rule, narrow_spares_split) */
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2047, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s8);
+        assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 4096, 2047, 132, 0), EVT_TILE_sm90_wg1_64x64x64_s8);
     }
     assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
     /* one warpgroup, 64x128: four 24 KB stages, two CTAs an SM */
@@ -2210,6 +2214,30 @@ static void test_odd_k_wide_split(void **state)
     assert_int_not_equal(pick_batched(118, 6840, 3592, 2, 1), T(sm90_wg2_128x256x64_s4));
 }
 
+/* Session 51's rule for one tile row of 64: the eight-stage 64x128 tile
+ * unsplit where its tiles fill half the SMs or more and the four-stage
+ * pick would split. */
+static void test_deep_fills_half(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* probed and held out */
+        {&k_gemm_tn, 28, 8984, 1280, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 57, 10672, 1976, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 30, 10072, 1344, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 62, 12872, 1248, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* the four-stage pick unsplit stays */
+        {&k_gemm_tn, 23, 10304, 816, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn, 36, 15904, 832, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* under half the SMs (32 tiles): the 64x64 tile's rule, or the split */
+        {&k_gemm_tn, 40, 4096, 1600, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* M of 16 or less past the 16x64 tile's wave: the 16x128 one first */
+        {&k_gemm_tn, 1, 13144, 1056, 1, T(sm90_wg1_16x128x64_s12), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    assert_int_not_equal(pick_batched(28, 8984, 1280, 2, 1), T(sm90_wg1_64x128x64_s8));
+}
+
 /* Session 51's rule for M of 16 or less: the swapped 16x128 tile in one wave
  * where the 16x64 one's tiles would not fit one and the pick is the
  * four-stage 64x128 tile with fewer bytes of B in flight in all. */
@@ -2231,8 +2259,9 @@ static void test_wide_swap(void **state)
         {&k_gemm_tn, 16, 11008, 4096, 1, T(sm90_wg1_64x128x64_s8), 1},
         {&k_gemm_tn, 1, 16384, 256, 1, T(sm90_wg1_64x128x64_s4), 1},
         {&k_gemm_tn, 23, 10304, 816, 1, T(sm90_wg1_64x128x64_s4), 1},
-        {&k_gemm_tn, 1, 13744, 1360, 0, T(sm90_wg1_64x128x64_s4), 1},
-        {&k_gemm_nn, 1, 13744, 1360, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* (there the eight-stage 64x128 tile unsplit: test_deep_fills_half) */
+        {&k_gemm_tn, 1, 13744, 1360, 0, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_nn, 1, 13744, 1360, 1, T(sm90_wg1_64x128x64_s8), 1},
     };
     expect_picks(rows, sizeof rows / sizeof rows[0]);
     assert_int_not_equal(pick_batched(1, 13744, 1360, 2, 1), T(sm90_wg1_16x128x64_s12));
@@ -3123,7 +3152,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
