@@ -423,7 +423,9 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
  * five such probe shapes, M of 20-57, N of 8760-14232, K of 1280-1976,
  * 52-85% of the SMs; the shares' sum and A read once for each share cost
  * more than the SMs left idle).  One tile row (M of 64 or less), as
- * probed; gemm_sm90_base asks after the swapped tiles' rules.
+ * probed, held out 1.278x on 14 shapes; two rows (M of 65-128) at K under
+ * 1600, held out 1.19x on 14 (where for any M the least of 13 was 0.945x:
+ * 344x1528x1712).  gemm_sm90_base asks after the swapped tiles' rules.
  */
 static int deep_fills_half(const plan_config *deep, const plan_config *small, long long m, long long n,
                            long long kk, long long batch, long long sms, int cluster)
@@ -1068,7 +1070,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
             return swapped;
         if (!swapped && wide_swap_serves(g, t, k, pick, m, n, kk, batch, sms, tma))
             return g->swap16_wide;
-        if (pick == g->wg_small && m <= g->wg_small->bm && g->wg_deep && fits(g->wg_deep, t) && batch == 1 &&
+        if (pick == g->wg_small && (m <= g->wg_small->bm || (m <= 2 * g->wg_small->bm && kk < 1600)) &&
+            g->wg_deep && fits(g->wg_deep, t) && batch == 1 &&
             deep_fills_half(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
             pick = g->wg_deep;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);

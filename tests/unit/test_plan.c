@@ -2214,9 +2214,9 @@ static void test_odd_k_wide_split(void **state)
     assert_int_not_equal(pick_batched(118, 6840, 3592, 2, 1), T(sm90_wg2_128x256x64_s4));
 }
 
-/* Session 51's rule for one tile row of 64: the eight-stage 64x128 tile
- * unsplit where its tiles fill half the SMs or more and the four-stage
- * pick would split. */
+/* Session 51's rule for one tile row of 64 (and two at K under 1600): the
+ * eight-stage 64x128 tile unsplit where its tiles fill half the SMs or more
+ * and the four-stage pick would split. */
 static void test_deep_fills_half(void **state)
 {
     (void)state;
@@ -2233,6 +2233,14 @@ static void test_deep_fills_half(void **state)
         {&k_gemm_tn, 40, 4096, 1600, 1, T(sm90_wg1_64x64x64_s8), 1},
         /* M of 16 or less past the 16x64 tile's wave: the 16x128 one first */
         {&k_gemm_tn, 1, 13144, 1056, 1, T(sm90_wg1_16x128x64_s12), 1},
+        /* two tile rows at K under 1600 (held out) */
+        {&k_gemm_tn, 111, 4696, 1032, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 72, 6648, 1536, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* ... not from 1600 (66x4704x1984 0.94x), nor past two rows
+         * (344x1528x1712 0.945x) */
+        {&k_gemm_tn, 66, 4704, 1984, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn, 344, 1528, 1712, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn, 344, 1528, 1200, 1, T(sm90_wg1_64x128x64_s4), 1},
     };
     expect_picks(rows, sizeof rows / sizeof rows[0]);
     assert_int_not_equal(pick_batched(28, 8984, 1280, 2, 1), T(sm90_wg1_64x128x64_s8));
