@@ -1050,7 +1050,18 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * docs/sm90.md) */
         if (!g->wg_small || !fits(g->wg_small, t) || !small_wgmma_fills(g->wg_small, m, n, kk, batch, sms, sm90a)) {
             const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma, 1);
-            return swapped ? swapped : classic;
+            if (swapped)
+                return swapped;
+            /* and past the swapped tiles' rule, the one-warpgroup wgmma
+             * 64x64 tile (eight stages, at its planner split) in place of
+             * mma.sync's: 1.09-1.44x on the 18 such shapes of a random
+             * draw (M of 33-555, K of 272-1496; 93x3920x1496 16.0 -> 11.1
+             * µs; session 51, docs/sm90.md); aligned rows (tma) as
+             * measured, not the guarded path's element-wise loads */
+            const plan_config *narrow = g->wg_narrow;
+            return narrow && batch == 1 && sm90a && tma && fits(narrow, t) && plan_can_run(narrow, k, t->target, NULL)
+                       ? narrow
+                       : classic;
         }
         const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma, 0);
         const plan_config *w = g->wg_deep && fits(g->wg_deep, t) &&

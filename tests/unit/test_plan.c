@@ -592,30 +592,32 @@ static void test_picks(void **state)
                          T(sm90_wg1_64x128x64_s4)}},
         {128, 16384, 256, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
+        /* (with maps, aligned rows: the wgmma 64x64 tile where the sm80
+         * rule's 64x64 tile was the fall-through, session 51) */
         {64, 64, 64, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {64, 64, 64, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {64, 64, 64, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {128, 128, 128, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {128, 128, 128, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {128, 128, 128, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {256, 256, 256, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {256, 256, 256, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {256, 256, 256, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {512, 512, 512, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {512, 512, 512, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         {512, 512, 512, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
-                         T(sm80_64x64x32_w4_s4)}},
+                         T(sm90_wg1_64x64x64_s8)}},
         /* 128 of the 64x128 tiles: unsplit in one wave of eight stages, with
          * TMA too (64 ping-pong tiles would leave half the SMs idle) */
         {1024, 1024, 1024, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
@@ -753,11 +755,21 @@ static void test_picks(void **state)
         /* not K-contiguous: the same sm90 picks (the transposed wgmma) but
          * unclustered (a cluster multicasts K-contiguous B tiles only), and
          * the sm80 heuristic's on sm_80 */
+        /* (where the want is mma.sync's 64x64 tile for M of 32 or less, the
+         * K-contiguous pick is a swapped tile, which other layouts do not
+         * take: theirs is the wgmma 64x64 tile, session 51) */
         const enum evt_tile_id nn_want = r->want[2] == T(sm90_pp2_cl2_128x128x64_s6)   ? T(sm90_pp2_128x128x64_s6)
                                          : r->want[2] == T(sm90_pp2_cl2_128x128x64_s4) ? T(sm90_pp2_128x128x64_s4)
-                                                                                      : r->want[2];
+                                         : r->want[2] == T(sm80_64x64x32_w4_s4) && r->m <= 32
+                                             ? T(sm90_wg1_64x64x64_s8)
+                                             : r->want[2];
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 0) != r->want[1];
-        wrong += pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != nn_want;
+        if (pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1) != nn_want) {
+            print_message("gemm nn %lldx%lldx%lld on %d SMs: %s, want %s\n", r->m, r->n, r->k, r->sms,
+                          plan_configs[pick(&k_gemm_nn, EVT_TARGET_SM90A, r->m, r->n, r->k, r->sms, 1)].name,
+                          plan_configs[nn_want].name);
+            wrong++;
+        }
         wrong += pick(&k_gemm_nn, EVT_TARGET_SM80, r->m, r->n, r->k, r->sms, 1) != r->want[0];
     }
     assert_int_equal(wrong, 0);
@@ -1959,7 +1971,8 @@ static void test_measured_picks(void **state)
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 11008, 2047, 132, 0), EVT_TILE_sm90_wg1_64x128x64_s8);
         assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16, 4096, 2047, 132, 0), EVT_TILE_sm90_wg1_64x64x64_s8);
     }
-    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm80_64x64x32_w4_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 0), EVT_TILE_sm80_64x64x32_w4_s4);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 512, 512, 512, 132, 1), EVT_TILE_sm90_wg1_64x64x64_s8);
     /* one warpgroup, 64x128: four 24 KB stages, two CTAs an SM */
     const plan_config *c = &plan_configs[EVT_TILE_sm90_wg1_64x128x64_s4];
     assert_int_equal(c->threads, 128);
@@ -2212,6 +2225,24 @@ static void test_odd_k_wide_split(void **state)
     };
     expect_picks(row, sizeof row / sizeof row[0]);
     assert_int_not_equal(pick_batched(118, 6840, 3592, 2, 1), T(sm90_wg2_128x256x64_s4));
+}
+
+/* Session 51: where the sm90 heuristic fell through to mma.sync's 64x64
+ * tile, the wgmma 64x64 tile, on aligned rows (maps), one problem. */
+static void test_wgmma_over_sync_small(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        {&k_gemm_tn, 93, 3920, 1496, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_tn, 947, 392, 376, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_tn, 45, 4144, 312, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_nn, 947, 392, 376, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* the guarded path (no maps: rows not 16-byte aligned) keeps mma.sync's */
+        {&k_gemm_tn, 947, 392, 376, 0, T(sm80_64x64x32_w4_s4), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    /* fp8 has no such tile: its own small tile */
+    assert_int_not_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 947, 392, 376, 132, 1), T(sm90_wg1_64x64x64_s8));
 }
 
 /* Session 51's rule for one tile row of 64 (and two at K under 1600): the
@@ -3160,7 +3191,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
