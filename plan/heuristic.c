@@ -418,18 +418,18 @@ static int deep_spares_split(const plan_config *deep, const plan_config *small, 
 
 /*
  * deep_spares_split's trade from half a wave of its tiles: where the
- * four-stage pick splits K and the eight-stage tile, unsplit, fills half
- * the SMs or more, that tile (session 51, docs/sm90.md: 1.19-1.38x on the
- * five such probe shapes, M of 20-57, N of 8760-14232, K of 1280-1976,
- * 52-85% of the SMs; the shares' sum and A read once for each share cost
- * more than the SMs left idle).  One tile row (M of 64 or less), as
- * probed, held out 1.278x on 14 shapes; two rows (M of 65-128) at K under
- * 1600, held out 1.19x on 14 (where for any M the least of 13 was 0.945x:
- * 344x1528x1712).  gemm_sm90_base asks after the swapped tiles' rules.
+ * four-stage tile small splits K and the eight-stage tile deep, unsplit,
+ * fills half the SMs or more, deep: the shares' sum, and A read again for
+ * each share, cost more than the SMs that deep's one wave leaves idle.  One
+ * tile row of deep's, or two at K under 1600; past that a held-out set had
+ * a loss, and batches were not measured (session 51, docs/sm90.md, "The
+ * eight-stage 64x128 tile from half a wave").
  */
 static int deep_fills_half(const plan_config *deep, const plan_config *small, long long m, long long n,
                            long long kk, long long batch, long long sms, int cluster)
 {
+    if (batch != 1 || m > 2 * deep->bm || (m > deep->bm && kk >= 1600))
+        return 0;
     const long long tiles = plan_config_batch_tiles(deep, m, n, batch);
     return 2.0 * (double)tiles >= (double)sms && (double)tiles <= (double)sms &&
            plan_split_k(tiles, deep->min_blocks, (int)sms, kk, deep->bk, 1, cluster) == 1 &&
@@ -547,17 +547,15 @@ static long long b_in_flight(const plan_config *c)
 }
 
 /*
- * The swapped 16x128 tile for M of 16 or less where the 16x64 tile's tiles
- * would run past one wave (N over 64 an SM) and the pick is the four-stage
- * 64x128 tile, split or not: the 16x128 tile's tiles fit one wave, each
- * CTA keeping eleven k tiles of B in flight, where the pick's CTAs, three
- * k tiles each, keep fewer bytes of B in flight in all (its split
- * grid times its stages but one: b_in_flight).  1.27-1.85x on four probe
- * shapes of N 8672-14968, K 1056-1920 (1x13144x1056 11.5 -> 6.2 µs, against
- * cuBLASLt's 7.4), where the 16x64 pick's own one-wave shapes were as
- * fast as the 16x128 tile or faster (session 51, docs/sm90.md).  The
- * eight-stage pick at long K was about even with it (16x11008x4096 0.95x,
- * 8x14336x4096 1.01x: session 45) and keeps its row.
+ * Whether the swapped 16x128 tile takes M of 16 or less where the 16x64
+ * tile's tiles would run past one wave (N over 64 an SM) and the pick is the
+ * four-stage 64x128 tile, split or not.  Such a problem is memory-bound on
+ * B: the 16x128 tile's tiles fit one wave, each CTA keeping eleven k tiles
+ * of B in flight, where the pick's CTAs keep three; so where its grid keeps
+ * more of B in flight in all (b_in_flight).  Where the 16x64 tile fits a
+ * wave it was as fast or faster, and the eight-stage pick at long K about
+ * even with the 16x128 tile, so both keep their rows (sessions 45 and 51,
+ * docs/sm90.md, "The swapped 16x128 tile past the 16x64 tile's wave").
  */
 static int wide_swap_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                             const plan_config *pick, long long m, long long n, long long kk, long long batch,
@@ -750,10 +748,17 @@ static int coop_row_serves(const plan_config *c, const plan_kernel *k)
  * six held-out shapes of odd tile rows 1.11-1.18x faster unclustered;
  * session 32, docs/sm90.md, "Clusters only where they add no wave").
  */
-static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, long long batch, long long sms)
+/* M's tile rows of clustered row cl, stacked to whole clusters: the last
+ * cluster's CTAs past M only feed the multicast */
+static long long stacked_rows(const plan_config *cl, long long m)
 {
     const long long rows = (m + cl->bm - 1) / cl->bm;
-    const long long stacked = (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
+    return (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
+}
+
+static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, long long batch, long long sms)
+{
+    const long long stacked = stacked_rows(cl, m);
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     const double slots = (double)sms * tiles_per_sm(cl);
     return ceil((double)plan_config_batch_tiles(cl, stacked * cl->bm, n, batch) / slots) <=
@@ -761,16 +766,14 @@ static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, 
 }
 
 /* Whether clustered row cl's CTAs (its tiles stacked to whole clusters)
- * fit as many waves of one CTA an SM as its tiles alone: below a wave,
- * the CTAs a cluster adds past the SMs run a second cluster's tiles
- * (354x4432x1144: 105 ping-pong tiles, 140 stacked, 1.7x slower in
- * clusters; session 51). */
+ * fit as many waves of one CTA an SM as its tiles alone, which
+ * cluster_keeps_waves, counting tile slots, does not see: below a wave,
+ * the CTAs a cluster adds past the SMs run a second cluster's tiles, the
+ * kernel's time twice over (session 51, docs/sm90.md). */
 static int cluster_keeps_cta_waves(const plan_config *cl, long long m, long long n, long long sms)
 {
-    const long long rows = (m + cl->bm - 1) / cl->bm;
-    const long long stacked = (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
-    const double cols = (double)plan_config_tiles(cl, 1, n);
-    return ceil((double)stacked * cols / (double)sms) <= ceil((double)rows * cols / (double)sms);
+    const double rows = (double)((m + cl->bm - 1) / cl->bm), cols = (double)plan_config_tiles(cl, 1, n);
+    return ceil((double)stacked_rows(cl, m) * cols / (double)sms) <= ceil(rows * cols / (double)sms);
 }
 
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
@@ -925,18 +928,15 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
         fits(g->pp_deep_cl, t) && plan_can_run(g->pp_deep_cl, k, t->target, NULL) &&
         cluster_keeps_waves(g->pp_deep_cl, m, n, batch, sms))
         pp_pick = g->pp_deep_cl;
-    /* K an odd multiple of 8 from 512, with four tile rows or more: the
-     * ping-pong row in clusters of two, each CTA loading half of the B tile
-     * the pair shares, where the clusters add no wave, of tiles or of CTAs:
-     * the offset multiplies the loads' L2 requests and the multicast halves
-     * B's (the cooperative tile's rule in coop_of, session 50).  Probed on 36
-     * such shapes (session 51, docs/sm90.md): 1.02-1.17x from K = 512
-     * (1.07x geomean), about even below it; three tile rows lost up to 1.7x
-     * (a quarter of the CTAs only load, and past one wave of CTAs some run
-     * two clusters' tiles).  Held out, 1.097x over sixteen shapes
-     * (0.975-1.234x).  Not with fewer than eight tile rows in under a
-     * wave of tiles, where every one of four such shapes was as fast
-     * unclustered or faster (512x3000x1000 0.94x) */
+    /* K an odd multiple of 8 from 512: the ping-pong row in clusters of
+     * two, each CTA loading half of the B tile the pair shares, where the
+     * clusters add no wave, of tiles or of CTAs.  The rows' offset
+     * multiplies the loads' L2 requests and the multicast halves B's (the
+     * cooperative tile's rule in coop_of).  Not below K = 512 (about even),
+     * nor with three tile rows (a quarter of the CTAs would only load), nor
+     * with fewer than eight rows in under a wave of tiles, where clusters
+     * were no faster (session 51, docs/sm90.md, "K an odd multiple of 8:
+     * the ping-pong tile in clusters of two") */
     if (rows_off_line(kk) && kk >= 512 && tma && m > 3 * pp->bm && batch == 1 &&
         (m > 7 * pp->bm || pp_tiles > (double)sms)) {
         const plan_config *twin = pp_pick == pp ? g->pp_off_cl : pp_pick == g->pp_deep ? g->pp_deep_cl : NULL;
@@ -1054,10 +1054,10 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
                 return swapped;
             /* and past the swapped tiles' rule, the one-warpgroup wgmma
              * 64x64 tile (eight stages, at its planner split) in place of
-             * mma.sync's: 1.09-1.44x on the 18 such shapes of a random
-             * draw (M of 33-555, K of 272-1496; 93x3920x1496 16.0 -> 11.1
-             * µs; session 51, docs/sm90.md); aligned rows (tma) as
-             * measured, not the guarded path's element-wise loads */
+             * mma.sync's, which it outran on every such shape measured;
+             * aligned rows (tma) only, as measured, not the guarded path's
+             * element-wise loads (session 51, docs/sm90.md, "The wgmma
+             * 64x64 tile where the sm90 heuristic fell through") */
             const plan_config *narrow = g->wg_narrow;
             return narrow && batch == 1 && sm90a && tma && fits(narrow, t) && plan_can_run(narrow, k, t->target, NULL)
                        ? narrow
@@ -1081,8 +1081,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
             return swapped;
         if (!swapped && wide_swap_serves(g, t, k, pick, m, n, kk, batch, sms, tma))
             return g->swap16_wide;
-        if (pick == g->wg_small && (m <= g->wg_small->bm || (m <= 2 * g->wg_small->bm && kk < 1600)) &&
-            g->wg_deep && fits(g->wg_deep, t) && batch == 1 &&
+        if (pick == g->wg_small && g->wg_deep && fits(g->wg_deep, t) &&
             deep_fills_half(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
             pick = g->wg_deep;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);
@@ -1145,9 +1144,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         if (pick == g->swap_rows[i] && wide_split_serves(g, t, k, pick, m, n, kk, sms))
             return g->wg_wide;
     /* the same over the one-warpgroup 64-row tiles and the 128x128 row at
-     * M of 113-128 and K of 2048 or more (session 51, docs/sm90.md: where
-     * those pass its byte test the split 128x256 tile ran 1.20-1.38x
-     * faster on three probe shapes, and where they fail it, 0.85-0.92x) */
+     * M of 113-128 and K of 2048 or more, where the byte test separated the
+     * split tile's wins from its losses (session 51, docs/sm90.md, "M of
+     * 113-128 at K an odd multiple of 8") */
     if (pick && tma && batch == 1 && m > 112 && m <= 128 && kk >= 2048 &&
         (pick == g->wg_small || pick == g->wg_deep || pick == g->wg_row) &&
         wide_split_serves(g, t, k, pick, m, n, kk, sms))
