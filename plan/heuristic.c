@@ -476,8 +476,6 @@ static int narrow_spares_split(const plan_config *narrow, const plan_config *wid
     return kk <= 4096 && (fill >= 0.6 || (fill >= 0.45 && fill <= 0.5));
 }
 
-/* A non-persistent GEMM tile's CTAs on sm_90a: its tiles times the
- * planner's split (plan.c's complete) */
 /* The planner's split-K for GEMM configuration c on sm_90a (its shares
  * summed in clusters where they fit: plan_split_k). */
 static int gemm_split(const plan_config *c, long long m, long long n, long long kk, long long sms)
@@ -485,6 +483,8 @@ static int gemm_split(const plan_config *c, long long m, long long n, long long 
     return plan_split_k(plan_config_tiles(c, m, n), c->min_blocks, (int)sms, kk, c->bk, 1, 1);
 }
 
+/* A non-persistent GEMM tile's CTAs on sm_90a: its tiles times the
+ * planner's split (plan.c's complete) */
 static long long split_grid(const plan_config *c, long long m, long long n, long long kk, long long sms)
 {
     return plan_config_tiles(c, m, n) * gemm_split(c, m, n, kk, sms);
@@ -520,12 +520,21 @@ static int rows_off_line(long long k)
  * (3x524x11441); 4x635x6328, its 5 tiles split eight ways against the
  * 16x64 tile's 10 as far, ran 0.90x.
  */
+/* The terms every swapped tile of M up to 32 is taken on: one problem of
+ * K-contiguous 16-bit operands with aligned rows (tma) on sm_90a, K of 768
+ * or more unless short_k says the alternative is mma.sync's tile. */
+static int swap_terms(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long kk,
+                      long long batch, int tma, int short_k)
+{
+    return g->swap16 && tma && batch == 1 && (kk >= 768 || short_k) && k->k_contiguous &&
+           t->target == EVT_TARGET_SM90A;
+}
+
 static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                          long long m, long long n, long long kk, long long batch, long long sms,
                                          int tma, int short_k)
 {
-    if (!g->swap16 || !tma || m > g->swap32->bm || batch != 1 || (kk < 768 && !short_k) || !k->k_contiguous ||
-        t->target != EVT_TARGET_SM90A)
+    if (!swap_terms(g, t, k, kk, batch, tma, short_k) || m > g->swap32->bm)
         return NULL;
     const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
     const long long tiles = plan_config_tiles(c, m, n);
@@ -562,8 +571,8 @@ static int wide_swap_serves(const gemm_tiles *g, const plan_target *t, const pla
                             long long sms, int tma)
 {
     const plan_config *c = g->swap16_wide;
-    if (!c || pick != g->wg_small || !tma || m > c->bm || batch != 1 || kk < 768 || !k->k_contiguous ||
-        t->target != EVT_TARGET_SM90A || !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+    if (!c || pick != g->wg_small || !swap_terms(g, t, k, kk, batch, tma, 0) || m > c->bm || !fits(c, t) ||
+        !plan_can_run(c, k, t->target, NULL))
         return 0;
     if (plan_config_tiles(g->swap16, m, n) <= sms || plan_config_tiles(c, m, n) > sms)
         return 0;
@@ -739,6 +748,14 @@ static int coop_row_serves(const plan_config *c, const plan_kernel *k)
     return 1;
 }
 
+/* M's tile rows of clustered row cl, stacked to whole clusters: the last
+ * cluster's CTAs past M only feed the multicast */
+static long long stacked_rows(const plan_config *cl, long long m)
+{
+    const long long rows = (m + cl->bm - 1) / cl->bm;
+    return (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
+}
+
 /*
  * Whether clustered row cl (clusters of cl->cluster tiles stacked along M)
  * runs in as many waves as its tiles would alone: a number of tile rows
@@ -748,14 +765,6 @@ static int coop_row_serves(const plan_config *c, const plan_kernel *k)
  * six held-out shapes of odd tile rows 1.11-1.18x faster unclustered;
  * session 32, docs/sm90.md, "Clusters only where they add no wave").
  */
-/* M's tile rows of clustered row cl, stacked to whole clusters: the last
- * cluster's CTAs past M only feed the multicast */
-static long long stacked_rows(const plan_config *cl, long long m)
-{
-    const long long rows = (m + cl->bm - 1) / cl->bm;
-    return (rows + cl->cluster - 1) / cl->cluster * cl->cluster;
-}
-
 static int cluster_keeps_waves(const plan_config *cl, long long m, long long n, long long batch, long long sms)
 {
     const long long stacked = stacked_rows(cl, m);
@@ -774,6 +783,14 @@ static int cluster_keeps_cta_waves(const plan_config *cl, long long m, long long
 {
     const double rows = (double)((m + cl->bm - 1) / cl->bm), cols = (double)plan_config_tiles(cl, 1, n);
     return ceil((double)stacked_rows(cl, m) * cols / (double)sms) <= ceil(rows * cols / (double)sms);
+}
+
+/* Whether clustered row cl (NULL: none) can take the problem at all: it
+ * fits and runs on t, and its clusters add no wave (cluster_keeps_waves). */
+static int cluster_row_serves(const plan_config *cl, const plan_target *t, const plan_kernel *k, long long m,
+                              long long n, long long batch, long long sms)
+{
+    return cl && fits(cl, t) && plan_can_run(cl, k, t->target, NULL) && cluster_keeps_waves(cl, m, n, batch, sms);
 }
 
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
@@ -897,11 +914,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * eight shapes measured, never slower (docs/fp8.md; all had an even
      * number of tile rows), unless the clusters add a wave (as the 16-bit
      * rows', cluster_keeps_waves: not measured on fp8) */
-    const plan_config *pp_pick = g->pp_cl && tma && m > pp->bm && fits(g->pp_cl, t) &&
-                                         plan_can_run(g->pp_cl, k, t->target, NULL) &&
-                                         cluster_keeps_waves(g->pp_cl, m, n, batch, sms)
-                                     ? g->pp_cl
-                                     : pp;
+    const plan_config *pp_pick =
+        tma && m > pp->bm && cluster_row_serves(g->pp_cl, t, k, m, n, batch, sms) ? g->pp_cl : pp;
     /* in doubles: a batch's tiles may saturate at LLONG_MAX */
     const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
     /* K of 2048 or more, or of 768 or more with a tile for each consumer
@@ -924,9 +938,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * sweep, where with one tile row (the peer's tile empty) it lost up to
      * 1.9x; held out, 1.067x in geomean over twelve shapes (0.98-1.26x),
      * and 1.165x over ten more at K of 8192-16384 (1.005-1.30x) */
-    if (pp_pick == g->pp_deep && g->pp_deep_cl && kk >= 2048 && m > pp->bm && batch == 1 &&
-        fits(g->pp_deep_cl, t) && plan_can_run(g->pp_deep_cl, k, t->target, NULL) &&
-        cluster_keeps_waves(g->pp_deep_cl, m, n, batch, sms))
+    if (pp_pick == g->pp_deep && kk >= 2048 && m > pp->bm && batch == 1 &&
+        cluster_row_serves(g->pp_deep_cl, t, k, m, n, batch, sms))
         pp_pick = g->pp_deep_cl;
     /* K an odd multiple of 8 from 512: the ping-pong row in clusters of
      * two, each CTA loading half of the B tile the pair shares, where the
@@ -940,8 +953,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     if (rows_off_line(kk) && kk >= 512 && tma && m > 3 * pp->bm && batch == 1 &&
         (m > 7 * pp->bm || pp_tiles > (double)sms)) {
         const plan_config *twin = pp_pick == pp ? g->pp_off_cl : pp_pick == g->pp_deep ? g->pp_deep_cl : NULL;
-        if (twin && fits(twin, t) && plan_can_run(twin, k, t->target, NULL) &&
-            cluster_keeps_waves(twin, m, n, batch, sms) && cluster_keeps_cta_waves(twin, m, n, sms))
+        if (cluster_row_serves(twin, t, k, m, n, batch, sms) && cluster_keeps_cta_waves(twin, m, n, sms))
             pp_pick = twin;
     }
     /* a 1x1 conv is a GEMM: the conv's rule for the staged producer/consumer
