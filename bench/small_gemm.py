@@ -13,7 +13,7 @@ marked "+" summed its split-K shares in their clusters.  docs/sm90.md
     SMALL_GEMM_SHAPES="16x4096x4096 77x3000x1000" ...   (MxNxK, space-separated)
     SMALL_GEMM_SECONDS=150 ...   (stop starting new shapes after that long)
     SMALL_GEMM_CANDS="sm90_wg1_64x128x64_s8:0,2,4" ...   (the forced plans instead:
-        configuration:split-K ways, 0 the planner's; "none": the pick alone)
+        configuration:split-K ways, 0 the planner's, "sk" stream-K; "none": the pick alone)
     SMALL_GEMM_SHAPES="16x4096x4096@sm90_wg1_64x64x64_s8:0@sm90_wg1_16x64x64_s16:0" ...
         (a shape's own forced plans, in place of the others: a held-out set's old
         and new picks, each at the planner's split; "CONFIG:sk" forces stream-K)
@@ -39,7 +39,7 @@ cands = [("sm80_64x64x32_w4_s4", s) for s in (1, 2, 4, 8)] + \
 if os.environ.get("SMALL_GEMM_CANDS") == "none":  # the pick alone against cuBLASLt (a survey)
     cands = []
 elif os.environ.get("SMALL_GEMM_CANDS"):  # "CONFIG:S,S,... CONFIG:S,..." (S: split-K ways, 0 the planner's)
-    cands = [(c.split(":")[0], int(s)) for c in os.environ["SMALL_GEMM_CANDS"].split()
+    cands = [(c.split(":")[0], s if s == "sk" else int(s)) for c in os.environ["SMALL_GEMM_CANDS"].split()
              for s in c.split(":")[1].split(",")]
 shapes = [(1,4096,4096),(16,4096,4096),(128,4096,4096),(16,11008,4096),(77,4096,11008),(128,2560,2560),
           (16,2560,2560),(512,1024,4096),(1,1024,4096),(128,1024,4096),(16,768,768),(333,768,768),
