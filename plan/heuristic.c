@@ -937,9 +937,18 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * unclustered on twelve of fifteen such shapes of a random tuning
      * sweep, where with one tile row (the peer's tile empty) it lost up to
      * 1.9x; held out, 1.067x in geomean over twelve shapes (0.98-1.26x),
-     * and 1.165x over ten more at K of 8192-16384 (1.005-1.30x) */
-    if (pp_pick == g->pp_deep && kk >= 2048 && m > pp->bm && batch == 1 &&
-        cluster_row_serves(g->pp_deep_cl, t, k, m, n, batch, sms))
+     * and 1.165x over ten more at K of 8192-16384 (1.005-1.30x).  Not
+     * with three tile rows, a quarter of the CTAs only loading (as the
+     * odd-8 rule below), nor where the stacked CTAs pass a multiple of the
+     * SMs that the tiles alone do not (cluster_keeps_cta_waves), a CTA
+     * then running two tiles' mainloops one after the other; but at K an
+     * odd multiple of 8 past a wave of tiles the multicast's halved L2
+     * requests still outweighed that round (session 52, docs/sm90.md,
+     * "The clustered ping-pong tile's CTA rounds") */
+    const long long pp_rows = (m + pp->bm - 1) / pp->bm;
+    if (pp_pick == g->pp_deep && kk >= 2048 && pp_rows > 1 && pp_rows != 3 && batch == 1 &&
+        cluster_row_serves(g->pp_deep_cl, t, k, m, n, batch, sms) &&
+        (cluster_keeps_cta_waves(g->pp_deep_cl, m, n, sms) || (rows_off_line(kk) && pp_tiles > (double)sms)))
         pp_pick = g->pp_deep_cl;
     /* K an odd multiple of 8 from 512: the ping-pong row in clusters of
      * two, each CTA loading half of the B tile the pair shares, where the

@@ -2345,6 +2345,35 @@ static void test_odd_k_ping_pong_clusters(void **state)
     assert_int_not_equal(pick_batched(1948, 824, 552, 4, 1), T(sm90_pp2_cl2_128x128x64_s4));
 }
 
+/* Session 52's bounds on session 46's rule: the six-stage ping-pong tile at
+ * K >= 2048 stays unclustered with three tile rows, and where stacking its
+ * tile rows into clusters of two passes one more multiple of the SMs in
+ * CTAs than the tiles alone, but for K an odd multiple of 8 past a wave of
+ * tiles. */
+static void test_cluster_cta_rounds(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* 3 rows x 34 columns: 102 tiles, 136 stacked CTAs */
+        {&k_gemm_tn_gelu, 312, 4352, 2560, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* 5 rows x 23: 115 tiles, 138 CTAs */
+        {&k_gemm_tn_gelu, 609, 2936, 10824, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* 99 rows x 4: 396 tiles in three rounds, 400 CTAs in four */
+        {&k_gemm_tn_gelu, 12616, 432, 6496, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* odd-8 K past a wave of tiles: in clusters all the same (629
+         * tiles in five rounds, 666 CTAs in six) */
+        {&k_gemm_tn_gelu, 2164, 4712, 4920, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* three tile rows, no round added (96 tiles, 128 CTAs) */
+        {&k_gemm_tn_gelu, 299, 4096, 4352, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* no round added: in clusters */
+        {&k_gemm_tn_gelu, 553, 2552, 7328, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {&k_gemm_tn_gelu, 463, 2208, 6056, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* 5 rows x 41: 205 tiles and 246 CTAs, both in two rounds */
+        {&k_gemm_tn_gelu, 637, 5144, 2472, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+}
+
 /* Session 44's rule: a tanh GELU or a SiLU under fast math (fast_light) at
  * K of 768-2047 in whole k tiles takes the six-stage ping-pong tile past
  * twelve of its tiles an SM, where other epilogues keep the cooperative one. */
@@ -3191,7 +3220,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
