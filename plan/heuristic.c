@@ -842,6 +842,42 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
 }
 
 /*
+ * The cooperative 128x256 row for a problem whose ping-pong tiles run past
+ * one round of CTAs and within two (the consumers' mainloops take turns, so
+ * a CTA with two tiles runs two mainloops one after the other), where the
+ * cooperative tile's own tiles fit one round and pad N no more than five
+ * points over the ping-pong tile's (NULL where it does not serve): at K an
+ * odd multiple of 8 in clusters of two, where they add no round (coop_of's
+ * rule), else in four stages (N a multiple of 8) or three.  An exact
+ * GELU's kind of epilogue (per element, neither light nor fast_light), one
+ * problem, as measured: on the H200 the 21 shapes of seed 5205/5206's
+ * probe that it takes ran 1.04-1.46x faster; the one loss among those it
+ * leaves had a last column the area test excludes (session 52,
+ * docs/sm90.md, "The cooperative tile for the ping-pong tile's second
+ * round").
+ */
+static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                        const plan_config *pp, long long m, long long n, long long kk,
+                                        long long batch, long long sms)
+{
+    const plan_config *c = g->coop;
+    if (!c || k->fp8 || k->light || k->fast_light || !k->per_element || batch != 1 || t->target != EVT_TARGET_SM90A ||
+        !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+        return NULL;
+    const long long pp_tiles = plan_config_tiles(pp, m, n);
+    if (pp_tiles <= sms || pp_tiles > 2 * sms || plan_config_tiles(c, m, n) > sms ||
+        tile_area_pct(c, m, n) + 5 <= tile_area_pct(pp, m, n))
+        return NULL;
+    if (rows_off_line(kk) && g->coop_cl && fits(g->coop_cl, t) && plan_can_run(g->coop_cl, k, t->target, NULL) &&
+        cluster_keeps_cta_waves(g->coop_cl, m, n, sms))
+        return g->coop_cl;
+    if (n % 8 == 0 && g->coop_deep && fits(g->coop_deep, t) &&
+        plan_can_run(g->coop_deep, k, t->target, NULL))
+        return g->coop_deep;
+    return c;
+}
+
+/*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
@@ -1012,8 +1048,10 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
         if (2.0 * pp_tiles <= (double)sms && g->wg_deep && fits(g->wg_deep, t) &&
             (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
             return g->wg_deep;
-        if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85)
-            return pp_pick;
+        if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85) {
+            const plan_config *round = coop_round_of(g, t, k, pp, m, n, kk, batch, sms);
+            return round ? round : pp_pick;
+        }
         /* K of 4096 or more in whole k tiles: the same tile as the
          * cooperative row, whose TMA producer kept the consumers fed better
          * over a long mainloop (session 32, bias + GELU: 1.02-1.07x on the

@@ -2368,10 +2368,39 @@ static void test_cluster_cta_rounds(void **state)
         /* no round added: in clusters */
         {&k_gemm_tn_gelu, 553, 2552, 7328, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         {&k_gemm_tn_gelu, 463, 2208, 6056, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
-        /* 5 rows x 41: 205 tiles and 246 CTAs, both in two rounds */
-        {&k_gemm_tn_gelu, 637, 5144, 2472, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* 16 rows x 13: 208 tiles, stacked without an added CTA */
+        {&k_gemm_tn_gelu, 2043, 1648, 3312, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
     };
     expect_picks(rows, sizeof rows / sizeof rows[0]);
+}
+
+/* Session 52's rule: where the ping-pong tiles run past one round of CTAs
+ * and within two, and the cooperative 128x256 tiles fit one round without
+ * padding N five points more, that row (coop_round_of) for an exact GELU's
+ * kind of epilogue. */
+static void test_coop_round(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* 3 x 68 = 204 ping-pong tiles, 102 cooperative ones: four stages */
+        {&k_gemm_tn_gelu, 273, 8680, 6496, 1, T(sm90_coop2_128x256x64_s4), 1},
+        {&k_gemm_tn_gelu, 2729, 1232, 1952, 1, T(sm90_coop2_128x256x64_s4), 1},
+        /* K an odd multiple of 8: in clusters of two */
+        {&k_gemm_tn_gelu, 3418, 1024, 10344, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        {&k_gemm_tn_gelu, 157, 12800, 1560, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        {&k_gemm_tn_gelu, 637, 5144, 2472, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        /* 144 cooperative tiles, past one round: the ping-pong pick */
+        {&k_gemm_tn_gelu, 3046, 1344, 1280, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* N = 1544 pads 7 x 256 columns to 86%, 13 x 128 to 93% */
+        {&k_gemm_tn_gelu, 2286, 1544, 14032, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* 102 ping-pong tiles: one round */
+        {&k_gemm_tn_gelu, 312, 4352, 2560, 1, T(sm90_pp2_128x128x64_s6), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    /* not a light epilogue, a cheap one under fast math, nor a batch (not measured) */
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_light, 273, 8680, 6496, 1, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_tanh, 273, 8680, 6496, 1, 1), T(sm90_coop2_128x256x64_s4));
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_gelu, 273, 8680, 6496, 2, 1), T(sm90_coop2_128x256x64_s4));
 }
 
 /* Session 44's rule: a tanh GELU or a SiLU under fast math (fast_light) at
@@ -3220,7 +3249,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
