@@ -2374,10 +2374,10 @@ static void test_cluster_cta_rounds(void **state)
     expect_picks(rows, sizeof rows / sizeof rows[0]);
 }
 
-/* Session 52's rule: where the ping-pong tiles run past one round of CTAs
- * and within two, and the cooperative 128x256 tiles fit one round without
- * padding N five points more, that row (coop_round_of) for an exact GELU's
- * kind of epilogue. */
+/* Session 52's rule: where the ping-pong tiles run two rounds of CTAs and
+ * the cooperative 128x256 tiles one (or, at K >= 4096, four against two),
+ * without padding N five points more, that row (coop_round_of) for an
+ * exact GELU's kind of epilogue. */
 static void test_coop_round(void **state)
 {
     (void)state;
@@ -2395,6 +2395,13 @@ static void test_coop_round(void **state)
         {&k_gemm_tn_gelu, 2286, 1544, 14032, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         /* 102 ping-pong tiles: one round */
         {&k_gemm_tn_gelu, 312, 4352, 2560, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* four rounds (425 tiles) against two (215), K >= 4096 */
+        {&k_gemm_tn_gelu, 535, 10784, 13472, 1, T(sm90_coop2_128x256x64_s4), 1},
+        {&k_gemm_tn_gelu, 652, 9224, 5592, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        /* ... not at shorter K (416 against 208 at K = 1280) */
+        {&k_gemm_tn_gelu, 486, 13288, 1280, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* three rounds (329 tiles) against two: the ping-pong pick */
+        {&k_gemm_tn_gelu, 5934, 808, 4128, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
     };
     expect_picks(rows, sizeof rows / sizeof rows[0]);
     /* not a light epilogue, a cheap one under fast math, nor a batch (not measured) */
