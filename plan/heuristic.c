@@ -846,17 +846,13 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
  * rounds of CTAs, one an SM (the consumers' mainloops take turns, so a CTA
  * with two tiles runs two mainloops one after the other), where the
  * cooperative tile's own tiles run one, or at K of 4096 or more four
- * rounds against two, and pad N no more than five points over the
- * ping-pong tile's (NULL where it does not serve): at K an
- * odd multiple of 8 in clusters of two, where they add no round (coop_of's
- * rule), else in four stages (N a multiple of 8) or three.  An exact
- * GELU's kind of epilogue (per element, neither light nor fast_light), one
- * problem, as measured: on the H200 the 21 shapes of seed 5205/5206's
- * probe that its first case takes ran 1.04-1.46x faster, and the one loss
- * among those it leaves had a last column the area test excludes; the 11
- * of seed 5208's that its second takes 1.00-1.46x (session 52,
- * docs/sm90.md, "The cooperative tile for the ping-pong tile's second
- * round").
+ * rounds against two (about even at shorter K), and pad N no more than
+ * five points over the ping-pong tile's (NULL where it does not serve): at
+ * K an odd multiple of 8 in clusters of two where they add no round
+ * (coop_of's rule), else in four stages (N a multiple of 8) or three.
+ * Only for an exact GELU's kind of epilogue (per element, neither light
+ * nor fast_light) and one problem, as measured (session 52, docs/sm90.md,
+ * "The cooperative tile for the ping-pong tile's second round").
  */
 static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                         const plan_config *pp, long long m, long long n, long long kk,
@@ -866,9 +862,7 @@ static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *
     if (!c || k->fp8 || k->light || k->fast_light || !k->per_element || batch != 1 || t->target != EVT_TARGET_SM90A ||
         !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
         return NULL;
-    /* rounds of CTAs, one an SM: two of the ping-pong tile's against one
-     * of the cooperative tile's, or at K of 4096 or more four against two
-     * (shorter K was about even there) */
+    /* rounds of CTAs, one an SM */
     const long long pp_rounds = (plan_config_tiles(pp, m, n) + sms - 1) / sms;
     const long long rounds = (plan_config_tiles(c, m, n) + sms - 1) / sms;
     if (!((pp_rounds == 2 && rounds == 1) || (pp_rounds == 4 && rounds == 2 && kk >= 4096)) ||
