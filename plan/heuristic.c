@@ -137,6 +137,13 @@ static int fits(const plan_config *c, const plan_target *t)
     return c->smem_bytes <= t->smem_per_block;
 }
 
+/* Whether row c (NULL: none) can take kernel k on t at all: its shared
+ * memory fits and its mainloop, operands and target allow it. */
+static int row_runs(const plan_config *c, const plan_target *t, const plan_kernel *k)
+{
+    return c && fits(c, t) && plan_can_run(c, k, t->target, NULL);
+}
+
 /* The GEMM heuristics' tiles: the 16-bit rows, or the fp8 ones.  fp8 has
  * no wide mma.sync tile, and no wgmma tile but the cooperative one, whose
  * consumers add each k tile's products in f32: the others leave K's whole
@@ -538,7 +545,7 @@ static const plan_config *swapped_serves(const gemm_tiles *g, const plan_target 
         return NULL;
     const plan_config *c = m > g->swap16->bm ? g->swap32 : g->swap16;
     const long long tiles = plan_config_tiles(c, m, n);
-    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL) || tiles > sms)
+    if (!row_runs(c, t, k) || tiles > sms)
         return NULL;
     /* the 16x128 tile: few tiles, split in clusters, but not on fewer CTAs
      * than the 16x64 tile's split grid */
@@ -571,8 +578,7 @@ static int wide_swap_serves(const gemm_tiles *g, const plan_target *t, const pla
                             long long sms, int tma)
 {
     const plan_config *c = g->swap16_wide;
-    if (!c || pick != g->wg_small || !swap_terms(g, t, k, kk, batch, tma, 0) || m > c->bm || !fits(c, t) ||
-        !plan_can_run(c, k, t->target, NULL))
+    if (!row_runs(c, t, k) || pick != g->wg_small || !swap_terms(g, t, k, kk, batch, tma, 0) || m > c->bm)
         return 0;
     if (plan_config_tiles(g->swap16, m, n) <= sms || plan_config_tiles(c, m, n) > sms)
         return 0;
@@ -626,7 +632,7 @@ static const plan_config *swapped_rows_serves(const gemm_tiles *g, const plan_ta
         kk < 2048 || batch != 1 || !k->k_contiguous || t->target != EVT_TARGET_SM90A)
         return NULL;
     const plan_config *c = g->swap_rows[(m - 65) / 16];
-    if (!fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+    if (!row_runs(c, t, k))
         return NULL;
     const long long our_tiles = plan_config_tiles(c, m, n), their_tiles = plan_config_tiles(pick, m, n);
     if (our_tiles < 1 || their_tiles < 1) /* N = 0: nothing to load */
@@ -790,7 +796,7 @@ static int cluster_keeps_cta_waves(const plan_config *cl, long long m, long long
 static int cluster_row_serves(const plan_config *cl, const plan_target *t, const plan_kernel *k, long long m,
                               long long n, long long batch, long long sms)
 {
-    return cl && fits(cl, t) && plan_can_run(cl, k, t->target, NULL) && cluster_keeps_waves(cl, m, n, batch, sms);
+    return row_runs(cl, t, k) && cluster_keeps_waves(cl, m, n, batch, sms);
 }
 
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
@@ -855,12 +861,11 @@ static int mid_fills_waves(const gemm_tiles *g, const plan_target *t, const plan
  * "The cooperative tile for the ping-pong tile's second round").
  */
 static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
-                                        const plan_config *pp, long long m, long long n, long long kk,
-                                        long long batch, long long sms)
+                                        long long m, long long n, long long kk, long long batch, long long sms)
 {
-    const plan_config *c = g->coop;
-    if (!c || k->fp8 || k->light || k->fast_light || !k->per_element || batch != 1 || t->target != EVT_TARGET_SM90A ||
-        !fits(c, t) || !plan_can_run(c, k, t->target, NULL))
+    const plan_config *c = g->coop, *pp = g->pp;
+    if (k->fp8 || k->light || k->fast_light || !k->per_element || batch != 1 || t->target != EVT_TARGET_SM90A ||
+        !row_runs(c, t, k))
         return NULL;
     /* rounds of CTAs, one an SM */
     const long long pp_rounds = (plan_config_tiles(pp, m, n) + sms - 1) / sms;
@@ -868,11 +873,10 @@ static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *
     if (!((pp_rounds == 2 && rounds == 1) || (pp_rounds == 4 && rounds == 2 && kk >= 4096)) ||
         tile_area_pct(c, m, n) + 5 <= tile_area_pct(pp, m, n))
         return NULL;
-    if (rows_off_line(kk) && g->coop_cl && fits(g->coop_cl, t) && plan_can_run(g->coop_cl, k, t->target, NULL) &&
-        cluster_keeps_cta_waves(g->coop_cl, m, n, sms))
+    /* (a cooperative CTA holds one tile: cluster_row_serves counts CTAs) */
+    if (rows_off_line(kk) && cluster_row_serves(g->coop_cl, t, k, m, n, batch, sms))
         return g->coop_cl;
-    if (n % 8 == 0 && g->coop_deep && fits(g->coop_deep, t) &&
-        plan_can_run(g->coop_deep, k, t->target, NULL))
+    if (n % 8 == 0 && row_runs(g->coop_deep, t, k))
         return g->coop_deep;
     return c;
 }
@@ -963,9 +967,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * K of 1000 and 1280 (0.90-0.92x with a GELU), and at K of 256-512 it
      * was as fast or up to 1.1x slower: its epilogue's sixteen sub-tiles
      * cost more than the depth saves (docs/sm90.md) */
-    if (pp_pick == pp && g->pp_deep &&
-        (kk >= 2048 || (kk >= 768 && pp_tiles >= 2.0 * (double)sms)) &&
-        fits(g->pp_deep, t) && plan_can_run(g->pp_deep, k, t->target, NULL))
+    if (pp_pick == pp && (kk >= 2048 || (kk >= 768 && pp_tiles >= 2.0 * (double)sms)) &&
+        row_runs(g->pp_deep, t, k))
         pp_pick = g->pp_deep;
     /* and at K of 2048 or more, with two tile rows or more, in clusters of
      * two, each pair of M tiles sharing B's tile by multicast, where the
@@ -1049,7 +1052,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
             (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
             return g->wg_deep;
         if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85) {
-            const plan_config *round = coop_round_of(g, t, k, pp, m, n, kk, batch, sms);
+            const plan_config *round = coop_round_of(g, t, k, m, n, kk, batch, sms);
             return round ? round : pp_pick;
         }
         /* K of 4096 or more in whole k tiles: the same tile as the
@@ -1118,9 +1121,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
              * element-wise loads (session 51, docs/sm90.md, "The wgmma
              * 64x64 tile where the sm90 heuristic fell through") */
             const plan_config *narrow = g->wg_narrow;
-            return narrow && batch == 1 && sm90a && tma && fits(narrow, t) && plan_can_run(narrow, k, t->target, NULL)
-                       ? narrow
-                       : classic;
+            return batch == 1 && sm90a && tma && row_runs(narrow, t, k) ? narrow : classic;
         }
         const plan_config *swapped = swapped_serves(g, t, k, m, n, kk, batch, sms, tma, 0);
         const plan_config *w = g->wg_deep && fits(g->wg_deep, t) &&
