@@ -1177,6 +1177,37 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
 }
 
 /*
+ * Whether the two-warpgroup 128x128 tile row (six stages, one CTA an SM),
+ * split along K at the planner's split, takes a problem of two or more of
+ * its tile rows from a one-warpgroup 64-row tile small (64x128 in four or
+ * eight stages, or 64x64): one_row_serves's trade past one row.  A row
+ * share loads 256 rows of operands a k step for 128 x 128 outputs where a
+ * 64x128 tile loads 192 for half as many, and two warpgroups issue its
+ * wgmmas; the split (two to five shares, summed in their clusters) gives
+ * it the SMs that its fewer tiles would leave idle.  Only where a share
+ * runs fewer MACs than a CTA of small's plan, or as many where small's
+ * plan is split too or K is 4096 or more: at K under 4096 a row split
+ * into as many MACs a CTA as small's unsplit plan, or more, lost (a
+ * sum added to the same work).  Not at a split of six or more, nor
+ * unsplit, at K under 2048 or for batches (not measured).  Session 53,
+ * docs/sm90.md ("The 128x128 tile split past one tile row").
+ */
+static int split_row_serves(const plan_config *row, const plan_config *small, const plan_target *t,
+                            const plan_kernel *k, long long m, long long n, long long kk, long long batch,
+                            long long sms)
+{
+    if (batch != 1 || !row || m <= row->bm || kk < 2048 || t->target != EVT_TARGET_SM90A || !row_runs(row, t, k))
+        return 0;
+    const long long tiles = plan_config_tiles(row, m, n);
+    const int split = gemm_split(row, m, n, kk, sms), small_split = gemm_split(small, m, n, kk, sms);
+    if (split < 2 || split > 5 || 2.0 * (double)tiles * split < (double)sms)
+        return 0;
+    /* a share's area against a share of small's: the MACs each CTA runs */
+    const long long share = row->bm * row->bn * small_split, small_share = small->bm * small->bn * split;
+    return share < small_share || (share == small_share && (small_split >= 2 || kk >= 4096));
+}
+
+/*
  * gemm_sm90_base's pick, or a narrower cooperative tile where that pick is a
  * 128-row wgmma tile at K >= 1024: the 128x160 one (K-contiguous operands)
  * where it pads N no more than the 128x192 one, else that one, the first of
@@ -1211,6 +1242,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         (pick == g->wg_small || pick == g->wg_deep || pick == g->wg_row) &&
         wide_split_serves(g, t, k, pick, m, n, kk, sms))
         return g->wg_wide;
+    if (pick && (pick == g->wg_small || pick == g->wg_deep || pick == g->wg_narrow) &&
+        split_row_serves(g->wg_row, pick, t, k, m, n, kk, batch, sms))
+        return g->wg_row;
     if (!pick || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 || !pick->wgmma)
         return pick;
     if (plan_config_coop(pick) &&

@@ -2374,6 +2374,45 @@ static void test_cluster_cta_rounds(void **state)
     expect_picks(rows, sizeof rows / sizeof rows[0]);
 }
 
+/* Session 53's rule (split_row_serves): past one tile row of 128, the
+ * two-warpgroup 128x128 tile at its planner split of two to five shares
+ * in place of the one-warpgroup 64-row tiles; not at six shares or more,
+ * unsplit, at K under 2048, for batches or off sm_90a. */
+static void test_split_row(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* probed (seed 5301): 24 tiles in four shares, 44 64x128 tiles in two */
+        {&k_gemm_tn_gelu, 667, 408, 11976, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* 63 tiles in two shares, as many MACs a CTA as the eight-stage
+         * 64x128 tile's unsplit, at K >= 4096 */
+        {&k_gemm_tn_gelu, 892, 1080, 16088, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* ... not at K under 4096 (458x1440x2816 0.93x held out) */
+        {&k_gemm_tn_gelu, 458, 1440, 2816, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* from the 64x64 tile unsplit: 4 x 10 tiles in five shares */
+        {&k_gemm_tn_gelu, 238, 1224, 3872, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* ... not where a share is a third more MACs than its tile (32
+         * tiles in three shares; 793x560x2336 0.85x held out) */
+        {&k_gemm_tn_gelu, 938, 424, 3896, 1, T(sm90_wg1_64x64x64_s8), 1},
+        {&k_gemm_tn_gelu, 793, 560, 2336, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* 18 tiles would split six ways */
+        {&k_gemm_tn_gelu, 344, 744, 7296, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* eight ways */
+        {&k_gemm_tn_gelu, 165, 336, 15888, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* K under 2048 */
+        {&k_gemm_tn_gelu, 938, 424, 1984, 1, T(sm90_wg1_64x64x64_s8), 1},
+        /* one 128-row tile row: one_row_serves's */
+        {&k_gemm_tn_gelu, 120, 11008, 4096, 1, T(sm90_wg2_128x128x64_s6), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    /* the same without TMA maps (these tiles load with cp.async) */
+    assert_int_equal(pick_batch(&k_gemm_tn_gelu, EVT_TARGET_SM90A, 667, 408, 11976, 1, 132, 0),
+                     T(sm90_wg2_128x128x64_s6));
+    /* a batch: not measured */
+    assert_int_not_equal(pick_batch(&k_gemm_tn_gelu, EVT_TARGET_SM90A, 667, 408, 11976, 2, 132, 1),
+                         T(sm90_wg2_128x128x64_s6));
+}
+
 /* Session 52's rule: where the ping-pong tiles run two rounds of CTAs and
  * the cooperative 128x256 tiles one (or, at K >= 4096, four against two),
  * without padding N five points more, that row (coop_round_of) for an
@@ -3256,7 +3295,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
