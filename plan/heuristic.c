@@ -1208,6 +1208,25 @@ static int split_row_serves(const plan_config *row, const plan_config *small, co
 }
 
 /*
+ * Whether the two-warpgroup 128x256 tile wide, at its planner split of two
+ * to five shares, takes split_row_serves's problem from the 128x128 tile
+ * row: where a share of wide's runs no more MACs than a share of row's.
+ * Its warpgroups' m64n256 wgmmas load 384 operand rows a k step for
+ * 128 x 256 outputs, row's 256 for half as many.  Session 53,
+ * docs/sm90.md ("The 128x128 tile split past one tile row").
+ */
+static int wide_over_row(const plan_config *wide, const plan_config *row, const plan_target *t,
+                         const plan_kernel *k, long long m, long long n, long long kk, long long sms)
+{
+    if (!row_runs(wide, t, k))
+        return 0;
+    const int split = gemm_split(wide, m, n, kk, sms), row_split = gemm_split(row, m, n, kk, sms);
+    const long long tiles = plan_config_tiles(wide, m, n);
+    return split >= 2 && split <= 5 && 2.0 * (double)tiles * split >= (double)sms &&
+           wide->bm * wide->bn * row_split <= row->bm * row->bn * split;
+}
+
+/*
  * gemm_sm90_base's pick, or a narrower cooperative tile where that pick is a
  * 128-row wgmma tile at K >= 1024: the 128x160 one (K-contiguous operands)
  * where it pads N no more than the 128x192 one, else that one, the first of
@@ -1244,7 +1263,7 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
         return g->wg_wide;
     if (pick && (pick == g->wg_small || pick == g->wg_deep || pick == g->wg_narrow) &&
         split_row_serves(g->wg_row, pick, t, k, m, n, kk, batch, sms))
-        return g->wg_row;
+        return wide_over_row(g->wg_wide, g->wg_row, t, k, m, n, kk, sms) ? g->wg_wide : g->wg_row;
     if (!pick || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 || !pick->wgmma)
         return pick;
     if (plan_config_coop(pick) &&

@@ -2391,6 +2391,15 @@ static void test_split_row(void **state)
         {&k_gemm_tn_gelu, 458, 1440, 2816, 1, T(sm90_wg1_64x128x64_s8), 1},
         /* from the 64x64 tile unsplit: 4 x 10 tiles in five shares */
         {&k_gemm_tn_gelu, 238, 1224, 3872, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* wide_over_row: the 128x256 tile in four or five shares, each no
+         * more MACs than a 128x128 share (held out) */
+        {&k_gemm_tn_gelu, 672, 832, 5144, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn_gelu, 441, 1160, 13728, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* ... not where a share would run more (three shares of 128x256
+         * against two of 128x128) */
+        {&k_gemm_tn_gelu, 2028, 496, 13256, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* ... nor at seven shares (clusters the runtime declines) */
+        {&k_gemm_tn_gelu, 485, 808, 9464, 1, T(sm90_wg2_128x128x64_s6), 1},
         /* ... not where a share is a third more MACs than its tile (32
          * tiles in three shares; 793x560x2336 0.85x held out) */
         {&k_gemm_tn_gelu, 938, 424, 3896, 1, T(sm90_wg1_64x64x64_s8), 1},
