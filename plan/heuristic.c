@@ -1227,6 +1227,40 @@ static int wide_over_row(const plan_config *wide, const plan_config *row, const 
 }
 
 /*
+ * N of 400 or less under a 128-row wgmma pick of a wave of tiles or more
+ * (unsplit, or cooperative with its tail split): of the ping-pong 128x128
+ * tile (six stages at K >= 2048, as gemm_sm90_base's rule) and the
+ * cooperative 128x160 and 128x192 ones, the first that leaves the busiest
+ * SM less area than the pick (sm_area, which counts a ping-pong CTA's two
+ * tiles as two: its consumers take turns at the mainloop).  N of 257-400
+ * pads a 256-wide tile's second column to 51-78% of its area, where 128,
+ * 160 or 192 columns fit closer; the rules that chose the pick saw waves
+ * (the cooperative tile's tail among them) but not that padding.  Probed
+ * on 20 shapes of M 2317-15295 (session 53, docs/sm90.md, "N of 257-400
+ * at large M"): the least area's tile was the fastest forced plan or
+ * within 4% of it on 19.
+ */
+static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                   const plan_config *pick, long long m, long long n, long long kk, long long batch,
+                                   long long sms)
+{
+    if (batch != 1 || n > 400 || t->target != EVT_TARGET_SM90A || pick->bm != 128 || pick->bn < 128 ||
+        !pick->wgmma || (!plan_config_persistent(pick) && gemm_split(pick, m, n, kk, sms) > 1))
+        return NULL;
+    const plan_config *cands[] = {kk >= 2048 ? g->pp_deep : g->pp, g->coop_160, g->coop_mid};
+    const plan_config *best = NULL;
+    double least = sm_area(pick, m, n, sms);
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        const plan_config *c = cands[i];
+        if (c && c != pick && row_runs(c, t, k) && plan_listed(c, k, t->target) && sm_area(c, m, n, sms) < least) {
+            best = c;
+            least = sm_area(c, m, n, sms);
+        }
+    }
+    return best;
+}
+
+/*
  * gemm_sm90_base's pick, or a narrower cooperative tile where that pick is a
  * 128-row wgmma tile at K >= 1024: the 128x160 one (K-contiguous operands)
  * where it pads N no more than the 128x192 one, else that one, the first of
@@ -1264,6 +1298,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     if (pick && (pick == g->wg_small || pick == g->wg_deep || pick == g->wg_narrow) &&
         split_row_serves(g->wg_row, pick, t, k, m, n, kk, batch, sms))
         return wide_over_row(g->wg_wide, g->wg_row, t, k, m, n, kk, sms) ? g->wg_wide : g->wg_row;
+    const plan_config *fit = pick && tma ? n_fit_of(g, t, k, pick, m, n, kk, batch, sms) : NULL;
+    if (fit)
+        return fit;
     if (!pick || !tma || kk < 1024 || pick->bm != 128 || pick->bn < 128 || !pick->wgmma)
         return pick;
     if (plan_config_coop(pick) &&

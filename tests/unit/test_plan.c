@@ -2983,12 +2983,38 @@ static void test_mid_over_padding(void **state)
         {gelu, 16384, 192, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* the 160-wide tile loads K-contiguous operands only */
         {&k_gemm_nn, 16384, 136, 8192, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* unchanged: as much area (264 columns in three 128-column tiles or
-         * two 192-column ones), more of it (4096^3), K under 1024, fp8 */
-        {gelu, 14965, 264, 10152, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* unchanged: more area (4096^3), fp8; N of 400 or less is
+         * n_fit_of's since session 53 (test_n_fit) */
         {gelu, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s4), 1},
-        {gelu, 8192, 320, 768, 1, T(sm90_wg2_128x256x64_s4), 1},
         {&k_gemm_fp8, 8192, 320, 4096, 1, T(sm90_coop2_cl2_128x128x128_s4_fp8), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+}
+
+/* Session 53's rule for N of 400 or less (n_fit_of): of the ping-pong
+ * 128x128 tile and the cooperative 128x160 and 128x192 ones, the first
+ * that leaves the busiest SM less area than the 128-row pick. */
+static void test_n_fit(void **state)
+{
+    (void)state;
+    const plan_kernel *gelu = &k_gemm_tn_gelu;
+    const pick_probe probes[] = {
+        /* probed: the cooperative 128x256 tile's tail, two 256-column
+         * tiles for N = 352: 201 ping-pong tiles in two rounds */
+        {gelu, 8492, 352, 2896, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {gelu, 10052, 384, 3192, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* the cp.async 128x256 tile at K under 1024: 160 columns */
+        {gelu, 15295, 264, 536, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {gelu, 8192, 320, 768, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* 192 columns where 160 take three tiles */
+        {gelu, 7861, 336, 896, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* the four-stage ping-pong tile at K under 2048 */
+        {gelu, 11341, 328, 312, 1, T(sm90_pp2_128x128x64_s4), 1},
+        /* as much area as the pick: it stays */
+        {gelu, 9929, 288, 448, 1, T(sm90_wg2_128x128x64_s3), 1},
+        {gelu, 4700, 376, 1008, 1, T(sm90_pp2_128x128x64_s4), 1},
+        /* N past 400: not measured */
+        {gelu, 8192, 408, 768, 1, T(sm90_wg2_128x256x64_s4), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
@@ -3304,7 +3330,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
