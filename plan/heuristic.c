@@ -1186,9 +1186,10 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
  * wgmmas; the split (two to five shares, summed in their clusters) gives
  * it the SMs that its fewer tiles would leave idle.  Only where a share
  * runs fewer MACs than a CTA of small's plan, or as many where small's
- * plan is split too or K is 4096 or more: at K under 4096 a row split
- * into as many MACs a CTA as small's unsplit plan, or more, lost (a
- * sum added to the same work).  Not at a split of six or more, nor
+ * plan is split too, K is 4096 or more, or small is the 64x64 tile (its
+ * m64n64 wgmmas load twice the bytes a MAC of row's): at K under 4096 a
+ * row split into as many MACs a CTA as the 64x128 tile's unsplit plan,
+ * or more, lost (a sum added to the same work).  Not at a split of six or more, nor
  * unsplit, at K under 2048 or for batches (not measured).  Session 53,
  * docs/sm90.md ("The 128x128 tile split past one tile row").
  */
@@ -1204,7 +1205,7 @@ static int split_row_serves(const plan_config *row, const plan_config *small, co
         return 0;
     /* a share's area against a share of small's: the MACs each CTA runs */
     const long long share = row->bm * row->bn * small_split, small_share = small->bm * small->bn * split;
-    return share < small_share || (share == small_share && (small_split >= 2 || kk >= 4096));
+    return share < small_share || (share == small_share && (small_split >= 2 || kk >= 4096 || small->bn < row->bn));
 }
 
 /*

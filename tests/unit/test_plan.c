@@ -2400,6 +2400,10 @@ static void test_split_row(void **state)
         {&k_gemm_tn_gelu, 2028, 496, 13256, 1, T(sm90_wg2_128x128x64_s6), 1},
         /* ... nor at seven shares (clusters the runtime declines) */
         {&k_gemm_tn_gelu, 485, 808, 9464, 1, T(sm90_wg2_128x128x64_s6), 1},
+        /* from the 64x64 tile unsplit at K under 4096: as many MACs a CTA
+         * in four shares (held out) */
+        {&k_gemm_tn_gelu, 454, 808, 3128, 1, T(sm90_wg2_128x128x64_s6), 1},
+        {&k_gemm_tn_gelu, 1020, 272, 3520, 1, T(sm90_wg2_128x128x64_s6), 1},
         /* ... not where a share is a third more MACs than its tile (32
          * tiles in three shares; 793x560x2336 0.85x held out) */
         {&k_gemm_tn_gelu, 938, 424, 3896, 1, T(sm90_wg1_64x64x64_s8), 1},
