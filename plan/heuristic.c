@@ -1047,9 +1047,20 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
         /* tiles for at most half the SMs: each CTA runs one tile on one
          * consumer, so the one-warpgroup 64x128 tile, twice the CTAs in one
          * wave at one an SM, keeps every SM busy (1.34-1.58x faster on the
-         * four such shapes of session 28's sweep; docs/tuning.md) */
-        if (2.0 * pp_tiles <= (double)sms && g->wg_deep && fits(g->wg_deep, t) &&
-            (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) <= (double)sms)
+         * four such shapes of session 28's sweep; docs/tuning.md); and
+         * in one wave of its own where M's last 128-row tile is half full
+         * or less and M at most four of them, so that the 64-row tiles are
+         * fewer than twice the ping-pong tiles and pad M less (M of
+         * 129-192: three rows of 64 against two of 128), not at K an odd
+         * multiple of 8, where its cp.async rows straddle one more line
+         * than the clustered ping-pong tile's TMA boxes multicast (session
+         * 53, docs/sm90.md, "The 64x128 tile where the ping-pong tile's
+         * last row is half empty") */
+        const double deep_tiles =
+            g->wg_deep ? (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) : 2.0 * (double)sms;
+        if (g->wg_deep && fits(g->wg_deep, t) && deep_tiles <= (double)sms &&
+            (2.0 * pp_tiles <= (double)sms ||
+             (batch == 1 && m <= 4 * pp->bm && !rows_off_line(kk) && deep_tiles < 2.0 * pp_tiles)))
             return g->wg_deep;
         if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85) {
             const plan_config *round = coop_round_of(g, t, k, m, n, kk, batch, sms);

@@ -2995,6 +2995,32 @@ static void test_mid_over_padding(void **state)
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
+/* Session 53's rule in gemm_sm90_base: the eight-stage 64x128 tile
+ * unsplit where its tiles fit one wave and are fewer than twice the
+ * ping-pong tiles (M's last 128-row tile half full or less). */
+static void test_deep_half_row(void **state)
+{
+    (void)state;
+    const plan_kernel *gelu = &k_gemm_tn_gelu;
+    const pick_probe probes[] = {
+        /* probed: 3 x 38 tiles against 2 x 38 ping-pong ones */
+        {gelu, 148, 4808, 5408, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {gelu, 190, 5320, 14288, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {gelu, 191, 4552, 2416, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* K an odd multiple of 8 (187x4800x11544 0.83x held out) */
+        {gelu, 187, 4800, 11544, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* more than four 128-row tile rows (805x1184x14344 0.80x held out) */
+        {gelu, 805, 1184, 14336, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* 3 x 59 tiles: past a wave */
+        {gelu, 151, 7504, 3264, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+    /* M of 193-256: twice the tiles (4 x 30 against 2 x 30), not this rule's */
+    assert_int_not_equal(pick_batch(gelu, EVT_TARGET_SM90A, 200, 3840, 5408, 1, 132, 1), T(sm90_wg1_64x128x64_s8));
+    /* a batch: not measured */
+    assert_int_not_equal(pick_batch(gelu, EVT_TARGET_SM90A, 148, 4808, 5408, 2, 132, 1), T(sm90_wg1_64x128x64_s8));
+}
+
 /* Session 53's rule for N of 400 or less (n_fit_of): of the ping-pong
  * 128x128 tile and the cooperative 128x160 and 128x192 ones, the first
  * that leaves the busiest SM less area than the 128-row pick. */
@@ -3334,7 +3360,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
