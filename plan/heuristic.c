@@ -881,6 +881,19 @@ static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *
     return c;
 }
 
+/* gemm_sm90_base's test for the six-stage ping-pong row in clusters of
+ * two at K >= 2048 (its comment there says why), for n_fit_of too */
+static int deep_cluster_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
+                               long long n, long long kk, long long batch, long long sms)
+{
+    const plan_config *pp = g->pp;
+    const long long pp_rows = (m + pp->bm - 1) / pp->bm;
+    const double pp_tiles = (double)plan_config_batch_tiles(pp, m, n, batch);
+    return kk >= 2048 && pp_rows > 1 && pp_rows != 3 && batch == 1 &&
+           cluster_row_serves(g->pp_deep_cl, t, k, m, n, batch, sms) &&
+           (cluster_keeps_cta_waves(g->pp_deep_cl, m, n, sms) || (rows_off_line(kk) && pp_tiles > (double)sms));
+}
+
 /*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
@@ -984,10 +997,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * odd multiple of 8 past a wave of tiles the multicast's halved L2
      * requests still outweighed that round (session 52, docs/sm90.md,
      * "The clustered ping-pong tile's CTA rounds") */
-    const long long pp_rows = (m + pp->bm - 1) / pp->bm;
-    if (pp_pick == g->pp_deep && kk >= 2048 && pp_rows > 1 && pp_rows != 3 && batch == 1 &&
-        cluster_row_serves(g->pp_deep_cl, t, k, m, n, batch, sms) &&
-        (cluster_keeps_cta_waves(g->pp_deep_cl, m, n, sms) || (rows_off_line(kk) && pp_tiles > (double)sms)))
+    if (pp_pick == g->pp_deep && deep_cluster_serves(g, t, k, m, n, kk, batch, sms))
         pp_pick = g->pp_deep_cl;
     /* K an odd multiple of 8 from 512: the ping-pong row in clusters of
      * two, each CTA loading half of the B tile the pair shares, where the
@@ -1259,7 +1269,13 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
     if (batch != 1 || n > 400 || t->target != EVT_TARGET_SM90A || pick->bm != 128 || pick->bn < 128 ||
         !pick->wgmma || (!plan_config_persistent(pick) && gemm_split(pick, m, n, kk, sms) > 1))
         return NULL;
-    const plan_config *cands[] = {kk >= 2048 ? g->pp_deep : g->pp, g->coop_160, g->coop_mid};
+    /* the ping-pong row as gemm_sm90_base would give it at such K, in
+     * clusters of two where its rule takes them (1.10-1.28x over the
+     * unclustered row on five shapes of N 264-352, session 53) */
+    const plan_config *pp = kk < 2048                                          ? g->pp
+                            : deep_cluster_serves(g, t, k, m, n, kk, batch, sms) ? g->pp_deep_cl
+                                                                               : g->pp_deep;
+    const plan_config *cands[] = {pp, g->coop_160, g->coop_mid};
     const plan_config *best = NULL;
     double least = sm_area(pick, m, n, sms);
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {

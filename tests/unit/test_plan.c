@@ -3030,9 +3030,10 @@ static void test_n_fit(void **state)
     const plan_kernel *gelu = &k_gemm_tn_gelu;
     const pick_probe probes[] = {
         /* probed: the cooperative 128x256 tile's tail, two 256-column
-         * tiles for N = 352: 201 ping-pong tiles in two rounds */
-        {gelu, 8492, 352, 2896, 1, T(sm90_pp2_128x128x64_s6), 1},
-        {gelu, 10052, 384, 3192, 1, T(sm90_pp2_128x128x64_s6), 1},
+         * tiles for N = 352: 201 ping-pong tiles in two rounds, in
+         * clusters of two as gemm_sm90_base's rule would give them */
+        {gelu, 8492, 352, 2896, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {gelu, 10052, 384, 3192, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         /* the cp.async 128x256 tile at K under 1024: 160 columns */
         {gelu, 15295, 264, 536, 1, T(sm90_coop2_128x160x64_s4), 1},
         {gelu, 8192, 320, 768, 1, T(sm90_coop2_128x160x64_s4), 1},
