@@ -1251,16 +1251,16 @@ static int wide_over_row(const plan_config *wide, const plan_config *row, const 
 /*
  * N of 400 or less under a 128-row wgmma pick of a wave of tiles or more
  * (unsplit, or cooperative with its tail split): of the ping-pong 128x128
- * tile (six stages at K >= 2048, as gemm_sm90_base's rule) and the
- * cooperative 128x160 and 128x192 ones, the first that leaves the busiest
+ * tile (six stages at K >= 2048, in clusters of two where
+ * gemm_sm90_base's rule would cluster them) and the cooperative 128x160
+ * and 128x192 ones, the first that leaves the busiest
  * SM less area than the pick (sm_area, which counts a ping-pong CTA's two
  * tiles as two: its consumers take turns at the mainloop).  N of 257-400
  * pads a 256-wide tile's second column to 51-78% of its area, where 128,
  * 160 or 192 columns fit closer; the rules that chose the pick saw waves
- * (the cooperative tile's tail among them) but not that padding.  Probed
- * on 20 shapes of M 2317-15295 (session 53, docs/sm90.md, "N of 257-400
- * at large M"): the least area's tile was the fastest forced plan or
- * within 4% of it on 19.
+ * (the cooperative tile's tail among them) but not that padding.  Batches
+ * and N past 400 were not measured.  Session 53, docs/sm90.md ("N of
+ * 257-400 at large M").
  */
 static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
                                    const plan_config *pick, long long m, long long n, long long kk, long long batch,
@@ -1269,9 +1269,8 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
     if (batch != 1 || n > 400 || t->target != EVT_TARGET_SM90A || pick->bm != 128 || pick->bn < 128 ||
         !pick->wgmma || (!plan_config_persistent(pick) && gemm_split(pick, m, n, kk, sms) > 1))
         return NULL;
-    /* the ping-pong row as gemm_sm90_base would give it at such K, in
-     * clusters of two where its rule takes them (1.10-1.28x over the
-     * unclustered row on five shapes of N 264-352, session 53) */
+    /* the ping-pong row as gemm_sm90_base would give it at such K: its
+     * clusters halve B's L2 requests, which the area test does not see */
     const plan_config *pp = kk < 2048                                          ? g->pp
                             : deep_cluster_serves(g, t, k, m, n, kk, batch, sms) ? g->pp_deep_cl
                                                                                : g->pp_deep;
