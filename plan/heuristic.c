@@ -1066,12 +1066,13 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * than the clustered ping-pong tile's TMA boxes multicast (session
          * 53, docs/sm90.md, "The 64x128 tile where the ping-pong tile's
          * last row is half empty") */
-        const double deep_tiles =
-            g->wg_deep ? (double)plan_config_batch_tiles(g->wg_deep, m, n, batch) : 2.0 * (double)sms;
-        if (g->wg_deep && fits(g->wg_deep, t) && deep_tiles <= (double)sms &&
-            (2.0 * pp_tiles <= (double)sms ||
-             (batch == 1 && m <= 4 * pp->bm && !rows_off_line(kk) && deep_tiles < 2.0 * pp_tiles)))
-            return g->wg_deep;
+        if (g->wg_deep && fits(g->wg_deep, t)) {
+            const double deep_tiles = (double)plan_config_batch_tiles(g->wg_deep, m, n, batch);
+            if (deep_tiles <= (double)sms &&
+                (2.0 * pp_tiles <= (double)sms ||
+                 (batch == 1 && m <= 4 * pp->bm && !rows_off_line(kk) && deep_tiles < 2.0 * pp_tiles)))
+                return g->wg_deep;
+        }
         if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85) {
             const plan_config *round = coop_round_of(g, t, k, m, n, kk, batch, sms);
             return round ? round : pp_pick;
@@ -1197,6 +1198,14 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     return best ? best : classic;
 }
 
+/* c's planner split where it is two to five shares and its split grid
+ * fills half the SMs or more (split_row_serves, wide_over_row), else 0 */
+static int mid_split(const plan_config *c, long long m, long long n, long long kk, long long sms)
+{
+    const int split = gemm_split(c, m, n, kk, sms);
+    return split >= 2 && split <= 5 && 2.0 * (double)plan_config_tiles(c, m, n) * split >= (double)sms ? split : 0;
+}
+
 /*
  * Whether the two-warpgroup 128x128 tile row (six stages, one CTA an SM),
  * split along K at the planner's split, takes a problem of two or more of
@@ -1210,8 +1219,9 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
  * plan is split too, K is 4096 or more, or small is the 64x64 tile (its
  * m64n64 wgmmas load twice the bytes a MAC of row's): at K under 4096 a
  * row split into as many MACs a CTA as the 64x128 tile's unsplit plan,
- * or more, lost (a sum added to the same work).  Not at a split of six or more, nor
- * unsplit, at K under 2048 or for batches (not measured).  Session 53,
+ * or more, lost (a sum added to the same work).  Not at a split of six
+ * or more, nor unsplit, at K under 2048 or for batches (not measured).
+ * Session 53,
  * docs/sm90.md ("The 128x128 tile split past one tile row").
  */
 static int split_row_serves(const plan_config *row, const plan_config *small, const plan_target *t,
@@ -1220,9 +1230,8 @@ static int split_row_serves(const plan_config *row, const plan_config *small, co
 {
     if (batch != 1 || !row || m <= row->bm || kk < 2048 || t->target != EVT_TARGET_SM90A || !row_runs(row, t, k))
         return 0;
-    const long long tiles = plan_config_tiles(row, m, n);
-    const int split = gemm_split(row, m, n, kk, sms), small_split = gemm_split(small, m, n, kk, sms);
-    if (split < 2 || split > 5 || 2.0 * (double)tiles * split < (double)sms)
+    const int split = mid_split(row, m, n, kk, sms), small_split = gemm_split(small, m, n, kk, sms);
+    if (!split)
         return 0;
     /* a share's area against a share of small's: the MACs each CTA runs */
     const long long share = row->bm * row->bn * small_split, small_share = small->bm * small->bn * split;
@@ -1242,10 +1251,8 @@ static int wide_over_row(const plan_config *wide, const plan_config *row, const 
 {
     if (!row_runs(wide, t, k))
         return 0;
-    const int split = gemm_split(wide, m, n, kk, sms), row_split = gemm_split(row, m, n, kk, sms);
-    const long long tiles = plan_config_tiles(wide, m, n);
-    return split >= 2 && split <= 5 && 2.0 * (double)tiles * split >= (double)sms &&
-           wide->bm * wide->bn * row_split <= row->bm * row->bn * split;
+    const int split = mid_split(wide, m, n, kk, sms), row_split = gemm_split(row, m, n, kk, sms);
+    return split && wide->bm * wide->bn * row_split <= row->bm * row->bn * split;
 }
 
 /*
@@ -1279,9 +1286,12 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
     double least = sm_area(pick, m, n, sms);
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
         const plan_config *c = cands[i];
-        if (c && c != pick && row_runs(c, t, k) && plan_listed(c, k, t->target) && sm_area(c, m, n, sms) < least) {
+        if (!c || c == pick || !row_runs(c, t, k) || !plan_listed(c, k, t->target))
+            continue;
+        const double area = sm_area(c, m, n, sms);
+        if (area < least) {
             best = c;
-            least = sm_area(c, m, n, sms);
+            least = area;
         }
     }
     return best;
