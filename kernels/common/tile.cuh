@@ -77,10 +77,11 @@ struct evt_tile {
 
     static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * (PP > 0 ? 128 : BM) == kAccBytes,
                   "tile_configs.h's byte counts");
-    static_assert(PP == 0 || (kWgmma && (WS_WARPS == 0 || (kCoop && WS_WARPS == 8)) && (BM == 128 || kCoop) &&
+    static_assert(PP == 0 || (kWgmma && (WS_WARPS == 0 || (kCoop && WS_WARPS == 8)) &&
+                              (BM == 128 || kCoop || (BM == 64 && STAGED == 0 && kEpiBM == 64)) &&
                               WARPS_M * WARPS_N == 4),
-                  "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows, "
-                  "an epilogue warpgroup only beside cooperative ones");
+                  "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows (or 64 "
+                  "taking tiles in turn, nothing staged), an epilogue warpgroup only beside cooperative ones");
     static_assert(!kCoop || (PP == 2 && (BM == 256 || BM == 128) &&
                              (BN == 128 || BN == 160 || BN == 192 || BN == 256) && BM * BN <= 256 * 128 &&
                              STAGED == 0),

@@ -322,7 +322,8 @@ template <bool Guarded> struct epi_wg_regs {
  * which complete the stage's "full" mbarrier by their bytes; on the guarded
  * path all 128 threads store element by element and arrive.  Consumer
  * warpgroup c (1 + c) takes the CTA's tiles c, c + 2, ...: it multiplies a
- * whole 128-row tile (two m64 wgmma rows), frees each stage ("empty"
+ * whole tile (128 rows: two m64 wgmma rows; 64: one, where a problem has
+ * too few 128-row tiles to fill the SMs), frees each stage ("empty"
  * mbarrier, one arrival per warp) once its MMAs are done, hands the tensor
  * cores to the other consumer ("turn" mbarriers: the mainloops of tiles 0,
  * 1, 2, ... run one after the other), then, once the other consumer's
@@ -337,20 +338,24 @@ template <bool Guarded> struct epi_wg_regs {
  * one per consumer leaves room for four 32 KB stages (BK = 64), which the
  * deep layers need (docs/sm90.md).  Six stages leave room for neither: each
  * consumer then runs its epilogue through a 64 x kEpiBN sub-tile of its
- * own (kSub, sub_tile_epilogue, as coop_run's), with no turns to take.
+ * own (kSub, sub_tile_epilogue, as coop_run's), with no turns to take; so
+ * does a 64-row tile's, always.
  */
 template <class Cfg, class Load, class Args, class Epi>
 __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_tiles,
                                        unsigned char *smem, const Epi &epi, Load load)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 && Cfg::kBM == 128 &&
-                      (Cfg::kBN == 128 || Cfg::kBN == 64) &&
+    static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 &&
+                      ((Cfg::kBM == 128 && (Cfg::kBN == 128 || Cfg::kBN == 64)) ||
+                       (Cfg::kBM == 64 && (Cfg::kBN == 128 || Cfg::kBN == 256) && Cfg::kEpiBM == 64)) &&
                       (Cfg::kBK16 == 32 || Cfg::kBK16 == 64),
-                  "pp_run: a 128-thread producer, two consumers of 128x128 or 128x64 tiles");
+                  "pp_run: a 128-thread producer, two consumers of 128x128, 128x64, 64x128 or 64x256 tiles "
+                  "(a 64-row one's epilogue in its consumer's own sub-tile)");
     static_assert((2 * Cfg::kStages + 8) * 8 <= EVT_TILE_BAR_BYTES, "mbarriers");
     static_assert(Cfg::kStaged == 0 || Cfg::kStaged == 2, "one staged input tile per consumer");
     constexpr int NC = Cfg::kBN; /* one m64nNCk16 per 64 rows */
+    constexpr int NH = Cfg::kBM / 64; /* a consumer's m64 rows */
     /* The epilogue through each consumer's own 64-row sub-tile, kEpiBN
      * columns at a time (as coop_run's), where the whole f32 tile does not
      * fit beside the stages; else through the one whole tile, in turn. */
@@ -398,7 +403,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     constexpr bool kShiftN = kDirect && Load::kShiftN; /* tile_col */
     static_assert(!Epi::kDirect || Cfg::kStaged == 0, "a staged input is read from its shared tile");
     /* the consumers' accumulators, live through a looped or a direct epilogue, need the registers */
-    constexpr bool kRegs = (kSub && sub_tile_loop<Cfg, 2>::value) || kDirect;
+    constexpr bool kRegs = (kSub && sub_tile_loop<Cfg, NH>::value) || kDirect;
     if (wg == 0) { /* the producer */
         if constexpr (kRegs)
             consumer_regs<false>::to_producer();
@@ -429,9 +434,10 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
     int j = c; /* the CTA's tile number */
     for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
-        float acc[2][1][NC / 2]; /* two m64 rows, one wgmma each */
-        zero_acc<NC, 1>(acc[0]);
-        zero_acc<NC, 1>(acc[1]);
+        float acc[NH][1][NC / 2]; /* NH m64 rows, one wgmma each */
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+            zero_acc<NC, 1>(acc[h]);
         /* The consumers' mainloops take turns, tile j after tile j - 1's
          * (whose four warps arrive on this consumer's turn barrier).  Besides
          * giving the tensor cores to one warpgroup at a time, that keeps the
@@ -447,7 +453,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             const evt_u32 sa = sbase + s * Cfg::kStageBytes;
-            consume_k_tile<Cfg, NC, 2>(acc, sa, sa + Cfg::kAStageBytes);
+            consume_k_tile<Cfg, NC, NH>(acc, sa, sa + Cfg::kAStageBytes);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
                 release(prev); /* the last k tile's MMAs are done */
@@ -471,12 +477,13 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         } else if constexpr (kSub) {
             /* this consumer's sub-tile: no turns to take with the other one */
             if (inside)
-                sub_tile_epilogue<Cfg, NC, 2>(acc, acc_tile + c * 64 * Cfg::kAccLd, bar, warp, lane, epi, 2 * tm,
-                                              kParts * tn, problem);
+                sub_tile_epilogue<Cfg, NC, NH>(acc, acc_tile + c * 64 * Cfg::kAccLd, bar, warp, lane, epi, NH * tm,
+                                               kParts * tn, problem);
         } else {
             /* the one accumulator tile, in turn (eturn) */
             if (j > 0) /* tile j - 1's epilogue (after this consumer's last) is done with the tile */
                 mbar_wait(eturn + 8 * c, ((j - 1) >> 1) & 1);
+            static_assert(NH == 2, "the whole tile: a 128-row one's (a 64-row tile's epilogue is sub-tiled)");
             store_acc_wgmma<Cfg, NC, 1>(acc[0], acc_addr, 0, warp, lane);
             store_acc_wgmma<Cfg, NC, 1>(acc[1], acc_addr, 1, warp, lane);
             evt_sched::bar_sync(bar, 128);
