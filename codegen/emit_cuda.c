@@ -1057,7 +1057,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                   fname, base);
                         sb_printf(sb, "        enum { kDirect = %d };\n", direct);
                         if (direct)
-                            sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : 2, NC = Cfg::kBN,\n"
+                            sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, NC = Cfg::kBN,\n"
                                           "               STAGE = evt_sm90::direct_stage<Cfg>::kBytes };\n"
                                           "        __device__ __forceinline__ void direct(int row0, int col_t, int col_lo, int problem,\n"
                                           "                                               const float (&acc)[NH][1][NC / 2], int warp, int lane,\n"
