@@ -153,10 +153,6 @@
       1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_cl2_64x128x64_s8, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 128, 64, 2, 2, 8,              \
       1, 0, 2, 0, 0, 2)                                                                            \
-    X(sm90_pp2_64x256x64_s5, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 256, 64, 2, 2, 5,                  \
-      1, 0, 2, 0, 0, 1)                                                                            \
-    X(sm90_pp2_cl2_64x256x64_s5, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 256, 64, 2, 2, 5,              \
-      1, 0, 2, 0, 0, 2)                                                                            \
     X(sm90_coop2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,              \
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_cl2_128x256x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 256, 64, 2, 2, 3,          \

@@ -280,8 +280,7 @@ runs() {
             # (4097 x 1000: 65 tile rows), one a CTA, a batch, a stack past M
             # in clusters (1000: 16 tile rows, 127: 2), the guarded path (K
             # = 13, a padded ld)
-            for cfg in sm90_pp2_64x128x64_s8 sm90_pp2_64x256x64_s5 sm90_pp2_cl2_64x128x64_s8 \
-                       sm90_pp2_cl2_64x256x64_s5; do
+            for cfg in sm90_pp2_64x128x64_s8 sm90_pp2_cl2_64x128x64_s8; do
                 echo "$f $k 4097,1000,520 --config $cfg"
                 echo "$f $k 127,1000,4104 --config $cfg --special"
                 echo "$f $k 1000,127,24 --config $cfg --ld-pad 3"
@@ -542,7 +541,7 @@ runs() {
     # and looped builtins), and whole-tile and edge-row rows take it as a
     # launch does
     for cfg in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s4 sm90_coop2_256x128x64_s3 sm90_pp2_cl2_128x128x64_s4 \
-        sm90_coop2_128x192x64_s4 sm90_coop2_128x160x64_s4 sm90_pp2_64x256x64_s5 sm90_pp2_cl2_64x128x64_s8; do
+        sm90_coop2_128x192x64_s4 sm90_coop2_128x160x64_s4 sm90_pp2_64x128x64_s8 sm90_pp2_cl2_64x128x64_s8; do
         echo "$c/inputs.evt inputs_rowcol 1000,1000,520 --config $cfg --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 4097,1000,24 --config $cfg --ld-pad 3 --direct-epi"
         echo "$c/inputs.evt inputs_rowcol 3000,2000,520 --config $cfg --batch 2 --special --direct-epi"
@@ -612,7 +611,7 @@ runs() {
             echo "$c/layouts.evt ${l}_$t 127,1000,13 --config sm90_pp2_128x128x64_s4"
             echo "$c/layouts.evt ${l}_$t 3000,2000,520 --config sm90_pp2_128x128x64_s4 --ld-pad 8"
             echo "$c/layouts.evt ${l}_$t 1000,1000,4104 --config sm90_pp2_64x128x64_s8"
-            echo "$c/layouts.evt ${l}_$t 127,1000,520 --config sm90_pp2_64x256x64_s5 --ld-pad 8"
+            echo "$c/layouts.evt ${l}_$t 127,1000,520 --config sm90_pp2_64x128x64_s8 --ld-pad 8"
             echo "$c/layouts.evt ${l}_$t 1000,1000,520 --config sm90_coop2_256x128x64_s3"
             echo "$c/layouts.evt ${l}_$t 3000,2100,520 --config sm90_coop2_256x128x64_s3"
             echo "$c/layouts.evt ${l}_$t 3000,2100,13 --config sm90_coop2_128x256x64_s3 --ld-pad 3"

@@ -64,6 +64,7 @@ static const family families[] = {
     {"warp-specialized", "sm80_ws4_128x128x64_w4_s3", 1},
     {"warp-specialized", "sm90_wg2_ws4_128x128x64_s4", 1},
     {"producer/consumer", "sm90_pp2_128x128x64_s4", 1},
+    {"producer/consumer", "sm90_pp2_64x128x64_s8", 1}, /* 64-row tiles: one m64 row a consumer */
     {"cooperative", "sm90_coop2_256x128x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s4", 1}, /* 32-column epilogue sub-tiles */
@@ -75,6 +76,7 @@ static const family families[] = {
     {"swapped", "sm90_wg1_80x128x64_s8", 2},   /* ... two m64n80, split in clusters in slices of 16 rows */
     {"swapped", "sm90_wg1_112x64x64_s10", 1},  /* ... one m64n112 */
     {"clusters", "sm90_pp2_cl2_128x128x64_s4", 1},
+    {"clusters", "sm90_pp2_cl2_64x128x64_s8", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s3", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s4", 1},
     {"staged", "sm90_pp2_128x128x64_s2_staged", 1},
