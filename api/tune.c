@@ -79,6 +79,12 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
         if (cfg->swapped && prob->m > 2LL * cfg->bm)
             continue;
         const int sms = prob->sms > 0 ? prob->sms : plan_target_info(prob->target)->sms_default;
+        /* the 64-row ping-pong tile is there for problems of a wave of
+         * 128-row tiles or less; past two waves of its own it lost to the
+         * 128-row tiles on every shape measured (session 54, docs/sm90.md):
+         * not timed */
+        if (cfg->pp && cfg->bm == 64 && plan_config_batch_tiles(cfg, prob->m, prob->n, prob->batch) > 2LL * sms)
+            continue;
         const int persistent = plan_config_persistent(cfg);
         /* more than the first where they can matter: split-K below two waves
          * of tiles, a tail where a configuration can run it */
