@@ -1024,9 +1024,19 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && mid_fills_waves(g, t, k, m, n, kk, batch, sms))
         return g->coop_mid;
+    /* The cooperative tile's tail (its last wave split along K: plan.c,
+     * tail_of), but not where its 256-column tiles pad N ten points of
+     * area or more over the ping-pong tile's, which then takes the
+     * problem: the tail sees the last wave, not the padding (6174x560x2072:
+     * 73% of the area against 87.5%, 66.2 against 41.2 us).  Held out, 1.33x
+     * over fourteen shapes (1.05-1.48x); at five points, the test the later
+     * rules make, it also took N of about 1880 (six points), where the tail
+     * was 1.09x faster (session 54, docs/sm90.md, "The cooperative tile's
+     * tail where it pads N") */
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
-        plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0)
-        return coop_of(g, t, k, m, n, kk, batch, sms, 1); /* its last wave split along K: plan.c, tail_of */
+        plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0 &&
+        tile_area_pct(g->coop, m, n) + 10 > tile_area_pct(pp, m, n))
+        return coop_of(g, t, k, m, n, kk, batch, sms, 1);
     /* The cooperative tile's last column of tiles, where it is half empty
      * or less (N % 256 of 1 to 128), pads N by five points of area or more
      * over the ping-pong tile's: there the ping-pong tile, for which the

@@ -3021,6 +3021,25 @@ static void test_deep_half_row(void **state)
     assert_int_not_equal(pick_batch(gelu, EVT_TARGET_SM90A, 148, 4808, 5408, 2, 132, 1), T(sm90_wg1_64x128x64_s8));
 }
 
+/* Session 54: the cooperative 128x256 tile's tail rule not where its tiles
+ * pad N ten points of area or more over the ping-pong tile's. */
+static void test_coop_tail_padding(void **state)
+{
+    (void)state;
+    const plan_kernel *gelu = &k_gemm_tn_gelu;
+    const pick_probe probes[] = {
+        /* probed: 73% of the area against 87.5% (66.2 against 41.2 us) */
+        {gelu, 6174, 560, 2072, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* held out (seed 5402): 1.05-1.48x */
+        {gelu, 6400, 520, 4184, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {gelu, 4492, 824, 10424, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {gelu, 14092, 1128, 12280, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        /* six points (N = 1896): the tail, as before (0.92x without it) */
+        {gelu, 2224, 1896, 8008, 1, T(sm90_coop2_128x256x64_s3), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+}
+
 /* Session 53's rule for N of 400 or less (n_fit_of): of the ping-pong
  * 128x128 tile and the cooperative 128x160 and 128x192 ones, the first
  * that leaves the busiest SM less area than the 128-row pick. */
@@ -3361,7 +3380,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
