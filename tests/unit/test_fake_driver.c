@@ -1663,7 +1663,7 @@ static void test_tune_candidates_fit(void **state)
 {
     (void)state;
     static const long long shapes[][3] = {{1000, 1000, 4104}, {64, 1024, 4096}, {300, 304, 8192}, {16, 768, 768},
-                                          {300, 200, 136}};
+                                          {300, 200, 136}, {4096, 4096, 1024}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const long long M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         evt_ctx *ctx = new_ctx();
@@ -1685,6 +1685,14 @@ static void test_tune_candidates_fit(void **state)
             assert_true(r.candidates <= EVT_TUNE_MAX_ENTRIES);
         assert_int_equal(r.timed, r.candidates);
         assert_int_equal(r.nentries, r.candidates < EVT_TUNE_MAX_ENTRIES ? r.candidates : EVT_TUNE_MAX_ENTRIES);
+        /* the 64-row ping-pong tile where its tiles are two waves of SMs or
+         * fewer (all but 4096 x 4096: 2048 of them), not past that */
+        if (r.candidates <= EVT_TUNE_MAX_ENTRIES) {
+            int pp64 = 0;
+            for (int j = 0; j < r.nentries; j++)
+                pp64 |= strcmp(r.entries[j].config, "sm90_pp2_64x128x64_s8") == 0;
+            assert_int_equal(pp64, M < 4096);
+        }
         free_bufs(&b);
         evt_launch_destroy(l);
         evt_module_destroy(m);
