@@ -1027,12 +1027,10 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     /* The cooperative tile's tail (its last wave split along K: plan.c,
      * tail_of), but not where its 256-column tiles pad N ten points of
      * area or more over the ping-pong tile's, which then takes the
-     * problem: the tail sees the last wave, not the padding (6174x560x2072:
-     * 73% of the area against 87.5%, 66.2 against 41.2 us).  Held out, 1.33x
-     * over fourteen shapes (1.05-1.48x); at five points, the test the later
-     * rules make, it also took N of about 1880 (six points), where the tail
-     * was 1.09x faster (session 54, docs/sm90.md, "The cooperative tile's
-     * tail where it pads N") */
+     * problem: the tail sees the last wave, not the padding.  Ten, not the
+     * five the later rules test: at six points (N about 1880) the tail
+     * still won (docs/sm90.md, "The cooperative tile's tail where it pads
+     * N") */
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0 &&
         tile_area_pct(g->coop, m, n) + 10 > tile_area_pct(pp, m, n))
