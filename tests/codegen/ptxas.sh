@@ -42,6 +42,12 @@ done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
 # the 160-wide cooperative tile (its epilogue in five 32-column sub-tiles)
 echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
+# the 64-row ping-pong tiles (one m64 row a consumer, the epilogue looped
+# over four 32-column sub-tiles), which only tuning and forcing pick
+for c in sm90_pp2_64x128x64_s8 sm90_pp2_cl2_64x128x64_s8; do
+    echo "$here/light.evt light $c" >> "$tmp/jobs"
+    echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
+done
 # the 128x64 two-warpgroup tile, which only tuning and forcing pick
 echo "$top/examples/examples.evt mlp_up sm90_wg2_128x64x64_s8" >> "$tmp/jobs"
 # the swapped tiles (m64n16 to m64n112 wgmmas), forced: an aux output with reductions
