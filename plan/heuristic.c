@@ -360,6 +360,13 @@ static long long tile_area_pct(const plan_config *c, long long m, long long n)
     return tm > 0 && tn > 0 ? (long long)(100.0 * ((double)m / tm) * ((double)n / tn)) : 100;
 }
 
+/* Whether c's tiles pad the m x n problem `points` points of area or more
+ * over the ping-pong tile pp's: the padding the wave-based rules do not see. */
+static int pads_more(const plan_config *c, const plan_config *pp, long long m, long long n, int points)
+{
+    return tile_area_pct(c, m, n) + points <= tile_area_pct(pp, m, n);
+}
+
 /*
  * Whether the one-warpgroup wgmma 64x128 tile c (two CTAs an SM) takes a
  * small problem in place of the 64x64 mma.sync tile: unsplit, where it has
@@ -871,7 +878,7 @@ static const plan_config *coop_round_of(const gemm_tiles *g, const plan_target *
     const long long pp_rounds = (plan_config_tiles(pp, m, n) + sms - 1) / sms;
     const long long rounds = (plan_config_tiles(c, m, n) + sms - 1) / sms;
     if (!((pp_rounds == 2 && rounds == 1) || (pp_rounds == 4 && rounds == 2 && kk >= 4096)) ||
-        tile_area_pct(c, m, n) + 5 <= tile_area_pct(pp, m, n))
+        pads_more(c, pp, m, n, 5))
         return NULL;
     /* (a cooperative CTA holds one tile: cluster_row_serves counts CTAs) */
     if (rows_off_line(kk) && cluster_row_serves(g->coop_cl, t, k, m, n, batch, sms))
@@ -1033,7 +1040,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * N") */
     if (pp_ok && g->coop && fits(g->coop, t) && t->target == EVT_TARGET_SM90A &&
         plan_coop_tail(g->coop, plan_config_batch_tiles(g->coop, m, n, batch), (int)sms, kk, NULL) > 0 &&
-        tile_area_pct(g->coop, m, n) + 10 > tile_area_pct(pp, m, n))
+        !pads_more(g->coop, pp, m, n, 10))
         return coop_of(g, t, k, m, n, kk, batch, sms, 1);
     /* The cooperative tile's last column of tiles, where it is half empty
      * or less (N % 256 of 1 to 128), pads N by five points of area or more
@@ -1043,7 +1050,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * 1.22 | 1.13x at 1024x640x1024 L 32; session 35, docs/sm90.md) */
     if (pp_ok && two_tiles_a_consumer(pp, m, n, batch, sms)) {
         const int coop = g->coop && fits(g->coop, t) && kk >= 768 && wave_fill_pct(g->coop, m, n, batch, sms) >= 90 &&
-                         tile_area_pct(g->coop, m, n) + 5 > tile_area_pct(pp, m, n);
+                         !pads_more(g->coop, pp, m, n, 5);
         /* K of 768 to 2047 in whole k tiles, up to twelve of its tiles an
          * SM: the six-stage ping-pong row was as fast as the cooperative
          * one or faster on the nine such shapes measured (1.00-1.07x, bias
@@ -1100,7 +1107,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * the cp.async tile more; 1.138x held out at K >= 4096; docs/sm90.md,
          * "K an odd multiple of 8"), but where the padded-column rule below
          * takes the ping-pong tile */
-        const int padded = tile_area_pct(wide, m, n) + 5 <= tile_area_pct(pp, m, n), odd8 = rows_off_line(kk);
+        const int padded = pads_more(wide, pp, m, n, 5), odd8 = rows_off_line(kk);
         if (g->coop && (kk >= 4096 || (k->light && !k->fp8) || odd8) &&
             (kk % g->coop->bk == 0 || ((kk >= 4096 || odd8) && !padded)) && fits(g->coop, t) &&
             t->target == EVT_TARGET_SM90A)

@@ -78,7 +78,7 @@ struct evt_tile {
     static_assert(kStageBytes * STAGES == kPipeBytes && kAccLd * 4 * (PP > 0 ? 128 : BM) == kAccBytes,
                   "tile_configs.h's byte counts");
     static_assert(PP == 0 || (kWgmma && (WS_WARPS == 0 || (kCoop && WS_WARPS == 8)) &&
-                              (BM == 128 || kCoop || (BM == 64 && STAGED == 0 && kEpiBM == 64)) &&
+                              (BM == 128 || kCoop || (BM == 64 && STAGED == 0)) &&
                               WARPS_M * WARPS_N == 4),
                   "producer/consumer tiles: one 128-thread producer, wgmma consumers of 128 rows (or 64 "
                   "taking tiles in turn, nothing staged), an epilogue warpgroup only beside cooperative ones");

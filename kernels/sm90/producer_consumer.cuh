@@ -348,7 +348,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
 #if EVT_SM90 == 1
     static_assert(Cfg::kPP == 2 && Cfg::kThreads == 128 &&
                       ((Cfg::kBM == 128 && (Cfg::kBN == 128 || Cfg::kBN == 64)) ||
-                       (Cfg::kBM == 64 && Cfg::kBN == 128 && Cfg::kEpiBM == 64)) &&
+                       (Cfg::kBM == 64 && Cfg::kBN == 128)) &&
                       (Cfg::kBK16 == 32 || Cfg::kBK16 == 64),
                   "pp_run: a 128-thread producer, two consumers of 128x128, 128x64 or 64x128 tiles "
                   "(a 64-row one's epilogue in its consumer's own sub-tile)");
