@@ -1195,9 +1195,13 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * cooperative row on the eight such shapes measured, batched and
          * not, at K of 64 and 128; as fast with an [M] and an [N] input;
          * D = acc, a ReLU or a scale alone were 3-7% slower on it, and a
-         * GELU as fast (session 33, docs/sm90.md, "Short K") */
-        if (k->light && k->broadcast && !k->fp8 && kk % pp->bk == 0 && fits(pp, t) &&
-            plan_can_run(pp, k, t->target, NULL))
+         * GELU as fast (session 33, docs/sm90.md, "Short K"); so, where
+         * N is whole 128-column tiles (its edge tiles' epilogue goes
+         * through shared memory), for a GELU or SiLU under fast math: 1.05-
+         * 1.14x on five such shapes (session 43), 1.16x on eight held out,
+         * none under 1.12x (session 55, docs/sm90.md) */
+        if ((k->light || (k->fast_light && n % pp->bn == 0)) && k->broadcast && !k->fp8 && kk % pp->bk == 0 &&
+            fits(pp, t) && plan_can_run(pp, k, t->target, NULL))
             return pp;
         /* K in whole k tiles: coop_of's row (four stages for a light
          * epilogue); else three stages, not the clustered row coop_of
