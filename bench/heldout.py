@@ -15,6 +15,13 @@ before, time all of them, and report the set as drawn, met or not.
         --n-not-multiple 64 --kind tanhfast --pick '^sm90_pp2|^sm90_coop2_(?!cl2)'
     python3 bench/heldout.py --seed 4752 --count 12 --moved-since afe8024 --kind gelu
     python3 bench/heldout.py --seed 5101 --count 12 --m 65,112 --k-residue 16:0 --pick '^sm90_wg1'
+    python3 bench/heldout.py --seed 5502 --count 8 --m 64,4096 --n 256,8192 --n-multiple 128 \\
+        --k-set 64,128 --batch 1,512 --max-outputs 134217728 --kind tanhfast --moved-since 4d63951~1
+
+With --batch the shapes are batches, MxNxKxL (bench/batched_configs.py's
+BB_CASES take them as they are printed); --max-outputs keeps the float64
+check of each result within a device call (session 55's first draw held
+batches of 3.2 G outputs, whose check alone ran past it).
 
 Each kept shape's line on stderr says K mod 16: where it is 8 (K an odd
 multiple of 8) the operand rows start 16 bytes off a 128-byte line, which
@@ -40,14 +47,14 @@ def span(text):
 
 
 def picks(shapes, kind, rev=None):
-    """The heuristic's 'config splits' for each of shapes (sm_90a, 132 SMs),
-    by this tree's planner or revision rev's."""
+    """The heuristic's 'config splits' for each of shapes, (M, N, K, L)
+    (sm_90a, 132 SMs), by this tree's planner or revision rev's."""
     if not shapes:
         return []
     cmd = ["bash", os.path.join(ROOT, "bench", "plan_query.sh")]
     if rev:
         cmd += ["--rev", rev]
-    cmd += [f"gemm:{m}x{n}x{k}:{kind}" for m, n, k in shapes]
+    cmd += [f"gemm:{m}x{n}x{k}x{batch}:{kind}" for m, n, k, batch in shapes]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"heldout: plan_query failed ({out.returncode}): {out.stderr.strip()}")
@@ -67,6 +74,9 @@ def main(argv=None):
     ap.add_argument("--n-multiple", type=int, default=1, help="N rounded down to a multiple of this")
     ap.add_argument("--n-not-multiple", type=int, default=0, help="and then kept only if not a multiple of this")
     ap.add_argument("--k-multiple", type=int, default=8, help="K rounded down to a multiple of this (default 8)")
+    ap.add_argument("--k-set", metavar="K1,K2,...", help="K drawn uniformly from these instead of --k")
+    ap.add_argument("--batch", type=span, help="LO,HI: a batch count L drawn log-uniformly (default: none, L = 1)")
+    ap.add_argument("--max-outputs", type=int, default=0, help="keep only shapes of M N L outputs or fewer")
     ap.add_argument("--k-residue", metavar="M:R", help="keep only K with K %% M == R, e.g. 16:8 (K an odd "
                     "multiple of 8: operand rows 16 bytes off a 128-byte line, docs/sm90.md) or 16:0")
     ap.add_argument("--kind", default="gelu", choices=["gelu", "light", "bias", "tanhfast"],
@@ -86,6 +96,16 @@ def main(argv=None):
             ap.error(f"--k-residue {a.k_residue}: want M:R, two integers")
         if k_mod < 1 or not 0 <= k_res < k_mod:
             ap.error(f"--k-residue {a.k_residue}: want M >= 1 and 0 <= R < M")
+    k_set = None
+    if a.k_set:
+        try:
+            k_set = [int(x) for x in a.k_set.split(",")]
+        except ValueError:
+            ap.error(f"--k-set {a.k_set}: want integers separated by commas")
+        if not k_set or min(k_set) < 1:
+            ap.error(f"--k-set {a.k_set}: want positive integers")
+    if a.max_outputs < 0:
+        ap.error("--max-outputs must not be negative")
     pattern = re.compile(a.pick) if a.pick else None
     rng = random.Random(a.seed)
 
@@ -94,16 +114,23 @@ def main(argv=None):
         v = int(math.exp(rng.uniform(math.log(lo), math.log(hi + 1))))
         return max(mult, min(hi, v) // mult * mult)
 
+    def name(s):
+        return f"{s[0]}x{s[1]}x{s[2]}" + (f"x{s[3]}" if a.batch else "")
+
     kept, tried = [], 0
     while len(kept) < a.count and tried < a.tries:
         # a batch of candidates a call: plan_query compiles the planner each time
         batch = []
         while len(batch) < 64 and tried < a.tries:
             tried += 1
-            s = (draw(a.m), draw(a.n, a.n_multiple), draw(a.k, a.k_multiple))
+            # (the draws in this order: a seed's shapes stay what they were)
+            s = (draw(a.m), draw(a.n, a.n_multiple), rng.choice(k_set) if k_set else draw(a.k, a.k_multiple),
+                 draw(a.batch) if a.batch else 1)
             if a.n_not_multiple and s[1] % a.n_not_multiple == 0:
                 continue
             if k_mod and s[2] % k_mod != k_res:
+                continue
+            if a.max_outputs and s[0] * s[1] * s[3] > a.max_outputs:
                 continue
             batch.append(s)
         now = picks(batch, a.kind)
@@ -116,11 +143,10 @@ def main(argv=None):
             if a.moved_since and p == q:
                 continue
             kept.append(s)
-            print(f"{s[0]}x{s[1]}x{s[2]} (K mod 16 = {s[2] % 16})  {q + ' -> ' if a.moved_since else ''}{p}",
-                  file=sys.stderr)
+            print(f"{name(s)} (K mod 16 = {s[2] % 16})  {q + ' -> ' if a.moved_since else ''}{p}", file=sys.stderr)
     if len(kept) < a.count:
         print(f"heldout: only {len(kept)} of {a.count} shapes in {tried} draws", file=sys.stderr)
-    print(" ".join(f"{m}x{n}x{k}{a.suffix}" for m, n, k in kept))
+    print(" ".join(f"{name(s)}{a.suffix}" for s in kept))
     return 0 if len(kept) == a.count else 1
 
 

@@ -1,6 +1,7 @@
 """heldout_test.py - bench/heldout.py draws what it says: the same shapes for
 the same seed, inside the ranges, N and K rounded as asked, K of the
-residue asked (and a residue out of range refused), every kept
+residue asked (and a residue out of range refused), batches (MxNxKxL) of
+the L, K set and output count asked, every kept
 shape's pick matching the pattern (checked again through plan_query.sh),
 and no shape kept as moved where nothing moved (HEAD's planner against
 this tree's, where the tree's planner is HEAD's).
@@ -59,6 +60,27 @@ def main():
     rc, out, err = run("--seed", "50", "--count", "1", "--k-residue", "16:16")
     if rc != 2 or "0 <= R < M" not in err:
         fail(f"--k-residue 16:16 is refused: rc {rc}, {err}")
+    # batches: MxNxKxL, L and K as asked, no more outputs than asked, the pick
+    # asked of the batch (plan_query.sh given L)
+    args = ["--seed", "55", "--count", "5", "--m", "64,2048", "--n", "256,4096", "--n-multiple", "128",
+            "--k-set", "64,128", "--batch", "2,300", "--max-outputs", str(1 << 26), "--kind", "tanhfast",
+            "--pick", "^sm90_pp2"]
+    rc, out, err = run(*args)
+    rc2, out2, _ = run(*args)
+    shapes = [tuple(map(int, s.split("x"))) for s in out.split()]
+    if rc != 0 or out != out2 or len(shapes) != 5 or any(len(s) != 4 for s in shapes):
+        fail(f"--batch: rc {rc}, '{out}' against '{out2}'\n{err}")
+    for m, n, k, batch in shapes:
+        if not (64 <= m <= 2048 and 256 <= n <= 4096 and n % 128 == 0 and k in (64, 128) and 2 <= batch <= 300 and
+                m * n * batch <= 1 << 26):
+            fail(f"--batch: {m}x{n}x{k}x{batch} outside what was asked")
+    q = subprocess.run(["bash", os.path.join(ROOT, "bench", "plan_query.sh")] +
+                       [f"gemm:{m}x{n}x{k}x{b}:tanhfast" for m, n, k, b in shapes], capture_output=True, text=True)
+    if any(not line.split()[2].startswith("sm90_pp2") for line in q.stdout.strip().split("\n")):
+        fail(f"--batch: a kept batch's pick does not match:\n{q.stdout}")
+    rc, out, err = run("--seed", "55", "--count", "1", "--k-set", "64,x")
+    if rc != 2 or "--k-set" not in err:
+        fail(f"--k-set 64,x is refused: rc {rc}, {err}")
     # (only where the planner is HEAD's: a change to it in the working tree may move plans)
     clean = subprocess.run(["git", "-C", ROOT, "diff", "--quiet", "HEAD", "--", "plan", "kernels/tile_configs.h"],
                            capture_output=True).returncode == 0
@@ -66,7 +88,7 @@ def main():
         rc, out, err = run("--seed", "48", "--count", "2", "--moved-since", "HEAD", "--tries", "64")
         if rc != 1 or out or "only 0 of 2" not in err:
             fail(f"moved since HEAD, against itself: rc {rc}, '{out}', {err}")
-    print(f"heldout: {5 if clean else 4} checks passed")
+    print(f"heldout: {7 if clean else 6} checks passed")
     return 0
 
 
