@@ -1,0 +1,46 @@
+"""profile_batched.py - batched GEMM + bias + activation launches, ours and
+torch.bmm's (cuBLAS strided batched, no epilogue), for ncu: the issue-19 gap
+against bmm where the output is most of the bytes (short K).
+    ncu --kernel-name regex:'evt_|gemm|nvjet' --launch-skip 4 --launch-count 2 \
+        python3 bench/profile_batched.py [M N K L]
+(default 2048 2048 128 32; bf16, a [L, M, K], B the transposed view of a
+[L, N, K] weight, a shared [N] bias; PROFILE_ACT=gelu for the exact GELU,
+relu by default; PROFILE_CONFIG forces a configuration by name).  Each
+iteration launches ours, then bmm.  Our result is checked against float64
+before the launches ncu counts.
+"""
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import evt
+
+ACT = os.environ.get("PROFILE_ACT", "relu")
+if ACT not in ("relu", "gelu"):
+    sys.exit(f"profile_batched: PROFILE_ACT is relu or gelu, not {ACT}")
+SRC = f"""
+epilogue bias_act {{ in bias : bf16[N]  out y : bf16[M, N] = {ACT}(acc + bias) }}
+kernel batched = gemm(a: bf16 row, b: bf16 col, acc: f32) with bias_act
+"""
+M, N, K, L = [int(v) for v in sys.argv[1:5]] if len(sys.argv) > 4 else (2048, 2048, 128, 32)
+m = evt.compile(source=SRC, name="profile_batched.evt")
+a = torch.randn(L, M, K, device="cuda", dtype=torch.bfloat16)
+w = torch.randn(L, N, K, device="cuda", dtype=torch.bfloat16) * K ** -0.5
+bias = torch.randn(N, device="cuda", dtype=torch.bfloat16)
+b = w.transpose(1, 2)
+out = torch.empty(L, M, N, device="cuda", dtype=torch.bfloat16)
+launch = m.kernel("batched").bind(a, b, bias=bias, y=out)
+if os.environ.get("PROFILE_CONFIG"):  # a configuration forced by name instead of the pick
+    launch.set_tuning(os.environ["PROFILE_CONFIG"])
+launch.run()
+ref = (F.relu if ACT == "relu" else F.gelu)(torch.matmul(a.double(), b.double()) + bias.double())
+verdict = evt.check(out, ref)
+if not verdict:
+    sys.exit(f"profile_batched: wrong result, not profiled: {verdict}")
+for _ in range(4):
+    launch.run()
+    torch.bmm(a, b)
+torch.cuda.synchronize()
+print("plan:", launch.plan)
