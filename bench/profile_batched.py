@@ -13,29 +13,27 @@ import os
 import sys
 
 import torch
-import torch.nn.functional as F
 
 import evt
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_batched import EVT_SOURCE, ACTS  # noqa: E402  (the batched table's kernels and references)
+
 ACT = os.environ.get("PROFILE_ACT", "relu")
-if ACT not in ("relu", "gelu"):
-    sys.exit(f"profile_batched: PROFILE_ACT is relu or gelu, not {ACT}")
-SRC = f"""
-epilogue bias_act {{ in bias : bf16[N]  out y : bf16[M, N] = {ACT}(acc + bias) }}
-kernel batched = gemm(a: bf16 row, b: bf16 col, acc: f32) with bias_act
-"""
+if ACT not in ACTS:
+    sys.exit(f"profile_batched: PROFILE_ACT is one of {', '.join(ACTS)}, not {ACT}")
 M, N, K, L = [int(v) for v in sys.argv[1:5]] if len(sys.argv) > 4 else (2048, 2048, 128, 32)
-m = evt.compile(source=SRC, name="profile_batched.evt")
+m = evt.compile(source=EVT_SOURCE, name="profile_batched.evt")
 a = torch.randn(L, M, K, device="cuda", dtype=torch.bfloat16)
 w = torch.randn(L, N, K, device="cuda", dtype=torch.bfloat16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.bfloat16)
 b = w.transpose(1, 2)
 out = torch.empty(L, M, N, device="cuda", dtype=torch.bfloat16)
-launch = m.kernel("batched").bind(a, b, bias=bias, y=out)
+launch = m.kernel(f"{ACT}_bf16").bind(a, b, bias=bias, y=out)
 if os.environ.get("PROFILE_CONFIG"):  # a configuration forced by name instead of the pick
     launch.set_tuning(os.environ["PROFILE_CONFIG"])
 launch.run()
-ref = (F.relu if ACT == "relu" else F.gelu)(torch.matmul(a.double(), b.double()) + bias.double())
+ref = ACTS[ACT](torch.matmul(a.double(), b.double()) + bias.double())
 verdict = evt.check(out, ref)
 if not verdict:
     sys.exit(f"profile_batched: wrong result, not profiled: {verdict}")
