@@ -8,6 +8,7 @@ docs/sm90.md (the cooperative tile at K <= 128 with many tiles).
     BB_CFGS="sm90_wg2_128x128x64_s3 sm90_coop2_128x256x64_s3" ...   # the configurations forced
     BB_CASES="512x768x64x128 256x4096x1024x8s" ...   # MxNxKxL cases (s: B shared) instead of CASES
     BB_ACTS="relu"                                   # the activations (default: relu gelu)
+    BB_CFGS="sm90_pp2_128x128x64_s4:sh" ...            # :sh, the shared-memory tile's epilogue (not the direct one)
     BB_TANH=1                                        # the GELU as gelu_tanh under fast math
                                                      # (bench_batched's --gelu tanh --fast-math)
 
@@ -68,8 +69,8 @@ def main():
                 out = torch.empty(L, M, N, device=dev, dtype=dt)
                 launch = m.kernel(f"{act}_bf16").bind(a, b, bias=bias, y=out)
                 try:
-                    if c:
-                        launch.set_tuning(c)
+                    if c:  # NAME:sh: the shared-memory epilogue instead of the direct one
+                        launch.set_tuning(c.removesuffix(":sh"), shared_epilogue=c.endswith(":sh"))
                     launch.run()
                     torch.cuda.synchronize()
                 except evt.EvtError as e:  # a configuration that cannot run this kernel: say so

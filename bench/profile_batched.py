@@ -31,7 +31,8 @@ b = w.transpose(1, 2)
 out = torch.empty(L, M, N, device="cuda", dtype=torch.bfloat16)
 launch = m.kernel(f"{ACT}_bf16").bind(a, b, bias=bias, y=out)
 if os.environ.get("PROFILE_CONFIG"):  # a configuration forced by name instead of the pick
-    launch.set_tuning(os.environ["PROFILE_CONFIG"])
+    c = os.environ["PROFILE_CONFIG"]  # NAME:sh: the shared-memory epilogue, not the direct one
+    launch.set_tuning(c.removesuffix(":sh"), shared_epilogue=c.endswith(":sh"))
 launch.run()
 ref = ACTS[ACT](torch.matmul(a.double(), b.double()) + bias.double())
 verdict = evt.check(out, ref)
