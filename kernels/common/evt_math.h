@@ -306,12 +306,18 @@ EVT_MATH_FN float evtm_mul_sigmoid(float x, int up, float j, float r)
 /* ---- builtins ------------------------------------------------------- */
 
 /* max(x, 0): +0 for x <= 0 (also for -0, matching max's -0 < +0 rule).
- * Two instructions on the GPU instead of a NaN test, a compare and two
- * selects: the NaN-keeping max gives NaN for NaN and max(x, 0) otherwise,
- * maybe -0 for -0, which + 0 makes +0. */
+ * One instruction on the GPU instead of a NaN test, a compare and two
+ * selects: max.NaN gives the canonical NaN for NaN, and +0 for -0 (it
+ * orders -0 below +0).  The C build's max may give -0 for -0, which + 0
+ * makes +0 (an add on the GPU too was one instruction an element more in
+ * a bias + ReLU epilogue whose issue rate is its limit, docs/sm90.md). */
 EVT_MATH_FN float evt_relu(float x)
 {
+#ifdef EVT_MATH_CUDA
+    return evtm_fmax_nan(x, 0.0f);
+#else
     return evt_add(evtm_fmax_nan(x, 0.0f), 0.0f);
+#endif
 }
 
 /* x >= 0 ? x : s*x, as the language defines it (so leaky_relu(-0, s) = -0). */
