@@ -175,24 +175,6 @@ EVT_DEVICE void evt_load_vec(const typename evt_elem<E>::type *p, int valid, flo
     evt_convert_vec<E, N>(t, v);
 }
 
-/* Whether N elements of E convert two at a time: f16 and bf16, whose
- * packed conversions (cvt.rn.f16x2.f32, cvt.rn.bf16x2.f32) are one
- * instruction for two elements, with the bits of the single ones
- * (tests/gpu/math_bits.c), where two single ones and their packing are
- * three. */
-template <int E, int N>
-struct evt_pairs {
-    static constexpr bool value = (E == EVT_E_F16 || E == EVT_E_BF16) && N % 2 == 0;
-};
-
-/* lo and hi converted to E (f16 or bf16) in one 32-bit word, lo first in memory. */
-template <int E>
-EVT_DEVICE evt_u32 evt_pack_pair(float lo, float hi)
-{
-    static_assert(E == EVT_E_F16 || E == EVT_E_BF16, "a packed conversion: f16 or bf16");
-    return E == EVT_E_F16 ? evt_pack_f16x2(lo, hi) : evt_pack_bf16x2(lo, hi);
-}
-
 /* Stores v[0..valid) converted to E at p, vectorized as evt_load_raw (FAST as
  * evt_load_raw). */
 template <int E, bool FAST = false, int N = EVT_VEC>
@@ -200,19 +182,11 @@ EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const fl
 {
     typedef typename evt_elem<E>::type T;
     if (FAST || (valid == N && ((unsigned long long)p % evt_chunk<T, N>::kAlign) == 0)) {
-        if constexpr (evt_pairs<E, N>::value) {
-            evt_u32 w[N / 2];
+        T t[N];
 #pragma unroll
-            for (int i = 0; i < N / 2; ++i)
-                w[i] = evt_pack_pair<E>(v[2 * i], v[2 * i + 1]);
-            evt_copy_chunk<evt_u32, N / 2>(reinterpret_cast<evt_u32 *>(p), w);
-        } else {
-            T t[N];
-#pragma unroll
-            for (int i = 0; i < N; ++i)
-                t[i] = evt_elem<E>::store(v[i]);
-            evt_copy_chunk<T, N>(p, t);
-        }
+        for (int i = 0; i < N; ++i)
+            t[i] = evt_elem<E>::store(v[i]);
+        evt_copy_chunk<T, N>(p, t);
     } else {
 #pragma unroll
         for (int i = 0; i < N; ++i)
@@ -250,13 +224,8 @@ template <int E>
 EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, const float (&v)[2])
 {
     typedef typename evt_elem<E>::type T;
-    T *dst = reinterpret_cast<T *>(base + (lane >> 2) * rowb) + c;
-    if constexpr (evt_pairs<E, 2>::value) {
-        *reinterpret_cast<evt_u32 *>(dst) = evt_pack_pair<E>(v[0], v[1]);
-    } else {
-        T t[2] = {evt_elem<E>::store(v[0]), evt_elem<E>::store(v[1])};
-        evt_copy_chunk<T, 2>(dst, t);
-    }
+    T t[2] = {evt_elem<E>::store(v[0]), evt_elem<E>::store(v[1])};
+    evt_copy_chunk<T, 2>(reinterpret_cast<T *>(base + (lane >> 2) * rowb) + c, t);
 }
 
 /* The first rows (up to 8) of the warp's 8 staged rows of W elements
