@@ -52,6 +52,10 @@ typedef struct emitter {
     /* The register-direct epilogue (emit_direct) is being written: a chunk
      * is 2 columns, not EVT_VEC. */
     int direct;
+    /* In the direct epilogue: the value acc + bias whose [N] bias the
+     * consumers' accumulators start from (acc_fold), so it is the
+     * accumulators; NULL where none is. */
+    const ir_value *fold_add;
 } emitter;
 
 /* The columns of a chunk in the epilogue being written. */
@@ -144,7 +148,9 @@ static void emit_value(emitter *e, const ir_value *v)
     const char *ty = v->type == IR_BOOL ? "bool" : "float";
     const char *vec = vec_len(e);
     line_start(e);
-    if (v->op == IR_ACC) {
+    if (e->direct && v == e->fold_add) {
+        sb_printf(sb, "const float v%d[2] = {a[2 * g], a[2 * g + 1]}; /* acc + bias: the accumulators */", v->id);
+    } else if (v->op == IR_ACC) {
         if (e->direct) {
             sb_printf(sb, "const float v%d[2] = {a[2 * g], a[2 * g + 1]};", v->id);
         } else {
@@ -536,6 +542,105 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
                                 : sel->shared_epi == 0 && direct_runs(fn, sel->fast_math, sel->row_group));
 }
 
+/* The values and outputs that take v as an operand. */
+static int value_uses(const ir_func *fn, const ir_value *v)
+{
+    int n = 0;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        for (int j = 0; j < fn->values[i]->nargs; j++)
+            n += fn->values[i]->args[j] == v;
+    for (size_t o = 0; o < fn->noutputs; o++)
+        n += fn->outputs[o].value == v;
+    return n;
+}
+
+/*
+ * The bias the direct epilogue's accumulators start from: where the
+ * accumulator's one use is acc + X, X an [N] input, the consumers start
+ * each tile's accumulators from X's columns instead of zeros (the entry's
+ * epi.init, NAME_direct_init), and the epilogue takes acc + X to be the
+ * accumulators.  X is then loaded once a tile a thread rather than once a
+ * row, with none of its conversions and adds: per output pair of a bias +
+ * ReLU, 4 of 9 instructions (docs/sm90.md, session 58).  The sum is the
+ * same one in another order (X + the products, as the tensor cores add
+ * them), as a different k order would be.  Returns the add, and X's input
+ * in *input and whether the add is X's only use in *only; NULL where there
+ * is no such add.
+ */
+static const ir_value *acc_fold(const ir_func *fn, int *input, int *only)
+{
+    const ir_value *acc = NULL, *add = NULL;
+    for (size_t i = 0; i < fn->nvalues; i++) {
+        const ir_value *v = fn->values[i];
+        if (v->op == IR_ACC) {
+            if (acc)
+                return NULL;
+            acc = v;
+        }
+    }
+    if (!acc || value_uses(fn, acc) != 1)
+        return NULL;
+    for (size_t i = 0; i < fn->nvalues && !add; i++) {
+        const ir_value *v = fn->values[i];
+        if (v->op == IR_ADD && v->type == IR_F32 && (v->args[0] == acc || v->args[1] == acc))
+            add = v;
+    }
+    if (!add)
+        return NULL;
+    const ir_value *x = add->args[add->args[0] == acc ? 1 : 0];
+    if (x->op != IR_INPUT || fn->inputs[x->attr.index].info.shape != EVT_SHAPE_N)
+        return NULL;
+    *input = x->attr.index;
+    int reads = 0;
+    for (size_t i = 0; i < fn->nvalues; i++)
+        if (fn->values[i]->op == IR_INPUT && fn->values[i]->attr.index == x->attr.index)
+            reads += value_uses(fn, fn->values[i]);
+    *only = reads == 1;
+    return add;
+}
+
+/* Whether the direct epilogue's accumulators start from a bias (acc_fold). */
+static int acc_init(const ir_func *fn)
+{
+    int input, only;
+    return direct_ok(fn) && acc_fold(fn, &input, &only) != NULL;
+}
+
+/* NAME_direct_init: a consumer's NH m64 x NC accumulators from the folded
+ * bias (acc_fold), at the thread's columns of the tile at col_t. */
+static void emit_direct_init(emitter *e, const char *fname, const char *sname, int input)
+{
+    strbuf *sb = e->sb;
+    const evt_arg_info *in = &e->fn->inputs[input].info;
+    const char *ec = elem_const(in->elem);
+    sb_printf(sb, "/* A tile's accumulators at col_t, before its mainloop: in %s (acc + %s is the accumulators). */\n",
+              in->name, in->name);
+    sb_printf(sb, "template <int NH, int NC>\n"
+                  "static __device__ __forceinline__ void %s_direct_init(const %s &p, int col_t, float (&acc)[NH][1][NC / 2], int lane)\n"
+                  "{\n"
+                  "    const int cq = 2 * (lane & 3);\n"
+                  "    const bool fast = (evt_i64)col_t + NC <= p.n && evt_vec_ok<%s, 2>(p.in%d, 0);\n"
+                  "#pragma unroll\n"
+                  "    for (int g = 0; g < NC / 8; ++g) {\n"
+                  "        const int col = col_t + 8 * g + cq;\n"
+                  "        float b[2];\n"
+                  "        if (fast) {\n"
+                  "            evt_load_vec<%s, true, 2, true>(p.in%d + col, 2, b);\n"
+                  "        } else { /* past N: column N - 1's, never stored; no branches */\n"
+                  "#pragma unroll\n"
+                  "            for (int i = 0; i < 2; ++i)\n"
+                  "                b[i] = evt_elem<%s>::load(evt_ld<true>(p.in%d + (col + i < p.n ? col + i : p.n - 1)));\n"
+                  "        }\n"
+                  "#pragma unroll\n"
+                  "        for (int h = 0; h < NH; ++h) /* rows lane / 4 and 8 more: acc[h][0][4 g + 2 ri + i] */\n"
+                  "#pragma unroll\n"
+                  "            for (int i = 0; i < 4; ++i)\n"
+                  "                acc[h][0][4 * g + i] = b[i & 1];\n"
+                  "    }\n"
+                  "}\n\n",
+              fname, sname, ec, input, ec, input, ec, input);
+}
+
 /*
  * The register-direct epilogue (producer/consumer configurations, sm_90a):
  * a consumer warpgroup's thread runs the epilogue on its own wgmma
@@ -571,6 +676,10 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     strbuf *sb = e->sb;
     const ir_func *fn = e->fn;
     const int unrolled = direct_unrolled(fn, e->fast_math, forced_group);
+    int fold_in = -1, fold_only = 0;
+    e->fold_add = acc_fold(fn, &fold_in, &fold_only);
+    if (e->fold_add)
+        emit_direct_init(e, fname, sname, fold_in);
     sb_printf(sb, "/* Epilogue %s (%s:%u) on a consumer's NH m64 x NC wgmma accumulators, in registers. */\n",
               fn->name, e->file, fn->loc.line);
     sb_puts(sb, "template <int NH, int NC, bool FAST, int STAGE>\n");
@@ -630,6 +739,9 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     e->indent = 4;
     for (size_t i = 0; i < fn->nvalues; i++) {
         const ir_value *v = fn->values[i];
+        /* acc and a bias the accumulators start from are the folded add's alone */
+        if (e->fold_add && (v->op == IR_ACC || (fold_only && v->op == IR_INPUT && v->attr.index == fold_in)))
+            continue;
         if (v->shape == EVT_SHAPE_MN || v->shape == EVT_SHAPE_N)
             emit_value(e, v);
     }
@@ -674,6 +786,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
                 "            }\n"
                 "        }\n    }\n}\n\n");
     e->direct = 0;
+    e->fold_add = NULL;
 
     /* The tile's instance: FAST where the tile's columns are inside the
      * problem, every [N] input is aligned for 2-element access and every
@@ -691,7 +804,8 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
                   "    if ((evt_i64)col_t + NC <= p.n && col_t %% %d == 0",
               fname, sname, plan_shift_cols(fn));
     for (size_t i = 0; i < fn->ninputs; i++)
-        if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i))
+        if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i) &&
+            !(fold_only && (int)i == fold_in)) /* (direct_init checks its own) */
             sb_printf(sb, " &&\n        evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);
     for (size_t o = 0; o < fn->noutputs; o++)
         sb_printf(sb, " &&\n        evt_line_ok<%s>(p.out%zu, p.ld_out%zu)", elem_const(fn->outputs[o].info.elem), o,
@@ -917,7 +1031,7 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
     const ir_func *fn = k->epilogue;
     const int conv = k->mainloop == EVT_MAINLOOP_CONV2D_FPROP;
     const char *slash = strrchr(file, '/');
-    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0, sel->fast_math, 0};
+    emitter e = {k, fn, slash ? slash + 1 : file, sb, 0, sel->fast_math, 0, NULL};
     cg_cache own;
     cg_cache_init(&own);
     cg_cache *sh = cache ? cache : &own;
@@ -1055,7 +1169,16 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                       "            %s_prefetch<Cfg::kBM, Cfg::kBN, Team>(%s_at(p0, problem), tile_m, tile_n);\n"
                                       "        }\n",
                                   fname, base);
-                        sb_printf(sb, "        enum { kDirect = %d };\n", direct);
+                        /* the consumers start the accumulators from a bias (acc_fold) */
+                        const int init = direct && acc_init(fn);
+                        sb_printf(sb, "        enum { kDirect = %d, kAccInit = %d };\n", direct, init);
+                        if (init)
+                            sb_printf(sb, "        __device__ __forceinline__ void init(float (&acc)[Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64][1][Cfg::kBN / 2],\n"
+                                          "                                             int col_t, int problem, int lane) const\n"
+                                          "        {\n"
+                                          "            %s_direct_init<Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, Cfg::kBN>(%s_at(p0, problem), col_t, acc, lane);\n"
+                                          "        }\n",
+                                      fname, base);
                         if (direct)
                             sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, NC = Cfg::kBN,\n"
                                           "               STAGE = evt_sm90::direct_stage<Cfg>::kBytes };\n"

@@ -401,6 +401,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
      * 40 registers a producer thread would be left. */
     constexpr bool kDirect = Epi::kDirect && Load::kTma;
     constexpr bool kShiftN = kDirect && Load::kShiftN; /* tile_col */
+    /* the accumulators start from the direct epilogue's bias (the shared tile's adds it) */
+    constexpr bool kInit = kDirect && Epi::kAccInit;
     static_assert(!Epi::kDirect || Cfg::kStaged == 0, "a staged input is read from its shared tile");
     /* the consumers' accumulators, live through a looped or a direct epilogue, need the registers */
     constexpr bool kRegs = (kSub && sub_tile_loop<Cfg, NH>::value) || kDirect;
@@ -434,10 +436,16 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     const auto release = [&](int s) { release_stage<Cfg, kMulticast>(empty, s); };
     int j = c; /* the CTA's tile number */
     for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
+        int tm, tn;
+        const int problem = walk.coord(t, m, n, &tm, &tn);
         float acc[NH][1][NC / 2]; /* NH m64 rows, one wgmma each */
+        if constexpr (kInit) { /* from the epilogue's bias (its acc + bias is the accumulators) */
+            epi.init(acc, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
+        } else {
 #pragma unroll
-        for (int h = 0; h < NH; ++h)
-            zero_acc<NC, 1>(acc[h]);
+            for (int h = 0; h < NH; ++h)
+                zero_acc<NC, 1>(acc[h]);
+        }
         /* The consumers' mainloops take turns, tile j after tile j - 1's
          * (whose four warps arrive on this consumer's turn barrier).  Besides
          * giving the tensor cores to one warpgroup at a time, that keeps the
@@ -465,8 +473,6 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
                 release(prev);
             evt_sched::mbar_arrive_cta(turn + 8 * (1 - c)); /* tile j + 1's turn */
         }
-        int tm, tn;
-        const int problem = walk.coord(t, m, n, &tm, &tn);
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         const bool inside = Cfg::kCluster == 1 || tm * Cfg::kBM < m;
         if constexpr (kDirect) {
@@ -724,6 +730,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     /* tile_col; not in clusters, where the shifted column's own registers
      * made the consumers (128 accumulators a thread) spill 88-96 bytes */
     constexpr bool kShiftN = kDirect && Load::kShiftN && Cfg::kCluster == 1;
+    /* the accumulators start from the direct epilogue's bias, in the piece
+     * with the tile's first k tile (the one that finishes it): once a tile */
+    constexpr bool kInit = kDirect && Epi::kAccInit;
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect || kEpiWG;
     if constexpr (kEpiWG) {
         if (wg >= 3) { /* consumer wg - 3's epilogue warpgroup */
@@ -768,9 +777,20 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     };
     evt_sk_pieces(walk, sk, k_tiles, [&](int t, int, int k0, int k1) {
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
+        int tm, tn;
+        const int problem = walk.coord(t, m, n, &tm, &tn);
+        if constexpr (kInit) {
+            if (k0 == 0)
+                epi.init(acc, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
+            else
 #pragma unroll
-        for (int h = 0; h < NHALF; ++h)
-            zero_acc<NC, 1>(acc[h]);
+                for (int h = 0; h < NHALF; ++h)
+                    zero_acc<NC, 1>(acc[h]);
+        } else {
+#pragma unroll
+            for (int h = 0; h < NHALF; ++h)
+                zero_acc<NC, 1>(acc[h]);
+        }
         if constexpr (kPromote) {
             /* each k tile's wgmmas into part (scale-d off on the first),
              * waited for and added to acc; the other consumer's wgmmas keep
@@ -827,8 +847,6 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         }
         if (k1 < k_tiles) /* the tile's later pieces are the next units' first */
             sk_gather<NHALF, NC>(acc, sk, walk, (t - sk.first + 1) * k_tiles, ctid, lane);
-        int tm, tn;
-        const int problem = walk.coord(t, m, n, &tm, &tn);
         /* a cluster's stack may reach past M: that CTA's tile only fed the multicast */
         if (Cfg::kCluster > 1 && tm * Cfg::kBM >= m)
             return;

@@ -585,6 +585,32 @@ runs() {
     echo "$c/outputs.evt outputs 2048,1280,1000 --config sm90_coop2_128x160x64_s4 --special"
     echo "$c/reductions.evt reductions 1000,1000,520 --config sm90_coop2_128x160x64_s4"
     echo "$c/reductions.evt reductions 3000,300,2600 --config sm90_coop2_128x160x64_s4 --streamk --special"
+    # The direct epilogue's accumulators started from an [N] bias where
+    # acc + bias is the accumulator's one use (codegen's acc_fold): every
+    # producer/consumer tile, whole and ragged N (the shifted last tile
+    # column), odd leading dimensions and an unaligned bias (the checked
+    # instance: --ld-pad 3), a batch (a bias per problem), stream-K on the
+    # cooperative tiles (the bias in the first k piece only), the guarded
+    # path (K = 13: no TMA, so the shared tile adds the bias), and an
+    # epilogue whose accumulator has two uses (not folded)
+    for cfg in sm90_pp2_128x128x64_s4 sm90_pp2_128x128x64_s6 sm90_pp2_64x128x64_s8 sm90_pp2_cl2_128x128x64_s4 \
+        sm90_coop2_128x256x64_s4 sm90_coop2_128x256x64_s3 sm90_coop2_256x128x64_s3 sm90_coop2_128x192x64_s4 \
+        sm90_coop2_128x160x64_s4 sm90_coop2_cl2_128x256x64_s4; do
+        echo "$c/bias_fold.evt relu_bf16 1000,1000,520 --config $cfg"
+        echo "$c/bias_fold.evt relu_bf16 1000,1000,24 --config $cfg --direct-epi --batch 3 --special"
+        echo "$c/bias_fold.evt relu_bf16 1024,2048,64 --config $cfg --batch 2"
+        echo "$c/bias_fold.evt aux_f16 3001,1000,520 --config $cfg --fast-math"
+        echo "$c/bias_fold.evt aux_f16 4097,136,1000 --config $cfg --ld-pad 3 --direct-epi --special"
+        echo "$c/bias_fold.evt twice_f16 1000,4097,520 --config $cfg --direct-epi"
+        echo "$c/bias_fold.evt acc_twice_bf16 1000,1000,520 --config $cfg"
+        case $cfg in
+        sm90_coop2_*) echo "$c/bias_fold.evt relu_bf16 3000,1000,2600 --config $cfg --streamk --special" ;;
+        *) echo "$c/bias_fold.evt relu_bf16 127,1000,13 --config $cfg --special" ;;
+        esac
+    done
+    echo "$c/bias_fold.evt relu_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --direct-epi"
+    echo "$c/bias_fold.evt relu_conv conv:3,17,13,64,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s7 --special --direct-epi"
+    echo "$c/bias_fold.evt relu_conv conv:4,28,28,128,256,3,3,1,1,1"
     # ... the heuristic's pick on edge rows, as a launch takes it
     echo "$c/inputs.evt inputs_rowcol 1000,4096,520"
     echo "$c/outputs.evt outputs 3000,2048,1040"
