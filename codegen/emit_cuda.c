@@ -606,39 +606,56 @@ static int acc_init(const ir_func *fn)
     return direct_ok(fn) && acc_fold(fn, &input, &only) != NULL;
 }
 
-/* NAME_direct_init: a consumer's NH m64 x NC accumulators from the folded
- * bias (acc_fold), at the thread's columns of the tile at col_t. */
+/* NAME_direct_bias: the folded bias (acc_fold) at a consumer thread's
+ * columns of the tile at col_t, raw (loaded before the tile's mainloop, so
+ * that the loads' latency passes under it); NAME_direct_add: the
+ * accumulators plus it, after the mainloop.  (Written into the
+ * accumulators before the mainloop instead, it made ptxas serialize the
+ * wgmmas, C7515: docs/sm90.md.) */
 static void emit_direct_init(emitter *e, const char *fname, const char *sname, int input)
 {
     strbuf *sb = e->sb;
     const evt_arg_info *in = &e->fn->inputs[input].info;
     const char *ec = elem_const(in->elem);
-    sb_printf(sb, "/* A tile's accumulators at col_t, before its mainloop: in %s (acc + %s is the accumulators). */\n",
-              in->name, in->name);
-    sb_printf(sb, "template <int NH, int NC>\n"
-                  "static __device__ __forceinline__ void %s_direct_init(const %s &p, int col_t, float (&acc)[NH][1][NC / 2], int lane)\n"
+    sb_printf(sb, "/* acc + %s is the accumulators: %s's columns at col_t, and their sums with them. */\n"
+                  "template <int NC> struct %s_direct_bias_t {\n"
+                  "    evt_elem<%s>::type raw[NC / 8][2];\n"
+                  "};\n"
+                  "template <int NC>\n"
+                  "static __device__ __forceinline__ %s_direct_bias_t<NC> %s_direct_bias(const %s &p, int col_t, int lane)\n"
                   "{\n"
+                  "    %s_direct_bias_t<NC> b;\n"
                   "    const int cq = 2 * (lane & 3);\n"
-                  "    const bool fast = (evt_i64)col_t + NC <= p.n && evt_vec_ok<%s, 2>(p.in%d, 0);\n"
+                  "    if ((evt_i64)col_t + NC <= p.n && evt_vec_ok<%s, 2>(p.in%d, 0)) {\n"
+                  "#pragma unroll\n"
+                  "        for (int g = 0; g < NC / 8; ++g)\n"
+                  "            evt_load_raw<%s, true, 2, true>(p.in%d + col_t + 8 * g + cq, 2, b.raw[g]);\n"
+                  "    } else { /* past N: column N - 1's, never stored; no branches */\n"
+                  "#pragma unroll\n"
+                  "        for (int g = 0; g < NC / 8; ++g)\n"
+                  "#pragma unroll\n"
+                  "            for (int i = 0; i < 2; ++i) {\n"
+                  "                const int col = col_t + 8 * g + cq + i;\n"
+                  "                b.raw[g][i] = evt_ld<true>(p.in%d + (col < p.n ? col : p.n - 1));\n"
+                  "            }\n"
+                  "    }\n"
+                  "    return b;\n"
+                  "}\n"
+                  "template <int NH, int NC>\n"
+                  "static __device__ __forceinline__ void %s_direct_add(float (&acc)[NH][1][NC / 2], const %s_direct_bias_t<NC> &b)\n"
+                  "{\n"
                   "#pragma unroll\n"
                   "    for (int g = 0; g < NC / 8; ++g) {\n"
-                  "        const int col = col_t + 8 * g + cq;\n"
-                  "        float b[2];\n"
-                  "        if (fast) {\n"
-                  "            evt_load_vec<%s, true, 2, true>(p.in%d + col, 2, b);\n"
-                  "        } else { /* past N: column N - 1's, never stored; no branches */\n"
-                  "#pragma unroll\n"
-                  "            for (int i = 0; i < 2; ++i)\n"
-                  "                b[i] = evt_elem<%s>::load(evt_ld<true>(p.in%d + (col + i < p.n ? col + i : p.n - 1)));\n"
-                  "        }\n"
+                  "        float v[2];\n"
+                  "        evt_convert_vec<%s, 2>(b.raw[g], v);\n"
                   "#pragma unroll\n"
                   "        for (int h = 0; h < NH; ++h) /* rows lane / 4 and 8 more: acc[h][0][4 g + 2 ri + i] */\n"
                   "#pragma unroll\n"
                   "            for (int i = 0; i < 4; ++i)\n"
-                  "                acc[h][0][4 * g + i] = b[i & 1];\n"
+                  "                acc[h][0][4 * g + i] += v[i & 1];\n"
                   "    }\n"
                   "}\n\n",
-              fname, sname, ec, input, ec, input, ec, input);
+              in->name, in->name, fname, ec, fname, fname, sname, fname, ec, input, ec, input, input, fname, fname, ec);
 }
 
 /*
@@ -1173,12 +1190,17 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         const int init = direct && acc_init(fn);
                         sb_printf(sb, "        enum { kDirect = %d, kAccInit = %d };\n", direct, init);
                         if (init)
-                            sb_printf(sb, "        __device__ __forceinline__ void init(float (&acc)[Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64][1][Cfg::kBN / 2],\n"
-                                          "                                             int col_t, int problem, int lane) const\n"
+                            sb_printf(sb, "        typedef %s_direct_bias_t<Cfg::kBN> Bias;\n"
+                                          "        __device__ __forceinline__ Bias bias(int col_t, int problem, int lane) const\n"
                                           "        {\n"
-                                          "            %s_direct_init<Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, Cfg::kBN>(%s_at(p0, problem), col_t, acc, lane);\n"
+                                          "            return %s_direct_bias<Cfg::kBN>(%s_at(p0, problem), col_t, lane);\n"
+                                          "        }\n"
+                                          "        __device__ __forceinline__ void add(float (&acc)[Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64][1][Cfg::kBN / 2],\n"
+                                          "                                            const Bias &b) const\n"
+                                          "        {\n"
+                                          "            %s_direct_add<Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, Cfg::kBN>(acc, b);\n"
                                           "        }\n",
-                                      fname, base);
+                                      fname, fname, base, fname);
                         if (direct)
                             sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, NC = Cfg::kBN,\n"
                                           "               STAGE = evt_sm90::direct_stage<Cfg>::kBytes };\n"

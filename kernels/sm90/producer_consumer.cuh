@@ -253,6 +253,18 @@ __device__ __forceinline__ void sub_tile_epilogue(const float (&acc)[NH][1][NC /
     }
 }
 
+/* The bias a direct epilogue's accumulators take (Epi::kAccInit: the
+ * generated epi.bias, epi.add; codegen's acc_fold), loaded before a tile's
+ * mainloop and added after it; nothing where On is false. */
+template <class Epi, bool On> struct epi_bias {
+    typedef int type;
+    static EVT_DEVICE int of(const Epi &, int, int, int) { return 0; }
+};
+template <class Epi> struct epi_bias<Epi, true> {
+    typedef typename Epi::Bias type;
+    static EVT_DEVICE type of(const Epi &epi, int col_t, int problem, int lane) { return epi.bias(col_t, problem, lane); }
+};
+
 /* The direct epilogue's staging buffer of each consumer warp (the
  * generated epi.direct): the shared accumulator tile (or sub-tiles) it
  * does not use, in eight slices, warp w of consumer c's at 4 c + w. */
@@ -401,7 +413,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
      * 40 registers a producer thread would be left. */
     constexpr bool kDirect = Epi::kDirect && Load::kTma;
     constexpr bool kShiftN = kDirect && Load::kShiftN; /* tile_col */
-    /* the accumulators start from the direct epilogue's bias (the shared tile's adds it) */
+    /* the direct epilogue's bias in the accumulators (the shared tile's adds it) */
     constexpr bool kInit = kDirect && Epi::kAccInit;
     static_assert(!Epi::kDirect || Cfg::kStaged == 0, "a staged input is read from its shared tile");
     /* the consumers' accumulators, live through a looped or a direct epilogue, need the registers */
@@ -439,13 +451,11 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
         float acc[NH][1][NC / 2]; /* NH m64 rows, one wgmma each */
-        if constexpr (kInit) { /* from the epilogue's bias (its acc + bias is the accumulators) */
-            epi.init(acc, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
-        } else {
 #pragma unroll
-            for (int h = 0; h < NH; ++h)
-                zero_acc<NC, 1>(acc[h]);
-        }
+        for (int h = 0; h < NH; ++h)
+            zero_acc<NC, 1>(acc[h]);
+        /* the direct epilogue's bias, added to the accumulators after the mainloop */
+        const typename epi_bias<Epi, kInit>::type bias = epi_bias<Epi, kInit>::of(epi, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
         /* The consumers' mainloops take turns, tile j after tile j - 1's
          * (whose four warps arrive on this consumer's turn barrier).  Besides
          * giving the tensor cores to one warpgroup at a time, that keeps the
@@ -468,6 +478,8 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             prev = s;
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if constexpr (kInit)
+            epi.add(acc, bias);
         if (lane == 0) {
             if (k_tiles > 0)
                 release(prev);
@@ -730,8 +742,8 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     /* tile_col; not in clusters, where the shifted column's own registers
      * made the consumers (128 accumulators a thread) spill 88-96 bytes */
     constexpr bool kShiftN = kDirect && Load::kShiftN && Cfg::kCluster == 1;
-    /* the accumulators start from the direct epilogue's bias, in the piece
-     * with the tile's first k tile (the one that finishes it): once a tile */
+    /* the direct epilogue's bias in the accumulators, in the piece with the
+     * tile's first k tile (the one that finishes it): once a tile */
     constexpr bool kInit = kDirect && Epi::kAccInit;
     constexpr bool kRegs = kPromote || sub_tile_loop<Cfg, NHALF>::value || kDirect || kEpiWG;
     if constexpr (kEpiWG) {
@@ -779,18 +791,11 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
-        if constexpr (kInit) {
-            if (k0 == 0)
-                epi.init(acc, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
-            else
 #pragma unroll
-                for (int h = 0; h < NHALF; ++h)
-                    zero_acc<NC, 1>(acc[h]);
-        } else {
-#pragma unroll
-            for (int h = 0; h < NHALF; ++h)
-                zero_acc<NC, 1>(acc[h]);
-        }
+        for (int h = 0; h < NHALF; ++h)
+            zero_acc<NC, 1>(acc[h]);
+        /* the direct epilogue's bias: the tile's first piece adds it after its mainloop */
+        const typename epi_bias<Epi, kInit>::type bias = epi_bias<Epi, kInit>::of(epi, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
         if constexpr (kPromote) {
             /* each k tile's wgmmas into part (scale-d off on the first),
              * waited for and added to acc; the other consumer's wgmmas keep
@@ -839,6 +844,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
             if (k1 > k0 && lane == 0)
                 release(prev);
         }
+        if constexpr (kInit)
+            if (k0 == 0)
+                epi.add(acc, bias);
         /* (under clusters each CTA of the stack, the one past M too: its
          * peer of the owning unit gathers and zeroes its flag all the same) */
         if (k0 > 0) { /* a later piece: the CTA holding the tile's first k tile finishes it */
