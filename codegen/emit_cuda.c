@@ -722,6 +722,13 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     /* the checked (edge-column) instance runs on few tiles: one segment at
      * a time, as the row groups' (a second unrolled instance would cost
      * NVRTC time and put a coop2 entry over codegen_ptxas's 128 KB) */
+    /* each output's row group at rg rows past the warp's first: a multiple
+     * of ld apart, a constant one where the loops unroll (rather than each
+     * row group's row * ld in 64 bits) */
+    for (size_t o = 0; o < fn->noutputs; o++)
+        sb_printf(sb, "    evt_elem<%s>::type *const obase%zu = p.out%zu + (evt_i64)(row0 + 16 * warp) * p.ld_out%zu + col_t;\n"
+                      "    (void)obase%zu;\n",
+                  elem_const(fn->outputs[o].info.elem), o, o, o, o);
     sb_printf(sb, "    constexpr int UNROLL = FAST ? %s : 1; /* the trips of either loop, or 1 */\n"
                   "#pragma unroll (UNROLL)\n"
                   "    for (int part = 0; part < PARTS; ++part) {\n",
@@ -792,11 +799,12 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     sb_puts(sb, "            }\n"
                 "            if constexpr (FAST) {\n"
                 "                __syncwarp();\n"
-                "                const evt_i64 wrow = row - (lane >> 2); /* the warp's first of the 8 */\n");
+                "                const int wrow = row - (lane >> 2); /* the warp's first of the 8 */\n"
+                "                const int rg = 64 * (r >> 1) + 8 * (r & 1); /* its offset from the warp's first row */\n");
     for (size_t o = 0; o < fn->noutputs; o++)
         sb_printf(sb, "                if constexpr (OFF%zu <= STAGE)\n"
                       "                    evt_stage_copy<%s, W>(stage + OFF%zu, ROWB%zu, lane,\n"
-                      "                        p.out%zu + wrow * p.ld_out%zu + col_t + part * W, p.ld_out%zu, p.m - wrow,\n"
+                      "                        obase%zu + rg * p.ld_out%zu + part * W, p.ld_out%zu, p.m - wrow,\n"
                       "                        col_lo - col_t - part * W);\n",
                   o + 1, elem_const(fn->outputs[o].info.elem), o, o, o, o, o);
     sb_puts(sb, "                __syncwarp(); /* the copies' reads are done before the next segment's writes */\n"

@@ -232,21 +232,31 @@ EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, c
  * (rows rowb bytes apart) to dst, rows ld elements apart, 16 bytes a lane:
  * whole sectors (dst and ld evt_line_ok).  The first skip elements of
  * each row (a whole number of 16-byte pieces; none where skip <= 0) are
- * not stored: a shifted last tile column's, which the tile before owns. */
+ * not stored: a shifted last tile column's, which the tile before owns.
+ * A lane's pieces are one column x of rows lane / LINES + k 32 / LINES, so
+ * its global address is computed once and stepped: computed for each
+ * piece (row * ld in 64 bits), the copy was half of a bias + ReLU
+ * epilogue's instructions (docs/sm90.md, session 58). */
 template <int E, int W>
 EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
-                               evt_i64 ld, evt_i64 rows, int skip)
+                               evt_i64 ld, int rows, int skip)
 {
     typedef typename evt_elem<E>::type T;
-    constexpr int LINES = W * (int)sizeof(T) / 16; /* 16-byte pieces a row */
+    constexpr int V = 16 / (int)sizeof(T);           /* elements a piece */
+    constexpr int LINES = W * (int)sizeof(T) / 16;   /* 16-byte pieces a row */
     static_assert(LINES * 16 == W * (int)sizeof(T), "whole 16-byte pieces a row");
-    const int first = skip > 0 ? skip / (16 / (int)sizeof(T)) : 0; /* the first piece stored */
+    static_assert(LINES <= 32 && 32 % LINES == 0, "a lane's pieces in one column");
+    constexpr int STEP = 32 / LINES;                 /* rows between a lane's pieces */
+    const int x = lane % LINES, row0 = lane / LINES;
+    const bool col_ok = !(skip > 0 && x < skip / V);
+    T *p = dst + row0 * ld + x * V;
+    const unsigned char *s = base + row0 * rowb + 16 * x;
 #pragma unroll
-    for (int i = lane; i < 8 * LINES; i += 32) {
-        const int row = i / LINES, x = i % LINES;
-        if (row < rows && x >= first)
-            *reinterpret_cast<uint4 *>(dst + row * ld + x * (16 / (int)sizeof(T))) =
-                *reinterpret_cast<const uint4 *>(base + row * rowb + 16 * x);
+    for (int k = 0; k < 8 / STEP; ++k) {
+        if (col_ok && row0 + k * STEP < rows)
+            *reinterpret_cast<uint4 *>(p) = *reinterpret_cast<const uint4 *>(s);
+        p += STEP * ld;
+        s += STEP * rowb;
     }
 }
 
