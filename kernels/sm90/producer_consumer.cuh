@@ -57,27 +57,30 @@ EVT_DEVICE void stage_tile(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n, int
 #if EVT_SM90 == 1
 /* One k tile's wgmmas for a consumer's NH m64 rows, the descriptors of
  * row h and k step kk from desc_a(h, kk) and desc_b(kk), added to acc
- * (Fresh: acc takes the k tile's products alone); committed as one group. */
+ * (Fresh, or first: acc takes the k tile's products alone, so a tile's
+ * accumulators need no zeroing before its first k tile); committed as one
+ * group. */
 template <class Cfg, int NC, int NH, bool Fresh, class DescA, class DescB>
-EVT_DEVICE void k_tile_wgmmas(float (&acc)[NH][1][NC / 2], const DescA &desc_a, const DescB &desc_b)
+EVT_DEVICE void k_tile_wgmmas(float (&acc)[NH][1][NC / 2], const DescA &desc_a, const DescB &desc_b,
+                              bool first = false)
 {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < Cfg::kKSteps; ++kk)
 #pragma unroll
         for (int h = 0; h < NH; ++h)
-            wgmma_op_of<Cfg, NC>::run(acc[h][0], desc_a(h, kk), desc_b(kk), !Fresh || kk > 0);
+            wgmma_op_of<Cfg, NC>::run(acc[h][0], desc_a(h, kk), desc_b(kk), !(Fresh || first) || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 
 /* k_tile_wgmmas on stages of either major: A's rows at sa (64 rows apart),
  * B at sb. */
 template <class Cfg, int NC, int NH, bool Fresh = false>
-EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 sb)
+EVT_DEVICE void consume_k_tile(float (&acc)[NH][1][NC / 2], evt_u32 sa, evt_u32 sb, bool first = false)
 {
     k_tile_wgmmas<Cfg, NC, NH, Fresh>(
         acc, [&](int h, int kk) { return wgmma_operand<Cfg, true>::desc(sa + h * 64 * Cfg::kBK16 * 2, kk); },
-        [&](int kk) { return wgmma_operand<Cfg, false>::desc(sb, kk); });
+        [&](int kk) { return wgmma_operand<Cfg, false>::desc(sb, kk); }, first);
 }
 
 /* k_tile_wgmmas for K-major operands whose stage descriptors' low words
@@ -450,10 +453,11 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
-        float acc[NH][1][NC / 2]; /* NH m64 rows, one wgmma each */
+        float acc[NH][1][NC / 2]; /* NH m64 rows, one wgmma each; the first k tile's set them */
+        if (k_tiles == 0)
 #pragma unroll
-        for (int h = 0; h < NH; ++h)
-            zero_acc<NC, 1>(acc[h]);
+            for (int h = 0; h < NH; ++h)
+                zero_acc<NC, 1>(acc[h]);
         /* the direct epilogue's bias, added to the accumulators after the mainloop */
         const typename epi_bias<Epi, kInit>::type bias = epi_bias<Epi, kInit>::of(epi, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
         /* The consumers' mainloops take turns, tile j after tile j - 1's
@@ -471,7 +475,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             const evt_u32 sa = sbase + s * Cfg::kStageBytes;
-            consume_k_tile<Cfg, NC, NH>(acc, sa, sa + Cfg::kAStageBytes);
+            consume_k_tile<Cfg, NC, NH>(acc, sa, sa + Cfg::kAStageBytes, kt == 0);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
                 release(prev); /* the last k tile's MMAs are done */
@@ -788,12 +792,13 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         ++handed;
     };
     evt_sk_pieces(walk, sk, k_tiles, [&](int t, int, int k0, int k1) {
-        float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each */
+        float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each; fp8's zeroed, else the first k tile's set them */
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
+        if (kPromote || k1 == k0)
 #pragma unroll
-        for (int h = 0; h < NHALF; ++h)
-            zero_acc<NC, 1>(acc[h]);
+            for (int h = 0; h < NHALF; ++h)
+                zero_acc<NC, 1>(acc[h]);
         /* the direct epilogue's bias: the tile's first piece adds it after its mainloop */
         const typename epi_bias<Epi, kInit>::type bias = epi_bias<Epi, kInit>::of(epi, tile_col<Cfg, kShiftN>(tn, n), problem, lane);
         if constexpr (kPromote) {
@@ -834,7 +839,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 consume_k_tile<Cfg, NC, NHALF>(acc, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
-                                               sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes);
+                                               sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes, kt == k0);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > k0 && lane == 0)
                     release(prev); /* the last k tile's MMAs are done */
