@@ -750,18 +750,18 @@ def test_forced_config_in_generated_code():
     # to it); a light per-element epilogue runs on the consumers' registers
     # unless the tuning keeps the shared tile
     m.set_tuning(config=PP2)
-    assert "enum { kDirect = 1 };" not in k.cuda("sm_90a")
+    assert "enum { kDirect = 1," not in k.cuda("sm_90a")
     light = evt.compile(source="epilogue e { in bias : bf16[N]\n out y : bf16[M, N] = relu(acc + bias) }\n"
                                "kernel t = gemm(a: bf16 row, b: bf16 col, acc: f32) with e")
     light.set_tuning(config=PP2)
-    assert "enum { kDirect = 1 };" in light.kernel("t").cuda("sm_90a")
+    assert "enum { kDirect = 1," in light.kernel("t").cuda("sm_90a")
     light.set_tuning(config=PP2, shared_epilogue=True)
-    assert light.tuning.shared_epilogue and "enum { kDirect = 1 };" not in light.kernel("t").cuda("sm_90a")
+    assert light.tuning.shared_epilogue and "enum { kDirect = 1," not in light.kernel("t").cuda("sm_90a")
     # -1: the registers wherever the epilogue is per-element, the GELU's looped form too
     m.set_tuning(config=PP2, shared_epilogue=-1)
-    assert m.tuning.shared_epilogue == -1 and "enum { kDirect = 1 };" in k.cuda("sm_90a")
+    assert m.tuning.shared_epilogue == -1 and "enum { kDirect = 1," in k.cuda("sm_90a")
     m.set_tuning(config=PP2, shared_epilogue=-3)  # any negative, as evt_tuning takes it
-    assert m.tuning.shared_epilogue == -1 and "enum { kDirect = 1 };" in k.cuda("sm_90a")
+    assert m.tuning.shared_epilogue == -1 and "enum { kDirect = 1," in k.cuda("sm_90a")
     m.set_tuning()
     assert len(entry_points(k.cuda("sm_90a"))) > 1
 
