@@ -453,8 +453,11 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
-        float acc[NH][1][NC / 2]; /* NH m64 rows, one wgmma each; the first k tile's set them */
-        if (k_tiles == 0)
+        /* NH m64 rows, one wgmma each; under the direct epilogue the first
+         * k tile's set them (scale-d off), else they are zeroed: without
+         * the zeroing the shared tile's entries spilled up to 1.2 KB */
+        float acc[NH][1][NC / 2];
+        if (!kDirect || k_tiles == 0)
 #pragma unroll
             for (int h = 0; h < NH; ++h)
                 zero_acc<NC, 1>(acc[h]);
@@ -475,7 +478,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
             if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             const evt_u32 sa = sbase + s * Cfg::kStageBytes;
-            consume_k_tile<Cfg, NC, NH>(acc, sa, sa + Cfg::kAStageBytes, kt == 0);
+            consume_k_tile<Cfg, NC, NH>(acc, sa, sa + Cfg::kAStageBytes, kDirect && kt == 0);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (kt > 0 && lane == 0)
                 release(prev); /* the last k tile's MMAs are done */
@@ -792,10 +795,12 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
         ++handed;
     };
     evt_sk_pieces(walk, sk, k_tiles, [&](int t, int, int k0, int k1) {
-        float acc[NHALF][1][NC / 2]; /* rows R c + 64 h, one wgmma each; fp8's zeroed, else the first k tile's set them */
+        /* rows R c + 64 h, one wgmma each; set by the first k tile under
+         * the direct epilogue, else zeroed (as pp_run's; fp8's are added to) */
+        float acc[NHALF][1][NC / 2];
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
-        if (kPromote || k1 == k0)
+        if (kPromote || !kDirect || k1 == k0)
 #pragma unroll
             for (int h = 0; h < NHALF; ++h)
                 zero_acc<NC, 1>(acc[h]);
@@ -839,7 +844,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
                 if constexpr (!Load::kTma) /* the guarded path's plain stores, to wgmma's async proxy */
                     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 consume_k_tile<Cfg, NC, NHALF>(acc, sbase + s * Cfg::kStageBytes + c * R * Cfg::kBK16 * 2,
-                                               sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes, kt == k0);
+                                               sbase + s * Cfg::kStageBytes + Cfg::kAStageBytes, kDirect && kt == k0);
                 asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                 if (kt > k0 && lane == 0)
                     release(prev); /* the last k tile's MMAs are done */
