@@ -235,8 +235,8 @@ EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, c
  * not stored: a shifted last tile column's, which the tile before owns.
  * A lane's pieces are one column x of rows lane / LINES + k 32 / LINES, so
  * its global address is computed once and stepped: computed for each
- * piece (row * ld in 64 bits), the copy was half of a bias + ReLU
- * epilogue's instructions (docs/sm90.md, session 58). */
+ * piece (row * ld in 64 bits), it was most of the copy's instructions
+ * (docs/sm90.md, session 58). */
 template <int E, int W>
 EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
                                evt_i64 ld, int rows, int skip)

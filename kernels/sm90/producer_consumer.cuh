@@ -454,8 +454,9 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         int tm, tn;
         const int problem = walk.coord(t, m, n, &tm, &tn);
         /* NH m64 rows, one wgmma each; under the direct epilogue the first
-         * k tile's set them (scale-d off), else they are zeroed: without
-         * the zeroing the shared tile's entries spilled up to 1.2 KB */
+         * k tile's set them (scale-d off), else they are zeroed (left to
+         * the first k tile there, ptxas spilled the shared tile's entries:
+         * docs/sm90.md, session 58) */
         float acc[NH][1][NC / 2];
         if (!kDirect || k_tiles == 0)
 #pragma unroll
