@@ -252,8 +252,9 @@ EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, ty
     T *p = dst + row0 * ld + x * V;
     const unsigned char *s = base + row0 * rowb + 16 * x;
 #pragma unroll
-    for (int k = 0; k < 8 / STEP; ++k) {
-        if (col_ok && row0 + k * STEP < rows)
+    for (int k = 0; k < (8 + STEP - 1) / STEP; ++k) {
+        /* (fewer than 4 pieces a row: the lanes past the 8 rows have none) */
+        if ((STEP <= 8 || row0 < 8) && col_ok && row0 + k * STEP < rows)
             *reinterpret_cast<uint4 *>(p) = *reinterpret_cast<const uint4 *>(s);
         p += STEP * ld;
         s += STEP * rowb;
