@@ -237,8 +237,8 @@ EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, c
  * its global address is computed once and stepped: computed for each
  * piece (row * ld in 64 bits), it was most of the copy's instructions
  * (docs/sm90.md, session 58). */
-template <int E, int W>
-EVT_DEVICE void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
+template <int E, int W> /* (also on the host: tests/codegen/stage_copy.cu runs it for every lane there) */
+__host__ __device__ __forceinline__ void evt_stage_copy(const unsigned char *base, int rowb, int lane, typename evt_elem<E>::type *dst,
                                evt_i64 ld, int rows, int skip)
 {
     typedef typename evt_elem<E>::type T;
