@@ -148,9 +148,7 @@ static void emit_value(emitter *e, const ir_value *v)
     const char *ty = v->type == IR_BOOL ? "bool" : "float";
     const char *vec = vec_len(e);
     line_start(e);
-    if (e->direct && v == e->fold_add) {
-        sb_printf(sb, "const float v%d[2] = {a[2 * g], a[2 * g + 1]}; /* acc + bias: the accumulators */", v->id);
-    } else if (v->op == IR_ACC) {
+    if (v->op == IR_ACC || (e->direct && v == e->fold_add)) { /* (acc + a folded bias: the accumulators) */
         if (e->direct) {
             sb_printf(sb, "const float v%d[2] = {a[2 * g], a[2 * g + 1]};", v->id);
         } else {
@@ -542,30 +540,17 @@ int cg_direct_epilogue(const ir_func *fn, const plan_config *c, const cg_select 
                                 : sel->shared_epi == 0 && direct_runs(fn, sel->fast_math, sel->row_group));
 }
 
-/* The values and outputs that take v as an operand. */
-static int value_uses(const ir_func *fn, const ir_value *v)
-{
-    int n = 0;
-    for (size_t i = 0; i < fn->nvalues; i++)
-        for (int j = 0; j < fn->values[i]->nargs; j++)
-            n += fn->values[i]->args[j] == v;
-    for (size_t o = 0; o < fn->noutputs; o++)
-        n += fn->outputs[o].value == v;
-    return n;
-}
-
 /*
- * The bias the direct epilogue's accumulators start from: where the
- * accumulator's one use is acc + X, X an [N] input, the consumers start
- * each tile's accumulators from X's columns instead of zeros (the entry's
- * epi.init, NAME_direct_init), and the epilogue takes acc + X to be the
- * accumulators.  X is then loaded once a tile a thread rather than once a
- * row, with none of its conversions and adds: per output pair of a bias +
- * ReLU, 4 of 9 instructions (docs/sm90.md, session 58).  The sum is the
- * same one in another order (X + the products, as the tensor cores add
- * them), as a different k order would be.  Returns the add, and X's input
- * in *input and whether the add is X's only use in *only; NULL where there
- * is no such add.
+ * The bias the direct epilogue's accumulators take: where the
+ * accumulator's one use is acc + X, X an [N] input, the consumers load X's
+ * columns once a tile before the mainloop and add them to the accumulators
+ * after it (the entry's epi.bias and epi.add, NAME_direct_bias and
+ * NAME_direct_add), and the epilogue takes acc + X to be the accumulators:
+ * X is loaded once a tile a thread rather than once a row (docs/sm90.md,
+ * session 58).  The sum is the same one in another order, as a different k
+ * order would be.  Returns the add, and X's input in *input and whether
+ * the add is X's only use in *only; NULL where there is no such add.
+ * (Uses as the IR keeps them counted: ir_value.uses.)
  */
 static const ir_value *acc_fold(const ir_func *fn, int *input, int *only)
 {
@@ -578,7 +563,7 @@ static const ir_value *acc_fold(const ir_func *fn, int *input, int *only)
             acc = v;
         }
     }
-    if (!acc || value_uses(fn, acc) != 1)
+    if (!acc || acc->uses != 1)
         return NULL;
     for (size_t i = 0; i < fn->nvalues && !add; i++) {
         const ir_value *v = fn->values[i];
@@ -594,7 +579,7 @@ static const ir_value *acc_fold(const ir_func *fn, int *input, int *only)
     int reads = 0;
     for (size_t i = 0; i < fn->nvalues; i++)
         if (fn->values[i]->op == IR_INPUT && fn->values[i]->attr.index == x->attr.index)
-            reads += value_uses(fn, fn->values[i]);
+            reads += fn->values[i]->uses;
     *only = reads == 1;
     return add;
 }
@@ -830,7 +815,7 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
               fname, sname, plan_shift_cols(fn));
     for (size_t i = 0; i < fn->ninputs; i++)
         if (fn->inputs[i].info.shape == EVT_SHAPE_N && ir_func_reads_input(fn, i) &&
-            !(fold_only && (int)i == fold_in)) /* (direct_init checks its own) */
+            !(fold_only && (int)i == fold_in)) /* (direct_bias checks its own) */
             sb_printf(sb, " &&\n        evt_vec_ok<%s, 2>(p.in%zu, 0)", elem_const(fn->inputs[i].info.elem), i);
     for (size_t o = 0; o < fn->noutputs; o++)
         sb_printf(sb, " &&\n        evt_line_ok<%s>(p.out%zu, p.ld_out%zu)", elem_const(fn->outputs[o].info.elem), o,
@@ -1197,18 +1182,6 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                         /* the consumers start the accumulators from a bias (acc_fold) */
                         const int init = direct && acc_init(fn);
                         sb_printf(sb, "        enum { kDirect = %d, kAccInit = %d };\n", direct, init);
-                        if (init)
-                            sb_printf(sb, "        typedef %s_direct_bias_t<Cfg::kBN> Bias;\n"
-                                          "        __device__ __forceinline__ Bias bias(int col_t, int problem, int lane) const\n"
-                                          "        {\n"
-                                          "            return %s_direct_bias<Cfg::kBN>(%s_at(p0, problem), col_t, lane);\n"
-                                          "        }\n"
-                                          "        __device__ __forceinline__ void add(float (&acc)[Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64][1][Cfg::kBN / 2],\n"
-                                          "                                            const Bias &b) const\n"
-                                          "        {\n"
-                                          "            %s_direct_add<Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, Cfg::kBN>(acc, b);\n"
-                                          "        }\n",
-                                      fname, fname, base, fname);
                         if (direct)
                             sb_printf(sb, "        enum { NH = Cfg::kCoop ? Cfg::kBM / 128 : Cfg::kBM / 64, NC = Cfg::kBN,\n"
                                           "               STAGE = evt_sm90::direct_stage<Cfg>::kBytes };\n"
@@ -1220,6 +1193,17 @@ int cg_emit_cuda(const ir_kernel *k, const char *file, evt_target target, const 
                                           "                                         stage);\n"
                                           "        }\n",
                                       fname, base);
+                        if (init)
+                            sb_printf(sb, "        typedef %s_direct_bias_t<NC> Bias;\n"
+                                          "        __device__ __forceinline__ Bias bias(int col_t, int problem, int lane) const\n"
+                                          "        {\n"
+                                          "            return %s_direct_bias<NC>(%s_at(p0, problem), col_t, lane);\n"
+                                          "        }\n"
+                                          "        __device__ __forceinline__ void add(float (&acc)[NH][1][NC / 2], const Bias &b) const\n"
+                                          "        {\n"
+                                          "            %s_direct_add<NH, NC>(acc, b);\n"
+                                          "        }\n",
+                                      fname, fname, base, fname);
                         if (st >= 0)
                             sb_printf(sb, "        __device__ __forceinline__ void stage(evt_u32 dst, evt_u32 bar, int tile_m, int tile_n,\n"
                                           "                                              int problem, int tid) const\n"
