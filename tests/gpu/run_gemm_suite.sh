@@ -676,14 +676,21 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/evt-gpu-suite.XXXXXX")
 [ $keep -eq 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/groups" "$work/logs"
 
-# Group the runs by file and kernel: one group runs in order, groups in parallel.
+# Group the runs by file, kernel and forced configuration: one group runs in
+# order (its first run compiles, the rest mostly hit the kernel cache), groups
+# in parallel.  (Grouped by kernel alone, one kernel forced under twenty
+# configurations compiled twenty times in a row on one processor.)
 i=0
 runs | while read -r file kernel size opts; do
     line="$(basename "$file") $kernel $size $opts"
     case $line in *"$filter"*) ;; *) continue ;; esac
     i=$((i + 1))
     id=$(printf '%03d' $i)
-    group="$work/groups/$(basename "$file" .evt).$kernel"
+    config=default
+    case " $opts " in
+    *" --config "*) config=$(printf '%s' "$opts" | sed 's/.*--config \([a-z0-9_]*\).*/\1/') ;;
+    esac
+    group="$work/groups/$(basename "$file" .evt).$kernel.$config"
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$file" "$kernel" "$size" "$opts" >>"$group"
 done
 
