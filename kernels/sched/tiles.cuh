@@ -22,8 +22,9 @@
  * row-panels and B column-panels in L2.  GROUP_M = 1 is plain row-by-row
  * order.  The runtime keeps a batch's tiles below 2^31.
  */
-template <class Cfg, int GROUP_M = 8>
-__device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *tile_m, int *tile_n)
+#define EVT_TILE_GROUP_M 8
+template <class Cfg, int GROUP_M = EVT_TILE_GROUP_M>
+__host__ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *tile_m, int *tile_n)
 {
     const int group_m = GROUP_M;
     int tiles_m = (m + Cfg::kBM - 1) / Cfg::kBM;
@@ -39,6 +40,67 @@ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n, int *ti
     *tile_n = in_group / rows;
     return batch;
 }
+
+/*
+ * Division by a divisor d >= 1 fixed for the kernel's run, of numbers
+ * below 2^31: a multiply-high, an add and a shift (the round-up method of
+ * Granlund and Montgomery) in place of the 20-odd instructions of a
+ * division by a run-time value.  A persistent CTA walks tile after tile,
+ * and under the direct epilogue the walk's divisions were a tenth of a
+ * consumer warp's instructions at short K (docs/sm90.md, session 58).
+ * tests/codegen/fastdiv.cu checks it against `/` and `%`.
+ */
+struct evt_fastdiv {
+    unsigned d, mul, shift;
+    __host__ __device__ __forceinline__ explicit evt_fastdiv(unsigned divisor = 1) : d(divisor)
+    {
+        shift = 0;
+        while (shift < 32 && (1ull << shift) < d)
+            ++shift;
+        mul = (unsigned)(((1ull << 32) * ((1ull << shift) - d)) / d + 1);
+    }
+    __host__ __device__ __forceinline__ int div(int x) const
+    {
+#if defined(__CUDA_ARCH__)
+        const unsigned hi = __umulhi((unsigned)x, mul);
+#else
+        const unsigned hi = (unsigned)(((unsigned long long)(unsigned)x * mul) >> 32);
+#endif
+        return (int)((hi + (unsigned)x) >> shift);
+    }
+};
+
+/* evt_tile_coord with its run-time divisions precomputed (evt_tile_walk's):
+ * the same tiles for the same numbers. */
+template <int GROUP_M>
+struct evt_tile_order {
+    int tiles_m, tiles_n;
+    evt_fastdiv per_problem, per_group, last_rows; /* tiles_m tiles_n, GROUP_M tiles_n, the last group's rows */
+
+    __host__ __device__ __forceinline__ evt_tile_order(int tm, int tn)
+        : tiles_m(tm), tiles_n(tn), per_problem((unsigned)(tm * tn)), per_group((unsigned)(GROUP_M * tn)),
+          last_rows((unsigned)(tm % GROUP_M ? tm % GROUP_M : GROUP_M))
+    {
+    }
+
+    __host__ __device__ __forceinline__ int coord(int tile_id, int *tile_m, int *tile_n) const
+    {
+        const int batch = per_problem.div(tile_id);
+        tile_id -= batch * (int)per_problem.d;
+        const int group = per_group.div(tile_id);
+        const int first_m = group * GROUP_M;
+        const int in_group = tile_id - group * (int)per_group.d;
+        if (tiles_m - first_m >= GROUP_M) { /* a whole group: GROUP_M a constant */
+            *tile_m = first_m + in_group % GROUP_M;
+            *tile_n = in_group / GROUP_M;
+        } else {
+            const int q = last_rows.div(in_group);
+            *tile_m = first_m + (in_group - q * (int)last_rows.d);
+            *tile_n = q;
+        }
+        return batch;
+    }
+};
 
 /*
  * Stream-K (plan.h, plan.sk_iters; the cooperative GEMM tiles of sm_90a,
@@ -189,26 +251,28 @@ struct evt_stack_shape {
 template <class Cfg>
 struct evt_tile_walk {
     int first, step, count, rank;
+    evt_tile_order<EVT_TILE_GROUP_M> order; /* evt_tile_coord's order of its tiles (or stacks) */
 
     /* end: the launch's last tile + 1 (evt_tile_end), below the problem's when
      * the tiles after it are the tail's (plan.h) */
     __device__ __forceinline__ evt_tile_walk(int m, int n, int batches, int end)
+        : order((m + Cfg::kBM * Cfg::kCluster - 1) / (Cfg::kBM * Cfg::kCluster), (n + Cfg::kBN - 1) / Cfg::kBN)
     {
         rank = (int)blockIdx.x % Cfg::kCluster;
         first = (int)blockIdx.x / Cfg::kCluster;
         step = (int)gridDim.x / Cfg::kCluster;
-        const int rows = Cfg::kBM * Cfg::kCluster;
-        count = ((m + rows - 1) / rows) * ((n + Cfg::kBN - 1) / Cfg::kBN) * batches;
+        count = order.tiles_m * order.tiles_n * batches;
         count = count < end ? count : end;
     }
 
-    __device__ __forceinline__ int coord(int t, int m, int n, int *tile_m, int *tile_n) const
+    /* (m and n: order's, kept for the callers) */
+    __device__ __forceinline__ int coord(int t, int, int, int *tile_m, int *tile_n) const
     {
         if constexpr (Cfg::kCluster == 1) {
-            return evt_tile_coord<Cfg>(t, m, n, tile_m, tile_n);
+            return order.coord(t, tile_m, tile_n);
         } else {
             int stack;
-            const int problem = evt_tile_coord<evt_stack_shape<Cfg> >(t, m, n, &stack, tile_n);
+            const int problem = order.coord(t, &stack, tile_n);
             *tile_m = stack * Cfg::kCluster + rank;
             return problem;
         }
