@@ -52,12 +52,25 @@ __host__ __device__ __forceinline__ int evt_tile_coord(int tile_id, int m, int n
  */
 struct evt_fastdiv {
     unsigned d, mul, shift;
+    /* Every thread of a CTA makes its walk's dividers before its first
+     * tile, the producer before its first load, so the multiplier avoids
+     * the 64-bit integer division (a long subroutine): floor(2^(32 + l) /
+     * d) as a double quotient, which is off only where it rounds up to the
+     * next integer (d above 2^21), then corrected with an exact product. */
     __host__ __device__ __forceinline__ explicit evt_fastdiv(unsigned divisor = 1) : d(divisor)
     {
+#if defined(__CUDA_ARCH__)
+        shift = d > 1 ? 32 - __clz(d - 1) : 0; /* ceil(log2 d) */
+#else
         shift = 0;
-        while (shift < 32 && (1ull << shift) < d)
+        while ((1ull << shift) < d)
             ++shift;
-        mul = (unsigned)(((1ull << 32) * ((1ull << shift) - d)) / d + 1);
+#endif
+        const unsigned long long num = 1ull << (32 + shift); /* 2^(32 + l) <= 2^63 */
+        unsigned long long q = (unsigned long long)((double)num / (double)d);
+        if (q * d > num)
+            --q;
+        mul = (unsigned)(q - (1ull << 32) + 1); /* floor(2^32 (2^l - d) / d) + 1 */
     }
     __host__ __device__ __forceinline__ int div(int x) const
     {
@@ -75,11 +88,10 @@ struct evt_fastdiv {
 template <int GROUP_M>
 struct evt_tile_order {
     int tiles_m, tiles_n;
-    evt_fastdiv per_problem, per_group, last_rows; /* tiles_m tiles_n, GROUP_M tiles_n, the last group's rows */
+    evt_fastdiv per_problem, per_group; /* tiles_m tiles_n, GROUP_M tiles_n */
 
     __host__ __device__ __forceinline__ evt_tile_order(int tm, int tn)
-        : tiles_m(tm), tiles_n(tn), per_problem((unsigned)(tm * tn)), per_group((unsigned)(GROUP_M * tn)),
-          last_rows((unsigned)(tm % GROUP_M ? tm % GROUP_M : GROUP_M))
+        : tiles_m(tm), tiles_n(tn), per_problem((unsigned)(tm * tn)), per_group((unsigned)(GROUP_M * tn))
     {
     }
 
@@ -93,10 +105,10 @@ struct evt_tile_order {
         if (tiles_m - first_m >= GROUP_M) { /* a whole group: GROUP_M a constant */
             *tile_m = first_m + in_group % GROUP_M;
             *tile_n = in_group / GROUP_M;
-        } else {
-            const int q = last_rows.div(in_group);
-            *tile_m = first_m + (in_group - q * (int)last_rows.d);
-            *tile_n = q;
+        } else { /* the last group, of fewer rows: its tiles alone divide at run time */
+            const int rows = tiles_m - first_m;
+            *tile_m = first_m + in_group % rows;
+            *tile_n = in_group / rows;
         }
         return batch;
     }

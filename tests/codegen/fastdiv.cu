@@ -1,6 +1,7 @@
 // evt_fastdiv and evt_tile_order (kernels/sched/tiles.cuh) run on the host:
 // the divider against `/` for divisors 1 to 5000, around every power of
-// two and up to 2^31 - 1, on numbers from 0 to 2^31 - 1 (both ends, around
+// two and up to 2^31 - 1 and where the multiplier's double quotient rounds
+// up, on numbers from 0 to 2^31 - 1 (both ends, around
 // multiples of the divisor, and pseudo-random ones); the precomputed walk
 // order against evt_tile_coord for every tile of grids of 1 to 40 x 1 to
 // 40 tiles (whole and partial last groups) and batches of 1 to 3.
@@ -13,6 +14,10 @@ static int failures = 0;
 static void check_div(unsigned d, int x)
 {
     const evt_fastdiv f(d);
+    /* the multiplier is exactly the method's, floor(2^32 (2^l - d) / d) + 1 */
+    const unsigned long long exact = ((1ull << 32) * ((1ull << f.shift) - d)) / d + 1;
+    if ((f.mul != exact || (1ull << f.shift) < d || (f.shift > 0 && (1ull << (f.shift - 1)) >= d)) && failures++ < 10)
+        printf("fastdiv: divisor %u: multiplier %u shift %u, not %llu\n", d, f.mul, f.shift, exact);
     const int q = f.div(x);
     if (q != (int)((unsigned)x / d) && failures++ < 10)
         printf("fastdiv: %d / %u gave %d, not %u\n", x, d, q, (unsigned)x / d);
@@ -49,6 +54,19 @@ int main()
                 check_div(dv, (int)x);
         for (int i = 0; i < 200; ++i)
             check_div(dv, next());
+    }
+    /* divisors whose double quotient 2^(32 + l) / d rounds up to the next
+     * integer (d divides 2^(32 + l) + j for a small j): the correction's cases */
+    const unsigned round_up[] = {3201133u, 3627949u, 6087579u, 6402266u, 7255898u, 12175158u, 9110917u, 10325701u};
+    for (unsigned dv : round_up) {
+        check_div(dv, 0x7fffffff);
+        for (int k = 1; k <= 200; ++k) {
+            const long long x = (long long)dv * k;
+            if (x > 0x7fffffff)
+                break;
+            check_div(dv, (int)x - 1);
+            check_div(dv, (int)x);
+        }
     }
     for (int tm = 1; tm <= 40; ++tm)
         for (int tn = 1; tn <= 40; ++tn) {
