@@ -67,7 +67,8 @@ struct evt_fastdiv {
             ++shift;
 #endif
         const unsigned long long num = 1ull << (32 + shift); /* 2^(32 + l) <= 2^63 */
-        unsigned long long q = (unsigned long long)((double)num / (double)d);
+        /* (d = 0, an empty problem's walk: no tile to divide; kept finite) */
+        unsigned long long q = (unsigned long long)((double)num / (double)(d ? d : 1));
         if (q * d > num)
             --q;
         mul = (unsigned)(q - (1ull << 32) + 1); /* floor(2^32 (2^l - d) / d) + 1 */
