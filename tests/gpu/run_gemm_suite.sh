@@ -676,6 +676,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/evt-gpu-suite.XXXXXX")
 [ $keep -eq 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/groups" "$work/logs"
 
+# A run's --config NAME (the suite's option), or nothing.
+forced_config() {
+    case " $1 " in
+    *" --config "*) printf '%s' "$1" | sed 's/.*--config \([a-z0-9_]*\).*/\1/' ;;
+    esac
+}
+export -f forced_config
+
 # Group the runs by file, kernel and forced configuration: one group runs in
 # order (its first run compiles, the rest mostly hit the kernel cache), groups
 # in parallel.  (Grouped by kernel alone, one kernel forced under twenty
@@ -686,11 +694,8 @@ runs | while read -r file kernel size opts; do
     case $line in *"$filter"*) ;; *) continue ;; esac
     i=$((i + 1))
     id=$(printf '%03d' $i)
-    config=default
-    case " $opts " in
-    *" --config "*) config=$(printf '%s' "$opts" | sed 's/.*--config \([a-z0-9_]*\).*/\1/') ;;
-    esac
-    group="$work/groups/$(basename "$file" .evt).$kernel.$config"
+    config=$(forced_config "$opts")
+    group="$work/groups/$(basename "$file" .evt).$kernel.${config:-default}"
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$file" "$kernel" "$size" "$opts" >>"$group"
 done
 
@@ -717,12 +722,8 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         *" --shared-epi "*) shared=1 opts=$(printf '%s' "$opts" | sed 's/--shared-epi//') ;;
         *" --direct-epi "*) shared=-1 opts=$(printf '%s' "$opts" | sed 's/--direct-epi//') ;;
         esac
-        config=
-        case " $opts " in
-        *" --config "*)
-            config=$(printf '%s' "$opts" | sed 's/.*--config \([a-z0-9_]*\).*/\1/')
-            opts=$(printf '%s' "$opts" | sed 's/--config [a-z0-9_]*//') ;;
-        esac
+        config=$(forced_config "$opts")
+        opts=$(printf '%s' "$opts" | sed 's/--config [a-z0-9_]*//')
         # shellcheck disable=SC2086 # problem and opts are lists of options
         EVT_CONFIG=$config EVT_SPLITK=$splitk EVT_STREAMK=$streamk EVT_SHARED_EPILOGUE=$shared "$EVTC" run "$file" --kernel "$kernel" $problem --check $opts \
             >"$work/logs/$id.log" 2>&1
