@@ -278,8 +278,7 @@ struct evt_tile_walk {
         count = count < end ? count : end;
     }
 
-    /* (m and n: order's, kept for the callers) */
-    __device__ __forceinline__ int coord(int t, int, int, int *tile_m, int *tile_n) const
+    __device__ __forceinline__ int coord(int t, int *tile_m, int *tile_n) const
     {
         if constexpr (Cfg::kCluster == 1) {
             return order.coord(t, tile_m, tile_n);
@@ -391,9 +390,7 @@ EVT_DEVICE void mbar_init_cta(evt_u32 bar, int count)
 
 EVT_DEVICE void mbar_arrive_cta(evt_u32 bar)
 {
-    unsigned long long state;
-    asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(bar) : "memory");
-    (void)state;
+    asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
 /* Arrives where `on` holds, predicated rather than branched: between two

@@ -184,7 +184,7 @@ __device__ __forceinline__ void pp_produce(const Args &args, int m, int n, int k
     int q = 0; /* k tiles loaded so far */
     evt_sk_pieces(walk, sk, k_tiles, [&](int t, int j, int k0, int k1) {
         int tm, tn;
-        const int problem = walk.coord(t, m, n, &tm, &tn);
+        const int problem = walk.coord(t, &tm, &tn);
         load.start(args.at(problem), tm, tn, k0);
         if constexpr (kShiftN)
             load.col0 = tile_col<Cfg, true>(tn, n);
@@ -452,7 +452,7 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
     int j = c; /* the CTA's tile number */
     for (int t = walk.first + c * walk.step; t < walk.count; t += 2 * walk.step, j += 2) {
         int tm, tn;
-        const int problem = walk.coord(t, m, n, &tm, &tn);
+        const int problem = walk.coord(t, &tm, &tn);
         /* NH m64 rows, one wgmma each; under the direct epilogue the first
          * k tile's set them (scale-d off), else they are zeroed (left to
          * the first k tile there, ptxas spilled the shared tile's entries:
@@ -800,7 +800,7 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
          * the direct epilogue, else zeroed (as pp_run's; fp8's are added to) */
         float acc[NHALF][1][NC / 2];
         int tm, tn;
-        const int problem = walk.coord(t, m, n, &tm, &tn);
+        const int problem = walk.coord(t, &tm, &tn);
         if (kPromote || !kDirect || k1 == k0)
 #pragma unroll
             for (int h = 0; h < NHALF; ++h)
