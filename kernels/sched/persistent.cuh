@@ -59,7 +59,9 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
                                                  unsigned char *smem, const Epi &epi)
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
-    const int all = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN) * args.batches();
+    /* evt_tile_coord's order, its divisions precomputed */
+    const evt_tile_order<EVT_TILE_GROUP_M> order((m + Cfg::kBM - 1) / Cfg::kBM, (n + Cfg::kBN - 1) / Cfg::kBN);
+    const int all = order.tiles_m * order.tiles_n * args.batches();
     const int tiles = all < evt_tile_end(args) ? all : evt_tile_end(args);
     /* past the stages (and their 1024-byte alignment slack under wgmma) */
     float *acc_tile = reinterpret_cast<float *>(smem + Cfg::kPipeBytes + (Cfg::kWgmma ? 1024 : 0));
@@ -75,17 +77,17 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
     if (tid >= Cfg::kThreads) { /* epilogue warps */
         int tm, tn;
         if ((int)blockIdx.x < tiles) {
-            const int problem = evt_tile_coord<Cfg>(blockIdx.x, m, n, &tm, &tn);
+            const int problem = order.coord(blockIdx.x, &tm, &tn);
             epi.prefetch(tm, tn, problem);
         }
         for (int t = blockIdx.x, j = 0; t < tiles; t += gridDim.x, ++j) {
             /* the next tile's [M, N] inputs into L2 while this one is made */
             if (t + (int)gridDim.x < tiles) {
-                const int problem = evt_tile_coord<Cfg>(t + gridDim.x, m, n, &tm, &tn);
+                const int problem = order.coord(t + gridDim.x, &tm, &tn);
                 epi.prefetch(tm, tn, problem);
             }
             mbar_wait_cta<true>(hand.full, j & 1);
-            const int problem = evt_tile_coord<Cfg>(t, m, n, &tm, &tn);
+            const int problem = order.coord(t, &tm, &tn);
             epi(tm, tn, problem, acc_tile);
             mbar_arrive_cta(hand.empty);
         }

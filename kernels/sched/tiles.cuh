@@ -91,6 +91,7 @@ struct evt_tile_order {
     int tiles_m, tiles_n;
     evt_fastdiv per_problem, per_group; /* tiles_m tiles_n, GROUP_M tiles_n */
 
+    __host__ __device__ __forceinline__ evt_tile_order() : tiles_m(0), tiles_n(0) {}
     __host__ __device__ __forceinline__ evt_tile_order(int tm, int tn)
         : tiles_m(tm), tiles_n(tn), per_problem((unsigned)(tm * tn)), per_group((unsigned)(GROUP_M * tn))
     {
@@ -439,12 +440,13 @@ struct ws_hand_over {
 template <class Cfg, class Load, class Args>
 struct tile_stream {
     Load load;
-    int tile, left, tiles, k_tiles, m, n;
+    int tile, left, tiles, k_tiles;
+    evt_tile_order<EVT_TILE_GROUP_M> order; /* evt_tile_coord's */
 
     __device__ __forceinline__ void start(const Args &args)
     {
         int tm, tn;
-        const int problem = evt_tile_coord<Cfg>(tile, m, n, &tm, &tn);
+        const int problem = order.coord(tile, &tm, &tn);
         load.start(args.at(problem), tm, tn, 0);
         left = k_tiles;
     }
@@ -455,8 +457,7 @@ struct tile_stream {
         tile = blockIdx.x;
         tiles = tiles_;
         k_tiles = k_tiles_;
-        m = m_;
-        n = n_;
+        order = evt_tile_order<EVT_TILE_GROUP_M>((m_ + Cfg::kBM - 1) / Cfg::kBM, (n_ + Cfg::kBN - 1) / Cfg::kBN);
         left = 0;
         if (tile < tiles)
             start(args);
