@@ -109,8 +109,23 @@ static double rounded(evt_elem e, double ref, unsigned char *want)
  * sum of 10^6 terms that cancelled to 1e-9 of it (docs/runtime.md). */
 #define CHECK_MAGNITUDE_FLOOR 0x1p-12
 
+/* Whether stored value g meets rounded reference w: both NaN, the same
+ * infinity, or finite and within tol of w (relative, against floor fl;
+ * integers within 1 ulp). */
+static int meets(evt_elem elem, const unsigned char *g8, double g, const unsigned char *w8, double w, double fl,
+                 double tol)
+{
+    if (!isfinite(g) || !isfinite(w))
+        return (isnan(g) && isnan(w)) || g == w;
+    if (elem == EVT_I8 || elem == EVT_I32)
+        return llabs(ordinal(elem, g8) - ordinal(elem, w8)) <= 1;
+    return fabs(g - w) / fmax(fabs(w), fl) <= tol;
+}
+
+/* lo, hi (both or neither): evt_check_values_bracketed's; *explained its count */
 static evt_status check(evt_elem elem, evt_reduce reduce, const void *got, const double *want,
-                        const double *magnitude, size_t count, evt_check_verdict *verdict)
+                        const double *magnitude, const double *lo, const double *hi, size_t count,
+                        evt_check_verdict *verdict, long long *explained)
 {
     if (!verdict)
         return EVT_ERR_INVALID_ARGUMENT;
@@ -141,6 +156,14 @@ static evt_status check(evt_elem elem, evt_reduce reduce, const void *got, const
         int off;
         if (!isfinite(g) || !isfinite(w)) {
             off = !(isnan(g) && isnan(w)) && g != w;
+            if (off && lo) { /* the bracket's ends: the reference of an accumulator within its rounding */
+                unsigned char l8[8], h8[8];
+                double wl = rounded(elem, lo[i], l8), wh = rounded(elem, hi[i], h8);
+                if (meets(elem, g8, g, l8, wl, v.floor, v.tol) || meets(elem, g8, g, h8, wh, v.floor, v.tol)) {
+                    off = 0;
+                    ++*explained;
+                }
+            }
             v.special_bad += off;
         } else {
             double fl = v.floor;
@@ -167,13 +190,31 @@ static evt_status check(evt_elem elem, evt_reduce reduce, const void *got, const
 evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void *got, const double *want,
                             size_t count, evt_check_verdict *verdict)
 {
-    return check(elem, reduce, got, want, NULL, count, verdict);
+    return check(elem, reduce, got, want, NULL, NULL, NULL, count, verdict, NULL);
+}
+
+evt_status evt_check_values_bracketed(evt_elem elem, evt_reduce reduce, const void *got, const double *want,
+                                      const double *lo, const double *hi, size_t count,
+                                      evt_check_verdict *verdict, long long *explained)
+{
+    long long n = 0;
+    if (explained)
+        *explained = 0;
+    if (count && (!lo || !hi)) {
+        if (verdict)
+            memset(verdict, 0, sizeof *verdict);
+        return EVT_ERR_INVALID_ARGUMENT;
+    }
+    evt_status st = check(elem, reduce, got, want, NULL, lo, hi, count, verdict, &n);
+    if (st == EVT_OK && explained)
+        *explained = n;
+    return st;
 }
 
 evt_status evt_check_sums(evt_elem elem, const void *got, const double *want, const double *magnitude,
                           size_t count, evt_check_verdict *verdict)
 {
-    return check(elem, EVT_REDUCE_SUM, got, want, magnitude, count, verdict);
+    return check(elem, EVT_REDUCE_SUM, got, want, magnitude, NULL, NULL, count, verdict, NULL);
 }
 
 int evt_check_needs_every_row(const evt_epilogue *epilogue)

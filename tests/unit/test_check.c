@@ -157,6 +157,58 @@ static void test_nan_and_inf(void **state)
     assert_true(isnan(v.first_got) && v.first_want == 2);
 }
 
+/* The bracket (evt_check_values_bracketed): session 60's GPU suite case,
+ * h = relu(acc + n) * m with m = -inf and acc + n = 2.1e-6 in f64 and
+ * below 0 in the kernel's f32 sum: NaN stored where -inf is the
+ * reference passes when an end of the bracket is NaN, and only then;
+ * finite misses and other specials are judged as before. */
+static void test_bracketed_specials(void **state)
+{
+    (void)state;
+    const double got[4] = {NAN, 1.0, -INFINITY, 2.0};
+    const double want[4] = {-INFINITY, 1.0, -INFINITY, 2.0};
+    const double lo[4] = {NAN, 1.0, -INFINITY, 2.0};        /* acc moved down: relu 0, 0 * -inf */
+    const double hi[4] = {-INFINITY, 1.0, -INFINITY, 2.0};
+    unsigned char stored[4 * 2];
+    evt_check_verdict v;
+    long long explained = -1;
+    assert_int_equal(evt_convert_from_f64(EVT_F16, got, stored, 4), EVT_OK);
+    assert_int_equal(evt_check_values(EVT_F16, EVT_REDUCE_NONE, stored, want, 4, &v), EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.special_bad, 1);
+    assert_int_equal(evt_check_values_bracketed(EVT_F16, EVT_REDUCE_NONE, stored, want, lo, hi, 4, &v, &explained),
+                     EVT_OK);
+    assert_true(v.passed);
+    assert_int_equal(explained, 1);
+    /* neither end NaN: still a mismatch */
+    assert_int_equal(evt_check_values_bracketed(EVT_F16, EVT_REDUCE_NONE, stored, want, hi, hi, 4, &v, &explained),
+                     EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.special_bad, 1);
+    assert_int_equal(explained, 0);
+    assert_int_equal(v.first_bad, 0);
+    /* a finite miss is not bracketed: 1.5 against 1.0 fails though an end is 1.5 */
+    const double got2[2] = {1.5, INFINITY}, want2[2] = {1.0, 3.0}, lo2[2] = {1.5, INFINITY}, hi2[2] = {1.5, 3.0};
+    assert_int_equal(evt_convert_from_f64(EVT_F16, got2, stored, 2), EVT_OK);
+    assert_int_equal(evt_check_values_bracketed(EVT_F16, EVT_REDUCE_NONE, stored, want2, lo2, hi2, 2, &v, &explained),
+                     EVT_OK);
+    assert_false(v.passed);
+    assert_int_equal(v.bad, 1);
+    assert_int_equal(v.special_bad, 0); /* +inf met lo's +inf */
+    assert_int_equal(explained, 1);
+    /* a stored finite value where the reference is infinite meets a finite end within tolerance */
+    const double got3[1] = {65000.0}, want3[1] = {INFINITY}, lo3[1] = {65001.0}, hi3[1] = {INFINITY};
+    assert_int_equal(evt_convert_from_f64(EVT_F32, got3, stored, 1), EVT_OK);
+    assert_int_equal(evt_check_values_bracketed(EVT_F32, EVT_REDUCE_NONE, stored, want3, lo3, hi3, 1, &v, NULL),
+                     EVT_OK);
+    assert_true(v.passed);
+    /* no bracket with count > 0: invalid, the verdict zeroed */
+    assert_int_equal(evt_check_values_bracketed(EVT_F16, EVT_REDUCE_NONE, stored, want, NULL, hi, 4, &v, &explained),
+                     EVT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(v.checked, 0);
+    assert_int_equal(explained, 0);
+}
+
 static void test_signed_zero(void **state)
 {
     (void)state;
@@ -512,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_reductions_looser),
         cmocka_unit_test(test_floor),
         cmocka_unit_test(test_nan_and_inf),
+        cmocka_unit_test(test_bracketed_specials),
         cmocka_unit_test(test_signed_zero),
         cmocka_unit_test(test_integers),
         cmocka_unit_test(test_ulps),
