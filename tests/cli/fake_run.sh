@@ -62,5 +62,19 @@ if grep -qF -- "operands for timing" "$tmp/f16.out" || ! grep -q "^bench: " "$tm
 else
     echo "ok: a 16-bit run is timed on its operands as they are"
 fi
+# --special where nothing is computed (the outputs keep their NaN poison):
+# the NaN/inf misses get the bracket's second look (two more references,
+# evt_check_values_bracketed) and still fail, exit 3, every problem checked
+"$EVTC" run "$cases/inputs.evt" --kernel inputs_rowcol --gemm 61,40,24 --batch 2 --special --check --seed 1 \
+    >"$tmp/special.out" 2>&1
+rc=$?
+if [ $rc -eq 3 ] && grep -q "^check: FAIL (4 of 4 outputs" "$tmp/special.out" &&
+    [ "$(grep -c "NaN/inf mismatches" "$tmp/special.out")" = 4 ]; then
+    echo "ok: --special misses judged again and failed"
+else
+    echo "FAIL: --special misses judged again and failed (exit $rc)"
+    sed 's/^/    /' "$tmp/special.out"
+    failures=$((failures + 1))
+fi
 [ $failures -eq 0 ] && echo "fake_run: all passed" || echo "fake_run: $failures failed"
 [ $failures -eq 0 ]
