@@ -703,15 +703,6 @@ static void release(run *r)
 
 /* ---- the reference -------------------------------------------------------------- */
 
-/*
- * The reference for rows rows[0..nrows) of the output: acc = A·B in f64
- * (evt_reference_gemm), then the epilogue in f64 (evt_interp_*) over
- * those rows, with the [M, N] and [M] inputs gathered to match.  refs[o]
- * receives output o, compact: nrows x N values for [M, N], nrows for [M],
- * N for [N], 1 for a scalar; the last two mean something only when
- * every row is given.  A reduce_sum's magnitudes (evt_interp_bind_magnitude)
- * follow its values in refs[o], as many again.
- */
 /* One slice of rows of the reference GEMM, for a thread of its own. */
 typedef struct gemm_slice {
     long long m, n, k;
@@ -843,93 +834,101 @@ static evt_status parallel_conv(const evt_conv_problem *c, evt_elem elem, const 
     return st;
 }
 
-/* n operand elements of e (f16, bf16, e4m3, e5m2: sign and magnitude)
- * with their signs cleared, or NULL: |A| and |B| for the products'
- * magnitudes. */
-static unsigned char *abs_copy(evt_elem e, const void *src, size_t n)
+/* Clears the signs of n operand elements of e in place (f16, bf16, e4m3,
+ * e5m2: sign and magnitude): |A| and |B| for the products' magnitudes. */
+static void clear_signs(evt_elem e, unsigned char *x, size_t n)
 {
     size_t es = evt_elem_size(e);
-    unsigned char *d = malloc(n * es + 1);
-    if (!d)
-        return NULL;
-    memcpy(d, src, n * es);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char *x = d + i * es;
-        if (es == 1) {
-            x[0] &= 0x7f;
-        } else {
-            uint16_t v;
-            memcpy(&v, x, 2);
-            v &= 0x7fff;
-            memcpy(x, &v, 2);
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        x[i * es + es - 1] &= 0x7f; /* the sign: the top bit of the last byte (little-endian) */
+}
+
+/* A copy of n elements of e, or NULL. */
+static unsigned char *copy_of(evt_elem e, const void *src, size_t n)
+{
+    unsigned char *d = malloc(n * evt_elem_size(e) + 1);
+    if (d)
+        memcpy(d, src, n * evt_elem_size(e));
     return d;
 }
 
-/* side -1 or +1: every finite accumulator moved down or up by the f32
- * tolerance (1e-4) of its products' magnitudes, sum |a| |b|: the ends of
- * the bracket evt_check_values_bracketed takes.  0: the reference itself. */
-static int reference(run *r, const long long *rows, long long nrows, double **refs, int side)
+/*
+ * The reference accumulator for rows rows[0..nrows) of the problem, into
+ * d (nrows x N, row-major): A·B in f64 (evt_reference_gemm, or the conv's),
+ * over just those rows of A where they are a sample.  magnitude: |A|·|B|
+ * instead, each element's sum of its products' magnitudes.
+ */
+static int reference_acc(run *r, const long long *rows, long long nrows, int magnitude, double *d)
 {
     const run_options *o = r->o;
     long long n = o->n, k = o->k;
-    int all = nrows == o->m;
-    int rc = EXIT_OUTSIDE;
     const evt_operand_info *oa = evt_kernel_operand(r->k, 0), *ob = evt_kernel_operand(r->k, 1);
     size_t es = evt_elem_size(r->a.elem);
-    const void *a = r->a.host;
+    const void *a = r->a.host, *b = r->b.host;
     evt_layout layout_a = oa->layout;
     long long lda = r->a.ld;
-    unsigned char *rows_a = NULL, **gathered = calloc(r->nin + 1, sizeof *gathered);
-    double *acc = malloc(((size_t)(nrows * n) + 1) * sizeof *acc);
-    evt_interp *in = NULL;
-    if (!gathered || !acc)
-        goto oom;
+    size_t count_a = r->a.per ? r->a.per : r->a.count;
+    unsigned char *own_a = NULL, *own_b = NULL;
+    evt_status st = EVT_OK;
     /* A sample of rows: the reference multiplies just those rows of A. */
-    if (!all && !o->have_conv) {
-        if (!(rows_a = malloc((size_t)(nrows * k) * es + 1)))
-            goto oom;
-        for (long long i = 0; i < nrows; i++)
+    if (nrows < o->m && !o->have_conv) {
+        if (!(own_a = malloc((size_t)(nrows * k) * es + 1)))
+            st = EVT_ERR_NO_MEMORY;
+        for (long long i = 0; own_a && i < nrows; i++)
             for (long long p = 0; p < k; p++) {
                 long long at = oa->layout == EVT_LAYOUT_COL ? p * r->a.ld + rows[i]
                                                             : rows[i] * r->a.ld + p;
-                memcpy(rows_a + (size_t)(i * k + p) * es, r->a.host + (size_t)at * es, es);
+                memcpy(own_a + (size_t)(i * k + p) * es, r->a.host + (size_t)at * es, es);
             }
-        a = rows_a;
+        a = own_a;
         layout_a = EVT_LAYOUT_ROW;
         lda = k;
+        count_a = (size_t)(nrows * k);
     }
-    evt_status st =
-        o->have_conv
-            ? parallel_conv(&o->conv, r->a.elem, r->a.host, r->b.host, rows, nrows, acc)
-            : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.elem,
-                            r->b.host, ob->layout, r->b.ld > 0 ? r->b.ld : 1, acc);
-    if (st == EVT_OK && side) {
-        const size_t per_a = r->a.per ? r->a.per : r->a.count, per_b = r->b.per ? r->b.per : r->b.count;
-        unsigned char *abs_a = abs_copy(r->a.elem, a, all || o->have_conv ? per_a : (size_t)(nrows * k));
-        unsigned char *abs_b = abs_copy(r->b.elem, r->b.host, per_b);
-        double *mag = malloc(((size_t)(nrows * n) + 1) * sizeof *mag);
-        if (!abs_a || !abs_b || !mag)
+    if (st == EVT_OK && magnitude) {
+        size_t count_b = r->b.per ? r->b.per : r->b.count;
+        if (!own_a)
+            a = own_a = copy_of(r->a.elem, a, count_a);
+        b = own_b = copy_of(r->b.elem, b, count_b);
+        if (!own_a || !own_b) {
             st = EVT_ERR_NO_MEMORY;
-        else
-            st = o->have_conv
-                     ? parallel_conv(&o->conv, r->a.elem, abs_a, abs_b, rows, nrows, mag)
-                     : parallel_gemm(nrows, n, k, r->a.elem, abs_a, layout_a, lda > 0 ? lda : 1, r->b.elem,
-                                     abs_b, ob->layout, r->b.ld > 0 ? r->b.ld : 1, mag);
-        const double tol = evt_check_tolerance(EVT_F32, EVT_REDUCE_NONE);
-        for (size_t i = 0; st == EVT_OK && i < (size_t)(nrows * n); i++)
-            if (isfinite(acc[i]) && isfinite(mag[i]))
-                acc[i] += side * tol * mag[i];
-        free(abs_a);
-        free(abs_b);
-        free(mag);
+        } else {
+            clear_signs(r->a.elem, own_a, count_a);
+            clear_signs(r->b.elem, own_b, count_b);
+        }
     }
-    if (st != EVT_OK) {
-        fprintf(stderr, "%s: error: the reference %s failed: %s\n", prog_name,
-                o->have_conv ? "conv2d" : "GEMM", evt_status_string(st));
-        goto done;
-    }
+    if (st == EVT_OK)
+        st = o->have_conv ? parallel_conv(&o->conv, r->a.elem, a, b, rows, nrows, d)
+                          : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.elem, b,
+                                          ob->layout, r->b.ld > 0 ? r->b.ld : 1, d);
+    if (st != EVT_OK)
+        fprintf(stderr, "%s: error: the reference %s failed: %s\n", prog_name, o->have_conv ? "conv2d" : "GEMM",
+                evt_status_string(st));
+    free(own_a);
+    free(own_b);
+    return st == EVT_OK ? 0 : EXIT_OUTSIDE;
+}
+
+/*
+ * The reference outputs for rows rows[0..nrows), from their accumulator
+ * acc (reference_acc's): the epilogue in f64 (evt_interp_*) over those
+ * rows, with the [M, N] and [M] inputs gathered to match.  refs[o]
+ * receives output o, compact: nrows x N values for [M, N], nrows for [M],
+ * N for [N], 1 for a scalar; the last two mean something only when
+ * every row is given.  A reduce_sum's magnitudes (evt_interp_bind_magnitude)
+ * follow its values in refs[o], as many again.
+ */
+static int reference_epilogue(run *r, const long long *rows, long long nrows, const double *acc, double **refs)
+{
+    const run_options *o = r->o;
+    long long n = o->n;
+    int all = nrows == o->m;
+    int rc = EXIT_OUTSIDE;
+    unsigned char **gathered = calloc(r->nin + 1, sizeof *gathered);
+    evt_interp *in = NULL;
+    evt_status st;
+    if (!gathered)
+        goto oom;
     if ((st = evt_interp_create(r->ep, &in)) != EVT_OK) {
         fprintf(stderr, "%s: error: the reference interpreter: %s\n", prog_name, evt_status_string(st));
         goto done;
@@ -987,8 +986,6 @@ done:
     for (size_t i = 0; gathered && i < r->nin; i++)
         free(gathered[i]);
     free(gathered);
-    free(rows_a);
-    free(acc);
     return rc;
 }
 
@@ -1074,8 +1071,8 @@ static int count_unwritten(run *r, long long *unwritten)
 }
 
 static void view_problem(run *r, long long l);
-static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, double **refs,
-                   const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs);
+static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, const double *acc,
+                   double **refs, const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs);
 
 /* --check: every output against the reference; 0, EXIT_MISMATCH or an error. */
 static int check(run *r)
@@ -1086,8 +1083,9 @@ static int check(run *r)
     long long *rows = check_rows(r, every_row, &nrows);
     double **refs = calloc(r->nout + 1, sizeof *refs);
     long long *unwritten = calloc(r->nout + 1, sizeof *unwritten);
+    double *acc = malloc(((size_t)(nrows * o->n) + 1) * sizeof *acc);
     int rc = 0;
-    if (!rows || !refs || !unwritten) {
+    if (!rows || !refs || !unwritten || !acc) {
         fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
         rc = EXIT_OUTSIDE;
     }
@@ -1113,8 +1111,9 @@ static int check(run *r)
     size_t failed_outputs = 0, checked_outputs = 0;
     for (long long l = 0; !rc && l < batch; l++) {
         view_problem(r, l);
-        rc = reference(r, rows, nrows, refs, 0);
-        rc = rc ? rc : compare(r, l, batch, rows, nrows, refs, unwritten, &failed_outputs, &checked_outputs);
+        rc = reference_acc(r, rows, nrows, 0, acc);
+        rc = rc ? rc : reference_epilogue(r, rows, nrows, acc, refs);
+        rc = rc ? rc : compare(r, l, batch, rows, nrows, acc, refs, unwritten, &failed_outputs, &checked_outputs);
         view_problem(r, -l);
         for (size_t i = 0; refs && i < r->nout; i++) {
             free(refs[i]);
@@ -1131,6 +1130,7 @@ static int check(run *r)
             printf("check: PASS (%zu outputs)\n", checked_outputs);
         rc = failed_outputs ? EXIT_MISMATCH : 0;
     }
+    free(acc);
     free(refs);
     free(rows);
     free(unwritten);
@@ -1149,8 +1149,33 @@ static void view_problem(run *r, long long l)
 }
 
 /* Problem l's outputs (of a batch of `batch`) against their references refs. */
-static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, double **refs,
-                   const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs)
+/*
+ * The bracket's references (evt_check_values_bracketed) into lo and hi:
+ * the epilogue on the accumulator acc moved down and up by the f32
+ * tolerance (1e-4) of its products' magnitudes, where both are finite.
+ */
+static int bracket(run *r, const long long *rows, long long nrows, const double *acc, double **lo, double **hi)
+{
+    const size_t count = (size_t)(nrows * r->o->n);
+    const double tol = evt_check_tolerance(EVT_F32, EVT_REDUCE_NONE);
+    double *mag = malloc((count + 1) * sizeof *mag), *moved = malloc((count + 1) * sizeof *moved);
+    int rc = EXIT_OUTSIDE;
+    if (mag && moved)
+        rc = reference_acc(r, rows, nrows, 1, mag);
+    else
+        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+    for (int side = -1; !rc && side <= 1; side += 2) {
+        for (size_t i = 0; i < count; i++)
+            moved[i] = isfinite(acc[i]) && isfinite(mag[i]) ? acc[i] + side * tol * mag[i] : acc[i];
+        rc = reference_epilogue(r, rows, nrows, moved, side < 0 ? lo : hi);
+    }
+    free(mag);
+    free(moved);
+    return rc;
+}
+
+static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, const double *acc,
+                   double **refs, const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs)
 {
     int rc = 0;
     double **lo = NULL, **hi = NULL; /* the bracket's references, made at the first NaN or inf miss */
@@ -1195,9 +1220,7 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
             if (!lo) {
                 lo = calloc(r->nout + 1, sizeof *lo);
                 hi = calloc(r->nout + 1, sizeof *hi);
-                rc = !lo || !hi                                 ? EXIT_OUTSIDE
-                     : reference(r, rows, nrows, lo, -1) != 0 ? EXIT_OUTSIDE
-                                                              : reference(r, rows, nrows, hi, 1);
+                rc = lo && hi ? bracket(r, rows, nrows, acc, lo, hi) : EXIT_OUTSIDE;
             }
             if (!rc)
                 st = evt_check_values_bracketed(info->elem, info->reduce, got, refs[i], lo[i], hi[i], count, &v,
