@@ -60,7 +60,7 @@ __device__ __forceinline__ void ws_epi_warps_run(const Args &args, int m, int n,
 {
     static_assert(Cfg::kWS, "ws_run needs a warp-specialized configuration");
     /* evt_tile_coord's order, its divisions precomputed */
-    const evt_tile_order<EVT_TILE_GROUP_M> order((m + Cfg::kBM - 1) / Cfg::kBM, (n + Cfg::kBN - 1) / Cfg::kBN);
+    const evt_tile_order<EVT_TILE_GROUP_M> order = evt_tile_order_of<Cfg>(m, n);
     const int all = order.tiles_m * order.tiles_n * args.batches();
     const int tiles = all < evt_tile_end(args) ? all : evt_tile_end(args);
     /* past the stages (and their 1024-byte alignment slack under wgmma) */

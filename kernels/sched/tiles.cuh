@@ -116,6 +116,13 @@ struct evt_tile_order {
     }
 };
 
+/* The order of an m x n problem's tiles of Cfg (stacked ROWS rows high) */
+template <class Cfg, int ROWS = Cfg::kBM>
+__host__ __device__ __forceinline__ evt_tile_order<EVT_TILE_GROUP_M> evt_tile_order_of(int m, int n)
+{
+    return evt_tile_order<EVT_TILE_GROUP_M>((m + ROWS - 1) / ROWS, (n + Cfg::kBN - 1) / Cfg::kBN);
+}
+
 /*
  * Stream-K (plan.h, plan.sk_iters; the cooperative GEMM tiles of sm_90a,
  * evt_sm90::coop_run): a persistent launch of G units runs its tiles before
@@ -257,12 +264,6 @@ __device__ __forceinline__ evt_tile_limited<A> evt_tile_limit(const A &a, int ti
  * multicast needs).  plan/plan.c sizes the grid the same way.
  */
 template <class Cfg>
-struct evt_stack_shape {
-    static constexpr int kBM = Cfg::kBM * Cfg::kCluster;
-    static constexpr int kBN = Cfg::kBN;
-};
-
-template <class Cfg>
 struct evt_tile_walk {
     int first, step, count, rank;
     evt_tile_order<EVT_TILE_GROUP_M> order; /* evt_tile_coord's order of its tiles (or stacks) */
@@ -270,7 +271,7 @@ struct evt_tile_walk {
     /* end: the launch's last tile + 1 (evt_tile_end), below the problem's when
      * the tiles after it are the tail's (plan.h) */
     __device__ __forceinline__ evt_tile_walk(int m, int n, int batches, int end)
-        : order((m + Cfg::kBM * Cfg::kCluster - 1) / (Cfg::kBM * Cfg::kCluster), (n + Cfg::kBN - 1) / Cfg::kBN)
+        : order(evt_tile_order_of<Cfg, Cfg::kBM * Cfg::kCluster>(m, n))
     {
         rank = (int)blockIdx.x % Cfg::kCluster;
         first = (int)blockIdx.x / Cfg::kCluster;
@@ -457,7 +458,7 @@ struct tile_stream {
         tile = blockIdx.x;
         tiles = tiles_;
         k_tiles = k_tiles_;
-        order = evt_tile_order<EVT_TILE_GROUP_M>((m_ + Cfg::kBM - 1) / Cfg::kBM, (n_ + Cfg::kBN - 1) / Cfg::kBN);
+        order = evt_tile_order_of<Cfg>(m_, n_);
         left = 0;
         if (tile < tiles)
             start(args);
