@@ -902,6 +902,28 @@ static int deep_cluster_serves(const gemm_tiles *g, const plan_target *t, const 
 }
 
 /*
+ * Where K (768-2047) is not whole k tiles, so that coop_of would take the
+ * cooperative 128x256 row in clusters of two, and the epilogue is a tanh
+ * GELU or a SiLU under fast math (fast_light): the four-stage ping-pong
+ * row in clusters of two, which hides one consumer's cheap epilogue under
+ * the other's mainloop and, like the cooperative row, halves B's loads by
+ * multicast.  Probed on five shapes of two tiles a consumer or more
+ * (1.05-1.17x); the six-stage clustered row lost up to 1.4x where N is
+ * not a multiple of 8, and with the exact GELU, the erf GELU under fast
+ * math or D = acc the ping-pong rows were as fast or slower (session 61,
+ * docs/sm90.md).  Not with three tile rows or fewer, nor where the
+ * clusters add a wave of tiles or of CTAs (the odd-8 rule's terms).
+ */
+static int off_tiles_pp_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
+                               long long n, long long kk, long long batch, long long sms)
+{
+    const plan_config *cl = g->pp_off_cl;
+    return k->fast_light && batch == 1 && kk >= 768 && kk < 2048 && cl && kk % cl->bk != 0 &&
+           m > 3 * cl->bm && cluster_row_serves(cl, t, k, m, n, batch, sms) &&
+           cluster_keeps_cta_waves(cl, m, n, sms);
+}
+
+/*
  * sm90 GEMM (any layout of 16-bit operands, fp8 ones K-contiguous; fitted
  * on A row-major, B column-major, and taken as it is for the transposed
  * wgmma's layouts).  Fitted to every plan's time on 81 shapes (M from
@@ -1066,6 +1088,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * batches not measured) */
         const int deep_pp = pp_pick == g->pp_deep && kk < 2048 && kk % pp->bk == 0 &&
                             (pp_tiles <= 12.0 * (double)sms || (k->fast_light && batch == 1));
+        if (coop && !deep_pp && off_tiles_pp_serves(g, t, k, m, n, kk, batch, sms))
+            return g->pp_off_cl;
         return coop && !deep_pp ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : pp_pick;
     }
     if (pp_ok && kk >= 1024 && m >= pp->bm && 10.0 * pp_tiles >= 3.0 * (double)sms) {

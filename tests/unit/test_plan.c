@@ -2474,14 +2474,35 @@ static void test_fast_light_ping_pong(void **state)
         assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, m, n, kk, 1, 1), T(sm90_pp2_128x128x64_s6));
         assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_coop2_128x256x64_s3));
     }
-    /* K not whole k tiles: the cooperative tile in clusters, as for the exact GELU */
-    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 16384, 3000, 1000, 1, 1),
-                     pick_batched_k(&k_gemm_tn_gelu, 16384, 3000, 1000, 1, 1));
+    /* K not whole k tiles: session 61's rule (test_fast_light_off_tiles) */
     /* K of 2048 or more, and batches (not measured): as before */
     assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 8192, 8192, 4096, 1, 1),
                      pick_batched_k(&k_gemm_tn_gelu, 8192, 8192, 4096, 1, 1));
     assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 2048, 2048, 1024, 16, 1),
                      pick_batched_k(&k_gemm_tn_gelu, 2048, 2048, 1024, 16, 1));
+}
+
+/* Session 61's rule: fast_light at K of 768-2047 not whole k tiles, where
+ * coop_of would take the clustered cooperative row, takes the four-stage
+ * ping-pong row in clusters of two; the exact GELU and D = acc keep the
+ * cooperative row, as do batches, three tile rows and K of 2048. */
+static void test_fast_light_off_tiles(void **state)
+{
+    (void)state;
+    static const long long probed[][3] = {
+        {16384, 3000, 1000}, {4096, 3000, 1000}, {6836, 2177, 1848}, {6285, 10184, 1312}, {14841, 4233, 1080}};
+    for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++) {
+        const long long m = probed[i][0], n = probed[i][1], kk = probed[i][2];
+        assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, m, n, kk, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_coop2_cl2_128x256x64_s3));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_light, m, n, kk, 1, 1), T(sm90_coop2_cl2_128x256x64_s3));
+    }
+    /* a batch (not measured), and the whole-k-tile neighbours (session 44's rule) */
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_tanh, 1000, 1000, 1000, 16, 1), T(sm90_pp2_cl2_128x128x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 16384, 3000, 1024, 1, 1), T(sm90_pp2_128x128x64_s6));
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_tanh, 16384, 3000, 2056, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
+    /* without maps no TMA rows at all */
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_tanh, 16384, 3000, 1000, 1, 0), T(sm90_pp2_cl2_128x128x64_s4));
 }
 
 static void test_short_k_coop(void **state)
@@ -3390,7 +3411,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
