@@ -137,6 +137,40 @@ EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
 }
 
 /*
+ * A whole 16-bit chunk at an address its 16-byte access cannot take (an
+ * [M, N] output whose row pitch is not a multiple of 16 bytes: N not a
+ * multiple of 8), stored by the checked instance.  Element by element it
+ * costs eight stores, each a warp instruction whose lanes touch 16
+ * sectors; here five, the same five whatever the address, so that the
+ * lanes of a warp, whose rows start at different offsets, do not diverge:
+ * the chunk's three 32-bit words at the 4-byte boundaries inside it, cut
+ * from the chunk's by a funnel shift of the address's offset (0 or 2
+ * bytes), and an element at each end.  Loads stay element by element
+ * (docs/codegen.md, "Output chunks off their alignment", has what was
+ * measured, loads included).
+ */
+template <class T, int N, bool FAST>
+struct evt_chunk_off {
+    static constexpr bool value = !FAST && sizeof(T) == 2 && N == 8;
+};
+
+EVT_DEVICE void evt_store_chunk_off(evt_u16 *p, const evt_u16 (&t)[8])
+{
+    unsigned w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        w[j] = (unsigned)t[2 * j] | (unsigned)t[2 * j + 1] << 16;
+    const unsigned d = 8u * (unsigned)((unsigned long long)p & 2u); /* bits past the 4-byte boundary */
+    unsigned *q = reinterpret_cast<unsigned *>((unsigned long long)p & ~3ull);
+    p[0] = t[0];
+#pragma unroll
+    for (int j = 1; j < 4; ++j)
+        q[j] = __funnelshift_rc(w[j - 1], w[j], 32u - d); /* d = 0: w[j]; 16: elements 2j-1, 2j */
+    /* the element left: 1 at an aligned address, else 7 */
+    p[d ? 7 : 1] = d ? t[7] : t[1];
+}
+
+/*
  * The raw elements p[0..valid) (zero bits past valid): one vector load when
  * the chunk is whole and aligned, else element by element.  A load phase
  * issues every load of a row group this way before any is used;
@@ -188,6 +222,15 @@ EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const fl
             t[i] = evt_elem<E>::store(v[i]);
         evt_copy_chunk<T, N>(p, t);
     } else {
+        if constexpr (evt_chunk_off<T, N, FAST>::value)
+            if (valid == N) {
+                T t[N];
+#pragma unroll
+                for (int i = 0; i < N; ++i)
+                    t[i] = evt_elem<E>::store(v[i]);
+                evt_store_chunk_off(p, t);
+                return;
+            }
 #pragma unroll
         for (int i = 0; i < N; ++i)
             if (i < valid)
