@@ -908,7 +908,8 @@ static int deep_cluster_serves(const gemm_tiles *g, const plan_target *t, const 
  * row in clusters of two, which hides one consumer's cheap epilogue under
  * the other's mainloop and, like the cooperative row, halves B's loads by
  * multicast.  Probed on five shapes of two tiles a consumer or more
- * (1.05-1.17x); the six-stage clustered row lost up to 1.4x where N is
+ * (1.05-1.17x), held out on twelve (1.158x in geomean, none under
+ * 1.029x); the six-stage clustered row lost up to 1.4x where N is
  * not a multiple of 8, and with the exact GELU, the erf GELU under fast
  * math or D = acc the ping-pong rows were as fast or slower (session 61,
  * docs/sm90.md).  Not with three tile rows or fewer, nor where the
