@@ -8,12 +8,15 @@
 # leading dimensions and NaN/inf inputs.  Prints one line per run and
 # "N passed, N failed".
 #
-#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [FILTER]
+#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [-E REGEX] [FILTER]
 #
 # -j: runs in parallel (default: the processors; runs of one kernel stay in
 # order, so the first compiles and the rest hit the kernel cache).  -k: keep
-# the logs.  FILTER: only runs whose line contains it.  Exit status: 0 all
-# passed, 1 a run failed, 77 no GPU (ctest: skipped).
+# the logs.  FILTER: only runs whose line contains it.  -E: only runs whose
+# line matches the extended regular expression (e.g. ' [0-9]+,(7|127|4097),'
+# for the ragged N).  A line is "FILE.evt KERNEL SIZE OPTIONS", FILE without
+# its folder.  Exit status: 0 all passed, 1 a run failed, 77 no GPU (ctest:
+# skipped).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,10 +24,12 @@ EVTC=${EVTC:-$root/build/evtc}
 jobs=$(nproc 2>/dev/null || echo 8)
 keep=0
 filter=
+regex=
 while [ $# -gt 0 ]; do
     case $1 in
     -j) jobs=$2; shift 2 ;;
     -k) keep=1; shift ;;
+    -E) regex=${2:?run_gemm_suite: -E REGEX}; shift 2 ;;
     *) filter=$1; shift ;;
     esac
 done
@@ -692,6 +697,7 @@ i=0
 runs | while read -r file kernel size opts; do
     line="$(basename "$file") $kernel $size $opts"
     case $line in *"$filter"*) ;; *) continue ;; esac
+    [ -z "$regex" ] || [[ $line =~ $regex ]] || continue
     i=$((i + 1))
     id=$(printf '%03d' $i)
     config=$(forced_config "$opts")
