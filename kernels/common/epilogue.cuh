@@ -149,11 +149,6 @@ EVT_DEVICE void evt_copy_chunk(T *dst, const T *src)
  * (docs/codegen.md, "Output chunks off their alignment", has what was
  * measured, loads included).
  */
-template <class T, int N, bool FAST>
-struct evt_chunk_off {
-    static constexpr bool value = !FAST && sizeof(T) == 2 && N == 8;
-};
-
 EVT_DEVICE void evt_store_chunk_off(evt_u16 *p, const evt_u16 (&t)[8])
 {
     unsigned w[4];
@@ -199,6 +194,15 @@ EVT_DEVICE void evt_convert_vec(const typename evt_elem<E>::type (&t)[N], float 
         v[i] = evt_elem<E>::load(t[i]);
 }
 
+/* v converted to E's storage, element by element (evt_convert_vec's inverse) */
+template <int E, int N = EVT_VEC>
+EVT_DEVICE void evt_pack_vec(const float (&v)[N], typename evt_elem<E>::type (&t)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        t[i] = evt_elem<E>::store(v[i]);
+}
+
 /* Elements p[0..valid) converted to f32 (the rest of v is 0; FAST as
  * evt_load_raw). */
 template <int E, bool FAST = false, int N = EVT_VEC, bool NC = false>
@@ -217,17 +221,15 @@ EVT_DEVICE void evt_store_vec(typename evt_elem<E>::type *p, int valid, const fl
     typedef typename evt_elem<E>::type T;
     if (FAST || (valid == N && ((unsigned long long)p % evt_chunk<T, N>::kAlign) == 0)) {
         T t[N];
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-            t[i] = evt_elem<E>::store(v[i]);
+        evt_pack_vec<E, N>(v, t);
         evt_copy_chunk<T, N>(p, t);
     } else {
-        if constexpr (evt_chunk_off<T, N, FAST>::value)
+        /* a whole 16-bit chunk off its alignment: five accesses, not eight;
+         * the direct epilogue's pairs (N = 2) would gain nothing */
+        if constexpr (!FAST && sizeof(T) == 2 && N == 8)
             if (valid == N) {
                 T t[N];
-#pragma unroll
-                for (int i = 0; i < N; ++i)
-                    t[i] = evt_elem<E>::store(v[i]);
+                evt_pack_vec<E, N>(v, t);
                 evt_store_chunk_off(p, t);
                 return;
             }
