@@ -153,7 +153,7 @@ static evt_status check(evt_elem elem, evt_reduce reduce, const void *got, const
         double w = rounded(elem, want[i], w8), g = load(elem, g8);
         int off;
         if (!isfinite(g) || !isfinite(w)) {
-            off = !(isnan(g) && isnan(w)) && g != w;
+            off = !meets(g, w, v.floor, v.tol);
             if (off && lo) { /* the bracket's ends: the reference of an accumulator within its rounding */
                 unsigned char l8[8], h8[8];
                 double wl = rounded(elem, lo[i], l8), wh = rounded(elem, hi[i], h8);

@@ -1148,7 +1148,6 @@ static void view_problem(run *r, long long l)
     }
 }
 
-/* Problem l's outputs (of a batch of `batch`) against their references refs. */
 /*
  * The bracket's references (evt_check_values_bracketed) into lo and hi:
  * the epilogue on the accumulator acc moved down and up by the f32
@@ -1174,6 +1173,8 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
     return rc;
 }
 
+/* Problem l's outputs (of a batch of `batch`) against their references
+ * refs, made from accumulator acc (the bracket's, where asked, too). */
 static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, const double *acc,
                    double **refs, const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs)
 {
