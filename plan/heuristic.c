@@ -1037,10 +1037,17 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * nor with three tile rows (a quarter of the CTAs would only load), nor
      * with fewer than eight rows in under a wave of tiles, where clusters
      * were no faster (session 51, docs/sm90.md, "K an odd multiple of 8:
-     * the ping-pong tile in clusters of two") */
+     * the ping-pong tile in clusters of two").  The six-stage row's twin
+     * is the four-stage one where N is not a multiple of 8 below K = 2048:
+     * there every tile runs the checked epilogue, through sixteen
+     * sub-tiles in six stages, and that cost 1.14-1.63x at K of 1080-1848
+     * (session 61, docs/sm90.md, "Six stages at ragged N") */
     if (rows_off_line(kk) && kk >= 512 && tma && m > 3 * pp->bm && batch == 1 &&
         (m > 7 * pp->bm || pp_tiles > (double)sms)) {
-        const plan_config *twin = pp_pick == pp ? g->pp_off_cl : pp_pick == g->pp_deep ? g->pp_deep_cl : NULL;
+        const int deep_twin = n % 8 == 0 || kk >= 2048;
+        const plan_config *twin = pp_pick == pp || (pp_pick == g->pp_deep && !deep_twin) ? g->pp_off_cl
+                                  : pp_pick == g->pp_deep                             ? g->pp_deep_cl
+                                                                                      : NULL;
         if (cluster_row_serves(twin, t, k, m, n, batch, sms) && cluster_keeps_cta_waves(twin, m, n, sms))
             pp_pick = twin;
     }

@@ -2505,6 +2505,20 @@ static void test_fast_light_off_tiles(void **state)
     assert_int_not_equal(pick_batched_k(&k_gemm_tn_tanh, 16384, 3000, 1000, 1, 0), T(sm90_pp2_cl2_128x128x64_s4));
 }
 
+/* The odd-8 rule's six-stage twin at N not a multiple of 8 below K = 2048:
+ * the four-stage clustered row (session 62); aligned N and K of 2048 keep
+ * theirs. */
+static void test_odd_k_ragged_n_twin(void **state)
+{
+    (void)state;
+    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 1198, 10381, 1848, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_light, 1198, 10381, 1848, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 1198, 10384, 1848, 1, 1), T(sm90_pp2_cl2_128x128x64_s6));
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_gelu, 1198, 10381, 2056, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
+    /* a batch takes no clusters */
+    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 1198, 10381, 1848, 2, 1), T(sm90_pp2_128x128x64_s6));
+}
+
 static void test_short_k_coop(void **state)
 {
     (void)state;
@@ -3411,7 +3425,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
