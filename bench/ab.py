@@ -30,6 +30,7 @@ of AB_FP8 forced beside the pick (default the cooperative tile and the same
 with the epilogue warpgroups, in clusters of two); AB_FP8_EPI=gelu: without the
 amax, a per-element epilogue; AB_FP8_AMAX=acc: reduce_max(acc) in place of
 the amax, a reduction of almost nothing to compute.
+AB_NO_PEER=1: the peers are not run (their column times an empty call).
 AB_GEMM, AB_CONV: the configurations forced beside the pick, by name
 (evt.configs()), each on a launch of its own (Launch.set_tuning), without
 stream-K, or with it where the name has ":sk" after it, with the
@@ -94,6 +95,8 @@ def compare(label, bind, configs, peer, peer_name, check):
         torch.cuda.synchronize()
         check(launch.result())
     plan = launches[0].plan
+    if os.environ.get("AB_NO_PEER"):  # its fallback at N off 16 bytes takes milliseconds a launch
+        peer, peer_name = (lambda: None), "no peer"
     # rotated: the choices between configurations here are a few percent
     # apart, the size of a fixed order's position effect
     ts = side_by_side(peer, *(launch.run for launch in launches), rounds=6, rotate=True)

@@ -156,7 +156,9 @@ EVT_DEVICE void evt_store_chunk_off(evt_u16 *p, const evt_u16 (&t)[8])
     for (int j = 0; j < 4; ++j)
         w[j] = (unsigned)t[2 * j] | (unsigned)t[2 * j + 1] << 16;
     const unsigned d = 8u * (unsigned)((unsigned long long)p & 2u); /* bits past the 4-byte boundary */
-    unsigned *q = reinterpret_cast<unsigned *>((unsigned long long)p & ~3ull);
+    /* p's element before it where p is off 4 bytes: stepped from p, not
+     * rounded through an integer, the address keeps p's global space */
+    unsigned *q = reinterpret_cast<unsigned *>(p - (d >> 4));
     p[0] = t[0];
 #pragma unroll
     for (int j = 1; j < 4; ++j)
