@@ -17,7 +17,8 @@ take longer than cuBLASLt's whole kernel (docs/benchmarks.md, session 42).
 WIDE_NK="11008x4096 2560x2560 ...": only those N x K pairs of the GEMM half,
 each with the same four M and types as in the whole sweep (the GEMM half
 with tuning and the tanh GELU outgrew one ten-minute device call in session
-43: 36 of its 44 shapes).
+43: 36 of its 44 shapes).  WIDE_SHAPES="MxNxK ...": these GEMM shapes in
+place of the sweep's (f16 and bf16 in turn), e.g. bench/heldout.py's draw.
 
 GEMM + bias + GELU (f16; A row-major, B column-major = an nn.Linear weight)
 against cuBLASLt's fused epilogue (torch._addmm_activation), eager PyTorch and
@@ -445,43 +446,43 @@ def wide(m, peak, bw):
     unknown = set(only) - {f"{N}x{K}" for N, K in WIDE_NK}
     if unknown:
         raise SystemExit(f"WIDE_NK: {' '.join(sorted(unknown))} not among the sweep's N x K pairs")
-    i = 0
-    for N, K in (WIDE_NK if "gemm" in parts else []):
-        if only and f"{N}x{K}" not in only:
-            i += 1  # the pair's index picks its M and types: the same as in the whole sweep
-            continue
-        for j in range(4):
-            M = WIDE_M[(i + 3 * j) % len(WIDE_M)]
-            dt = torch.float16 if (i + j) % 2 == 0 else torch.bfloat16
-            name = "gelu_f16" if dt == torch.float16 else "gelu_bf16"
-            a = torch.randn(M, K, device=dev, dtype=dt)
-            w = torch.randn(N, K, device=dev, dtype=dt) * K ** -0.5
-            bias = torch.randn(N, device=dev, dtype=dt)
-            out = torch.empty(M, N, device=dev, dtype=dt)
-            launch = wm.kernel(name).bind(a, w.t(), bias=bias, y=out)
-            launch.run()
-            torch.cuda.synchronize()
-            ref = gelu_of("tanh" if tanh else "erf")(  # once: checked before and after tuning
-                a.double() @ w.double().t() + bias.double())
-            check(f"wide gemm {M}x{N}x{K}", out, ref)
-            launch.close()
-            h, tu, p, hp, tp, r = heuristic_and_tuned(
-                lambda: wm.kernel(name).bind(a, w.t(), bias=bias, y=out),
-                lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
-            torch.cuda.synchronize()
-            check(f"wide gemm {M}x{N}x{K} tuned", out, ref)
-            fl = 2 * M * N * K
-            by = 2 * (M * K + N * K + M * N + N)
-            floor = max(fl / peak, by / bw)
-            ratios["gemm"][0].append(p / h)
-            ratios["gemm"][1].append(p / tu)
-            row = (f"| {M}×{N}×{K} | {'f16' if dt == torch.float16 else 'bf16'} | {h * 1e6:.1f} | {hp} | "
-                   f"{p / h:.2f} | {tu * 1e6:.1f} | {tp} | {p / tu:.2f} | {p * 1e6:.1f} | "
-                   f"{floor / tu:.2f} | {r.seconds:.1f} |")
-            print(row, flush=True)
-            lines.append(row)
-            del a, w, bias, out, ref
-        i += 1
+    shapes = []  # (M, N, K, dtype): the pair's index picks its M and types, as in the whole sweep
+    for i, (N, K) in enumerate(WIDE_NK if "gemm" in parts else []):
+        if not only or f"{N}x{K}" in only:
+            shapes += [(WIDE_M[(i + 3 * j) % len(WIDE_M)], N, K,
+                        torch.float16 if (i + j) % 2 == 0 else torch.bfloat16) for j in range(4)]
+    if os.environ.get("WIDE_SHAPES") and "gemm" in parts:  # "MxNxK ...": these, f16 and bf16 in turn
+        shapes = [tuple(int(x) for x in s.split("x")) + (torch.float16 if j % 2 == 0 else torch.bfloat16,)
+                  for j, s in enumerate(os.environ["WIDE_SHAPES"].split())]
+    for M, N, K, dt in shapes:
+        name = "gelu_f16" if dt == torch.float16 else "gelu_bf16"
+        a = torch.randn(M, K, device=dev, dtype=dt)
+        w = torch.randn(N, K, device=dev, dtype=dt) * K ** -0.5
+        bias = torch.randn(N, device=dev, dtype=dt)
+        out = torch.empty(M, N, device=dev, dtype=dt)
+        launch = wm.kernel(name).bind(a, w.t(), bias=bias, y=out)
+        launch.run()
+        torch.cuda.synchronize()
+        ref = gelu_of("tanh" if tanh else "erf")(  # once: checked before and after tuning
+            a.double() @ w.double().t() + bias.double())
+        check(f"wide gemm {M}x{N}x{K}", out, ref)
+        launch.close()
+        h, tu, p, hp, tp, r = heuristic_and_tuned(
+            lambda: wm.kernel(name).bind(a, w.t(), bias=bias, y=out),
+            lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
+        torch.cuda.synchronize()
+        check(f"wide gemm {M}x{N}x{K} tuned", out, ref)
+        fl = 2 * M * N * K
+        by = 2 * (M * K + N * K + M * N + N)
+        floor = max(fl / peak, by / bw)
+        ratios["gemm"][0].append(p / h)
+        ratios["gemm"][1].append(p / tu)
+        row = (f"| {M}×{N}×{K} | {'f16' if dt == torch.float16 else 'bf16'} | {h * 1e6:.1f} | {hp} | "
+               f"{p / h:.2f} | {tu * 1e6:.1f} | {tp} | {p / tu:.2f} | {p * 1e6:.1f} | "
+               f"{floor / tu:.2f} | {r.seconds:.1f} |")
+        print(row, flush=True)
+        lines.append(row)
+        del a, w, bias, out, ref
     lines += ["\n### relu(conv + b + z) against cuDNN's fused kernel (torch.cudnn_convolution_add_relu), f16 NHWC\n",
               "| N×H×W×C → K, R×S /stride | heuristic µs | plan | ratio | tuned µs | plan | ratio | "
               "cuDNN µs | floor/time tuned | tuning s |",
