@@ -1247,14 +1247,19 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     const plan_config *best =
         cheapest(kk <= 2 * wide->bk ? short_k : long_k, 2, padded_cost, t, m, n, kk, batch, sms, &cost);
     /* K of three to seven k tiles (129-511), where that is the cp.async
-     * 128x256 tile: the ping-pong tile, whose producer loads the next
-     * tile's operands while a consumer runs this one's epilogue; at so
-     * short a mainloop the wide tile's CTA waits on its loads and then on
-     * its stores.  Eleven shapes of M 314-7203 (gelu_tanh, fast math):
-     * 1.10-1.51x, within one wave of wide tiles too, where session 22 had
-     * the wide tile ahead at K of 512-1023 (session 62, docs/sm90.md,
-     * "The ping-pong tile at K of 129-511") */
-    if (best == wide && pp_ok && kk < 512 && m > 2 * pp->bm && batch == 1 && plan_can_run(pp, k, t->target, NULL))
+     * 128x256 tile and the epilogue is light (D = acc, a bias, a ReLU) or
+     * a tanh GELU or SiLU under fast math: the ping-pong tile, whose
+     * producer loads the next tile's operands while a consumer runs this
+     * one's cheap epilogue; at so short a mainloop the wide tile's CTA
+     * waits on its loads and then on its stores.  Eleven shapes of M
+     * 314-7203 (gelu_tanh, fast math): 1.10-1.51x, within one wave of wide
+     * tiles too, where session 22 had the wide tile ahead at K of
+     * 512-1023; held out on twelve, gelu_tanh 1.23x and D = acc 1.12x in
+     * geomean, but the exact GELU and the erf GELU under fast math only
+     * 1.02x and 1.04x, down to 0.93x, so those keep the wide tile
+     * (session 62, docs/sm90.md, "The ping-pong tile at K of 129-511") */
+    if (best == wide && pp_ok && (k->light || k->fast_light) && kk < 512 && m > 2 * pp->bm && batch == 1 &&
+        plan_can_run(pp, k, t->target, NULL))
         return pp;
     return best ? best : classic;
 }

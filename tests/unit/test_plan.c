@@ -698,7 +698,7 @@ static void test_picks(void **state)
         {3, 5, 7, 108, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {8191, 1023, 129, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_pp2_128x128x64_s4)}}, /* K of 129-511: session 62 */
+                         T(sm90_wg2_128x256x64_s4)}},
         {8191, 1023, 129, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_pp2_128x128x64_s4)}},
         {8191, 1023, 129, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -2520,8 +2520,9 @@ static void test_odd_k_ragged_n_twin(void **state)
 }
 
 /* K of 129-511 where the cp.async 128x256 tile was the pick: the ping-pong
- * tile (session 62); not two tile rows or fewer, nor at K of 512
- * (session 22's rule's). */
+ * tile for a light epilogue or a tanh GELU under fast math (session 62);
+ * the exact GELU keeps the wide tile, as do two tile rows or fewer and K
+ * of 512 (session 22's rule's). */
 static void test_short_k_ping_pong(void **state)
 {
     (void)state;
@@ -2530,12 +2531,13 @@ static void test_short_k_ping_pong(void **state)
     for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++) {
         const long long m = probed[i][0], n = probed[i][1], kk = probed[i][2];
         assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, m, n, kk, 1, 1), T(sm90_pp2_128x128x64_s4));
-        assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_pp2_128x128x64_s4));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_light, m, n, kk, 1, 1), T(sm90_pp2_128x128x64_s4));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_wg2_128x256x64_s4));
         /* without maps, no TMA tile */
-        assert_int_not_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 0), T(sm90_pp2_128x128x64_s4));
+        assert_int_not_equal(pick_batched_k(&k_gemm_tn_light, m, n, kk, 1, 0), T(sm90_pp2_128x128x64_s4));
     }
-    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 256, 10304, 152, 1, 1), T(sm90_wg2_128x256x64_s4));
-    assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 2354, 3096, 512, 1, 1), T(sm90_wg2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_light, 256, 10304, 152, 1, 1), T(sm90_wg2_128x256x64_s4));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_light, 2354, 3096, 512, 1, 1), T(sm90_wg2_128x256x64_s4));
 }
 
 static void test_short_k_coop(void **state)
@@ -3253,12 +3255,11 @@ static void test_mid_k_ping_pong(void **state)
         {k, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 2048, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 1000, 5120, 512, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* below K = 512: neither rule, but session 62's ping-pong tile */
-        {k, 1000, 5120, 448, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 1000, 5120, 448, 1, T(sm90_wg2_128x256x64_s4), 1}, /* below K = 512: neither rule */
         {k, 2048, 2560, 896, 1, T(sm90_coop2_128x192x64_s4), 1},
         {&k_gemm_nn, 8192, 768, 768, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 8192, 768, 640, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {k, 8192, 768, 448, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 8192, 768, 448, 1, T(sm90_wg2_128x256x64_s4), 1},
         /* 256 wide tiles: 97% */
         {k, 8192, 1024, 640, 1, T(sm90_wg2_128x256x64_s4), 1},
         /* within a wave: 96 and 80 wide tiles */
@@ -3266,10 +3267,10 @@ static void test_mid_k_ping_pong(void **state)
         {k, 1000, 2560, 896, 1, T(sm90_coop2_128x192x64_s4), 1},
         {&k_gemm_nn, 1000, 3000, 1000, 1, T(sm90_coop2_128x192x64_s4), 1},
         {k, 1000, 3000, 640, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {k, 1000, 3000, 448, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 1000, 3000, 448, 1, T(sm90_wg2_128x256x64_s4), 1},
         /* no maps; K of two k tiles */
         {k, 8192, 768, 768, 0, T(sm90_wg2_128x256x64_s4), 1},
-        {k, 333, 14336, 384, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {k, 333, 14336, 384, 1, T(sm90_wg2_128x256x64_s4), 1},
     };
     expect_picks(probes, sizeof probes / sizeof probes[0]);
     assert_true(pick(k, EVT_TARGET_SM90A, 8192, 768, 128, 132, 1) != T(sm90_pp2_128x128x64_s4));
