@@ -39,6 +39,7 @@ static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_cl2_128x128x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s6,
     EVT_TILE_sm90_pp2_cl2_128x128x64_s6,
+    EVT_TILE_sm90_pp2_cl2_64x128x64_s8,
     EVT_TILE_sm90_wg2_128x256x64_s4,
     EVT_TILE_sm90_wg2_128x128x64_s3,
     EVT_TILE_sm90_wg2_128x128x64_s6,
@@ -166,6 +167,7 @@ typedef struct gemm_tiles {
     const plan_config *wg_row;    /* the two-warpgroup wgmma 128x128 tile, six stages, one CTA an SM */
     const plan_config *pp_deep_cl; /* pp_deep in clusters of two, sharing B by multicast */
     const plan_config *pp_off_cl;  /* pp in clusters of two, for rows off a line (rows_off_line) */
+    const plan_config *pp_short_cl; /* the 64-row ping-pong tile in clusters of two (short_pp_serves) */
     /* the swapped one-warpgroup tiles (B's rows as wgmma's M): 16x64, 32x64, 16x128 */
     const plan_config *swap16, *swap32, *swap16_wide;
     /* ... and of 80, 96 and 112 rows, 64 wide (swapped_rows_serves) */
@@ -193,6 +195,7 @@ static const gemm_tiles gemm16 = {
     .wg_row = CFG(sm90_wg2_128x128x64_s6),
     .pp_deep_cl = CFG(sm90_pp2_cl2_128x128x64_s6),
     .pp_off_cl = CFG(sm90_pp2_cl2_128x128x64_s4),
+    .pp_short_cl = CFG(sm90_pp2_cl2_64x128x64_s8),
     .swap16 = CFG(sm90_wg1_16x64x64_s16),
     .swap32 = CFG(sm90_wg1_32x64x64_s12),
     .swap16_wide = CFG(sm90_wg1_16x128x64_s12),
@@ -750,10 +753,14 @@ static int one_row_serves(const plan_config *row, const plan_config *small, cons
  */
 /* Whether coop_of can return row c (any row: the others are not its) for
  * kernel k's epilogue: the four-stage rows only for light and per-element
- * epilogues, and their clusters only for light ones.  plan_candidate lists
- * by it, so a full listing holds what coop_of returns and no more. */
+ * epilogues, and their clusters only for light ones; and likewise the
+ * 64-row ping-pong row short_pp_serves gives light and fast_light ones.
+ * plan_candidate lists by it, so a full listing holds what the heuristic
+ * returns and no more. */
 static int coop_row_serves(const plan_config *c, const plan_kernel *k)
 {
+    if (c == gemm16.pp_short_cl)
+        return k->light || k->fast_light;
     if (c == gemm16.coop_deep_cl)
         return k->light;
     if (c == gemm16.coop_deep)
@@ -922,6 +929,31 @@ static int off_tiles_pp_serves(const gemm_tiles *g, const plan_target *t, const 
     return k->fast_light && batch == 1 && kk >= 768 && kk < 2048 && cl && kk % cl->bk != 0 &&
            m > 3 * cl->bm && cluster_row_serves(cl, t, k, m, n, batch, sms) &&
            cluster_keeps_cta_waves(cl, m, n, sms);
+}
+
+/*
+ * Where the eight-stage 64x128 tile takes a problem of few 128-row tiles
+ * (gemm_sm90_base, session 28's rule) and N is 512 or less, with a light
+ * epilogue or a tanh GELU or SiLU under fast math: the 64-row ping-pong
+ * tile in clusters of two, TMA loads, B's tile multicast to the pair, each
+ * consumer's cheap epilogue under the other's mainloop.  Probed on four
+ * such shapes (M 1216-2712, N 344-480, K 1592-3328, gelu_tanh): 1.00-1.23x
+ * (session 62, docs/sm90.md, "The 64-row ping-pong tile at small N");
+ * session 54 had it up to 1.8x slower at N of 2096-4576 with the exact
+ * GELU, one tile a CTA, where the clusters' stacks add a round.
+ */
+static int split_row_serves(const plan_config *row, const plan_config *small, const plan_target *t,
+                            const plan_kernel *k, long long m, long long n, long long kk, long long batch,
+                            long long sms);
+
+static int short_pp_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
+                           long long n, long long kk, long long batch, long long sms)
+{
+    const plan_config *cl = g->pp_short_cl;
+    /* (not where gemm_sm90_pick would split the 128x128 row in its place) */
+    return (k->light || k->fast_light) && batch == 1 && n <= 512 && cl && m > cl->bm &&
+           cluster_row_serves(cl, t, k, m, n, batch, sms) &&
+           !split_row_serves(g->wg_row, g->wg_deep, t, k, m, n, kk, batch, sms);
 }
 
 /*
@@ -1118,7 +1150,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
             if (deep_tiles <= (double)sms &&
                 (2.0 * pp_tiles <= (double)sms ||
                  (batch == 1 && m <= 4 * pp->bm && !rows_off_line(kk) && deep_tiles < 2.0 * pp_tiles)))
-                return g->wg_deep;
+                return short_pp_serves(g, t, k, m, n, kk, batch, sms) ? g->pp_short_cl : g->wg_deep;
         }
         if (!wide || !fits(wide, t) || wave_fill_pct(wide, m, n, batch, sms) < 85) {
             const plan_config *round = coop_round_of(g, t, k, m, n, kk, batch, sms);

@@ -2540,6 +2540,24 @@ static void test_short_k_ping_pong(void **state)
     assert_int_equal(pick_batched_k(&k_gemm_tn_light, 2354, 3096, 512, 1, 1), T(sm90_wg2_128x256x64_s4));
 }
 
+/* Session 62: where session 28's rule gives the eight-stage 64x128 tile, N
+ * is 512 or less and the epilogue light or fast_light, the 64-row
+ * ping-pong tile in clusters of two; the exact GELU and wider N keep the
+ * 64x128 tile. */
+static void test_short_pp_small_n(void **state)
+{
+    (void)state;
+    static const long long probed[][3] = {{2287, 344, 1592}, {1216, 480, 1824}, {2712, 344, 3328}, {1866, 424, 1832}};
+    for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++) {
+        const long long m = probed[i][0], n = probed[i][1], kk = probed[i][2];
+        assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, m, n, kk, 1, 1), T(sm90_pp2_cl2_64x128x64_s8));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_light, m, n, kk, 1, 1), T(sm90_pp2_cl2_64x128x64_s8));
+        assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_wg1_64x128x64_s8));
+    }
+    assert_int_equal(pick_batched_k(&k_gemm_tn_light, 1216, 640, 1824, 1, 1), T(sm90_wg1_64x128x64_s8));
+    assert_int_not_equal(pick_batched_k(&k_gemm_tn_light, 2287, 344, 1592, 1, 0), T(sm90_pp2_cl2_64x128x64_s8));
+}
+
 static void test_short_k_coop(void **state)
 {
     (void)state;
@@ -3446,7 +3464,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
