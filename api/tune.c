@@ -170,19 +170,28 @@ static void entry_of(const plan *p, double ms, evt_tune_entry *e)
     e->ms = ms;
 }
 
-/* Times the launch as it is tuned now: *ms, the median. */
+/* Times the launch as it is tuned now: *ms, the median.  A first look
+ * with few runs, one by one, sets how many samples the median gets (about
+ * 25 ms of runs, 5 to 20 samples, so that a slow plan does not eat the
+ * budget; options->reps where given) and how many runs each sample replays
+ * from a CUDA graph (about 0.2 ms of them, 1 to 50), so that the host's
+ * launch of each run is not in the time (launch_time_replayed); where that
+ * cannot be, the samples are runs one by one. */
 static evt_status time_plan(evt_launch *l, void *stream, const evt_tune_options *o, double *ms)
 {
-    if (o->reps > 0)
-        return evt_launch_benchmark(l, stream, o->warmup > 0 ? o->warmup : 2, o->reps, ms);
-    /* A first look with few runs sets how many the median gets: about 25 ms
-     * of runs, 5 to 20 of them, so a slow plan does not eat the budget. */
     double first;
     evt_status st = evt_launch_benchmark(l, stream, o->warmup > 0 ? o->warmup : 2, 3, &first);
     if (st != EVT_OK)
         return st;
-    int reps = first > 0 ? (int)(25.0 / first) : 20;
-    reps = reps < 5 ? 5 : reps > 20 ? 20 : reps;
+    int reps = o->reps > 0 ? o->reps : first > 0 ? (int)(25.0 / first) : 20;
+    if (o->reps <= 0)
+        reps = reps < 5 ? 5 : reps > 20 ? 20 : reps;
+    int inner = first > 0 ? (int)(0.2 / first) : 50;
+    inner = inner < 1 ? 1 : inner > 50 ? 50 : inner;
+    int replayed = 0;
+    st = launch_time_replayed(l, stream, inner, reps, ms, &replayed);
+    if (st != EVT_OK || replayed)
+        return st;
     return evt_launch_benchmark(l, stream, 0, reps, ms);
 }
 

@@ -68,6 +68,15 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
     *(void **)&d->tensor_map_tiled = dlsym(lib, "cuTensorMapEncodeTiled");
     *(void **)&d->max_active_clusters = dlsym(lib, "cuOccupancyMaxActiveClusters"); /* optional */
     *(void **)&d->launch_kernel_ex = dlsym(lib, "cuLaunchKernelEx");                 /* optional */
+    /* optional, all or none (rt_driver_graphs) */
+    *(void **)&d->stream_create = dlsym(lib, "cuStreamCreate");
+    *(void **)&d->stream_destroy = dlsym(lib, "cuStreamDestroy_v2");
+    *(void **)&d->stream_begin_capture = dlsym(lib, "cuStreamBeginCapture_v2");
+    *(void **)&d->stream_end_capture = dlsym(lib, "cuStreamEndCapture");
+    *(void **)&d->graph_instantiate = dlsym(lib, "cuGraphInstantiateWithFlags");
+    *(void **)&d->graph_launch = dlsym(lib, "cuGraphLaunch");
+    *(void **)&d->graph_exec_destroy = dlsym(lib, "cuGraphExecDestroy");
+    *(void **)&d->graph_destroy = dlsym(lib, "cuGraphDestroy");
     if (missing) {
         sb_puts(err, "the CUDA driver found lacks entry points evt needs (too old)");
         rt_driver_unload(d);
@@ -81,6 +90,12 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
         return NULL;
     }
     return d;
+}
+
+int rt_driver_graphs(const rt_driver *d)
+{
+    return d->stream_create && d->stream_destroy && d->stream_begin_capture && d->stream_end_capture &&
+           d->graph_instantiate && d->graph_launch && d->graph_exec_destroy && d->graph_destroy;
 }
 
 void rt_driver_unload(rt_driver *d)

@@ -16,6 +16,8 @@ typedef struct rt_cu_module_s *rt_cu_module;
 typedef struct rt_cu_function_s *rt_cu_function;
 typedef struct rt_cu_stream_s *rt_cu_stream;
 typedef struct rt_cu_event_s *rt_cu_event;
+typedef struct rt_cu_graph_s *rt_cu_graph;
+typedef struct rt_cu_graph_exec_s *rt_cu_graph_exec;
 typedef unsigned long long rt_cu_ptr;
 
 enum {
@@ -23,8 +25,9 @@ enum {
     RT_CU_ATTR_CC_MAJOR = 75,
     RT_CU_ATTR_CC_MINOR = 76,
     RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8,
-    RT_CU_CAPTURE_NONE = 0,        /* CU_STREAM_CAPTURE_STATUS_NONE */
-    RT_CU_CAPTURE_MODE_RELAXED = 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */
+    RT_CU_CAPTURE_NONE = 0,         /* CU_STREAM_CAPTURE_STATUS_NONE */
+    RT_CU_CAPTURE_MODE_RELAXED = 2, /* CU_STREAM_CAPTURE_MODE_RELAXED */
+    RT_CU_STREAM_NON_BLOCKING = 1   /* CU_STREAM_NON_BLOCKING */
 };
 
 /* CUlaunchAttribute (cuda.h): an id, then a 64-byte value. */
@@ -100,7 +103,21 @@ typedef struct rt_driver {
      * split-K shares meet through the workspace, not in a cluster) */
     rt_cu_result (*launch_kernel_ex)(const rt_cu_launch_config *c, rt_cu_function f, void **params,
                                      void **extra);
+    /* A stream of evt's own, captured into a CUDA graph and replayed (NULL
+     * where the driver lacks any of them: rt_driver_graphs; tuning then
+     * times run by run) */
+    rt_cu_result (*stream_create)(rt_cu_stream *, unsigned flags);
+    rt_cu_result (*stream_destroy)(rt_cu_stream);
+    rt_cu_result (*stream_begin_capture)(rt_cu_stream, int mode);
+    rt_cu_result (*stream_end_capture)(rt_cu_stream, rt_cu_graph *);
+    rt_cu_result (*graph_instantiate)(rt_cu_graph_exec *, rt_cu_graph, unsigned long long flags);
+    rt_cu_result (*graph_launch)(rt_cu_graph_exec, rt_cu_stream);
+    rt_cu_result (*graph_exec_destroy)(rt_cu_graph_exec);
+    rt_cu_result (*graph_destroy)(rt_cu_graph);
 } rt_driver;
+
+/* Whether d has every graph entry point above. */
+int rt_driver_graphs(const rt_driver *d);
 
 /* CUtensorMap* enum values (cuda.h) */
 enum {
