@@ -1730,6 +1730,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The median of times[0..n), n >= 1 (sorts them). */
+static double median_of(double *times, int n)
+{
+    qsort(times, (size_t)n, sizeof *times, cmp_double);
+    return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
 evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int reps,
                                 double *median_ms)
 {
@@ -1765,10 +1772,8 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
         }
         times[i] = ms;
     }
-    if (st == EVT_OK) {
-        qsort(times, (size_t)reps, sizeof *times, cmp_double);
-        *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    }
+    if (st == EVT_OK)
+        *median_ms = median_of(times, reps);
     if (e0)
         d->event_destroy(e0);
     if (e1)
@@ -1829,8 +1834,7 @@ evt_status launch_time_replayed(evt_launch *l, void *stream, int inner, int reps
         times[i] = (double)ms / inner;
     }
     if (ok) {
-        qsort(times, (size_t)reps, sizeof *times, cmp_double);
-        *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+        *median_ms = median_of(times, reps);
         *replayed = 1;
     }
     if (s)
