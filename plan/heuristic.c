@@ -931,21 +931,23 @@ static int off_tiles_pp_serves(const gemm_tiles *g, const plan_target *t, const 
            cluster_keeps_cta_waves(cl, m, n, sms);
 }
 
+static int split_row_serves(const plan_config *row, const plan_config *small, const plan_target *t,
+                            const plan_kernel *k, long long m, long long n, long long kk, long long batch,
+                            long long sms);
+
 /*
  * Where the eight-stage 64x128 tile takes a problem of few 128-row tiles
  * (gemm_sm90_base, session 28's rule) and N is 512 or less, with a light
  * epilogue or a tanh GELU or SiLU under fast math: the 64-row ping-pong
  * tile in clusters of two, TMA loads, B's tile multicast to the pair, each
  * consumer's cheap epilogue under the other's mainloop.  Probed on four
- * such shapes (M 1216-2712, N 344-480, K 1592-3328, gelu_tanh): 1.00-1.23x
- * (session 62, docs/sm90.md, "The 64-row ping-pong tile at small N");
- * session 54 had it up to 1.8x slower at N of 2096-4576 with the exact
- * GELU, one tile a CTA, where the clusters' stacks add a round.
+ * such shapes (M 1216-2712, N 344-480, K 1592-3328, gelu_tanh): 1.00-1.23x;
+ * held out on twelve, 1.159x with gelu_tanh and 1.154x with D = acc in
+ * geomean, none under 0.98x (session 62, docs/sm90.md, "The 64-row
+ * ping-pong tile at small N"); session 54 had it up to 1.8x slower at N of
+ * 2096-4576 with the exact GELU, one tile a CTA, where the clusters'
+ * stacks add a round.
  */
-static int split_row_serves(const plan_config *row, const plan_config *small, const plan_target *t,
-                            const plan_kernel *k, long long m, long long n, long long kk, long long batch,
-                            long long sms);
-
 static int short_pp_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                            long long n, long long kk, long long batch, long long sms)
 {
@@ -1073,7 +1075,9 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * is the four-stage one where N is not a multiple of 8 below K = 2048:
      * there every tile runs the checked epilogue, through sixteen
      * sub-tiles in six stages, and that cost 1.14-1.63x at K of 1080-1848
-     * (session 61, docs/sm90.md, "Six stages at ragged N") */
+     * (session 61); held out on twelve shapes, 1.088x with a GELU and
+     * 1.102x with D = acc (session 62, docs/sm90.md, "Six stages at ragged
+     * N") */
     if (rows_off_line(kk) && kk >= 512 && tma && m > 3 * pp->bm && batch == 1 &&
         (m > 7 * pp->bm || pp_tiles > (double)sms)) {
         const int deep_twin = n % 8 == 0 || kk >= 2048;
@@ -1286,10 +1290,12 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * waits on its loads and then on its stores.  Eleven shapes of M
      * 314-7203 (gelu_tanh, fast math): 1.10-1.51x, within one wave of wide
      * tiles too, where session 22 had the wide tile ahead at K of
-     * 512-1023; held out on twelve, gelu_tanh 1.23x and D = acc 1.12x in
-     * geomean, but the exact GELU and the erf GELU under fast math only
-     * 1.02x and 1.04x, down to 0.93x, so those keep the wide tile
-     * (session 62, docs/sm90.md, "The ping-pong tile at K of 129-511") */
+     * 512-1023.  Held out on twelve shapes, gelu_tanh 1.23x and D = acc
+     * 1.12x in geomean, but the exact GELU and the erf GELU under fast
+     * math only 1.02x and 1.04x, down to 0.93x, so those keep the wide
+     * tile; the rule so narrowed, on twelve more, 1.23x and 1.13x, none
+     * under 0.97x (session 62, docs/sm90.md, "The ping-pong tile at K of
+     * 129-511") */
     if (best == wide && pp_ok && (k->light || k->fast_light) && kk < 512 && m > 2 * pp->bm && batch == 1 &&
         plan_can_run(pp, k, t->target, NULL))
         return pp;
