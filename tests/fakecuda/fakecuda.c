@@ -37,6 +37,7 @@ enum {
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_READY = 600,
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
     CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
     CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
@@ -87,9 +88,19 @@ typedef struct fk_event {
 
 typedef struct fk_stream {
     struct fk_stream *next;
-    int capture; /* CU_STREAM_CAPTURE_STATUS_* */
-    int mode;    /* the capture's CUstreamCaptureMode */
+    int capture;  /* CU_STREAM_CAPTURE_STATUS_* */
+    int mode;     /* the capture's CUstreamCaptureMode */
+    long kernels; /* launches captured since the capture began */
 } fk_stream;
+
+/* A graph (cuStreamEndCapture, where fakecuda_set_graphs allows) and an
+ * instantiated one: the launches captured, which a replay runs on the clock
+ * one after another. */
+typedef struct fk_graph {
+    struct fk_graph *next;
+    long kernels;
+    int exec; /* 1: a CUgraphExec */
+} fk_graph;
 
 /* A device allocation, live from launch record `since` (the records
  * before it were launched without it) until `until` once freed: a launch
@@ -143,6 +154,8 @@ static struct {
     double clock_ms;
     long compiles;
     int cluster_max; /* fakecuda_set_cluster_max; 8 after a reset */
+    int graphs;      /* fakecuda_set_graphs; 0 after a reset */
+    fk_graph *graph_list;
 } fk = {.lock = PTHREAD_MUTEX_INITIALIZER, .cluster_max = 8};
 
 static __thread fk_ctx *current;
@@ -306,7 +319,8 @@ static long *count_of(const char *name)
 static int is_release(const char *name)
 {
     return strcmp(name, "cuMemFree_v2") == 0 || strcmp(name, "cuModuleUnload") == 0 ||
-           strcmp(name, "cuEventDestroy_v2") == 0 || strcmp(name, "cuStreamDestroy_v2") == 0;
+           strcmp(name, "cuEventDestroy_v2") == 0 || strcmp(name, "cuStreamDestroy_v2") == 0 ||
+           strcmp(name, "cuGraphDestroy") == 0 || strcmp(name, "cuGraphExecDestroy") == 0;
 }
 
 /*
@@ -945,6 +959,8 @@ static CUresult launch(const char *call, void *fn, const unsigned g[3], const un
             rec->params[i] = copy;
         }
     }
+    if (r == CUDA_SUCCESS && s && s->capture == 1)
+        s->kernels++;
     if (r == CUDA_SUCCESS && !(s && s->capture == 1)) {
         fk.clock_ms += launch_time();
         fk.launches_run++;
@@ -1166,10 +1182,32 @@ __attribute__((visibility("default"))) CUresult cuStreamBeginCapture_v2(void *st
         return leave(ok ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE);
     s->capture = 1;
     s->mode = mode;
+    s->kernels = 0;
     return leave(CUDA_SUCCESS);
 }
 
-/* Ends a capture; no graph is made (*graph NULL). */
+static fk_graph *new_graph(long kernels, int exec)
+{
+    fk_graph *g = calloc(1, sizeof *g);
+    if (g) {
+        g->kernels = kernels;
+        g->exec = exec;
+        g->next = fk.graph_list;
+        fk.graph_list = g;
+    }
+    return g;
+}
+
+static fk_graph *graph_of(const void *h, int exec)
+{
+    for (fk_graph *g = fk.graph_list; g; g = g->next)
+        if (g == h && g->exec == exec)
+            return g;
+    return NULL;
+}
+
+/* Ends a capture; a graph of its launches where fakecuda_set_graphs allows,
+ * else none (*graph NULL). */
 __attribute__((visibility("default"))) CUresult cuStreamEndCapture(void *stream, void **graph)
 {
     ENTER("cuStreamEndCapture");
@@ -1179,8 +1217,75 @@ __attribute__((visibility("default"))) CUresult cuStreamEndCapture(void *stream,
         return leave(ok ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE);
     const int invalidated = s->capture == 2;
     s->capture = 0;
-    *graph = NULL;
+    *graph = fk.graphs && !invalidated ? new_graph(s->kernels, 0) : NULL;
     return leave(invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS);
+}
+
+/* ---- graphs ------------------------------------------------------------------ */
+
+static CUresult free_graph(const char *call, void *h, int exec)
+{
+    fk_graph **p = &fk.graph_list;
+    while (*p && !(*p == h && (*p)->exec == exec))
+        p = &(*p)->next;
+    if (!*p) {
+        violation("%s of %p, no such graph", call, h);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    fk_graph *g = *p;
+    *p = g->next;
+    free(g);
+    return CUDA_SUCCESS;
+}
+
+__attribute__((visibility("default"))) CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
+                                                                            unsigned long long flags)
+{
+    ENTER("cuGraphInstantiateWithFlags");
+    (void)flags;
+    if (!fk.graphs)
+        return leave(CUDA_ERROR_NOT_SUPPORTED);
+    fk_graph *g = graph_of(graph, 0);
+    if (!exec || !g) {
+        violation("cuGraphInstantiateWithFlags of %p, no such graph", graph);
+        return leave(exec ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE);
+    }
+    fk_graph *x = new_graph(g->kernels, 1);
+    *exec = x;
+    return leave(x ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+/* Runs the graph's launches on the clock, one after another. */
+__attribute__((visibility("default"))) CUresult cuGraphLaunch(void *exec, void *stream)
+{
+    ENTER("cuGraphLaunch");
+    int ok;
+    fk_stream *s = stream_of(stream, &ok);
+    fk_graph *x = graph_of(exec, 1);
+    if (!x || !ok) {
+        violation("cuGraphLaunch of %p on %p: no such %s", exec, stream, x ? "stream" : "graph");
+        return leave(CUDA_ERROR_INVALID_HANDLE);
+    }
+    if (s && s->capture)
+        s->kernels += x->kernels;
+    else
+        for (long i = 0; i < x->kernels; i++) {
+            fk.clock_ms += launch_time();
+            fk.launches_run++;
+        }
+    return leave(CUDA_SUCCESS);
+}
+
+__attribute__((visibility("default"))) CUresult cuGraphExecDestroy(void *exec)
+{
+    ENTER("cuGraphExecDestroy");
+    return leave(free_graph("cuGraphExecDestroy", exec, 1));
+}
+
+__attribute__((visibility("default"))) CUresult cuGraphDestroy(void *graph)
+{
+    ENTER("cuGraphDestroy");
+    return leave(free_graph("cuGraphDestroy", graph, 0));
 }
 
 __attribute__((visibility("default"))) CUresult cuStreamIsCapturing(void *stream, int *status)
@@ -1504,7 +1609,25 @@ FK_RECORD void fakecuda_reset(void)
     fk.launches_run = 0;
     fk.compiles = 0;
     fk.cluster_max = 8;
+    fk.graphs = 0;
     pthread_mutex_unlock(&fk.lock);
+}
+
+FK_RECORD void fakecuda_set_graphs(int on)
+{
+    pthread_mutex_lock(&fk.lock);
+    fk.graphs = on;
+    pthread_mutex_unlock(&fk.lock);
+}
+
+FK_RECORD long fakecuda_live_graphs(void)
+{
+    pthread_mutex_lock(&fk.lock);
+    long n = 0;
+    for (fk_graph *g = fk.graph_list; g; g = g->next)
+        n++;
+    pthread_mutex_unlock(&fk.lock);
+    return n;
 }
 
 FK_RECORD void fakecuda_set_cluster_max(int n)

@@ -156,7 +156,14 @@ typedef struct fakecuda_attribute {
     /* The largest cluster a launch's cluster dimension may ask for (8   \
      * after a reset; 0: none), as a smaller GPC or a MIG slice would   \
      * have it: cuOccupancyMaxActiveClusters finds none larger. */                              \
-    X(void, fakecuda_set_cluster_max, (int n))
+    X(void, fakecuda_set_cluster_max, (int n))                                                  \
+    /* Whether a capture makes a graph that cuGraphInstantiateWithFlags \
+     * and cuGraphLaunch take (0 after a reset: no graph, and          \
+     * instantiating answers CUDA_ERROR_NOT_SUPPORTED); a replay runs  \
+     * its captured launches on the clock one after another. */        \
+    X(void, fakecuda_set_graphs, (int on))                                                      \
+    /* Graphs and instantiated graphs alive now. */                    \
+    X(long, fakecuda_live_graphs, (void))
 
 /* The record's functions, looked up in one library. */
 typedef struct fakecuda_api {

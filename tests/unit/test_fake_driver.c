@@ -1700,6 +1700,74 @@ static void test_tune_candidates_fit(void **state)
     }
 }
 
+/* Tuning's samples from CUDA graph replays (api/launch.c,
+ * launch_time_replayed): each plan's runs are captured once, instantiated,
+ * replayed once outside the timing and then once a sample, on a stream of
+ * the library's own, and every graph, stream and event is released; the
+ * time of a run is the replay's over the runs in it.  A replay that fails
+ * leaves that plan to run-by-run samples, with no error for the caller;
+ * with no graphs (the fake's default, as the other tuning tests run) no
+ * graph is launched at all. */
+static void test_tune_replays_graphs(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    expect_ok(ctx, evt_launch_run(l, NULL));
+    const long events = fc.fakecuda_live_events();
+    evt_tune_result replayed;
+    for (int round = 0; round < 3; round++) {
+        fc.fakecuda_reset();
+        fc.fakecuda_set_graphs(round < 2);
+        if (round == 1)
+            fc.fakecuda_fail("cuGraphLaunch", 1, 999);
+        /* (short enough that a sample replays several runs) */
+        const float ms[] = {0.01f};
+        fc.fakecuda_set_launch_ms(ms, 1);
+        evt_tune_result r;
+        const evt_tune_options o = {.max_seconds = 60, .threads = 2, .reps = 3};
+        expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
+        assert_string_equal(evt_ctx_last_error(ctx), "");
+        assert_true(r.candidates >= 4);
+        assert_int_equal(r.timed, r.candidates);
+        /* a run is one or more kernels of 0.01 ms, replayed or not */
+        for (int i = 0; i < r.nentries; i++) {
+            const double runs = r.entries[i].ms / 0.01, whole = (double)(long)(runs + 0.5);
+            assert_true(whole >= 1 && runs - whole < 1e-4 && whole - runs < 1e-4);
+        }
+        const long launched = fc.fakecuda_calls("cuGraphLaunch");
+        if (round == 0)
+            replayed = r;
+        else /* the replays' time of a run is the run-by-run one's */
+            for (int i = 0; i < r.nentries; i++) {
+                assert_string_equal(r.entries[i].config, replayed.entries[i].config);
+                assert_true(r.entries[i].ms > replayed.entries[i].ms - 1e-7 &&
+                            r.entries[i].ms < replayed.entries[i].ms + 1e-7);
+            }
+        if (round == 0) { /* one replay outside the timing, three timed, a plan */
+            assert_int_equal(fc.fakecuda_calls("cuGraphInstantiateWithFlags"), r.timed);
+            assert_int_equal(launched, 4L * r.timed);
+        } else if (round == 1) { /* the first plan's first replay failed: it alone ran run by run */
+            assert_int_equal(launched, 1 + 4L * (r.timed - 1));
+        } else {
+            assert_int_equal(launched, 0);
+            assert_int_equal(fc.fakecuda_calls("cuGraphInstantiateWithFlags"), 0);
+        }
+        assert_int_equal(fc.fakecuda_calls("cuStreamCreate"), fc.fakecuda_calls("cuStreamDestroy_v2"));
+        assert_int_equal(fc.fakecuda_live_graphs(), 0);
+        assert_int_equal(fc.fakecuda_live_events(), events);
+        assert_int_equal(fc.fakecuda_violations(), 0);
+    }
+    fc.fakecuda_reset();
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* evt_launch_tune on the fake clock (the fake NVRTC compiles: the plans'
  * entry points are what matters): every plan the planner admits is
  * launched and timed, the fastest is recorded in the database of this run's
@@ -2557,6 +2625,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),
     T(test_tune_records_and_launches_take_it),
+    T(test_tune_replays_graphs),
     T(test_tune_candidates_fit),
     T(test_tune_repacked),
     T(test_device_memory_and_target),
