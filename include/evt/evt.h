@@ -716,7 +716,10 @@ EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int wa
  * split-K factors.  Their kernels are compiled first, on `threads` threads,
  * except those the kernel cache holds.  The heuristic's plan is timed
  * first, then the others while time remains: each with warm-up runs and the
- * median of several runs between CUDA events.  The fastest is recorded in
+ * median of several samples between CUDA events, each sample a CUDA graph
+ * of several runs replayed on a stream of the library's own (the GPU's
+ * time of a run, without the host's launch of it; one run a sample where
+ * the driver has no graphs or `stream` is being captured).  The fastest is recorded in
  * the tuning database beside the kernel cache (tuning.tsv in the cache
  * folder, see above; in memory only when the disk cache is off), keyed by
  * the kernel (its IR and operands), the problem's exact sizes and
@@ -730,7 +733,7 @@ EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int wa
 typedef struct evt_tune_options {
     double max_seconds; /* bound on the call, compiles included; 0: 10 */
     int threads;        /* compile threads; 0: the CPUs online (at most 64) */
-    int warmup, reps;   /* per plan; 0: 2 and up to 20 (fewer for slow plans) */
+    int warmup, reps;   /* per plan: runs, samples; 0: 2 and up to 20 (fewer for slow plans) */
     int dry_run;        /* nonzero: time, but record nothing */
 } evt_tune_options;
 
