@@ -1790,25 +1790,20 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
  * two events with a synchronize after, so each holds the host's launch of
  * that run too, a few microseconds that for kernels of 3-10 µs were as
  * large as the differences tuning chose by (docs/tuning.md, session 62).
- * *replayed is 0, and nothing timed, where the driver lacks graphs, the
+ * 1 where timed; 0, and nothing timed, where the driver lacks graphs, the
  * caller's stream is itself being captured, or the capture fails (a run
  * that needs what a capture cannot hold): the caller then times run by
- * run.  Runs once on the caller's stream first (compile, load, workspace),
- * and waits for it.
+ * run.  l must have run on `stream` already, and that run be done
+ * (tune.c's first look, evt_launch_benchmark, waits for each): the kernels
+ * are loaded and the workspace grown, which a capture could not do.
  */
-evt_status launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, double *median_ms, int *replayed)
+int launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, double *median_ms)
 {
-    *replayed = 0;
     const rt_driver *d = l->m->ctx->driver;
     int capture = RT_CU_CAPTURE_NONE;
     if (!d || !rt_driver_graphs(d) || inner < 1 || reps < 1 ||
         d->stream_is_capturing((rt_cu_stream)stream, &capture) != 0 || capture != RT_CU_CAPTURE_NONE)
-        return EVT_OK;
-    evt_status st = evt_launch_run(l, stream);
-    if (st != EVT_OK)
-        return st;
-    if (d->stream_synchronize((rt_cu_stream)stream) != 0)
-        return ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "cuStreamSynchronize failed before timing");
+        return 0;
     rt_cu_stream s = NULL;
     rt_cu_graph g = NULL;
     rt_cu_graph_exec x = NULL;
@@ -1817,12 +1812,12 @@ evt_status launch_time_replayed(evt_launch *l, void *stream, int inner, int reps
     int ok = times && d->stream_create(&s, RT_CU_STREAM_NON_BLOCKING) == 0 &&
              d->stream_begin_capture(s, RT_CU_CAPTURE_MODE_RELAXED) == 0;
     if (ok) {
+        evt_status st = EVT_OK;
         for (int i = 0; i < inner && st == EVT_OK; i++)
             st = evt_launch_run(l, s);
         /* the capture ends whatever the runs did, so that s can be destroyed */
         ok = d->stream_end_capture(s, &g) == 0 && st == EVT_OK && g && d->graph_instantiate(&x, g, 0) == 0;
         ctx_clear(l->m->ctx); /* a run refused under capture is not the caller's error: it times run by run */
-        st = EVT_OK;
     }
     /* a first replay outside the timing, then the timed ones */
     ok = ok && d->event_create(&e0, 0) == 0 && d->event_create(&e1, 0) == 0 && d->graph_launch(x, s) == 0 &&
@@ -1833,10 +1828,8 @@ evt_status launch_time_replayed(evt_launch *l, void *stream, int inner, int reps
              d->event_synchronize(e1) == 0 && d->event_elapsed(&ms, e0, e1) == 0;
         times[i] = (double)ms / inner;
     }
-    if (ok) {
+    if (ok)
         *median_ms = median_of(times, reps);
-        *replayed = 1;
-    }
     if (s)
         d->stream_synchronize(s);
     if (e0)
@@ -1850,7 +1843,7 @@ evt_status launch_time_replayed(evt_launch *l, void *stream, int inner, int reps
     if (s)
         d->stream_destroy(s);
     free(times);
-    return EVT_OK;
+    return ok;
 }
 
 /* ---- device memory ----------------------------------------------------- */

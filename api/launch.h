@@ -28,9 +28,9 @@ evt_status launch_source(evt_launch *l, const plan *pl, strbuf *src);
 /* l's key in the tuning database for a problem with the fast path's alignment `aligned`. */
 void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key);
 /* Tuning's timing of one run: `inner` runs in a CUDA graph, replayed reps
- * times (GPU time alone); *replayed 0 where it could not, and the caller
- * times run by run (evt_launch_benchmark). */
-evt_status launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, double *median_ms,
-                                int *replayed);
+ * times (GPU time alone), after a run on `stream` that is done; 1 where
+ * timed, 0 where it could not be, and the caller times run by run
+ * (evt_launch_benchmark). */
+int launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, double *median_ms);
 
 #endif
