@@ -1080,10 +1080,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * N") */
     if (rows_off_line(kk) && kk >= 512 && tma && m > 3 * pp->bm && batch == 1 &&
         (m > 7 * pp->bm || pp_tiles > (double)sms)) {
-        const int deep_twin = n % 8 == 0 || kk >= 2048;
-        const plan_config *twin = pp_pick == pp || (pp_pick == g->pp_deep && !deep_twin) ? g->pp_off_cl
-                                  : pp_pick == g->pp_deep                             ? g->pp_deep_cl
-                                                                                      : NULL;
+        const plan_config *deep_twin = n % 8 == 0 || kk >= 2048 ? g->pp_deep_cl : g->pp_off_cl;
+        const plan_config *twin = pp_pick == pp ? g->pp_off_cl : pp_pick == g->pp_deep ? deep_twin : NULL;
         if (cluster_row_serves(twin, t, k, m, n, batch, sms) && cluster_keeps_cta_waves(twin, m, n, sms))
             pp_pick = twin;
     }
