@@ -446,14 +446,15 @@ def wide(m, peak, bw):
     unknown = set(only) - {f"{N}x{K}" for N, K in WIDE_NK}
     if unknown:
         raise SystemExit(f"WIDE_NK: {' '.join(sorted(unknown))} not among the sweep's N x K pairs")
-    shapes = []  # (M, N, K, dtype): the pair's index picks its M and types, as in the whole sweep
-    for i, (N, K) in enumerate(WIDE_NK if "gemm" in parts else []):
-        if not only or f"{N}x{K}" in only:
-            shapes += [(WIDE_M[(i + 3 * j) % len(WIDE_M)], N, K,
-                        torch.float16 if (i + j) % 2 == 0 else torch.bfloat16) for j in range(4)]
-    if os.environ.get("WIDE_SHAPES") and "gemm" in parts:  # "MxNxK ...": these, f16 and bf16 in turn
+    shapes = []  # (M, N, K, dtype)
+    if "gemm" in parts and os.environ.get("WIDE_SHAPES"):  # "MxNxK ...": these, f16 and bf16 in turn
         shapes = [tuple(int(x) for x in s.split("x")) + (torch.float16 if j % 2 == 0 else torch.bfloat16,)
                   for j, s in enumerate(os.environ["WIDE_SHAPES"].split())]
+    elif "gemm" in parts:  # the pair's index picks its M and types, as in the whole sweep
+        for i, (N, K) in enumerate(WIDE_NK):
+            if not only or f"{N}x{K}" in only:
+                shapes += [(WIDE_M[(i + 3 * j) % len(WIDE_M)], N, K,
+                            torch.float16 if (i + j) % 2 == 0 else torch.bfloat16) for j in range(4)]
     for M, N, K, dt in shapes:
         name = "gelu_f16" if dt == torch.float16 else "gelu_bf16"
         a = torch.randn(M, K, device=dev, dtype=dt)
