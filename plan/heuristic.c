@@ -596,6 +596,24 @@ static int wide_swap_serves(const gemm_tiles *g, const plan_target *t, const pla
 }
 
 /*
+ * Whether the swapped 16x128 tile takes M of 16 or less from the eight-stage
+ * 64x128 pick where its tiles fill three fifths of the SMs or fewer.  The
+ * two tile N alike, so their grids match; the 16x128 tile keeps eleven k
+ * tiles of B in flight a CTA to the pick's seven, which pays where the grid
+ * leaves SMs idle and the bytes in flight are what the problem waits on.
+ * Probe (session 62, twelve shapes, docs/sm90.md, "M of 16 or less at the
+ * eight-stage 64x128 pick"): 1.00-1.40x over the pick at 34-77 tiles,
+ * 0.94-1.02x at 84-101; session 63 holds it out.
+ */
+static int deep_swap_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
+                            long long n, long long kk, long long batch, long long sms, int tma)
+{
+    const plan_config *c = g->swap16_wide;
+    return row_runs(c, t, k) && swap_terms(g, t, k, kk, batch, tma, 0) && m <= c->bm &&
+           5 * plan_config_tiles(c, m, n) <= 3 * sms;
+}
+
+/*
  * Whether the swapped tile (swapped_serves) keeps more of B in flight than
  * the 64-row pick: more CTAs, or as many with more bytes each.  The swapped
  * tile keeps more of B in flight a CTA, but not enough to make up for SMs
@@ -1247,6 +1265,8 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
         if (pick == g->wg_small && g->wg_deep && fits(g->wg_deep, t) &&
             deep_fills_half(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
             pick = g->wg_deep;
+        if (pick == g->wg_deep && deep_swap_serves(g, t, k, m, n, kk, batch, sms, tma))
+            return g->swap16_wide;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);
         return rows ? rows : pick;
     }

@@ -805,10 +805,10 @@ static void test_swapped_picks(void **state)
         {32, 5828, 8920, 132, T(sm90_wg1_64x128x64_s8)},   /* 92 against 46 x 2: 88 KB against 112 */
         {28, 6116, 5264, 132, T(sm90_wg1_64x128x64_s8)},   /* the same, 96 */
         {15, 2810, 6048, 132, T(sm90_wg1_64x128x64_s4)},   /* 44 x 2 CTAs against 22 x 5 */
-        {4, 4286, 6200, 132, T(sm90_wg1_64x128x64_s8)},    /* 67 unsplit against 34 x 3 */
+        {4, 4286, 6200, 132, T(sm90_wg1_16x128x64_s12)},   /* 67 unsplit against 34 x 3; then test_deep_swap */
         {16, 11008, 4096, 132, T(sm90_wg1_64x128x64_s8)},  /* 172 16x64 tiles: two waves */
         {32, 14336, 4096, 132, T(sm90_wg1_64x128x64_s8)},  /* 224 */
-        {1, 8192, 8192, 114, T(sm90_wg1_64x128x64_s8)},    /* 128 tiles on 114 SMs */
+        {1, 8192, 8192, 114, T(sm90_wg1_16x128x64_s12)},   /* 128 tiles on 114 SMs; 64 16x128 (test_deep_swap) */
         {33, 4096, 4096, 132, T(sm90_wg1_64x64x64_s8)},    /* M past 32 */
         /* K under 768: in place of mma.sync's 64x64 tile only (session 46) */
         {16, 5120, 640, 132, T(sm90_wg1_16x64x64_s16)},    /* 80 tiles, where mma.sync's would run */
@@ -2308,6 +2308,33 @@ static void test_wide_swap(void **state)
     assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 16904, 1360, 132, 1), T(sm90_wg1_16x128x64_s12));
 }
 
+/* Session 63's rule for M of 16 or less: the swapped 16x128 tile in place of
+ * the eight-stage 64x128 pick where its tiles fill three fifths of the SMs
+ * or fewer (deep_swap_serves). */
+static void test_deep_swap(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* the probe's seven at 34-77 tiles, unsplit and split */
+        {&k_gemm_tn, 3, 8640, 2496, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 1, 4240, 13704, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 13, 5552, 7824, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 16, 9848, 10888, 1, T(sm90_wg1_16x128x64_s12), 1},
+        /* 79 tiles, the last three fifths of 132 SMs; 80 past them */
+        {&k_gemm_tn, 8, 79 * 128, 4096, 1, T(sm90_wg1_16x128x64_s12), 1},
+        {&k_gemm_tn, 8, 79 * 128 + 8, 4096, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* the probe's five at 84-101 tiles */
+        {&k_gemm_tn, 3, 10744, 5136, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 1, 12864, 15968, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* M over 16, no maps, B not K-contiguous: the pick */
+        {&k_gemm_tn, 17, 8640, 2496, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn, 3, 8640, 2496, 0, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_nn, 3, 8640, 2496, 1, T(sm90_wg1_64x128x64_s8), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    assert_int_not_equal(pick_batched(3, 8640, 2496, 2, 1), T(sm90_wg1_16x128x64_s12));
+}
+
 /* Session 51's rule: at K an odd multiple of 8 from 512 the ping-pong pick
  * runs in clusters of two (B multicast), with four tile rows or more, where
  * the clusters add no wave of tiles or of CTAs, and not with fewer than
@@ -3464,7 +3491,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
