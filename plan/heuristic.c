@@ -1420,6 +1420,28 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
 }
 
 /*
+ * Whether the cooperative 128x160 tile takes one problem from the 128x192
+ * pick: where it pads N no more (c160_pads_less) and leaves the busiest
+ * SM less area, which the quarter that gemm_sm90_pick asks of a narrower
+ * tile over the others leaves out (two rounds of 160-wide tiles against two
+ * of 192-wide ones is a sixth less).  Session 63's probe (docs/sm90.md,
+ * "The 128x160 tile over the 128x192 pick"): 1.09-1.10x on the three such
+ * shapes of eleven; where the 160-wide tiles run a round more (4 of 192
+ * against 5 of 160, 1 against 2) the 192-wide pick was 1.06x and 1.60x
+ * faster, which the area says too.
+ */
+static int c160_pads_less(const plan_config *c160, const plan_config *mid, long long n)
+{
+    return plan_config_tiles(c160, 1, n) * c160->bn <= plan_config_tiles(mid, 1, n) * mid->bn;
+}
+
+static int c160_over_mid(const plan_config *c160, const plan_config *mid, long long m, long long n,
+                         long long batch, long long sms)
+{
+    return batch == 1 && c160_pads_less(c160, mid, n) && sm_area(c160, m, n, sms) < sm_area(mid, m, n, sms);
+}
+
+/*
  * gemm_sm90_base's pick, or a narrower cooperative tile where that pick is a
  * 128-row wgmma tile at K >= 1024: the 128x160 one (K-contiguous operands)
  * where it pads N no more than the 128x192 one, else that one, the first of
@@ -1470,8 +1492,9 @@ static const plan_config *gemm_sm90_pick(const gemm_tiles *g, const plan_target 
     const int c160_ok = c160 && c160 != pick && plan_listed(c160, k, t->target);
     const double most = 0.75 * sm_area_batch(pick, m, n, batch, sms);
     /* the 160-wide tile first where it pads N no more than the 192-wide one */
-    if (c160_ok && (!mid_ok || plan_config_tiles(c160, 1, n) * c160->bn <= plan_config_tiles(mid, 1, n) * mid->bn) &&
-        sm_area_batch(c160, m, n, batch, sms) <= most)
+    if (c160_ok && (!mid_ok || c160_pads_less(c160, mid, n)) && sm_area_batch(c160, m, n, batch, sms) <= most)
+        return c160;
+    if (c160_ok && pick == mid && c160_over_mid(c160, mid, m, n, batch, sms))
         return c160;
     return mid_ok && sm_area_batch(mid, m, n, batch, sms) <= most ? mid : pick;
 }

@@ -531,7 +531,8 @@ static void test_picks(void **state)
         {512, 4096, 11008, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_pp2_cl2_128x128x64_s6)}}, /* K >= 2048, two tile rows or more: in clusters */
         {2048, 2560, 2560, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x192x64_s4)}}, /* two waves 85% full: mid_fills_waves */
+                         T(sm90_coop2_128x160x64_s4)}}, /* two waves 85% full: mid_fills_waves; then two
+                                                           rounds of 160 columns (c160_over_mid) */
         /* one wave 97% full at K >= 4096: the cooperative row, with maps */
         {1024, 4096, 11008, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
@@ -629,9 +630,9 @@ static void test_picks(void **state)
         {2048, 2048, 2048, 132, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_wg2_128x256x64_s4)}},
         {2048, 2048, 2048, 114, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x192x64_s4)}}, /* 77% full against 56%: mid_fills_waves */
+                         T(sm90_coop2_128x160x64_s4)}}, /* 77% full against 56%: mid_fills_waves; 160 */
         {2048, 2048, 2048, 108, {T(sm80_128x128x64_w4_s3), T(sm90_wg2_128x256x64_s4),
-                         T(sm90_coop2_128x192x64_s4)}}, /* 81% full against 59%: mid_fills_waves */
+                         T(sm90_coop2_128x160x64_s4)}}, /* 81% full against 59%: mid_fills_waves; 160 */
         {4096, 4096, 4096, 132, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4096, 4096, 4096, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
@@ -690,7 +691,8 @@ static void test_picks(void **state)
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4095, 4097, 4095, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
-                         T(sm90_coop2_128x192x64_s4)}}, /* 93% full against 83%: mid_fills_waves */
+                         T(sm90_coop2_128x160x64_s4)}}, /* 93% against 83%: mid_fills_waves; 8 rounds of
+                                                           160 columns against 7 of 192 */
         {3, 5, 7, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {3, 5, 7, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -757,9 +759,12 @@ static void test_picks(void **state)
          * the sm80 heuristic's on sm_80 */
         /* (where the want is mma.sync's 64x64 tile for M of 32 or less, the
          * K-contiguous pick is a swapped tile, which other layouts do not
-         * take: theirs is the wgmma 64x64 tile, session 51) */
+         * take: theirs is the wgmma 64x64 tile, session 51; the 128x160
+         * tile takes K-contiguous operands only, so theirs is the 128x192
+         * one it replaced) */
         const enum evt_tile_id nn_want = r->want[2] == T(sm90_pp2_cl2_128x128x64_s6)   ? T(sm90_pp2_128x128x64_s6)
                                          : r->want[2] == T(sm90_pp2_cl2_128x128x64_s4) ? T(sm90_pp2_128x128x64_s4)
+                                         : r->want[2] == T(sm90_coop2_128x160x64_s4)   ? T(sm90_coop2_128x192x64_s4)
                                          : r->want[2] == T(sm80_64x64x32_w4_s4) && r->m <= 32
                                              ? T(sm90_wg1_64x64x64_s8)
                                              : r->want[2];
@@ -1032,12 +1037,12 @@ static void test_tail(void **state)
 
     /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
      * ways; the planner's own plan splits none here (one wave of the
-     * cooperative 128x192 tile, which has no tail configuration) */
+     * cooperative 128x160 tile, which has no tail configuration) */
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_ptr_equal(pl.config, CFG(sm90_coop2_128x192x64_s4));
-    assert_int_equal(pl.tiles, 112);
+    assert_ptr_equal(pl.config, CFG(sm90_coop2_128x160x64_s4));
+    assert_int_equal(pl.tiles, 128);
     assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
     plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4, 0};
     pl = make(&k_gemm_tn, &p, &o);
@@ -2308,6 +2313,32 @@ static void test_wide_swap(void **state)
     assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 16904, 1360, 132, 1), T(sm90_wg1_16x128x64_s12));
 }
 
+/* Session 63's rule: the cooperative 128x160 tile in place of the 128x192
+ * pick where it pads N no more and leaves the busiest SM less area
+ * (c160_over_mid). */
+static void test_c160_over_mid(void **state)
+{
+    (void)state;
+    const plan_kernel *k = &k_gemm_tn_gelu;
+    static const pick_probe rows[] = {
+        /* the probe's three: two rounds either way */
+        {&k_gemm_tn_gelu, 3350, 1392, 9424, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {&k_gemm_tn_gelu, 5043, 912, 4928, 1, T(sm90_coop2_128x160x64_s4), 1},
+        {&k_gemm_tn_gelu, 2046, 2392, 6064, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* the probe's two where 160 columns run a round more: 5 against 4, 2 against 1 */
+        {&k_gemm_tn_gelu, 3186, 3984, 5872, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_tn_gelu, 1062, 2288, 14752, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* 16 columns of 160 pad N more than 13 of 192 */
+        {&k_gemm_tn_gelu, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* not K-contiguous, no maps: as before */
+        {&k_gemm_nn, 3350, 1392, 9424, 1, T(sm90_coop2_128x192x64_s4), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+    assert_int_equal(pick_batched_k(k, 3350, 1392, 9424, 1, 1), T(sm90_coop2_128x160x64_s4));
+    assert_int_not_equal(pick_batched_k(k, 3350, 1392, 9424, 2, 1), T(sm90_coop2_128x160x64_s4));
+    assert_int_not_equal(pick_batched_k(k, 3350, 1392, 9424, 1, 0), T(sm90_coop2_128x160x64_s4));
+}
+
 /* Session 63's rule for M of 16 or less: the swapped 16x128 tile in place of
  * the eight-stage 64x128 pick where its tiles fill three fifths of the SMs
  * or fewer (deep_swap_serves). */
@@ -3453,10 +3484,10 @@ static void test_deep_ping_pong(void **state)
         {k, 256, 38400, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
         {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x160x64_s4), 1}, /* then c160_over_mid */
         {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* the column-major layouts too (the transposed wgmma) */
-        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1}, /* (160: K-contiguous only) */
         /* without TMA maps: no producer/consumer tile at all */
         {k, 512, 4096, 11008, 0, T(sm90_wg1_64x128x64_s4), 1},
         /* the cooperative tile where it is taken */
@@ -3491,7 +3522,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
