@@ -1421,14 +1421,18 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
 
 /*
  * Whether the cooperative 128x160 tile takes one problem from the 128x192
- * pick: where it pads N no more (c160_pads_less) and leaves the busiest
- * SM less area, which the quarter that gemm_sm90_pick asks of a narrower
- * tile over the others leaves out (two rounds of 160-wide tiles against two
- * of 192-wide ones is a sixth less).  Session 63's probe (docs/sm90.md,
- * "The 128x160 tile over the 128x192 pick"): 1.09-1.10x on the three such
- * shapes of eleven; where the 160-wide tiles run a round more (4 of 192
- * against 5 of 160, 1 against 2) the 192-wide pick was 1.06x and 1.60x
- * faster, which the area says too.
+ * pick: where the pick runs more than one round of tiles an SM, and the
+ * 160-wide tile pads N no more (c160_pads_less) and leaves the busiest SM
+ * less area, which the quarter that gemm_sm90_pick asks of a narrower tile
+ * over the others leaves out (two rounds of 160-wide tiles against two of
+ * 192-wide ones is a sixth less).  Session 63 (docs/sm90.md, "The 128x160
+ * tile over the 128x192 pick"): 1.09-1.10x on a probe's three such shapes;
+ * held out without the rounds' term, 1.04x over twelve, the six of one
+ * round each 0.98-1.06x (one tile an SM either way, where the narrower
+ * tile's share of the loads is larger), the six of two rounds or more
+ * 1.00-1.12x; where the 160-wide tiles run a round more (4 of 192 against
+ * 5 of 160, 1 against 2) the 192-wide pick was 1.06x and 1.60x faster,
+ * which the area says too.
  */
 static int c160_pads_less(const plan_config *c160, const plan_config *mid, long long n)
 {
@@ -1438,7 +1442,8 @@ static int c160_pads_less(const plan_config *c160, const plan_config *mid, long 
 static int c160_over_mid(const plan_config *c160, const plan_config *mid, long long m, long long n,
                          long long batch, long long sms)
 {
-    return batch == 1 && c160_pads_less(c160, mid, n) && sm_area(c160, m, n, sms) < sm_area(mid, m, n, sms);
+    return batch == 1 && plan_config_tiles(mid, m, n) > sms * tiles_per_sm(mid) && c160_pads_less(c160, mid, n) &&
+           sm_area(c160, m, n, sms) < sm_area(mid, m, n, sms);
 }
 
 /*

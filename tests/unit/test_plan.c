@@ -1037,12 +1037,12 @@ static void test_tail(void **state)
 
     /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
      * ways; the planner's own plan splits none here (one wave of the
-     * cooperative 128x160 tile, which has no tail configuration) */
+     * cooperative 128x192 tile, which has no tail configuration) */
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
-    assert_ptr_equal(pl.config, CFG(sm90_coop2_128x160x64_s4));
-    assert_int_equal(pl.tiles, 128);
+    assert_ptr_equal(pl.config, CFG(sm90_coop2_128x192x64_s4));
+    assert_int_equal(pl.tiles, 112);
     assert_true(pl.tail_splits == 1 && pl.tail_first == pl.tiles && pl.tail_config == NULL);
     plan_options o = {CFG(sm90_pp2_128x128x64_s4), 4, 0};
     pl = make(&k_gemm_tn, &p, &o);
@@ -2314,8 +2314,8 @@ static void test_wide_swap(void **state)
 }
 
 /* Session 63's rule: the cooperative 128x160 tile in place of the 128x192
- * pick where it pads N no more and leaves the busiest SM less area
- * (c160_over_mid). */
+ * pick where that runs more than one round, and the 160-wide tile pads N
+ * no more and leaves the busiest SM less area (c160_over_mid). */
 static void test_c160_over_mid(void **state)
 {
     (void)state;
@@ -2330,6 +2330,11 @@ static void test_c160_over_mid(void **state)
         {&k_gemm_tn_gelu, 1062, 2288, 14752, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* 16 columns of 160 pad N more than 13 of 192 */
         {&k_gemm_tn_gelu, 1000, 2496, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* one round of either (8 x 14 and 8 x 16 tiles; held out 0.98-1.06x) */
+        {&k_gemm_tn_gelu, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_tn_gelu, 264, 6808, 3320, 1, T(sm90_coop2_128x192x64_s4), 1},
+        /* 7 rounds of 192 against 8 of 160 */
+        {&k_gemm_tn_gelu, 2662, 7968, 5264, 1, T(sm90_coop2_128x160x64_s4), 1},
         /* not K-contiguous, no maps: as before */
         {&k_gemm_nn, 3350, 1392, 9424, 1, T(sm90_coop2_128x192x64_s4), 1},
     };
@@ -3484,10 +3489,10 @@ static void test_deep_ping_pong(void **state)
         {k, 256, 38400, 4096, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         /* (the 128x192 tile where its waves are fuller: mid_fills_waves) */
         {k, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
-        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x160x64_s4), 1}, /* then c160_over_mid */
+        {k, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1}, /* one round: not c160_over_mid */
         {&k_gemm_nn, 333, 14336, 4096, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* the column-major layouts too (the transposed wgmma) */
-        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1}, /* (160: K-contiguous only) */
+        {&k_gemm_nn, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* without TMA maps: no producer/consumer tile at all */
         {k, 512, 4096, 11008, 0, T(sm90_wg1_64x128x64_s4), 1},
         /* the cooperative tile where it is taken */
