@@ -691,8 +691,7 @@ static void test_picks(void **state)
         {4095, 4097, 4095, 114, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x256x64_s4),
                          T(sm90_coop2_128x256x64_s3)}},
         {4095, 4097, 4095, 108, {T(sm80_128x256x64_w8_s3), T(sm90_wg2_128x128x64_s3),
-                         T(sm90_coop2_128x160x64_s4)}}, /* 93% against 83%: mid_fills_waves; 8 rounds of
-                                                           160 columns against 7 of 192 */
+                         T(sm90_coop2_128x192x64_s4)}}, /* 93% full against 83%: mid_fills_waves */
         {3, 5, 7, 132, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
                          T(sm80_64x64x32_w4_s4)}},
         {3, 5, 7, 114, {T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4),
@@ -2315,7 +2314,8 @@ static void test_wide_swap(void **state)
 
 /* Session 63's rule: the cooperative 128x160 tile in place of the 128x192
  * pick where that runs more than one round, and the 160-wide tile pads N
- * no more and leaves the busiest SM less area (c160_over_mid). */
+ * no more and leaves the busiest SM a tenth less area or more
+ * (c160_over_mid). */
 static void test_c160_over_mid(void **state)
 {
     (void)state;
@@ -2333,8 +2333,9 @@ static void test_c160_over_mid(void **state)
         /* one round of either (8 x 14 and 8 x 16 tiles; held out 0.98-1.06x) */
         {&k_gemm_tn_gelu, 1000, 2560, 2560, 1, T(sm90_coop2_128x192x64_s4), 1},
         {&k_gemm_tn_gelu, 264, 6808, 3320, 1, T(sm90_coop2_128x192x64_s4), 1},
-        /* 7 rounds of 192 against 8 of 160 */
-        {&k_gemm_tn_gelu, 2662, 7968, 5264, 1, T(sm90_coop2_128x160x64_s4), 1},
+        /* 7 rounds of 192 against 8 of 160: under a tenth less area */
+        {&k_gemm_tn_gelu, 2662, 7968, 5264, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {&k_gemm_tn_gelu, 6470, 3168, 1240, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* not K-contiguous, no maps: as before */
         {&k_gemm_nn, 3350, 1392, 9424, 1, T(sm90_coop2_128x192x64_s4), 1},
     };
