@@ -507,6 +507,28 @@ static long long split_grid(const plan_config *c, long long m, long long n, long
     return plan_config_tiles(c, m, n) * gemm_split(c, m, n, kk, sms);
 }
 
+/*
+ * Whether the eight-stage one-warpgroup tile deep takes a problem of more
+ * than two of its tile rows from the four-stage one small (the same tile,
+ * two CTAs an SM), split: where small's split grid fits the SMs at one CTA
+ * an SM, its second slot a CTA is left empty, and deep's split grid is no
+ * smaller.  Each CTA then keeps seven k tiles in flight to three.
+ * long_shares_one_wave takes deep only where a share is 2048 of K or more;
+ * shorter shares gained as much (session 63's probe, docs/sm90.md, "Eight
+ * stages for split grids of one CTA an SM": 1.02-1.30x on eight of eight
+ * such shapes at M of 139-316, shares of 270-1430 of K; the one whose
+ * small grid ran two CTAs on some SMs lost 0.93x).
+ */
+static int deep_spares_slots(const plan_config *deep, const plan_config *small, long long m, long long n,
+                             long long kk, long long batch, long long sms)
+{
+    if (batch != 1 || m <= 2 * deep->bm)
+        return 0;
+    const int s = gemm_split(small, m, n, kk, sms);
+    return s >= 2 && split_grid(small, m, n, kk, sms) <= sms &&
+           split_grid(deep, m, n, kk, sms) >= split_grid(small, m, n, kk, sms);
+}
+
 /* Whether rows of k 16-bit elements start an odd number of 16-byte pieces
  * into a 128-byte line, half of them (k an odd multiple of 8): each row of
  * a k tile then straddles two lines and shares a sector with the next k
@@ -1267,6 +1289,9 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
             pick = g->wg_deep;
         if (pick == g->wg_deep && deep_swap_serves(g, t, k, m, n, kk, batch, sms, tma))
             return g->swap16_wide;
+        if (pick == g->wg_small && g->wg_deep && fits(g->wg_deep, t) && sm90a &&
+            deep_spares_slots(g->wg_deep, g->wg_small, m, n, kk, batch, sms))
+            pick = g->wg_deep;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);
         return rows ? rows : pick;
     }

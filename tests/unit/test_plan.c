@@ -550,8 +550,8 @@ static void test_picks(void **state)
         {512, 512, 4096, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x64x64_s8),
                          T(sm90_wg1_64x64x64_s8)}},
         /* ... not at 55% (72 tiles), 36% (48) or K over 4096 */
-        {200, 1152, 2816, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
-                         T(sm90_wg1_64x128x64_s4)}},
+        {200, 1152, 2816, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
+                         T(sm90_wg1_64x128x64_s8)}}, /* split in one CTA an SM: deep_spares_slots */
         {64, 3072, 3072, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s4),
                          T(sm90_wg1_64x128x64_s4)}},
         {16, 8192, 8192, 132, {T(sm80_64x64x32_w4_s4), T(sm90_wg1_64x128x64_s8),
@@ -2312,6 +2312,27 @@ static void test_wide_swap(void **state)
     assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 1, 16904, 1360, 132, 1), T(sm90_wg1_16x128x64_s12));
 }
 
+/* Session 63's rule: the eight-stage 64x128 tile in place of the split
+ * four-stage one where the split grid runs one CTA an SM at most, at M past
+ * two tile rows (deep_spares_slots). */
+static void test_deep_spares_slots(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* the probe's eight: 72-105 CTAs, split five to eight ways */
+        {&k_gemm_tn_gelu, 214, 632, 5088, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn_gelu, 293, 352, 2800, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn_gelu, 159, 264, 2928, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn_gelu, 183, 864, 4528, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* the four-stage split grid past the SMs (245 and 200 CTAs) */
+        {&k_gemm_tn_gelu, 311, 800, 4608, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 501, 560, 2800, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* two tile rows (80 CTAs): not measured, not taken */
+        {&k_gemm_tn_gelu, 128, 632, 5088, 1, T(sm90_wg1_64x128x64_s4), 1},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+}
+
 /* Session 63's rule: the cooperative 128x160 tile in place of the 128x192
  * pick where that runs more than one round, and the 160-wide tile pads N
  * no more and leaves the busiest SM a tenth less area or more
@@ -2474,8 +2495,8 @@ static void test_split_row(void **state)
         {&k_gemm_tn_gelu, 793, 560, 2336, 1, T(sm90_wg1_64x64x64_s8), 1},
         /* 18 tiles would split six ways */
         {&k_gemm_tn_gelu, 344, 744, 7296, 1, T(sm90_wg1_64x128x64_s8), 1},
-        /* eight ways */
-        {&k_gemm_tn_gelu, 165, 336, 15888, 1, T(sm90_wg1_64x128x64_s4), 1},
+        /* eight ways (in eight stages: deep_spares_slots) */
+        {&k_gemm_tn_gelu, 165, 336, 15888, 1, T(sm90_wg1_64x128x64_s8), 1},
         /* K under 2048 */
         {&k_gemm_tn_gelu, 938, 424, 1984, 1, T(sm90_wg1_64x64x64_s8), 1},
         /* one 128-row tile row: one_row_serves's */
@@ -3528,7 +3549,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_spares_slots), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
