@@ -512,12 +512,14 @@ static long long split_grid(const plan_config *c, long long m, long long n, long
  * than two of its tile rows from the four-stage one small (the same tile,
  * two CTAs an SM), split: where small's split grid fits the SMs at one CTA
  * an SM, its second slot a CTA is left empty, and deep's split grid is no
- * smaller.  Each CTA then keeps seven k tiles in flight to three.
- * long_shares_one_wave takes deep only where a share is 2048 of K or more;
- * shorter shares gained as much (session 63's probe, docs/sm90.md, "Eight
- * stages for split grids of one CTA an SM": 1.02-1.30x on eight of eight
- * such shapes at M of 139-316, shares of 270-1430 of K; the one whose
- * small grid ran two CTAs on some SMs lost 0.93x).
+ * smaller, and each share is twelve k tiles (768 of K) or more.  Each CTA
+ * then keeps seven k tiles in flight to three.  long_shares_one_wave takes
+ * deep only where a share is 2048 of K or more; shorter shares gained as
+ * much (session 63, docs/sm90.md, "Eight stages for split grids of one CTA
+ * an SM": held out, shares of 880-1609 of K 1.08-1.33x on eight of eight;
+ * those of 188-534, which the pipeline's eight stages barely fill,
+ * 0.90-1.09x, so they keep the four-stage tile; the probe's one whose small
+ * grid ran two CTAs on some SMs lost 0.93x).
  */
 static int deep_spares_slots(const plan_config *deep, const plan_config *small, long long m, long long n,
                              long long kk, long long batch, long long sms)
@@ -525,7 +527,7 @@ static int deep_spares_slots(const plan_config *deep, const plan_config *small, 
     if (batch != 1 || m <= 2 * deep->bm)
         return 0;
     const int s = gemm_split(small, m, n, kk, sms);
-    return s >= 2 && split_grid(small, m, n, kk, sms) <= sms &&
+    return s >= 2 && kk >= 768LL * s && split_grid(small, m, n, kk, sms) <= sms &&
            split_grid(deep, m, n, kk, sms) >= split_grid(small, m, n, kk, sms);
 }
 

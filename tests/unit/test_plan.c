@@ -2313,17 +2313,22 @@ static void test_wide_swap(void **state)
 }
 
 /* Session 63's rule: the eight-stage 64x128 tile in place of the split
- * four-stage one where the split grid runs one CTA an SM at most, at M past
- * two tile rows (deep_spares_slots). */
+ * four-stage one where the split grid runs one CTA an SM at most and the
+ * shares are 768 of K or more, at M past two tile rows
+ * (deep_spares_slots). */
 static void test_deep_spares_slots(void **state)
 {
     (void)state;
     static const pick_probe rows[] = {
-        /* the probe's eight: 72-105 CTAs, split five to eight ways */
+        /* held out: 100-108 CTAs, shares of 880-1609 of K */
+        {&k_gemm_tn_gelu, 229, 560, 6880, 1, T(sm90_wg1_64x128x64_s8), 1},
+        {&k_gemm_tn_gelu, 250, 1040, 2640, 1, T(sm90_wg1_64x128x64_s8), 1},
         {&k_gemm_tn_gelu, 214, 632, 5088, 1, T(sm90_wg1_64x128x64_s8), 1},
-        {&k_gemm_tn_gelu, 293, 352, 2800, 1, T(sm90_wg1_64x128x64_s8), 1},
-        {&k_gemm_tn_gelu, 159, 264, 2928, 1, T(sm90_wg1_64x128x64_s8), 1},
         {&k_gemm_tn_gelu, 183, 864, 4528, 1, T(sm90_wg1_64x128x64_s8), 1},
+        /* shares under 768 of K (343 and 527 lost held out) */
+        {&k_gemm_tn_gelu, 346, 344, 2056, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 178, 664, 3160, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn_gelu, 293, 352, 2800, 1, T(sm90_wg1_64x128x64_s4), 1},
         /* the four-stage split grid past the SMs (245 and 200 CTAs) */
         {&k_gemm_tn_gelu, 311, 800, 4608, 1, T(sm90_wg1_64x128x64_s4), 1},
         {&k_gemm_tn_gelu, 501, 560, 2800, 1, T(sm90_wg1_64x128x64_s4), 1},
