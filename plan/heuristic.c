@@ -515,11 +515,11 @@ static long long split_grid(const plan_config *c, long long m, long long n, long
  * smaller, and each share is twelve k tiles (768 of K) or more.  Each CTA
  * then keeps seven k tiles in flight to three.  long_shares_one_wave takes
  * deep only where a share is 2048 of K or more; shorter shares gained as
- * much (session 63, docs/sm90.md, "Eight stages for split grids of one CTA
- * an SM": held out, shares of 880-1609 of K 1.08-1.33x on eight of eight;
- * those of 188-534, which the pipeline's eight stages barely fill,
- * 0.90-1.09x, so they keep the four-stage tile; the probe's one whose small
- * grid ran two CTAs on some SMs lost 0.93x).
+ * much.  Session 63 (docs/sm90.md, "Eight stages for split grids of one CTA
+ * an SM"): without the share term a held-out set had shares of 880-1609 of
+ * K at 1.08-1.33x and those of 188-534, which eight stages barely fill, at
+ * 0.90-1.09x; with it, twelve fresh shapes 1.10-1.34x.  The probe's one
+ * shape whose small grid ran two CTAs on some SMs lost 0.93x.
  */
 static int deep_spares_slots(const plan_config *deep, const plan_config *small, long long m, long long n,
                              long long kk, long long batch, long long sms)
@@ -627,7 +627,8 @@ static int wide_swap_serves(const gemm_tiles *g, const plan_target *t, const pla
  * leaves SMs idle and the bytes in flight are what the problem waits on.
  * Probe (session 62, twelve shapes, docs/sm90.md, "M of 16 or less at the
  * eight-stage 64x128 pick"): 1.00-1.40x over the pick at 34-77 tiles,
- * 0.94-1.02x at 84-101; session 63 holds it out.
+ * 0.94-1.02x at 84-101.  Held out (session 63): 1.02-1.08x on twelve fresh
+ * shapes, every run faster, 1.04x in geomean where 1.06x was asked.
  */
 static int deep_swap_serves(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                             long long n, long long kk, long long batch, long long sms, int tma)
@@ -1455,12 +1456,13 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
  * tiles as of 192-wide ones is a sixth less; one round more, from six
  * rounds, is at most 3-8% less).  Session 63 (docs/sm90.md, "The 128x160
  * tile over the 128x192 pick"): 1.09-1.10x on a probe's three such shapes;
- * held out on two sets, rows as many rounds either way, one round 0.98-1.06x
- * (one tile an SM, where the narrower tile's share of the loads is larger),
- * two 1.01-1.13x; 8 rounds of 160 against 7 of 192 0.95-1.02x (a 160-wide
- * k tile did about a tenth less a µs than a 192-wide one there); where the
- * 160-wide tiles run a round more at fewer rounds (4 of 192 against 5 of
- * 160, 1 against 2) the 192-wide pick was 1.06x and 1.60x faster, which
+ * on two held-out sets without the last two terms, as many rounds either
+ * way: one round 0.98-1.06x (one tile an SM, where the narrower tile's
+ * share of the loads is larger), two 1.01-1.13x; 8 rounds of 160 against 7
+ * of 192 0.95-1.02x, since a 160-wide tile computes about a tenth less a µs
+ * than a 192-wide one; with them, twelve fresh shapes 1.03-1.10x.  Where
+ * the 160-wide tiles run a round more at fewer rounds (4 of 192 against 5
+ * of 160, 1 against 2) the 192-wide pick was 1.06x and 1.60x faster, which
  * the area says too.
  */
 static int c160_pads_less(const plan_config *c160, const plan_config *mid, long long n)
