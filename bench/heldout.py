@@ -9,7 +9,9 @@ stderr.
 
 The protocol it serves (sessions 44-48, docs/sm90.md and docs/codegen.md):
 write the criterion down first, then draw the shapes from a seed not used
-before, time all of them, and report the set as drawn, met or not.
+before, time all of them, and report the set as drawn, met or not
+(bench/heldout_table.py reads bench/ab.py's output of the run into the
+table and the criterion's verdict).
 
     python3 bench/heldout.py --seed 4802 --count 12 --n 256,16384 --n-multiple 8 \\
         --n-not-multiple 64 --kind tanhfast --pick '^sm90_pp2|^sm90_coop2_(?!cl2)'

@@ -1,0 +1,119 @@
+"""heldout_table.py - a held-out run's table and its criterion, read from
+bench/ab.py's output: the old pick forced by name (AB_GEMM, the same
+configuration each time, usually twice) against the new pick, per epilogue
+kind; the ratio is the mean of the forced times over the pick's (above 1:
+the new pick is faster).  Prints one summary line a kind (geomean, least,
+most, and the peer's ratio to the old and the new), the markdown table
+docs/sm90.md keeps, and, given --geomean or --floor, whether the criterion
+written before the run is met, kind by kind.
+
+    python3 bench/heldout_table.py ho.log --geomean 1.05 --floor 0.95 \\
+        --kinds "gemm+bias+gelu,gemm+bias+gelu_tanh fast,gemm"
+
+The protocol (docs/sm90.md): write the criterion down and commit it, draw
+the shapes (bench/heldout.py --moved-since), run bench/ab.py once, and
+report the set as drawn, met or not.  Exit 0 where every kind asked meets
+the criterion (or none was given), 1 where one misses, 2 where the log
+holds no row or forced configurations that differ (a probe, not a
+held-out run).
+"""
+import argparse
+import math
+import re
+import sys
+
+ROW = re.compile(r"^(?P<kind>\S.*?) (?P<shape>\d+x\d+x\d+(?:x\d+)?)\s+(?P<peer_name>cublas\S*|cudnn\S*|torch\S*) "
+                 r"(?P<peer>[\d.]+)\s+pick (?P<pick>[\d.]+)\s+(?P<rest>.*)$")
+FORCED = re.compile(r"(\S+): ([\d.]+)(?: \(grid \d+\))?")
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def parse(lines):
+    """{kind: {shape: (forced times, pick time, peer time)}}, the kinds and
+    shapes in the log's order, and the forced configurations' names."""
+    rows, kinds, shapes, names = {}, [], [], set()
+    for line in lines:
+        m = ROW.match(line.rstrip("\n"))
+        if not m:
+            continue
+        rest = m.group("rest").split("[", 1)[0]
+        forced = FORCED.findall(rest)
+        if not forced:
+            continue
+        names.update(name for name, _ in forced)
+        kind, shape = m.group("kind").strip(), m.group("shape")
+        if kind not in rows:
+            rows[kind] = {}
+            kinds.append(kind)
+        if shape not in shapes:
+            shapes.append(shape)
+        rows[kind][shape] = ([float(t) for _, t in forced], float(m.group("pick")), float(m.group("peer")))
+    return rows, kinds, shapes, names
+
+
+def summarize(cells):
+    """(ratios, peer over old, peer over new) of one kind's cells"""
+    ratios = [sum(old) / len(old) / new for old, new, _ in cells]
+    return ratios, [peer / (sum(old) / len(old)) for old, _, peer in cells], [peer / new for _, new, peer in cells]
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("log", help="bench/ab.py's output")
+    ap.add_argument("--geomean", type=float, help="the criterion's least geomean of the ratios, per kind")
+    ap.add_argument("--floor", type=float, help="the criterion's least ratio of any shape")
+    ap.add_argument("--kinds", help="the kinds the criterion names, comma-separated (default: every kind)")
+    args = ap.parse_args(argv)
+    with open(args.log) as f:
+        rows, kinds, shapes, names = parse(f)
+    if not rows:
+        print(f"heldout_table: no bench/ab.py row with a forced configuration in {args.log}", file=sys.stderr)
+        return 2
+    if len(names) != 1:
+        print(f"heldout_table: the forced configurations differ ({', '.join(sorted(names))}): "
+              "a held-out run forces the old pick alone", file=sys.stderr)
+        return 2
+    asked = [k.strip() for k in args.kinds.split(",")] if args.kinds else kinds
+    unknown = [k for k in asked if k not in rows]
+    if unknown:
+        print(f"heldout_table: no rows of {', '.join(unknown)}; the log has {', '.join(kinds)}", file=sys.stderr)
+        return 2
+    for kind in kinds:
+        ratios, old, new = summarize(list(rows[kind].values()))
+        print(f"{kind}: {len(ratios)} shapes, geomean {geomean(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}); "
+              f"peer / ours {geomean(old):.3f} -> {geomean(new):.3f}")
+    print()
+    print("| M×N×K | " + " | ".join(f"{k}: old / new µs | ratio" for k in kinds) + " |")
+    print("| --- |" + " --- | --- |" * len(kinds))
+    for shape in shapes:
+        cells = []
+        for kind in kinds:
+            if shape not in rows[kind]:
+                cells.append("– | –")
+                continue
+            old, new, _ = rows[kind][shape]
+            cells.append(" / ".join(f"{t:.1f}" for t in old) + f" / {new:.1f} | {sum(old) / len(old) / new:.2f}")
+        print(f"| {shape.replace('x', '×')} | " + " | ".join(cells) + " |")
+    if args.geomean is None and args.floor is None:
+        return 0
+    print()
+    met = True
+    for kind in asked:
+        ratios, _, _ = summarize(list(rows[kind].values()))
+        misses = []
+        if args.geomean is not None and geomean(ratios) < args.geomean:
+            misses.append(f"geomean {geomean(ratios):.3f} < {args.geomean}")
+        if args.floor is not None and min(ratios) < args.floor:
+            low = [s for s, c in rows[kind].items() if sum(c[0]) / len(c[0]) / c[1] < args.floor]
+            misses.append(f"{len(low)} under {args.floor} ({', '.join(low)})")
+        met = met and not misses
+        print(f"{kind}: " + ("met" if not misses else "missed: " + "; ".join(misses)))
+    print("criterion: " + ("met" if met else "missed"))
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
