@@ -28,6 +28,7 @@ FORCED = re.compile(r"(\S+): ([\d.]+)(?: \(grid \d+\))?")
 
 
 def geomean(values):
+    values = list(values)
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
@@ -54,10 +55,10 @@ def parse(lines):
     return rows, kinds, shapes, names
 
 
-def summarize(cells):
-    """(ratios, peer over old, peer over new) of one kind's cells"""
-    ratios = [sum(old) / len(old) / new for old, new, _ in cells]
-    return ratios, [peer / (sum(old) / len(old)) for old, _, peer in cells], [peer / new for _, new, peer in cells]
+def ratio(cell):
+    """the mean of the forced (old) times over the pick's (new)"""
+    old, new, _ = cell
+    return sum(old) / len(old) / new
 
 
 def main(argv):
@@ -81,9 +82,12 @@ def main(argv):
     if unknown:
         print(f"heldout_table: no rows of {', '.join(unknown)}; the log has {', '.join(kinds)}", file=sys.stderr)
         return 2
+    ratios = {kind: {shape: ratio(cell) for shape, cell in rows[kind].items()} for kind in kinds}
     for kind in kinds:
-        ratios, old, new = summarize(list(rows[kind].values()))
-        print(f"{kind}: {len(ratios)} shapes, geomean {geomean(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}); "
+        r = list(ratios[kind].values())
+        old = [peer / (sum(times) / len(times)) for times, _, peer in rows[kind].values()]
+        new = [peer / pick for _, pick, peer in rows[kind].values()]
+        print(f"{kind}: {len(r)} shapes, geomean {geomean(r):.3f} ({min(r):.3f}-{max(r):.3f}); "
               f"peer / ours {geomean(old):.3f} -> {geomean(new):.3f}")
     print()
     print("| M×N×K | " + " | ".join(f"{k}: old / new µs | ratio" for k in kinds) + " |")
@@ -95,19 +99,19 @@ def main(argv):
                 cells.append("– | –")
                 continue
             old, new, _ = rows[kind][shape]
-            cells.append(" / ".join(f"{t:.1f}" for t in old) + f" / {new:.1f} | {sum(old) / len(old) / new:.2f}")
+            cells.append(" / ".join(f"{t:.1f}" for t in old) + f" / {new:.1f} | {ratios[kind][shape]:.2f}")
         print(f"| {shape.replace('x', '×')} | " + " | ".join(cells) + " |")
     if args.geomean is None and args.floor is None:
         return 0
     print()
     met = True
     for kind in asked:
-        ratios, _, _ = summarize(list(rows[kind].values()))
+        r = ratios[kind]
         misses = []
-        if args.geomean is not None and geomean(ratios) < args.geomean:
-            misses.append(f"geomean {geomean(ratios):.3f} < {args.geomean}")
-        if args.floor is not None and min(ratios) < args.floor:
-            low = [s for s, c in rows[kind].items() if sum(c[0]) / len(c[0]) / c[1] < args.floor]
+        if args.geomean is not None and geomean(r.values()) < args.geomean:
+            misses.append(f"geomean {geomean(r.values()):.3f} < {args.geomean}")
+        low = [shape for shape, x in r.items() if args.floor is not None and x < args.floor]
+        if low:
             misses.append(f"{len(low)} under {args.floor} ({', '.join(low)})")
         met = met and not misses
         print(f"{kind}: " + ("met" if not misses else "missed: " + "; ".join(misses)))

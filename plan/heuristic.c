@@ -527,8 +527,8 @@ static int deep_spares_slots(const plan_config *deep, const plan_config *small, 
     if (batch != 1 || m <= 2 * deep->bm)
         return 0;
     const int s = gemm_split(small, m, n, kk, sms);
-    return s >= 2 && kk >= 768LL * s && split_grid(small, m, n, kk, sms) <= sms &&
-           split_grid(deep, m, n, kk, sms) >= split_grid(small, m, n, kk, sms);
+    const long long grid = plan_config_tiles(small, m, n) * s;
+    return s >= 2 && kk >= 768LL * s && grid <= sms && split_grid(deep, m, n, kk, sms) >= grid;
 }
 
 /* Whether rows of k 16-bit elements start an odd number of 16-byte pieces

@@ -1198,12 +1198,19 @@ static fk_graph *new_graph(long kernels, int exec)
     return g;
 }
 
+/* The link to graph h (an instantiated one where exec), or to the list's
+ * end where there is none */
+static fk_graph **graph_link(const void *h, int exec)
+{
+    fk_graph **p = &fk.graph_list;
+    while (*p && !(*p == h && (*p)->exec == exec))
+        p = &(*p)->next;
+    return p;
+}
+
 static fk_graph *graph_of(const void *h, int exec)
 {
-    for (fk_graph *g = fk.graph_list; g; g = g->next)
-        if (g == h && g->exec == exec)
-            return g;
-    return NULL;
+    return *graph_link(h, exec);
 }
 
 /* Ends a capture; a graph of its launches where fakecuda_set_graphs allows,
@@ -1225,9 +1232,7 @@ __attribute__((visibility("default"))) CUresult cuStreamEndCapture(void *stream,
 
 static CUresult free_graph(const char *call, void *h, int exec)
 {
-    fk_graph **p = &fk.graph_list;
-    while (*p && !(*p == h && (*p)->exec == exec))
-        p = &(*p)->next;
+    fk_graph **p = graph_link(h, exec);
     if (!*p) {
         violation("%s of %p, no such graph", call, h);
         return CUDA_ERROR_INVALID_HANDLE;
