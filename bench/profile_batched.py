@@ -5,7 +5,9 @@ against bmm where the output is most of the bytes (short K).
         python3 bench/profile_batched.py [M N K L]
 (default 2048 2048 128 32; bf16, a [L, M, K], B the transposed view of a
 [L, N, K] weight, a shared [N] bias; PROFILE_ACT=gelu for the exact GELU,
-relu by default; PROFILE_CONFIG forces a configuration by name).  Each
+relu by default; PROFILE_TANH=1 makes the GELU gelu_tanh under fast math, as
+bench_batched's --gelu tanh --fast-math; PROFILE_CONFIG forces a
+configuration by name).  Each
 iteration launches ours, then bmm.  Our result is checked against float64
 before the launches ncu counts.
 """
@@ -18,12 +20,17 @@ import evt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_batched import EVT_SOURCE, ACTS  # noqa: E402  (the batched table's kernels and references)
+from bench import gelu_tanh_source, gelu_of  # noqa: E402
 
 ACT = os.environ.get("PROFILE_ACT", "relu")
 if ACT not in ACTS:
     sys.exit(f"profile_batched: PROFILE_ACT is one of {', '.join(ACTS)}, not {ACT}")
 M, N, K, L = [int(v) for v in sys.argv[1:5]] if len(sys.argv) > 4 else (2048, 2048, 128, 32)
-m = evt.compile(source=EVT_SOURCE, name="profile_batched.evt")
+TANH = os.environ.get("PROFILE_TANH") == "1"
+if TANH and ACT != "gelu":
+    sys.exit("profile_batched: PROFILE_TANH=1 is for PROFILE_ACT=gelu")
+m = evt.compile(source=gelu_tanh_source(EVT_SOURCE) if TANH else EVT_SOURCE, name="profile_batched.evt",
+                fast_math=TANH)
 a = torch.randn(L, M, K, device="cuda", dtype=torch.bfloat16)
 w = torch.randn(L, N, K, device="cuda", dtype=torch.bfloat16) * K ** -0.5
 bias = torch.randn(N, device="cuda", dtype=torch.bfloat16)
@@ -34,7 +41,7 @@ if os.environ.get("PROFILE_CONFIG"):  # a configuration forced by name instead o
     c = os.environ["PROFILE_CONFIG"]  # NAME:sh: the shared-memory epilogue, not the direct one
     launch.set_tuning(c.removesuffix(":sh"), shared_epilogue=c.endswith(":sh"))
 launch.run()
-ref = ACTS[ACT](torch.matmul(a.double(), b.double()) + bias.double())
+ref = (gelu_of("tanh") if TANH else ACTS[ACT])(torch.matmul(a.double(), b.double()) + bias.double())
 verdict = evt.check(out, ref)
 if not verdict:
     sys.exit(f"profile_batched: wrong result, not profiled: {verdict}")

@@ -202,7 +202,9 @@ int plan_listed(const plan_config *c, const plan_kernel *k, evt_target t)
  * tap's channels in BK-channel steps (plan_conv_tma_channels). */
 static int tma_usable(const plan_config *c, const plan_kernel *k, const plan_problem *p, int driver_tma)
 {
-    return c->pp && p->aligned && driver_tma &&
+    /* K > 0: the TMA path's direct epilogue takes its accumulators from a
+     * tile's first k tile (evt_sm90::pp_run), so K = 0 runs guarded */
+    return c->pp && p->aligned && driver_tma && p->k > 0 &&
            (k->mainloop == EVT_MAINLOOP_GEMM || plan_conv_tma_channels(p->conv_c, c));
 }
 

@@ -456,9 +456,13 @@ __device__ __forceinline__ void pp_run(const Args &args, int m, int n, int k_til
         /* NH m64 rows, one wgmma each; under the direct epilogue the first
          * k tile's set them (scale-d off), else they are zeroed (left to
          * the first k tile there, ptxas spilled the shared tile's entries:
-         * docs/sm90.md, session 58) */
+         * docs/sm90.md, session 58).  The direct epilogue runs on the TMA
+         * path, which the planner never takes where K = 0 (tma_usable), so
+         * every tile has a first k tile: zeroing for k_tiles = 0 as well
+         * made ptxas select each accumulator between its registers and
+         * zero on every tile, 128 FSEL a thread (docs/sm90.md, session 64) */
         float acc[NH][1][NC / 2];
-        if (!kDirect || k_tiles == 0)
+        if (!kDirect)
 #pragma unroll
             for (int h = 0; h < NH; ++h)
                 zero_acc<NC, 1>(acc[h]);
@@ -797,7 +801,11 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     };
     evt_sk_pieces(walk, sk, k_tiles, [&](int t, int, int k0, int k1) {
         /* rows R c + 64 h, one wgmma each; set by the first k tile under
-         * the direct epilogue, else zeroed (as pp_run's; fp8's are added to) */
+         * the direct epilogue, else zeroed (as pp_run's; fp8's are added
+         * to).  Zeroed for an empty piece too, which K > 0 never gives
+         * (evt_sk_pieces): left out as in pp_run, ptxas spilled 16 bytes
+         * in the 128x256 GELU entries and the batched rows gained nothing
+         * (docs/sm90.md, session 64). */
         float acc[NHALF][1][NC / 2];
         int tm, tn;
         const int problem = walk.coord(t, &tm, &tn);

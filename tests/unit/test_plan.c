@@ -1356,6 +1356,18 @@ static void test_tma(void **state)
     p.aligned = 0;
     pl = make(&k_gemm_tn, &p, NULL);
     assert_true(!pl.aligned && !pl.tma && !pl.config->pp);
+    /* K = 0, forced or not: the guarded entry (the TMA path's direct
+     * epilogue takes its accumulators from a first k tile, evt_sm90::pp_run) */
+    p.aligned = 1;
+    p.k = 0;
+    pl = make(&k_gemm_tn, &p, NULL);
+    assert_true(!pl.tma);
+    const plan_options k0_forced[] = {{CFG(sm90_pp2_128x128x64_s4), 0, 0}, {CFG(sm90_coop2_128x256x64_s4), 0, 0}};
+    for (int i = 0; i < 2; i++) {
+        pl = make(&k_gemm_tn, &p, &k0_forced[i]);
+        assert_ptr_equal(pl.config, k0_forced[i].config);
+        assert_true(!pl.aligned && !pl.tma);
+    }
     p = problem(EVT_TARGET_SM90A, 132, 25088, 1024, 256, 1);
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_pp2_128x128x64_s4));
     /* c not a multiple of 64: forced, TMA with a tap's last k tile
