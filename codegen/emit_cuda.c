@@ -740,6 +740,16 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
     for (size_t i = 0; i < fn->nvalues; i++)
         if (fn->values[i]->shape == EVT_SHAPE_M)
             emit_value(e, fn->values[i]);
+    /* a 16-bit output's staged pairs, packed, go in after the groups,
+     * four groups a stmatrix (evt_stage_groups); not on 256-wide tiles,
+     * where holding a segment's packed pairs made ptxas spill the
+     * cooperative 128x256 GELU entries (docs/sm90.md, session 64) */
+    sb_puts(sb, "            constexpr bool STM = NC <= 192;\n");
+    for (size_t o = 0; o < fn->noutputs; o++)
+        if (evt_elem_size(fn->outputs[o].info.elem) == 2)
+            sb_printf(sb, "            evt_u32 pk%zu[GROUPS];\n"
+                          "            (void)pk%zu;\n",
+                      o, o);
     sb_puts(sb, "#pragma unroll\n"
                 "            for (int g = 0; g < GROUPS; ++g) {\n"
                 "                const int col = col_t + part * W + 8 * g + cq;\n"
@@ -769,21 +779,34 @@ static void emit_direct(emitter *e, const char *fname, const char *sname, int fo
             ref(e, v);
             sb_puts(sb, ";\n");
         }
-        sb_printf(sb, "                    if constexpr (FAST && OFF%zu <= STAGE)\n"
-                      "                        evt_stage_pair<%s>(stage + OFF%zu, ROWB%zu, lane, 8 * g + cq, t);\n"
-                      "                    else if (row_ok && col >= col_lo)\n"
+        if (evt_elem_size(oi->elem) == 2)
+            sb_printf(sb, "                    if constexpr (FAST && OFF%zu <= STAGE && STM)\n"
+                          "                        pk%zu[g] = evt_pack_pair<%s>(t);\n"
+                          "                    else ",
+                      o + 1, o, ec);
+        else
+            sb_puts(sb, "                    ");
+        sb_printf(sb, "if constexpr (FAST && OFF%zu <= STAGE)\n"
+                      "                        evt_stage_pair<%s>(stage + OFF%zu, ROWB%zu, lane, 8 * g + cq, t);\n",
+                  o + 1, ec, o, o);
+        sb_printf(sb, "                    else if (row_ok && col >= col_lo)\n"
                       "                        evt_store_vec<%s, FAST, 2>(p.out%zu + (evt_i64)row * p.ld_out%zu + col, "
                       "ncol, t);\n"
                       "                }\n",
-                  o + 1, ec, o, o, ec, o, o);
+                  ec, o, o);
     }
     /* the staged outputs' rows, 16 bytes a lane: whole sectors, as the
      * shared-memory epilogue stores them (two columns a thread straight
      * from the registers ran 1.3 to 1.8x slower where the epilogue is the
      * bottleneck, docs/codegen.md) */
     sb_puts(sb, "            }\n"
-                "            if constexpr (FAST) {\n"
-                "                __syncwarp();\n"
+                "            if constexpr (FAST) {\n");
+    for (size_t o = 0; o < fn->noutputs; o++)
+        if (evt_elem_size(fn->outputs[o].info.elem) == 2)
+            sb_printf(sb, "                if constexpr (OFF%zu <= STAGE && STM)\n"
+                          "                    evt_stage_groups<GROUPS>(stage + OFF%zu, ROWB%zu, lane, pk%zu);\n",
+                      o + 1, o, o, o);
+    sb_puts(sb, "                __syncwarp();\n"
                 "                const int wrow = row - (lane >> 2); /* the warp's first of the 8 */\n"
                 "                const int rg = 64 * (r >> 1) + 8 * (r & 1); /* its offset from the warp's first row */\n");
     for (size_t o = 0; o < fn->noutputs; o++)

@@ -275,6 +275,55 @@ EVT_DEVICE void evt_stage_pair(unsigned char *base, int rowb, int lane, int c, c
     evt_copy_chunk<T, 2>(reinterpret_cast<T *>(base + (lane >> 2) * rowb) + c, t);
 }
 
+/* A 16-bit output pair v packed in a word, the low half v[0]'s: the
+ * direct epilogue's staged pair of a column group (evt_stage_groups). */
+template <int E>
+EVT_DEVICE evt_u32 evt_pack_pair(const float (&v)[2])
+{
+    typedef typename evt_elem<E>::type T;
+    static_assert(sizeof(T) == 2, "two 16-bit elements a word");
+    T t[2] = {evt_elem<E>::store(v[0]), evt_elem<E>::store(v[1])};
+    evt_u32 w;
+    evt_copy_chunk<T, 2>(reinterpret_cast<T *>(&w), t);
+    return w;
+}
+
+/* The direct epilogue's 16-bit output pairs of a segment's GROUPS column
+ * groups (pk[g]: the pair at column 8 g + 2 (lane % 4) of the warp's row
+ * lane / 4, evt_pack_pair) into its staging buffer (rows rowb bytes apart,
+ * 16-byte aligned, in shared memory), as evt_stage_pair would one at a
+ * time.  A group is an 8x8 matrix in the layout stmatrix takes, so on
+ * sm_90 four groups go in one stmatrix.x4 (lanes 8 i .. 8 i + 7 address
+ * matrix i's rows) where the pairs took four STS each. */
+/* The byte offset (from the staging buffer's start, rows rowb bytes apart)
+ * of the row that lane addresses in evt_stage_groups' stmatrix.x4 q:
+ * matrix lane / 8 of the four is group 4 q + lane / 8, whose 8 columns
+ * start 16 bytes a group in; lane % 8 is its row.  (Also on the host:
+ * tests/codegen/stage_copy.cu plays stmatrix's layout through it.) */
+__host__ __device__ __forceinline__ int evt_stage_groups_row(int rowb, int lane, int q)
+{
+    return (lane & 7) * rowb + 16 * (4 * q + (lane >> 3));
+}
+
+template <int GROUPS>
+EVT_DEVICE void evt_stage_groups(unsigned char *base, int rowb, int lane, const evt_u32 (&pk)[GROUPS])
+{
+    static_assert(GROUPS % 4 == 0, "whole stmatrix.x4s");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const evt_u32 a = evt_smem_addr(base);
+#pragma unroll
+    for (int q = 0; q < GROUPS / 4; ++q)
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                     ::"r"(a + evt_stage_groups_row(rowb, lane, q)), "r"(pk[4 * q]), "r"(pk[4 * q + 1]),
+                       "r"(pk[4 * q + 2]), "r"(pk[4 * q + 3])
+                     : "memory");
+#else
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g)
+        *reinterpret_cast<evt_u32 *>(base + (lane >> 2) * rowb + 4 * (4 * g + (lane & 3))) = pk[g];
+#endif
+}
+
 /* The first rows (up to 8) of the warp's 8 staged rows of W elements
  * (rows rowb bytes apart) to dst, rows ld elements apart, 16 bytes a lane:
  * whole sectors (dst and ld evt_line_ok).  The first skip elements of

@@ -4,6 +4,7 @@
 // row), row bounds from none to past the 8 rows, and every skip.  The
 // rows below the bound, from the first piece at or past skip, must hold
 // the staged bytes; every other byte of the output must be untouched.
+// Then evt_stage_groups' stmatrix rows (check_groups).
 #include <cstdio>
 #include <cstring>
 #include "common/evt_common.cuh" /* as a generated translation unit includes them */
@@ -41,8 +42,40 @@ template <int E, int W> static void check()
         }
 }
 
+// evt_stage_groups' stmatrix.x4 rows (evt_stage_groups_row) played on the
+// host as the PTX ISA lays stmatrix out (matrix i's row r at the address
+// lane 8 i + r gives, its 8 elements the pairs of lanes 4 r .. 4 r + 3's
+// register i), against the pair layout evt_stage_pair stores: lane l's
+// pair of group g at row l / 4, column 8 g + 2 (l % 4).
+template <int GROUPS> static void check_groups(int rowb)
+{
+    static unsigned char got[8 * 272], want[8 * 272];
+    memset(got, 0xee, sizeof got);
+    memset(want, 0xee, sizeof want);
+    const auto word = [](int lane, int g) { return 0x5a000000u | (unsigned)lane << 8 | (unsigned)g; };
+    for (int lane = 0; lane < 32; ++lane)
+        for (int g = 0; g < GROUPS; ++g) {
+            const unsigned w = word(lane, g);
+            memcpy(want + (lane >> 2) * rowb + 2 * (8 * g + 2 * (lane & 3)), &w, 4);
+        }
+    for (int q = 0; q < GROUPS / 4; ++q)
+        for (int lane = 0; lane < 32; ++lane) { /* the lane whose address is matrix lane / 8's row lane % 8 */
+            const int i = lane >> 3, r = lane & 7, off = evt_stage_groups_row(rowb, lane, q);
+            for (int c = 0; c < 4; ++c) {
+                const unsigned w = word(4 * r + c, 4 * q + i);
+                memcpy(got + off + 4 * c, &w, 4);
+            }
+        }
+    if (memcmp(got, want, sizeof got) != 0 && failures++ < 10)
+        printf("stage_copy: evt_stage_groups_row, %d groups, rows %d bytes apart: not the pairs' layout\n", GROUPS,
+               rowb);
+}
+
 int main()
 {
+    check_groups<4>(2 * 32 + 16);
+    check_groups<8>(2 * 64 + 16);
+    check_groups<16>(2 * 128 + 16);
     check<EVT_E_I8, 16>();
     check<EVT_E_I8, 32>();
     check<EVT_E_I8, 64>();
