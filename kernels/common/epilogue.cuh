@@ -288,13 +288,6 @@ EVT_DEVICE evt_u32 evt_pack_pair(const float (&v)[2])
     return w;
 }
 
-/* The direct epilogue's 16-bit output pairs of a segment's GROUPS column
- * groups (pk[g]: the pair at column 8 g + 2 (lane % 4) of the warp's row
- * lane / 4, evt_pack_pair) into its staging buffer (rows rowb bytes apart,
- * 16-byte aligned, in shared memory), as evt_stage_pair would one at a
- * time.  A group is an 8x8 matrix in the layout stmatrix takes, so on
- * sm_90 four groups go in one stmatrix.x4 (lanes 8 i .. 8 i + 7 address
- * matrix i's rows) where the pairs took four STS each. */
 /* The byte offset (from the staging buffer's start, rows rowb bytes apart)
  * of the row that lane addresses in evt_stage_groups' stmatrix.x4 q:
  * matrix lane / 8 of the four is group 4 q + lane / 8, whose 8 columns
@@ -305,6 +298,13 @@ __host__ __device__ __forceinline__ int evt_stage_groups_row(int rowb, int lane,
     return (lane & 7) * rowb + 16 * (4 * q + (lane >> 3));
 }
 
+/* The direct epilogue's 16-bit output pairs of a segment's GROUPS column
+ * groups (pk[g]: the pair at column 8 g + 2 (lane % 4) of the warp's row
+ * lane / 4, evt_pack_pair) into its staging buffer (rows rowb bytes apart,
+ * 16-byte aligned, in shared memory), as evt_stage_pair would one at a
+ * time.  A group is an 8x8 matrix in the layout stmatrix takes, so on
+ * sm_90 four groups go in one stmatrix.x4 (lanes 8 i .. 8 i + 7 address
+ * matrix i's rows) where the pairs took four STS each. */
 template <int GROUPS>
 EVT_DEVICE void evt_stage_groups(unsigned char *base, int rowb, int lane, const evt_u32 (&pk)[GROUPS])
 {
