@@ -107,9 +107,10 @@ def main(argv):
     met = True
     for kind in asked:
         r = ratios[kind]
+        g = geomean(r.values())
         misses = []
-        if args.geomean is not None and geomean(r.values()) < args.geomean:
-            misses.append(f"geomean {geomean(r.values()):.3f} < {args.geomean}")
+        if args.geomean is not None and g < args.geomean:
+            misses.append(f"geomean {g:.3f} < {args.geomean}")
         low = [shape for shape, x in r.items() if args.floor is not None and x < args.floor]
         if low:
             misses.append(f"{len(low)} under {args.floor} ({', '.join(low)})")

@@ -1288,13 +1288,11 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
         if (!swapped && wide_swap_serves(g, t, k, pick, m, n, kk, batch, sms, tma))
             return g->swap16_wide;
         if (pick == g->wg_small && g->wg_deep && fits(g->wg_deep, t) &&
-            deep_fills_half(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a))
+            (deep_fills_half(g->wg_deep, g->wg_small, m, n, kk, batch, sms, sm90a) ||
+             (sm90a && deep_spares_slots(g->wg_deep, g->wg_small, m, n, kk, batch, sms))))
             pick = g->wg_deep;
         if (pick == g->wg_deep && deep_swap_serves(g, t, k, m, n, kk, batch, sms, tma))
             return g->swap16_wide;
-        if (pick == g->wg_small && g->wg_deep && fits(g->wg_deep, t) && sm90a &&
-            deep_spares_slots(g->wg_deep, g->wg_small, m, n, kk, batch, sms))
-            pick = g->wg_deep;
         const plan_config *rows = swapped_rows_serves(g, t, k, pick, m, n, kk, batch, sms, tma);
         return rows ? rows : pick;
     }
@@ -1447,6 +1445,12 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
     return best;
 }
 
+/* Whether the 128x160 tile's columns pad N no more than the 128x192 tile's. */
+static int c160_pads_less(const plan_config *c160, const plan_config *mid, long long n)
+{
+    return plan_config_tiles(c160, 1, n) * c160->bn <= plan_config_tiles(mid, 1, n) * mid->bn;
+}
+
 /*
  * Whether the cooperative 128x160 tile takes one problem from the 128x192
  * pick: where the pick runs more than one round of tiles an SM, and the
@@ -1465,11 +1469,6 @@ static const plan_config *n_fit_of(const gemm_tiles *g, const plan_target *t, co
  * of 160, 1 against 2) the 192-wide pick was 1.06x and 1.60x faster, which
  * the area says too.
  */
-static int c160_pads_less(const plan_config *c160, const plan_config *mid, long long n)
-{
-    return plan_config_tiles(c160, 1, n) * c160->bn <= plan_config_tiles(mid, 1, n) * mid->bn;
-}
-
 static int c160_over_mid(const plan_config *c160, const plan_config *mid, long long m, long long n,
                          long long batch, long long sms)
 {
