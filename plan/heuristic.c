@@ -856,6 +856,13 @@ static int cluster_row_serves(const plan_config *cl, const plan_target *t, const
     return row_runs(cl, t, k) && cluster_keeps_waves(cl, m, n, batch, sms);
 }
 
+/* Whether coop_of's four-stage row (coop_deep) can take the problem: K in
+ * whole k tiles and N a multiple of 8 */
+static int coop_deep_runs(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long n, long long kk)
+{
+    return kk % g->coop->bk == 0 && n % 8 == 0 && g->coop_deep && plan_can_run(g->coop_deep, k, t->target, NULL);
+}
+
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                                   long long n, long long kk, long long batch, long long sms, int tail)
 {
@@ -866,8 +873,13 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
     if (((!whole && kk < 2048) || rows_off_line(kk)) && !tail && g->coop_cl &&
         plan_can_run(g->coop_cl, k, t->target, NULL) && cluster_keeps_waves(g->coop_cl, m, n, batch, sms))
         return g->coop_cl;
-    const int deep = k->light || (k->per_element && kk >= 4096);
-    if (!deep || !whole || n % 8 != 0 || !g->coop_deep || !plan_can_run(g->coop_deep, k, t->target, NULL))
+    /* four stages: a light epilogue (session 18), a tanh GELU or SiLU
+     * under fast math at K of 1024 or more (session 65: 1.00-1.07x over
+     * three stages on the fifteen such shapes of two held-out draws, K
+     * 2048-3904; K under 1024 not measured), any per-element one at K of
+     * 4096 or more */
+    const int deep = k->light || (k->fast_light && kk >= 1024) || (k->per_element && kk >= 4096);
+    if (!deep || !coop_deep_runs(g, t, k, n, kk))
         return g->coop;
     if (!tail && kk >= 2048 && g->coop_deep_cl && coop_row_serves(g->coop_deep_cl, k) &&
         plan_can_run(g->coop_deep_cl, k, t->target, NULL) && cluster_keeps_waves(g->coop_deep_cl, m, n, batch, sms))
@@ -1211,13 +1223,20 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * epilogue (not fp8) at any such K, which the cooperative
          * consumers run in their registers and this tile through shared
          * memory (session 34, docs/sm90.md, "Light epilogues at K of 1024
-         * to 4095").  K of 4096 or more not whole k tiles, and K an odd
-         * multiple of 8 from 1024, too (session 50: the rows' offset cost
-         * the cp.async tile more; 1.138x held out at K >= 4096; docs/sm90.md,
-         * "K an odd multiple of 8"), but where the padded-column rule below
-         * takes the ping-pong tile */
+         * to 4095"); and a tanh GELU or SiLU under fast math, which the
+         * consumers also run in registers, where coop_of gives it four
+         * stages (K in whole k tiles, N a multiple of 8): 1.06-1.17x on
+         * the four such shapes held out, where three stages lost on N not
+         * a multiple of 8 (0.91-1.01x; session 65, docs/sm90.md, "The
+         * fast-math GELU on the cooperative row").  K of 4096 or more not
+         * whole k tiles, and K an odd multiple of 8 from 1024, too
+         * (session 50: the rows' offset cost the cp.async tile more;
+         * 1.138x held out at K >= 4096; docs/sm90.md, "K an odd multiple
+         * of 8"), but where the padded-column rule below takes the
+         * ping-pong tile */
         const int padded = pads_more(wide, pp, m, n, 5), odd8 = rows_off_line(kk);
-        if (g->coop && (kk >= 4096 || (k->light && !k->fp8) || odd8) &&
+        const int fast_deep = k->fast_light && !k->fp8 && coop_deep_runs(g, t, k, n, kk);
+        if (g->coop && (kk >= 4096 || (k->light && !k->fp8) || fast_deep || odd8) &&
             (kk % g->coop->bk == 0 || ((kk >= 4096 || odd8) && !padded)) && fits(g->coop, t) &&
             t->target == EVT_TARGET_SM90A)
             return coop_of(g, t, k, m, n, kk, batch, sms, 0);

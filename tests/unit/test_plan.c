@@ -2577,11 +2577,41 @@ static void test_fast_light_ping_pong(void **state)
         assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, m, n, kk, 1, 1), T(sm90_coop2_128x256x64_s3));
     }
     /* K not whole k tiles: session 61's rule (test_fast_light_off_tiles) */
-    /* K of 2048 or more, and batches (not measured): as before */
+    /* K of 2048 or more as before; batches (not measured) not the
+     * ping-pong tile: session 65's four-stage cooperative row
+     * (test_fast_light_coop_deep) */
     assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 8192, 8192, 4096, 1, 1),
                      pick_batched_k(&k_gemm_tn_gelu, 8192, 8192, 4096, 1, 1));
-    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 2048, 2048, 1024, 16, 1),
-                     pick_batched_k(&k_gemm_tn_gelu, 2048, 2048, 1024, 16, 1));
+    assert_int_equal(pick_batched_k(&k_gemm_tn_tanh, 2048, 2048, 1024, 16, 1), T(sm90_coop2_128x256x64_s4));
+}
+
+/* Session 65's rule: fast_light at K of 1024-4095 takes the four-stage
+ * cooperative 128x256 row wherever it runs (K in whole k tiles, N a
+ * multiple of 8), as light epilogues do: from the cp.async 128x256 tile
+ * and from the three-stage cooperative one (held out on sixteen shapes,
+ * 1.041x).  N not a multiple of 8 keeps the cp.async tile (the three-stage
+ * row lost there), as do the exact GELU and K under 1024. */
+static void test_fast_light_coop_deep(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* the cp.async tile before */
+        {&k_gemm_tn_tanh, 256, 4096, 1024, 1, T(sm90_coop2_128x256x64_s4), 8},
+        {&k_gemm_tn_tanh, 634, 6288, 2752, 1, T(sm90_coop2_128x256x64_s4), 1},
+        {&k_gemm_tn_tanh, 7246, 456, 1024, 1, T(sm90_coop2_128x256x64_s4), 1},
+        /* the three-stage cooperative tile before */
+        {&k_gemm_tn_tanh, 7583, 3304, 2048, 1, T(sm90_coop2_128x256x64_s4), 1},
+        {&k_gemm_tn_tanh, 728, 2920, 2368, 1, T(sm90_coop2_128x256x64_s4), 26},
+        /* N not a multiple of 8, K not whole k tiles: as before */
+        {&k_gemm_tn_tanh, 298, 9849, 2944, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn_tanh, 8317, 484, 2112, 1, T(sm90_wg2_128x256x64_s4), 1},
+        {&k_gemm_tn_tanh, 512, 8192, 1040, 1, T(sm90_wg2_128x256x64_s4), 1},
+        /* the exact GELU, and K under 1024: as before */
+        {&k_gemm_tn_gelu, 256, 4096, 1024, 1, T(sm90_wg2_128x256x64_s4), 8},
+        {&k_gemm_tn_gelu, 7583, 3304, 2048, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {&k_gemm_tn_tanh, 1000, 3000, 128, 1, T(sm90_coop2_128x256x64_s3), 16},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
 }
 
 /* Session 61's rule: fast_light at K of 768-2047 not whole k tiles, where
@@ -3566,7 +3596,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_spares_slots), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_spares_slots), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_coop_deep), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
