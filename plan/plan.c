@@ -213,7 +213,7 @@ static int tma_usable(const plan_config *c, const plan_kernel *k, const plan_pro
  * A conv whose taps end in zero-filled k tiles gets PLAN_TMA_PARTIAL_TAPS:
  * there the cp.async wgmma tiles, which walk K flat, were as fast or faster
  * on six of eight layers (c of 96, 160, 200, H200; docs/conv2d_fprop.md),
- * but for the 128x64 tile's rule (conv_sm90_pick); tuning and forcing
+ * but for the 128x64 tile's rule (plan_conv_sm90_pick); tuning and forcing
  * reach them all. */
 static int heuristic_tma(const plan_kernel *k, const plan_problem *p, int driver_tma)
 {

@@ -219,7 +219,7 @@ typedef struct plan {
  * is unknown the plan runs its tiles whole instead. */
 void plan_fit_clusters(plan *pl, long long resident);
 
-/* ---- the heuristic (heuristic.c) -------------------------------------- */
+/* ---- the heuristics (heuristic.c; sm80.c, sm90_gemm.c, sm90_conv.c) ---- */
 
 /*
  * The configuration the heuristic picks for kernel k on target t for a

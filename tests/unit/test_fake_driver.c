@@ -1297,7 +1297,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
 /* bf16, K-contiguous, 2048 x 2048 x 1000: the 128x256 wgmma tile without TMA,
  * one CTA per tile, its 193 KiB of shared memory opted into.  (K = 1000, not
  * whole k tiles: at K = 1024 a light epilogue takes the cooperative tile,
- * plan/heuristic.c.) */
+ * plan/sm90_gemm.c.) */
 static void test_gemm_bf16_wgmma(void **state)
 {
     (void)state;

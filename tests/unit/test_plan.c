@@ -3160,7 +3160,7 @@ static void test_wide_padded_columns(void **state)
         {gelu, 9928, 592, 10504, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         {gelu, 11256, 600, 3336, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
         /* K under 2048: four stages' tile, whose two waves the cooperative
-         * 128x192 tile's one replaces (gemm_sm90_pick, session 47) */
+         * 128x192 tile's one replaces (plan_gemm_sm90_pick, session 47) */
         {gelu, 8296, 376, 1376, 1, T(sm90_coop2_128x192x64_s4), 1},
         /* unchanged: N of 12776 (99.8% against 99.8%; K = 1416 until
          * session 50, an odd multiple of 8 that now takes the cooperative
@@ -3172,7 +3172,7 @@ static void test_wide_padded_columns(void **state)
 
 /* The cooperative 128x160 tile where it pads N no more than the 128x192
  * one, else that one, where it leaves the busiest SM a quarter less area
- * than a 128-row pick (gemm_sm90_pick, session 47) */
+ * than a 128-row pick (plan_gemm_sm90_pick, session 47) */
 static void test_mid_over_padding(void **state)
 {
     (void)state;
