@@ -1,7 +1,8 @@
 """heldout_table.py - a held-out run's table and its criterion, read from
-bench/ab.py's output: the old pick forced by name (AB_GEMM, the same
-configuration each time, usually twice) against the new pick, per epilogue
-kind; the ratio is the mean of the forced times over the pick's (above 1:
+bench/ab.py's output, or bench/batched_configs.py's (its groups may force
+different old picks, one a run): the old pick forced by name (AB_GEMM or
+BB_CFGS, the same configuration each time in a row, usually twice)
+against the new pick, per epilogue kind; the ratio is the mean of the forced times over the pick's (above 1:
 the new pick is faster).  Prints one summary line a kind (geomean, least,
 most, and the peer's ratio to the old and the new), the markdown table
 docs/sm90.md keeps, and, given --geomean or --floor, whether the criterion
@@ -14,7 +15,7 @@ The protocol (docs/sm90.md): write the criterion down and commit it, draw
 the shapes (bench/heldout.py --moved-since), run bench/ab.py once, and
 report the set as drawn, met or not.  Exit 0 where every kind asked meets
 the criterion (or none was given), 1 where one misses, 2 where the log
-holds no row or forced configurations that differ (a probe, not a
+holds no row or a row forces configurations that differ (a probe, not a
 held-out run).
 """
 import argparse
@@ -25,6 +26,11 @@ import sys
 ROW = re.compile(r"^(?P<kind>\S.*?) (?P<shape>\d+x\d+x\d+(?:x\d+)?)\s+(?P<peer_name>cublas\S*|cudnn\S*|torch\S*) "
                  r"(?P<peer>[\d.]+)\s+pick (?P<pick>[\d.]+)\s+(?P<rest>.*)$")
 FORCED = re.compile(r"(\S+): ([\d.]+)(?: \(grid \d+\))?")
+# bench/batched_configs.py: its header names the forced configurations,
+# each row gives bmm's time, the pick's and theirs, in that order
+BATCHED_HEAD = re.compile(r"^case act \| bmm \| pick \| (?P<names>.*)$")
+BATCHED_ROW = re.compile(r"^(?P<shape>\d+x\d+x\d+) L(?P<L>\d+)(?P<shared> shared)? (?P<act>\S+) \| "
+                         r"(?P<peer>[\d.]+) \| (?P<pick>[\d.]+) \| (?P<rest>.*?)\s+\[pick [^\]]*\]$")
 
 
 def geomean(values):
@@ -34,24 +40,52 @@ def geomean(values):
 
 def parse(lines):
     """{kind: {shape: (forced times, pick time, peer time)}}, the kinds and
-    shapes in the log's order, and the forced configurations' names."""
-    rows, kinds, shapes, names = {}, [], [], set()
-    for line in lines:
-        m = ROW.match(line.rstrip("\n"))
-        if not m:
-            continue
-        rest = m.group("rest").split("[", 1)[0]
-        forced = FORCED.findall(rest)
-        if not forced:
-            continue
-        names.update(name for name, _ in forced)
-        kind, shape = m.group("kind").strip(), m.group("shape")
+    shapes in the log's order, and each row's forced configurations' names
+    ({(kind, shape): names}).  Reads bench/ab.py's rows and
+    bench/batched_configs.py's (kind "batched ACT", shape MxNxKxL with an
+    "s" where B is shared, bmm the peer); a batched row where a forced
+    configuration could not run ("-") is left out, with a warning."""
+    rows, kinds, shapes, names = {}, [], [], {}
+    batched_names = []
+
+    def add(kind, shape, forced, pick, peer):
         if kind not in rows:
             rows[kind] = {}
             kinds.append(kind)
         if shape not in shapes:
             shapes.append(shape)
-        rows[kind][shape] = ([float(t) for _, t in forced], float(m.group("pick")), float(m.group("peer")))
+        rows[kind][shape] = ([float(t) for _, t in forced], float(pick), float(peer))
+        names[(kind, shape)] = {name for name, _ in forced}
+
+    for line in lines:
+        line = line.rstrip("\n")
+        h = BATCHED_HEAD.match(line)
+        if h:
+            batched_names = [c.strip() for c in h.group("names").split("|")]
+            continue
+        b = BATCHED_ROW.match(line)
+        if b:
+            times = [c.strip() for c in b.group("rest").split("|")]
+            shape = f"{b.group('shape')}x{b.group('L')}" + ("s" if b.group("shared") else "")
+            if not batched_names:
+                # a log whose header was filtered out: the columns are taken
+                # as one configuration forced, which the caller vouches for
+                print("heldout_table: no batched_configs header before the first row: its forced columns "
+                      "are taken as one configuration", file=sys.stderr)
+                batched_names = ["(unnamed)"] * len(times)
+            if len(times) != len(batched_names) or "-" in times:
+                print(f"heldout_table: {shape} {b.group('act')}: a forced configuration did not run, or the "
+                      "row does not match its header; left out", file=sys.stderr)
+                continue
+            add(f"batched {b.group('act')}", shape, list(zip(batched_names, times)), b.group("pick"), b.group("peer"))
+            continue
+        m = ROW.match(line)
+        if not m:
+            continue
+        rest = m.group("rest").split("[", 1)[0]
+        forced = FORCED.findall(rest)
+        if forced:
+            add(m.group("kind").strip(), m.group("shape"), forced, m.group("pick"), m.group("peer"))
     return rows, kinds, shapes, names
 
 
@@ -63,7 +97,7 @@ def ratio(cell):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("log", help="bench/ab.py's output")
+    ap.add_argument("log", help="bench/ab.py's or bench/batched_configs.py's output")
     ap.add_argument("--geomean", type=float, help="the criterion's least geomean of the ratios, per kind")
     ap.add_argument("--floor", type=float, help="the criterion's least ratio of any shape")
     ap.add_argument("--kinds", help="the kinds the criterion names, comma-separated (default: every kind)")
@@ -71,11 +105,13 @@ def main(argv):
     with open(args.log) as f:
         rows, kinds, shapes, names = parse(f)
     if not rows:
-        print(f"heldout_table: no bench/ab.py row with a forced configuration in {args.log}", file=sys.stderr)
+        print(f"heldout_table: no bench/ab.py or bench/batched_configs.py row with a forced configuration in "
+              f"{args.log}", file=sys.stderr)
         return 2
-    if len(names) != 1:
-        print(f"heldout_table: the forced configurations differ ({', '.join(sorted(names))}): "
-              "a held-out run forces the old pick alone", file=sys.stderr)
+    mixed = [f"{shape} ({', '.join(sorted(n))})" for (_, shape), n in names.items() if len(n) != 1]
+    if mixed:
+        print(f"heldout_table: rows force more than one configuration: {'; '.join(mixed)}: "
+              "a held-out run forces each shape's old pick alone", file=sys.stderr)
         return 2
     asked = [k.strip() for k in args.kinds.split(",")] if args.kinds else kinds
     unknown = [k for k in asked if k not in rows]
