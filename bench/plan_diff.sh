@@ -6,16 +6,20 @@
 # three epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
 # prints how many plans moved, from what to what; with -v, every moved
 # shape too; with --none, exits 1 if any plan moved (the test that runs it
-# against HEAD).  CPU only, a few seconds; no GPU, no CUDA.  Outside a git
-# checkout it exits 77 (skipped).
+# against HEAD).  With --random N, N random problems instead of the grid
+# (plan_grid.c's random:N: every target, SM counts, alignment, TMA, fp8,
+# conv, batches), for a change meant to move nothing anywhere.  CPU only,
+# a few seconds; no GPU, no CUDA.  Outside a git checkout it exits 77
+# (skipped).
 #
-#     bash bench/plan_diff.sh [-v] [--none] [REV]
+#     bash bench/plan_diff.sh [-v] [--none] [--random N] [REV]
 set -euo pipefail
-verbose=0 none=0
+verbose=0 none=0 grid=()
 while [ $# -gt 0 ]; do
     case "$1" in
         -v) verbose=1; shift ;;
         --none) none=1; shift ;;
+        --random) grid=("random:${2:?plan_diff: --random needs a count}"); shift 2 ;;
         -*) echo "plan_diff: unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -24,8 +28,8 @@ rev=${1:-HEAD}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-bash "$root/bench/plan_query.sh" --rev "$rev" > "$tmp/old.txt"
-bash "$root/bench/plan_query.sh" > "$tmp/new.txt"
+bash "$root/bench/plan_query.sh" --rev "$rev" "${grid[@]}" > "$tmp/old.txt"
+bash "$root/bench/plan_query.sh" "${grid[@]}" > "$tmp/new.txt"
 paste -d' ' "$tmp/old.txt" "$tmp/new.txt" | awk -v verbose="$verbose" -v none="$none" '
     $2 != $6 { print "plan_diff: the two grids differ in their shapes (line " NR ")"; exit 2 }
     { kind[$1]++ }

@@ -8,10 +8,17 @@
  * plan_stubs.c alone, so that any revision's planner can be compiled
  * against it.  Given shapes as arguments it plans those instead
  * (bench/plan_query.sh): gemm:MxNxK[xL][:gelu|light|bias|tanhfast],
- * conv:N,H,W,C,K,R,PAD,STRIDE. */
+ * conv:N,H,W,C,K,R,PAD,STRIDE.  Given random:COUNT it plans COUNT random
+ * problems, each a kernel of random facts (mainloop, layout, fp8, the
+ * epilogue's kind) on a random target (sm_80 to sm_90a), SM count,
+ * alignment and TMA availability, from a fixed seed: a check that a change
+ * meant to move nothing (a refactor) moves nothing on any target
+ * (bench/plan_diff.sh --random). */
 #include "plan.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const plan_kernel gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1};
@@ -52,6 +59,77 @@ static void conv(long long n, long long h, long long w, long long c, long long k
         printf(" %s %d\n", pl.config->name, pl.splits);
 }
 
+/* xorshift64: the same sequence on every build */
+static unsigned long long next(unsigned long long *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* log-uniform in [lo, hi] */
+static long long log_uniform(unsigned long long *s, long long lo, long long hi)
+{
+    const double u = (double)(next(s) % 1000001) / 1e6;
+    return (long long)((double)lo * pow((double)hi / (double)lo, u));
+}
+
+/* x as drawn, or rounded down to a multiple of 8 or of 64 (a third each):
+ * the rules turn on whole tiles and 16-byte rows */
+static long long roundish(unsigned long long *s, long long x)
+{
+    const unsigned long long r = next(s) % 3;
+    const long long q = r == 0 ? 1 : r == 1 ? 8 : 64;
+    return x >= q ? x / q * q : x;
+}
+
+/* count random problems through plan_make, one line each: the draw, then
+ * the plan (or "refused") */
+static void random_plans(long long count)
+{
+    static const evt_target targets[] = {EVT_TARGET_SM80, EVT_TARGET_SM86, EVT_TARGET_SM89, EVT_TARGET_SM90A};
+    unsigned long long s = 0x9e3779b97f4a7c15ULL;
+    for (long long i = 0; i < count; i++) {
+        /* each draw in its own statement: an initializer list's order of
+         * evaluation is unspecified */
+        int f[9];
+        f[0] = next(&s) % 4 == 0;              /* a conv */
+        f[1] = f[0] || next(&s) % 4 != 0;      /* K-contiguous */
+        f[2] = next(&s) % 3 == 0;              /* stageable */
+        f[3] = !f[0] && next(&s) % 6 == 0;     /* fp8 */
+        f[4] = (int)(next(&s) % 2);            /* light */
+        f[5] = (int)(next(&s) % 2);            /* per element */
+        f[6] = (int)(next(&s) % 2);            /* broadcast */
+        f[7] = next(&s) % 3 == 0;              /* fast_light */
+        f[8] = next(&s) % 2 ? 8 : 0;           /* shift_cols */
+        const int conv = f[0];
+        /* positional, as the grid's kernels: an older plan_kernel ignores
+         * what it lacks */
+        const plan_kernel k = {conv ? EVT_MAINLOOP_CONV2D_FPROP : EVT_MAINLOOP_GEMM, f[1], f[2], f[3], f[4], f[5], f[6],
+                               f[7], f[8]};
+        const evt_target t = targets[next(&s) % 4];
+        const long long m = roundish(&s, log_uniform(&s, 1, 40000));
+        const long long n = roundish(&s, log_uniform(&s, 1, 20000));
+        const long long kk =
+            next(&s) % 10 == 0 ? (long long)(next(&s) % 3) * 64 : roundish(&s, log_uniform(&s, 8, 20000));
+        const long long batch = !conv && next(&s) % 4 == 0 ? log_uniform(&s, 1, 600) : 1;
+        const long long c = conv ? log_uniform(&s, 1, 1024) : 0;
+        const int sms = next(&s) % 5 == 0 ? (int)(next(&s) % 200) : 132;
+        const int aligned = next(&s) % 4 != 0;
+        const int tma = next(&s) % 3 != 0;
+        const plan_problem p = {t, sms, m, n, kk, c, aligned, tma, batch};
+        plan pl;
+        const char *why = NULL;
+        printf("random-%s %lld:t%d:%lldx%lldx%lldx%lld:c%lld:s%d:a%d:m%d:k%d%d%d%d%d%d%d%d", conv ? "conv" : "gemm", i,
+               (int)t, m, n, kk, batch, c, sms, aligned, tma, f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
+        if (!plan_make(&k, &p, NULL, &pl, &why))
+            printf(" refused -\n"); /* four fields, as a plan's line */
+        else
+            printf(" %s %d\n", pl.config->name, pl.splits);
+    }
+}
+
 /* One shape given on the command line; 0 if it is neither form. */
 static int query(const char *a)
 {
@@ -83,6 +161,11 @@ static int query(const char *a)
 
 int main(int argc, char **argv)
 {
+    long long count;
+    if (argc == 2 && sscanf(argv[1], "random:%lld", &count) == 1) {
+        random_plans(count);
+        return 0;
+    }
     if (argc > 1) {
         int bad = 0;
         for (int i = 1; i < argc; i++)
