@@ -105,12 +105,12 @@ def main(argv):
     with open(args.log) as f:
         rows, kinds, shapes, names = parse(f)
     if not rows:
-        print(f"heldout_table: no bench/ab.py or bench/batched_configs.py row with a forced configuration in "
-              f"{args.log}", file=sys.stderr)
+        print(f"heldout_table: no bench/ab.py row (nor bench/batched_configs.py row) with a forced configuration "
+              f"in {args.log}", file=sys.stderr)
         return 2
     mixed = [f"{shape} ({', '.join(sorted(n))})" for (_, shape), n in names.items() if len(n) != 1]
     if mixed:
-        print(f"heldout_table: rows force more than one configuration: {'; '.join(mixed)}: "
+        print(f"heldout_table: the forced configurations of a row differ: {'; '.join(mixed)}: "
               "a held-out run forces each shape's old pick alone", file=sys.stderr)
         return 2
     asked = [k.strip() for k in args.kinds.split(",")] if args.kinds else kinds

@@ -1,5 +1,5 @@
-"""heldout_table_test.py - bench/heldout_table.py reads bench/ab.py's rows
-as they are printed, takes the mean of the forced runs over the pick's
+"""heldout_table_test.py - bench/heldout_table.py reads bench/ab.py's and
+bench/batched_configs.py's rows as they are printed, takes the mean of the forced runs over the pick's
 time, judges the criterion kind by kind (a geomean under its bar, a shape
 under the floor), and refuses a log of no rows, of differing forced
 configurations (a probe) or without a kind the criterion names."""
@@ -20,6 +20,18 @@ gemm 100x200x300                    cublas 9.0  pick 10.0  sm90_old: 9.0 (grid 8
 gemm+bias+gelu 400x500x600          cublasLt 20.0  pick 20.0  sm90_old: 22.0 (grid 90)  sm90_old: 22.0 (grid 90)   [pick = sm_90a sm90_new fast grid 90 splits 1]
 gemm 400x500x600                    cublas 18.0  pick 16.0  sm90_old: 20.0 (grid 90)  sm90_old: 20.0 (grid 90)   [pick = sm_90a sm90_new fast grid 90 splits 1]
 gemm+bias+gelu_tanh fast 7x8x9x2 cublasLt 5.0  pick 4.0  sm90_old: 4.4  sm90_old: 4.4   [pick = sm_90a sm90_new]
+"""
+
+# bench/batched_configs.py's rows: two groups, each forcing its old pick
+# twice (the second group's first row has a configuration that could not
+# run, and is left out)
+BATCHED = """\
+case act | bmm | pick | sm90_a | sm90_a
+100x200x64 L8 gelu | 5.0 | 4.0 | 5.0 | 4.6  [pick sm90_new /1]
+300x400x64 L2 shared gelu | 9.0 | 10.0 | 9.0 | 9.0  [pick sm90_new /1]
+case act | bmm | pick | sm90_b | sm90_b
+500x600x128 L4 gelu | 6.0 | 3.0 | - | 3.5  [pick sm90_new /1]
+700x800x128 L16 gelu | 7.0 | 5.0 | 6.0 | 6.0  [pick sm90_new /1]
 """
 
 
@@ -70,6 +82,17 @@ def main():
     rc, _, err = run("nothing here\n")
     if rc != 2 or "no bench/ab.py row" not in err:
         fail(f"an empty log: rc {rc}\n{err}")
+    # batched: 4.8/4 = 1.2, 9/10 = 0.9, 6/5 = 1.2; geomean (1.296)^(1/3) = 1.090
+    rc, out, err = run(BATCHED, "--geomean", "1.05", "--floor", "0.95")
+    if rc != 1 or "batched gelu: 3 shapes, geomean 1.090 (0.900-1.200)" not in out:
+        fail(f"batched summary: rc {rc}\n{out}{err}")
+    if "| 300×400×64×2s | 9.0 / 9.0 / 10.0 | 0.90 |" not in out or "500x600x128x4" not in err:
+        fail(f"batched rows:\n{out}{err}")
+    if "batched gelu: missed: 1 under 0.95 (300x400x64x2s)" not in out:
+        fail(f"batched verdict:\n{out}")
+    rc, _, err = run(BATCHED.replace("| sm90_a | sm90_a", "| sm90_a | sm90_c"))
+    if rc != 2 or "differ" not in err:
+        fail(f"a batched row forcing two configurations: rc {rc}\n{err}")
     print("heldout_table: ok")
     return 0
 
