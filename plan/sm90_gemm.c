@@ -408,41 +408,6 @@ static int one_row_serves(const plan_config *row, const plan_config *small, cons
     return split <= 5 && 2.0 * (double)tiles * split >= (double)sms;
 }
 
-/*
- * The cooperative 128x256 tile, once plan_gemm_sm90_pick's rules take it
- * (tail: they split its last wave along K; a clustered plan has none):
- * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
- *   lines), K-contiguous operands: in clusters of two, which halve B's
- *   loads (each box row straddles one more line; a likely reason, not
- *   checked), whatever the epilogue.  And at any K that is an odd
- *   multiple of 8, whose rows start 16 bytes off a line: there the TMA
- *   loads issued five times the L2 requests, which the multicast halves
- *   for B (session 50: 1.142x over the unclustered row or the cp.async
- *   128x256 tile on 14 held-out shapes; docs/sm90.md, "K an odd multiple
- *   of 8").
- * - A light epilogue (plan_light_epilogue), K a multiple of 64, N a
- *   multiple of 8: the four-stage row, whose epilogue runs 32 columns at a
- *   time so that the fourth 48 KB stage fits; in clusters of two where K
- *   is 2048 or more, K-contiguous and no tail is split.  The deeper ring
- *   keeps the tensor cores fed where the epilogue is short (session 31:
- *   bias + ReLU 3-8% faster than three stages at K of 64 to 2048 on seven
- *   held-out batched shapes, 768x768x64 L 192 to 256x11008x2048 L 8; in
- *   clusters it was slower below K = 2048; docs/sm90.md); a GELU or
- *   a residual ran slower in four stages (more barriers, and then eight
- *   inlined copies of the epilogue: one since session 23, after which a
- *   GELU ran as fast as in three stages at 4096^3 and still slower at K =
- *   256 and 1280; not re-fitted), and so did a light epilogue at K = 1000
- *   or on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
- * - An epilogue of costly builtins but otherwise per element
- *   (plan_per_element_epilogue: a GELU on acc + bias), K of 4096 or more,
- *   the rest as above: the four-stage row, without clusters.  Re-fitted in
- *   session 26: a GELU, exact or under fast math, ran as fast in four
- *   stages as in three at 4096^3 and 16384x1024x4096, and 1.02-1.06x
- *   faster at 4096x14336x4096, 8192x4096x14336 (and 3000x5000x4000, whose
- *   K is not whole k tiles: left to three stages, as a light one's);
- *   in clusters it was as fast or up to 3% slower, once 3% faster.
- * docs/sm90.md has the measurements.
- */
 /* M's tile rows of clustered row cl, stacked to whole clusters: the last
  * cluster's CTAs past M only feed the multicast */
 static long long stacked_rows(const plan_config *cl, long long m)
@@ -495,6 +460,44 @@ static int coop_deep_runs(const gemm_tiles *g, const plan_target *t, const plan_
     return kk % g->coop->bk == 0 && n % 8 == 0 && g->coop_deep && plan_can_run(g->coop_deep, k, t->target, NULL);
 }
 
+/*
+ * The cooperative 128x256 tile, once plan_gemm_sm90_pick's rules take it
+ * (tail: they split its last wave along K; a clustered plan has none):
+ * - K under 2048 and not a multiple of 64 (its rows not whole 128-byte
+ *   lines), K-contiguous operands: in clusters of two, which halve B's
+ *   loads (each box row straddles one more line; a likely reason, not
+ *   checked), whatever the epilogue.  And at any K that is an odd
+ *   multiple of 8, whose rows start 16 bytes off a line: there the TMA
+ *   loads issued five times the L2 requests, which the multicast halves
+ *   for B (session 50: 1.142x over the unclustered row or the cp.async
+ *   128x256 tile on 14 held-out shapes; docs/sm90.md, "K an odd multiple
+ *   of 8").
+ * - A light epilogue (plan_light_epilogue), K a multiple of 64, N a
+ *   multiple of 8: the four-stage row, whose epilogue runs 32 columns at a
+ *   time so that the fourth 48 KB stage fits; in clusters of two where K
+ *   is 2048 or more, K-contiguous and no tail is split.  The deeper ring
+ *   keeps the tensor cores fed where the epilogue is short (session 31:
+ *   bias + ReLU 3-8% faster than three stages at K of 64 to 2048 on seven
+ *   held-out batched shapes, 768x768x64 L 192 to 256x11008x2048 L 8; in
+ *   clusters it was slower below K = 2048; docs/sm90.md); a GELU or
+ *   a residual ran slower in four stages (more barriers, and then eight
+ *   inlined copies of the epilogue: one since session 23, after which a
+ *   GELU ran as fast as in three stages at 4096^3 and still slower at K =
+ *   256 and 1280; not re-fitted), and so did a light epilogue at K = 1000
+ *   or on rows not 16-byte aligned (N = 1500: the epilogue's guarded path).
+ * - An epilogue of costly builtins but otherwise per element
+ *   (plan_per_element_epilogue: a GELU on acc + bias), K of 4096 or more,
+ *   the rest as above: the four-stage row, without clusters.  Re-fitted in
+ *   session 26: a GELU, exact or under fast math, ran as fast in four
+ *   stages as in three at 4096^3 and 16384x1024x4096, and 1.02-1.06x
+ *   faster at 4096x14336x4096, 8192x4096x14336 (and 3000x5000x4000, whose
+ *   K is not whole k tiles: left to three stages, as a light one's);
+ *   in clusters it was as fast or up to 3% slower, once 3% faster.
+ * - A tanh GELU or SiLU under fast math (fast_light), K of 1024 or more,
+ *   the rest as above: the four-stage row, without clusters (session 65:
+ *   1.00-1.07x over three stages on fifteen held-out shapes).
+ * docs/sm90.md has the measurements.
+ */
 static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                                   long long n, long long kk, long long batch, long long sms, int tail)
 {
@@ -505,11 +508,8 @@ static const plan_config *coop_of(const gemm_tiles *g, const plan_target *t, con
     if (((!whole && kk < 2048) || rows_off_line(kk)) && !tail && g->coop_cl &&
         plan_can_run(g->coop_cl, k, t->target, NULL) && cluster_keeps_waves(g->coop_cl, m, n, batch, sms))
         return g->coop_cl;
-    /* four stages: a light epilogue (session 18), a tanh GELU or SiLU
-     * under fast math at K of 1024 or more (session 65: 1.00-1.07x over
-     * three stages on the fifteen such shapes of two held-out draws, K
-     * 2048-3904; K under 1024 not measured), any per-element one at K of
-     * 4096 or more */
+    /* four stages: the list above (fast_light under K = 1024 was not
+     * measured) */
     const int deep = k->light || (k->fast_light && kk >= 1024) || (k->per_element && kk >= 4096);
     if (!deep || !coop_deep_runs(g, t, k, n, kk))
         return g->coop;
