@@ -18,7 +18,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const plan_kernel gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1};
