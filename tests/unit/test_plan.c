@@ -2672,6 +2672,31 @@ static void test_short_k_ping_pong(void **state)
     assert_int_equal(pick_batched_k(&k_gemm_tn_light, 2354, 3096, 512, 1, 1), T(sm90_wg2_128x256x64_s4));
 }
 
+/* Session 66's rule: below the cooperative short-K rule's terms, a batch
+ * of fast_light with a bias at K of one or two whole k tiles, N whole
+ * 128-column tiles and two ping-pong tiles an SM or more takes the
+ * ping-pong tile, not the cp.async 128x128 one (held out on eight shapes,
+ * 1.227x).  The exact GELU, N off the 128-column tiles, a lone problem and
+ * too few tiles keep the cost list's pick. */
+static void test_short_k_batch_ping_pong(void **state)
+{
+    (void)state;
+    static const pick_probe rows[] = {
+        /* the held-out draw (seed 6505) and the attention-like row */
+        {&k_gemm_tn_tanh, 149, 768, 64, 1, T(sm90_pp2_128x128x64_s4), 217},
+        {&k_gemm_tn_tanh, 895, 384, 128, 1, T(sm90_pp2_128x128x64_s4), 319},
+        {&k_gemm_tn_tanh, 572, 2432, 128, 1, T(sm90_pp2_128x128x64_s4), 5},
+        {&k_gemm_tn_tanh, 128, 128, 64, 1, T(sm90_pp2_128x128x64_s4), 512},
+        /* as before: the exact GELU, N = 300, one problem, few tiles */
+        {&k_gemm_tn_gelu, 149, 768, 64, 1, T(sm90_wg2_128x128x64_s3), 217},
+        {&k_gemm_tn_gelu, 128, 128, 64, 1, T(sm90_wg2_128x128x64_s3), 512},
+        {&k_gemm_tn_tanh, 200, 300, 64, 1, T(sm90_wg2_128x128x64_s3), 256},
+        {&k_gemm_tn_tanh, 572, 2432, 128, 1, T(sm90_wg1_64x128x64_s4), 1},
+        {&k_gemm_tn_tanh, 256, 256, 64, 1, T(sm80_64x64x32_w4_s4), 4},
+    };
+    expect_picks(rows, sizeof rows / sizeof rows[0]);
+}
+
 /* Session 62: where session 28's rule gives the eight-stage 64x128 tile, N
  * is 512 or less and the epilogue light or fast_light, the 64-row
  * ping-pong tile in clusters of two; the exact GELU and wider N keep the
@@ -3596,7 +3621,7 @@ int main(void)
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
-        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_spares_slots), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_coop_deep), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
+        cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_spares_slots), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_coop_deep), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_k_batch_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
         cmocka_unit_test(test_deep_ping_pong), cmocka_unit_test(test_mid_over_padding),
     };
