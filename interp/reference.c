@@ -1,6 +1,10 @@
-/* reference.c - naive f64 mainloops (GEMM, conv2d forward) that give the accumulator
+/* reference.c - f64 mainloops (GEMM, conv2d forward) that give the accumulator
  * against which fused kernels are checked: each output element is one sequential
- * sum in f64 of the exact products of operands loaded through evt_math.h. */
+ * sum in f64 of the exact products of operands loaded through evt_math.h, in the
+ * order of the reduced index.  The loops keep that order for every element but
+ * run a block of elements side by side over operands repacked so that the
+ * innermost loop reads contiguous memory: a dot product at a time made each
+ * sum one chain of dependent additions, over strided loads. */
 #include "interp.h"
 
 #include <stdint.h>
@@ -20,6 +24,23 @@ static double *widen(evt_elem e, const void *src, size_t count)
         d[i] = interp_load_f32(e, (const unsigned char *)src + i * es);
     return d;
 }
+
+/* A rows x cols matrix whose element (i, j) is at src[i * rs + j * cs], as
+ * dense row-major doubles. */
+static double *widen_packed(evt_elem e, const void *src, long long rows, long long cols, long long rs,
+                            long long cs)
+{
+    double *d = malloc(((size_t)rows * (size_t)cols + 1) * sizeof *d);
+    size_t es = evt_elem_size(e);
+    for (long long i = 0; d && i < rows; i++)
+        for (long long j = 0; j < cols; j++)
+            d[i * cols + j] = interp_load_f32(e, (const unsigned char *)src + (size_t)(i * rs + j * cs) * es);
+    return d;
+}
+
+/* The GEMM's block of output elements summed side by side: 4 rows share
+ * each load of B's row, 512 columns (16 KiB of sums) stay in the L1 cache. */
+enum { REF_ROWS = 4, REF_COLS = 512 };
 
 /* Elements spanned by rows x cols with rows ld apart, or -1 (overflow, ld < cols). */
 static long long span(long long rows, long long cols, long long ld)
@@ -65,24 +86,38 @@ evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_e
     long long sd = span(m, n, ldd);
     if (sa < 0 || sb < 0 || sd < 0 || (sa && !a) || (sb && !b))
         return EVT_ERR_INVALID_ARGUMENT;
-    double *wa = widen(elem_a, a, (size_t)sa), *wb = widen(elem_b, b, (size_t)sb);
-    if (!wa || !wb) {
+    /* A as m x k rows, B as k x n rows, both dense */
+    double *wa = widen_packed(elem_a, a, m, k, row_a ? lda : 1, row_a ? 1 : lda);
+    double *wb = widen_packed(elem_b, b, k, n, row_b ? ldb : 1, row_b ? 1 : ldb);
+    double *acc = malloc(sizeof(double) * REF_ROWS * REF_COLS);
+    if (!wa || !wb || !acc) {
         free(wa);
         free(wb);
+        free(acc);
         return EVT_ERR_NO_MEMORY;
     }
-    for (long long i = 0; i < m; i++)
-        for (long long j = 0; j < n; j++) {
-            double s = 0;
+    for (long long i0 = 0; i0 < m; i0 += REF_ROWS) {
+        long long rows = m - i0 < REF_ROWS ? m - i0 : REF_ROWS;
+        for (long long j0 = 0; j0 < n; j0 += REF_COLS) {
+            long long cols = n - j0 < REF_COLS ? n - j0 : REF_COLS;
+            for (long long e = 0; e < REF_ROWS * REF_COLS; e++)
+                acc[e] = 0;
             for (long long p = 0; p < k; p++) {
-                double x = wa[row_a ? i * lda + p : p * lda + i];
-                double y = wb[row_b ? p * ldb + j : j * ldb + p];
-                s += x * y;
+                const double *y = wb + p * n + j0;
+                for (long long r = 0; r < rows; r++) {
+                    double x = wa[(i0 + r) * k + p], *s = acc + r * REF_COLS;
+                    for (long long j = 0; j < cols; j++)
+                        s[j] += x * y[j];
+                }
             }
-            put(s, d, d32, (size_t)(i * ldd + j));
+            for (long long r = 0; r < rows; r++)
+                for (long long j = 0; j < cols; j++)
+                    put(acc[r * REF_COLS + j], d, d32, (size_t)((i0 + r) * ldd + j0 + j));
         }
+    }
     free(wa);
     free(wb);
+    free(acc);
     return EVT_OK;
 }
 
@@ -102,39 +137,47 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
     long long sx = span(nhw, c->c, c->c), sw = span(c->k, rsc, rsc), sy = span(npq, c->k, ldy);
     if (sx < 0 || sw < 0 || sy < 0 || (sx && !x) || (sw && !w))
         return EVT_ERR_INVALID_ARGUMENT;
-    double *wx = widen(elem, x, (size_t)sx), *ww = widen(elem, w, (size_t)sw);
-    if (!wx || !ww) {
+    /* the filter as rsc x k rows: one (r, s, c) position's weights of every
+     * output channel side by side */
+    double *wx = widen(elem, x, (size_t)sx), *ww = widen_packed(elem, w, rsc, c->k, 1, rsc);
+    double *acc = malloc(sizeof(double) * REF_ROWS * REF_COLS);
+    if (!wx || !ww || !acc) {
         free(wx);
         free(ww);
+        free(acc);
         return EVT_ERR_NO_MEMORY;
     }
-    for (long long b = 0; b < c->n; b++)
-        for (long long op = 0; op < p; op++)
-            for (long long oq = 0; oq < q; oq++) {
-                long long row = (b * p + op) * q + oq; /* M index: NPQ order */
-                for (long long ok = 0; ok < c->k; ok++) {
-                    double s = 0;
-                    for (long long r = 0; r < c->r; r++) {
-                        long long ih = op * c->stride_h - c->pad_h + r * c->dil_h;
-                        for (long long t = 0; t < c->s; t++) {
+    for (long long row0 = 0; row0 < npq; row0 += REF_ROWS) { /* M index: NPQ order */
+        long long rows = npq - row0 < REF_ROWS ? npq - row0 : REF_ROWS;
+        for (long long k0 = 0; k0 < c->k; k0 += REF_COLS) {
+            long long cols = c->k - k0 < REF_COLS ? c->k - k0 : REF_COLS;
+            for (long long e = 0; e < REF_ROWS * REF_COLS; e++)
+                acc[e] = 0;
+            for (long long r = 0; r < c->r; r++)
+                for (long long t = 0; t < c->s; t++)
+                    for (long long ch = 0; ch < c->c; ch++) {
+                        const double *wp = ww + ((r * c->s + t) * c->c + ch) * c->k + k0;
+                        for (long long i = 0; i < rows; i++) {
+                            long long row = row0 + i, oq = row % q, op = row / q % p, b = row / q / p;
+                            long long ih = op * c->stride_h - c->pad_h + r * c->dil_h;
                             long long iw = oq * c->stride_w - c->pad_w + t * c->dil_w;
-                            const double *wp = ww + ((ok * c->r + r) * c->s + t) * c->c;
                             /* Padding is zeros that are multiplied like any input (as
                              * cuDNN, PyTorch and our implicit GEMM do): 0 * inf is NaN. */
-                            if (ih < 0 || ih >= c->h || iw < 0 || iw >= c->w) {
-                                for (long long ch = 0; ch < c->c; ch++)
-                                    s += 0.0 * wp[ch];
-                                continue;
-                            }
-                            const double *xp = wx + ((b * c->h + ih) * c->w + iw) * c->c;
-                            for (long long ch = 0; ch < c->c; ch++)
-                                s += xp[ch] * wp[ch];
+                            double xv = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
+                                            ? 0.0
+                                            : wx[((b * c->h + ih) * c->w + iw) * c->c + ch];
+                            double *s = acc + i * REF_COLS;
+                            for (long long j = 0; j < cols; j++)
+                                s[j] += xv * wp[j];
                         }
                     }
-                    put(s, y, y32, (size_t)(row * ldy + ok));
-                }
-            }
+            for (long long i = 0; i < rows; i++)
+                for (long long j = 0; j < cols; j++)
+                    put(acc[i * REF_COLS + j], y, y32, (size_t)((row0 + i) * ldy + k0 + j));
+        }
+    }
     free(wx);
     free(ww);
+    free(acc);
     return EVT_OK;
 }

@@ -243,6 +243,108 @@ static void test_conv2d(void **state)
     assert_int_equal(evt_reference_conv2d(&bad, EVT_F32, x, x, y, NULL, 4), EVT_ERR_INVALID_ARGUMENT);
 }
 
+/* Operands whose sums depend on their order: 2^40, 1 and their negatives
+ * (f32, so every product is exact in f64 and only the order of the
+ * additions can change a sum). */
+static float order_sensitive(void)
+{
+    static const float v[] = {1099511627776.0f, -1099511627776.0f, 1.0f, -1.0f, 0.5f, 3.0f};
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return v[(rng >> 40) % 6];
+}
+
+static int same_value(double x, double y)
+{
+    return (isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* The reference sums each element in the order of k, one addition at a
+ * time, across its blocks of rows and columns (7 rows, 1030 columns: two
+ * whole 512-column blocks and a part one), in every layout, and leaves
+ * D's padding alone. */
+static void test_gemm_sum_order(void **state)
+{
+    (void)state;
+    enum { M = 7, N = 1030, K = 29, PAD = 3 };
+    float *a = malloc(sizeof(float) * (M + PAD) * (K + PAD)), *b = malloc(sizeof(float) * (K + PAD) * (N + PAD));
+    double *d = malloc(sizeof(double) * M * (N + PAD));
+    for (int i = 0; i < (M + PAD) * (K + PAD); i++)
+        a[i] = order_sensitive();
+    for (int i = 0; i < (K + PAD) * (N + PAD); i++)
+        b[i] = order_sensitive();
+    for (int la = 0; la < 2; la++)
+        for (int lb = 0; lb < 2; lb++) {
+            const long long lda = la ? M + PAD : K + PAD, ldb = lb ? K + PAD : N + PAD;
+            for (int i = 0; i < M * (N + PAD); i++)
+                d[i] = -7.0;
+            assert_int_equal(evt_reference_gemm(M, N, K, EVT_F32, a, la ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, lda, b,
+                                                lb ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, ldb, d, NULL, N + PAD),
+                             EVT_OK);
+            int order_mattered = 0;
+            for (int i = 0; i < M; i++) {
+                for (int j = 0; j < N; j++) {
+                    double want = 0, other = 0;
+                    for (int p = 0; p < K; p++) {
+                        double x = a[la ? p * lda + i : i * lda + p], y = b[lb ? j * ldb + p : p * ldb + j];
+                        want += x * y;
+                    }
+                    for (int p = K - 1; p >= 0; p--)
+                        other += (double)a[la ? p * lda + i : i * lda + p] * b[lb ? j * ldb + p : p * ldb + j];
+                    order_mattered += want != other;
+                    if (!same_value(d[i * (N + PAD) + j], want))
+                        fail_msg("layouts %d%d: [%d, %d] = %a, want %a", la, lb, i, j, d[i * (N + PAD) + j], want);
+                }
+                for (int j = N; j < N + PAD; j++)
+                    assert_true(d[i * (N + PAD) + j] == -7.0);
+            }
+            assert_true(order_mattered > 0); /* else the operands test nothing */
+        }
+    free(a), free(b), free(d);
+}
+
+/* The same for the conv: 600 output channels (two column blocks), two
+ * images whose rows share a block, strides, dilation and padding, where
+ * an infinite weight meets a padded tap (0 * inf: NaN, as the GPU's). */
+static void test_conv2d_sum_order(void **state)
+{
+    (void)state;
+    const evt_conv_problem c = {2, 5, 4, 3, 600, 3, 2, 1, 1, 2, 1, 1, 2};
+    long long p, q;
+    assert_int_equal(evt_conv_output_size(&c, &p, &q), EVT_OK);
+    const long long rsc = c.r * c.s * c.c, rows = c.n * p * q, ldy = c.k + 1;
+    float *x = malloc(sizeof(float) * c.n * c.h * c.w * c.c), *w = malloc(sizeof(float) * c.k * rsc);
+    double *y = malloc(sizeof(double) * rows * ldy);
+    for (long long i = 0; i < c.n * c.h * c.w * c.c; i++)
+        x[i] = order_sensitive();
+    for (long long i = 0; i < c.k * rsc; i++)
+        w[i] = order_sensitive();
+    w[5 * rsc] = INFINITY; /* output channel 5, tap (0, 0), channel 0 */
+    assert_int_equal(evt_reference_conv2d(&c, EVT_F32, x, w, y, NULL, ldy), EVT_OK);
+    int nans = 0;
+    for (long long row = 0; row < rows; row++) {
+        long long b = row / (p * q), op = row / q % p, oq = row % q;
+        for (long long k = 0; k < c.k; k++) {
+            double want = 0;
+            for (long long r = 0; r < c.r; r++)
+                for (long long t = 0; t < c.s; t++)
+                    for (long long ch = 0; ch < c.c; ch++) {
+                        long long ih = op * c.stride_h - c.pad_h + r * c.dil_h;
+                        long long iw = oq * c.stride_w - c.pad_w + t * c.dil_w;
+                        double xv = ih < 0 || ih >= c.h || iw < 0 || iw >= c.w ? 0.0
+                                                                                : x[((b * c.h + ih) * c.w + iw) * c.c + ch];
+                        want += xv * (double)w[(k * c.r + r) * c.s * c.c + t * c.c + ch];
+                    }
+            nans += isnan(want);
+            if (!same_value(y[row * ldy + k], want))
+                fail_msg("[%lld, %lld] = %a, want %a", row, k, y[row * ldy + k], want);
+        }
+    }
+    assert_true(nans > 0); /* the padded tap was reached */
+    free(x), free(w), free(y);
+}
+
 /* A whole fused kernel's reference: the f64 GEMM feeds the interpreter. */
 static void test_gemm_then_epilogue(void **state)
 {
@@ -278,6 +380,8 @@ int main(void)
         cmocka_unit_test(test_gemm_fp8),
         cmocka_unit_test(test_gemm_errors),
         cmocka_unit_test(test_conv2d),
+        cmocka_unit_test(test_gemm_sum_order),
+        cmocka_unit_test(test_conv2d_sum_order),
         cmocka_unit_test(test_gemm_then_epilogue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
