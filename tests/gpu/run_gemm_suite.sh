@@ -8,15 +8,17 @@
 # leading dimensions and NaN/inf inputs.  Prints one line per run and
 # "N passed, N failed".
 #
-#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [-E REGEX] [FILTER]
+#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [-E REGEX] [--shard I/N] [FILTER]
 #
 # -j: runs in parallel (default: the processors; runs of one kernel stay in
 # order, so the first compiles and the rest hit the kernel cache).  -k: keep
 # the logs.  FILTER: only runs whose line contains it.  -E: only runs whose
 # line matches the extended regular expression (e.g. ' [0-9]+,(7|127|4097),'
-# for the ragged N).  A line is "FILE.evt KERNEL SIZE OPTIONS", FILE without
-# its folder.  Exit status: 0 all passed, 1 a run failed, 77 no GPU (ctest:
-# skipped).
+# for the ragged N).  --shard I/N: only the I-th of N shares of the groups
+# (below), for a device call too short for the whole suite.  A line is
+# "FILE.evt KERNEL SIZE OPTIONS", FILE without its folder.  Killed (TERM or
+# INT, as `timeout` does), it prints what finished and exits 124.  Exit
+# status: 0 all passed, 1 a run failed, 77 no GPU (ctest: skipped).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -25,11 +27,13 @@ jobs=$(nproc 2>/dev/null || echo 8)
 keep=0
 filter=
 regex=
+shard=1/1
 while [ $# -gt 0 ]; do
     case $1 in
     -j) jobs=$2; shift 2 ;;
     -k) keep=1; shift ;;
     -E) regex=${2:?run_gemm_suite: -E REGEX}; shift 2 ;;
+    --shard) shard=${2:?run_gemm_suite: --shard I/N}; shift 2 ;;
     *) filter=$1; shift ;;
     esac
 done
@@ -742,23 +746,43 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
 export -f run_group
 export EVTC work
 
-begin=$(date +%s)
-ls "$work"/groups/* 2>/dev/null | xargs -P "$jobs" -I{} bash -c 'run_group "$1"' _ {}
-end=$(date +%s)
+# This shard's groups, the longest first, so that no long group starts last.
+shard_i=${shard%/*} shard_n=${shard#*/}
+case $shard_i/$shard_n in
+[1-9]*/[1-9]*) [ "$shard_i" -le "$shard_n" ] 2>/dev/null || shard_n=bad ;;
+*) shard_n=bad ;;
+esac
+if [ "$shard_n" = bad ]; then
+    echo "run_gemm_suite: --shard takes I/N with 1 <= I <= N, not '$shard'" >&2
+    exit 2
+fi
+ls "$work"/groups/* 2>/dev/null | awk -v i="$shard_i" -v n="$shard_n" '(NR - 1) % n == i - 1' >"$work/shard"
+while read -r g; do printf '%s %s\n' "$(wc -l <"$g")" "$g"; done <"$work/shard" | sort -k1,1nr | cut -d' ' -f2- >"$work/order"
 
-passed=0
-failed=0
-for s in "$work"/logs/*.status; do
-    [ -e "$s" ] || continue
-    read -r id rc secs rest <"$s"
-    if [ "$rc" -eq 0 ]; then
-        passed=$((passed + 1))
-        printf 'PASS %5ss  %s\n' "$secs" "$rest"
-    else
-        failed=$((failed + 1))
-        printf 'FAIL %5ss  %s  (exit %s)\n' "$secs" "$rest" "$rc"
-        sed 's/^/    /' "$work/logs/$id.log" | grep -v ': PASS$' | head -n 40
-    fi
-done
-echo "$passed passed, $failed failed ($((end - begin)) s, $jobs jobs)"
+summarize() {
+    passed=0
+    failed=0
+    for s in "$work"/logs/*.status; do
+        [ -e "$s" ] || continue
+        read -r id rc secs rest <"$s"
+        if [ "$rc" -eq 0 ]; then
+            passed=$((passed + 1))
+            printf 'PASS %5ss  %s\n' "$secs" "$rest"
+        else
+            failed=$((failed + 1))
+            printf 'FAIL %5ss  %s  (exit %s)\n' "$secs" "$rest" "$rc"
+            sed 's/^/    /' "$work/logs/$id.log" | grep -v ': PASS$' | head -n 40
+        fi
+    done
+}
+
+begin=$(date +%s)
+# killed: what finished, and how many of the shard's runs did not
+trap 'summarize; echo "$passed passed, $failed failed, $(( $(xargs cat <"$work/order" | wc -l) - passed - failed )) not run: killed after $(( $(date +%s) - begin )) s (shard $shard)"; exit 124' TERM INT
+xargs -P "$jobs" -I{} bash -c 'run_group "$1"' _ {} <"$work/order"
+end=$(date +%s)
+trap - TERM INT
+
+summarize
+echo "$passed passed, $failed failed ($((end - begin)) s, $jobs jobs, shard $shard)"
 [ $passed -gt 0 ] && [ $failed -eq 0 ]
