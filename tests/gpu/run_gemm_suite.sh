@@ -8,14 +8,17 @@
 # leading dimensions and NaN/inf inputs.  Prints one line per run and
 # "N passed, N failed".
 #
-#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [-E REGEX] [--shard I/N] [FILTER]
+#   EVTC=build/evtc tests/gpu/run_gemm_suite.sh [-j JOBS] [-k] [-E REGEX] [--shard I/N] [--rerun LOG] [--list] [FILTER]
 #
 # -j: runs in parallel (default: the processors; runs of one kernel stay in
 # order, so the first compiles and the rest hit the kernel cache).  -k: keep
 # the logs.  FILTER: only runs whose line contains it.  -E: only runs whose
 # line matches the extended regular expression (e.g. ' [0-9]+,(7|127|4097),'
 # for the ragged N).  --shard I/N: only the I-th of N shares of the groups
-# (below), for a device call too short for the whole suite.  A line is
+# (below), for a device call too short for the whole suite.  --rerun LOG:
+# only the runs that an earlier run's output LOG does not list as passed
+# (a killed or failed run's rest).  --list: print the runs these options
+# select, in the order they would start, and run none.  A line is
 # "FILE.evt KERNEL SIZE OPTIONS", FILE without its folder.  Killed (TERM or
 # INT, as `timeout` does), it prints what finished and exits 124.  Exit
 # status: 0 all passed, 1 a run failed, 77 no GPU (ctest: skipped).
@@ -28,15 +31,28 @@ keep=0
 filter=
 regex=
 shard=1/1
+rerun=
+list=0
 while [ $# -gt 0 ]; do
     case $1 in
     -j) jobs=$2; shift 2 ;;
     -k) keep=1; shift ;;
     -E) regex=${2:?run_gemm_suite: -E REGEX}; shift 2 ;;
     --shard) shard=${2:?run_gemm_suite: --shard I/N}; shift 2 ;;
+    --rerun) rerun=${2:?run_gemm_suite: --rerun LOG}; shift 2 ;;
+    --list) list=1; shift ;;
     *) filter=$1; shift ;;
     esac
 done
+shard_i=${shard%/*} shard_n=${shard#*/}
+case $shard in
+[1-9]*/[1-9]*) [ "$shard_i" -le "$shard_n" ] 2>/dev/null || shard_n=bad ;;
+*) shard_n=bad ;;
+esac
+if [ "$shard_n" = bad ]; then
+    echo "run_gemm_suite: --shard takes I/N with 1 <= I <= N, not '$shard'" >&2
+    exit 2
+fi
 c=$here/cases
 ex=$root/examples
 
@@ -668,9 +684,13 @@ runs() {
     done
 }
 
-# A machine without a GPU: skip, do not fail.
-probe=$("$EVTC" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 2>&1)
-probe_rc=$?
+# A machine without a GPU: skip, do not fail (--list runs nothing).
+probe=
+probe_rc=0
+if [ $list -eq 0 ]; then
+    probe=$("$EVTC" run "$c/layouts.evt" --kernel rc_f16 --gemm 8,8,8 2>&1)
+    probe_rc=$?
+fi
 if [ $probe_rc -eq 2 ] && printf '%s' "$probe" | grep -q 'no GPU'; then
     echo "run_gemm_suite: SKIP: no GPU ($(printf '%s' "$probe" | tail -n 1))"
     exit 77
@@ -684,6 +704,10 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/evt-gpu-suite.XXXXXX")
 [ $keep -eq 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/groups" "$work/logs"
+if [ -n "$rerun" ]; then
+    [ -r "$rerun" ] || { echo "run_gemm_suite: --rerun: cannot read '$rerun'" >&2; exit 2; }
+    sed -n 's/^PASS *[0-9.]*s  //p' "$rerun" | sed 's/ *$//' >"$work/passed"
+fi
 
 # A run's --config NAME (the suite's option), or nothing.
 forced_config() {
@@ -702,6 +726,7 @@ runs | while read -r file kernel size opts; do
     line="$(basename "$file") $kernel $size $opts"
     case $line in *"$filter"*) ;; *) continue ;; esac
     [ -z "$regex" ] || [[ $line =~ $regex ]] || continue
+    [ -z "$rerun" ] || ! grep -qxF "$(printf '%s' "$line" | sed 's/ *$//')" "$work/passed" || continue
     i=$((i + 1))
     id=$(printf '%03d' $i)
     config=$(forced_config "$opts")
@@ -712,6 +737,7 @@ done
 run_group() { # GROUP_FILE: runs its lines in order, one log and status each
     while IFS="$(printf '\t')" read -r id file kernel size opts; do
         start=$(date +%s.%N)
+        given=$opts # the line's options as written, for its status line
         case $size in
         conv:*) problem="--conv ${size#conv:}" ;;
         *) problem="--gemm $size" ;;
@@ -740,24 +766,23 @@ run_group() { # GROUP_FILE: runs its lines in order, one log and status each
         rc=$?
         end=$(date +%s.%N)
         printf '%s %s %s %s %s %s %s\n' "$id" "$rc" "$(awk "BEGIN { printf \"%.1f\", $end - $start }")" \
-            "$(basename "$file")" "$kernel" "$size" "$opts" >"$work/logs/$id.status"
+            "$(basename "$file")" "$kernel" "$size" "$given" >"$work/logs/$id.status"
     done <"$1"
 }
 export -f run_group
 export EVTC work
 
 # This shard's groups, the longest first, so that no long group starts last.
-shard_i=${shard%/*} shard_n=${shard#*/}
-case $shard_i/$shard_n in
-[1-9]*/[1-9]*) [ "$shard_i" -le "$shard_n" ] 2>/dev/null || shard_n=bad ;;
-*) shard_n=bad ;;
-esac
-if [ "$shard_n" = bad ]; then
-    echo "run_gemm_suite: --shard takes I/N with 1 <= I <= N, not '$shard'" >&2
-    exit 2
-fi
 ls "$work"/groups/* 2>/dev/null | awk -v i="$shard_i" -v n="$shard_n" '(NR - 1) % n == i - 1' >"$work/shard"
 while read -r g; do printf '%s %s\n' "$(wc -l <"$g")" "$g"; done <"$work/shard" | sort -k1,1nr | cut -d' ' -f2- >"$work/order"
+
+if [ $list -eq 1 ]; then
+    # shellcheck disable=SC2046 # the group files' names have no spaces
+    [ ! -s "$work/order" ] || cat $(cat "$work/order") | while IFS="$(printf '\t')" read -r id file kernel size opts; do
+        printf '%s %s %s %s\n' "$(basename "$file")" "$kernel" "$size" "$opts" | sed 's/ *$//'
+    done
+    exit 0
+fi
 
 summarize() {
     passed=0
