@@ -2673,11 +2673,11 @@ static void test_short_k_ping_pong(void **state)
 }
 
 /* Session 66's rule: below the cooperative short-K rule's terms, a batch
- * of fast_light with a bias at K of one or two whole k tiles, N whole
- * 128-column tiles and two ping-pong tiles an SM or more takes the
- * ping-pong tile, not the cp.async 128x128 one (held out on eight shapes,
- * 1.227x).  The exact GELU, N off the 128-column tiles, a lone problem and
- * too few tiles keep the cost list's pick. */
+ * of fast_light or light with a bias at K of one or two whole k tiles, N
+ * whole 128-column tiles and two ping-pong tiles an SM or more takes the
+ * ping-pong tile, not the cp.async 128x128 one (held out on eight shapes
+ * each: GELU 1.227x, ReLU 1.537x).  The exact GELU, N off the 128-column
+ * tiles, a lone problem and too few tiles keep the cost list's pick. */
 static void test_short_k_batch_ping_pong(void **state)
 {
     (void)state;
@@ -2687,6 +2687,12 @@ static void test_short_k_batch_ping_pong(void **state)
         {&k_gemm_tn_tanh, 895, 384, 128, 1, T(sm90_pp2_128x128x64_s4), 319},
         {&k_gemm_tn_tanh, 572, 2432, 128, 1, T(sm90_pp2_128x128x64_s4), 5},
         {&k_gemm_tn_tanh, 128, 128, 64, 1, T(sm90_pp2_128x128x64_s4), 512},
+        /* a ReLU with a bias: its held-out draw (seed 6506) and the attention row */
+        {&k_gemm_tn_bias, 348, 128, 64, 1, T(sm90_pp2_128x128x64_s4), 104},
+        {&k_gemm_tn_bias, 526, 2432, 64, 1, T(sm90_pp2_128x128x64_s4), 39},
+        {&k_gemm_tn_bias, 325, 384, 128, 1, T(sm90_pp2_128x128x64_s4), 148},
+        {&k_gemm_tn_bias, 128, 128, 64, 1, T(sm90_pp2_128x128x64_s4), 512},
+        {&k_gemm_tn_bias, 200, 300, 64, 1, T(sm90_wg2_128x128x64_s3), 256},
         /* as before: the exact GELU, N = 300, one problem, few tiles */
         {&k_gemm_tn_gelu, 149, 768, 64, 1, T(sm90_wg2_128x128x64_s3), 217},
         {&k_gemm_tn_gelu, 128, 128, 64, 1, T(sm90_wg2_128x128x64_s3), 512},
