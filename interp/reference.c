@@ -42,6 +42,13 @@ static double *widen_packed(evt_elem e, const void *src, long long rows, long lo
  * each load of B's row, 512 columns (16 KiB of sums) stay in the L1 cache. */
 enum { REF_ROWS = 4, REF_COLS = 512 };
 
+/* s[j] += x * y[j]: one more term of each of cols sums */
+static void add_products(double *s, double x, const double *y, long long cols)
+{
+    for (long long j = 0; j < cols; j++)
+        s[j] += x * y[j];
+}
+
 /* Elements spanned by rows x cols with rows ld apart, or -1 (overflow, ld < cols). */
 static long long span(long long rows, long long cols, long long ld)
 {
@@ -61,6 +68,18 @@ static void put(double v, double *d, float *d32, size_t at)
         d[at] = v;
     if (d32)
         d32[at] = (float)v;
+}
+
+/* Stores a block's rows x cols sums at (row0, col0) of d / d32 (ld apart)
+ * and zeroes them for the next block. */
+static void drain_block(double *acc, long long rows, long long cols, double *d, float *d32, long long ld,
+                        long long row0, long long col0)
+{
+    for (long long r = 0; r < rows; r++)
+        for (long long j = 0; j < cols; j++) {
+            put(acc[r * REF_COLS + j], d, d32, (size_t)((row0 + r) * ld + col0 + j));
+            acc[r * REF_COLS + j] = 0;
+        }
 }
 
 evt_status evt_reference_gemm(long long m, long long n, long long k, evt_elem elem,
@@ -89,7 +108,7 @@ evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_e
     /* A as m x k rows, B as k x n rows, both dense */
     double *wa = widen_packed(elem_a, a, m, k, row_a ? lda : 1, row_a ? 1 : lda);
     double *wb = widen_packed(elem_b, b, k, n, row_b ? ldb : 1, row_b ? 1 : ldb);
-    double *acc = malloc(sizeof(double) * REF_ROWS * REF_COLS);
+    double *acc = calloc(REF_ROWS * REF_COLS, sizeof(double));
     if (!wa || !wb || !acc) {
         free(wa);
         free(wb);
@@ -100,19 +119,10 @@ evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_e
         long long rows = m - i0 < REF_ROWS ? m - i0 : REF_ROWS;
         for (long long j0 = 0; j0 < n; j0 += REF_COLS) {
             long long cols = n - j0 < REF_COLS ? n - j0 : REF_COLS;
-            for (long long e = 0; e < REF_ROWS * REF_COLS; e++)
-                acc[e] = 0;
-            for (long long p = 0; p < k; p++) {
-                const double *y = wb + p * n + j0;
-                for (long long r = 0; r < rows; r++) {
-                    double x = wa[(i0 + r) * k + p], *s = acc + r * REF_COLS;
-                    for (long long j = 0; j < cols; j++)
-                        s[j] += x * y[j];
-                }
-            }
-            for (long long r = 0; r < rows; r++)
-                for (long long j = 0; j < cols; j++)
-                    put(acc[r * REF_COLS + j], d, d32, (size_t)((i0 + r) * ldd + j0 + j));
+            for (long long p = 0; p < k; p++)
+                for (long long r = 0; r < rows; r++)
+                    add_products(acc + r * REF_COLS, wa[(i0 + r) * k + p], wb + p * n + j0, cols);
+            drain_block(acc, rows, cols, d, d32, ldd, i0, j0);
         }
     }
     free(wa);
@@ -140,7 +150,7 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
     /* the filter as rsc x k rows: one (r, s, c) position's weights of every
      * output channel side by side */
     double *wx = widen(elem, x, (size_t)sx), *ww = widen_packed(elem, w, rsc, c->k, 1, rsc);
-    double *acc = malloc(sizeof(double) * REF_ROWS * REF_COLS);
+    double *acc = calloc(REF_ROWS * REF_COLS, sizeof(double));
     if (!wx || !ww || !acc) {
         free(wx);
         free(ww);
@@ -151,8 +161,6 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
         long long rows = npq - row0 < REF_ROWS ? npq - row0 : REF_ROWS;
         for (long long k0 = 0; k0 < c->k; k0 += REF_COLS) {
             long long cols = c->k - k0 < REF_COLS ? c->k - k0 : REF_COLS;
-            for (long long e = 0; e < REF_ROWS * REF_COLS; e++)
-                acc[e] = 0;
             for (long long r = 0; r < c->r; r++)
                 for (long long t = 0; t < c->s; t++)
                     for (long long ch = 0; ch < c->c; ch++) {
@@ -166,14 +174,10 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
                             double xv = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
                                             ? 0.0
                                             : wx[((b * c->h + ih) * c->w + iw) * c->c + ch];
-                            double *s = acc + i * REF_COLS;
-                            for (long long j = 0; j < cols; j++)
-                                s[j] += xv * wp[j];
+                            add_products(acc + i * REF_COLS, xv, wp, cols);
                         }
                     }
-            for (long long i = 0; i < rows; i++)
-                for (long long j = 0; j < cols; j++)
-                    put(acc[i * REF_COLS + j], y, y32, (size_t)((row0 + i) * ldy + k0 + j));
+            drain_block(acc, rows, cols, y, y32, ldy, row0, k0);
         }
     }
     free(wx);
