@@ -2,8 +2,8 @@
 # plan_diff.sh - which plans a change to the heuristic moves: builds the
 # planner of REV (default HEAD) and the working tree's, each from its own
 # plan/ and kernels/tile_configs.h (with this tree's include/ and ir/
-# headers; bench/plan_query.sh builds both), runs bench/plan_grid.c's grid (4,620 GEMM shapes, each with
-# three epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
+# headers; bench/plan_query.sh builds both), runs bench/plan_grid.c's grid (4,620 GEMM shapes and
+# 1,008 batches, each with four epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
 # prints how many plans moved, from what to what; with -v, every moved
 # shape too; with --none, exits 1 if any plan moved (the test that runs it
 # against HEAD).  With --random N, N random problems instead of the grid
@@ -40,7 +40,7 @@ paste -d' ' "$tmp/old.txt" "$tmp/new.txt" | awk -v verbose="$verbose" -v none="$
     }
     END {
         for (k in kind) {
-            printf "%-11s %6d of %6d plans moved\n", k, moved[k] + 0, kind[k]
+            printf "%-20s %6d of %6d plans moved\n", k, moved[k] + 0, kind[k]
             total += moved[k]
         }
         for (w in what) printf "  %6d  %s\n", what[w], w

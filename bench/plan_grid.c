@@ -3,7 +3,8 @@
  * per-element epilogue (bias + GELU), a light one (D = acc), a light
  * one reading a bias (relu(acc + bias)) and bias + gelu_tanh under fast
  * math on
- * sm_90a, 132 SMs, TMA maps; conv layers (an epilogue input to stage, as
+ * sm_90a, 132 SMs, TMA maps, one problem each and (gemm-batch-*) batches
+ * of 8, 64 and 512; conv layers (an epilogue input to stage, as
  * relu(conv + b + z)), NHWC, maps where c allows.  Built from the planner's sources and
  * plan_stubs.c alone, so that any revision's planner can be compiled
  * against it.  Given shapes as arguments it plans those instead
@@ -189,6 +190,22 @@ int main(int argc, char **argv)
                 gemm(&bias, "bias", ms[a], ns[b], ks[c], 1);
                 gemm(&tanhfast, "tanhfast", ms[a], ns[b], ks[c], 1);
             }
+    /* batches (bench/bench_batched.py's kind: attention, MoE experts,
+     * ragged sizes), which the planner's batched rules read and the
+     * single problems above never reach */
+    static const long long bms[] = {64, 128, 200, 256, 512, 1000, 1024, 2048};
+    static const long long bns[] = {128, 256, 512, 1000, 1024, 1408, 4096};
+    static const long long bks[] = {64, 128, 1000, 1024, 2048, 4096};
+    static const long long bls[] = {8, 64, 512};
+    for (size_t a = 0; a < sizeof bms / sizeof *bms; a++)
+        for (size_t b = 0; b < sizeof bns / sizeof *bns; b++)
+            for (size_t c = 0; c < sizeof bks / sizeof *bks; c++)
+                for (size_t l = 0; l < sizeof bls / sizeof *bls; l++) {
+                    gemm(&gelu, "batch-gelu", bms[a], bns[b], bks[c], bls[l]);
+                    gemm(&light, "batch-light", bms[a], bns[b], bks[c], bls[l]);
+                    gemm(&bias, "batch-bias", bms[a], bns[b], bks[c], bls[l]);
+                    gemm(&tanhfast, "batch-tanhfast", bms[a], bns[b], bks[c], bls[l]);
+                }
     static const long long batches[] = {1, 4, 8, 16, 32, 64, 128, 256};
     static const long long layers[][3] = {{56, 3, 1}, {28, 3, 1}, {14, 3, 1}, {7, 3, 1}, {56, 1, 1}, {28, 1, 1},
                                           {14, 1, 1}, {7, 1, 1},  {56, 3, 2}, {28, 1, 2}, {35, 3, 1}, {17, 3, 1}};
