@@ -20,10 +20,11 @@ total=$(wc -l <"$tmp/all")
 [ "$(sort -u "$tmp/all" | wc -l)" -eq "$total" ] || fail "a run is listed twice"
 grep -q -- '--config sm90_' "$tmp/all" || fail "no line names its forced configuration"
 
-# three shards: every run in exactly one
-for i in 1 2 3; do list --shard "$i/3" >"$tmp/s$i" || fail "--shard $i/3 exited $?"; done
-[ -s "$tmp/s1" ] && [ -s "$tmp/s2" ] && [ -s "$tmp/s3" ] || fail "an empty shard"
-cat "$tmp/s1" "$tmp/s2" "$tmp/s3" | sort >"$tmp/union"
+# two shards: every run in exactly one (each listing runs the whole
+# grouping, seconds under a sanitizer: two, not more)
+for i in 1 2; do list --shard "$i/2" >"$tmp/s$i" || fail "--shard $i/2 exited $?"; done
+[ -s "$tmp/s1" ] && [ -s "$tmp/s2" ] || fail "an empty shard"
+cat "$tmp/s1" "$tmp/s2" | sort >"$tmp/union"
 sort "$tmp/all" | cmp -s - "$tmp/union" || fail "the shards do not partition the runs"
 
 # --rerun: the runs a log passed (every third, as the suite prints them) are left out
@@ -39,4 +40,4 @@ for bad in 0/3 4/3 x 2; do
 done
 list --rerun "$tmp/none" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing --rerun log was not refused"
-echo "suite_select: $total runs, 3 shards, --rerun: PASS"
+echo "suite_select: $total runs, 2 shards, --rerun: PASS"
