@@ -977,8 +977,9 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * costs below take (held out, session 66: 1.23x on eight GELU shapes,
      * 1.54x on eight ReLU ones; docs/sm90.md, "Short K under the
      * cooperative rule") */
-    if (kk <= 2 * wide->bk && tma && (k->fast_light || k->light) && k->broadcast && !k->fp8 && batch > 1 && kk % pp->bk == 0 &&
-        n % pp->bn == 0 && pp_tiles >= 2.0 * (double)sms && fits(pp, t) && plan_can_run(pp, k, t->target, NULL))
+    if (kk <= 2 * wide->bk && tma && (k->fast_light || k->light) && k->broadcast && !k->fp8 && batch > 1 &&
+        kk % pp->bk == 0 && n % pp->bn == 0 && pp_tiles >= 2.0 * (double)sms && fits(pp, t) &&
+        plan_can_run(pp, k, t->target, NULL))
         return pp;
     const costed short_k[] = {{g->wg_mid, 0}, {wide, 0}};
     const costed long_k[] = {{wide, 0}, {g->wg_mid, 0}};

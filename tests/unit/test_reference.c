@@ -332,8 +332,8 @@ static void test_conv2d_sum_order(void **state)
                     for (long long ch = 0; ch < c.c; ch++) {
                         long long ih = op * c.stride_h - c.pad_h + r * c.dil_h;
                         long long iw = oq * c.stride_w - c.pad_w + t * c.dil_w;
-                        double xv = ih < 0 || ih >= c.h || iw < 0 || iw >= c.w ? 0.0
-                                                                                : x[((b * c.h + ih) * c.w + iw) * c.c + ch];
+                        int padded = ih < 0 || ih >= c.h || iw < 0 || iw >= c.w;
+                        double xv = padded ? 0.0 : x[((b * c.h + ih) * c.w + iw) * c.c + ch];
                         want += xv * (double)w[(k * c.r + r) * c.s * c.c + t * c.c + ch];
                     }
             nans += isnan(want);
