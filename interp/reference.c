@@ -159,24 +159,34 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
     }
     for (long long row0 = 0; row0 < npq; row0 += REF_ROWS) { /* M index: NPQ order */
         long long rows = npq - row0 < REF_ROWS ? npq - row0 : REF_ROWS;
+        /* each row's image and the input position of its tap (0, 0) */
+        long long img[REF_ROWS], ih0[REF_ROWS], iw0[REF_ROWS];
+        for (long long i = 0; i < rows; i++) {
+            long long row = row0 + i;
+            img[i] = row / q / p;
+            ih0[i] = row / q % p * c->stride_h - c->pad_h;
+            iw0[i] = row % q * c->stride_w - c->pad_w;
+        }
         for (long long k0 = 0; k0 < c->k; k0 += REF_COLS) {
             long long cols = c->k - k0 < REF_COLS ? c->k - k0 : REF_COLS;
             for (long long r = 0; r < c->r; r++)
-                for (long long t = 0; t < c->s; t++)
+                for (long long t = 0; t < c->s; t++) {
+                    /* each row's input pixel under tap (r, t), NULL in the padding */
+                    const double *xp[REF_ROWS];
+                    for (long long i = 0; i < rows; i++) {
+                        long long ih = ih0[i] + r * c->dil_h, iw = iw0[i] + t * c->dil_w;
+                        xp[i] = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
+                                    ? NULL
+                                    : wx + ((img[i] * c->h + ih) * c->w + iw) * c->c;
+                    }
                     for (long long ch = 0; ch < c->c; ch++) {
                         const double *wp = ww + ((r * c->s + t) * c->c + ch) * c->k + k0;
-                        for (long long i = 0; i < rows; i++) {
-                            long long row = row0 + i, oq = row % q, op = row / q % p, b = row / q / p;
-                            long long ih = op * c->stride_h - c->pad_h + r * c->dil_h;
-                            long long iw = oq * c->stride_w - c->pad_w + t * c->dil_w;
-                            /* Padding is zeros that are multiplied like any input (as
-                             * cuDNN, PyTorch and our implicit GEMM do): 0 * inf is NaN. */
-                            double xv = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
-                                            ? 0.0
-                                            : wx[((b * c->h + ih) * c->w + iw) * c->c + ch];
-                            add_products(acc + i * REF_COLS, xv, wp, cols);
-                        }
+                        /* Padding is zeros that are multiplied like any input (as
+                         * cuDNN, PyTorch and our implicit GEMM do): 0 * inf is NaN. */
+                        for (long long i = 0; i < rows; i++)
+                            add_products(acc + i * REF_COLS, xp[i] ? xp[i][ch] : 0.0, wp, cols);
                     }
+                }
             drain_block(acc, rows, cols, y, y32, ldy, row0, k0);
         }
     }
