@@ -1,7 +1,7 @@
 """heldout_table_test.py - bench/heldout_table.py reads bench/ab.py's and
 bench/batched_configs.py's rows as they are printed, takes the mean of the
-forced runs over the pick's time, judges the criterion kind by kind (a geomean under its bar, a shape
-under the floor), and refuses a log of no rows, of differing forced
+forced runs over the pick's time, judges the criterion kind by kind (a
+geomean under its bar, a shape under the floor), and refuses a log of no rows, of differing forced
 configurations (a probe) or without a kind the criterion names."""
 import os
 import subprocess
