@@ -5,8 +5,9 @@ BB_CFGS, the same configuration each time in a row, usually twice)
 against the new pick, per epilogue kind; the ratio is the mean of the
 forced times over the pick's (above 1: the new pick is faster).  Prints
 one summary line a kind (geomean, least, most, and the peer's ratio to
-the old and the new), the markdown table docs/sm90.md keeps, and, given --geomean or --floor, whether the criterion
-written before the run is met, kind by kind.
+the old and the new), the markdown table docs/sm90.md keeps, and, given
+--geomean or --floor, whether the criterion written before the run is
+met, kind by kind.
 
     python3 bench/heldout_table.py ho.log --geomean 1.05 --floor 0.95 \\
         --kinds "gemm+bias+gelu,gemm+bias+gelu_tanh fast,gemm"
