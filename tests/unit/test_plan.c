@@ -2692,11 +2692,11 @@ static void test_short_k_batch_ping_pong(void **state)
         {&k_gemm_tn_bias, 526, 2432, 64, 1, T(sm90_pp2_128x128x64_s4), 39},
         {&k_gemm_tn_bias, 325, 384, 128, 1, T(sm90_pp2_128x128x64_s4), 148},
         {&k_gemm_tn_bias, 128, 128, 64, 1, T(sm90_pp2_128x128x64_s4), 512},
-        {&k_gemm_tn_bias, 200, 300, 64, 1, T(sm90_wg2_128x128x64_s3), 256},
-        /* as before: the exact GELU, N = 300, one problem, few tiles */
+        /* as before: the exact GELU, N = 300 (both epilogues), one problem, few tiles */
         {&k_gemm_tn_gelu, 149, 768, 64, 1, T(sm90_wg2_128x128x64_s3), 217},
         {&k_gemm_tn_gelu, 128, 128, 64, 1, T(sm90_wg2_128x128x64_s3), 512},
         {&k_gemm_tn_tanh, 200, 300, 64, 1, T(sm90_wg2_128x128x64_s3), 256},
+        {&k_gemm_tn_bias, 200, 300, 64, 1, T(sm90_wg2_128x128x64_s3), 256},
         {&k_gemm_tn_tanh, 572, 2432, 128, 1, T(sm90_wg1_64x128x64_s4), 1},
         {&k_gemm_tn_tanh, 256, 256, 64, 1, T(sm80_64x64x32_w4_s4), 4},
     };
