@@ -2,9 +2,10 @@
  * against which fused kernels are checked: each output element is one sequential
  * sum in f64 of the exact products of operands loaded through evt_math.h, in the
  * order of the reduced index.  The loops keep that order for every element but
- * run a block of elements side by side over operands repacked so that the
- * innermost loop reads contiguous memory: a dot product at a time made each
- * sum one chain of dependent additions, over strided loads. */
+ * compute blocks of elements side by side, in registers, over operands packed
+ * into panels (ref_sums): a dot product at a time made each sum one chain of
+ * dependent additions over strided loads, and a block summed in memory one
+ * term at a time waited on its loads and stores. */
 #include "interp.h"
 
 #include <stdint.h>
@@ -15,38 +16,162 @@ static int operand_elem_ok(evt_elem e)
     return e == EVT_F16 || e == EVT_BF16 || e == EVT_F32 || e == EVT_E4M3 || e == EVT_E5M2;
 }
 
-/* Loads a whole operand matrix as doubles (exact for every operand type). */
-static double *widen(evt_elem e, const void *src, size_t count)
+/*
+ * The sums, register-blocked: REF_MR x REF_NR of them stay in registers
+ * through REF_KC terms each (ref_micro), then go back to a strip of REF_MC
+ * rows of sums that the next REF_KC terms continue.  A's block of that strip
+ * is packed as REF_MR-row panels (ref_operand_a's pack: the GEMM's rows, or
+ * the conv's gathered pixels), B once as REF_NR-column panels (ref_pack_b),
+ * both zero-padded: a padded row or column is summed and never stored.
+ * Each sum still takes its terms in the order of the reduced index, and
+ * every product of two operands (at most 24 significant bits each) is exact
+ * in f64, so whether a compiler fuses the multiply and the add changes no
+ * bit.  Against the block of four rows by 512 columns summed one term at a
+ * time in memory (session 66), 3-4x faster (docs/interpreter.md).
+ */
+enum { REF_MR = 4, REF_NR = 4, REF_KC = 256, REF_MC = 64 };
+
+/* c's REF_MR x REF_NR sums (rows ldc apart) plus kc more terms each: a's
+ * column p (REF_MR values) times b's row p (REF_NR values), p in order. */
+static void ref_micro(long long kc, const double *restrict a, const double *restrict b, double *restrict c,
+                      long long ldc)
 {
-    double *d = malloc((count + 1) * sizeof *d);
-    size_t es = evt_elem_size(e);
-    for (size_t i = 0; d && i < count; i++)
-        d[i] = interp_load_f32(e, (const unsigned char *)src + i * es);
-    return d;
+    double s[REF_MR][REF_NR];
+    for (int r = 0; r < REF_MR; r++)
+        for (int j = 0; j < REF_NR; j++)
+            s[r][j] = c[r * ldc + j];
+    for (long long p = 0; p < kc; p++, a += REF_MR, b += REF_NR)
+        for (int r = 0; r < REF_MR; r++)
+            for (int j = 0; j < REF_NR; j++)
+                s[r][j] += a[r] * b[j];
+    for (int r = 0; r < REF_MR; r++)
+        for (int j = 0; j < REF_NR; j++)
+            c[r * ldc + j] = s[r][j];
 }
 
-/* A rows x cols matrix whose element (i, j) is at src[i * rs + j * cs], as
- * dense row-major doubles. */
-static double *widen_packed(evt_elem e, const void *src, long long rows, long long cols, long long rs,
-                            long long cs)
+/* The A operand of the sums: pack writes its rows row0 .. row0 + rows - 1,
+ * terms p0 .. p0 + kc - 1, as panels of REF_MR rows (panel i holds term p's
+ * REF_MR values at [p * REF_MR]; rows past `rows` zeros). */
+typedef struct ref_operand_a {
+    void (*pack)(const struct ref_operand_a *, double *dst, long long row0, long long rows, long long p0,
+                 long long kc);
+    evt_elem elem;
+    const unsigned char *at;
+    long long rs, cs;             /* a GEMM's element (i, p) at at[i * rs + p * cs] */
+    const evt_conv_problem *conv; /* a conv's problem, its output's p x q, and x as doubles */
+    long long p, q;
+    const double *x;
+} ref_operand_a;
+
+static void ref_pack_gemm(const ref_operand_a *a, double *dst, long long row0, long long rows, long long p0,
+                          long long kc)
 {
-    double *d = malloc(((size_t)rows * (size_t)cols + 1) * sizeof *d);
-    size_t es = evt_elem_size(e);
-    for (long long i = 0; d && i < rows; i++)
-        for (long long j = 0; j < cols; j++)
-            d[i * cols + j] = interp_load_f32(e, (const unsigned char *)src + (size_t)(i * rs + j * cs) * es);
-    return d;
+    const size_t es = evt_elem_size(a->elem);
+    for (long long i0 = 0; i0 < rows; i0 += REF_MR, dst += REF_MR * kc)
+        for (long long r = 0; r < REF_MR; r++) {
+            const unsigned char *row = a->at + (size_t)((row0 + i0 + r) * a->rs) * es;
+            for (long long p = 0; p < kc; p++)
+                dst[p * REF_MR + r] =
+                    i0 + r < rows ? interp_load_f32(a->elem, row + (size_t)((p0 + p) * a->cs) * es) : 0.0;
+        }
 }
 
-/* The GEMM's block of output elements summed side by side: 4 rows share
- * each load of B's row, 512 columns (16 KiB of sums) stay in the L1 cache. */
-enum { REF_ROWS = 4, REF_COLS = 512 };
-
-/* s[j] += x * y[j]: one more term of each of cols sums */
-static void add_products(double *s, double x, const double *y, long long cols)
+/* A conv's row is an output pixel (n, p, q order), its term p = (tap r * s
+ * + t) * c + channel: the input under that tap, zero in the padding, which
+ * is multiplied like any input (as cuDNN, PyTorch and our implicit GEMM do:
+ * 0 * inf is NaN). */
+static void ref_pack_conv(const ref_operand_a *a, double *dst, long long row0, long long rows, long long p0,
+                          long long kc)
 {
-    for (long long j = 0; j < cols; j++)
-        s[j] += x * y[j];
+    const evt_conv_problem *c = a->conv;
+    for (long long i0 = 0; i0 < rows; i0 += REF_MR, dst += REF_MR * kc)
+        for (long long r = 0; r < REF_MR; r++) {
+            if (i0 + r >= rows) {
+                for (long long p = 0; p < kc; p++)
+                    dst[p * REF_MR + r] = 0.0;
+                continue;
+            }
+            const long long row = row0 + i0 + r, img = row / a->q / a->p;
+            const long long ih0 = row / a->q % a->p * c->stride_h - c->pad_h;
+            const long long iw0 = row % a->q * c->stride_w - c->pad_w;
+            long long tap = p0 / c->c, ch = p0 % c->c;
+            const double *px = NULL; /* the pixel under tap `tap`, NULL in the padding */
+            for (long long p = 0; p < kc; p++) {
+                if (p == 0 || ch == 0) {
+                    const long long ih = ih0 + tap / c->s * c->dil_h, iw = iw0 + tap % c->s * c->dil_w;
+                    px = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
+                             ? NULL
+                             : a->x + ((img * c->h + ih) * c->w + iw) * c->c;
+                }
+                dst[p * REF_MR + r] = px ? px[ch] : 0.0;
+                if (++ch == c->c) {
+                    ch = 0;
+                    tap++;
+                }
+            }
+        }
+}
+
+/* B (k x n, element (p, j) at b[p * rs + j * cs]) as panels of REF_NR
+ * columns, each k x REF_NR row-major; columns past n are zeros. */
+static double *ref_pack_b(evt_elem e, const unsigned char *b, long long rs, long long cs, long long k, long long n)
+{
+    const long long panels = (n + REF_NR - 1) / REF_NR;
+    double *dst = malloc(((size_t)panels * REF_NR * (size_t)k + 1) * sizeof *dst);
+    const size_t es = evt_elem_size(e);
+    for (long long jp = 0; dst && jp < panels; jp++)
+        for (long long p = 0; p < k; p++)
+            for (long long j = 0; j < REF_NR; j++) {
+                const long long col = jp * REF_NR + j;
+                dst[(jp * k + p) * REF_NR + j] =
+                    col < n ? interp_load_f32(e, b + (size_t)(p * rs + col * cs) * es) : 0.0;
+            }
+    return dst;
+}
+
+static void put(double v, double *d, float *d32, size_t at)
+{
+    if (d)
+        d[at] = v;
+    if (d32)
+        d32[at] = (float)v;
+}
+
+/* d / d32 (m x n, rows ld apart) = A B over k terms, B's panels pb. */
+static evt_status ref_sums(long long m, long long n, long long k, const ref_operand_a *a, const double *pb, double *d,
+                           float *d32, long long ld)
+{
+    const long long panels = (n + REF_NR - 1) / REF_NR, ldc = panels * REF_NR;
+    const long long strip = m < REF_MC ? (m + REF_MR - 1) / REF_MR * REF_MR : REF_MC;
+    const long long kc_most = k < REF_KC ? k : REF_KC;
+    double *pa = malloc(((size_t)strip * (size_t)kc_most + 1) * sizeof *pa);
+    double *sums = malloc(((size_t)strip * (size_t)ldc + 1) * sizeof *sums);
+    if (!pa || !sums) {
+        free(pa);
+        free(sums);
+        return EVT_ERR_NO_MEMORY;
+    }
+    for (long long row0 = 0; row0 < m; row0 += strip) {
+        const long long rows = m - row0 < strip ? m - row0 : strip;
+        const long long panels_a = (rows + REF_MR - 1) / REF_MR;
+        for (long long i = 0; i < panels_a * REF_MR * ldc; i++)
+            sums[i] = 0;
+        for (long long p0 = 0; p0 < k; p0 += REF_KC) {
+            const long long kc = k - p0 < REF_KC ? k - p0 : REF_KC;
+            a->pack(a, pa, row0, rows, p0, kc);
+            /* B's kc x REF_NR slice stays in the L1 cache through the strip's panels */
+            for (long long jp = 0; jp < panels; jp++)
+                for (long long ip = 0; ip < panels_a; ip++)
+                    ref_micro(kc, pa + ip * REF_MR * kc, pb + (jp * k + p0) * REF_NR,
+                              sums + ip * REF_MR * ldc + jp * REF_NR, ldc);
+        }
+        for (long long r = 0; r < rows; r++)
+            for (long long j = 0; j < n; j++)
+                put(sums[r * ldc + j], d, d32, (size_t)((row0 + r) * ld + j));
+    }
+    free(pa);
+    free(sums);
+    return EVT_OK;
 }
 
 /* Elements spanned by rows x cols with rows ld apart, or -1 (overflow, ld < cols). */
@@ -60,26 +185,6 @@ static long long span(long long rows, long long cols, long long ld)
     if (__builtin_mul_overflow(rows - 1, ld, &s) || __builtin_add_overflow(s, cols, &s))
         return -1;
     return s;
-}
-
-static void put(double v, double *d, float *d32, size_t at)
-{
-    if (d)
-        d[at] = v;
-    if (d32)
-        d32[at] = (float)v;
-}
-
-/* Stores a block's rows x cols sums at (row0, col0) of d / d32 (ld apart)
- * and zeroes them for the next block. */
-static void drain_block(double *acc, long long rows, long long cols, double *d, float *d32, long long ld,
-                        long long row0, long long col0)
-{
-    for (long long r = 0; r < rows; r++)
-        for (long long j = 0; j < cols; j++) {
-            put(acc[r * REF_COLS + j], d, d32, (size_t)((row0 + r) * ld + col0 + j));
-            acc[r * REF_COLS + j] = 0;
-        }
 }
 
 evt_status evt_reference_gemm(long long m, long long n, long long k, evt_elem elem,
@@ -105,30 +210,15 @@ evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_e
     long long sd = span(m, n, ldd);
     if (sa < 0 || sb < 0 || sd < 0 || (sa && !a) || (sb && !b))
         return EVT_ERR_INVALID_ARGUMENT;
-    /* A as m x k rows, B as k x n rows, both dense */
-    double *wa = widen_packed(elem_a, a, m, k, row_a ? lda : 1, row_a ? 1 : lda);
-    double *wb = widen_packed(elem_b, b, k, n, row_b ? ldb : 1, row_b ? 1 : ldb);
-    double *acc = calloc(REF_ROWS * REF_COLS, sizeof(double));
-    if (!wa || !wb || !acc) {
-        free(wa);
-        free(wb);
-        free(acc);
+    if (m == 0 || n == 0)
+        return EVT_OK;
+    const ref_operand_a op = {ref_pack_gemm, elem_a, a, row_a ? lda : 1, row_a ? 1 : lda, NULL, 0, 0, NULL};
+    double *pb = ref_pack_b(elem_b, b, row_b ? ldb : 1, row_b ? 1 : ldb, k, n);
+    if (!pb)
         return EVT_ERR_NO_MEMORY;
-    }
-    for (long long i0 = 0; i0 < m; i0 += REF_ROWS) {
-        long long rows = m - i0 < REF_ROWS ? m - i0 : REF_ROWS;
-        for (long long j0 = 0; j0 < n; j0 += REF_COLS) {
-            long long cols = n - j0 < REF_COLS ? n - j0 : REF_COLS;
-            for (long long p = 0; p < k; p++)
-                for (long long r = 0; r < rows; r++)
-                    add_products(acc + r * REF_COLS, wa[(i0 + r) * k + p], wb + p * n + j0, cols);
-            drain_block(acc, rows, cols, d, d32, ldd, i0, j0);
-        }
-    }
-    free(wa);
-    free(wb);
-    free(acc);
-    return EVT_OK;
+    evt_status st = ref_sums(m, n, k, &op, pb, d, d32, ldd);
+    free(pb);
+    return st;
 }
 
 evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const void *x,
@@ -147,51 +237,24 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
     long long sx = span(nhw, c->c, c->c), sw = span(c->k, rsc, rsc), sy = span(npq, c->k, ldy);
     if (sx < 0 || sw < 0 || sy < 0 || (sx && !x) || (sw && !w))
         return EVT_ERR_INVALID_ARGUMENT;
-    /* the filter as rsc x k rows: one (r, s, c) position's weights of every
+    if (npq == 0 || c->k == 0)
+        return EVT_OK;
+    /* x as doubles once (a pixel is packed under each of the r x s taps),
+     * the filter as rsc x k: one (r, s, c) position's weights of every
      * output channel side by side */
-    double *wx = widen(elem, x, (size_t)sx), *ww = widen_packed(elem, w, rsc, c->k, 1, rsc);
-    double *acc = calloc(REF_ROWS * REF_COLS, sizeof(double));
-    if (!wx || !ww || !acc) {
-        free(wx);
-        free(ww);
-        free(acc);
+    double *xd = malloc(((size_t)sx + 1) * sizeof *xd);
+    double *pb = ref_pack_b(elem, w, 1, rsc, rsc, c->k);
+    if (!xd || !pb) {
+        free(xd);
+        free(pb);
         return EVT_ERR_NO_MEMORY;
     }
-    for (long long row0 = 0; row0 < npq; row0 += REF_ROWS) { /* M index: NPQ order */
-        long long rows = npq - row0 < REF_ROWS ? npq - row0 : REF_ROWS;
-        /* each row's image and the input position of its tap (0, 0) */
-        long long img[REF_ROWS], ih0[REF_ROWS], iw0[REF_ROWS];
-        for (long long i = 0; i < rows; i++) {
-            long long row = row0 + i;
-            img[i] = row / q / p;
-            ih0[i] = row / q % p * c->stride_h - c->pad_h;
-            iw0[i] = row % q * c->stride_w - c->pad_w;
-        }
-        for (long long k0 = 0; k0 < c->k; k0 += REF_COLS) {
-            long long cols = c->k - k0 < REF_COLS ? c->k - k0 : REF_COLS;
-            for (long long r = 0; r < c->r; r++)
-                for (long long t = 0; t < c->s; t++) {
-                    /* each row's input pixel under tap (r, t), NULL in the padding */
-                    const double *xp[REF_ROWS];
-                    for (long long i = 0; i < rows; i++) {
-                        long long ih = ih0[i] + r * c->dil_h, iw = iw0[i] + t * c->dil_w;
-                        xp[i] = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
-                                    ? NULL
-                                    : wx + ((img[i] * c->h + ih) * c->w + iw) * c->c;
-                    }
-                    for (long long ch = 0; ch < c->c; ch++) {
-                        const double *wp = ww + ((r * c->s + t) * c->c + ch) * c->k + k0;
-                        /* Padding is zeros that are multiplied like any input (as
-                         * cuDNN, PyTorch and our implicit GEMM do): 0 * inf is NaN. */
-                        for (long long i = 0; i < rows; i++)
-                            add_products(acc + i * REF_COLS, xp[i] ? xp[i][ch] : 0.0, wp, cols);
-                    }
-                }
-            drain_block(acc, rows, cols, y, y32, ldy, row0, k0);
-        }
-    }
-    free(wx);
-    free(ww);
-    free(acc);
-    return EVT_OK;
+    const size_t es = evt_elem_size(elem);
+    for (long long i = 0; i < sx; i++)
+        xd[i] = interp_load_f32(elem, (const unsigned char *)x + (size_t)i * es);
+    const ref_operand_a op = {ref_pack_conv, elem, NULL, 0, 0, c, p, q, xd};
+    evt_status st = ref_sums(npq, c->k, rsc, &op, pb, y, y32, ldy);
+    free(xd);
+    free(pb);
+    return st;
 }
