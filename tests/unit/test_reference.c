@@ -261,13 +261,14 @@ static int same_value(double x, double y)
 }
 
 /* The reference sums each element in the order of k, one addition at a
- * time, across its blocks of rows and columns (7 rows, 1030 columns: two
- * whole 512-column blocks and a part one), in every layout, and leaves
- * D's padding alone. */
+ * time, across its blocks (ref_sums: 67 rows, a 64-row strip and a part
+ * one whose last 4-row panel is part padding; 130 columns, the last
+ * 4-column panel half padding; K = 517, two 256-term blocks and a part
+ * one), in every layout, and leaves D's padding alone. */
 static void test_gemm_sum_order(void **state)
 {
     (void)state;
-    enum { M = 7, N = 1030, K = 29, PAD = 3 };
+    enum { M = 67, N = 130, K = 517, PAD = 3 };
     float *a = malloc(sizeof(float) * (M + PAD) * (K + PAD)), *b = malloc(sizeof(float) * (K + PAD) * (N + PAD));
     double *d = malloc(sizeof(double) * M * (N + PAD));
     for (int i = 0; i < (M + PAD) * (K + PAD); i++)
@@ -304,13 +305,16 @@ static void test_gemm_sum_order(void **state)
     free(a), free(b), free(d);
 }
 
-/* The same for the conv: 600 output channels (two column blocks), two
- * images whose rows share a block, strides, dilation and padding, where
- * an infinite weight meets a padded tap (0 * inf: NaN, as the GPU's). */
+/* The same for the conv: 602 output channels (the last 4-column panel
+ * half padding), six images whose 72 rows cross a 64-row strip and share
+ * its panels, r s c = 300 terms (a 256-term block ending inside a tap:
+ * the next block's first pixel is found mid-tap), strides, dilation and
+ * padding, where an infinite weight meets a padded tap (0 * inf: NaN, as
+ * the GPU's). */
 static void test_conv2d_sum_order(void **state)
 {
     (void)state;
-    const evt_conv_problem c = {2, 5, 4, 3, 600, 3, 2, 1, 1, 2, 1, 1, 2};
+    const evt_conv_problem c = {6, 5, 4, 50, 602, 3, 2, 1, 1, 2, 1, 1, 2};
     long long p, q;
     assert_int_equal(evt_conv_output_size(&c, &p, &q), EVT_OK);
     const long long rsc = c.r * c.s * c.c, rows = c.n * p * q, ldy = c.k + 1;
