@@ -48,6 +48,16 @@ typedef struct interp_args {
 evt_status interp_run(const ir_func *fn, const interp_args *args, evt_interp_mode mode,
                       char *err, size_t errlen);
 
+/* evt_reference_gemm_mixed and evt_reference_conv2d in the widest form
+ * this CPU runs (wide: AVX2 where it has it) or the two-wide one (0): the
+ * same sums, which test_reference checks bit for bit. */
+evt_status interp_reference_gemm_form(int wide, long long m, long long n, long long k, evt_elem elem_a,
+                                      const void *a, evt_layout layout_a, long long lda, evt_elem elem_b,
+                                      const void *b, evt_layout layout_b, long long ldb, double *d, float *d32,
+                                      long long ldd);
+evt_status interp_reference_conv2d_form(int wide, const evt_conv_problem *c, evt_elem elem, const void *x,
+                                        const void *w, double *y, float *y32, long long ldy);
+
 /* Stores the f32 value v as element type e at p (the GPU's conversion). */
 void interp_store_f32(evt_elem e, float v, void *p);
 /* Loads element type e at p as f32 (exact except i32 beyond 2^24). */

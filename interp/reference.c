@@ -186,9 +186,20 @@ static void put(double v, double *d, float *d32, size_t at)
         d32[at] = (float)v;
 }
 
-/* d / d32 (m x n, rows ld apart) = A B over k terms, B's panels pb. */
+/* Whether ref_sums may take its widest form on this CPU. */
+static int ref_wide_ok(void)
+{
+#ifdef REF_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+/* d / d32 (m x n, rows ld apart) = A B over k terms, B's panels pb; in the
+ * widest form the CPU runs where `wide` is set, else the two-wide one. */
 static evt_status ref_sums(long long m, long long n, long long k, const ref_operand_a *a, const double *pb, double *d,
-                           float *d32, long long ld)
+                           float *d32, long long ld, int wide)
 {
     const long long panels = (n + REF_NR - 1) / REF_NR, ldc = panels * REF_NR;
     const long long strip = m < REF_MC ? (m + REF_MR - 1) / REF_MR * REF_MR : REF_MC;
@@ -200,9 +211,7 @@ static evt_status ref_sums(long long m, long long n, long long k, const ref_oper
         free(sums);
         return EVT_ERR_NO_MEMORY;
     }
-#ifdef REF_AVX2
-    const int avx2 = __builtin_cpu_supports("avx2");
-#endif
+    const int avx2 = wide && ref_wide_ok();
     for (long long row0 = 0; row0 < m; row0 += strip) {
         const long long rows = m - row0 < strip ? m - row0 : strip;
         const long long panels_a = (rows + REF_MR - 1) / REF_MR;
@@ -220,6 +229,8 @@ static evt_status ref_sums(long long m, long long n, long long k, const ref_oper
                     ref_panels_avx2(kc, panels_a, pa, b, c, ldc);
                     continue;
                 }
+#else
+                (void)avx2;
 #endif
                 ref_panels(kc, panels_a, pa, b, c, ldc);
             }
@@ -260,6 +271,14 @@ evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_e
                                     evt_elem elem_b, const void *b, evt_layout layout_b,
                                     long long ldb, double *d, float *d32, long long ldd)
 {
+    return interp_reference_gemm_form(1, m, n, k, elem_a, a, layout_a, lda, elem_b, b, layout_b, ldb, d, d32, ldd);
+}
+
+evt_status interp_reference_gemm_form(int wide, long long m, long long n, long long k, evt_elem elem_a,
+                                      const void *a, evt_layout layout_a, long long lda, evt_elem elem_b,
+                                      const void *b, evt_layout layout_b, long long ldb, double *d, float *d32,
+                                      long long ldd)
+{
     int row_a = layout_a == EVT_LAYOUT_ROW, row_b = layout_b == EVT_LAYOUT_ROW;
     if (!operand_elem_ok(elem_a) || !operand_elem_ok(elem_b) || (!row_a && layout_a != EVT_LAYOUT_COL) ||
         (!row_b && layout_b != EVT_LAYOUT_COL) || (!d && !d32))
@@ -275,13 +294,19 @@ evt_status evt_reference_gemm_mixed(long long m, long long n, long long k, evt_e
     double *pb = ref_pack_b(elem_b, b, row_b ? ldb : 1, row_b ? 1 : ldb, k, n);
     if (!pb)
         return EVT_ERR_NO_MEMORY;
-    evt_status st = ref_sums(m, n, k, &op, pb, d, d32, ldd);
+    evt_status st = ref_sums(m, n, k, &op, pb, d, d32, ldd, wide);
     free(pb);
     return st;
 }
 
 evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const void *x,
                                 const void *w, double *y, float *y32, long long ldy)
+{
+    return interp_reference_conv2d_form(1, c, elem, x, w, y, y32, ldy);
+}
+
+evt_status interp_reference_conv2d_form(int wide, const evt_conv_problem *c, evt_elem elem, const void *x,
+                                        const void *w, double *y, float *y32, long long ldy)
 {
     long long p, q;
     if (!c || !operand_elem_ok(elem) || (!y && !y32) || evt_conv_output_size(c, &p, &q) != EVT_OK ||
@@ -312,7 +337,7 @@ evt_status evt_reference_conv2d(const evt_conv_problem *c, evt_elem elem, const 
     for (long long i = 0; i < sx; i++)
         xd[i] = interp_load_f32(elem, (const unsigned char *)x + (size_t)i * es);
     const ref_operand_a op = {ref_pack_conv, elem, NULL, 0, 0, c, p, q, xd};
-    evt_status st = ref_sums(npq, c->k, rsc, &op, pb, y, y32, ldy);
+    evt_status st = ref_sums(npq, c->k, rsc, &op, pb, y, y32, ldy, wide);
     free(xd);
     free(pb);
     return st;

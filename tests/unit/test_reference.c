@@ -10,6 +10,8 @@
 
 #include <evt/evt.h>
 
+#include "interp/interp.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +351,71 @@ static void test_conv2d_sum_order(void **state)
     free(x), free(w), free(y);
 }
 
+/* Random elements of e, finite (the top exponent bit cleared: below 2 in
+ * magnitude, subnormals included) so that no sum is a NaN that would hide
+ * a difference, and of both signs and many magnitudes so that every sum
+ * depends on its order. */
+static void random_bits(evt_elem e, unsigned char *p, size_t count)
+{
+    const size_t es = evt_elem_size(e);
+    for (size_t i = 0; i < count * es; i++) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        p[i] = (unsigned char)(rng >> 32);
+        if (i % es == es - 1) /* the element's top byte (little-endian): sign, then the top exponent bit */
+            p[i] &= 0xbf;
+    }
+}
+
+/* The reference's two forms (interp_reference_*_form: AVX2 where this CPU
+ * has it, and the two-wide one every CPU runs) give the same bits, so that
+ * a check's verdict does not depend on the machine: GEMMs across the
+ * strips, panels and blocks, both layouts, every operand type, and convs. */
+static void test_two_forms(void **state)
+{
+    (void)state;
+    const evt_elem elems[] = {EVT_F16, EVT_BF16, EVT_F32, EVT_E4M3, EVT_E5M2};
+    for (int t = 0; t < 40; t++) {
+        const long long m = 1 + t * 7 % 71, n = 1 + t * 5 % 23, k = t * 37 % 600;
+        const evt_elem ea = elems[t % 5], eb = elems[t / 5 % 5];
+        const int la = t & 1, lb = t >> 1 & 1;
+        const long long lda = la ? m : k > 0 ? k : 1, ldb = lb ? k > 0 ? k : 1 : n;
+        unsigned char *a = malloc((size_t)((la ? k : m) * lda + 1) * 4);
+        unsigned char *b = malloc((size_t)((lb ? n : k) * ldb + 1) * 4);
+        double *d0 = malloc(sizeof(double) * (size_t)(m * n)), *d1 = malloc(sizeof(double) * (size_t)(m * n));
+        random_bits(ea, a, (size_t)((la ? k : m) * lda));
+        random_bits(eb, b, (size_t)((lb ? n : k) * ldb));
+        assert_int_equal(interp_reference_gemm_form(0, m, n, k, ea, a, la ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, lda, eb,
+                                                    b, lb ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, ldb, d0, NULL, n),
+                         EVT_OK);
+        assert_int_equal(interp_reference_gemm_form(1, m, n, k, ea, a, la ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, lda, eb,
+                                                    b, lb ? EVT_LAYOUT_COL : EVT_LAYOUT_ROW, ldb, d1, NULL, n),
+                         EVT_OK);
+        for (long long i = 0; i < m * n; i++)
+            if (!same_value(d0[i], d1[i]))
+                fail_msg("gemm %d (%lldx%lldx%lld): [%lld] %a against %a", t, m, n, k, i, d0[i], d1[i]);
+        free(a), free(b), free(d0), free(d1);
+    }
+    const evt_conv_problem c = {3, 7, 6, 40, 13, 3, 3, 1, 1, 2, 1, 1, 2};
+    long long p, q;
+    assert_int_equal(evt_conv_output_size(&c, &p, &q), EVT_OK);
+    const long long rows = c.n * p * q;
+    for (int e = 0; e < 5; e++) {
+        unsigned char *x = malloc((size_t)(c.n * c.h * c.w * c.c) * 4);
+        unsigned char *w = malloc((size_t)(c.k * c.r * c.s * c.c) * 4);
+        double *y0 = malloc(sizeof(double) * (size_t)(rows * c.k)), *y1 = malloc(sizeof(double) * (size_t)(rows * c.k));
+        random_bits(elems[e], x, (size_t)(c.n * c.h * c.w * c.c));
+        random_bits(elems[e], w, (size_t)(c.k * c.r * c.s * c.c));
+        assert_int_equal(interp_reference_conv2d_form(0, &c, elems[e], x, w, y0, NULL, c.k), EVT_OK);
+        assert_int_equal(interp_reference_conv2d_form(1, &c, elems[e], x, w, y1, NULL, c.k), EVT_OK);
+        for (long long i = 0; i < rows * c.k; i++)
+            if (!same_value(y0[i], y1[i]))
+                fail_msg("conv, element type %d: [%lld] %a against %a", e, i, y0[i], y1[i]);
+        free(x), free(w), free(y0), free(y1);
+    }
+}
+
 /* A whole fused kernel's reference: the f64 GEMM feeds the interpreter. */
 static void test_gemm_then_epilogue(void **state)
 {
@@ -386,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_conv2d),
         cmocka_unit_test(test_gemm_sum_order),
         cmocka_unit_test(test_conv2d_sum_order),
+        cmocka_unit_test(test_two_forms),
         cmocka_unit_test(test_gemm_then_epilogue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
