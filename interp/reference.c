@@ -20,9 +20,10 @@ static int operand_elem_ok(evt_elem e)
  * The sums, register-blocked: REF_MR x REF_NR of them stay in registers
  * through REF_KC terms each (ref_micro), then go back to a strip of REF_MC
  * rows of sums that the next REF_KC terms continue.  A's block of that strip
- * is packed as REF_MR-row panels (ref_operand_a's pack: the GEMM's rows, or
- * the conv's gathered pixels), B once as REF_NR-column panels (ref_pack_b),
- * both zero-padded: a padded row or column is summed and never stored.
+ * is packed as REF_MR-row panels (ref_pack_a over ref_operand_a's rows: the
+ * GEMM's, or the conv's gathered pixels), B once as REF_NR-column panels
+ * (ref_pack_b), both zero-padded: a padded row or column is summed and
+ * never stored.
  * Each sum still takes its terms in the order of the reduced index, and
  * every product of two operands (at most 24 significant bits each) is exact
  * in f64, so whether a compiler fuses the multiply and the add changes no
@@ -94,12 +95,10 @@ __attribute__((target("avx2"))) static void ref_panels_avx2(long long kc, long l
 }
 #endif
 
-/* The A operand of the sums: pack writes its rows row0 .. row0 + rows - 1,
- * terms p0 .. p0 + kc - 1, as panels of REF_MR rows (panel i holds term p's
- * REF_MR values at [p * REF_MR]; rows past `rows` zeros). */
+/* The A operand of the sums: row writes row i's terms p0 .. p0 + kc - 1
+ * at dst[0], dst[REF_MR], ... (its column of a panel). */
 typedef struct ref_operand_a {
-    void (*pack)(const struct ref_operand_a *, double *dst, long long row0, long long rows, long long p0,
-                 long long kc);
+    void (*row)(const struct ref_operand_a *, double *dst, long long i, long long p0, long long kc);
     evt_elem elem;
     const unsigned char *at;
     long long rs, cs;             /* a GEMM's element (i, p) at at[i * rs + p * cs] */
@@ -108,56 +107,51 @@ typedef struct ref_operand_a {
     const double *x;
 } ref_operand_a;
 
-static void ref_pack_gemm(const ref_operand_a *a, double *dst, long long row0, long long rows, long long p0,
-                          long long kc)
+static void ref_row_gemm(const ref_operand_a *a, double *dst, long long i, long long p0, long long kc)
 {
     const size_t es = evt_elem_size(a->elem);
-    for (long long i0 = 0; i0 < rows; i0 += REF_MR, dst += REF_MR * kc)
-        for (long long r = 0; r < REF_MR; r++) {
-            if (i0 + r >= rows) {
-                for (long long p = 0; p < kc; p++)
-                    dst[p * REF_MR + r] = 0.0;
-                continue;
-            }
-            const unsigned char *row = a->at + (size_t)((row0 + i0 + r) * a->rs) * es;
-            for (long long p = 0; p < kc; p++)
-                dst[p * REF_MR + r] = interp_load_f32(a->elem, row + (size_t)((p0 + p) * a->cs) * es);
-        }
+    const unsigned char *row = a->at + (size_t)(i * a->rs) * es;
+    for (long long p = 0; p < kc; p++)
+        dst[p * REF_MR] = interp_load_f32(a->elem, row + (size_t)((p0 + p) * a->cs) * es);
 }
 
 /* A conv's row is an output pixel (n, p, q order), its term p = (tap r * s
  * + t) * c + channel: the input under that tap, zero in the padding, which
  * is multiplied like any input (as cuDNN, PyTorch and our implicit GEMM do:
  * 0 * inf is NaN). */
-static void ref_pack_conv(const ref_operand_a *a, double *dst, long long row0, long long rows, long long p0,
-                          long long kc)
+static void ref_row_conv(const ref_operand_a *a, double *dst, long long i, long long p0, long long kc)
 {
     const evt_conv_problem *c = a->conv;
+    const long long img = i / a->q / a->p;
+    const long long ih0 = i / a->q % a->p * c->stride_h - c->pad_h, iw0 = i % a->q * c->stride_w - c->pad_w;
+    long long tap = p0 / c->c, ch = p0 % c->c;
+    const double *px = NULL; /* the pixel under tap `tap`, NULL in the padding */
+    for (long long p = 0; p < kc; p++) {
+        if (p == 0 || ch == 0) { /* a block may start inside a tap */
+            const long long ih = ih0 + tap / c->s * c->dil_h, iw = iw0 + tap % c->s * c->dil_w;
+            px = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w ? NULL : a->x + ((img * c->h + ih) * c->w + iw) * c->c;
+        }
+        dst[p * REF_MR] = px ? px[ch] : 0.0;
+        if (++ch == c->c) {
+            ch = 0;
+            tap++;
+        }
+    }
+}
+
+/* A's rows row0 .. row0 + rows - 1, terms p0 .. p0 + kc - 1, as panels of
+ * REF_MR rows (panel i holds term p's REF_MR values at [p * REF_MR]); rows
+ * past `rows` are zeros. */
+static void ref_pack_a(const ref_operand_a *a, double *dst, long long row0, long long rows, long long p0, long long kc)
+{
     for (long long i0 = 0; i0 < rows; i0 += REF_MR, dst += REF_MR * kc)
         for (long long r = 0; r < REF_MR; r++) {
-            if (i0 + r >= rows) {
-                for (long long p = 0; p < kc; p++)
-                    dst[p * REF_MR + r] = 0.0;
+            if (i0 + r < rows) {
+                a->row(a, dst + r, row0 + i0 + r, p0, kc);
                 continue;
             }
-            const long long row = row0 + i0 + r, img = row / a->q / a->p;
-            const long long ih0 = row / a->q % a->p * c->stride_h - c->pad_h;
-            const long long iw0 = row % a->q * c->stride_w - c->pad_w;
-            long long tap = p0 / c->c, ch = p0 % c->c;
-            const double *px = NULL; /* the pixel under tap `tap`, NULL in the padding */
-            for (long long p = 0; p < kc; p++) {
-                if (p == 0 || ch == 0) {
-                    const long long ih = ih0 + tap / c->s * c->dil_h, iw = iw0 + tap % c->s * c->dil_w;
-                    px = ih < 0 || ih >= c->h || iw < 0 || iw >= c->w
-                             ? NULL
-                             : a->x + ((img * c->h + ih) * c->w + iw) * c->c;
-                }
-                dst[p * REF_MR + r] = px ? px[ch] : 0.0;
-                if (++ch == c->c) {
-                    ch = 0;
-                    tap++;
-                }
-            }
+            for (long long p = 0; p < kc; p++)
+                dst[p * REF_MR + r] = 0.0;
         }
 }
 
@@ -219,7 +213,7 @@ static evt_status ref_sums(long long m, long long n, long long k, const ref_oper
             sums[i] = 0;
         for (long long p0 = 0; p0 < k; p0 += REF_KC) {
             const long long kc = k - p0 < REF_KC ? k - p0 : REF_KC;
-            a->pack(a, pa, row0, rows, p0, kc);
+            ref_pack_a(a, pa, row0, rows, p0, kc);
             /* B's kc x REF_NR slice stays in the L1 cache through the strip's panels */
             for (long long jp = 0; jp < panels; jp++) {
                 const double *b = pb + (jp * k + p0) * REF_NR;
@@ -290,7 +284,7 @@ evt_status interp_reference_gemm_form(int wide, long long m, long long n, long l
         return EVT_ERR_INVALID_ARGUMENT;
     if (m == 0 || n == 0)
         return EVT_OK;
-    const ref_operand_a op = {ref_pack_gemm, elem_a, a, row_a ? lda : 1, row_a ? 1 : lda, NULL, 0, 0, NULL};
+    const ref_operand_a op = {ref_row_gemm, elem_a, a, row_a ? lda : 1, row_a ? 1 : lda, NULL, 0, 0, NULL};
     double *pb = ref_pack_b(elem_b, b, row_b ? ldb : 1, row_b ? 1 : ldb, k, n);
     if (!pb)
         return EVT_ERR_NO_MEMORY;
@@ -336,7 +330,7 @@ evt_status interp_reference_conv2d_form(int wide, const evt_conv_problem *c, evt
     const size_t es = evt_elem_size(elem);
     for (long long i = 0; i < sx; i++)
         xd[i] = interp_load_f32(elem, (const unsigned char *)x + (size_t)i * es);
-    const ref_operand_a op = {ref_pack_conv, elem, NULL, 0, 0, c, p, q, xd};
+    const ref_operand_a op = {ref_row_conv, elem, NULL, 0, 0, c, p, q, xd};
     evt_status st = ref_sums(npq, c->k, rsc, &op, pb, y, y32, ldy, wide);
     free(xd);
     free(pb);
