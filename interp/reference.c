@@ -66,6 +66,7 @@ static void ref_panels(long long kc, long long panels_a, const double *pa, const
  * register of four each row, eight independent additions a term where
  * the 4 x 4 block of two-wide registers has eight too but half as wide.
  * The same sums in the same order (the products are exact). */
+_Static_assert(REF_NR == 4, "ref_micro2_avx2 holds a row's REF_NR sums in one four-wide register");
 __attribute__((target("avx2"))) static void ref_micro2_avx2(long long kc, const double *restrict a0,
                                                             const double *restrict a1, const double *restrict b,
                                                             double *restrict c, long long ldc)
@@ -180,18 +181,23 @@ static void put(double v, double *d, float *d32, size_t at)
         d32[at] = (float)v;
 }
 
-/* Whether ref_sums may take its widest form on this CPU. */
-static int ref_wide_ok(void)
+typedef void ref_panels_fn(long long kc, long long panels_a, const double *pa, const double *b, double *c,
+                           long long ldc);
+
+/* ref_sums' panels: the widest form this CPU runs where `wide` is set,
+ * else the two-wide one. */
+static ref_panels_fn *ref_panels_of(int wide)
 {
 #ifdef REF_AVX2
-    return __builtin_cpu_supports("avx2");
-#else
-    return 0;
+    if (wide && __builtin_cpu_supports("avx2"))
+        return ref_panels_avx2;
 #endif
+    (void)wide;
+    return ref_panels;
 }
 
 /* d / d32 (m x n, rows ld apart) = A B over k terms, B's panels pb; in the
- * widest form the CPU runs where `wide` is set, else the two-wide one. */
+ * widest form the CPU runs where `wide` is set (ref_panels_of). */
 static evt_status ref_sums(long long m, long long n, long long k, const ref_operand_a *a, const double *pb, double *d,
                            float *d32, long long ld, int wide)
 {
@@ -205,7 +211,7 @@ static evt_status ref_sums(long long m, long long n, long long k, const ref_oper
         free(sums);
         return EVT_ERR_NO_MEMORY;
     }
-    const int avx2 = wide && ref_wide_ok();
+    ref_panels_fn *const panels_fn = ref_panels_of(wide);
     for (long long row0 = 0; row0 < m; row0 += strip) {
         const long long rows = m - row0 < strip ? m - row0 : strip;
         const long long panels_a = (rows + REF_MR - 1) / REF_MR;
@@ -215,19 +221,8 @@ static evt_status ref_sums(long long m, long long n, long long k, const ref_oper
             const long long kc = k - p0 < REF_KC ? k - p0 : REF_KC;
             ref_pack_a(a, pa, row0, rows, p0, kc);
             /* B's kc x REF_NR slice stays in the L1 cache through the strip's panels */
-            for (long long jp = 0; jp < panels; jp++) {
-                const double *b = pb + (jp * k + p0) * REF_NR;
-                double *c = sums + jp * REF_NR;
-#ifdef REF_AVX2
-                if (avx2) {
-                    ref_panels_avx2(kc, panels_a, pa, b, c, ldc);
-                    continue;
-                }
-#else
-                (void)avx2;
-#endif
-                ref_panels(kc, panels_a, pa, b, c, ldc);
-            }
+            for (long long jp = 0; jp < panels; jp++)
+                panels_fn(kc, panels_a, pa, pb + (jp * k + p0) * REF_NR, sums + jp * REF_NR, ldc);
         }
         for (long long r = 0; r < rows; r++)
             for (long long j = 0; j < n; j++)
