@@ -704,9 +704,14 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/evt-gpu-suite.XXXXXX")
 [ $keep -eq 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/groups" "$work/logs"
+# --rerun: the runs LOG passed, as a set read once (a grep a run was most
+# of a listing's time)
+declare -A passed_before=()
 if [ -n "$rerun" ]; then
     [ -r "$rerun" ] || { echo "run_gemm_suite: --rerun: cannot read '$rerun'" >&2; exit 2; }
-    sed -n 's/^PASS *[0-9.]*s  //p' "$rerun" | sed 's/ *$//' >"$work/passed"
+    while IFS= read -r done_line; do
+        passed_before[$done_line]=1
+    done < <(sed -n 's/ *$//; s/^PASS *[0-9.]*s  //p' "$rerun")
 fi
 
 # A run's --config NAME (the suite's option), or nothing.
@@ -727,7 +732,7 @@ runs | while read -r file kernel size opts; do
     case $line in *"$filter"*) ;; *) continue ;; esac
     [ -z "$regex" ] || [[ $line =~ $regex ]] || continue
     # (the status lines print no space after an empty OPTIONS)
-    [ -z "$rerun" ] || ! grep -qxF "${line% }" "$work/passed" || continue
+    [ -z "${passed_before[${line% }]+x}" ] || continue
     i=$((i + 1))
     id=$(printf '%03d' $i)
     config=$(forced_config "$opts")
