@@ -18,12 +18,18 @@
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
 
-static float small_int(void)
+/* The next of rng's xorshift sequence. */
+static uint64_t next_rng(void)
 {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
-    return (float)((int)(rng >> 40) % 9 - 4);
+    return rng;
+}
+
+static float small_int(void)
+{
+    return (float)((int)(next_rng() >> 40) % 9 - 4);
 }
 
 /* A = [[1 2 3] [4 5 6]] (2 x 3), B = [[1 -1] [0 2] [3 0.5]] (3 x 2): A B = [[10 4.5] [22 9]]. */
@@ -251,10 +257,7 @@ static void test_conv2d(void **state)
 static float order_sensitive(void)
 {
     static const float v[] = {1099511627776.0f, -1099511627776.0f, 1.0f, -1.0f, 0.5f, 3.0f};
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return v[(rng >> 40) % 6];
+    return v[(next_rng() >> 40) % 6];
 }
 
 static int same_value(double x, double y)
@@ -359,10 +362,7 @@ static void random_bits(evt_elem e, unsigned char *p, size_t count)
 {
     const size_t es = evt_elem_size(e);
     for (size_t i = 0; i < count * es; i++) {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        p[i] = (unsigned char)(rng >> 32);
+        p[i] = (unsigned char)(next_rng() >> 32);
         if (i % es == es - 1) /* the element's top byte (little-endian): sign, then the top exponent bit */
             p[i] &= 0xbf;
     }
