@@ -254,6 +254,30 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
 
 
 /*
+ * The bytes a thread's load phase holds for one row of a row group: an
+ * EVT_VEC chunk of each [M, N] input the epilogue reads, an element of each
+ * [M] one.  A group's loads stay in registers until the group is computed.
+ */
+#define VEC_COLS 8 /* EVT_VEC, kernels/common/epilogue.cuh: a thread's columns of a row */
+static size_t row_load_bytes(const ir_func *fn)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < fn->ninputs; i++) {
+        const evt_arg_info *in = &fn->inputs[i].info;
+        if (ir_func_reads_input(fn, i) && (in->shape & EVT_SHAPE_M))
+            bytes += evt_elem_size(in->elem) * (in->shape == EVT_SHAPE_MN ? VEC_COLS : 1);
+    }
+    return bytes;
+}
+
+/* The most bytes of loads a row group holds: 16 rows of one 16-bit [M, N]
+ * input (64 registers), the case the group of 16 was measured on.  Past it
+ * ptxas spills: a float [M, N] input beside an fp8 one, 16 rows a group,
+ * 1.5 KB a thread on the 128x128 ping-pong tile, none at 4 rows
+ * (docs/codegen.md, session 68). */
+#define ROW_LOAD_BYTES 256
+
+/*
  * Rows per group in the epilogue: G rows' global loads are issued before
  * any of them is computed, and the G rows' code is unrolled.  Unrolling
  * costs instruction fetch: a GELU epilogue at G = 8 is 64 inlined copies,
@@ -267,7 +291,8 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
  * too: there the epilogue waits on its shared-memory reads and the SFU more
  * than on instruction fetch (4096x16384x256 + bias + gelu_tanh 1.07x
  * faster than at 2, never slower on six shapes; an exact GELU ran 1.12x
- * slower at 4; docs/codegen.md).
+ * slower at 4; docs/codegen.md).  Groups are halved (to 2 at the least)
+ * while their loads would hold more than ROW_LOAD_BYTES.
  * cg_select.row_group (evt_tuning.row_group) overrides it, for tuning.
  */
 static int row_group(const ir_func *fn, int has_row_loads, int fast_math, int forced)
@@ -284,7 +309,10 @@ static int row_group(const ir_func *fn, int has_row_loads, int fast_math, int fo
     }
     if (!has_row_loads)
         return heavy && !exact_heavy ? 4 : 2;
-    return heavy ? 4 : 16;
+    int group = heavy ? 4 : 16;
+    while (group > 2 && group * row_load_bytes(fn) > ROW_LOAD_BYTES)
+        group /= 2;
+    return group;
 }
 
 static void emit_epilogue(emitter *e, const char *fname, const char *sname, int forced_group)

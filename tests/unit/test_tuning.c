@@ -261,6 +261,58 @@ static void test_fast_math_row_group(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* The row group with per-row loads: 16 rows for a cheap epilogue while the
+ * group's loads fit in 256 bytes a thread (one 16-bit [M, N] input, or an
+ * fp8 one; 8 rows of a float one), halved while they would not (a float
+ * [M, N] input beside an fp8 one spilled 1.5 KB a thread at 16 rows), 4
+ * for a costly builtin, never under 2; a forced group still wins. */
+static void test_row_group_load_bytes(void **state)
+{
+    (void)state;
+    static const char *const src =
+        "epilogue h { in z : f16[M, N]\n out y : f16[M, N] = relu(acc + z) }\n"
+        "epilogue q { in z : e4m3[M, N]\n out y : f16[M, N] = relu(acc + z) }\n"
+        "epilogue f { in z : f32[M, N]\n out y : f16[M, N] = relu(acc + z) }\n"
+        "epilogue fm { in z : f32[M, N]\n in s : f32[M]\n out y : f16[M, N] = relu(acc + z) * s }\n"
+        "epilogue fq { in z : f32[M, N]\n in w : e4m3[M, N]\n out y : f16[M, N] = relu(acc + z) + w }\n"
+        "epilogue f4 { in a : f32[M, N]\n in b : f32[M, N]\n in c : f32[M, N]\n in d : f32[M, N]\n"
+        "  in e : f32[M, N]\n out y : f16[M, N] = a + b + c + d + e + acc }\n"
+        "epilogue g { in z : f16[M, N]\n out y : f16[M, N] = gelu(acc + z) }\n"
+        "epilogue gf { in z : f32[M, N]\n in w : f32[M, N]\n in v : f32[M, N]\n"
+        "  out y : f16[M, N] = gelu(acc + z) * w + v }\n"
+        "kernel kh = gemm(a: f16 row, b: f16 col, acc: f32) with h\n"
+        "kernel kq = gemm(a: f16 row, b: f16 col, acc: f32) with q\n"
+        "kernel kf = gemm(a: f16 row, b: f16 col, acc: f32) with f\n"
+        "kernel kfm = gemm(a: f16 row, b: f16 col, acc: f32) with fm\n"
+        "kernel kfq = gemm(a: f16 row, b: f16 col, acc: f32) with fq\n"
+        "kernel kf4 = gemm(a: f16 row, b: f16 col, acc: f32) with f4\n"
+        "kernel kg = gemm(a: f16 row, b: f16 col, acc: f32) with g\n"
+        "kernel kgf = gemm(a: f16 row, b: f16 col, acc: f32) with gf\n";
+    static const struct {
+        const char *kernel;
+        int forced;
+        const char *want;
+    } cases[] = {
+        {"kh", 0, "(FAST ? 16 : 4)"},  {"kq", 0, "(FAST ? 16 : 4)"}, {"kf", 0, "(FAST ? 8 : 2)"},
+        {"kfm", 0, "(FAST ? 4 : 2)"},  {"kfq", 0, "(FAST ? 4 : 2)"}, {"kf4", 0, "(FAST ? 2 : 1)"},
+        {"kg", 0, "(FAST ? 4 : 2)"},   {"kgf", 0, "(FAST ? 2 : 1)"}, {"kfq", 16, "(FAST ? 16 : 4)"},
+    };
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "r.evt", src, strlen(src), &m), EVT_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4", .row_group = cases[i].forced};
+        assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+        const char *text = NULL;
+        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, cases[i].kernel), EVT_TARGET_SM90A, &text),
+                         EVT_OK);
+        if (!strstr(text, cases[i].want))
+            fail_msg("%s row_group %d: no %s", cases[i].kernel, cases[i].forced, cases[i].want);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* The register-direct epilogue (codegen/emit_cuda.c, emit_direct): where the
  * producer/consumer entries take it (a per-element epilogue on the TMA path,
  * unless the tuning keeps the shared tile), and whether its segments unroll
@@ -376,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_library_paths),
         cmocka_unit_test(test_fast_math),
         cmocka_unit_test(test_fast_math_row_group),
+        cmocka_unit_test(test_row_group_load_bytes),
         cmocka_unit_test(test_direct_epilogue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
