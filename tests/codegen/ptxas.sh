@@ -40,6 +40,11 @@ for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4 sm90_pp2_128x128x
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
+# row groups sized to their loads: a float and an fp8 [M, N] input, which
+# spilled 572 and 388 bytes a thread at sixteen rows a group
+for c in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s3; do
+    echo "$here/wide_loads.evt wide $c" >> "$tmp/jobs"
+done
 # the 160-wide cooperative tile (its epilogue in five 32-column sub-tiles)
 echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
 # the 64-row ping-pong tiles (one m64 row a consumer, the epilogue looped
