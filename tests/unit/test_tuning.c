@@ -222,6 +222,35 @@ static void test_fast_math(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* A row-group case: kernel `kernel` of the module, on the ping-pong tile
+ * with fast math as given and the row group forced (0: the generator's),
+ * must emit `want` (the FAST and checked instances' groups). */
+typedef struct group_case {
+    const char *kernel;
+    int fast_math, forced;
+    const char *want;
+} group_case;
+
+static void check_groups(const char *src, const group_case *cases, size_t n)
+{
+    evt_ctx *ctx = evt_ctx_create();
+    evt_module *m = NULL;
+    assert_int_equal(evt_module_parse_buffer(ctx, "g.evt", src, strlen(src), &m), EVT_OK);
+    for (size_t i = 0; i < n; i++) {
+        const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4", .row_group = cases[i].forced};
+        assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
+        assert_int_equal(evt_ctx_set_fast_math(ctx, cases[i].fast_math), EVT_OK);
+        const char *text = NULL;
+        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, cases[i].kernel), EVT_TARGET_SM90A, &text),
+                         EVT_OK);
+        if (!strstr(text, cases[i].want))
+            fail_msg("%s fast_math %d row_group %d: no %s", cases[i].kernel, cases[i].fast_math, cases[i].forced,
+                     cases[i].want);
+    }
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* The epilogue's row group under fast math: 4 rows where every costly
  * builtin is a fast one and nothing is loaded per row (2 when exact, or
  * where an exact costly builtin, tanh, remains); a forced one still wins. */
@@ -235,30 +264,11 @@ static void test_fast_math_row_group(void **state)
         "kernel kf = gemm(a: f16 row, b: f16 col, acc: f32) with f\n"
         "kernel kt = gemm(a: f16 row, b: f16 col, acc: f32) with t\n"
         "kernel kl = gemm(a: f16 row, b: f16 col, acc: f32) with l\n";
-    static const struct {
-        const char *kernel;
-        int fast_math, forced;
-        const char *want;
-    } cases[] = {
+    static const group_case cases[] = {
         {"kf", 0, 0, "(FAST ? 2 : 1)"}, {"kf", 1, 0, "(FAST ? 4 : 1)"}, {"kf", 1, 8, "(FAST ? 8 : 1)"},
         {"kt", 0, 0, "(FAST ? 2 : 1)"}, {"kt", 1, 0, "(FAST ? 2 : 1)"}, {"kl", 1, 0, "(FAST ? 2 : 1)"},
     };
-    evt_ctx *ctx = evt_ctx_create();
-    evt_module *m = NULL;
-    assert_int_equal(evt_module_parse_buffer(ctx, "g.evt", src, strlen(src), &m), EVT_OK);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4", .row_group = cases[i].forced};
-        assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
-        assert_int_equal(evt_ctx_set_fast_math(ctx, cases[i].fast_math), EVT_OK);
-        const char *text = NULL;
-        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, cases[i].kernel), EVT_TARGET_SM90A, &text),
-                         EVT_OK);
-        if (!strstr(text, cases[i].want))
-            fail_msg("%s fast_math %d row_group %d: no %s", cases[i].kernel, cases[i].fast_math, cases[i].forced,
-                     cases[i].want);
-    }
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    check_groups(src, cases, sizeof cases / sizeof cases[0]);
 }
 
 /* The row group with per-row loads: 16 rows for a cheap epilogue while the
@@ -288,29 +298,12 @@ static void test_row_group_load_bytes(void **state)
         "kernel kf4 = gemm(a: f16 row, b: f16 col, acc: f32) with f4\n"
         "kernel kg = gemm(a: f16 row, b: f16 col, acc: f32) with g\n"
         "kernel kgf = gemm(a: f16 row, b: f16 col, acc: f32) with gf\n";
-    static const struct {
-        const char *kernel;
-        int forced;
-        const char *want;
-    } cases[] = {
-        {"kh", 0, "(FAST ? 16 : 4)"},  {"kq", 0, "(FAST ? 16 : 4)"}, {"kf", 0, "(FAST ? 8 : 2)"},
-        {"kfm", 0, "(FAST ? 4 : 2)"},  {"kfq", 0, "(FAST ? 4 : 2)"}, {"kf4", 0, "(FAST ? 2 : 1)"},
-        {"kg", 0, "(FAST ? 4 : 2)"},   {"kgf", 0, "(FAST ? 2 : 1)"}, {"kfq", 16, "(FAST ? 16 : 4)"},
+    static const group_case cases[] = {
+        {"kh", 0, 0, "(FAST ? 16 : 4)"}, {"kq", 0, 0, "(FAST ? 16 : 4)"}, {"kf", 0, 0, "(FAST ? 8 : 2)"},
+        {"kfm", 0, 0, "(FAST ? 4 : 2)"}, {"kfq", 0, 0, "(FAST ? 4 : 2)"}, {"kf4", 0, 0, "(FAST ? 2 : 1)"},
+        {"kg", 0, 0, "(FAST ? 4 : 2)"},  {"kgf", 0, 0, "(FAST ? 2 : 1)"}, {"kfq", 0, 16, "(FAST ? 16 : 4)"},
     };
-    evt_ctx *ctx = evt_ctx_create();
-    evt_module *m = NULL;
-    assert_int_equal(evt_module_parse_buffer(ctx, "r.evt", src, strlen(src), &m), EVT_OK);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const evt_tuning t = {.config = "sm90_pp2_128x128x64_s4", .row_group = cases[i].forced};
-        assert_int_equal(evt_ctx_set_tuning(ctx, &t), EVT_OK);
-        const char *text = NULL;
-        assert_int_equal(evt_kernel_cuda(m, evt_module_find_kernel(m, cases[i].kernel), EVT_TARGET_SM90A, &text),
-                         EVT_OK);
-        if (!strstr(text, cases[i].want))
-            fail_msg("%s row_group %d: no %s", cases[i].kernel, cases[i].forced, cases[i].want);
-    }
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    check_groups(src, cases, sizeof cases / sizeof cases[0]);
 }
 
 /* The register-direct epilogue (codegen/emit_cuda.c, emit_direct): where the
