@@ -256,7 +256,8 @@ static void emit_args_struct(emitter *e, const char *sname, const cg_layout *l)
 /*
  * The bytes a thread's load phase holds for one row of a row group: an
  * EVT_VEC chunk of each [M, N] input the epilogue reads, an element of each
- * [M] one.  A group's loads stay in registers until the group is computed.
+ * [M] one (0: the epilogue loads nothing per row).  A group's loads stay in
+ * registers until the group is computed.
  */
 #define VEC_COLS 8 /* EVT_VEC, kernels/common/epilogue.cuh: a thread's columns of a row */
 static size_t row_load_bytes(const ir_func *fn)
@@ -295,7 +296,7 @@ static size_t row_load_bytes(const ir_func *fn)
  * while their loads would hold more than ROW_LOAD_BYTES.
  * cg_select.row_group (evt_tuning.row_group) overrides it, for tuning.
  */
-static int row_group(const ir_func *fn, int has_row_loads, int fast_math, int forced)
+static int row_group(const ir_func *fn, size_t load_bytes, int fast_math, int forced)
 {
     if (forced)
         return forced;
@@ -307,10 +308,10 @@ static int row_group(const ir_func *fn, int has_row_loads, int fast_math, int fo
             exact_heavy |= !(fast_math && fast_builtin(v->op));
         }
     }
-    if (!has_row_loads)
+    if (!load_bytes)
         return heavy && !exact_heavy ? 4 : 2;
     int group = heavy ? 4 : 16;
-    while (group > 2 && group * row_load_bytes(fn) > ROW_LOAD_BYTES)
+    while (group > 2 && group * load_bytes > ROW_LOAD_BYTES)
         group /= 2;
     return group;
 }
@@ -371,10 +372,9 @@ static void emit_epilogue(emitter *e, const char *fname, const char *sname, int 
      * input's tile was copied whole before the tile's epilogue began: that
      * is what makes an [M, N] output written in place over an input safe
      * (evt.h, aliasing), and what a change to this split must keep. */
-    int row_loads = 0;
-    for (size_t i = 0; i < fn->ninputs; i++)
-        row_loads |= ir_func_reads_input(fn, i) && (fn->inputs[i].info.shape & EVT_SHAPE_M);
-    const int group = row_group(fn, row_loads, e->fast_math, forced_group);
+    const size_t load_bytes = row_load_bytes(fn);
+    const int row_loads = load_bytes > 0;
+    const int group = row_group(fn, load_bytes, e->fast_math, forced_group);
     /* The checked (edge-tile) instance takes smaller groups, its unrolled
      * code costing NVRTC time: one row at a time without per-row loads, else
      * a quarter of the fast instance's (4 of 16, 2 of 4).  One row at a time
