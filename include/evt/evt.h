@@ -974,16 +974,21 @@ EVT_API evt_status evt_check_values(evt_elem elem, evt_reduce reduce, const void
                                     const double *want, size_t count,
                                     evt_check_verdict *verdict);
 /*
- * evt_check_values, except that an element off only as NaN or an
- * infinity (it or its reference is one, and they differ) also passes
- * where it meets lo's or hi's reference as evt_check_values would: the
- * references of the accumulator moved down and up by the rounding an f32
- * accumulation may carry (evtc run --check: its f32 tolerance, 1e-4, of
- * the sum of the products' magnitudes).  relu(acc + b) * m with m = -inf
- * is -inf or NaN by the sign of acc + b, and where that sum is within the
- * accumulation's rounding of 0 either is right.  *explained (NULL: not
- * reported) receives how many elements passed so.  Errors as
- * evt_check_values, and for NULL lo or hi with count > 0.
+ * evt_check_values, except that an element off also passes where it is
+ * one that lo's and hi's references allow: the references of the
+ * accumulator moved down and up by the rounding an f32 accumulation may
+ * carry (evtc run --check: its f32 tolerance, 1e-4, of the sum of the
+ * products' magnitudes).  An element off as NaN or an infinity (it or its
+ * reference is one, and they differ) passes where it meets lo's or hi's
+ * reference as evt_check_values would: relu(acc + b) * m with m = -inf is
+ * -inf or NaN by the sign of acc + b, and where that sum is within the
+ * accumulation's rounding of 0 either is right.  A finite element off
+ * passes where it lies between the least and the greatest of the three
+ * rounded references, widened by the tolerance (by 1 for integers): a
+ * chain of builtins may magnify the accumulation's rounding past the
+ * output type's tolerance.  *explained (NULL: not reported) receives how
+ * many elements passed so.  Errors as evt_check_values, and for NULL lo
+ * or hi with count > 0.
  */
 EVT_API evt_status evt_check_values_bracketed(evt_elem elem, evt_reduce reduce, const void *got,
                                               const double *want, const double *lo, const double *hi,

@@ -161,7 +161,7 @@ static void test_nan_and_inf(void **state)
  * h = relu(acc + n) * m with m = -inf and acc + n = 2.1e-6 in f64 and
  * below 0 in the kernel's f32 sum: NaN stored where -inf is the
  * reference passes when an end of the bracket is NaN, and only then;
- * finite misses and other specials are judged as before. */
+ * a finite miss passes inside the span of the reference and the ends. */
 static void test_bracketed_specials(void **state)
 {
     (void)state;
@@ -187,15 +187,46 @@ static void test_bracketed_specials(void **state)
     assert_int_equal(v.special_bad, 1);
     assert_int_equal(explained, 0);
     assert_int_equal(v.first_bad, 0);
-    /* a finite miss is not bracketed: 1.5 against 1.0 fails though an end is 1.5 */
+    /* a finite miss inside the bracket's span passes: 1.5 against 1.0 where an end is 1.5 */
     const double got2[2] = {1.5, INFINITY}, want2[2] = {1.0, 3.0}, lo2[2] = {1.5, INFINITY}, hi2[2] = {1.5, 3.0};
     assert_int_equal(evt_convert_from_f64(EVT_F16, got2, stored, 2), EVT_OK);
     assert_int_equal(evt_check_values_bracketed(EVT_F16, EVT_REDUCE_NONE, stored, want2, lo2, hi2, 2, &v, &explained),
                      EVT_OK);
+    assert_true(v.passed);
+    assert_int_equal(explained, 2); /* 1.5 in [1.0, 1.5]; +inf met lo's +inf */
+    /* ... and one outside it fails: 1.25 where the ends are 0.9 and 1.2 (f16's tolerance 2e-3) */
+    const double got4[2] = {1.25, 2.0}, want4[2] = {1.0, 2.0}, lo4[2] = {1.2, 2.0}, hi4[2] = {0.9, 2.0};
+    assert_int_equal(evt_convert_from_f64(EVT_F16, got4, stored, 2), EVT_OK);
+    assert_int_equal(evt_check_values_bracketed(EVT_F16, EVT_REDUCE_NONE, stored, want4, lo4, hi4, 2, &v, &explained),
+                     EVT_OK);
     assert_false(v.passed);
     assert_int_equal(v.bad, 1);
-    assert_int_equal(v.special_bad, 0); /* +inf met lo's +inf */
-    assert_int_equal(explained, 1);
+    assert_int_equal(v.first_bad, 0);
+    assert_int_equal(explained, 0);
+    /* a row minimum moved 3e-4 of itself (over f32's 1e-4) by a chain that
+     * magnifies the accumulator's rounding: inside the ends' span, passes;
+     * past it by more than the tolerance, fails */
+    const double want5[1] = {1e-3}, lo5[1] = {1.00025e-3}, hi5[1] = {0.9998e-3};
+    const double got5[2] = {1.0003e-3, 1.0006e-3};
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(evt_convert_from_f64(EVT_F32, got5 + j, stored, 1), EVT_OK);
+        assert_int_equal(evt_check_values(EVT_F32, EVT_REDUCE_MIN, stored, want5, 1, &v), EVT_OK);
+        assert_false(v.passed);
+        assert_int_equal(evt_check_values_bracketed(EVT_F32, EVT_REDUCE_MIN, stored, want5, lo5, hi5, 1, &v,
+                                                    &explained),
+                         EVT_OK);
+        assert_int_equal(v.passed, j == 0);
+        assert_int_equal(explained, j == 0);
+    }
+    /* integers: within 1 of the span */
+    const double want6[1] = {5}, lo6[1] = {6}, hi6[1] = {5}, got6[2] = {7, 8};
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(evt_convert_from_f64(EVT_I32, got6 + j, stored, 1), EVT_OK);
+        assert_int_equal(evt_check_values_bracketed(EVT_I32, EVT_REDUCE_NONE, stored, want6, lo6, hi6, 1, &v,
+                                                    &explained),
+                         EVT_OK);
+        assert_int_equal(v.passed, j == 0);
+    }
     /* a stored finite value where the reference is infinite meets a finite end within tolerance */
     const double got3[1] = {65000.0}, want3[1] = {INFINITY}, lo3[1] = {65001.0}, hi3[1] = {INFINITY};
     assert_int_equal(evt_convert_from_f64(EVT_F32, got3, stored, 1), EVT_OK);
