@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# heavy_probe.sh - epilogues heavier than any we wrote, on the tiles the
+# heuristic picks and the ones it could: random programs of
+# tests/support/progen.c that are not per element (they read an [M, N]
+# input or reduce) and compute several costly builtins (ir/ops.h's
+# IR_COSTLY) an element, the class where the three-stage cooperative tile's
+# fast entry spills (docs/codegen.md, "Heavy epilogues", session 69).
+#
+#     bash bench/heavy_probe.sh select FIRST LAST DIR [MIN_COSTLY]   # CPU
+#     bash bench/heavy_probe.sh spills DIR/list                      # CPU (ptxas)
+#     bash bench/heavy_probe.sh time DIR/list "M,N,K ..." [ROUNDS] [REPS]   # GPU
+#
+# select writes seeds FIRST..LAST-1's programs into DIR and lists the heavy
+# ones (path, costly builtins, reductions, [M, N] inputs read, outputs) in
+# DIR/list.  spills prints ptxas's spill stores / loads, bytes a thread, of
+# each listed program's fast sm_90a entry on $CONFIGS (default the
+# cooperative 128x256 tile at three and four stages and the 128x128
+# ping-pong tile), at the row group codegen picks and at 2 (":g2").  time
+# runs `evtc run --bench` of each program and shape with each of $VARIANTS
+# (P the heuristic's pick, G2 the pick at row group 2, C3 | C4 the
+# cooperative tile at three | four stages, P4 | P6 the ping-pong tile at
+# four | six stages), the variants' order rotated each round, one line
+# each: round, program, shape, variant, µs, the plan run.
+# $BUILD (default build) holds evtc and libevt.a.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+evtc=$build/evtc
+mode=${1:?heavy_probe: say select, spills or time}
+shift
+case "$mode" in
+select)
+    first=${1:?FIRST}; last=${2:?LAST}; dir=${3:?DIR}; min=${4:-2}
+    mkdir -p "$dir"
+    ${CC:-cc} -std=c11 -O1 -I"$root" -I"$root/include" "$root/bench/progen_print.c" \
+        "$root/tests/support/progen.c" "$build/libevt.a" -lm -ldl -lpthread -o "$dir/progen_print"
+    "$dir/progen_print" "$first" "$last" "$dir"
+    : > "$dir/list"
+    for s in $(seq "$first" $((last - 1))); do
+        f=$dir/p$s.evt
+        [ -e "$f" ] || continue
+        ir=$("$evtc" "$f" --emit=ir 2> /dev/null) || continue
+        costly=$(grep -cE "= (gelu|gelu_tanh|gelu16|silu|sigmoid|tanh|exp|log) .*\[M, N\]" <<< "$ir" || true)
+        reduce=$(grep -cE "= reduce_" <<< "$ir" || true)
+        mn=$(grep -cE "= input .*\[M, N\]" <<< "$ir" || true)
+        outs=$(grep -c "^  out" <<< "$ir" || true)
+        if [ "$costly" -ge "$min" ] && [ $((reduce + mn)) -gt 0 ]; then
+            echo "$f $costly $reduce $mn $outs" >> "$dir/list"
+        fi
+    done
+    echo "heavy_probe: $(wc -l < "$dir/list") heavy programs of $((last - first)) in $dir/list"
+    ;;
+spills)
+    list=${1:?LIST}
+    configs=${CONFIGS:-"sm90_coop2_128x256x64_s3 sm90_coop2_128x256x64_s4 sm90_pp2_128x128x64_s4"}
+    ptx=$(mktemp --suffix=.ptx)
+    trap 'rm -f "$ptx"' EXIT
+    while read -r f rest; do
+        line="$(basename "$f" .evt) ($rest)"
+        for c in $configs; do
+            for g in "" 2; do
+                if ! EVT_CONFIG=$c EVT_ROW_GROUP=$g "$evtc" "$f" --target sm_90a --emit=ptx -o "$ptx" 2> /dev/null; then
+                    line="$line $c${g:+:g$g} -"
+                    continue
+                fi
+                sp=$(/usr/local/cuda/bin/ptxas -arch=sm_90a -v "$ptx" -o /dev/null 2>&1 |
+                    grep -A2 "Compiling entry function 'evt_k_gemm_${c}_sm90a'" |
+                    grep -oE "[0-9]+ bytes spill stores, [0-9]+ bytes spill loads" | awk '{print $1 "/" $5}')
+                line="$line $c${g:+:g$g} ${sp:-?}"
+            done
+        done
+        echo "$line"
+    done < "$list"
+    ;;
+time)
+    list=${1:?LIST}; shapes=${2:?SHAPES}; rounds=${3:-1}; reps=${4:-20}
+    read -r -a vs <<< "${VARIANTS:-P G2 C4 P4 P6}"
+    n=${#vs[@]}
+    for r in $(seq 1 "$rounds"); do
+        while read -r f rest; do
+            for s in $shapes; do
+                for i in $(seq 0 $((n - 1))); do
+                    v=${vs[$(((i + r - 1) % n))]}
+                    case $v in
+                    P) env=() ;;
+                    G2) env=(EVT_ROW_GROUP=2) ;;
+                    C3) env=(EVT_CONFIG=sm90_coop2_128x256x64_s3) ;;
+                    C4) env=(EVT_CONFIG=sm90_coop2_128x256x64_s4) ;;
+                    P4) env=(EVT_CONFIG=sm90_pp2_128x128x64_s4) ;;
+                    P6) env=(EVT_CONFIG=sm90_pp2_128x128x64_s6) ;;
+                    *) echo "heavy_probe: unknown variant $v" >&2; exit 2 ;;
+                    esac
+                    out=$(env "${env[@]}" "$evtc" run "$f" --kernel k --gemm "$s" --bench --reps "$reps" \
+                        --seed 69 2>&1) || true
+                    t=$(grep -oE "^bench: [0-9.]+" <<< "$out" | awk '{print $2 * 1000}')
+                    plan=$(grep -oE "^plan: .*" <<< "$out" | awk '{s = ""; for (i = 1; i < NF; i++) if ($i == "splits") s = $(i + 1); print $3 "/" s}')
+                    echo "R $r $(basename "$f" .evt) $s $v ${t:-ERR} $plan"
+                    [ -n "$t" ] || tail -n 3 <<< "$out" | sed 's/^/   /'
+                done
+            done
+        done < "$list"
+    done
+    ;;
+*) echo "heavy_probe: unknown mode $mode (select, spills or time)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,42 @@
+#!/bin/sh
+# heavy_probe_test.sh - bench/heavy_probe.sh on the CPU: `select` lists the
+# random programs that are heavy (not per element, two costly builtins or
+# more) and only those; `spills` reads ptxas's spill bytes of a listed
+# program's fast entry; `time` runs the pick and a forced tile under the
+# fake driver (nothing computed: it checks the plumbing, one line a variant
+# naming the plan run, not a time).
+#   sh tests/bench/heavy_probe_test.sh BUILD_DIR
+set -u
+build=${1:?usage: heavy_probe_test.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/evt-heavy.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+[ -e "$build/libevt.a" ] || { echo "heavy_probe: SKIP: no $build/libevt.a"; exit 77; }
+"$build/evtc" "$root/tests/gpu/cases/layouts.evt" --kernel rc_f16 --target sm_90a --emit ptx -o "$tmp/probe.ptx" \
+    >/dev/null 2>&1
+[ $? -ne 2 ] || { echo "heavy_probe: SKIP: NVRTC cannot be loaded"; exit 77; }
+BUILD=$build bash "$root/bench/heavy_probe.sh" select 1 80 "$tmp/p" 2 >"$tmp/select.out" 2>&1 ||
+    { echo "FAIL: select"; cat "$tmp/select.out"; exit 1; }
+n=$(wc -l <"$tmp/p/list")
+[ "$n" -ge 1 ] || { echo "FAIL: no heavy program among seeds 1-79"; exit 1; }
+# every listed program: two costly builtins or more, and a reduction or an [M, N] input
+bad=$(awk '$2 < 2 || $3 + $4 < 1' "$tmp/p/list")
+[ -z "$bad" ] || { echo "FAIL: listed but not heavy: $bad"; exit 1; }
+# and every unlisted one that parses is not heavy: a per-element program is never listed
+for f in "$tmp"/p/p*.evt; do
+    grep -q "^$f " "$tmp/p/list" && continue
+    ir=$("$build/evtc" "$f" --emit=ir 2>/dev/null) || continue
+    c=$(printf '%s\n' "$ir" | grep -cE "= (gelu|gelu_tanh|gelu16|silu|sigmoid|tanh|exp|log) .*\[M, N\]")
+    r=$(printf '%s\n' "$ir" | grep -cE "= reduce_|= input .*\[M, N\]")
+    if [ "$c" -ge 2 ] && [ "$r" -ge 1 ]; then echo "FAIL: $f is heavy and not listed"; exit 1; fi
+done
+head -n 1 "$tmp/p/list" >"$tmp/one"
+CONFIGS=sm90_pp2_128x128x64_s4 BUILD=$build bash "$root/bench/heavy_probe.sh" spills "$tmp/one" >"$tmp/spills.out" 2>&1
+grep -Eq "sm90_pp2_128x128x64_s4 [0-9]+/[0-9]+ sm90_pp2_128x128x64_s4:g2 [0-9]+/[0-9]+$" "$tmp/spills.out" ||
+    { echo "FAIL: spills"; cat "$tmp/spills.out"; exit 1; }
+EVT_CUDA_DRIVER=$build/tests/libevt_fakecuda.so EVT_CACHE_DIR=$tmp/cache VARIANTS="P P4" BUILD=$build \
+    bash "$root/bench/heavy_probe.sh" time "$tmp/one" 300,200,100 1 1 >"$tmp/time.out" 2>&1
+[ "$(grep -c "^R 1 " "$tmp/time.out")" = 2 ] && grep -q " P4 [0-9.]* sm90_pp2_128x128x64_s4/1$" "$tmp/time.out" ||
+    { echo "FAIL: time"; cat "$tmp/time.out"; exit 1; }
+echo "heavy_probe: ok ($n heavy programs of seeds 1-79)"
