@@ -21,7 +21,7 @@
 # cooperative tile at three | four stages, P4 | P6 the ping-pong tile at
 # four | six stages), the variants' order rotated each round, one line
 # each: round, program, shape, variant, µs, the plan run.
-# $BUILD (default build) holds evtc and libevt.a.
+# $BUILD (default build) holds evtc, and tests/progen_print or libevt.a.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -32,9 +32,14 @@ case "$mode" in
 select)
     first=${1:?FIRST}; last=${2:?LAST}; dir=${3:?DIR}; min=${4:-2}
     mkdir -p "$dir"
-    ${CC:-cc} -std=c11 -O1 -I"$root" -I"$root/include" "$root/bench/progen_print.c" \
-        "$root/tests/support/progen.c" "$build/libevt.a" -lm -ldl -lpthread -o "$dir/progen_print"
-    "$dir/progen_print" "$first" "$last" "$dir"
+    # the tests' build of it (CMake target progen_print), else built here
+    gen=$build/tests/progen_print
+    if [ ! -x "$gen" ]; then
+        gen=$dir/progen_print
+        ${CC:-cc} -std=c11 -O1 -I"$root" -I"$root/include" "$root/bench/progen_print.c" \
+            "$root/tests/support/progen.c" "$build/libevt.a" -lm -ldl -lpthread -o "$gen"
+    fi
+    "$gen" "$first" "$last" "$dir"
     : > "$dir/list"
     for s in $(seq "$first" $((last - 1))); do
         f=$dir/p$s.evt

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/evt-heavy.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
-[ -e "$build/libevt.a" ] || { echo "heavy_probe: SKIP: no $build/libevt.a"; exit 77; }
+[ -x "$build/tests/progen_print" ] || { echo "heavy_probe: SKIP: no $build/tests/progen_print"; exit 77; }
 "$build/evtc" "$root/tests/gpu/cases/layouts.evt" --kernel rc_f16 --target sm_90a --emit ptx -o "$tmp/probe.ptx" \
     >/dev/null 2>&1
 [ $? -ne 2 ] || { echo "heavy_probe: SKIP: NVRTC cannot be loaded"; exit 77; }
