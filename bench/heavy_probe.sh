@@ -21,7 +21,7 @@
 # cooperative tile at three | four stages, P4 | P6 the ping-pong tile at
 # four | six stages), the variants' order rotated each round, one line
 # each: round, program, shape, variant, µs, the plan run.
-# $BUILD (default build) holds evtc, and tests/progen_print or libevt.a.
+# $BUILD (default build) holds evtc and, built with the tests, tests/progen_print.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -32,20 +32,17 @@ case "$mode" in
 select)
     first=${1:?FIRST}; last=${2:?LAST}; dir=${3:?DIR}; min=${4:-2}
     mkdir -p "$dir"
-    # the tests' build of it (CMake target progen_print), else built here
-    gen=$build/tests/progen_print
-    if [ ! -x "$gen" ]; then
-        gen=$dir/progen_print
-        ${CC:-cc} -std=c11 -O1 -I"$root" -I"$root/include" "$root/bench/progen_print.c" \
-            "$root/tests/support/progen.c" "$build/libevt.a" -lm -ldl -lpthread -o "$gen"
-    fi
+    gen=$build/tests/progen_print # the CMake target progen_print, built with the tests
+    [ -x "$gen" ] || { echo "heavy_probe: $gen is missing (build $build with its tests)" >&2; exit 2; }
     "$gen" "$first" "$last" "$dir"
+    # IR_COSTLY's builtins, as ir/ops.h flags them
+    costly_ops=$(grep 'IR_COSTLY)' "$root/ir/ops.h" | sed -E 's/.*X\(IR_[A-Z0-9_]+, "([a-z0-9_]+)".*/\1/' | paste -sd'|')
     : > "$dir/list"
     for s in $(seq "$first" $((last - 1))); do
         f=$dir/p$s.evt
         [ -e "$f" ] || continue
         ir=$("$evtc" "$f" --emit=ir 2> /dev/null) || continue
-        costly=$(grep -cE "= (gelu|gelu_tanh|gelu16|silu|sigmoid|tanh|exp|log) .*\[M, N\]" <<< "$ir" || true)
+        costly=$(grep -cE "= ($costly_ops) .*\[M, N\]" <<< "$ir" || true)
         reduce=$(grep -cE "= reduce_" <<< "$ir" || true)
         mn=$(grep -cE "= input .*\[M, N\]" <<< "$ir" || true)
         outs=$(grep -c "^  out" <<< "$ir" || true)
