@@ -93,9 +93,11 @@ time)
                     *) echo "heavy_probe: unknown variant $v" >&2; exit 2 ;;
                     esac
                     out=$(env "${env[@]}" "$evtc" run "$f" --kernel k --gemm "$s" --bench --reps "$reps" \
-                        --seed 69 2>&1) || true
-                    t=$(grep -oE "^bench: [0-9.]+" <<< "$out" | awk '{print $2 * 1000}')
-                    plan=$(grep -oE "^plan: .*" <<< "$out" | awk '{s = ""; for (i = 1; i < NF; i++) if ($i == "splits") s = $(i + 1); print $3 "/" s}')
+                        --seed 69 2>&1 < /dev/null) || true
+                    # a failed run prints no bench or plan line: its line says ERR, and the loop goes on
+                    t=$(grep -oE "^bench: [0-9.]+" <<< "$out" | awk '{print $2 * 1000}' || true)
+                    plan=$(grep -oE "^plan: .*" <<< "$out" |
+                        awk '{s = ""; for (i = 1; i < NF; i++) if ($i == "splits") s = $(i + 1); print $3 "/" s}' || true)
                     echo "R $r $(basename "$f" .evt) $s $v ${t:-ERR} $plan"
                     [ -n "$t" ] || tail -n 3 <<< "$out" | sed 's/^/   /'
                 done

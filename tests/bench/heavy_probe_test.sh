@@ -34,6 +34,8 @@ for f in "$tmp"/p/p*.evt; do
     if [ "$c" -ge 2 ] && [ "$r" -ge 1 ]; then echo "FAIL: $f is heavy and not listed"; exit 1; fi
 done
 head -n 1 "$tmp/p/list" >"$tmp/one"
+# a program that fails (here, a file that is gone) gets an ERR line, and the programs after it still run
+{ echo "$tmp/p/gone.evt 2 1 0 1"; cat "$tmp/one"; } >"$tmp/two"
 CONFIGS=sm90_pp2_128x128x64_s4 BUILD=$build bash "$root/bench/heavy_probe.sh" spills "$tmp/one" >"$tmp/spills.out" 2>&1
 grep -Eq "sm90_pp2_128x128x64_s4 [0-9]+/[0-9]+ sm90_pp2_128x128x64_s4:g2 [0-9]+/[0-9]+$" "$tmp/spills.out" ||
     { echo "FAIL: spills"; cat "$tmp/spills.out"; exit 1; }
@@ -41,4 +43,8 @@ EVT_CUDA_DRIVER=$build/tests/libevt_fakecuda.so EVT_CACHE_DIR=$tmp/cache VARIANT
     bash "$root/bench/heavy_probe.sh" time "$tmp/one" 300,200,100 1 1 >"$tmp/time.out" 2>&1
 [ "$(grep -c "^R 1 " "$tmp/time.out")" = 2 ] && grep -q " P4 [0-9.]* sm90_pp2_128x128x64_s4/1$" "$tmp/time.out" ||
     { echo "FAIL: time"; cat "$tmp/time.out"; exit 1; }
+EVT_CUDA_DRIVER=$build/tests/libevt_fakecuda.so EVT_CACHE_DIR=$tmp/cache VARIANTS="P4" BUILD=$build \
+    bash "$root/bench/heavy_probe.sh" time "$tmp/two" 300,200,100 1 1 >"$tmp/time2.out" 2>&1
+grep -q "^R 1 gone 300,200,100 P4 ERR" "$tmp/time2.out" && grep -q " P4 [0-9.]* sm90_pp2_128x128x64_s4/1$" "$tmp/time2.out" ||
+    { echo "FAIL: time after a failed run"; cat "$tmp/time2.out"; exit 1; }
 echo "heavy_probe: ok ($n heavy programs of seeds 1-79)"
