@@ -34,6 +34,17 @@ int plan_per_element_epilogue(const ir_func *fn)
     return 1;
 }
 
+int plan_heavy_epilogue(const ir_func *fn)
+{
+    if (plan_per_element_epilogue(fn))
+        return 0;
+    int costly = 0;
+    for (size_t j = 0; j < fn->nvalues; j++)
+        if ((ir_op_get(fn->values[j]->op)->flags & IR_COSTLY) && fn->values[j]->shape == EVT_SHAPE_MN)
+            costly++;
+    return costly >= 2;
+}
+
 int plan_broadcast_input(const ir_func *fn)
 {
     return reads_input_shaped(fn, 1u << EVT_SHAPE_M | 1u << EVT_SHAPE_N);
@@ -85,6 +96,7 @@ plan_kernel plan_kernel_of(const ir_kernel *k)
     p.broadcast = plan_broadcast_input(k->epilogue);
     p.fast_light = 0;
     p.shift_cols = plan_shift_cols(k->epilogue);
+    p.heavy = plan_heavy_epilogue(k->epilogue);
     return p;
 }
 

@@ -84,6 +84,7 @@ typedef struct plan_kernel {
      * GEMM's last tile column can run shifted to N - BN in registers
      * (plan.direct_tiles); 0: never */
     int shift_cols;
+    int heavy; /* plan_heavy_epilogue */
 } plan_kernel;
 
 /* The planner's view of kernel k. */
@@ -125,6 +126,13 @@ int plan_broadcast_input(const ir_func *fn);
  * or one with costly builtins).  At long K the heuristic gives such an
  * epilogue the four-stage cooperative tile too (docs/sm90.md). */
 int plan_per_element_epilogue(const ir_func *fn);
+/* Whether epilogue fn is heavy: not per element (it reduces or reads an
+ * [M, N] input) and computes two [M, N] values or more of costly builtins
+ * (IR_COSTLY).  The three-stage cooperative 128x256 tile's consumers,
+ * which keep half of their accumulators through the epilogue, spill there
+ * and ran such epilogues 1.28x slower than the six-stage ping-pong tile
+ * (session 70, docs/codegen.md, "Heavy epilogues"). */
+int plan_heavy_epilogue(const ir_func *fn);
 
 /*
  * Whether the operands allow the fast path (16-byte cp.async or TMA loads):

@@ -1154,9 +1154,9 @@ static int c160_over_mid(const plan_config *c160, const plan_config *mid, long l
  * of least area instead lost 0.94x where five 160-column tiles pad N more
  * than four 192-column ones.
  */
-const plan_config *plan_gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
-                                  long long m, long long n, long long kk, long long batch, long long sms,
-                                  int tma)
+static const plan_config *sm90_pick_of(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                       long long m, long long n, long long kk, long long batch, long long sms,
+                                       int tma)
 {
     const plan_config *pick = gemm_sm90_base(g, t, k, m, n, kk, batch, sms, tma);
     /* (before the narrower tiles' rule, which would take the 128x256 tile
@@ -1195,3 +1195,31 @@ const plan_config *plan_gemm_sm90_pick(const gemm_tiles *g, const plan_target *t
     return mid_ok && sm_area_batch(mid, m, n, batch, sms) <= most ? mid : pick;
 }
 
+/*
+ * plan_gemm_sm90_pick's last rule: a heavy epilogue (plan_heavy_epilogue:
+ * it reduces or reads an [M, N] input, and computes two costly [M, N]
+ * builtins or more) where the rules above take the three-stage
+ * cooperative 128x256 row, clustered or not, its last wave split along K
+ * or not, one problem, K of 1024 or more: the six-stage ping-pong tile.  The
+ * cooperative consumers keep the other half of their accumulators through
+ * each sub-tile's epilogue, and ptxas spilled on every such program
+ * (session 69); the ping-pong consumer holds one 128x128 tile's and
+ * spilled on none.  Session 70 (bench/heavy_probe.sh, H100, procedure and
+ * draw committed first): 1.283x in geomean (1.04-1.57x) over the pick on
+ * twenty rows of ten random programs at K of 2000 and 4096 (no tail), and
+ * held out 1.296x (1.08-1.69x) on ten rows of ten other programs at
+ * 10240x1792x2560 (the pick's last wave split along K); the
+ * four-stage cooperative row gained about as much (1.265x / 1.301x) but
+ * lost 0.7% on one row (docs/codegen.md, "Heavy epilogues").  Batches,
+ * fp8 and shorter K were not measured.
+ */
+const plan_config *plan_gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k,
+                                  long long m, long long n, long long kk, long long batch, long long sms,
+                                  int tma)
+{
+    const plan_config *pick = sm90_pick_of(g, t, k, m, n, kk, batch, sms, tma);
+    if (k->heavy && !k->fp8 && tma && batch == 1 && kk >= 1024 && pick && (pick == g->coop || pick == g->coop_cl) &&
+        row_runs(g->pp_deep, t, k))
+        return g->pp_deep;
+    return pick;
+}

@@ -22,22 +22,25 @@
 #define CFG(name) (&plan_configs[EVT_TILE_##name])
 
 /* mainloop, k_contiguous, stageable, fp8, light, per_element, broadcast,
- * fast_light: all but the
- * _light and _gelu ones have a heavy epilogue (transcendentals beside a
- * reduction or an [M, N] input) */
-static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0, 0, 8};  /* A row-major, B column-major */
-static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0, 0, 8};  /* A column-major */
-static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8}; /* D = acc, say */
-static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8};  /* gelu(acc + bias) */
-static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0, 0, 8};
-static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1, 0, 8}; /* relu(acc + bias) */
+ * fast_light, shift_cols, heavy: all but the _light and _gelu ones have an
+ * epilogue that is not per element (a reduction or an [M, N] input); only
+ * _heavy's also computes two costly [M, N] builtins or more
+ * (plan_heavy_epilogue) */
+static const plan_kernel k_gemm_tn = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0, 0, 8, 0};  /* A row-major, B column-major */
+static const plan_kernel k_gemm_nn = {EVT_MAINLOOP_GEMM, 0, 0, 0, 0, 0, 0, 0, 8, 0};  /* A column-major */
+static const plan_kernel k_gemm_tn_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8, 0}; /* D = acc, say */
+static const plan_kernel k_gemm_tn_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8, 0};  /* gelu(acc + bias) */
+static const plan_kernel k_gemm_nn_light = {EVT_MAINLOOP_GEMM, 0, 0, 0, 1, 1, 0, 0, 8, 0};
+static const plan_kernel k_gemm_tn_bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1, 0, 8, 0}; /* relu(acc + bias) */
 /* gelu_tanh(acc + bias) under fast math */
-static const plan_kernel k_gemm_tn_tanh = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1, 8};
-static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0, 0, 8};
-static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0, 0, 8}; /* an input to stage */
-static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0, 0, 8};  /* an [M, N] input to stage */
-static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0, 0, 8};  /* e4m3/e5m2, A row, B col */
-static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0, 8}; /* fp8, not K-contiguous */
+static const plan_kernel k_gemm_tn_tanh = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1, 8, 0};
+static const plan_kernel k_conv = {EVT_MAINLOOP_CONV2D_FPROP, 1, 0, 0, 0, 0, 0, 0, 8, 0};
+static const plan_kernel k_conv_st = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0, 0, 8, 0}; /* an input to stage */
+static const plan_kernel k_gemm_st = {EVT_MAINLOOP_GEMM, 1, 1, 0, 0, 0, 0, 0, 8, 0};  /* an [M, N] input to stage */
+static const plan_kernel k_gemm_fp8 = {EVT_MAINLOOP_GEMM, 1, 0, 1, 0, 0, 0, 0, 8, 0};  /* e4m3/e5m2, A row, B col */
+/* two costly builtins beside a reduction: progen's random programs of session 70 */
+static const plan_kernel k_gemm_tn_heavy = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 0, 0, 0, 8, 1};
+static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0, 8, 0}; /* fp8, not K-contiguous */
 
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
@@ -1453,10 +1456,10 @@ static void test_listed(void **state)
      * four-stage rows for light and per-element epilogues */
     static const long long ks[] = {64, 128, 129, 1000, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
-    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8};
-    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8};
+    static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8, 0};
+    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8, 0};
     const plan_kernel *kernels[] = {&k_gemm_tn, &k_gemm_nn, &k_conv, &k_conv_st, &k_gemm_fp8, &k_gemm_st,
-                                    &k_gemm_light, &k_gemm_gelu};
+                                    &k_gemm_light, &k_gemm_gelu, &k_gemm_tn_heavy};
     for (int t = 0; t < EVT_TARGET_COUNT; t++)
         for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
             const plan_kernel *k = kernels[ki];
@@ -1566,7 +1569,20 @@ static const char source[] =
     "    out d    : f16[M, N] = sigmoid(acc)\n"
     "}\n"
     "kernel g_silu = gemm(a: f16 row, b: f16 col, acc: f32) with x\n"
-    "kernel g_sigmoid = gemm(a: f16 row, b: f16 col, acc: f32) with y\n";
+    "kernel g_sigmoid = gemm(a: f16 row, b: f16 col, acc: f32) with y\n"
+    "epilogue hv {\n"
+    "    in  z    : f16[M, N]\n"
+    "    let t = tanh(acc) * z\n"
+    "    out d    : f16[M, N] = exp(-abs(t))\n"
+    "    out rs   : f32[M] = reduce_max(t, N)\n"
+    "}\n"
+    "epilogue hn {\n"
+    "    in  bias : f16[N]\n"
+    "    out d    : f16[M, N] = tanh(acc) + exp(bias)\n"
+    "    out rs   : f32[M] = reduce_sum(acc, N)\n"
+    "}\n"
+    "kernel g_heavy = gemm(a: f16 row, b: f16 col, acc: f32) with hv\n"
+    "kernel g_heavy_n = gemm(a: f16 row, b: f16 col, acc: f32) with hn\n";
 
 static void test_kernel_of(void **state)
 {
@@ -1614,6 +1630,18 @@ static void test_kernel_of(void **state)
         assert_int_equal(plan_kernel_built(k, 1).fast_light, tanhs[i].fast_light);
         assert_int_equal(plan_kernel_built(k, 0).fast_light, 0);
         assert_int_equal(plan_kernel_of(k).fast_light, 0);
+    }
+    /* heavy: not per element and two costly [M, N] values or more; an [N]
+     * one (exp(bias)) does not count, nor do costly builtins per element */
+    static const struct {
+        const char *name;
+        int heavy;
+    } heavies[] = {{"g_heavy", 1}, {"g_heavy_n", 0}, {"g_tanh_exact", 0}, {"g_tanh_sum", 0}, {"g_tn", 0}};
+    for (size_t i = 0; i < sizeof heavies / sizeof heavies[0]; i++) {
+        const ir_kernel *k = evt_module_find_kernel(m, heavies[i].name);
+        assert_non_null(k);
+        assert_int_equal(plan_heavy_epilogue(k->epilogue), heavies[i].heavy);
+        assert_int_equal(plan_kernel_of(k).heavy, heavies[i].heavy);
     }
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
@@ -3345,6 +3373,33 @@ static void test_deep_pp_over_coop(void **state)
     expect_picks(probes, sizeof probes / sizeof probes[0]);
 }
 
+/* Session 70: a heavy epilogue (plan_heavy_epilogue) where the rules take
+ * the three-stage cooperative 128x256 row, clustered or not, takes the
+ * six-stage ping-pong tile (the training and held-out shapes); not in a
+ * batch, at K under 1024, on fp8, nor where another row is picked. */
+static void test_heavy_ping_pong(void **state)
+{
+    (void)state;
+    const plan_kernel *heavy = &k_gemm_tn_heavy;
+    const pick_probe probes[] = {
+        /* training: the pick was sm90_coop2_128x256x64_s3 and its clustered row */
+        {heavy, 4096, 4096, 4096, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {heavy, 3000, 5000, 2000, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* held out */
+        {heavy, 10240, 1792, 2560, 1, T(sm90_pp2_128x128x64_s6), 1},
+        /* unchanged: the other picks of those draws, a heavy epilogue's
+         * kind that is not heavy, a batch, short K */
+        {heavy, 8192, 2048, 1024, 1, T(sm90_pp2_128x128x64_s6), 1},
+        {heavy, 5120, 3584, 1536, 1, T(sm90_coop2_128x192x64_s4), 1},
+        {heavy, 2304, 6144, 3072, 1, T(sm90_pp2_cl2_128x128x64_s6), 1},
+        {&k_gemm_tn, 4096, 4096, 4096, 1, T(sm90_coop2_128x256x64_s3), 1},
+        {&k_gemm_tn, 3000, 5000, 2000, 1, T(sm90_coop2_cl2_128x256x64_s3), 1},
+        {heavy, 1000, 1000, 1000, 1, T(sm90_coop2_cl2_128x256x64_s3), 16},
+        {heavy, 4096, 4096, 512, 1, pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 4096, 512, 132, 1), 1},
+    };
+    expect_picks(probes, sizeof probes / sizeof probes[0]);
+}
+
 /* Session 34: a light epilogue at K of 1024 to 4095 in whole k tiles where
  * the planner took the cp.async 128x256 tile takes the cooperative row
  * (the shapes it was measured on, batched and not); a GELU, K not whole k
@@ -3625,7 +3680,7 @@ int main(void)
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
-        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_batch_tiles),
+        cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
         cmocka_unit_test(test_one_tile_row),
         cmocka_unit_test(test_swapped_rows), cmocka_unit_test(test_odd_k_wide_split), cmocka_unit_test(test_odd_k_ping_pong_clusters), cmocka_unit_test(test_cluster_cta_rounds), cmocka_unit_test(test_coop_round), cmocka_unit_test(test_split_row), cmocka_unit_test(test_n_fit), cmocka_unit_test(test_coop_tail_padding), cmocka_unit_test(test_deep_half_row), cmocka_unit_test(test_wide_swap), cmocka_unit_test(test_deep_swap), cmocka_unit_test(test_deep_spares_slots), cmocka_unit_test(test_c160_over_mid), cmocka_unit_test(test_deep_fills_half), cmocka_unit_test(test_wgmma_over_sync_small), cmocka_unit_test(test_fast_light_ping_pong), cmocka_unit_test(test_fast_light_coop_deep), cmocka_unit_test(test_fast_light_off_tiles), cmocka_unit_test(test_odd_k_ragged_n_twin), cmocka_unit_test(test_short_k_ping_pong), cmocka_unit_test(test_short_k_batch_ping_pong), cmocka_unit_test(test_short_pp_small_n), cmocka_unit_test(test_short_k_coop), cmocka_unit_test(test_light_mid_k_coop), cmocka_unit_test(test_light_coop),
         cmocka_unit_test(test_mid_k_ping_pong), cmocka_unit_test(test_mid_tile),
