@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "evtc_common.h"
 #include "evtc_run.h"
+#include "evtc_reach.h"
 
 #include <evt/evt.h>
 
@@ -918,19 +919,22 @@ static int reference_acc(run *r, const long long *rows, long long nrows, int mag
 }
 
 /*
- * The reference outputs for rows rows[0..nrows), from their accumulator
- * acc (reference_acc's): the epilogue in f64 (evt_interp_*) over those
- * rows, with the [M, N] and [M] inputs gathered to match.  refs[o]
- * receives output o, compact: nrows x N values for [M, N], nrows for [M],
- * N for [N], 1 for a scalar; the last two mean something only when
- * every row is given.  A reduce_sum's magnitudes (evt_interp_bind_magnitude)
- * follow its values in refs[o], as many again.
+ * The reference outputs for rows rows[0..nrows) and columns cols[0..ncols)
+ * (cols NULL: every column, ncols ignored), from their accumulator acc
+ * (nrows x ncols, reference_acc's where every column is given): the
+ * epilogue in f64 (evt_interp_*) over that grid, with the [M, N], [M] and
+ * [N] inputs gathered to match.  refs[o] receives output o, compact: nrows
+ * x ncols values for [M, N], nrows for [M], ncols for [N], 1 for a scalar;
+ * the last two mean something only when every row is given.  A
+ * reduce_sum's magnitudes (evt_interp_bind_magnitude) follow its values in
+ * refs[o], as many again.
  */
-static int reference_epilogue(run *r, const long long *rows, long long nrows, const double *acc, double **refs)
+static int reference_epilogue(run *r, const long long *rows, long long nrows, const long long *cols, long long ncols,
+                              const double *acc, double **refs)
 {
     const run_options *o = r->o;
-    long long n = o->n;
-    int all = nrows == o->m;
+    long long n = cols ? ncols : o->n;
+    int all_rows = nrows == o->m;
     int rc = EXIT_OUTSIDE;
     unsigned char **gathered = calloc(r->nin + 1, sizeof *gathered);
     evt_interp *in = NULL;
@@ -944,25 +948,33 @@ static int reference_epilogue(run *r, const long long *rows, long long nrows, co
     for (size_t p = 0; p < r->nparam && st == EVT_OK; p++)
         st = evt_interp_set_param(in, evt_epilogue_arg(r->ep, EVT_ARG_PARAM, p)->name, r->param[p]);
     if (st == EVT_OK)
-        st = evt_interp_set_acc_f64(in, nrows, n, acc, (size_t)(nrows * n) * sizeof *acc,
-                                    n > 0 ? n : 1);
-    /* Inputs: [M, N] and [M] ones cut down to the checked rows. */
+        st = evt_interp_set_acc_f64(in, nrows, n, acc, (size_t)(nrows * n) * sizeof *acc, n > 0 ? n : 1);
+    /* Inputs: [M, N], [M] and [N] ones cut down to the grid. */
     for (size_t i = 0; i < r->nin && st == EVT_OK; i++) {
         const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_INPUT, i);
         const buffer *b = &r->in[i];
         size_t ies = evt_elem_size(b->elem);
-        if (all || !(info->shape & EVT_SHAPE_M)) {
+        int by_row = (info->shape & EVT_SHAPE_M) && !all_rows, by_col = (info->shape & EVT_SHAPE_N) && cols;
+        if (!by_row && !by_col) {
             st = evt_interp_bind(in, info->name, b->host, b->bytes, b->ld);
             continue;
         }
-        size_t per = info->shape == EVT_SHAPE_MN ? (size_t)n : 1;
-        if (!(gathered[i] = malloc((size_t)nrows * per * ies + 1)))
+        long long nr = info->shape & EVT_SHAPE_M ? nrows : 1, nc = info->shape & EVT_SHAPE_N ? n : 1;
+        if (!(gathered[i] = malloc((size_t)(nr * nc) * ies + 1)))
             goto oom;
-        for (long long j = 0; j < nrows; j++)
-            memcpy(gathered[i] + (size_t)j * per * ies,
-                   b->host + (size_t)(per == 1 ? rows[j] : rows[j] * b->ld) * ies, per * ies);
-        st = evt_interp_bind(in, info->name, gathered[i], (size_t)nrows * per * ies,
-                             (long long)(per > 0 ? per : 1));
+        for (long long j = 0; j < nr; j++) {
+            /* an [M] input's elements are its rows: ld 1 */
+            long long row = info->shape & EVT_SHAPE_M ? (by_row ? rows[j] : j) : 0;
+            long long at = info->shape == EVT_SHAPE_M ? row : row * b->ld;
+            if (!by_col) {
+                memcpy(gathered[i] + (size_t)(j * nc) * ies, b->host + (size_t)at * ies, (size_t)nc * ies);
+                continue;
+            }
+            for (long long c = 0; c < nc; c++)
+                memcpy(gathered[i] + (size_t)(j * nc + c) * ies, b->host + (size_t)(at + cols[c]) * ies, ies);
+        }
+        st = evt_interp_bind(in, info->name, gathered[i], (size_t)(nr * nc) * ies,
+                             info->shape == EVT_SHAPE_MN ? (nc > 0 ? nc : 1) : 1);
     }
     /* Outputs: their f64 values before conversion. */
     for (size_t i = 0; i < r->nout && st == EVT_OK; i++) {
@@ -1120,7 +1132,7 @@ static int check(run *r)
     for (long long l = 0; !rc && l < batch; l++) {
         view_problem(r, l);
         rc = reference_acc(r, rows, nrows, 0, acc);
-        rc = rc ? rc : reference_epilogue(r, rows, nrows, acc, refs);
+        rc = rc ? rc : reference_epilogue(r, rows, nrows, NULL, 0, acc, refs);
         rc = rc ? rc : compare(r, l, batch, rows, nrows, acc, refs, unwritten, &failed_outputs, &checked_outputs);
         view_problem(r, -l);
         for (size_t i = 0; refs && i < r->nout; i++) {
@@ -1159,9 +1171,12 @@ static void view_problem(run *r, long long l)
 /*
  * The bracket's references (evt_check_values_bracketed) into lo and hi:
  * the epilogue on the accumulator acc moved down and up by the f32
- * tolerance (1e-4) of its products' magnitudes, where both are finite.
+ * tolerance (1e-4) of its products' magnitudes, where both are finite;
+ * that move into *moves (nrows x N, NaN where there is none, the caller's
+ * to free).
  */
-static int bracket(run *r, const long long *rows, long long nrows, const double *acc, double **lo, double **hi)
+static int bracket(run *r, const long long *rows, long long nrows, const double *acc, double **lo, double **hi,
+                   double **moves)
 {
     const size_t count = (size_t)(nrows * r->o->n);
     const double tol = evt_check_tolerance(EVT_F32, EVT_REDUCE_NONE);
@@ -1171,13 +1186,144 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
         rc = reference_acc(r, rows, nrows, 1, mag);
     else
         fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+    for (size_t i = 0; !rc && i < count; i++)
+        mag[i] = isfinite(acc[i]) && isfinite(mag[i]) ? tol * mag[i] : NAN;
     for (int side = -1; !rc && side <= 1; side += 2) {
         for (size_t i = 0; i < count; i++)
-            moved[i] = isfinite(acc[i]) && isfinite(mag[i]) ? acc[i] + side * tol * mag[i] : acc[i];
-        rc = reference_epilogue(r, rows, nrows, moved, side < 0 ? lo : hi);
+            moved[i] = isnan(mag[i]) ? acc[i] : acc[i] + side * mag[i];
+        rc = reference_epilogue(r, rows, nrows, NULL, 0, moved, side < 0 ? lo : hi);
     }
-    free(mag);
     free(moved);
+    if (rc)
+        free(mag);
+    else
+        *moves = mag;
+    return rc;
+}
+
+/* The grid's cells refine takes at most (candidate rows x their columns). */
+enum { REFINE_CELLS = 1 << 16 };
+
+/* refine's evaluation (evtc_reach_eval): output `out` on the grid of rows
+ * grid_rows and columns gcols. */
+typedef struct grid {
+    run *r;
+    size_t out;
+    const long long *rows, *cols;
+    long long nrows, ncols;
+    double **refs;
+} grid;
+
+static int grid_eval(void *user, const double *acc, double *y, size_t cells)
+{
+    grid *g = user;
+    int rc = reference_epilogue(g->r, g->rows, g->nrows, g->cols, g->ncols, acc, g->refs);
+    if (!rc)
+        memcpy(y, g->refs[g->out], cells * sizeof *y);
+    for (size_t i = 0; i < g->r->nout; i++) {
+        free(g->refs[i]);
+        g->refs[i] = NULL;
+    }
+    return rc;
+}
+
+/*
+ * A second look at output `out`'s values off that the bracket's ends did
+ * not explain (an element-wise [M, N] output; got, want, lo and hi its
+ * stored values, reference and ends, compact over the checked rows;
+ * moves the bracket's, NaN where it made none): on the grid of the rows
+ * and columns holding such values, what the reference reaches while the
+ * accumulator moves within its rounding (evtc_reach.h).  A value it
+ * reached gets the value itself as both ends, and the output is checked
+ * again into *v (its tolerance and floor kept).  Values beyond
+ * REFINE_CELLS keep the ends' verdict.
+ */
+static int refine(run *r, size_t out, const unsigned char *got, const double *want, double *lo, double *hi,
+                  const long long *rows, long long nrows, const double *acc, const double *moves,
+                  evt_check_verdict *v, long long *explained)
+{
+    const evt_elem elem = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, out)->elem;
+    const long long n = r->o->n;
+    const size_t count = (size_t)(nrows * n), es = evt_elem_size(elem);
+    /* off[e]: a candidate; rix / cix: a row's (index into rows) and column's place in the grid, or -1 */
+    unsigned char *off = calloc(count + 1, 1);
+    long long *rix = malloc((size_t)(nrows + 1) * sizeof *rix), *cix = malloc((size_t)(n + 1) * sizeof *cix);
+    long long *grows = malloc((size_t)(nrows + 1) * sizeof *grows), *gcols = malloc((size_t)(n + 1) * sizeof *gcols);
+    long long ng = 0, nc = 0;
+    double *gacc = NULL, *gd = NULL;
+    evtc_reach *h = NULL;
+    grid gr = {.r = r, .out = out, .cols = gcols};
+    int rc = EXIT_OUTSIDE;
+    if (!off || !rix || !cix || !grows || !gcols)
+        goto oom;
+    for (long long j = 0; j < nrows; j++)
+        rix[j] = -1;
+    for (long long c = 0; c < n; c++)
+        cix[c] = -1;
+    /* The candidates: values off alone against their ends (a superset of
+     * those off in the whole: alone, a value's floor is its own size). */
+    for (size_t e = 0; e < count; e++) {
+        evt_check_verdict one;
+        if (isnan(moves[e]) ||
+            evt_check_values_bracketed(elem, EVT_REDUCE_NONE, got + e * es, want + e, lo + e, hi + e, 1, &one,
+                                       NULL) != EVT_OK ||
+            one.passed)
+            continue;
+        long long j = (long long)e / n, c = (long long)e % n;
+        if ((ng + (rix[j] < 0)) * (nc + (cix[c] < 0)) > REFINE_CELLS)
+            continue;
+        if (rix[j] < 0)
+            grows[rix[j] = ng++] = j;
+        if (cix[c] < 0)
+            gcols[cix[c] = nc++] = c;
+        off[e] = 1;
+    }
+    const size_t cells = (size_t)(ng * nc);
+    long long *grid_rows = malloc((size_t)(ng + 1) * sizeof *grid_rows);
+    gacc = malloc((cells + 1) * sizeof *gacc);
+    gd = malloc((cells + 1) * sizeof *gd);
+    h = malloc((cells + 1) * sizeof *h);
+    gr.refs = calloc(r->nout + 1, sizeof *gr.refs);
+    if (!grid_rows || !gacc || !gd || !h || !gr.refs) {
+        free(grid_rows);
+        free(gr.refs);
+        goto oom;
+    }
+    for (long long q = 0; q < ng; q++) {
+        grid_rows[q] = rows[grows[q]];
+        for (long long c = 0; c < nc; c++) {
+            size_t e = (size_t)(grows[q] * n + gcols[c]), g = (size_t)(q * nc + c);
+            gacc[g] = acc[e];
+            gd[g] = moves[e];
+        }
+    }
+    gr.rows = grid_rows;
+    gr.nrows = ng;
+    gr.ncols = nc;
+    rc = cells ? evtc_reach_over(cells, gacc, gd, elem, grid_eval, &gr, h) : 0;
+    free(grid_rows);
+    free(gr.refs);
+    for (size_t e = 0; !rc && e < count; e++) {
+        if (!off[e])
+            continue;
+        float f;
+        evt_convert_to_f32(elem, got + e * es, &f, 1);
+        if (evtc_reach_holds(&h[rix[(long long)e / n] * nc + cix[(long long)e % n]], elem, f, v->tol, v->floor))
+            lo[e] = hi[e] = f;
+    }
+    if (!rc && evt_check_values_bracketed(elem, EVT_REDUCE_NONE, got, want, lo, hi, count, v, explained) != EVT_OK)
+        rc = EXIT_OUTSIDE;
+    goto done;
+oom:
+    fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+done:
+    free(off);
+    free(rix);
+    free(cix);
+    free(grows);
+    free(gcols);
+    free(gacc);
+    free(h);
     return rc;
 }
 
@@ -1188,6 +1334,7 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
 {
     int rc = 0;
     double **lo = NULL, **hi = NULL; /* the bracket's references, made at the first miss */
+    double *moves = NULL;             /* and its accumulator's moves */
     for (size_t i = 0; !rc && i < r->nout; i++) {
         const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i);
         buffer *b = &r->out[i];
@@ -1224,17 +1371,24 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
          * (evt_check_values_bracketed): relu(acc + b) * m with m = -inf is
          * -inf or NaN by the sign of acc + b, which an f32 sum within its
          * rounding of 0 may take either way, and a chain of builtins may
-         * magnify that rounding past the output type's tolerance. */
+         * magnify that rounding past the output type's tolerance.  An
+         * element-wise value still off gets a second look (refine): what
+         * the reference reaches between the ends, where a singularity
+         * hides it from both. */
         long long explained = 0;
         if (st == EVT_OK && (v.special_bad > 0 || v.bad > 0) && info->reduce != EVT_REDUCE_SUM) {
             if (!lo) {
                 lo = calloc(r->nout + 1, sizeof *lo);
                 hi = calloc(r->nout + 1, sizeof *hi);
-                rc = lo && hi ? bracket(r, rows, nrows, acc, lo, hi) : EXIT_OUTSIDE;
+                rc = lo && hi ? bracket(r, rows, nrows, acc, lo, hi, &moves) : EXIT_OUTSIDE;
             }
             if (!rc)
                 st = evt_check_values_bracketed(info->elem, info->reduce, got, refs[i], lo[i], hi[i], count, &v,
                                                 &explained);
+            /* (not where elements were never written: that fails whatever the values) */
+            if (!rc && st == EVT_OK && !v.passed && !unwritten[i] && info->shape == EVT_SHAPE_MN &&
+                info->reduce == EVT_REDUCE_NONE)
+                rc = refine(r, i, got, refs[i], lo[i], hi[i], rows, nrows, acc, moves, &v, &explained);
         }
         free(got);
         if (rc)
@@ -1255,7 +1409,7 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
                v.floor, v.tol, pass ? "PASS" : "FAIL");
         if (explained)
             printf("  %lld values the references of an accumulator within its rounding give "
-                   "(the accumulator moved by 1e-4 of its products' magnitudes)\n",
+                   "(the accumulator moved by up to 1e-4 of its products' magnitudes)\n",
                    explained);
         if (unwritten[i] && l == 0)
             printf("  %lld of %lld elements never written\n", unwritten[i], b->rows * b->cols * batch);
@@ -1274,6 +1428,12 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
                 printf(" at [%lld]", col);
             printf(": got %.9g, want %.9g\n", isnan(v.first_got) ? NAN : v.first_got,
                    isnan(v.first_want) ? NAN : v.first_want);
+            /* What the bracket saw there: a non-finite end, or ends on one
+             * side of a singularity, says the output is ill-conditioned at
+             * that accumulator rather than wrong. */
+            if (lo && info->shape == EVT_SHAPE_MN && info->reduce == EVT_REDUCE_NONE)
+                printf("  there: accumulator %.9g (f64), the bracket's ends %.9g and %.9g\n", acc[v.first_bad],
+                       lo[i][v.first_bad], hi[i][v.first_bad]);
         }
     }
     for (size_t i = 0; i < r->nout; i++) {
@@ -1282,6 +1442,7 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
     }
     free(lo);
     free(hi);
+    free(moves);
     return rc;
 }
 

@@ -4,8 +4,9 @@
 #
 #   support < grammar < ir < ir/passes < interp < plan < codegen < runtime < api < tools
 #
-# and inside tools/, evtc_common < evtc_run < evtc (main dispatches to the
-# subcommands; both use the common helpers).  kernels/ (CUDA headers whose
+# and inside tools/, evtc_common < evtc_reach < evtc_run < evtc (main
+# dispatches to the subcommands; both use the common helpers; evtc_reach is
+# evtc run --check's second look).  kernels/ (CUDA headers whose
 # constants host code shares) and include/ (the public evt.h) are not stages:
 # any stage may include them, and they include no stage.
 #
@@ -40,8 +41,9 @@ stage() {
     runtime/*) echo "runtime 70" ;;
     api/*) echo "api 80" ;;
     tools/evtc_common.*) echo "tools/evtc_common 90" ;;
-    tools/evtc_run.*) echo "tools/evtc_run 91" ;;
-    tools/evtc.*) echo "tools/evtc 92" ;;
+    tools/evtc_reach.*) echo "tools/evtc_reach 91" ;;
+    tools/evtc_run.*) echo "tools/evtc_run 92" ;;
+    tools/evtc.*) echo "tools/evtc 93" ;;
     tools/*) echo "? 0" ;; # a new file: give it its place above
     kernels/* | include/*) ;;
     *) echo "? 0" ;;

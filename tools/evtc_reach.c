@@ -1,0 +1,114 @@
+/* evtc_reach.c - see evtc_reach.h. */
+#include "evtc_reach.h"
+
+#include "evtc_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void reach_add(evtc_reach *h, evt_elem elem, double v)
+{
+    unsigned char b[8];
+    float f;
+    /* rounded as the output stores it: an integer type stores NaN as a number */
+    evt_convert_from_f64(elem, &v, b, 1);
+    evt_convert_to_f32(elem, b, &f, 1);
+    if (isnan(f))
+        h->nan = 1;
+    else if (isinf(f))
+        *(f > 0 ? &h->pinf : &h->ninf) = 1;
+    else {
+        h->least = fmin(h->least, f);
+        h->most = fmax(h->most, f);
+    }
+}
+
+/* The reference at acc + s[g] d (s NULL: the one s1) into h; each cell's
+ * finiteness (of the unrounded value) into fin. */
+static int point(size_t cells, const double *acc, const double *d, const double *s, double s1, evt_elem elem,
+                 evtc_reach_eval eval, void *user, double *moved, double *y, evtc_reach *h, unsigned char *fin)
+{
+    for (size_t g = 0; g < cells; g++) {
+        double sg = s ? s[g] : s1;
+        moved[g] = sg != 0 && isfinite(d[g]) ? acc[g] + sg * d[g] : acc[g];
+    }
+    int rc = eval(user, moved, y, cells);
+    for (size_t g = 0; !rc && g < cells; g++) {
+        reach_add(&h[g], elem, y[g]);
+        fin[g] = isfinite(y[g]) != 0;
+    }
+    return rc;
+}
+
+int evtc_reach_over(size_t cells, const double *acc, const double *d, evt_elem elem, evtc_reach_eval eval,
+                    void *user, evtc_reach *h)
+{
+    /* s_in / s_out: a halving's ends, s_in on the side of the point before
+     * the edge (its finiteness fin_in), s_out beyond (NaN: no edge) */
+    double *moved = malloc((cells + 1) * sizeof *moved), *y = malloc((cells + 1) * sizeof *y);
+    double *s_in = malloc((cells + 1) * sizeof *s_in), *s_out = malloc((cells + 1) * sizeof *s_out);
+    double *mid = malloc((cells + 1) * sizeof *mid);
+    unsigned char *fin0 = malloc(cells + 1), *fin = malloc(cells + 1), *now = malloc(cells + 1);
+    unsigned char *fin_in = malloc(cells + 1);
+    int rc = 0;
+    if (!moved || !y || !s_in || !s_out || !mid || !fin0 || !fin || !now || !fin_in) {
+        fprintf(stderr, "evtc run: error: out of memory for the reference\n");
+        rc = EXIT_OUTSIDE;
+    }
+    for (size_t g = 0; !rc && g < cells; g++)
+        h[g] = (evtc_reach){.least = INFINITY, .most = -INFINITY};
+    if (!rc)
+        rc = point(cells, acc, d, NULL, 0, elem, eval, user, moved, y, h, fin0);
+    for (int side = -1; !rc && side <= 1; side += 2) {
+        memcpy(fin, fin0, cells);
+        for (size_t g = 0; g < cells; g++)
+            s_out[g] = NAN;
+        double prev = 0;
+        for (int k = EVTC_REACH_POWERS; !rc && k >= 0; k--) {
+            double s = side * ldexp(1, -k);
+            rc = point(cells, acc, d, NULL, s, elem, eval, user, moved, y, h, now);
+            for (size_t g = 0; !rc && g < cells; g++) {
+                if (now[g] != fin[g] && isnan(s_out[g])) {
+                    s_in[g] = prev;
+                    s_out[g] = s;
+                    fin_in[g] = fin[g];
+                }
+                fin[g] = now[g];
+            }
+            prev = s;
+        }
+        for (int t = 0; !rc && t < EVTC_REACH_HALVINGS; t++) {
+            for (size_t g = 0; g < cells; g++)
+                mid[g] = isnan(s_out[g]) ? 0 : 0.5 * (s_in[g] + s_out[g]);
+            rc = point(cells, acc, d, mid, 0, elem, eval, user, moved, y, h, now);
+            for (size_t g = 0; !rc && g < cells; g++)
+                if (!isnan(s_out[g]))
+                    *(now[g] == fin_in[g] ? &s_in[g] : &s_out[g]) = mid[g];
+        }
+    }
+    free(moved);
+    free(y);
+    free(s_in);
+    free(s_out);
+    free(mid);
+    free(fin0);
+    free(fin);
+    free(now);
+    free(fin_in);
+    return rc;
+}
+
+int evtc_reach_holds(const evtc_reach *h, evt_elem elem, double y, double tol, double floor)
+{
+    if (isnan(y))
+        return h->nan;
+    if (isinf(y))
+        return y > 0 ? h->pinf : h->ninf;
+    if (h->least > h->most)
+        return 0;
+    if (elem == EVT_I8 || elem == EVT_I32)
+        return y >= h->least - 1 && y <= h->most + 1;
+    return y >= h->least - tol * fmax(fabs(h->least), floor) && y <= h->most + tol * fmax(fabs(h->most), floor);
+}
