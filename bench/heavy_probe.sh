@@ -11,8 +11,9 @@
 #     bash bench/heavy_probe.sh time DIR/list "M,N,K ..." [ROUNDS] [REPS]   # GPU
 #
 # select writes seeds FIRST..LAST-1's programs into DIR and lists the heavy
-# ones (path, costly builtins, reductions, [M, N] inputs read, outputs) in
-# DIR/list.  spills prints ptxas's spill stores / loads, bytes a thread, of
+# ones (the planner's plan_heavy_epilogue, through progen_print --classes)
+# with MIN_COSTLY costly [M, N] values or more (path, costly values,
+# reductions, [M, N] inputs read, outputs) in DIR/list.  spills prints ptxas's spill stores / loads, bytes a thread, of
 # each listed program's fast sm_90a entry on $CONFIGS (default the
 # cooperative 128x256 tile at three and four stages and the 128x128
 # ping-pong tile), at the row group codegen picks and at 2 (":g2").  time
@@ -34,22 +35,10 @@ select)
     mkdir -p "$dir"
     gen=$build/tests/progen_print # the CMake target progen_print, built with the tests
     [ -x "$gen" ] || { echo "heavy_probe: $gen is missing (build $build with its tests)" >&2; exit 2; }
-    "$gen" "$first" "$last" "$dir"
-    # IR_COSTLY's builtins, as ir/ops.h flags them
-    costly_ops=$(grep 'IR_COSTLY)' "$root/ir/ops.h" | sed -E 's/.*X\(IR_[A-Z0-9_]+, "([a-z0-9_]+)".*/\1/' | paste -sd'|')
-    : > "$dir/list"
-    for s in $(seq "$first" $((last - 1))); do
-        f=$dir/p$s.evt
-        [ -e "$f" ] || continue
-        ir=$("$evtc" "$f" --emit=ir 2> /dev/null) || continue
-        costly=$(grep -cE "= ($costly_ops) .*\[M, N\]" <<< "$ir" || true)
-        reduce=$(grep -cE "= reduce_" <<< "$ir" || true)
-        mn=$(grep -cE "= input .*\[M, N\]" <<< "$ir" || true)
-        outs=$(grep -c "^  out" <<< "$ir" || true)
-        if [ "$costly" -ge "$min" ] && [ $((reduce + mn)) -gt 0 ]; then
-            echo "$f $costly $reduce $mn $outs" >> "$dir/list"
-        fi
-    done
+    # each program's classes as the planner reads them (progen_print --classes: path,
+    # costly [M, N] values, reductions, [M, N] inputs read, outputs, plan_heavy_epilogue)
+    "$gen" "$first" "$last" "$dir" --classes > "$dir/classes"
+    awk -v min="$min" '$6 == 1 && $2 >= min {print $1, $2, $3, $4, $5}' "$dir/classes" > "$dir/list"
     echo "heavy_probe: $(wc -l < "$dir/list") heavy programs of $((last - first)) in $dir/list"
     ;;
 spills)
