@@ -17,6 +17,7 @@
 
 #include <evt/evt.h>
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -922,7 +923,7 @@ static int reference_acc(run *r, const long long *rows, long long nrows, int mag
  * The reference outputs for rows rows[0..nrows) and columns cols[0..ncols)
  * (cols NULL: every column, ncols ignored), from their accumulator acc
  * (nrows x ncols, reference_acc's where every column is given): the
- * epilogue in f64 (evt_interp_*) over that grid, with the [M, N], [M] and
+ * epilogue in f64 (evt_interp_*; or in the GPU's f32, mode) over that grid, with the [M, N], [M] and
  * [N] inputs gathered to match.  refs[o] receives output o, compact: nrows
  * x ncols values for [M, N], nrows for [M], ncols for [N], 1 for a scalar;
  * the last two mean something only when every row is given.  A
@@ -930,7 +931,7 @@ static int reference_acc(run *r, const long long *rows, long long nrows, int mag
  * refs[o], as many again.
  */
 static int reference_epilogue(run *r, const long long *rows, long long nrows, const long long *cols, long long ncols,
-                              const double *acc, double **refs)
+                              const double *acc, evt_interp_mode mode, double **refs)
 {
     const run_options *o = r->o;
     long long n = cols ? ncols : o->n;
@@ -993,7 +994,7 @@ static int reference_epilogue(run *r, const long long *rows, long long nrows, co
             st = evt_interp_bind_magnitude(in, info->name, refs[i] + count, mags * sizeof **refs);
     }
     if (st == EVT_OK)
-        st = evt_interp_run(in, EVT_INTERP_F64);
+        st = evt_interp_run(in, mode);
     if (st != EVT_OK)
         fprintf(stderr, "%s: error: the reference interpreter failed: %s\n", prog_name,
                 in && evt_interp_last_error(in)[0] ? evt_interp_last_error(in) : evt_status_string(st));
@@ -1132,7 +1133,7 @@ static int check(run *r)
     for (long long l = 0; !rc && l < batch; l++) {
         view_problem(r, l);
         rc = reference_acc(r, rows, nrows, 0, acc);
-        rc = rc ? rc : reference_epilogue(r, rows, nrows, NULL, 0, acc, refs);
+        rc = rc ? rc : reference_epilogue(r, rows, nrows, NULL, 0, acc, EVT_INTERP_F64, refs);
         rc = rc ? rc : compare(r, l, batch, rows, nrows, acc, refs, unwritten, &failed_outputs, &checked_outputs);
         view_problem(r, -l);
         for (size_t i = 0; refs && i < r->nout; i++) {
@@ -1191,7 +1192,7 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
     for (int side = -1; !rc && side <= 1; side += 2) {
         for (size_t i = 0; i < count; i++)
             moved[i] = isnan(mag[i]) ? acc[i] : acc[i] + side * mag[i];
-        rc = reference_epilogue(r, rows, nrows, NULL, 0, moved, side < 0 ? lo : hi);
+        rc = reference_epilogue(r, rows, nrows, NULL, 0, moved, EVT_INTERP_F64, side < 0 ? lo : hi);
     }
     free(moved);
     if (rc)
@@ -1201,8 +1202,60 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
     return rc;
 }
 
-/* The grid's cells refine takes at most (candidate rows x their columns). */
-enum { REFINE_CELLS = 1 << 16 };
+/*
+ * Whether value e of an output (stored at g8; its reference want and the
+ * bracket's ends lo and hi) is off on its own, judged with the whole
+ * output's tolerance and floor (v).  evt_check_values_bracketed on one
+ * value takes that value's size as its floor, so a float within the
+ * tolerance of the whole floor is not off here.
+ */
+static int off_alone(evt_elem elem, evt_reduce reduce, const unsigned char *g8, double want, double lo, double hi,
+                     const evt_check_verdict *v)
+{
+    evt_check_verdict one;
+    if (evt_check_values_bracketed(elem, reduce, g8, &want, &lo, &hi, 1, &one, NULL) != EVT_OK || one.passed)
+        return 0;
+    if (elem == EVT_I8 || elem == EVT_I32)
+        return 1;
+    unsigned char w8[8];
+    float g, w;
+    evt_convert_to_f32(elem, g8, &g, 1);
+    evt_convert_from_f64(elem, &want, w8, 1);
+    evt_convert_to_f32(elem, w8, &w, 1);
+    return !isfinite(g) || !isfinite(w) || fabs((double)g - w) > v->tol * v->floor;
+}
+
+/*
+ * Whether a reduce_sum's value g (as a float) is off against its
+ * reference want and magnitude mag as evt_check_sums judges it, with the
+ * output's tolerance and floor (v); *fl receives the floor it took.
+ */
+static int sum_off(evt_elem elem, float g, double want, double mag, const evt_check_verdict *v, double *fl)
+{
+    unsigned char w8[8];
+    float w;
+    evt_convert_from_f64(elem, &want, w8, 1);
+    evt_convert_to_f32(elem, w8, &w, 1);
+    *fl = isfinite(mag) ? fmax(v->floor, mag * 0x1p-12) : v->floor;
+    if (!isfinite(g) || !isfinite(w))
+        return !((isnan(g) && isnan(w)) || g == w);
+    return !(fabs((double)g - w) <= v->tol * fmax(fabs((double)w), *fl));
+}
+
+/* A look's verdict on a value it explains: a sum's stored value (got, a
+ * copy) becomes its reference rounded, which keeps the output's floor (the
+ * references' own); any other's ends (lo, hi) become the value itself. */
+static void settle(evt_elem elem, int sum, unsigned char *got, double want, double *lo, double *hi, float g)
+{
+    if (sum)
+        evt_convert_from_f64(elem, &want, got, 1);
+    else
+        *lo = *hi = g;
+}
+
+/* refine's bounds: a grid's cells (its candidates' rows x their columns),
+ * and the candidates it looks at in all, in grids one after another. */
+enum { REFINE_CELLS = 1 << 16, REFINE_VALUES = 4096 };
 
 /* refine's evaluation (evtc_reach_eval): output `out` on the grid of rows
  * grid_rows and columns gcols. */
@@ -1217,7 +1270,7 @@ typedef struct grid {
 static int grid_eval(void *user, const double *acc, double *y, size_t cells)
 {
     grid *g = user;
-    int rc = reference_epilogue(g->r, g->rows, g->nrows, g->cols, g->ncols, acc, g->refs);
+    int rc = reference_epilogue(g->r, g->rows, g->nrows, g->cols, g->ncols, acc, EVT_INTERP_F64, g->refs);
     if (!rc)
         memcpy(y, g->refs[g->out], cells * sizeof *y);
     for (size_t i = 0; i < g->r->nout; i++) {
@@ -1231,12 +1284,12 @@ static int grid_eval(void *user, const double *acc, double *y, size_t cells)
  * A second look at output `out`'s values off that the bracket's ends did
  * not explain (an element-wise [M, N] output; got, want, lo and hi its
  * stored values, reference and ends, compact over the checked rows;
- * moves the bracket's, NaN where it made none): on the grid of the rows
- * and columns holding such values, what the reference reaches while the
+ * moves the bracket's, NaN where it made none): on grids of the rows and
+ * columns holding such values, what the reference reaches while the
  * accumulator moves within its rounding (evtc_reach.h).  A value it
  * reached gets the value itself as both ends, and the output is checked
- * again into *v (its tolerance and floor kept).  Values beyond
- * REFINE_CELLS keep the ends' verdict.
+ * again into *v (its tolerance and floor kept).  Values past the first
+ * REFINE_VALUES keep the ends' verdict.
  */
 static int refine(run *r, size_t out, const unsigned char *got, const double *want, double *lo, double *hi,
                   const long long *rows, long long nrows, const double *acc, const double *moves,
@@ -1245,86 +1298,277 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
     const evt_elem elem = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, out)->elem;
     const long long n = r->o->n;
     const size_t count = (size_t)(nrows * n), es = evt_elem_size(elem);
-    /* off[e]: a candidate; rix / cix: a row's (index into rows) and column's place in the grid, or -1 */
-    unsigned char *off = calloc(count + 1, 1);
+    /* cand: the candidates' indices; rix / cix: a row's (index into rows) and column's place in the grid, or -1 */
+    size_t *cand = malloc((REFINE_VALUES + 1) * sizeof *cand), ncand = 0;
     long long *rix = malloc((size_t)(nrows + 1) * sizeof *rix), *cix = malloc((size_t)(n + 1) * sizeof *cix);
     long long *grows = malloc((size_t)(nrows + 1) * sizeof *grows), *gcols = malloc((size_t)(n + 1) * sizeof *gcols);
-    long long ng = 0, nc = 0;
-    double *gacc = NULL, *gd = NULL;
-    evtc_reach *h = NULL;
-    grid gr = {.r = r, .out = out, .cols = gcols};
-    int rc = EXIT_OUTSIDE;
-    if (!off || !rix || !cix || !grows || !gcols)
-        goto oom;
-    for (long long j = 0; j < nrows; j++)
-        rix[j] = -1;
-    for (long long c = 0; c < n; c++)
-        cix[c] = -1;
-    /* The candidates: values off alone against their ends (a superset of
-     * those off in the whole: alone, a value's floor is its own size). */
-    for (size_t e = 0; e < count; e++) {
-        evt_check_verdict one;
-        if (isnan(moves[e]) ||
-            evt_check_values_bracketed(elem, EVT_REDUCE_NONE, got + e * es, want + e, lo + e, hi + e, 1, &one,
-                                       NULL) != EVT_OK ||
-            one.passed)
-            continue;
-        long long j = (long long)e / n, c = (long long)e % n;
-        if ((ng + (rix[j] < 0)) * (nc + (cix[c] < 0)) > REFINE_CELLS)
-            continue;
-        if (rix[j] < 0)
-            grows[rix[j] = ng++] = j;
-        if (cix[c] < 0)
-            gcols[cix[c] = nc++] = c;
-        off[e] = 1;
-    }
-    const size_t cells = (size_t)(ng * nc);
-    long long *grid_rows = malloc((size_t)(ng + 1) * sizeof *grid_rows);
-    gacc = malloc((cells + 1) * sizeof *gacc);
-    gd = malloc((cells + 1) * sizeof *gd);
-    h = malloc((cells + 1) * sizeof *h);
-    gr.refs = calloc(r->nout + 1, sizeof *gr.refs);
-    if (!grid_rows || !gacc || !gd || !h || !gr.refs) {
-        free(grid_rows);
-        free(gr.refs);
-        goto oom;
-    }
-    for (long long q = 0; q < ng; q++) {
-        grid_rows[q] = rows[grows[q]];
-        for (long long c = 0; c < nc; c++) {
-            size_t e = (size_t)(grows[q] * n + gcols[c]), g = (size_t)(q * nc + c);
-            gacc[g] = acc[e];
-            gd[g] = moves[e];
-        }
-    }
-    gr.rows = grid_rows;
-    gr.nrows = ng;
-    gr.ncols = nc;
-    rc = cells ? evtc_reach_over(cells, gacc, gd, elem, grid_eval, &gr, h) : 0;
-    free(grid_rows);
-    free(gr.refs);
-    for (size_t e = 0; !rc && e < count; e++) {
-        if (!off[e])
-            continue;
-        float f;
-        evt_convert_to_f32(elem, got + e * es, &f, 1);
-        if (evtc_reach_holds(&h[rix[(long long)e / n] * nc + cix[(long long)e % n]], elem, f, v->tol, v->floor))
-            lo[e] = hi[e] = f;
-    }
-    if (!rc && evt_check_values_bracketed(elem, EVT_REDUCE_NONE, got, want, lo, hi, count, v, explained) != EVT_OK)
+    long long *grid_rows = malloc((size_t)(nrows + 1) * sizeof *grid_rows);
+    double *gacc = malloc((REFINE_CELLS + 1) * sizeof *gacc), *gd = malloc((REFINE_CELLS + 1) * sizeof *gd);
+    evtc_reach *h = malloc((REFINE_CELLS + 1) * sizeof *h);
+    grid gr = {.r = r, .out = out, .rows = grid_rows, .cols = gcols, .refs = calloc(r->nout + 1, sizeof *gr.refs)};
+    int rc = 0;
+    if (!cand || !rix || !cix || !grows || !gcols || !grid_rows || !gacc || !gd || !h || !gr.refs) {
+        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
         rc = EXIT_OUTSIDE;
-    goto done;
-oom:
-    fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
-done:
-    free(off);
+    }
+    /* The candidates: values off alone against their ends. */
+    for (size_t e = 0; !rc && e < count && ncand < REFINE_VALUES; e++)
+        if (!isnan(moves[e]) && off_alone(elem, EVT_REDUCE_NONE, got + e * es, want[e], lo[e], hi[e], v))
+            cand[ncand++] = e;
+    for (long long j = 0; !rc && j < nrows; j++)
+        rix[j] = -1;
+    for (long long c = 0; !rc && c < n; c++)
+        cix[c] = -1;
+    /* Grid after grid: candidates from `first` on while their rows x columns fit. */
+    for (size_t first = 0, next; !rc && first < ncand; first = next) {
+        long long ng = 0, nc = 0;
+        for (next = first; next < ncand; next++) {
+            long long j = (long long)cand[next] / n, c = (long long)cand[next] % n;
+            if ((ng + (rix[j] < 0)) * (nc + (cix[c] < 0)) > REFINE_CELLS)
+                break;
+            if (rix[j] < 0)
+                grows[rix[j] = ng++] = j;
+            if (cix[c] < 0)
+                gcols[cix[c] = nc++] = c;
+        }
+        for (long long q = 0; q < ng; q++) {
+            grid_rows[q] = rows[grows[q]];
+            for (long long c = 0; c < nc; c++) {
+                size_t e = (size_t)(grows[q] * n + gcols[c]), g = (size_t)(q * nc + c);
+                gacc[g] = acc[e];
+                gd[g] = moves[e];
+            }
+        }
+        gr.nrows = ng;
+        gr.ncols = nc;
+        rc = evtc_reach_over((size_t)(ng * nc), gacc, gd, elem, grid_eval, &gr, h);
+        for (size_t t = first; !rc && t < next; t++) {
+            size_t e = cand[t];
+            float f;
+            evt_convert_to_f32(elem, got + e * es, &f, 1);
+            if (evtc_reach_holds(&h[rix[(long long)e / n] * nc + cix[(long long)e % n]], elem, f, v->tol, v->floor))
+                lo[e] = hi[e] = f;
+        }
+        for (long long q = 0; q < ng; q++)
+            rix[grows[q]] = -1;
+        for (long long c = 0; c < nc; c++)
+            cix[gcols[c]] = -1;
+    }
+    if (!rc && ncand &&
+        evt_check_values_bracketed(elem, EVT_REDUCE_NONE, got, want, lo, hi, count, v, explained) != EVT_OK)
+        rc = EXIT_OUTSIDE;
+    free(cand);
     free(rix);
     free(cix);
     free(grows);
     free(gcols);
+    free(grid_rows);
     free(gacc);
+    free(gd);
     free(h);
+    free(gr.refs);
     return rc;
+}
+
+/* reduction_look's shifts, 0 and +-2^-k for k from REDUCTION_POWERS down
+ * to 0, and its blocks along the reduced dimension, at most. */
+enum { REDUCTION_POWERS = 8, REDUCTION_BLOCKS = 256 };
+
+/* What a reduction reaches, unrounded: its least and greatest, and whether NaN. */
+typedef struct span {
+    double least, most;
+    int nan;
+} span;
+
+/*
+ * A reduction's look at its values still off (output `out`, a reduce_sum,
+ * _max or _min; got, want, lo and hi compact as refs; count values).  A
+ * reduction's terms can be singular in the accumulator:
+ * reduce_sum(1024 / acc, M) is carried by its terms nearest acc = 0, each
+ * moved past any tolerance by its own rounding (p6004 and p6039, session
+ * 71), and a minimum of such terms moves with them (p6020).  The terms
+ * move independently, so the reduced dimension is cut into blocks (rows
+ * for a reduction over M or both, columns over N; REDUCTION_BLOCKS at
+ * most) and each block's partial result is taken with its accumulators
+ * moved by s of their rounding (moves, the bracket's), s = 0 and +-2^-k
+ * (k = REDUCTION_POWERS down to 0).  The blocks' least and greatest
+ * combine as the reduction does (a sum adds them, a minimum takes the
+ * least of each), which spans what independent blocks reach.  A value
+ * within that span, widened by the tolerance (a sum's by its magnitude
+ * floor too, evt_check_sums, and by what f32 atomics lose) passes
+ * (settle), and the output is checked again into *v.
+ */
+static int reduction_look(run *r, size_t out, unsigned char *got, const double *want, double *lo, double *hi,
+                          const long long *rows, long long nrows, const double *acc, const double *moves,
+                          size_t count, evt_check_verdict *v, long long *explained, double there[2])
+{
+    const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, out);
+    const evt_elem elem = info->elem;
+    const evt_reduce red = info->reduce;
+    const long long n = r->o->n;
+    const int by_col = info->shape == EVT_SHAPE_M; /* a reduction over N: blocks of columns */
+    const long long extent = by_col ? n : nrows;
+    const long long blocks = extent < REDUCTION_BLOCKS ? extent : REDUCTION_BLOCKS;
+    const size_t es = evt_elem_size(elem);
+    const double *mag = red == EVT_REDUCE_SUM ? want + count : NULL;
+    double *moved = malloc(((size_t)(nrows * n) + 1) * sizeof *moved), **refs = calloc(r->nout + 1, sizeof *refs);
+    long long *cols = malloc((size_t)(n + 1) * sizeof *cols);
+    span *all = malloc((count + 1) * sizeof *all), *blk = malloc((count + 1) * sizeof *blk);
+    int rc = moved && refs && cols && all && blk ? 0 : EXIT_OUTSIDE;
+    if (rc)
+        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+    /* the reduction's identity, which a block's span combines into */
+    const double id = red == EVT_REDUCE_SUM ? 0 : red == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
+    for (size_t e = 0; !rc && e < count; e++)
+        all[e] = (span){id, id, 0};
+    for (long long b = 0; !rc && b < blocks; b++) {
+        const long long b0 = extent * b / blocks, b1 = extent * (b + 1) / blocks;
+        for (size_t e = 0; e < count; e++)
+            blk[e] = (span){INFINITY, -INFINITY, 0};
+        for (int t = -1 - REDUCTION_POWERS; !rc && t <= 1 + REDUCTION_POWERS; t++) {
+            /* t < 0: s = -2^-(t + 1 + POWERS)... in turn, from -1 to 0 to 1 */
+            const double sh = t == 0 ? 0 : (t < 0 ? -1 : 1) * ldexp(1, -(REDUCTION_POWERS + 1 - abs(t)));
+            size_t cells = 0;
+            for (long long j = by_col ? 0 : b0; j < (by_col ? nrows : b1); j++)
+                for (long long c = by_col ? b0 : 0; c < (by_col ? b1 : n); c++, cells++) {
+                    const size_t e = (size_t)(j * n + c);
+                    moved[cells] = isnan(moves[e]) ? acc[e] : acc[e] + sh * moves[e];
+                }
+            for (long long c = b0; by_col && c < b1; c++)
+                cols[c - b0] = c;
+            rc = by_col ? reference_epilogue(r, rows, nrows, cols, b1 - b0, moved, EVT_INTERP_F64, refs)
+                        : reference_epilogue(r, rows + b0, b1 - b0, NULL, 0, moved, EVT_INTERP_F64, refs);
+            for (size_t e = 0; !rc && e < count; e++) {
+                const double y = refs[out][e];
+                if (isnan(y))
+                    blk[e].nan = 1;
+                else {
+                    blk[e].least = fmin(blk[e].least, y);
+                    blk[e].most = fmax(blk[e].most, y);
+                }
+            }
+            for (size_t i = 0; i < r->nout; i++) {
+                free(refs[i]);
+                refs[i] = NULL;
+            }
+        }
+        for (size_t e = 0; !rc && e < count; e++) {
+            all[e].nan |= blk[e].nan;
+            if (blk[e].least > blk[e].most)
+                continue; /* NaN at every shift */
+            if (red == EVT_REDUCE_SUM) {
+                all[e].least += blk[e].least;
+                all[e].most += blk[e].most;
+            } else {
+                double (*pick)(double, double) = red == EVT_REDUCE_MIN ? fmin : fmax;
+                all[e].least = pick(all[e].least, blk[e].least);
+                all[e].most = pick(all[e].most, blk[e].most);
+            }
+        }
+    }
+    long long passed = 0;
+    for (size_t e = 0; !rc && e < count; e++) {
+        float g;
+        double fl = v->floor;
+        evt_convert_to_f32(elem, got + e * es, &g, 1);
+        if (mag ? !sum_off(elem, g, want[e], mag[e], v, &fl)
+                : !off_alone(elem, red, got + e * es, want[e], lo[e], hi[e], v))
+            continue;
+        /* The GPU adds a sum's partials (a tile's, 16 terms or more) with f32 atomics, which flush
+         * a subnormal partial to zero (PTX atom.add.f32): up to FLT_MIN a partial lost. */
+        if (mag)
+            fl = fmax(fl, FLT_MIN * (double)(extent / 16 + 1) / v->tol);
+        /* the span rounded to the output type, as evtc_reach_holds judges it */
+        evtc_reach h = {.least = INFINITY, .most = -INFINITY, .nan = all[e].nan};
+        double ends[2] = {all[e].least, all[e].most};
+        for (int i = 0; i < 2; i++) {
+            unsigned char b8[8];
+            float f;
+            evt_convert_from_f64(elem, &ends[i], b8, 1);
+            evt_convert_to_f32(elem, b8, &f, 1);
+            if (isnan(f))
+                h.nan = 1;
+            else if (isinf(f))
+                *(f > 0 ? &h.pinf : &h.ninf) = 1;
+            else {
+                h.least = fmin(h.least, f);
+                h.most = fmax(h.most, f);
+            }
+        }
+        if (!evtc_reach_holds(&h, elem, g, v->tol, fl))
+            continue;
+        settle(elem, mag != NULL, got + e * es, want[e], &lo[e], &hi[e], g);
+        passed++;
+    }
+    if (!rc && passed) {
+        evt_status st = mag ? evt_check_sums(elem, got, want, mag, count, v)
+                            : evt_check_values_bracketed(elem, red, got, want, lo, hi, count, v, explained);
+        rc = st == EVT_OK ? 0 : EXIT_OUTSIDE;
+        if (mag)
+            *explained += passed;
+    }
+    there[0] = there[1] = NAN;
+    if (!rc && v->first_bad >= 0) {
+        there[0] = all[v->first_bad].least;
+        there[1] = all[v->first_bad].most;
+    }
+    free(moved);
+    free(refs);
+    free(cols);
+    free(all);
+    free(blk);
+    return rc;
+}
+
+/*
+ * The last look at output `out`'s values still off (got, want, lo and hi
+ * compact as refine's; count values): the f32 interpreter's, ref32
+ * (EVT_INTERP_F32: the generated code's f32 operations bit for bit, on
+ * the f64 accumulator rounded to f32).  The f64 reference is exact
+ * arithmetic's, and an f32 chain leaves it where f32 itself does: i0 /
+ * 1e-40 overflows to inf in f32, so x / x is NaN where f64 has 1 (p1427,
+ * session 71); a sum's f32 terms overflow to infinities of both signs
+ * where f64's add up to one (p9014).  A value that meets the f32 one
+ * (both NaN, the same infinity, or within the tolerance of the whole
+ * output's floor, a sum's magnitude floor too, by 1 for integers) is what
+ * the contract computes (settle), and the output is checked again into
+ * *v.  *by_f32 receives how many so.  The builtins' own accuracy is not judged here but by
+ * tests/unit/test_math.c and the GPU's math_bits.
+ */
+static int f32_look(evt_elem elem, evt_reduce reduce, unsigned char *got, const double *want, double *lo,
+                    double *hi, const double *ref32, size_t count, evt_check_verdict *v, long long *explained,
+                    long long *by_f32)
+{
+    const size_t es = evt_elem_size(elem);
+    const int integral = elem == EVT_I8 || elem == EVT_I32, sum = reduce == EVT_REDUCE_SUM;
+    const double *mag = sum ? want + count : NULL;
+    *by_f32 = 0;
+    for (size_t e = 0; e < count; e++) {
+        float g, f;
+        double fl = v->floor;
+        evt_convert_to_f32(elem, got + e * es, &g, 1);
+        if (sum ? !sum_off(elem, g, want[e], mag[e], v, &fl)
+                : !off_alone(elem, reduce, got + e * es, want[e], lo[e], hi[e], v))
+            continue;
+        unsigned char r8[8];
+        evt_convert_from_f64(elem, &ref32[e], r8, 1);
+        evt_convert_to_f32(elem, r8, &f, 1);
+        int meets = !isfinite(g) || !isfinite(f)
+                        ? (isnan(g) && isnan(f)) || g == f
+                        : fabs((double)g - f) <= (integral ? 1 : v->tol * fmax(fabs((double)f), fl)) ||
+                              (integral && sum && fabs((double)g - f) <= v->tol * fmax(fabs((double)f), fl));
+        if (meets) {
+            settle(elem, sum, got + e * es, want[e], &lo[e], &hi[e], g);
+            ++*by_f32;
+        }
+    }
+    evt_status st = EVT_OK;
+    if (*by_f32)
+        st = sum ? evt_check_sums(elem, got, want, mag, count, v)
+                 : evt_check_values_bracketed(elem, reduce, got, want, lo, hi, count, v, explained);
+    if (sum)
+        *explained += *by_f32;
+    return st == EVT_OK ? 0 : EXIT_OUTSIDE;
 }
 
 /* Problem l's outputs (of a batch of `batch`) against their references
@@ -1335,6 +1579,7 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
     int rc = 0;
     double **lo = NULL, **hi = NULL; /* the bracket's references, made at the first miss */
     double *moves = NULL;             /* and its accumulator's moves */
+    double **refs32 = NULL;           /* the f32 interpreter's references, made at the first miss after those */
     for (size_t i = 0; !rc && i < r->nout; i++) {
         const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i);
         buffer *b = &r->out[i];
@@ -1375,20 +1620,34 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
          * element-wise value still off gets a second look (refine): what
          * the reference reaches between the ends, where a singularity
          * hides it from both. */
-        long long explained = 0;
-        if (st == EVT_OK && (v.special_bad > 0 || v.bad > 0) && info->reduce != EVT_REDUCE_SUM) {
+        long long explained = 0, by_f32 = 0;
+        double there[2] = {NAN, NAN}; /* a reduction's first value off: what its look reached */
+        const int sum = info->reduce == EVT_REDUCE_SUM;
+        if (st == EVT_OK && (v.special_bad > 0 || v.bad > 0)) {
             if (!lo) {
                 lo = calloc(r->nout + 1, sizeof *lo);
                 hi = calloc(r->nout + 1, sizeof *hi);
                 rc = lo && hi ? bracket(r, rows, nrows, acc, lo, hi, &moves) : EXIT_OUTSIDE;
             }
-            if (!rc)
+            if (!rc && !sum)
                 st = evt_check_values_bracketed(info->elem, info->reduce, got, refs[i], lo[i], hi[i], count, &v,
                                                 &explained);
             /* (not where elements were never written: that fails whatever the values) */
             if (!rc && st == EVT_OK && !v.passed && !unwritten[i] && info->shape == EVT_SHAPE_MN &&
                 info->reduce == EVT_REDUCE_NONE)
                 rc = refine(r, i, got, refs[i], lo[i], hi[i], rows, nrows, acc, moves, &v, &explained);
+            if (!rc && st == EVT_OK && !v.passed && !unwritten[i] && info->reduce != EVT_REDUCE_NONE)
+                rc = reduction_look(r, i, got, refs[i], lo[i], hi[i], rows, nrows, acc, moves, count, &v,
+                                    &explained, there);
+            if (!rc && st == EVT_OK && !v.passed && !unwritten[i]) {
+                if (!refs32)
+                    rc = !(refs32 = calloc(r->nout + 1, sizeof *refs32))
+                             ? EXIT_OUTSIDE
+                             : reference_epilogue(r, rows, nrows, NULL, 0, acc, EVT_INTERP_F32, refs32);
+                if (!rc)
+                    rc = f32_look(info->elem, info->reduce, got, refs[i], lo[i], hi[i], refs32[i], count, &v,
+                                  &explained, &by_f32);
+            }
         }
         free(got);
         if (rc)
@@ -1407,10 +1666,14 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
             continue;
         printf("%smax rel err %.2e, max %lld ulp (floor %.3g, tol %.2g): %s\n", head, v.max_err, v.max_ulp,
                v.floor, v.tol, pass ? "PASS" : "FAIL");
-        if (explained)
+        if (explained > by_f32)
             printf("  %lld values the references of an accumulator within its rounding give "
                    "(the accumulator moved by up to 1e-4 of its products' magnitudes)\n",
-                   explained);
+                   explained - by_f32);
+        if (by_f32)
+            printf("  %lld values the f32 interpreter gives where the f64 reference does not (f32's own range "
+                   "and rounding: an overflow, say)\n",
+                   by_f32);
         if (unwritten[i] && l == 0)
             printf("  %lld of %lld elements never written\n", unwritten[i], b->rows * b->cols * batch);
         if (v.bad || v.special_bad) {
@@ -1434,6 +1697,9 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
             if (lo && info->shape == EVT_SHAPE_MN && info->reduce == EVT_REDUCE_NONE)
                 printf("  there: accumulator %.9g (f64), the bracket's ends %.9g and %.9g\n", acc[v.first_bad],
                        lo[i][v.first_bad], hi[i][v.first_bad]);
+            if (!isnan(there[0]) || !isnan(there[1]))
+                printf("  there: the reduction of blocks moved within their rounding reaches %.9g to %.9g%s\n",
+                       there[0], there[1], info->reduce == EVT_REDUCE_SUM ? " (before its floor)" : "");
         }
     }
     for (size_t i = 0; i < r->nout; i++) {
@@ -1443,6 +1709,9 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
     free(lo);
     free(hi);
     free(moves);
+    for (size_t i = 0; refs32 && i < r->nout; i++)
+        free(refs32[i]);
+    free(refs32);
     return rc;
 }
 

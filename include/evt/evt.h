@@ -955,7 +955,8 @@ typedef struct evt_check_verdict {
  * f16 2e-3, bf16 1.6e-2, e4m3 0.25, e5m2 0.5 (about 2 ulp; f32 the
  * accumulation order of K products), at least 1e-3 for EVT_REDUCE_SUM
  * (the order of M*N more f32 additions); 0 for i8 and i32, which are
- * judged in ulps.
+ * judged in ulps (within 1), but 1e-3 for their sums, f32 sums stored as
+ * integers, which pass within 1 or within that.
  */
 EVT_API double evt_check_tolerance(evt_elem elem, evt_reduce reduce);
 /* The distance between two stored values of `elem` in representable values

@@ -42,7 +42,11 @@ static void test_tolerances(void **state)
     assert_true(evt_check_tolerance(EVT_BF16, EVT_REDUCE_NONE) == 1.6e-2);
     assert_true(evt_check_tolerance(EVT_E4M3, EVT_REDUCE_NONE) == 0.25);
     assert_true(evt_check_tolerance(EVT_E5M2, EVT_REDUCE_NONE) == 0.5);
-    assert_true(evt_check_tolerance(EVT_I8, EVT_REDUCE_SUM) == 0);
+    assert_true(evt_check_tolerance(EVT_I8, EVT_REDUCE_NONE) == 0);
+    assert_true(evt_check_tolerance(EVT_I32, EVT_REDUCE_MAX) == 0);
+    /* an integer sum is an f32 sum stored as an integer */
+    assert_true(evt_check_tolerance(EVT_I8, EVT_REDUCE_SUM) == 1e-3);
+    assert_true(evt_check_tolerance(EVT_I32, EVT_REDUCE_SUM) == 1e-3);
     /* sums are looser where the type is tighter than 1e-3; max and min are not */
     assert_true(evt_check_tolerance(EVT_F32, EVT_REDUCE_SUM) == 1e-3);
     assert_true(evt_check_tolerance(EVT_F16, EVT_REDUCE_SUM) == 2e-3);
@@ -263,6 +267,12 @@ static void test_integers(void **state)
     assert_false(passes(EVT_I32, EVT_REDUCE_NONE, 0x1p30 + 2, 0x1p30)); /* rel err 2e-9 */
     assert_true(passes(EVT_I32, EVT_REDUCE_NONE, -1, 0));
     assert_true(passes(EVT_I32, EVT_REDUCE_SUM, 2147483647, 1e12));
+    /* an i32 sum as the H200 stored one (session 71): 16 off at 3.3e6, the f32 sum's rounding */
+    assert_true(passes(EVT_I32, EVT_REDUCE_SUM, 3261616, 3261600));
+    assert_false(passes(EVT_I32, EVT_REDUCE_NONE, 3261616, 3261600));
+    assert_false(passes(EVT_I32, EVT_REDUCE_SUM, 3268000, 3261600)); /* 2e-3 off */
+    assert_true(passes(EVT_I8, EVT_REDUCE_SUM, 6, 5));                /* within 1, as ever */
+    assert_false(passes(EVT_I8, EVT_REDUCE_SUM, 7, 5));
 }
 
 static long long ulps(evt_elem e, double a, double b)
