@@ -8,13 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void reach_add(evtc_reach *h, evt_elem elem, double v)
+void evtc_reach_add(evtc_reach *h, int rounded, evt_elem elem, double v)
 {
     unsigned char b[8];
-    float f;
-    /* rounded as the output stores it: an integer type stores NaN as a number */
-    evt_convert_from_f64(elem, &v, b, 1);
-    evt_convert_to_f32(elem, b, &f, 1);
+    float r;
+    double f = v;
+    if (rounded) { /* as the output stores it: an integer type stores NaN as a number */
+        evt_convert_from_f64(elem, &v, b, 1);
+        evt_convert_to_f32(elem, b, &r, 1);
+        f = r;
+    }
     if (isnan(f))
         h->nan = 1;
     else if (isinf(f))
@@ -25,29 +28,26 @@ static void reach_add(evtc_reach *h, evt_elem elem, double v)
     }
 }
 
-/* The reference at acc + s[g] d (s NULL: the one s1) into h; each cell's
- * finiteness (of the unrounded value) into fin. */
-static int point(size_t cells, const double *acc, const double *d, const double *s, double s1, evt_elem elem,
-                 evtc_reach_eval eval, void *user, double *moved, double *y, evtc_reach *h, unsigned char *fin)
+/* The reference at s[g] (s NULL: the one s1) into h; each cell's class
+ * (of the unrounded value) into cls: 0 not finite, 1 negative, 2 not. */
+static int point(size_t cells, const double *s, double s1, int rounded, evt_elem elem, evtc_reach_eval eval,
+                 void *user, double *at, double *y, evtc_reach *h, unsigned char *cls)
 {
-    for (size_t g = 0; g < cells; g++) {
-        double sg = s ? s[g] : s1;
-        moved[g] = sg != 0 && isfinite(d[g]) ? acc[g] + sg * d[g] : acc[g];
-    }
-    int rc = eval(user, moved, y, cells);
+    for (size_t g = 0; g < cells; g++)
+        at[g] = s ? s[g] : s1;
+    int rc = eval(user, at, y, cells);
     for (size_t g = 0; !rc && g < cells; g++) {
-        reach_add(&h[g], elem, y[g]);
-        fin[g] = isfinite(y[g]) != 0;
+        evtc_reach_add(&h[g], rounded, elem, y[g]);
+        cls[g] = !isfinite(y[g]) ? 0 : y[g] < 0 ? 1 : 2;
     }
     return rc;
 }
 
-int evtc_reach_over(size_t cells, const double *acc, const double *d, evt_elem elem, evtc_reach_eval eval,
-                    void *user, evtc_reach *h)
+int evtc_reach_over(size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user, evtc_reach *h)
 {
     /* s_in / s_out: a halving's ends, s_in on the side of the point before
-     * the edge (its finiteness fin_in), s_out beyond (NaN: no edge) */
-    double *moved = malloc((cells + 1) * sizeof *moved), *y = malloc((cells + 1) * sizeof *y);
+     * the edge (its class fin_in), s_out beyond (NaN: no edge) */
+    double *moved = calloc(cells + 1, sizeof *moved), *y = malloc((cells + 1) * sizeof *y);
     double *s_in = malloc((cells + 1) * sizeof *s_in), *s_out = malloc((cells + 1) * sizeof *s_out);
     double *mid = malloc((cells + 1) * sizeof *mid);
     unsigned char *fin0 = malloc(cells + 1), *fin = malloc(cells + 1), *now = malloc(cells + 1);
@@ -60,7 +60,7 @@ int evtc_reach_over(size_t cells, const double *acc, const double *d, evt_elem e
     for (size_t g = 0; !rc && g < cells; g++)
         h[g] = (evtc_reach){.least = INFINITY, .most = -INFINITY};
     if (!rc)
-        rc = point(cells, acc, d, NULL, 0, elem, eval, user, moved, y, h, fin0);
+        rc = point(cells, NULL, 0, rounded, elem, eval, user, moved, y, h, fin0);
     for (int side = -1; !rc && side <= 1; side += 2) {
         memcpy(fin, fin0, cells);
         for (size_t g = 0; g < cells; g++)
@@ -68,7 +68,7 @@ int evtc_reach_over(size_t cells, const double *acc, const double *d, evt_elem e
         double prev = 0;
         for (int k = EVTC_REACH_POWERS; !rc && k >= 0; k--) {
             double s = side * ldexp(1, -k);
-            rc = point(cells, acc, d, NULL, s, elem, eval, user, moved, y, h, now);
+            rc = point(cells, NULL, s, rounded, elem, eval, user, moved, y, h, now);
             for (size_t g = 0; !rc && g < cells; g++) {
                 if (now[g] != fin[g] && isnan(s_out[g])) {
                     s_in[g] = prev;
@@ -82,7 +82,7 @@ int evtc_reach_over(size_t cells, const double *acc, const double *d, evt_elem e
         for (int t = 0; !rc && t < EVTC_REACH_HALVINGS; t++) {
             for (size_t g = 0; g < cells; g++)
                 mid[g] = isnan(s_out[g]) ? 0 : 0.5 * (s_in[g] + s_out[g]);
-            rc = point(cells, acc, d, mid, 0, elem, eval, user, moved, y, h, now);
+            rc = point(cells, mid, 0, rounded, elem, eval, user, moved, y, h, now);
             for (size_t g = 0; !rc && g < cells; g++)
                 if (!isnan(s_out[g]))
                     *(now[g] == fin_in[g] ? &s_in[g] : &s_out[g]) = mid[g];

@@ -30,23 +30,29 @@ typedef struct evtc_reach {
     int nan, pinf, ninf;
 } evtc_reach;
 
-/* The reference of `cells` cells at accumulators acc (one each) into y;
- * 0, or an exit status after its message is printed. */
-typedef int (*evtc_reach_eval)(void *user, const double *acc, double *y, size_t cells);
+/* The reference of `cells` cells, each with its accumulators moved by
+ * s[cell] of their rounding (s in [-1, 1]), into y; 0, or an exit status
+ * after its message is printed. */
+typedef int (*evtc_reach_eval)(void *user, const double *s, double *y, size_t cells);
 
 /*
- * Fills h[0..cells) with what the reference (eval) reaches at each cell's
- * accumulator acc + s d, s in [-1, 1]: at s = 0 and at +-2^-k (k =
- * EVTC_REACH_POWERS down to 0); and where the value turns between finite
- * and not from one point to the next outward (the side's first such
- * edge), at each of EVTC_REACH_HALVINGS halvings closing on the edge.
- * d: a cell's move (0 or NaN: the cell stays at acc).  Calls eval
- * 1 + 2 * (EVTC_REACH_POWERS + 1 + EVTC_REACH_HALVINGS) times.  Returns
- * 0, eval's status, or EXIT_OUTSIDE (evtc_common.h) out of memory, with
- * its message printed.
+ * Fills h[0..cells) with what the reference (eval) reaches at each cell
+ * while its accumulators move by s of their rounding, s in [-1, 1]: at s
+ * = 0 and at +-2^-k (k = EVTC_REACH_POWERS down to 0); and where the
+ * value turns between finite and not, or changes sign, from one point to
+ * the next outward (the side's first such edge: a domain's end, a pole),
+ * at each of EVTC_REACH_HALVINGS halvings closing on the edge.  Values
+ * are rounded to `elem` where `rounded` is set, else kept as they are
+ * (a partial sum, which adds before it rounds).  Calls eval 1 + 2 *
+ * (EVTC_REACH_POWERS + 1 + EVTC_REACH_HALVINGS) times.  Returns 0,
+ * eval's status, or EXIT_OUTSIDE (evtc_common.h) out of memory, with its
+ * message printed.
  */
-int evtc_reach_over(size_t cells, const double *acc, const double *d, evt_elem elem, evtc_reach_eval eval,
-                    void *user, evtc_reach *h);
+int evtc_reach_over(size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user, evtc_reach *h);
+
+/* Adds value v to h: rounded to `elem` first where `rounded` is set (as
+ * the output stores it: an integer type stores NaN as a number). */
+void evtc_reach_add(evtc_reach *h, int rounded, evt_elem elem, double v);
 
 /* Whether stored value y (loaded as a double) is one h reached: a NaN or
  * an infinity reached, or finite and within the finite values' span,

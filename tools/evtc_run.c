@@ -1202,6 +1202,17 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
     return rc;
 }
 
+/* v as an output of `elem` stores it, read back (NaN stays NaN in a float
+ * type; an integer type stores it as a number). */
+static float stored(evt_elem elem, double v)
+{
+    unsigned char b[8];
+    float f;
+    evt_convert_from_f64(elem, &v, b, 1);
+    evt_convert_to_f32(elem, b, &f, 1);
+    return f;
+}
+
 /*
  * Whether value e of an output (stored at g8; its reference want and the
  * bracket's ends lo and hi) is off on its own, judged with the whole
@@ -1217,11 +1228,8 @@ static int off_alone(evt_elem elem, evt_reduce reduce, const unsigned char *g8, 
         return 0;
     if (elem == EVT_I8 || elem == EVT_I32)
         return 1;
-    unsigned char w8[8];
-    float g, w;
+    float g, w = stored(elem, want);
     evt_convert_to_f32(elem, g8, &g, 1);
-    evt_convert_from_f64(elem, &want, w8, 1);
-    evt_convert_to_f32(elem, w8, &w, 1);
     return !isfinite(g) || !isfinite(w) || fabs((double)g - w) > v->tol * v->floor;
 }
 
@@ -1232,10 +1240,7 @@ static int off_alone(evt_elem elem, evt_reduce reduce, const unsigned char *g8, 
  */
 static int sum_off(evt_elem elem, float g, double want, double mag, const evt_check_verdict *v, double *fl)
 {
-    unsigned char w8[8];
-    float w;
-    evt_convert_from_f64(elem, &want, w8, 1);
-    evt_convert_to_f32(elem, w8, &w, 1);
+    float w = stored(elem, want);
     *fl = isfinite(mag) ? fmax(v->floor, mag * 0x1p-12) : v->floor;
     if (!isfinite(g) || !isfinite(w))
         return !((isnan(g) && isnan(w)) || g == w);
@@ -1258,19 +1263,23 @@ static void settle(evt_elem elem, int sum, unsigned char *got, double want, doub
 enum { REFINE_CELLS = 1 << 16, REFINE_VALUES = 4096 };
 
 /* refine's evaluation (evtc_reach_eval): output `out` on the grid of rows
- * grid_rows and columns gcols. */
+ * grid_rows and columns gcols, accumulators acc moved by s d (d NaN: not). */
 typedef struct grid {
     run *r;
     size_t out;
     const long long *rows, *cols;
     long long nrows, ncols;
+    const double *acc, *d;
+    double *moved;
     double **refs;
 } grid;
 
-static int grid_eval(void *user, const double *acc, double *y, size_t cells)
+static int grid_eval(void *user, const double *s, double *y, size_t cells)
 {
     grid *g = user;
-    int rc = reference_epilogue(g->r, g->rows, g->nrows, g->cols, g->ncols, acc, EVT_INTERP_F64, g->refs);
+    for (size_t c = 0; c < cells; c++)
+        g->moved[c] = isnan(g->d[c]) ? g->acc[c] : g->acc[c] + s[c] * g->d[c];
+    int rc = reference_epilogue(g->r, g->rows, g->nrows, g->cols, g->ncols, g->moved, EVT_INTERP_F64, g->refs);
     if (!rc)
         memcpy(y, g->refs[g->out], cells * sizeof *y);
     for (size_t i = 0; i < g->r->nout; i++) {
@@ -1305,9 +1314,16 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
     long long *grid_rows = malloc((size_t)(nrows + 1) * sizeof *grid_rows);
     double *gacc = malloc((REFINE_CELLS + 1) * sizeof *gacc), *gd = malloc((REFINE_CELLS + 1) * sizeof *gd);
     evtc_reach *h = malloc((REFINE_CELLS + 1) * sizeof *h);
-    grid gr = {.r = r, .out = out, .rows = grid_rows, .cols = gcols, .refs = calloc(r->nout + 1, sizeof *gr.refs)};
+    grid gr = {.r = r,
+               .out = out,
+               .rows = grid_rows,
+               .cols = gcols,
+               .acc = gacc,
+               .d = gd,
+               .moved = malloc((REFINE_CELLS + 1) * sizeof *gr.moved),
+               .refs = calloc(r->nout + 1, sizeof *gr.refs)};
     int rc = 0;
-    if (!cand || !rix || !cix || !grows || !gcols || !grid_rows || !gacc || !gd || !h || !gr.refs) {
+    if (!cand || !rix || !cix || !grows || !gcols || !grid_rows || !gacc || !gd || !h || !gr.moved || !gr.refs) {
         fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
         rc = EXIT_OUTSIDE;
     }
@@ -1341,7 +1357,7 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
         }
         gr.nrows = ng;
         gr.ncols = nc;
-        rc = evtc_reach_over((size_t)(ng * nc), gacc, gd, elem, grid_eval, &gr, h);
+        rc = evtc_reach_over((size_t)(ng * nc), 1, elem, grid_eval, &gr, h);
         for (size_t t = first; !rc && t < next; t++) {
             size_t e = cand[t];
             float f;
@@ -1366,6 +1382,7 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
     free(gacc);
     free(gd);
     free(h);
+    free(gr.moved);
     free(gr.refs);
     return rc;
 }
@@ -1373,12 +1390,167 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
 /* reduction_look's shifts, 0 and +-2^-k for k from REDUCTION_POWERS down
  * to 0, and its blocks along the reduced dimension, at most. */
 enum { REDUCTION_POWERS = 8, REDUCTION_BLOCKS = 256 };
+/* The values phase two looks at, at most: past a few hundred values off
+ * after phase one, a kernel is wrong more likely than singular. */
+enum { REDUCTION_LEFT = 256 };
 
-/* What a reduction reaches, unrounded: its least and greatest, and whether NaN. */
-typedef struct span {
-    double least, most;
-    int nan;
-} span;
+/* A block's reach (blk) into the reduction's (into), as the reduction
+ * combines its blocks: a sum adds their least and greatest, a minimum
+ * takes the least of each, a maximum the greatest. */
+static void combine(evt_reduce red, evtc_reach *into, const evtc_reach *blk)
+{
+    into->nan |= blk->nan;
+    into->pinf |= blk->pinf;
+    into->ninf |= blk->ninf;
+    if (blk->least > blk->most)
+        return; /* no finite value */
+    if (red == EVT_REDUCE_SUM) {
+        into->least += blk->least;
+        into->most += blk->most;
+    } else {
+        double (*pick)(double, double) = red == EVT_REDUCE_MIN ? fmin : fmax;
+        into->least = pick(into->least, blk->least);
+        into->most = pick(into->most, blk->most);
+    }
+}
+
+/*
+ * Whether reduction value e, off (*off set), lies within the span sp a
+ * reduction_look reached (rounded to the output type, widened by the
+ * tolerance, a sum's magnitude floor and what f32 atomics lose); if so it
+ * is settled.  mag: a sum's magnitudes, or NULL.
+ */
+static int reduction_settles(evt_elem elem, evt_reduce red, const double *mag, unsigned char *got,
+                             const double *want, double *lo, double *hi, const evt_check_verdict *v,
+                             long long extent, const evtc_reach *sp, size_t e, int *off)
+{
+    const size_t es = evt_elem_size(elem);
+    float g;
+    double fl = v->floor;
+    evt_convert_to_f32(elem, got + e * es, &g, 1);
+    *off = mag ? sum_off(elem, g, want[e], mag[e], v, &fl)
+               : off_alone(elem, red, got + e * es, want[e], lo[e], hi[e], v);
+    if (!*off)
+        return 0;
+    /* The GPU adds a sum's partials (a tile's, 16 terms or more) with f32 atomics, which flush
+     * a subnormal partial to zero (PTX atom.add.f32): up to FLT_MIN a partial lost. */
+    if (mag)
+        fl = fmax(fl, FLT_MIN * (double)(extent / 16 + 1) / v->tol);
+    evtc_reach h = {.least = INFINITY, .most = -INFINITY, .nan = sp->nan, .pinf = sp->pinf, .ninf = sp->ninf};
+    if (sp->least <= sp->most) { /* the span rounded to the output type */
+        evtc_reach_add(&h, 1, elem, sp->least);
+        evtc_reach_add(&h, 1, elem, sp->most);
+    }
+    if (!evtc_reach_holds(&h, elem, g, v->tol, fl))
+        return 0;
+    settle(elem, mag != NULL, got + e * es, want[e], &lo[e], &hi[e], g);
+    return 1;
+}
+
+/* reduction_poles' evaluation (evtc_reach_eval): one block's partial
+ * results for the values left, each with its own move. */
+typedef struct block_eval {
+    run *r;
+    size_t out;
+    const long long *rows; /* the checked rows */
+    long long nrows, b0, b1;
+    int by_col;                      /* a reduction over N: the block is columns b0..b1, the cells rows */
+    const long long *lines;          /* the cells' columns (rows when by_col; indices into rows) */
+    long long *grid_lines;           /* their global rows when by_col */
+    long long *block_cols;           /* b0..b1 when by_col */
+    const double *acc, *moves;
+    double *moved, **refs;
+} block_eval;
+
+static int block_partials(void *user, const double *s, double *y, size_t cells)
+{
+    block_eval *b = user;
+    const long long n = b->r->o->n, w = b->b1 - b->b0;
+    int rc;
+    if (b->by_col) { /* the cells' rows x the block's columns */
+        for (size_t k = 0; k < cells; k++)
+            for (long long c = 0; c < w; c++) {
+                size_t e = (size_t)(b->lines[k] * n + b->b0 + c);
+                b->moved[k * (size_t)w + (size_t)c] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[k] * b->moves[e];
+            }
+        rc = reference_epilogue(b->r, b->grid_lines, (long long)cells, b->block_cols, w, b->moved, EVT_INTERP_F64,
+                                b->refs);
+    } else if (b->lines) { /* the block's rows x the cells' columns */
+        for (long long j = 0; j < w; j++)
+            for (size_t k = 0; k < cells; k++) {
+                size_t e = (size_t)((b->b0 + j) * n + b->lines[k]);
+                b->moved[(size_t)j * cells + k] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[k] * b->moves[e];
+            }
+        rc = reference_epilogue(b->r, b->rows + b->b0, w, b->lines, (long long)cells, b->moved, EVT_INTERP_F64,
+                                b->refs);
+    } else { /* a whole-matrix reduction: the block's rows, one cell */
+        for (size_t e = (size_t)(b->b0 * n); e < (size_t)(b->b1 * n); e++)
+            b->moved[e - (size_t)(b->b0 * n)] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[0] * b->moves[e];
+        rc = reference_epilogue(b->r, b->rows + b->b0, w, NULL, 0, b->moved, EVT_INTERP_F64, b->refs);
+    }
+    if (!rc)
+        memcpy(y, b->refs[b->out], cells * sizeof *y);
+    for (size_t i = 0; i < b->r->nout; i++) {
+        free(b->refs[i]);
+        b->refs[i] = NULL;
+    }
+    return rc;
+}
+
+/*
+ * reduction_look's phase two: for the values left[0..nleft) (output
+ * indices), block by block, what each block's partial result reaches while
+ * its accumulators move (evtc_reach_over, unrounded: partial sums add
+ * before they round), combined as the reduction does into all[].
+ */
+static int reduction_poles(run *r, size_t out, const long long *rows, long long nrows, const double *acc,
+                           const double *moves, long long blocks, long long extent, int by_col, const size_t *left,
+                           size_t nleft, evtc_reach *all)
+{
+    const evt_arg_info *info = evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, out);
+    const long long n = r->o->n;
+    const int whole = info->shape != EVT_SHAPE_M && info->shape != EVT_SHAPE_N;
+    const size_t cells = whole ? 1 : nleft;
+    const long long widest = (extent + blocks - 1) / blocks + 1;
+    block_eval b = {.r = r, .out = out, .rows = rows, .nrows = nrows, .by_col = by_col, .acc = acc, .moves = moves};
+    long long *lines = malloc((cells + 1) * sizeof *lines);
+    b.grid_lines = malloc((cells + 1) * sizeof *b.grid_lines);
+    b.block_cols = malloc((size_t)(widest + 1) * sizeof *b.block_cols);
+    b.moved = malloc(((size_t)widest * (whole ? (size_t)n : cells) + 1) * sizeof *b.moved);
+    b.refs = calloc(r->nout + 1, sizeof *b.refs);
+    evtc_reach *h = malloc((cells + 1) * sizeof *h);
+    evtc_reach *sum = malloc((cells + 1) * sizeof *sum);
+    int rc = lines && b.grid_lines && b.block_cols && b.moved && b.refs && h && sum ? 0 : EXIT_OUTSIDE;
+    if (rc)
+        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+    for (size_t k = 0; !rc && k < cells; k++) {
+        lines[k] = whole ? 0 : (long long)left[k];
+        b.grid_lines[k] = by_col && !whole ? rows[left[k]] : 0;
+    }
+    b.lines = whole ? NULL : lines;
+    const double id = info->reduce == EVT_REDUCE_SUM ? 0 : info->reduce == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
+    for (size_t k = 0; !rc && k < cells; k++)
+        sum[k] = (evtc_reach){id, id, 0, 0, 0};
+    for (long long blk = 0; !rc && blk < blocks; blk++) {
+        b.b0 = extent * blk / blocks;
+        b.b1 = extent * (blk + 1) / blocks;
+        for (long long c = b.b0; by_col && c < b.b1; c++)
+            b.block_cols[c - b.b0] = c;
+        rc = evtc_reach_over(cells, 0, info->elem, block_partials, &b, h);
+        for (size_t k = 0; !rc && k < cells; k++)
+            combine(info->reduce, &sum[k], &h[k]);
+    }
+    for (size_t k = 0; !rc && k < nleft; k++)
+        all[left[k]] = sum[whole ? 0 : k];
+    free(lines);
+    free(b.grid_lines);
+    free(b.block_cols);
+    free(b.moved);
+    free(b.refs);
+    free(h);
+    free(sum);
+    return rc;
+}
 
 /*
  * A reduction's look at its values still off (output `out`, a reduce_sum,
@@ -1393,7 +1565,8 @@ typedef struct span {
  * moved by s of their rounding (moves, the bracket's), s = 0 and +-2^-k
  * (k = REDUCTION_POWERS down to 0).  The blocks' least and greatest
  * combine as the reduction does (a sum adds them, a minimum takes the
- * least of each), which spans what independent blocks reach.  A value
+ * least of each), which spans what independent blocks reach; the values
+ * that leaves off get a second phase (reduction_poles).  A value
  * within that span, widened by the tolerance (a sum's by its magnitude
  * floor too, evt_check_sums, and by what f32 atomics lose) passes
  * (settle), and the output is checked again into *v.
@@ -1409,22 +1582,21 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
     const int by_col = info->shape == EVT_SHAPE_M; /* a reduction over N: blocks of columns */
     const long long extent = by_col ? n : nrows;
     const long long blocks = extent < REDUCTION_BLOCKS ? extent : REDUCTION_BLOCKS;
-    const size_t es = evt_elem_size(elem);
     const double *mag = red == EVT_REDUCE_SUM ? want + count : NULL;
     double *moved = malloc(((size_t)(nrows * n) + 1) * sizeof *moved), **refs = calloc(r->nout + 1, sizeof *refs);
     long long *cols = malloc((size_t)(n + 1) * sizeof *cols);
-    span *all = malloc((count + 1) * sizeof *all), *blk = malloc((count + 1) * sizeof *blk);
+    evtc_reach *all = malloc((count + 1) * sizeof *all), *blk = malloc((count + 1) * sizeof *blk);
     int rc = moved && refs && cols && all && blk ? 0 : EXIT_OUTSIDE;
     if (rc)
         fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
     /* the reduction's identity, which a block's span combines into */
     const double id = red == EVT_REDUCE_SUM ? 0 : red == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
     for (size_t e = 0; !rc && e < count; e++)
-        all[e] = (span){id, id, 0};
+        all[e] = (evtc_reach){id, id, 0, 0, 0};
     for (long long b = 0; !rc && b < blocks; b++) {
         const long long b0 = extent * b / blocks, b1 = extent * (b + 1) / blocks;
         for (size_t e = 0; e < count; e++)
-            blk[e] = (span){INFINITY, -INFINITY, 0};
+            blk[e] = (evtc_reach){INFINITY, -INFINITY, 0, 0, 0};
         for (int t = -1 - REDUCTION_POWERS; !rc && t <= 1 + REDUCTION_POWERS; t++) {
             /* t < 0: s = -2^-(t + 1 + POWERS)... in turn, from -1 to 0 to 1 */
             const double sh = t == 0 ? 0 : (t < 0 ? -1 : 1) * ldexp(1, -(REDUCTION_POWERS + 1 - abs(t)));
@@ -1438,68 +1610,38 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
                 cols[c - b0] = c;
             rc = by_col ? reference_epilogue(r, rows, nrows, cols, b1 - b0, moved, EVT_INTERP_F64, refs)
                         : reference_epilogue(r, rows + b0, b1 - b0, NULL, 0, moved, EVT_INTERP_F64, refs);
-            for (size_t e = 0; !rc && e < count; e++) {
-                const double y = refs[out][e];
-                if (isnan(y))
-                    blk[e].nan = 1;
-                else {
-                    blk[e].least = fmin(blk[e].least, y);
-                    blk[e].most = fmax(blk[e].most, y);
-                }
-            }
+            for (size_t e = 0; !rc && e < count; e++)
+                evtc_reach_add(&blk[e], 0, elem, refs[out][e]);
             for (size_t i = 0; i < r->nout; i++) {
                 free(refs[i]);
                 refs[i] = NULL;
             }
         }
-        for (size_t e = 0; !rc && e < count; e++) {
-            all[e].nan |= blk[e].nan;
-            if (blk[e].least > blk[e].most)
-                continue; /* NaN at every shift */
-            if (red == EVT_REDUCE_SUM) {
-                all[e].least += blk[e].least;
-                all[e].most += blk[e].most;
-            } else {
-                double (*pick)(double, double) = red == EVT_REDUCE_MIN ? fmin : fmax;
-                all[e].least = pick(all[e].least, blk[e].least);
-                all[e].most = pick(all[e].most, blk[e].most);
-            }
-        }
+        for (size_t e = 0; !rc && e < count; e++)
+            combine(red, &all[e], &blk[e]);
     }
+    /* Phase one: the blocks moved as one.  Phase two, for the values it
+     * leaves off: each block's partial result on those values alone
+     * (their columns, or rows for a reduction over N) through
+     * evtc_reach_over, whose halvings run up a pole between its points. */
     long long passed = 0;
+    size_t *left = malloc((count + 1) * sizeof *left), nleft = 0;
+    if (!rc && !left)
+        rc = EXIT_OUTSIDE;
     for (size_t e = 0; !rc && e < count; e++) {
-        float g;
-        double fl = v->floor;
-        evt_convert_to_f32(elem, got + e * es, &g, 1);
-        if (mag ? !sum_off(elem, g, want[e], mag[e], v, &fl)
-                : !off_alone(elem, red, got + e * es, want[e], lo[e], hi[e], v))
-            continue;
-        /* The GPU adds a sum's partials (a tile's, 16 terms or more) with f32 atomics, which flush
-         * a subnormal partial to zero (PTX atom.add.f32): up to FLT_MIN a partial lost. */
-        if (mag)
-            fl = fmax(fl, FLT_MIN * (double)(extent / 16 + 1) / v->tol);
-        /* the span rounded to the output type, as evtc_reach_holds judges it */
-        evtc_reach h = {.least = INFINITY, .most = -INFINITY, .nan = all[e].nan};
-        double ends[2] = {all[e].least, all[e].most};
-        for (int i = 0; i < 2; i++) {
-            unsigned char b8[8];
-            float f;
-            evt_convert_from_f64(elem, &ends[i], b8, 1);
-            evt_convert_to_f32(elem, b8, &f, 1);
-            if (isnan(f))
-                h.nan = 1;
-            else if (isinf(f))
-                *(f > 0 ? &h.pinf : &h.ninf) = 1;
-            else {
-                h.least = fmin(h.least, f);
-                h.most = fmax(h.most, f);
-            }
-        }
-        if (!evtc_reach_holds(&h, elem, g, v->tol, fl))
-            continue;
-        settle(elem, mag != NULL, got + e * es, want[e], &lo[e], &hi[e], g);
-        passed++;
+        int off = 0;
+        if (reduction_settles(elem, red, mag, got, want, lo, hi, v, extent, &all[e], e, &off))
+            passed++;
+        else if (off && nleft < REDUCTION_LEFT)
+            left[nleft++] = e;
     }
+    if (!rc && nleft)
+        rc = reduction_poles(r, out, rows, nrows, acc, moves, blocks, extent, by_col, left, nleft, all);
+    for (size_t t = 0; !rc && t < nleft; t++) {
+        int off = 0;
+        passed += reduction_settles(elem, red, mag, got, want, lo, hi, v, extent, &all[left[t]], left[t], &off);
+    }
+    free(left);
     if (!rc && passed) {
         evt_status st = mag ? evt_check_sums(elem, got, want, mag, count, v)
                             : evt_check_values_bracketed(elem, red, got, want, lo, hi, count, v, explained);
@@ -1550,9 +1692,7 @@ static int f32_look(evt_elem elem, evt_reduce reduce, unsigned char *got, const 
         if (sum ? !sum_off(elem, g, want[e], mag[e], v, &fl)
                 : !off_alone(elem, reduce, got + e * es, want[e], lo[e], hi[e], v))
             continue;
-        unsigned char r8[8];
-        evt_convert_from_f64(elem, &ref32[e], r8, 1);
-        evt_convert_to_f32(elem, r8, &f, 1);
+        f = stored(elem, ref32[e]);
         int meets = !isfinite(g) || !isfinite(f)
                         ? (isnan(g) && isnan(f)) || g == f
                         : fabs((double)g - f) <= (integral ? 1 : v->tol * fmax(fabs((double)f), fl)) ||
