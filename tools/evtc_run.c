@@ -1095,6 +1095,71 @@ static void view_problem(run *r, long long l);
 static int compare(run *r, long long l, long long batch, const long long *rows, long long nrows, const double *acc,
                    double **refs, const long long *unwritten, size_t *failed_outputs, size_t *checked_outputs);
 
+/*
+ * EVT_RUN_EMULATE, a test of --check itself on the CPU
+ * (tests/cli/emulate_check.sh): the outputs checked are not the GPU's but
+ * the f32 interpreter's (the GPU's arithmetic, by contract) on the f64
+ * accumulator moved by u F d, d its rounding as the bracket takes it and u
+ * in [-1, 1] drawn from the seed, each element its own.  "1": F = 1/64,
+ * less than an f32 accumulation carries, so --check must pass; "wrong": F
+ * = 16, past the bracket, as a kernel off by a product or two, so it must
+ * fail.  One problem of a GEMM within the reference's budget (every row).
+ */
+static int emulate(run *r, const char *how)
+{
+    const run_options *o = r->o;
+    const double f = strcmp(how, "wrong") == 0 ? 16 : 1.0 / 64;
+    const double tol = evt_check_tolerance(EVT_F32, EVT_REDUCE_NONE);
+    if (o->have_conv || o->batch > 1 || (double)o->m * (double)o->n * (double)o->k > (double)EVT_CHECK_SAMPLE_MACS) {
+        fprintf(stderr, "%s: error: EVT_RUN_EMULATE takes one GEMM problem of at most 2^32 multiply-adds\n",
+                prog_name);
+        return EXIT_INVALID;
+    }
+    const size_t count = (size_t)(o->m * o->n);
+    long long *rows = malloc(((size_t)o->m + 1) * sizeof *rows);
+    double *acc = malloc((count + 1) * sizeof *acc), *mag = malloc((count + 1) * sizeof *mag);
+    evt_interp *in = NULL;
+    int rc = rows && acc && mag ? 0 : EXIT_OUTSIDE;
+    for (long long j = 0; !rc && j < o->m; j++)
+        rows[j] = j;
+    rc = rc ? rc : reference_acc(r, rows, o->m, 0, acc);
+    rc = rc ? rc : reference_acc(r, rows, o->m, 1, mag);
+    unsigned long long x = o->seed * 0x9E3779B97F4A7C15ull + 1;
+    for (size_t e = 0; !rc && e < count; e++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull; /* the draw of u, from the seed */
+        double u = (double)(x >> 11) * 0x1p-53 * 2 - 1;
+        if (isfinite(acc[e]) && isfinite(mag[e]))
+            acc[e] += u * f * tol * mag[e];
+    }
+    evt_status st = rc ? EVT_OK : evt_interp_create(r->ep, &in);
+    for (size_t p = 0; !rc && st == EVT_OK && p < r->nparam; p++)
+        st = evt_interp_set_param(in, evt_epilogue_arg(r->ep, EVT_ARG_PARAM, p)->name, r->param[p]);
+    if (!rc && st == EVT_OK)
+        st = evt_interp_set_acc_f64(in, o->m, o->n, acc, count * sizeof *acc, o->n > 0 ? o->n : 1);
+    for (size_t i = 0; !rc && st == EVT_OK && i < r->nin; i++)
+        st = evt_interp_bind(in, evt_epilogue_arg(r->ep, EVT_ARG_INPUT, i)->name, r->in[i].host, r->in[i].bytes,
+                             r->in[i].ld);
+    for (size_t i = 0; !rc && st == EVT_OK && i < r->nout; i++)
+        st = evt_interp_bind(in, evt_epilogue_arg(r->ep, EVT_ARG_OUTPUT, i)->name, r->out[i].host,
+                             r->out[i].bytes, r->out[i].ld > 0 ? r->out[i].ld : 1);
+    if (!rc && st == EVT_OK)
+        st = evt_interp_run(in, EVT_INTERP_F32);
+    if (!rc && st != EVT_OK) {
+        fprintf(stderr, "%s: error: EVT_RUN_EMULATE: %s\n", prog_name,
+                in && evt_interp_last_error(in)[0] ? evt_interp_last_error(in) : evt_status_string(st));
+        rc = EXIT_OUTSIDE;
+    }
+    if (!rc)
+        printf("check: EVT_RUN_EMULATE=%s: the outputs are the f32 interpreter's, the accumulator moved by up to "
+               "%g of its rounding, not the GPU's\n",
+               how, f);
+    evt_interp_destroy(in);
+    free(rows);
+    free(acc);
+    free(mag);
+    return rc;
+}
+
 /* --check: every output against the reference; 0, EXIT_MISMATCH or an error. */
 static int check(run *r)
 {
@@ -1115,7 +1180,10 @@ static int check(run *r)
         if (st != EVT_OK)
             rc = failed(r, st, "copying an output from the GPU");
     }
-    if (!rc)
+    const char *emulating = getenv("EVT_RUN_EMULATE");
+    if (!rc && emulating && *emulating)
+        rc = emulate(r, emulating); /* every element written: nothing to count */
+    else if (!rc)
         rc = count_unwritten(r, unwritten);
     double macs = (double)o->m * (double)o->n * (double)o->k;
     if (!rc && nrows < o->m)
@@ -1391,8 +1459,12 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
  * to 0, and its blocks along the reduced dimension, at most. */
 enum { REDUCTION_POWERS = 8, REDUCTION_BLOCKS = 256 };
 /* The values phase two looks at, at most: past a few hundred values off
- * after phase one, a kernel is wrong more likely than singular. */
-enum { REDUCTION_LEFT = 256 };
+ * after phase one, a kernel is wrong more likely than singular.  And its
+ * blocks, at most: one line each (a row, or a column for a reduction over
+ * N) up to this many, so that a term's pole is a change of its block's
+ * sign (a minimum of four rows stays negative while one of them runs
+ * through its pole: p6020 under EVT_RUN_EMULATE). */
+enum { REDUCTION_LEFT = 256, REDUCTION_LINES = 4096 };
 
 /* A block's reach (blk) into the reduction's (into), as the reduction
  * combines its blocks: a sum adds their least and greatest, a minimum
@@ -1636,7 +1708,8 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
             left[nleft++] = e;
     }
     if (!rc && nleft)
-        rc = reduction_poles(r, out, rows, nrows, acc, moves, blocks, extent, by_col, left, nleft, all);
+        rc = reduction_poles(r, out, rows, nrows, acc, moves, extent < REDUCTION_LINES ? extent : REDUCTION_LINES,
+                             extent, by_col, left, nleft, all);
     for (size_t t = 0; !rc && t < nleft; t++) {
         int off = 0;
         passed += reduction_settles(elem, red, mag, got, want, lo, hi, v, extent, &all[left[t]], left[t], &off);
