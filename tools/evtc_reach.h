@@ -1,7 +1,7 @@
 /* evtc_reach.h - what an element-wise output's reference reaches while its
  * accumulator moves within the rounding an f32 accumulation may carry
  * (`evtc run --check`'s second look at values the bracket's ends do not
- * explain, evtc_run.c's refine).
+ * explain, evtc_check.c's refine).
  *
  * The bracket (evt_check_values_bracketed) judges a value against the
  * reference at the accumulator's two ends, acc - d and acc + d.  A chain

@@ -4,11 +4,13 @@
 #
 #   support < grammar < ir < ir/passes < interp < plan < codegen < runtime < api < tools
 #
-# and inside tools/, evtc_common < evtc_reach < evtc_run < evtc (main
-# dispatches to the subcommands; both use the common helpers; evtc_reach is
-# evtc run --check's second look).  kernels/ (CUDA headers whose
-# constants host code shares) and include/ (the public evt.h) are not stages:
-# any stage may include them, and they include no stage.
+# and inside tools/, evtc_common < evtc_reach < evtc_run_state < evtc_check
+# < evtc_run < evtc (main dispatches to the subcommands; both use the
+# common helpers; evtc_check is evtc run --check, evtc_reach its look at
+# what a reference reaches, evtc_run_state what run and check share).
+# kernels/ (CUDA headers whose constants host code shares) and include/
+# (the public evt.h) are not stages: any stage may include them, and they
+# include no stage.
 #
 # Checked twice: every #include "..." of the sources (resolved as the compiler
 # does: beside the file, then from the repository root, include/, grammar/ and
@@ -42,8 +44,10 @@ stage() {
     api/*) echo "api 80" ;;
     tools/evtc_common.*) echo "tools/evtc_common 90" ;;
     tools/evtc_reach.*) echo "tools/evtc_reach 91" ;;
-    tools/evtc_run.*) echo "tools/evtc_run 92" ;;
-    tools/evtc.*) echo "tools/evtc 93" ;;
+    tools/evtc_run_state.*) echo "tools/evtc_run_state 92" ;;
+    tools/evtc_check.*) echo "tools/evtc_check 93" ;;
+    tools/evtc_run.*) echo "tools/evtc_run 94" ;;
+    tools/evtc.*) echo "tools/evtc 95" ;;
     tools/*) echo "? 0" ;; # a new file: give it its place above
     kernels/* | include/*) ;;
     *) echo "? 0" ;;
