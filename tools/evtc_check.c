@@ -594,6 +594,8 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
     return rc;
 }
 
+/* ---- the looks at values off ------------------------------------------------------ */
+
 /* v as an output of `elem` stores it, read back (NaN stays NaN in a float
  * type; an integer type stores it as a number). */
 static float stored(evt_elem elem, double v)
@@ -1107,6 +1109,8 @@ static int f32_look(evt_elem elem, evt_reduce reduce, unsigned char *got, const 
         *explained += *by_f32;
     return st == EVT_OK ? 0 : EXIT_OUTSIDE;
 }
+
+/* ---- judging a problem's outputs ------------------------------------------------------ */
 
 /* Problem l's outputs (of a batch of `batch`) against their references
  * refs, made from accumulator acc (the bracket's, where asked, too). */
