@@ -448,10 +448,9 @@ static int emulate(run *r, const char *how)
         rows[j] = j;
     rc = rc ? rc : reference_acc(r, rows, o->m, 0, acc);
     rc = rc ? rc : reference_acc(r, rows, o->m, 1, mag);
-    unsigned long long x = o->seed * 0x9E3779B97F4A7C15ull + 1;
+    unsigned long long x = o->seed; /* the draw of u, from the seed */
     for (size_t e = 0; !rc && e < count; e++) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull; /* the draw of u, from the seed */
-        double u = (double)(x >> 11) * 0x1p-53 * 2 - 1;
+        double u = (double)(evtc_next_u64(&x) >> 11) * 0x1p-53 * 2 - 1;
         if (isfinite(acc[e]) && isfinite(mag[e]))
             acc[e] += u * f * tol * mag[e];
     }
@@ -596,17 +595,6 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
 
 /* ---- the looks at values off ------------------------------------------------------ */
 
-/* v as an output of `elem` stores it, read back (NaN stays NaN in a float
- * type; an integer type stores it as a number). */
-static float stored(evt_elem elem, double v)
-{
-    unsigned char b[8];
-    float f;
-    evt_convert_from_f64(elem, &v, b, 1);
-    evt_convert_to_f32(elem, b, &f, 1);
-    return f;
-}
-
 /*
  * Whether value e of an output (stored at g8; its reference want and the
  * bracket's ends lo and hi) is off on its own, judged with the whole
@@ -622,7 +610,7 @@ static int off_alone(evt_elem elem, evt_reduce reduce, const unsigned char *g8, 
         return 0;
     if (elem == EVT_I8 || elem == EVT_I32)
         return 1;
-    float g, w = stored(elem, want);
+    float g, w = evtc_stored(elem, want);
     evt_convert_to_f32(elem, g8, &g, 1);
     return !isfinite(g) || !isfinite(w) || fabs((double)g - w) > v->tol * v->floor;
 }
@@ -634,7 +622,7 @@ static int off_alone(evt_elem elem, evt_reduce reduce, const unsigned char *g8, 
  */
 static int sum_off(evt_elem elem, float g, double want, double mag, const evt_check_verdict *v, double *fl)
 {
-    float w = stored(elem, want);
+    float w = evtc_stored(elem, want);
     *fl = isfinite(mag) ? fmax(v->floor, mag * 0x1p-12) : v->floor;
     if (!isfinite(g) || !isfinite(w))
         return !((isnan(g) && isnan(w)) || g == w);
@@ -1091,7 +1079,7 @@ static int f32_look(evt_elem elem, evt_reduce reduce, unsigned char *got, const 
         if (sum ? !sum_off(elem, g, want[e], mag[e], v, &fl)
                 : !off_alone(elem, reduce, got + e * es, want[e], lo[e], hi[e], v))
             continue;
-        f = stored(elem, ref32[e]);
+        f = evtc_stored(elem, ref32[e]);
         int meets = !isfinite(g) || !isfinite(f)
                         ? (isnan(g) && isnan(f)) || g == f
                         : fabs((double)g - f) <= (integral ? 1 : v->tol * fmax(fabs((double)f), fl)) ||
@@ -1157,10 +1145,12 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
          * (evt_check_values_bracketed): relu(acc + b) * m with m = -inf is
          * -inf or NaN by the sign of acc + b, which an f32 sum within its
          * rounding of 0 may take either way, and a chain of builtins may
-         * magnify that rounding past the output type's tolerance.  An
-         * element-wise value still off gets a second look (refine): what
-         * the reference reaches between the ends, where a singularity
-         * hides it from both. */
+         * magnify that rounding past the output type's tolerance.  A value
+         * still off gets more looks (docs/runtime.md): an element-wise
+         * one, what the reference reaches between the ends, where a
+         * singularity hides it from both (refine); a reduction's, what its
+         * blocks reach, each moved on its own (reduction_look); any, the
+         * f32 interpreter's value (f32_look). */
         long long explained = 0, by_f32 = 0;
         double there[2] = {NAN, NAN}; /* a reduction's first value off: what its look reached */
         const int sum = info->reduce == EVT_REDUCE_SUM;

@@ -50,8 +50,12 @@ typedef int (*evtc_reach_eval)(void *user, const double *s, double *y, size_t ce
  */
 int evtc_reach_over(size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user, evtc_reach *h);
 
-/* Adds value v to h: rounded to `elem` first where `rounded` is set (as
- * the output stores it: an integer type stores NaN as a number). */
+/* v as an output of `elem` stores it, read back (NaN stays NaN in a float
+ * type; an integer type stores it as a number). */
+float evtc_stored(evt_elem elem, double v);
+
+/* Adds value v to h: as the output stores it (evtc_stored) where
+ * `rounded` is set, else as it is. */
 void evtc_reach_add(evtc_reach *h, int rounded, evt_elem elem, double v);
 
 /* Whether stored value y (loaded as a double) is one h reached: a NaN or
