@@ -833,8 +833,10 @@ static int reduction_settles(evt_elem elem, evt_reduce red, const double *mag, u
     return 1;
 }
 
-/* reduction_poles' evaluation (evtc_reach_eval): one block's partial
- * results for the values left, each with its own move. */
+/* reduction_look's evaluation (evtc_reach_eval): one block's partial
+ * results, for the values of `lines` each with its own move, or, lines
+ * NULL, for all of a reduction over M at once, every column moved by
+ * s[0]. */
 typedef struct block_eval {
     run *r;
     size_t out;
@@ -842,7 +844,7 @@ typedef struct block_eval {
     long long nrows, b0, b1;
     int by_col;                      /* a reduction over N: the block is columns b0..b1, the cells rows */
     const long long *lines;          /* the cells' columns (rows when by_col; indices into rows) */
-    long long *grid_lines;           /* their global rows when by_col */
+    const long long *grid_lines;     /* their global rows when by_col */
     long long *block_cols;           /* b0..b1 when by_col */
     const double *acc, *moves;
     double *moved, **refs;
@@ -869,7 +871,7 @@ static int block_partials(void *user, const double *s, double *y, size_t cells)
             }
         rc = reference_epilogue(b->r, b->rows + b->b0, w, b->lines, (long long)cells, b->moved, EVT_INTERP_F64,
                                 b->refs);
-    } else { /* a whole-matrix reduction: the block's rows, one cell */
+    } else { /* the block's rows, every column: a reduction over M or both */
         for (size_t e = (size_t)(b->b0 * n); e < (size_t)(b->b1 * n); e++)
             b->moved[e - (size_t)(b->b0 * n)] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[0] * b->moves[e];
         rc = reference_epilogue(b->r, b->rows + b->b0, w, NULL, 0, b->moved, EVT_INTERP_F64, b->refs);
@@ -899,21 +901,21 @@ static int reduction_poles(run *r, size_t out, const long long *rows, long long 
     const size_t cells = whole ? 1 : nleft;
     const long long widest = (extent + blocks - 1) / blocks + 1;
     block_eval b = {.r = r, .out = out, .rows = rows, .nrows = nrows, .by_col = by_col, .acc = acc, .moves = moves};
-    long long *lines = malloc((cells + 1) * sizeof *lines);
-    b.grid_lines = malloc((cells + 1) * sizeof *b.grid_lines);
+    long long *lines = malloc((cells + 1) * sizeof *lines), *grid_lines = malloc((cells + 1) * sizeof *grid_lines);
     b.block_cols = malloc((size_t)(widest + 1) * sizeof *b.block_cols);
     b.moved = malloc(((size_t)widest * (whole ? (size_t)n : cells) + 1) * sizeof *b.moved);
     b.refs = calloc(r->nout + 1, sizeof *b.refs);
     evtc_reach *h = malloc((cells + 1) * sizeof *h);
     evtc_reach *sum = malloc((cells + 1) * sizeof *sum);
-    int rc = lines && b.grid_lines && b.block_cols && b.moved && b.refs && h && sum ? 0 : EXIT_OUTSIDE;
+    int rc = lines && grid_lines && b.block_cols && b.moved && b.refs && h && sum ? 0 : EXIT_OUTSIDE;
     if (rc)
         fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
     for (size_t k = 0; !rc && k < cells; k++) {
         lines[k] = whole ? 0 : (long long)left[k];
-        b.grid_lines[k] = by_col && !whole ? rows[left[k]] : 0;
+        grid_lines[k] = by_col && !whole ? rows[left[k]] : 0;
     }
     b.lines = whole ? NULL : lines;
+    b.grid_lines = grid_lines;
     const double id = info->reduce == EVT_REDUCE_SUM ? 0 : info->reduce == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
     for (size_t k = 0; !rc && k < cells; k++)
         sum[k] = (evtc_reach){id, id, 0, 0, 0};
@@ -929,7 +931,7 @@ static int reduction_poles(run *r, size_t out, const long long *rows, long long 
     for (size_t k = 0; !rc && k < nleft; k++)
         all[left[k]] = sum[whole ? 0 : k];
     free(lines);
-    free(b.grid_lines);
+    free(grid_lines);
     free(b.block_cols);
     free(b.moved);
     free(b.refs);
@@ -969,39 +971,42 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
     const long long extent = by_col ? n : nrows;
     const long long blocks = extent < REDUCTION_BLOCKS ? extent : REDUCTION_BLOCKS;
     const double *mag = red == EVT_REDUCE_SUM ? want + count : NULL;
-    double *moved = malloc(((size_t)(nrows * n) + 1) * sizeof *moved), **refs = calloc(r->nout + 1, sizeof *refs);
-    long long *cols = malloc((size_t)(n + 1) * sizeof *cols);
+    /* Phase one's evaluation: each block moved by one s, all its values at
+     * once (block_partials; by_col, the cells are every checked row) */
+    const long long widest = (extent + blocks - 1) / blocks + 1;
+    block_eval be = {.r = r, .out = out, .rows = rows, .nrows = nrows, .by_col = by_col, .acc = acc, .moves = moves};
+    long long *lines = by_col ? malloc(((size_t)nrows + 1) * sizeof *lines) : NULL;
+    be.block_cols = malloc((size_t)(widest + 1) * sizeof *be.block_cols);
+    be.moved = malloc(((size_t)widest * (size_t)(by_col ? nrows : n) + 1) * sizeof *be.moved);
+    be.refs = calloc(r->nout + 1, sizeof *be.refs);
+    double *s = malloc((count + 1) * sizeof *s), *y = malloc((count + 1) * sizeof *y);
     evtc_reach *all = malloc((count + 1) * sizeof *all), *blk = malloc((count + 1) * sizeof *blk);
-    int rc = moved && refs && cols && all && blk ? 0 : EXIT_OUTSIDE;
+    int rc = (!by_col || lines) && be.block_cols && be.moved && be.refs && s && y && all && blk ? 0 : EXIT_OUTSIDE;
     if (rc)
         fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+    for (long long j = 0; !rc && by_col && j < nrows; j++)
+        lines[j] = j;
+    be.lines = lines;
+    be.grid_lines = rows;
     /* the reduction's identity, which a block's span combines into */
     const double id = red == EVT_REDUCE_SUM ? 0 : red == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
     for (size_t e = 0; !rc && e < count; e++)
         all[e] = (evtc_reach){id, id, 0, 0, 0};
     for (long long b = 0; !rc && b < blocks; b++) {
-        const long long b0 = extent * b / blocks, b1 = extent * (b + 1) / blocks;
+        be.b0 = extent * b / blocks;
+        be.b1 = extent * (b + 1) / blocks;
+        for (long long c = be.b0; by_col && c < be.b1; c++)
+            be.block_cols[c - be.b0] = c;
         for (size_t e = 0; e < count; e++)
             blk[e] = (evtc_reach){INFINITY, -INFINITY, 0, 0, 0};
         for (int t = -1 - REDUCTION_POWERS; !rc && t <= 1 + REDUCTION_POWERS; t++) {
-            /* t < 0: s = -2^-(t + 1 + POWERS)... in turn, from -1 to 0 to 1 */
+            /* s from -1 through -2^-REDUCTION_POWERS, 0 and 2^-REDUCTION_POWERS to 1 */
             const double sh = t == 0 ? 0 : (t < 0 ? -1 : 1) * ldexp(1, -(REDUCTION_POWERS + 1 - abs(t)));
-            size_t cells = 0;
-            for (long long j = by_col ? 0 : b0; j < (by_col ? nrows : b1); j++)
-                for (long long c = by_col ? b0 : 0; c < (by_col ? b1 : n); c++, cells++) {
-                    const size_t e = (size_t)(j * n + c);
-                    moved[cells] = isnan(moves[e]) ? acc[e] : acc[e] + sh * moves[e];
-                }
-            for (long long c = b0; by_col && c < b1; c++)
-                cols[c - b0] = c;
-            rc = by_col ? reference_epilogue(r, rows, nrows, cols, b1 - b0, moved, EVT_INTERP_F64, refs)
-                        : reference_epilogue(r, rows + b0, b1 - b0, NULL, 0, moved, EVT_INTERP_F64, refs);
+            for (size_t e = 0; e < count; e++)
+                s[e] = sh;
+            rc = block_partials(&be, s, y, count);
             for (size_t e = 0; !rc && e < count; e++)
-                evtc_reach_add(&blk[e], 0, elem, refs[out][e]);
-            for (size_t i = 0; i < r->nout; i++) {
-                free(refs[i]);
-                refs[i] = NULL;
-            }
+                evtc_reach_add(&blk[e], 0, elem, y[e]);
         }
         for (size_t e = 0; !rc && e < count; e++)
             combine(red, &all[e], &blk[e]);
@@ -1041,9 +1046,12 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
         there[0] = all[v->first_bad].least;
         there[1] = all[v->first_bad].most;
     }
-    free(moved);
-    free(refs);
-    free(cols);
+    free(lines);
+    free(be.block_cols);
+    free(be.moved);
+    free(be.refs);
+    free(s);
+    free(y);
     free(all);
     free(blk);
     return rc;
