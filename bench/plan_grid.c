@@ -8,7 +8,7 @@
  * relu(conv + b + z)), NHWC, maps where c allows.  Built from the planner's sources and
  * plan_stubs.c alone, so that any revision's planner can be compiled
  * against it.  Given shapes as arguments it plans those instead
- * (bench/plan_query.sh): gemm:MxNxK[xL][:gelu|light|bias|tanhfast],
+ * (bench/plan_query.sh): gemm:MxNxK[xL][:gelu|light|bias|tanhfast|residual],
  * conv:N,H,W,C,K,R,PAD,STRIDE.  Given random:COUNT it plans COUNT random
  * problems, each a kernel of random facts (mainloop, layout, fp8, the
  * epilogue's kind) on a random target (sm_80 to sm_90a), SM count,
@@ -29,6 +29,9 @@ static const plan_kernel bias = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 1};
 /* gelu_tanh(acc + bias) under fast math (plan_fast_light_epilogue; an older
  * plan_kernel without the field plans it as bias + GELU) */
 static const plan_kernel tanhfast = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1};
+/* relu(acc + bias + z): light, reading an [N] input and a 16-bit [M, N]
+ * one that the staged configurations stage */
+static const plan_kernel residual = {EVT_MAINLOOP_GEMM, 1, 1, 0, 1, 1, 1};
 
 static void gemm(const plan_kernel *k, const char *what, long long m, long long n, long long kk, long long batch)
 {
@@ -146,6 +149,7 @@ static int query(const char *a)
                                 : !strcmp(epi, "bias") ? &bias
                                 : !strcmp(epi, "gelu") ? &gelu
                                 : !strcmp(epi, "tanhfast") ? &tanhfast
+                                : !strcmp(epi, "residual") ? &residual
                                                        : NULL;
         if (!pk) /* an epilogue it does not know: not planned as some other one */
             return 0;
@@ -170,7 +174,7 @@ int main(int argc, char **argv)
         int bad = 0;
         for (int i = 1; i < argc; i++)
             if (!query(argv[i])) {
-                fprintf(stderr, "plan_grid: not gemm:MxNxK[xL][:gelu|light|bias|tanhfast] or conv:N,H,W,C,K,R,PAD,STRIDE: %s\n",
+                fprintf(stderr, "plan_grid: not gemm:MxNxK[xL][:gelu|light|bias|tanhfast|residual] or conv:N,H,W,C,K,R,PAD,STRIDE: %s\n",
                         argv[i]);
                 bad = 1;
             }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # plan_query.sh - the heuristic's plan for shapes given on the command line
-# (bench/plan_grid.c given shapes: gemm:MxNxK[xL][:gelu|light|bias|tanhfast] or
+# (bench/plan_grid.c given shapes: gemm:MxNxK[xL][:gelu|light|bias|tanhfast|residual] or
 # conv:N,H,W,C,K,R,PAD,STRIDE), or for its whole grid given none; sm_90a,
 # 132 SMs, TMA maps; CPU only.  Built from this tree's planner, or with
 # --rev REV from REV's plan/ and kernels/tile_configs.h (this tree's

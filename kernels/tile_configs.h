@@ -141,6 +141,8 @@
       1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64,  \
       2, 2, 2, 1, 0, 2, 2, 0, 1)                                                                   \
+    X(sm90_pp2_128x64x64_s6_staged, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64,    \
+      2, 2, 6, 1, 0, 2, 2, 0, 1)                                                                   \
     X(sm90_coop2_256x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 256, 128, 64, 2, 2, 3,              \
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_pp2_cl2_128x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,            \

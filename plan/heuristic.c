@@ -30,6 +30,7 @@ static const enum evt_tile_id gemm_sm80[] = {
 };
 static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s2_staged,
+    EVT_TILE_sm90_pp2_128x64x64_s6_staged,
     EVT_TILE_sm90_coop2_128x256x64_s3,
     EVT_TILE_sm90_coop2_cl2_128x256x64_s3,
     EVT_TILE_sm90_coop2_128x256x64_s4,
@@ -78,6 +79,7 @@ static const enum evt_tile_id conv_sm80[] = {
 };
 static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s2_staged,
+    EVT_TILE_sm90_pp2_128x64x64_s6_staged,
     EVT_TILE_sm90_pp2_128x64x64_s7,
     EVT_TILE_sm80_256x64x32_w4_s4,
     EVT_TILE_sm80_128x64x64_w4_s3,
@@ -124,6 +126,7 @@ static const gemm_tiles gemm16 = {
     .wg_wide = CFG(sm90_wg2_128x256x64_s4),
     .wg_mid = CFG(sm90_wg2_128x128x64_s3),
     .staged = CFG(sm90_pp2_128x128x64_s2_staged),
+    .staged_narrow = CFG(sm90_pp2_128x64x64_s6_staged),
     .coop = CFG(sm90_coop2_128x256x64_s3),
     .coop_cl = CFG(sm90_coop2_cl2_128x256x64_s3),
     .coop_deep = CFG(sm90_coop2_128x256x64_s4),

@@ -81,8 +81,8 @@ static double split_cost(const plan_config *c, long long m, long long n, long lo
  * 128x256 one split eight ways at K >= 8192; plan_pick's plan_coop_over_pp
  * after all of them.
  */
-const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
-                                  long long c, long long sms, int tma_level, int stageable)
+static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
+                                         long long sms, int tma_level, int stageable)
 {
     /* the maps of a layer whose taps end in zero-filled k tiles serve only
      * the 128x64 tile's rule below */
@@ -136,6 +136,18 @@ const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long l
                 return wg;
             if (narrow_maps && fits(pp, t) && kk >= 1024 && tiles > sms)
                 return pp;
+            /* past one wave of its four CTAs an SM, a 1x1 layer whose
+             * epilogue reads a 16-bit [M, N] input (the residual) at K of
+             * 512 or less: the staged 128x64 producer/consumer tile, its
+             * CTAs walking the tiles with the residual loaded ahead, where
+             * the 64x64 tile's second wave ran mostly empty: 1.07-1.13x on
+             * three layers of 24-48 filters; under a wave of 64x64 tiles
+             * it lost up to 10% (session 72, docs/conv2d_fprop.md, "Thin
+             * layers: the staged 128x64 tile") */
+            const plan_config *thin = CFG(sm90_pp2_128x64x64_s6_staged);
+            if (tma && stageable && kk == c && kk <= 512 && fits(thin, t) &&
+                plan_config_tiles(small, m, n) > small->min_blocks * sms)
+                return thin;
         }
         return pick;
     }
@@ -352,6 +364,26 @@ const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long l
         return o ? o : best;
     }
     return best ? best : classic;
+}
+
+/* conv_sm90_base's pick, or where that is the 128x64 producer/consumer
+ * tile on a 1x1 layer at K of 512 or less whose epilogue reads a 16-bit
+ * [M, N] input (the residual), whole k tiles: the same tile with that input
+ * staged (six stages, not seven).  Unstaged, its consumers' epilogue
+ * waited on the residual's loads, 54% of their stalls on a layer of 48
+ * filters (ncu), and at such K the other consumer's mainloop is too short
+ * to hide them: 1.05-1.38x on ten 1x1 layers of 24-200 filters, K of 64 to
+ * 768 (session 72, docs/conv2d_fprop.md, "Thin layers: the staged 128x64
+ * tile") */
+const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk, long long c,
+                                       long long sms, int tma_level, int stageable)
+{
+    const plan_config *pick = conv_sm90_base(t, m, n, kk, c, sms, tma_level, stageable);
+    const plan_config *twin = CFG(sm90_pp2_128x64x64_s6_staged);
+    if (pick == CFG(sm90_pp2_128x64x64_s7) && tma_level == PLAN_TMA_MAPS && stageable && kk == c && kk <= 512 &&
+        fits(twin, t))
+        return twin;
+    return pick;
 }
 
 /* A conv's 128x128 producer/consumer pick past 192 filters at K >= 1024

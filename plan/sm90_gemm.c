@@ -779,6 +779,18 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     if (staged && tma && k->stageable && n > 64 && kk <= 128 && fits(staged, t) &&
         plan_config_batch_tiles(staged, m, n, batch) >= 4 * sms)
         return staged;
+    /* 64 columns or fewer, an epilogue reading a 16-bit [M, N] input, K
+     * of at most 512 and a tile for each SM or more: the staged tile 64
+     * columns wide in six stages, whose producer loads the input ahead of
+     * each tile's epilogue.  Unstaged, the consumers waited on those loads
+     * (ncu: 54% of their stalls on a 1x1 layer of 48 filters); the pick
+     * there, the 128x128 tile at two CTAs an SM, computed twice the
+     * columns.  1.06-1.46x on eight 1x1 layers run as GEMMs (session 72,
+     * docs/conv2d_fprop.md, "Thin layers: the staged 128x64 tile") */
+    const plan_config *thin = g->staged_narrow;
+    if (thin && tma && k->stageable && n <= 64 && kk <= 512 && batch == 1 && fits(thin, t) &&
+        plan_config_tiles(thin, m, n) >= sms)
+        return thin;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && mid_fills_waves(g, t, k, m, n, kk, batch, sms))
         return g->coop_mid;
