@@ -367,21 +367,23 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
 }
 
 /* conv_sm90_base's pick, or where that is the 128x64 producer/consumer
- * tile on a 1x1 layer at K of 512 or less whose epilogue reads a 16-bit
- * [M, N] input (the residual), whole k tiles: the same tile with that input
- * staged (six stages, not seven).  Unstaged, its consumers' epilogue
- * waited on the residual's loads, 54% of their stalls on a layer of 48
- * filters (ncu), and at such K the other consumer's mainloop is too short
- * to hide them: 1.05-1.38x on ten 1x1 layers of 24-200 filters, K of 64 to
- * 768 (session 72, docs/conv2d_fprop.md, "Thin layers: the staged 128x64
- * tile") */
+ * tile on a 1x1 layer of 64 filters or fewer at K of 512 or less whose
+ * epilogue reads a 16-bit [M, N] input (the residual), whole k tiles: the
+ * same tile with that input staged (six stages, not seven).  Unstaged, its
+ * consumers' epilogue waited on the residual's loads, 54% of their stalls
+ * on a layer of 48 filters (ncu), and at such K the other consumer's
+ * mainloop is too short to hide them: 1.05-1.38x on ten 1x1 layers of
+ * 24-200 filters, K of 64 to 768, then 1.14-1.23x on four held out.  Past
+ * 64 filters a held-out layer lost 9% (192 filters, K = 320, 204,800
+ * pixels; five others won 1.02-1.32x): not taken there (session 72,
+ * docs/conv2d_fprop.md, "Thin layers: the staged 128x64 tile") */
 const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk, long long c,
                                        long long sms, int tma_level, int stageable)
 {
     const plan_config *pick = conv_sm90_base(t, m, n, kk, c, sms, tma_level, stageable);
     const plan_config *twin = CFG(sm90_pp2_128x64x64_s6_staged);
-    if (pick == CFG(sm90_pp2_128x64x64_s7) && tma_level == PLAN_TMA_MAPS && stageable && kk == c && kk <= 512 &&
-        fits(twin, t))
+    if (pick == CFG(sm90_pp2_128x64x64_s7) && tma_level == PLAN_TMA_MAPS && stageable && n <= twin->bn && kk == c &&
+        kk <= 512 && fits(twin, t))
         return twin;
     return pick;
 }
