@@ -138,14 +138,15 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
                 return pp;
             /* past one wave of its four CTAs an SM, a 1x1 layer whose
              * epilogue reads a 16-bit [M, N] input (the residual) at K of
-             * 512 or less: the staged 128x64 producer/consumer tile, its
-             * CTAs walking the tiles with the residual loaded ahead, where
-             * the 64x64 tile's second wave ran mostly empty: 1.07-1.13x on
-             * three layers of 24-48 filters; under a wave of 64x64 tiles
-             * it lost up to 10% (session 72, docs/conv2d_fprop.md, "Thin
+             * 128-512: the staged 128x64 producer/consumer tile, its CTAs
+             * walking the tiles with the residual loaded ahead, where the
+             * 64x64 tile's second wave ran mostly empty: 1.07-1.13x on
+             * three layers of 24-48 filters, 1.06-1.25x on nine held out;
+             * under a wave of 64x64 tiles it lost up to 10%, and at K =
+             * 64, one k tile, 6% (session 72, docs/conv2d_fprop.md, "Thin
              * layers: the staged 128x64 tile") */
             const plan_config *thin = CFG(sm90_pp2_128x64x64_s6_staged);
-            if (tma && stageable && kk == c && kk <= 512 && fits(thin, t) &&
+            if (tma && stageable && kk == c && kk > 64 && kk <= 512 && fits(thin, t) &&
                 plan_config_tiles(small, m, n) > small->min_blocks * sms)
                 return thin;
         }
