@@ -229,6 +229,15 @@ runs() {
             echo "$f $k conv:5,14,14,64,1000,1,1,0,2,1 --config sm90_pp2_128x128x64_s2_staged"
             echo "$f $k conv:32,28,28,32,136,1,1 --config sm90_pp2_128x128x64_s2_staged"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_pp2_128x128x64_s2_staged --special"
+            # the staged 128x64 tile (six stages): thin 1x1 layers, the
+            # heuristic's pick (40 filters past a wave of 64x64 tiles, K =
+            # 192) and forced: 3x3, stride 2, more filters than its
+            # columns, taps ending in zeros (guarded), NaN and inf
+            echo "$f $k conv:32,35,35,192,40,1,1"
+            echo "$f $k conv:9,31,29,192,24,1,1 --config sm90_pp2_128x64x64_s6_staged --special"
+            echo "$f $k conv:8,30,30,64,40,3,3,1,1,1 --config sm90_pp2_128x64x64_s6_staged"
+            echo "$f $k conv:5,14,14,128,136,1,1,0,2,1 --config sm90_pp2_128x64x64_s6_staged"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_pp2_128x64x64_s6_staged --special"
         done
         for k in $("$EVTC" "$f" --emit=ir 2>/dev/null | sed -n 's/^kernel \([A-Za-z_0-9]*\) = gemm(.*/\1/p'); do
             echo "$f $k 1000,1000,24"
@@ -463,6 +472,15 @@ runs() {
     echo "$c/layouts.evt cr_f16 1000,127,13 --config sm90_pp2_128x128x64_s2_staged --special"
     echo "$c/inputs.evt inputs 4097,1000,128 --config sm90_pp2_128x128x64_s2_staged --ld-pad 3"
     echo "$c/inputs.evt inputs 2000,1000,520 --config sm90_pp2_128x128x64_s2_staged --batch 3"
+    # ... and the staged 128x64 tile: its pick (N <= 64 at K <= 512, a tile
+    # an SM), forced in the other layouts, ragged N, a batch, the guarded path
+    echo "$c/layouts.evt rc_f16 40000,56,320"
+    echo "$c/layouts.evt rc_bf16 20000,127,192 --config sm90_pp2_128x64x64_s6_staged --special"
+    echo "$c/layouts.evt rr_f16 3000,40,520 --config sm90_pp2_128x64x64_s6_staged"
+    echo "$c/layouts.evt cc_bf16 1000,4097,64 --config sm90_pp2_128x64x64_s6_staged"
+    echo "$c/layouts.evt cr_f16 1000,7,13 --config sm90_pp2_128x64x64_s6_staged --special"
+    echo "$c/inputs.evt inputs 4097,64,128 --config sm90_pp2_128x64x64_s6_staged --ld-pad 3"
+    echo "$c/inputs.evt inputs 2000,48,520 --config sm90_pp2_128x64x64_s6_staged --batch 3"
     # A persistent plan's tail, forced (--splitk: its last wave's tiles split two
     # ways by the split-K entries of a configuration of the same tile, summed by
     # its _splitsum entry, plan.h): after a persistent launch of whole waves

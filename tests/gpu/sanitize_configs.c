@@ -80,6 +80,7 @@ static const family families[] = {
     {"clusters", "sm90_coop2_cl2_128x256x64_s3", 1},
     {"clusters", "sm90_coop2_cl2_128x256x64_s4", 1},
     {"staged", "sm90_pp2_128x128x64_s2_staged", 1},
+    {"staged", "sm90_pp2_128x64x64_s6_staged", 1}, /* 64 columns: thin layers, N <= 64 */
     {"split-K", "sm80_64x64x32_w4_s4", 2},
     {"split-K", "sm90_wg2_128x256x64_s4", 2},
     {"split-K", "sm90_wg2_128x128x64_s6", 2}, /* small M in one tile row, split in clusters */

@@ -1317,7 +1317,9 @@ static void test_gemm_staged(void **state)
     assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 512, 256, 132, 1),
                      pick(&k_gemm_tn, EVT_TARGET_SM90A, 100352, 512, 256, 132, 1)); /* K */
     assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 64, 128, 132, 1),
-                     pick(&k_gemm_tn, EVT_TARGET_SM90A, 100352, 64, 128, 132, 1)); /* N */
+                     T(sm90_pp2_128x64x64_s6_staged)); /* N <= 64: the 64-wide one (test_thin_staged) */
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 64, 128, 132, 1),
+                         T(sm90_pp2_128x128x64_s2_staged)); /* N */
     assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 4096, 512, 128, 132, 1),
                      pick(&k_gemm_tn, EVT_TARGET_SM90A, 4096, 512, 128, 132, 1)); /* tiles */
     assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 100352, 512, 128, 132, 0),
@@ -1862,6 +1864,58 @@ static void test_conv_narrow_and_padding(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Session 72's rules for the staged 128x64 tile (docs/conv2d_fprop.md,
+ * "Thin layers"): a 1x1 layer of fewer than 64 filters on the mma.sync
+ * 64x64 tile past one wave of its four CTAs an SM, and the unstaged
+ * 128x64 tile's 1x1 layers of 64 filters or fewer, each with maps, a
+ * residual to stage and K of 128-512 (the unstaged tile: K over 128);
+ * a GEMM of N <= 64 with an input to stage, K <= 512, one problem, a
+ * tile an SM.  Each bound on both sides. */
+static void test_thin_staged(void **state)
+{
+    (void)state;
+    const enum evt_tile_id thin = T(sm90_pp2_128x64x64_s6_staged);
+    static const conv_case cases[] = {
+        /* the mma.sync pick past its wave (613, 784 tiles; K = 192, 256, 128) */
+        {32, 35, 192, 48, 1, 0, 1, T(sm90_pp2_128x64x64_s6_staged), T(sm80_64x64x32_w4_s4)},
+        {64, 28, 256, 32, 1, 0, 1, T(sm90_pp2_128x64x64_s6_staged), T(sm80_64x64x32_w4_s4)},
+        {16, 64, 128, 32, 1, 0, 1, T(sm90_pp2_128x64x64_s6_staged), T(sm80_64x64x32_w4_s4)},
+        /* ... not under it (392 tiles), nor at K = 64 (one k tile), nor at K = 576 */
+        {8, 56, 256, 48, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {24, 48, 64, 48, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 28, 576, 32, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* ... nor over several taps */
+        {32, 56, 32, 32, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* the unstaged 128x64 tile's 1x1 layers of 64 filters or fewer: its twin */
+        {128, 40, 320, 48, 1, 0, 1, T(sm90_pp2_128x64x64_s6_staged), T(sm80_64x64x32_w4_s4)},
+        {256, 31, 448, 64, 1, 0, 1, T(sm90_pp2_128x64x64_s6_staged), T(sm80_256x64x32_w4_s4)},
+        /* ... not past 64 filters (a held-out layer of 192 lost 9%), nor K over 512 */
+        {128, 40, 320, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
+        {64, 56, 640, 48, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    /* without an input to stage: the old picks */
+    plan_problem pr = problem(EVT_TARGET_SM90A, 132, 32 * 35 * 35, 48, 192, 1);
+    pr.conv_c = 192;
+    assert_int_equal(make(&k_conv, &pr, NULL).config->id, T(sm80_64x64x32_w4_s4));
+    pr = problem(EVT_TARGET_SM90A, 132, 128 * 40 * 40, 48, 320, 1);
+    pr.conv_c = 320;
+    assert_int_equal(make(&k_conv, &pr, NULL).config->id, T(sm90_pp2_128x64x64_s7));
+
+    /* GEMMs: N <= 64, K <= 512, one problem, a tile an SM or more */
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 39200, 48, 192, 132, 1), thin);
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 262144, 8, 384, 132, 1), thin);
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 36992, 64, 64, 132, 1), thin);
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 16896, 64, 512, 132, 1), thin); /* 132 tiles */
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 16768, 64, 512, 132, 1), thin); /* 131 */
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 39200, 48, 520, 132, 1), thin); /* K */
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 39200, 72, 192, 132, 1), thin); /* N */
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 39200, 48, 192, 132, 0), thin); /* no maps */
+    assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 39200, 48, 192, 132, 1), thin); /* nothing staged */
+    assert_int_not_equal(pick_batch(&k_gemm_st, EVT_TARGET_SM90A, 39200, 48, 192, 2, 132, 1), thin); /* a batch */
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM80, 39200, 48, 192, 108, 0), thin); /* sm_80 */
+}
+
 /* Session 34's rule for narrow layers (k < 64) that the 128x64
  * producer/consumer tile does not take: the 64x64 tile, up to 32 of its
  * tiles an SM (the layers it was measured on, with and without maps). */
@@ -1871,7 +1925,9 @@ static void test_conv_narrow_filters(void **state)
     /* the same tile with maps and without */
     static const conv_case cases[] = {
         /* probed (the sm80 rule's 128x64 or 256x64 before) */
-        {32, 35, 192, 48, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        /* (with maps past a wave of four 64x64 tiles an SM at K of 128-512:
+         * the staged 128x64 tile since session 72, test_thin_staged) */
+        {32, 35, 192, 48, 1, 0, 1, T(sm90_pp2_128x64x64_s6_staged), T(sm80_64x64x32_w4_s4)},
         {16, 112, 32, 16, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         {32, 56, 16, 16, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         {128, 14, 96, 24, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
@@ -1893,8 +1949,10 @@ static void test_conv_narrow_filters(void **state)
         {128, 14, 384, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
     };
     const int wrong = conv_picks_wrong(cases, sizeof cases / sizeof cases[0]);
-    /* two tiles a consumer with maps: the 128x64 producer/consumer tile first */
-    assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 1), T(sm90_pp2_128x64x64_s7));
+    /* two tiles a consumer with maps: the 128x64 producer/consumer tile
+     * first (here, a 1x1 layer with a residual, its staged twin:
+     * test_thin_staged) */
+    assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 1), T(sm90_pp2_128x64x64_s6_staged));
     assert_int_equal(conv_pick(64, 56, 56, 256, 48, 1, 0, 1, 0), T(sm80_64x64x32_w4_s4));
     assert_int_equal(wrong, 0);
 }
@@ -3676,7 +3734,7 @@ int main(void)
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
-        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_conv_mid_filters),
+        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_thin_staged), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
