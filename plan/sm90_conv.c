@@ -141,10 +141,10 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
              * 128-512: the staged 128x64 producer/consumer tile, its CTAs
              * walking the tiles with the residual loaded ahead, where the
              * 64x64 tile's second wave ran mostly empty: 1.07-1.13x on
-             * three layers of 24-48 filters, 1.06-1.25x on nine held out;
-             * under a wave of 64x64 tiles it lost up to 10%, and at K =
-             * 64, one k tile, 6% (session 72, docs/conv2d_fprop.md, "Thin
-             * layers: the staged 128x64 tile") */
+             * three layers of 24-48 filters, 1.06-1.25x on thirteen held
+             * out; under a wave of 64x64 tiles it lost up to 10%, and at
+             * K = 64, one k tile, 6% (session 72, docs/conv2d_fprop.md,
+             * "Session 72: thin layers, the staged 128x64 tile") */
             const plan_config *thin = CFG(sm90_pp2_128x64x64_s6_staged);
             if (tma && stageable && kk == c && kk > 64 && kk <= 512 && fits(thin, t) &&
                 plan_config_tiles(small, m, n) > small->min_blocks * sms)
@@ -374,10 +374,11 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
  * consumers' epilogue waited on the residual's loads, 54% of their stalls
  * on a layer of 48 filters (ncu), and at such K the other consumer's
  * mainloop is too short to hide them: 1.05-1.38x on ten 1x1 layers of
- * 24-200 filters, K of 64 to 768, then 1.14-1.23x on four held out.  Past
- * 64 filters a held-out layer lost 9% (192 filters, K = 320, 204,800
+ * 24-200 filters, K of 64 to 768, then 1.01-1.49x on thirteen held out.
+ * Past 64 filters a held-out layer lost 9% (192 filters, K = 320, 204,800
  * pixels; five others won 1.02-1.32x): not taken there (session 72,
- * docs/conv2d_fprop.md, "Thin layers: the staged 128x64 tile") */
+ * docs/conv2d_fprop.md, "Session 72: thin layers, the staged 128x64
+ * tile") */
 const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk, long long c,
                                        long long sms, int tma_level, int stageable)
 {

@@ -785,8 +785,9 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * each tile's epilogue.  Unstaged, the consumers waited on those loads
      * (ncu: 54% of their stalls on a 1x1 layer of 48 filters); the pick
      * there, the 128x128 tile at two CTAs an SM, computed twice the
-     * columns.  1.06-1.46x on eight 1x1 layers run as GEMMs (session 72,
-     * docs/conv2d_fprop.md, "Thin layers: the staged 128x64 tile") */
+     * columns.  1.06-1.46x on eight 1x1 layers run as GEMMs, 1.13-2.03x
+     * on twenty-two held out (session 72, docs/conv2d_fprop.md, "Session
+     * 72: thin layers, the staged 128x64 tile") */
     const plan_config *thin = g->staged_narrow;
     if (thin && tma && k->stageable && n <= 64 && kk <= 512 && batch == 1 && fits(thin, t) &&
         plan_config_tiles(thin, m, n) >= sms)
