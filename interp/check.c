@@ -7,6 +7,8 @@
  */
 #include "interp.h"
 
+#include "../support/splitmix.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -259,15 +261,6 @@ int evt_check_needs_every_row(const evt_epilogue *epilogue)
     return 0;
 }
 
-/* splitmix64: the sample depends on the seed alone, on every machine. */
-static unsigned long long next_u64(unsigned long long *s)
-{
-    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /*
  * The chosen blocks are marked in rows[0..units) (the array has room for m
  * >= units entries, so no allocation), compacted to their indices in
@@ -302,7 +295,7 @@ evt_status evt_check_rows(long long m, long long n, long long k, long long block
     rows[0] = rows[units - 1] = 1;
     long long taken = 2;
     while (taken < want) {
-        long long u = (long long)(next_u64(&seed) % (unsigned long long)units);
+        long long u = (long long)(evt_splitmix64(&seed) % (unsigned long long)units);
         taken += !rows[u];
         rows[u] = 1;
     }

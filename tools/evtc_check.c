@@ -348,7 +348,7 @@ static long long *check_rows(run *r, int every_row, long long *nrows)
     long long block = o->have_conv && o->conv.n > 0 ? o->m / o->conv.n : 1;
     long long *rows = malloc((size_t)(o->m + 1) * sizeof *rows);
     if (rows && evt_check_rows(o->m, o->n, o->k, block > 0 ? block : 1, every_row,
-                               evtc_next_u64(&r->rng), rows, nrows) != EVT_OK) {
+                               evt_splitmix64(&r->rng), rows, nrows) != EVT_OK) {
         free(rows);
         rows = NULL;
     }
@@ -450,7 +450,7 @@ static int emulate(run *r, const char *how)
     rc = rc ? rc : reference_acc(r, rows, o->m, 1, mag);
     unsigned long long x = o->seed; /* the draw of u, from the seed */
     for (size_t e = 0; !rc && e < count; e++) {
-        double u = (double)(evtc_next_u64(&x) >> 11) * 0x1p-53 * 2 - 1;
+        double u = (double)(evt_splitmix64(&x) >> 11) * 0x1p-53 * 2 - 1;
         if (isfinite(acc[e]) && isfinite(mag[e]))
             acc[e] += u * f * tol * mag[e];
     }

@@ -296,12 +296,12 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
 /* Uniform in [lo, hi). */
 static double uniform(unsigned long long *s, double lo, double hi)
 {
-    return lo + (hi - lo) * (double)(evtc_next_u64(s) >> 11) * 0x1.0p-53;
+    return lo + (hi - lo) * (double)(evt_splitmix64(s) >> 11) * 0x1.0p-53;
 }
 
 static unsigned long long below(unsigned long long *s, unsigned long long n)
 {
-    return n ? evtc_next_u64(s) % n : 0;
+    return n ? evt_splitmix64(s) % n : 0;
 }
 
 /* ---- buffers ---------------------------------------------------------------- */

@@ -7,6 +7,8 @@
 
 #include "evtc_common.h"
 
+#include "../support/splitmix.h"
+
 #include <evt/evt.h>
 
 #include <stddef.h>
@@ -76,15 +78,6 @@ typedef struct run {
     unsigned long long rng;
     int timing_values; /* fill's fp8 operands for timing, not for the check */
 } run;
-
-/* splitmix64: one 64-bit state, good enough for test data, same on every machine. */
-static inline unsigned long long evtc_next_u64(unsigned long long *s)
-{
-    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Prints the message of a failed library call and returns the exit status
  * it means (evtc_common.h): EXIT_INVALID for the source's or the

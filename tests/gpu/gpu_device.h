@@ -1,6 +1,6 @@
 /*
  * gpu_device.h - what the batched and transposed GEMM tests (batched_gemm.c,
- * transposed_gemm.c) share: a seeded generator (splitmix64) and its draws,
+ * transposed_gemm.c) share: draws from a seeded generator (support/splitmix.h),
  * random inputs of an element type, the start of main (device_open), and
  * device buffers that are host memory in a dry run (no GPU: the kernels
  * compile and plan, and launches stop at EVT_ERR_NO_GPU).  Any failure here ends the test (exit 1) with a message
@@ -10,6 +10,8 @@
 #define EVT_TESTS_GPU_DEVICE_H
 
 #include <evt/evt.h>
+
+#include "../../support/splitmix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +23,10 @@ typedef struct device {
     const char *prog; /* the test's name, for its messages */
 } device;
 
-static inline unsigned long long next_u64(unsigned long long *s)
-{
-    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* In [lo, hi]. */
 static inline long long between(unsigned long long *s, long long lo, long long hi)
 {
-    return lo + (long long)(next_u64(s) % (unsigned long long)(hi - lo + 1));
+    return lo + (long long)(evt_splitmix64(s) % (unsigned long long)(hi - lo + 1));
 }
 
 /* n random values of elem in [-1, 1), into host memory. */
@@ -40,7 +34,7 @@ static inline void random_values(const device *g, unsigned long long *s, evt_ele
 {
     double *v = malloc((n ? n : 1) * sizeof *v);
     for (size_t i = 0; v && i < n; i++)
-        v[i] = -1.0 + 2.0 * (double)(next_u64(s) >> 11) * 0x1.0p-53;
+        v[i] = -1.0 + 2.0 * (double)(evt_splitmix64(s) >> 11) * 0x1.0p-53;
     if (!v || evt_convert_from_f64(elem, v, out, n) != EVT_OK) {
         fprintf(stderr, "%s: cannot make the inputs\n", g->prog);
         exit(1);

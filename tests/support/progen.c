@@ -2,6 +2,7 @@
 #include "progen.h"
 
 #include "ir/ir.h"
+#include "support/splitmix.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,10 +27,7 @@ uint64_t pg_next(pg_rng *r)
 {
     if (r->pos < r->nbytes)
         return take(r, 8);
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
+    return evt_splitmix64(&r->s);
 }
 
 unsigned pg_below(pg_rng *r, unsigned n)

@@ -24,7 +24,7 @@
  * choice per byte or few; when they run out it goes on as splitmix from its
  * seed.  `{.s = seed}`, with no bytes, is the plain splitmix stream. */
 typedef struct pg_rng {
-    uint64_t s;
+    unsigned long long s; /* splitmix state (support/splitmix.h) */
     const uint8_t *bytes; /* drawn from first; NULL or none left: splitmix */
     size_t nbytes, pos;
 } pg_rng;
