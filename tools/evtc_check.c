@@ -29,6 +29,31 @@ static const char *prog_name = "evtc run";
 
 /* ---- the reference -------------------------------------------------------------- */
 
+/* Runs fn on each of count slices, slice t at (char *)slices + t * size
+ * (at most 16), each on a thread of its own where there are several (in
+ * this one where a thread cannot start), and returns a failed slice's
+ * status, each slice's evt_status at byte offset st_off, else EVT_OK. */
+static evt_status run_slices(void *slices, size_t size, size_t st_off, long long count, void *(*fn)(void *))
+{
+    pthread_t tid[16];
+    int started[16] = {0};
+    for (long long t = 0; t < count; t++) {
+        void *slice = (char *)slices + (size_t)t * size;
+        started[t] = count > 1 && pthread_create(&tid[t], NULL, fn, slice) == 0;
+        if (!started[t])
+            fn(slice);
+    }
+    evt_status st = EVT_OK;
+    for (long long t = 0; t < count; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        const evt_status slice_st = *(const evt_status *)((const char *)slices + (size_t)t * size + st_off);
+        if (slice_st != EVT_OK)
+            st = slice_st;
+    }
+    return st;
+}
+
 /* One slice of rows of the reference GEMM, for a thread of its own. */
 typedef struct gemm_slice {
     long long m, n, k;
@@ -70,8 +95,6 @@ static evt_status parallel_gemm(long long m, long long n, long long k, evt_elem 
     if (threads < 1)
         threads = 1;
     gemm_slice g[16];
-    pthread_t tid[16];
-    int started[16] = {0};
     size_t es = evt_elem_size(elem);
     for (long long t = 0; t < threads; t++) {
         long long r0 = m * t / threads, r1 = m * (t + 1) / threads;
@@ -79,18 +102,8 @@ static evt_status parallel_gemm(long long m, long long n, long long k, evt_elem 
         size_t off = (size_t)(layout_a == EVT_LAYOUT_COL ? r0 : r0 * lda) * es;
         g[t] = (gemm_slice){r1 - r0, n, k, elem, elem_b, (const unsigned char *)a + off, layout_a,
                             lda, b, layout_b, ldb, d + r0 * n, EVT_OK};
-        started[t] = threads > 1 && pthread_create(&tid[t], NULL, gemm_slice_run, &g[t]) == 0;
-        if (!started[t])
-            gemm_slice_run(&g[t]);
     }
-    evt_status st = EVT_OK;
-    for (long long t = 0; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        if (g[t].st != EVT_OK)
-            st = g[t].st;
-    }
-    return st;
+    return run_slices(g, sizeof g[0], offsetof(gemm_slice, st), threads, gemm_slice_run);
 }
 
 /* Images of the reference conv for a thread of its own: image `images[i]`
@@ -146,24 +159,13 @@ static evt_status parallel_conv(const evt_conv_problem *c, evt_elem elem, const 
     long long threads = cpus > 16 ? 16 : cpus < 1 ? 1 : cpus;
     threads = threads > nimages ? (nimages > 0 ? nimages : 1) : threads;
     conv_slice s[16];
-    pthread_t tid[16];
-    int started[16] = {0};
     evt_conv_problem one = *c;
     one.n = 1;
     for (long long t = 0; t < threads; t++) {
         long long i0 = nimages * t / threads, i1 = nimages * (t + 1) / threads;
         s[t] = (conv_slice){one, elem, x, w, images + i0, i1 - i0, d + i0 * pq * c->k, EVT_OK};
-        started[t] = threads > 1 && pthread_create(&tid[t], NULL, conv_slice_run, &s[t]) == 0;
-        if (!started[t])
-            conv_slice_run(&s[t]);
     }
-    evt_status st = EVT_OK;
-    for (long long t = 0; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        if (s[t].st != EVT_OK)
-            st = s[t].st;
-    }
+    evt_status st = run_slices(s, sizeof s[0], offsetof(conv_slice, st), threads, conv_slice_run);
     free(images);
     return st;
 }
