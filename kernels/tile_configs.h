@@ -137,7 +137,7 @@
       1, 8, 0, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,\
       1, 0, 2, 0, 0, 1)                                                                            \
-    X(sm90_pp2_128x64x64_s7, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64, 2, 2, 7,                  \
+    X(sm90_pp2_128x64x64_s7, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64, 2, 2, 7,  \
       1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64,  \
       2, 2, 2, 1, 0, 2, 2, 0, 1)                                                                   \

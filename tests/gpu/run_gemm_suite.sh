@@ -472,6 +472,14 @@ runs() {
     echo "$c/layouts.evt cr_f16 1000,127,13 --config sm90_pp2_128x128x64_s2_staged --special"
     echo "$c/inputs.evt inputs 4097,1000,128 --config sm90_pp2_128x128x64_s2_staged --ld-pad 3"
     echo "$c/inputs.evt inputs 2000,1000,520 --config sm90_pp2_128x128x64_s2_staged --batch 3"
+    # ... the unstaged 128x64 ping-pong tile on GEMMs (tuning's since
+    # session 72; the heuristic takes it for convs only), every layout, the
+    # guarded path, a batch, several [M, N] inputs
+    echo "$c/layouts.evt rr_f16 3000,40,520 --config sm90_pp2_128x64x64_s7"
+    echo "$c/layouts.evt cr_bf16 2000,100,520 --config sm90_pp2_128x64x64_s7 --batch 3"
+    echo "$c/layouts.evt cc_bf16 127,1000,24 --config sm90_pp2_128x64x64_s7 --ld-pad 3"
+    echo "$c/layouts.evt rc_bf16 4097,64,1000 --config sm90_pp2_128x64x64_s7 --special"
+    echo "$c/inputs.evt inputs 1000,61,777 --config sm90_pp2_128x64x64_s7 --special"
     # ... and the staged 128x64 tile: its pick (N <= 64 at K <= 512, a tile
     # an SM), forced in the other layouts, ragged N, a batch, the guarded path
     echo "$c/layouts.evt rc_f16 40000,56,320"

@@ -65,6 +65,7 @@ static const family families[] = {
     {"warp-specialized", "sm90_wg2_ws4_128x128x64_s4", 1},
     {"producer/consumer", "sm90_pp2_128x128x64_s4", 1},
     {"producer/consumer", "sm90_pp2_64x128x64_s8", 1}, /* 64-row tiles: one m64 row a consumer */
+    {"producer/consumer", "sm90_pp2_128x64x64_s7", 1}, /* 64 columns: convs, and GEMMs since session 72 */
     {"cooperative", "sm90_coop2_256x128x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s4", 1}, /* 32-column epilogue sub-tiles */

@@ -1715,11 +1715,11 @@ static void test_transposed_layouts(void **state)
             wgmma_configs++;
         }
         /* wg2 128x256, 128x128 s3 and s6, 128x64 s8, wg1 64x128 s4 and s8, wg1 64x64 s8, pp2
-         * 128x128 s4 and s6 and 64x128 s8, coop2 256x128, 128x256 s3 and s4 and
+         * 128x128 s4 and s6, 128x64 s7 and 64x128 s8, coop2 256x128, 128x256 s3 and s4 and
          * 128x192 s4, and pp2 cl2 128x128 s4 and s6 and 64x128 s8, coop2 cl2
          * 128x256 s3 and s4, coop2 128x160 s4 and the swapped wg1 16x64, 32x64, 16x128,
          * 48x128, 80x64, 96x64, 112x64, 80x128, 96x128 and 112x128 where K-contiguous */
-        assert_int_equal(wgmma_configs, pk.k_contiguous ? 30 : 14);
+        assert_int_equal(wgmma_configs, pk.k_contiguous ? 31 : 15);
         assert_int_equal(pk.light, 1);
         for (size_t j = 0; j < sizeof picks / sizeof picks[0]; j++) {
             plan_problem p = problem(EVT_TARGET_SM90A, 132, picks[j].m, picks[j].n, picks[j].k, picks[j].tma);
