@@ -40,6 +40,12 @@ for c in sm90_coop2_128x256x64_s4 sm90_coop2_cl2_128x256x64_s4 sm90_pp2_128x128x
     echo "$top/examples/examples.evt train_fwd $c" >> "$tmp/jobs"
 done
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x128x64_s2_staged" >> "$tmp/jobs"
+# the 64-wide staged tile (six stages) on a conv, and the unstaged 128x64
+# ping-pong tile on GEMMs (tuning's since session 72): a GELU, an aux
+# output with reductions
+echo "$top/examples/resnet_block.evt resnet_add_relu sm90_pp2_128x64x64_s6_staged" >> "$tmp/jobs"
+echo "$top/examples/examples.evt mlp_up sm90_pp2_128x64x64_s7" >> "$tmp/jobs"
+echo "$top/examples/examples.evt train_fwd sm90_pp2_128x64x64_s7" >> "$tmp/jobs"
 # row groups sized to their loads: a float and an fp8 [M, N] input, which
 # spilled 572 and 388 bytes a thread at sixteen rows a group
 for c in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s3; do

@@ -164,6 +164,12 @@ echo "$top/examples/examples.evt train_fwd sm_86 sm80_128x256x64_w8_s3:x" >> "$t
 echo "$top/examples/resnet_block.evt resnet_add_relu sm_90a sm90_pp2_128x128x64_s2_staged:t" >> "$tmp/jobs"
 echo "$top/tests/gpu/cases/inputs.evt inputs_conv sm_90a sm90_pp2_128x128x64_s2_staged:t" >> "$tmp/jobs"
 echo "$top/tests/gpu/cases/reductions.evt reductions_conv sm_90a sm90_pp2_128x128x64_s2_staged:x" >> "$tmp/jobs"
+# ... and the 64-wide one (six stages), a conv's and a GEMM's; the unstaged
+# 128x64 ping-pong tile on a GEMM (tuning's since session 72)
+echo "$top/examples/resnet_block.evt resnet_add_relu sm_90a sm90_pp2_128x64x64_s6_staged:t" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/inputs.evt inputs sm_90a sm90_pp2_128x64x64_s6_staged:t" >> "$tmp/jobs"
+echo "$top/tests/gpu/cases/reductions.evt reductions sm_90a sm90_pp2_128x64x64_s6_staged:x" >> "$tmp/jobs"
+echo "$top/examples/examples.evt mlp_up sm_90a sm90_pp2_128x64x64_s7:p" >> "$tmp/jobs"
 
 cat > "$tmp/one.sh" <<'EOS'
 #!/bin/sh
@@ -220,7 +226,7 @@ case $cfg in
         ! grep -q 'multicast::cluster' "$out" || ! grep -q 'mapa.shared::cluster' "$out"; then
         echo "FAIL $f $k $t config $cfg: no clustered producer/consumer entry point multicasting B"; exit 1
     fi ;;
-*:t) if ! grep -q '_s2_staged_sm90a' "$out" || ! grep -q '_s2_staged_guarded_sm90a' "$out" ||
+*:t) if ! grep -q "_${cfg%:t}_sm90a" "$out" || ! grep -q "_${cfg%:t}_guarded_sm90a" "$out" ||
         ! grep -q 'cp.async.bulk.tensor.2d' "$out" || ! grep -q 'st.shared.u16' "$out"; then
         echo "FAIL $f $k $t config $cfg: no staged producer/consumer entry points"; exit 1
     fi ;;
