@@ -786,11 +786,12 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * (ncu: 54% of their stalls on a 1x1 layer of 48 filters); the pick
      * there, the 128x128 tile at two CTAs an SM, computed twice the
      * columns.  1.06-1.46x on eight 1x1 layers run as GEMMs, 1.13-2.03x
-     * on twenty-two held out (session 72, docs/conv2d_fprop.md, "Session
-     * 72: thin layers, the staged 128x64 tile") */
+     * on twenty-two held out, all K-contiguous (A row-major, B
+     * column-major): only those (session 72, docs/conv2d_fprop.md,
+     * "Session 72: thin layers, the staged 128x64 tile") */
     const plan_config *thin = g->staged_narrow;
-    if (thin && tma && k->stageable && n <= 64 && kk <= 512 && batch == 1 && fits(thin, t) &&
-        plan_config_tiles(thin, m, n) >= sms)
+    if (thin && tma && k->stageable && k->k_contiguous && n <= 64 && kk <= 512 && batch == 1 &&
+        fits(thin, t) && plan_config_tiles(thin, m, n) >= sms)
         return thin;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && mid_fills_waves(g, t, k, m, n, kk, batch, sms))

@@ -1869,8 +1869,8 @@ static void test_conv_narrow_and_padding(void **state)
  * 64x64 tile past one wave of its four CTAs an SM, and the unstaged
  * 128x64 tile's 1x1 layers of 64 filters or fewer, each with maps, a
  * residual to stage and K of 128-512 (the unstaged tile: K over 128);
- * a GEMM of N <= 64 with an input to stage, K <= 512, one problem, a
- * tile an SM.  Each bound on both sides. */
+ * a K-contiguous GEMM of N <= 64 with an input to stage, K <= 512, one
+ * problem, a tile an SM.  Each bound on both sides. */
 static void test_thin_staged(void **state)
 {
     (void)state;
@@ -1912,6 +1912,8 @@ static void test_thin_staged(void **state)
     assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 39200, 72, 192, 132, 1), thin); /* N */
     assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 39200, 48, 192, 132, 0), thin); /* no maps */
     assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 39200, 48, 192, 132, 1), thin); /* nothing staged */
+    static const plan_kernel k_gemm_st_nn = {EVT_MAINLOOP_GEMM, 0, 1, 0, 0, 0, 0, 0, 8, 0};
+    assert_int_not_equal(pick(&k_gemm_st_nn, EVT_TARGET_SM90A, 39200, 48, 192, 132, 1), thin); /* A col-major */
     assert_int_not_equal(pick_batch(&k_gemm_st, EVT_TARGET_SM90A, 39200, 48, 192, 2, 132, 1), thin); /* a batch */
     assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM80, 39200, 48, 192, 108, 0), thin); /* sm_80 */
 }
