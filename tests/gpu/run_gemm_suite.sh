@@ -509,6 +509,13 @@ runs() {
     echo "$c/reductions.evt reductions_conv conv:8,30,30,40,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s4 --splitk --special"
     echo "$c/reductions.evt reductions_conv conv:8,30,30,64,64,3,3,1,1,1 --config sm90_pp2_128x64x64_s7 --splitk"
     echo "$c/inputs.evt inputs_conv conv:8,30,30,64,264,3,3,1,1,1 --config sm90_pp2_128x128x64_s2_staged --splitk"
+    # ... and the 128x64 tiles' (their tails on wg2_128x64x64_s8's split-K
+    # entries): GEMMs on the unstaged one (314 tiles: 264 and 50; 32, all
+    # split), the staged one's GEMM and conv
+    echo "$c/reductions.evt reductions 20000,100,520 --config sm90_pp2_128x64x64_s7 --splitk"
+    echo "$c/reductions.evt reductions 2000,100,1000 --config sm90_pp2_128x64x64_s7 --splitk --special"
+    echo "$c/inputs.evt inputs 20000,100,520 --config sm90_pp2_128x64x64_s6_staged --splitk"
+    echo "$c/inputs.evt inputs_conv conv:8,30,30,64,40,3,3,1,1,1 --config sm90_pp2_128x64x64_s6_staged --splitk"
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm80_ws4_128x128x64_w4_s3 --splitk"
     echo "$c/reductions.evt reductions_conv conv:32,28,28,32,136,1,1 --config sm90_wg2_ws4_128x128x64_s4 --splitk"
     # Reductions under the warp-specialized configurations (the epilogue
