@@ -29,14 +29,23 @@ static const char *prog_name = "evtc run";
 
 /* ---- the reference -------------------------------------------------------------- */
 
+/* The reference's slices, at most: one a processor, up to 16. */
+enum { MAX_SLICES = 16 };
+
+static long long slices_max(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > MAX_SLICES ? MAX_SLICES : cpus < 1 ? 1 : cpus;
+}
+
 /* Runs fn on each of count slices, slice t at (char *)slices + t * size
- * (at most 16), each on a thread of its own where there are several (in
+ * (at most MAX_SLICES), each on a thread of its own where there are several (in
  * this one where a thread cannot start), and returns a failed slice's
  * status, each slice's evt_status at byte offset st_off, else EVT_OK. */
 static evt_status run_slices(void *slices, size_t size, size_t st_off, long long count, void *(*fn)(void *))
 {
-    pthread_t tid[16];
-    int started[16] = {0};
+    pthread_t tid[MAX_SLICES];
+    int started[MAX_SLICES] = {0};
     for (long long t = 0; t < count; t++) {
         void *slice = (char *)slices + (size_t)t * size;
         started[t] = count > 1 && pthread_create(&tid[t], NULL, fn, slice) == 0;
@@ -85,16 +94,15 @@ static evt_status parallel_gemm(long long m, long long n, long long k, evt_elem 
                                 const void *a, evt_layout layout_a, long long lda, evt_elem elem_b,
                                 const void *b, evt_layout layout_b, long long ldb, double *d)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     double b_bytes = 8.0 * (double)n * (double)k + 1;
-    long long threads = cpus > 16 ? 16 : cpus < 1 ? 1 : cpus;
+    long long threads = slices_max();
     if (threads > (long long)(4294967296.0 / b_bytes))
         threads = (long long)(4294967296.0 / b_bytes);
     if (threads > m / 4)
         threads = m / 4;
     if (threads < 1)
         threads = 1;
-    gemm_slice g[16];
+    gemm_slice g[MAX_SLICES];
     size_t es = evt_elem_size(elem);
     for (long long t = 0; t < threads; t++) {
         long long r0 = m * t / threads, r1 = m * (t + 1) / threads;
@@ -142,7 +150,7 @@ static void *conv_slice_run(void *arg)
 }
 
 /* evt_reference_conv2d for the images whose rows are `rows` (whole images,
- * in order; see check_rows), on up to 16 threads. */
+ * in order; see check_rows), on up to MAX_SLICES threads. */
 static evt_status parallel_conv(const evt_conv_problem *c, evt_elem elem, const void *x,
                                 const void *w, const long long *rows, long long nrows, double *d)
 {
@@ -155,10 +163,9 @@ static evt_status parallel_conv(const evt_conv_problem *c, evt_elem elem, const 
         return EVT_ERR_NO_MEMORY;
     for (long long i = 0; i < nimages; i++)
         images[i] = rows[i * pq] / pq;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long long threads = cpus > 16 ? 16 : cpus < 1 ? 1 : cpus;
+    long long threads = slices_max();
     threads = threads > nimages ? (nimages > 0 ? nimages : 1) : threads;
-    conv_slice s[16];
+    conv_slice s[MAX_SLICES];
     evt_conv_problem one = *c;
     one.n = 1;
     for (long long t = 0; t < threads; t++) {
@@ -168,6 +175,21 @@ static evt_status parallel_conv(const evt_conv_problem *c, evt_elem elem, const 
     evt_status st = run_slices(s, sizeof s[0], offsetof(conv_slice, st), threads, conv_slice_run);
     free(images);
     return st;
+}
+
+/* An accumulator acc moved by s of its move d (d NaN: none, acc stays). */
+static double moved_acc(double acc, double d, double s)
+{
+    return isnan(d) ? acc : acc + s * d;
+}
+
+/* Frees each output's reference in refs (reference_epilogue's) and clears it. */
+static void drop_refs(const run *r, double **refs)
+{
+    for (size_t i = 0; refs && i < r->nout; i++) {
+        free(refs[i]);
+        refs[i] = NULL;
+    }
 }
 
 /* Clears the signs of n operand elements of e in place (f16, bf16, e4m3,
@@ -529,10 +551,7 @@ int evtc_run_check(run *r)
         rc = rc ? rc : reference_epilogue(r, rows, nrows, NULL, 0, acc, EVT_INTERP_F64, refs);
         rc = rc ? rc : compare(r, l, batch, rows, nrows, acc, refs, unwritten, &failed_outputs, &checked_outputs);
         view_problem(r, -l);
-        for (size_t i = 0; refs && i < r->nout; i++) {
-            free(refs[i]);
-            refs[i] = NULL;
-        }
+        drop_refs(r, refs);
     }
     if (!rc) {
         if (failed_outputs)
@@ -584,7 +603,7 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
         mag[i] = isfinite(acc[i]) && isfinite(mag[i]) ? tol * mag[i] : NAN;
     for (int side = -1; !rc && side <= 1; side += 2) {
         for (size_t i = 0; i < count; i++)
-            moved[i] = isnan(mag[i]) ? acc[i] : acc[i] + side * mag[i];
+            moved[i] = moved_acc(acc[i], mag[i], side);
         rc = reference_epilogue(r, rows, nrows, NULL, 0, moved, EVT_INTERP_F64, side < 0 ? lo : hi);
     }
     free(moved);
@@ -662,14 +681,11 @@ static int grid_eval(void *user, const double *s, double *y, size_t cells)
 {
     grid *g = user;
     for (size_t c = 0; c < cells; c++)
-        g->moved[c] = isnan(g->d[c]) ? g->acc[c] : g->acc[c] + s[c] * g->d[c];
+        g->moved[c] = moved_acc(g->acc[c], g->d[c], s[c]);
     int rc = reference_epilogue(g->r, g->rows, g->nrows, g->cols, g->ncols, g->moved, EVT_INTERP_F64, g->refs);
     if (!rc)
         memcpy(y, g->refs[g->out], cells * sizeof *y);
-    for (size_t i = 0; i < g->r->nout; i++) {
-        free(g->refs[i]);
-        g->refs[i] = NULL;
-    }
+    drop_refs(g->r, g->refs);
     return rc;
 }
 
@@ -782,6 +798,12 @@ enum { REDUCTION_POWERS = 8, REDUCTION_BLOCKS = 256 };
  * through its pole: p6020 under EVT_RUN_EMULATE). */
 enum { REDUCTION_LEFT = 256, REDUCTION_LINES = 4096 };
 
+/* The value a reduction starts from, which its blocks' spans combine into. */
+static double reduction_identity(evt_reduce red)
+{
+    return red == EVT_REDUCE_SUM ? 0 : red == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
+}
+
 /* A block's reach (blk) into the reduction's (into), as the reduction
  * combines its blocks: a sum adds their least and greatest, a minimum
  * takes the least of each, a maximum the greatest. */
@@ -852,6 +874,16 @@ typedef struct block_eval {
     double *moved, **refs;
 } block_eval;
 
+/* Makes b block blk of `blocks` along a reduced dimension of `extent`:
+ * lines b0..b1, and those columns in block_cols for a reduction over N. */
+static void block_at(block_eval *b, long long extent, long long blk, long long blocks)
+{
+    b->b0 = extent * blk / blocks;
+    b->b1 = extent * (blk + 1) / blocks;
+    for (long long c = b->b0; b->by_col && c < b->b1; c++)
+        b->block_cols[c - b->b0] = c;
+}
+
 static int block_partials(void *user, const double *s, double *y, size_t cells)
 {
     block_eval *b = user;
@@ -861,7 +893,7 @@ static int block_partials(void *user, const double *s, double *y, size_t cells)
         for (size_t k = 0; k < cells; k++)
             for (long long c = 0; c < w; c++) {
                 size_t e = (size_t)(b->lines[k] * n + b->b0 + c);
-                b->moved[k * (size_t)w + (size_t)c] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[k] * b->moves[e];
+                b->moved[k * (size_t)w + (size_t)c] = moved_acc(b->acc[e], b->moves[e], s[k]);
             }
         rc = reference_epilogue(b->r, b->grid_lines, (long long)cells, b->block_cols, w, b->moved, EVT_INTERP_F64,
                                 b->refs);
@@ -869,21 +901,18 @@ static int block_partials(void *user, const double *s, double *y, size_t cells)
         for (long long j = 0; j < w; j++)
             for (size_t k = 0; k < cells; k++) {
                 size_t e = (size_t)((b->b0 + j) * n + b->lines[k]);
-                b->moved[(size_t)j * cells + k] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[k] * b->moves[e];
+                b->moved[(size_t)j * cells + k] = moved_acc(b->acc[e], b->moves[e], s[k]);
             }
         rc = reference_epilogue(b->r, b->rows + b->b0, w, b->lines, (long long)cells, b->moved, EVT_INTERP_F64,
                                 b->refs);
     } else { /* the block's rows, every column: a reduction over M or both */
         for (size_t e = (size_t)(b->b0 * n); e < (size_t)(b->b1 * n); e++)
-            b->moved[e - (size_t)(b->b0 * n)] = isnan(b->moves[e]) ? b->acc[e] : b->acc[e] + s[0] * b->moves[e];
+            b->moved[e - (size_t)(b->b0 * n)] = moved_acc(b->acc[e], b->moves[e], s[0]);
         rc = reference_epilogue(b->r, b->rows + b->b0, w, NULL, 0, b->moved, EVT_INTERP_F64, b->refs);
     }
     if (!rc)
         memcpy(y, b->refs[b->out], cells * sizeof *y);
-    for (size_t i = 0; i < b->r->nout; i++) {
-        free(b->refs[i]);
-        b->refs[i] = NULL;
-    }
+    drop_refs(b->r, b->refs);
     return rc;
 }
 
@@ -918,14 +947,11 @@ static int reduction_poles(run *r, size_t out, const long long *rows, long long 
     }
     b.lines = whole ? NULL : lines;
     b.grid_lines = grid_lines;
-    const double id = info->reduce == EVT_REDUCE_SUM ? 0 : info->reduce == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
+    const double id = reduction_identity(info->reduce);
     for (size_t k = 0; !rc && k < cells; k++)
         sum[k] = (evtc_reach){id, id, 0, 0, 0};
     for (long long blk = 0; !rc && blk < blocks; blk++) {
-        b.b0 = extent * blk / blocks;
-        b.b1 = extent * (blk + 1) / blocks;
-        for (long long c = b.b0; by_col && c < b.b1; c++)
-            b.block_cols[c - b.b0] = c;
+        block_at(&b, extent, blk, blocks);
         rc = evtc_reach_over(cells, 0, info->elem, block_partials, &b, h);
         for (size_t k = 0; !rc && k < cells; k++)
             combine(info->reduce, &sum[k], &h[k]);
@@ -990,15 +1016,11 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
         lines[j] = j;
     be.lines = lines;
     be.grid_lines = rows;
-    /* the reduction's identity, which a block's span combines into */
-    const double id = red == EVT_REDUCE_SUM ? 0 : red == EVT_REDUCE_MIN ? INFINITY : -INFINITY;
+    const double id = reduction_identity(red);
     for (size_t e = 0; !rc && e < count; e++)
         all[e] = (evtc_reach){id, id, 0, 0, 0};
     for (long long b = 0; !rc && b < blocks; b++) {
-        be.b0 = extent * b / blocks;
-        be.b1 = extent * (b + 1) / blocks;
-        for (long long c = be.b0; by_col && c < be.b1; c++)
-            be.block_cols[c - be.b0] = c;
+        block_at(&be, extent, b, blocks);
         for (size_t e = 0; e < count; e++)
             blk[e] = (evtc_reach){INFINITY, -INFINITY, 0, 0, 0};
         for (int t = -1 - REDUCTION_POWERS; !rc && t <= 1 + REDUCTION_POWERS; t++) {
@@ -1243,15 +1265,12 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
                        there[0], there[1], info->reduce == EVT_REDUCE_SUM ? " (before its floor)" : "");
         }
     }
-    for (size_t i = 0; i < r->nout; i++) {
-        free(lo ? lo[i] : NULL);
-        free(hi ? hi[i] : NULL);
-    }
+    drop_refs(r, lo);
+    drop_refs(r, hi);
+    drop_refs(r, refs32);
     free(lo);
     free(hi);
     free(moves);
-    for (size_t i = 0; refs32 && i < r->nout; i++)
-        free(refs32[i]);
     free(refs32);
     return rc;
 }
