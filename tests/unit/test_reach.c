@@ -153,11 +153,8 @@ static int eval_fails(void *user, const double *s, double *y, size_t cells)
 static void test_eval_failure(void **state)
 {
     (void)state;
-    double acc = 1, d = 0.1;
     int calls = 0;
     evtc_reach h;
-    (void)acc;
-    (void)d;
     assert_int_equal(evtc_reach_over(1, 1, EVT_F32, eval_fails, &calls, &h), 2);
     assert_int_equal(calls, 3);
 }
