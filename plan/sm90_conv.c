@@ -81,6 +81,15 @@ static double split_cost(const plan_config *c, long long m, long long n, long lo
  * 128x256 one split eight ways at K >= 8192; plan_pick's plan_coop_over_pp
  * after all of them.
  */
+/* The terms the staged 128x64 tile's two rules share (session 72): a 1x1
+ * layer (K = c) with whole k tiles (maps), an input to stage, K <= 512,
+ * and the tile's shared memory. */
+static int thin_staged_serves(const plan_target *t, long long kk, long long c, int tma_level, int stageable)
+{
+    return tma_level == PLAN_TMA_MAPS && stageable && kk == c && kk <= 512 &&
+           fits(CFG(sm90_pp2_128x64x64_s6_staged), t);
+}
+
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
                                          long long sms, int tma_level, int stageable)
 {
@@ -145,10 +154,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
              * out; under a wave of 64x64 tiles it lost up to 10%, and at
              * K = 64, one k tile, 6% (session 72, docs/conv2d_fprop.md,
              * "Session 72: thin layers, the staged 128x64 tile") */
-            const plan_config *thin = CFG(sm90_pp2_128x64x64_s6_staged);
-            if (tma && stageable && kk == c && kk > 64 && kk <= 512 && fits(thin, t) &&
+            if (kk > 64 && thin_staged_serves(t, kk, c, tma_level, stageable) &&
                 plan_config_tiles(small, m, n) > small->min_blocks * sms)
-                return thin;
+                return CFG(sm90_pp2_128x64x64_s6_staged);
         }
         return pick;
     }
@@ -384,8 +392,7 @@ const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long l
 {
     const plan_config *pick = conv_sm90_base(t, m, n, kk, c, sms, tma_level, stageable);
     const plan_config *twin = CFG(sm90_pp2_128x64x64_s6_staged);
-    if (pick == CFG(sm90_pp2_128x64x64_s7) && tma_level == PLAN_TMA_MAPS && stageable && n <= twin->bn && kk == c &&
-        kk <= 512 && fits(twin, t))
+    if (pick == CFG(sm90_pp2_128x64x64_s7) && n <= twin->bn && thin_staged_serves(t, kk, c, tma_level, stageable))
         return twin;
     return pick;
 }

@@ -790,7 +790,7 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
      * column-major): only those (session 72, docs/conv2d_fprop.md,
      * "Session 72: thin layers, the staged 128x64 tile") */
     const plan_config *thin = g->staged_narrow;
-    if (thin && tma && k->stageable && k->k_contiguous && n <= 64 && kk <= 512 && batch == 1 &&
+    if (thin && tma && k->stageable && k->k_contiguous && n <= thin->bn && kk <= 512 && batch == 1 &&
         fits(thin, t) && plan_config_tiles(thin, m, n) >= sms)
         return thin;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
