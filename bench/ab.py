@@ -14,6 +14,8 @@ AB_FAST=1: GEMM shapes also run gelu_tanh (cuBLASLt's own function) and
 gelu (erf) under fast math against the same cuBLASLt epilogue; AB_FAST=only:
 gelu_tanh under fast math alone.  AB_FAST_FN=silu: silu in place of
 gelu_tanh there (the peer: eager addmm, then F.silu; cuBLASLt fuses no SiLU).
+AB_RELU=1: GEMM shapes also run bias + ReLU against cuBLASLt's RELU_BIAS
+epilogue (torch._addmm_activation); AB_RELU=only: that alone.
 AB_EXACT=1: GEMM shapes also run the GELU at f32 precision (evt_gelu, not the
 evt_gelu16 an f16 output gets: `gelu(acc + bias) + 0.0`, one add more) against
 the same cuBLASLt epilogue.
@@ -61,6 +63,11 @@ epilogue plain {
     out y : f16[M, N] = acc
 }
 kernel linear = gemm(a: f16 row, b: f16 col, acc: f32) with plain
+epilogue bias_relu {
+    in  bias : f16[N]
+    out y    : f16[M, N] = relu(acc + bias)
+}
+kernel linear_relu = gemm(a: f16 row, b: f16 col, acc: f32) with bias_relu
 kernel linear_add_relu = gemm(a: f16 row, b: f16 col, acc: f32) with bias_add_relu
 """, name="ab.evt")
 FAST_FN = os.environ.get("AB_FAST_FN", "gelu_tanh")
@@ -70,6 +77,7 @@ FAST_KERNEL = f"linear_{FAST_FN}"
 mf = evt.compile(source=FAST_SOURCE.replace("gelu_tanh(acc", FAST_FN + "(acc")
                  .replace("linear_gelu_tanh", FAST_KERNEL), name="ab_fast.evt", fast_math=True)
 FAST_ONLY = os.environ.get("AB_FAST") == "only"
+RELU_ONLY = os.environ.get("AB_RELU") == "only"
 mfe = evt.compile(source=EVT_SOURCE, name="ab_fast_erf.evt", fast_math=True)
 # a sum keeps a GELU at f32 precision (ir/narrow.c), whatever the output
 mx = evt.compile(source=EVT_SOURCE.replace("gelu(acc + bias)", "gelu(acc + bias) + 0.0"), name="ab_exact.evt")
@@ -126,7 +134,7 @@ if "gemm" in parts:
         w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
         bias = torch.randn(N, device=dev, dtype=torch.float16)
         # the float64 product the GELU and SiLU references share: made once a shape
-        gelu_rows = os.environ.get("AB_PLAIN") != "only" and not FAST_ONLY
+        gelu_rows = os.environ.get("AB_PLAIN") != "only" and not FAST_ONLY and not RELU_ONLY
         pre = (a.double() @ w.double().t() + bias.double()
                if gelu_rows or os.environ.get("AB_EXACT") or os.environ.get("AB_FAST") else None)
         if gelu_rows:
@@ -157,6 +165,12 @@ if "gemm" in parts:
                         lambda: mfe.kernel("linear_gelu").bind(a, w.t(), bias=bias), configs,
                         lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                         lambda y: close("gemm fast erf", y, ref))
+        if os.environ.get("AB_RELU"):
+            ref = F.relu(a.double() @ w.double().t() + bias.double())
+            compare(f"gemm+bias+relu {M}x{N}x{K}",
+                    lambda: m.kernel("linear_relu").bind(a, w.t(), bias=bias), configs,
+                    lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=False), "cublasLt",
+                    lambda y: close("gemm relu", y, ref))
         pre = None
         if os.environ.get("AB_PLAIN"):  # D = acc against cuBLAS's plain GEMM (issue 16's second goal)
             ref = a.double() @ w.double().t()

@@ -31,6 +31,7 @@ static const enum evt_tile_id gemm_sm80[] = {
 static const enum evt_tile_id gemm_sm90[] = {
     EVT_TILE_sm90_pp2_128x128x64_s2_staged,
     EVT_TILE_sm90_pp2_128x64x64_s6_staged,
+    EVT_TILE_sm90_pp2_128x64x64_s7,
     EVT_TILE_sm90_coop2_128x256x64_s3,
     EVT_TILE_sm90_coop2_cl2_128x256x64_s3,
     EVT_TILE_sm90_coop2_128x256x64_s4,
@@ -127,6 +128,7 @@ static const gemm_tiles gemm16 = {
     .wg_mid = CFG(sm90_wg2_128x128x64_s3),
     .staged = CFG(sm90_pp2_128x128x64_s2_staged),
     .staged_narrow = CFG(sm90_pp2_128x64x64_s6_staged),
+    .pp_narrow = CFG(sm90_pp2_128x64x64_s7),
     .coop = CFG(sm90_coop2_128x256x64_s3),
     .coop_cl = CFG(sm90_coop2_cl2_128x256x64_s3),
     .coop_deep = CFG(sm90_coop2_128x256x64_s4),
@@ -181,6 +183,10 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
         return 0;
     const candidates *s = k->fp8 ? &fp8_sets[sm90_family(k, ti)] : &sets[k->mainloop][sm90_family(k, ti)];
     if (!plan_coop_row_serves(c, k))
+        return 0;
+    /* gemm_sm90_base gives the unstaged 128x64 row K-contiguous GEMMs
+     * with nothing to stage (its twin those with an input to stage) */
+    if (c == gemm16.pp_narrow && k->mainloop == EVT_MAINLOOP_GEMM && (k->stageable || !k->k_contiguous))
         return 0;
     for (int i = 0; i < s->n; i++)
         if (s->ids[i] == c->id)

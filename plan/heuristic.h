@@ -32,6 +32,7 @@ typedef struct gemm_tiles {
     const plan_config *pp, *wg_wide, *wg_mid;             /* sm90 producer/consumer, 128x256, 128x128 */
     const plan_config *staged; /* the producer/consumer tile that stages an [M, N] input */
     const plan_config *staged_narrow; /* the same 64 columns wide, six stages: N <= 64 */
+    const plan_config *pp_narrow; /* the 128x64 ping-pong tile, seven stages: N <= 64, nothing staged */
     const plan_config *coop;   /* the cooperative 128x256 producer/consumer tile */
     /* the same in clusters of two; in four stages, for light epilogues, and those in clusters */
     const plan_config *coop_cl, *coop_deep, *coop_deep_cl;

@@ -793,6 +793,19 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
     if (thin && tma && k->stageable && k->k_contiguous && n <= thin->bn && kk <= 512 && batch == 1 &&
         fits(thin, t) && plan_config_tiles(thin, m, n) >= sms)
         return thin;
+    /* 64 columns or fewer and nothing to stage, one problem, a tile for
+     * each SM or more: the same tile unstaged, in seven stages.  The picks
+     * there (the 128x128 tiles) computed twice the columns N has, or more.
+     * 1.08-1.21x over them on eight GEMMs of N = 8-64 with a tanh GELU
+     * (session 72's probe, H100); held out on twelve shapes of K 64-8128
+     * (session 73, H200), 1.18x with that GELU and 1.17x with a ReLU,
+     * 0.98-1.42x, the two under 1 at K of 64 and 192.  K-contiguous
+     * operands only: the layout measured (docs/sm90.md, "GEMMs of 64
+     * columns or fewer on the 128x64 ping-pong tiles") */
+    const plan_config *unstaged = g->pp_narrow;
+    if (unstaged && tma && !k->stageable && k->k_contiguous && n <= unstaged->bn && batch == 1 &&
+        row_runs(unstaged, t, k) && plan_config_tiles(unstaged, m, n) >= sms)
+        return unstaged;
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     if (pp_ok && mid_fills_waves(g, t, k, m, n, kk, batch, sms))
         return g->coop_mid;

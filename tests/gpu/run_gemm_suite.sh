@@ -472,9 +472,15 @@ runs() {
     echo "$c/layouts.evt cr_f16 1000,127,13 --config sm90_pp2_128x128x64_s2_staged --special"
     echo "$c/inputs.evt inputs 4097,1000,128 --config sm90_pp2_128x128x64_s2_staged --ld-pad 3"
     echo "$c/inputs.evt inputs 2000,1000,520 --config sm90_pp2_128x128x64_s2_staged --batch 3"
-    # ... the unstaged 128x64 ping-pong tile on GEMMs (tuning's since
-    # session 72; the heuristic takes it for convs only), every layout, the
+    # ... the unstaged 128x64 ping-pong tile on GEMMs: its pick (N <= 64,
+    # nothing to stage, a tile an SM; reductions, a bf16 column-major A, an
+    # auxiliary output, K of one k tile), then forced in every layout, the
     # guarded path, a batch, several [M, N] inputs
+    echo "$c/bias_fold.evt relu_bf16 30011,64,1000 --special"
+    echo "$c/reductions.evt reductions 20000,40,520"
+    echo "$c/reductions.evt reductions_bf16_cc 17000,24,2000"
+    echo "$c/operators.evt operators 19000,8,64"
+    echo "$c/bias_fold.evt aux_f16 40000,64,96 --special"
     echo "$c/layouts.evt rr_f16 3000,40,520 --config sm90_pp2_128x64x64_s7"
     echo "$c/layouts.evt cr_bf16 2000,100,520 --config sm90_pp2_128x64x64_s7 --batch 3"
     echo "$c/layouts.evt cc_bf16 127,1000,24 --config sm90_pp2_128x64x64_s7 --ld-pad 3"

@@ -1918,6 +1918,34 @@ static void test_thin_staged(void **state)
     assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM80, 39200, 48, 192, 108, 0), thin); /* sm_80 */
 }
 
+/* Session 73's rule: GEMMs of N <= 64 with nothing to stage, K-contiguous,
+ * one problem, a 128x64 tile for each SM or more -> the unstaged 128x64
+ * ping-pong tile (docs/sm90.md, "GEMMs of 64 columns or fewer"). */
+static void test_thin_unstaged(void **state)
+{
+    (void)state;
+    const enum evt_tile_id s7 = T(sm90_pp2_128x64x64_s7);
+    static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8, 0};
+    /* the held-out set's corners: K of 64 and 8128, N of 8 and 64, M at its least */
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 40802, 56, 64, 132, 1), s7);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 42541, 32, 8128, 132, 1), s7);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 19580, 8, 3008, 132, 1), s7);
+    assert_int_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16896, 64, 5120, 132, 1), s7); /* 132 tiles */
+    assert_int_equal(pick(&k_gemm_gelu, EVT_TARGET_SM90A, 126512, 64, 1088, 132, 1), s7);
+    assert_int_equal(pick(&k_gemm_tn_heavy, EVT_TARGET_SM90A, 126512, 64, 1088, 132, 1), s7);
+    /* ... and not: 131 tiles, N of 72, no maps, an input to stage, A column-major, a batch, sm_80 */
+    assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 16768, 64, 5120, 132, 1), s7);
+    assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 42541, 72, 8128, 132, 1), s7);
+    assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM90A, 42541, 32, 8128, 132, 0), s7);
+    assert_int_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 40802, 56, 64, 132, 1), T(sm90_pp2_128x64x64_s6_staged));
+    assert_int_not_equal(pick(&k_gemm_st, EVT_TARGET_SM90A, 42541, 32, 8128, 132, 1), s7);
+    assert_int_not_equal(pick(&k_gemm_nn, EVT_TARGET_SM90A, 42541, 32, 8128, 132, 1), s7);
+    assert_int_not_equal(pick_batch(&k_gemm_tn, EVT_TARGET_SM90A, 42541, 32, 8128, 2, 132, 1), s7);
+    assert_int_not_equal(pick(&k_gemm_tn, EVT_TARGET_SM80, 42541, 32, 8128, 108, 0), s7);
+    /* fp8 has no such row */
+    assert_int_not_equal(pick(&k_gemm_fp8, EVT_TARGET_SM90A, 42541, 32, 8128, 132, 1), s7);
+}
+
 /* Session 34's rule for narrow layers (k < 64) that the 128x64
  * producer/consumer tile does not take: the 64x64 tile, up to 32 of its
  * tiles an SM (the layers it was measured on, with and without maps). */
@@ -3736,7 +3764,8 @@ int main(void)
         cmocka_unit_test(test_kernel_of),    cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_transposed_layouts),
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
-        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_thin_staged), cmocka_unit_test(test_conv_mid_filters),
+        cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_thin_staged),
+        cmocka_unit_test(test_thin_unstaged), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
