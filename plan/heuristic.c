@@ -231,11 +231,12 @@ static long long cluster_reach(int sms)
  * 2048x2560x2560 (28) 1.03-1.10x, 2048x11008x4096 (28) 1.10-1.11x; where
  * the last wave held 76-92 tiles, or there was one wave, a tail lost.
  */
-long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits)
+/* The quarter-wave terms plan_coop_tail and plan_own_tail share. */
+static long long quarter_tail(long long tiles, int sms, long long k, int *splits)
 {
     int ways = 1;
     long long last = 0;
-    if (c && plan_config_coop(c) && c->op_bytes == 2 && sms >= 8 && k >= 2048 && tiles > sms) {
+    if (sms >= 8 && k >= 2048 && tiles > sms) {
         last = (tiles - 1) % sms + 1;
         const long long s = 4 * last <= sms ? cluster_reach(sms) / last : 1;
         ways = s < 4 ? (int)s : 4;
@@ -247,6 +248,26 @@ long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long lo
     if (splits)
         *splits = ways;
     return last;
+}
+
+long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits)
+{
+    const int coop16 = c && plan_config_coop(c) && c->op_bytes == 2;
+    return quarter_tail(coop16 ? tiles : 0, sms, k, splits);
+}
+
+/*
+ * The unstaged 128x64 ping-pong tile takes the same split of its last
+ * wave on one GEMM problem.  Where it holds 16-21 tiles, four ways ran
+ * 1.07-1.18x faster than none at K of 3008-7744 (H100; docs/sm90.md,
+ * "Its tail"); with 40 tiles or more, a split lost or gained 2% at most.
+ */
+long long plan_own_tail(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
+                        long long kk, int *splits)
+{
+    if (c == gemm16.pp_narrow && k->mainloop == EVT_MAINLOOP_GEMM && batch == 1)
+        return quarter_tail(tiles, sms, kk, splits);
+    return plan_coop_tail(c, tiles, sms, kk, splits);
 }
 
 /*

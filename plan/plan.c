@@ -270,7 +270,8 @@ plan plan_tail_plan(const plan *pl)
  * problem has no more than a wave), split split_k ways where that is forced
  * (>= 2: tests, and evt_launch_tune, which times 2 to 4 ways).  The planner
  * itself (0) splits only a cooperative plan's short last wave on sm_90a,
- * where the tail's shares sum in their clusters (plan_coop_tail): with the
+ * and the unstaged 128x64 tile's on a GEMM, where the tail's shares sum in
+ * their clusters (plan_own_tail): with the
  * sum kernel, a tail split four ways, where the last wave held at most half
  * the SMs, was slower than no split on seven of eight GEMMs on the H100
  * (docs/tuning.md), the two extra launches and the partial tiles' trip
@@ -281,7 +282,7 @@ static void tail_of(const plan_config *c, const plan_kernel *k, const plan_probl
 {
     const plan_config *t = plan_tail_config(c, k, p->target);
     if (split_k == 0 && p->target == EVT_TARGET_SM90A)
-        plan_coop_tail(c, out->tiles, sms, p->k, &split_k);
+        plan_own_tail(c, k, p->batch, out->tiles, sms, p->k, &split_k);
     if (!t || out->tiles <= 0 || split_k < 2)
         return;
     const long long slots = (long long)sms * c->min_blocks;

@@ -275,6 +275,11 @@ long long plan_cluster_split_tiles(int sms);
  * their clusters); 0 where it leaves the plan whole.  *splits (if not
  * NULL): the ways, 1 for none. */
 long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits);
+/* The same for any persistent configuration c running kernel k on `batch`
+ * problems: plan_coop_tail's, and the unstaged 128x64 ping-pong tile's on
+ * one GEMM problem, on the same terms. */
+long long plan_own_tail(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
+                        long long kk, int *splits);
 
 /*
  * Whether configuration c can run kernel k on target t at all, whatever the

@@ -481,6 +481,9 @@ runs() {
     echo "$c/reductions.evt reductions_bf16_cc 17000,24,2000"
     echo "$c/operators.evt operators 19000,8,64"
     echo "$c/bias_fold.evt aux_f16 40000,64,96 --special"
+    # (with its last wave split along K: 16 tiles four ways, 31 three)
+    echo "$c/bias_fold.evt relu_bf16 18830,24,7552 --special"
+    echo "$c/reductions.evt reductions 20791,40,4096"
     echo "$c/layouts.evt rr_f16 3000,40,520 --config sm90_pp2_128x64x64_s7"
     echo "$c/layouts.evt cr_bf16 2000,100,520 --config sm90_pp2_128x64x64_s7 --batch 3"
     echo "$c/layouts.evt cc_bf16 127,1000,24 --config sm90_pp2_128x64x64_s7 --ld-pad 3"

@@ -1037,6 +1037,31 @@ static void test_tail(void **state)
     pt = make(&k_gemm_tn, &pc, NULL);
     assert_true(pt.tail_splits == 1 && pt.tail_config == NULL);
 
+    /* the unstaged 128x64 ping-pong tile's GEMMs on the same terms
+     * (plan_own_tail, session 73): 148 tiles leave 16, split four ways;
+     * 163 leave 31, three; 172 leave 40, none; and never on a conv, a
+     * batch or another ping-pong tile */
+    const plan_config *s7 = CFG(sm90_pp2_128x64x64_s7);
+    assert_int_equal(plan_own_tail(s7, &k_gemm_tn, 1, 148, 132, 6784, &ways), 16);
+    assert_int_equal(ways, 4);
+    assert_int_equal(plan_own_tail(s7, &k_gemm_tn, 1, 163, 132, 4096, &ways), 31);
+    assert_int_equal(ways, 3);
+    assert_int_equal(plan_own_tail(s7, &k_gemm_tn, 1, 172, 132, 4096, &ways), 0);
+    assert_int_equal(plan_own_tail(s7, &k_gemm_tn, 1, 148, 132, 2047, &ways), 0);
+    assert_int_equal(plan_own_tail(s7, &k_conv, 1, 148, 132, 6784, &ways), 0);
+    assert_int_equal(plan_own_tail(s7, &k_gemm_tn, 2, 148, 132, 6784, &ways), 0);
+    assert_int_equal(plan_own_tail(CFG(sm90_pp2_128x128x64_s4), &k_gemm_tn, 1, 148, 132, 6784, &ways), 0);
+    assert_int_equal(plan_own_tail(coop, &k_gemm_tn, 1, 688, 132, 4096, &ways), 28); /* the cooperative rule */
+    plan_problem pn = problem(EVT_TARGET_SM90A, 132, 18865, 32, 6784, 1);
+    pn.conv_c = 0;
+    pt = make(&k_gemm_tn, &pn, NULL);
+    assert_ptr_equal(pt.config, s7);
+    assert_int_equal(pt.tail_first, 132);
+    assert_int_equal(pt.tail_splits, 4);
+    assert_ptr_equal(pt.tail_config, CFG(sm90_wg2_128x64x64_s8));
+    pt = make(&k_gemm_tn, &pn, &whole);
+    assert_true(pt.tail_splits == 1 && pt.tail_config == NULL);
+
     /* forced: 8 x 20 tiles on 132 SMs leave 28 in the last wave, split four
      * ways; the planner's own plan splits none here (one wave of the
      * cooperative 128x192 tile, which has no tail configuration) */
