@@ -221,16 +221,6 @@ static long long cluster_reach(int sms)
     return (long long)(sms > 0 ? sms : 1) * 9 / 10;
 }
 
-/*
- * A persistent cooperative plan's own tail (sm_90a): where K is 2048 or more
- * and the last of two or more waves holds a quarter of the SMs' tiles or
- * fewer, those tiles are split along K, as many ways as fit in nine tenths
- * of the SMs, up to four, their shares summing in their clusters.  H200,
- * bench/plans.py tail (docs/tuning.md): 2000x2300x4096 (last wave 12
- * tiles) 1.06-1.15x faster than the ping-pong tile the planner took,
- * 2048x2560x2560 (28) 1.03-1.10x, 2048x11008x4096 (28) 1.10-1.11x; where
- * the last wave held 76-92 tiles, or there was one wave, a tail lost.
- */
 /* The quarter-wave terms plan_coop_tail and plan_own_tail share. */
 static long long quarter_tail(long long tiles, int sms, long long k, int *splits)
 {
@@ -250,6 +240,16 @@ static long long quarter_tail(long long tiles, int sms, long long k, int *splits
     return last;
 }
 
+/*
+ * A persistent cooperative plan's own tail (sm_90a): where K is 2048 or more
+ * and the last of two or more waves holds a quarter of the SMs' tiles or
+ * fewer, those tiles are split along K, as many ways as fit in nine tenths
+ * of the SMs, up to four, their shares summing in their clusters.  H200,
+ * bench/plans.py tail (docs/tuning.md): 2000x2300x4096 (last wave 12
+ * tiles) 1.06-1.15x faster than the ping-pong tile the planner took,
+ * 2048x2560x2560 (28) 1.03-1.10x, 2048x11008x4096 (28) 1.10-1.11x; where
+ * the last wave held 76-92 tiles, or there was one wave, a tail lost.
+ */
 long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long long k, int *splits)
 {
     const int coop16 = c && plan_config_coop(c) && c->op_bytes == 2;
