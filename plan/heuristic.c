@@ -259,8 +259,10 @@ long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long lo
 /*
  * The unstaged 128x64 ping-pong tile takes the same split of its last
  * wave on one GEMM problem.  Where it holds 16-21 tiles, four ways ran
- * 1.07-1.18x faster than none at K of 3008-7744 (H100; docs/sm90.md,
- * "Its tail"); with 40 tiles or more, a split lost or gained 2% at most.
+ * 1.07-1.18x faster than none at K of 3008-7744; with 40 tiles or more,
+ * a split lost or gained 2% at most.  Held out on ten shapes of 4-31 such
+ * tiles, K of 3264-8064: 1.12x, 1.045-1.185x (H100; docs/sm90.md, "Its
+ * tail").
  */
 long long plan_own_tail(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
                         long long kk, int *splits)
