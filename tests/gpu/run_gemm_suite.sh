@@ -473,9 +473,10 @@ runs() {
     echo "$c/inputs.evt inputs 4097,1000,128 --config sm90_pp2_128x128x64_s2_staged --ld-pad 3"
     echo "$c/inputs.evt inputs 2000,1000,520 --config sm90_pp2_128x128x64_s2_staged --batch 3"
     # ... the unstaged 128x64 ping-pong tile on GEMMs: its pick (N <= 64,
-    # nothing to stage, a tile an SM; reductions, a bf16 column-major A, an
-    # auxiliary output, K of one k tile), then forced in every layout, the
-    # guarded path, a batch, several [M, N] inputs
+    # nothing to stage, K-contiguous, a tile an SM; reductions, an
+    # auxiliary output, K of one k tile), a column-major A it leaves to the
+    # 128x128 tile, then forced in every layout, the guarded path, a batch,
+    # several [M, N] inputs
     echo "$c/bias_fold.evt relu_bf16 30011,64,1000 --special"
     echo "$c/reductions.evt reductions 20000,40,520"
     echo "$c/reductions.evt reductions_bf16_cc 17000,24,2000"
