@@ -35,6 +35,15 @@ static double split_cost(const plan_config *c, long long m, long long n, long lo
     return (double)((ctas + slots - 1) / slots) * c->bm * c->bn * (100 + penalty_pct) / (double)s;
 }
 
+/* The terms the staged 128x64 tile's two rules share (session 72): a 1x1
+ * layer (K = c) with whole k tiles (maps), an input to stage, K <= 512,
+ * and the tile's shared memory. */
+static int thin_staged_serves(const plan_target *t, long long kk, long long c, int tma_level, int stageable)
+{
+    return tma_level == PLAN_TMA_MAPS && stageable && kk == c && kk <= 512 &&
+           fits(CFG(sm90_pp2_128x64x64_s6_staged), t);
+}
+
 /*
  * sm90 conv (a conv's operands are always K-contiguous).  Where the sm80
  * heuristic takes a 128-row tile with k > 64, the wgmma tile whose waves
@@ -81,15 +90,6 @@ static double split_cost(const plan_config *c, long long m, long long n, long lo
  * 128x256 one split eight ways at K >= 8192; plan_pick's plan_coop_over_pp
  * after all of them.
  */
-/* The terms the staged 128x64 tile's two rules share (session 72): a 1x1
- * layer (K = c) with whole k tiles (maps), an input to stage, K <= 512,
- * and the tile's shared memory. */
-static int thin_staged_serves(const plan_target *t, long long kk, long long c, int tma_level, int stageable)
-{
-    return tma_level == PLAN_TMA_MAPS && stageable && kk == c && kk <= 512 &&
-           fits(CFG(sm90_pp2_128x64x64_s6_staged), t);
-}
-
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
                                          long long sms, int tma_level, int stageable)
 {
