@@ -133,10 +133,11 @@ if "gemm" in parts:
         a = torch.randn(M, K, device=dev, dtype=torch.float16)
         w = torch.randn(N, K, device=dev, dtype=torch.float16) * K ** -0.5
         bias = torch.randn(N, device=dev, dtype=torch.float16)
-        # the float64 product the GELU and SiLU references share: made once a shape
+        # the float64 product the GELU, SiLU and ReLU references share: made once a shape
         gelu_rows = os.environ.get("AB_PLAIN") != "only" and not FAST_ONLY and not RELU_ONLY
         pre = (a.double() @ w.double().t() + bias.double()
-               if gelu_rows or os.environ.get("AB_EXACT") or os.environ.get("AB_FAST") else None)
+               if gelu_rows or os.environ.get("AB_EXACT") or os.environ.get("AB_FAST") or os.environ.get("AB_RELU")
+               else None)
         if gelu_rows:
             ref = F.gelu(pre)
             compare(f"gemm+bias+gelu {M}x{N}x{K}",
@@ -166,7 +167,7 @@ if "gemm" in parts:
                         lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True), "cublasLt",
                         lambda y: close("gemm fast erf", y, ref))
         if os.environ.get("AB_RELU"):
-            ref = F.relu(a.double() @ w.double().t() + bias.double())
+            ref = F.relu(pre)
             compare(f"gemm+bias+relu {M}x{N}x{K}",
                     lambda: m.kernel("linear_relu").bind(a, w.t(), bias=bias), configs,
                     lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=False), "cublasLt",
