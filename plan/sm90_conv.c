@@ -279,6 +279,14 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * eight held-out layers (geomean 1.18), 1.09x and 2.02x on two mined;
      * c = 160 and 1x1 layers kept the 128x64 tile (0.86x, 0.64x) */
     if (narrow_ok && n % 128 == 64 && n <= 576 && (tma || kk == c || 5 * c_loaded <= 6 * c)) {
+        /* exactly 192 filters over several taps that end in zero-filled k
+         * tiles of a sixth of the loads or fewer (c = 160, 224, 480), K >=
+         * 1024: the cooperative tile, whose width they fill, in place of
+         * the 128x64 one: 1.06-1.22x on six layers, 0.96-1.54x on eight
+         * held out (geomean 1.22); at 320 and 448 filters, which its
+         * columns pad, it lost 6-12% (sessions 73-74, docs/conv2d_fprop.md) */
+        if (!tma && n == coop->bn && kk >= 1024 && kk > c && 5 * c_loaded <= 6 * c && fits(coop, t))
+            return coop;
         /* where coop_ok and 192 columns a tile fill 80% or more of the
          * last (k = 192, 320, 576): the cooperative tile where its waves
          * cost less at 8% off (wave_cost), a third fewer operand bytes a

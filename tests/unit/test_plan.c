@@ -1865,8 +1865,10 @@ static void test_conv_narrow_and_padding(void **state)
     /* without maps: the wave costs' cp.async tiles */
     static const conv_case cases[] = {
         /* k = 192, 320, 448, 576: the 128x64 tile (c = 160: maps whose taps end in zeros);
-         * where whole taps take the cooperative 128x192 one instead: test_conv_coop_mid */
-        {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+         * where whole taps take the cooperative 128x192 one instead: test_conv_coop_mid, and
+         * exactly 192 filters over taps ending in zeros: test_conv_coop_partial_taps */
+        {64, 17, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {16, 35, 160, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
         {2, 64, 320, 320, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {64, 14, 256, 320, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {16, 56, 128, 192, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
@@ -2970,13 +2972,47 @@ static void test_conv_coop_mid(void **state)
         {64, 17, 192, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
         {16, 35, 256, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {2, 96, 320, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
-        /* one tap (1x1), k = 448 (78% of 576 columns), c = 160, K < 1024: the 128x64 tile */
+        /* one tap (1x1), k = 448 (78% of 576 columns), K < 1024: the 128x64 tile (c = 160's
+         * zero-filled tap ends: test_conv_coop_partial_taps) */
         {32, 17, 1280, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         {64, 17, 768, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
-        {64, 17, 160, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {64, 28, 64, 192, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+}
+
+/* Session 73's conv rule: exactly 192 filters over several taps that end
+ * in zero-filled k tiles of a sixth of the loads or fewer, K >= 1024: the
+ * cooperative 128x192 tile, not the 128x64 one.  320 and 448 filters, 1x1
+ * layers, K < 1024 and longer zero tails keep what they had. */
+static void test_conv_coop_partial_taps(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed (1.06-1.22x) */
+        {64, 17, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 28, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {128, 14, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {8, 56, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {64, 17, 224, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* held out (0.96-1.54x, geomean 1.22) */
+        {48, 26, 288, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {8, 53, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {48, 46, 480, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {8, 53, 224, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 44, 176, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {48, 27, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {48, 37, 480, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {8, 48, 480, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* 320 and 448 filters (it lost 6-12%), one tap, K < 1024 (c = 96: 864) */
+        {16, 35, 160, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
+        {32, 17, 160, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
+        {64, 28, 1120, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    /* taps ending in more than a sixth of zeros (c = 136 and 200) are not this rule's */
+    assert_true(conv_pick(64, 17, 17, 136, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
+    assert_true(conv_pick(64, 17, 17, 200, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
 }
 
 /* Session 36's rule for k a multiple of 384: the cooperative 128x192
@@ -3791,7 +3827,8 @@ int main(void)
         cmocka_unit_test(test_measured_picks), cmocka_unit_test(test_conv_narrow_and_padding),
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_thin_staged),
         cmocka_unit_test(test_thin_unstaged), cmocka_unit_test(test_conv_mid_filters),
-        cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_wave),
+        cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_partial_taps),
+        cmocka_unit_test(test_conv_coop_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
