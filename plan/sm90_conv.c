@@ -277,7 +277,8 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * since session 39 over several taps that end in more than a sixth of
      * zeros (c = 96, 200), which go to the cost list below: 0.98-1.49x on
      * eight held-out layers (geomean 1.18), 1.09x and 2.02x on two mined;
-     * c = 160 and 1x1 layers kept the 128x64 tile (0.86x, 0.64x) */
+     * c = 160 and 1x1 layers kept the 128x64 tile (0.86x, 0.64x), but
+     * for exactly 192 filters over several taps (session 74, below) */
     if (narrow_ok && n % 128 == 64 && n <= 576 && (tma || kk == c || 5 * c_loaded <= 6 * c)) {
         /* exactly 192 filters over several taps that end in zero-filled k
          * tiles of a sixth of the loads or fewer (c = 160, 224, 480), K >=

@@ -486,7 +486,7 @@ runs() {
     echo "$c/bias_fold.evt relu_bf16 18830,24,7552 --special"
     echo "$c/reductions.evt reductions 20791,40,4096"
     # ... the cooperative 128x192 tile's pick for exactly 192 filters over
-    # taps that end in zero-filled k tiles (c = 160 and 224; session 73)
+    # taps that end in zero-filled k tiles (c = 160 and 224; sessions 73-74)
     echo "$c/reductions.evt reductions_conv conv:80,17,13,160,192,3,3,1,1,1"
     echo "$c/bias_fold.evt relu_conv conv:64,19,17,224,192,3,3,1,1,1 --special"
     echo "$c/inputs.evt inputs_conv conv:56,23,19,160,192,3,3,1,1,1 --special"

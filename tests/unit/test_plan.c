@@ -2981,7 +2981,7 @@ static void test_conv_coop_mid(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
-/* Session 73's conv rule: exactly 192 filters over several taps that end
+/* Session 73's conv rule, held out in session 74: exactly 192 filters over several taps that end
  * in zero-filled k tiles of a sixth of the loads or fewer, K >= 1024: the
  * cooperative 128x192 tile, not the 128x64 one.  320 and 448 filters, 1x1
  * layers, K < 1024 and longer zero tails keep what they had. */
@@ -3004,15 +3004,18 @@ static void test_conv_coop_partial_taps(void **state)
         {48, 27, 160, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {48, 37, 480, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         {8, 48, 480, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
-        /* 320 and 448 filters (it lost 6-12%), one tap, K < 1024 (c = 96: 864) */
+        /* 320 and 448 filters (it lost 6-12%), one tap */
         {16, 35, 160, 320, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x128x32_s6)},
         {32, 17, 160, 448, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x256x64_s4)},
         {64, 28, 1120, 192, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg2_128x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
-    /* taps ending in more than a sixth of zeros (c = 136 and 200) are not this rule's */
+    /* taps ending in more than a sixth of zeros (c = 136 and 200), and K < 1024 (c = 112:
+     * 1008), are not this rule's */
     assert_true(conv_pick(64, 17, 17, 136, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 200, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
+    assert_true(conv_pick(64, 17, 17, 112, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
+    assert_true(conv_pick(64, 17, 17, 120, 192, 3, 1, 1, 1) == T(sm90_coop2_128x192x64_s4)); /* 1080 */
 }
 
 /* Session 36's rule for k a multiple of 384: the cooperative 128x192
