@@ -285,8 +285,10 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
          * 1024: the cooperative tile, whose width they fill, in place of
          * the 128x64 one: 1.06-1.22x on six layers, 0.96-1.54x on eight
          * held out (geomean 1.22); at 320 and 448 filters, which its
-         * columns pad, it lost 6-12% (sessions 73-74, docs/conv2d_fprop.md) */
-        if (!tma && n == coop->bn && kk >= 1024 && kk > c && 5 * c_loaded <= 6 * c && fits(coop, t))
+         * columns pad, it lost 6-12% (sessions 73-74, docs/conv2d_fprop.md).
+         * Without maps and over several taps, the branch's test has bounded
+         * the zeros already. */
+        if (!tma && n == coop->bn && kk >= 1024 && kk > c && fits(coop, t))
             return coop;
         /* where coop_ok and 192 columns a tile fill 80% or more of the
          * last (k = 192, 320, 576): the cooperative tile where its waves
