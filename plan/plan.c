@@ -381,8 +381,7 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     if (plan_config_persistent(c) || split_k == 1)
         out->splits = 1; /* a persistent grid walks its tiles: never split */
     else if (split_k == 0)
-        out->splits = plan_split_k(out->tiles, c->min_blocks, sms, p->k, c->bk, k->mainloop == EVT_MAINLOOP_GEMM,
-                                   p->target == EVT_TARGET_SM90A);
+        out->splits = plan_own_split(c, k, p->batch, out->tiles, sms, p->k, p->target == EVT_TARGET_SM90A);
     else /* as asked, with at least one k tile a share */
         out->splits = k_tiles < 2 ? 1 : (long long)split_k > k_tiles ? (int)k_tiles : split_k;
     /* and no more CTAs than a launch's grid can have (2^31 - 1) */

@@ -280,6 +280,12 @@ long long plan_coop_tail(const plan_config *c, long long tiles, int sms, long lo
  * one GEMM problem, on the same terms. */
 long long plan_own_tail(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
                         long long kk, int *splits);
+/* plan_split_k's shares for non-persistent configuration c running kernel
+ * k on `batch` problems (cluster: sm_90a's sums in the shares' cluster),
+ * and the one-warpgroup 64x64 tile's exception: unsplit on one GEMM
+ * problem at K <= 512. */
+int plan_own_split(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
+                   long long kk, int cluster);
 
 /*
  * Whether configuration c can run kernel k on target t at all, whatever the

@@ -925,6 +925,27 @@ static void test_split_k(void **state)
     assert_int_equal(plan_split_k(10, 2, 132, 4096, 64, 0, 1), 8);   /* a conv's rule is the same (eight shares) */
     assert_int_equal(plan_split_k(0, 2, 132, 4096, 64, 1, 1), 1);
 
+    /* the one-warpgroup 64x64 tile on one GEMM problem at K <= 512: unsplit
+     * (session 74); past 512 of K, or batched (the tile forced there),
+     * plan_split_k's shares */
+    const struct {
+        long long m, n, k, batch;
+        int splits;
+    } own[] = {
+        {128, 128, 256, 1, 1}, {77, 1000, 256, 1, 1}, {154, 1072, 328, 1, 1}, {402, 128, 408, 1, 1},
+        {200, 300, 512, 1, 1}, {200, 300, 520, 1, 4}, {128, 768, 768, 1, 4},  {128, 128, 256, 2, 2},
+    };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        plan_problem q = problem(EVT_TARGET_SM90A, 132, own[i].m, own[i].n, own[i].k, 1);
+        q.conv_c = 0;
+        q.batch = own[i].batch;
+        const plan_options wg = {CFG(sm90_wg1_64x64x64_s8), 0, 0}; /* the split the planner's own */
+        const plan got = make(&k_gemm_tn, &q, own[i].batch > 1 ? &wg : NULL);
+        if (got.config != CFG(sm90_wg1_64x64x64_s8) || got.splits != own[i].splits)
+            fail_msg("%lldx%lldx%lld batch %lld: %s split %d, want sm90_wg1_64x64x64_s8 split %d", own[i].m,
+                     own[i].n, own[i].k, own[i].batch, got.config->name, got.splits, own[i].splits);
+    }
+
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 512, 512, 8192, 1);
     p.conv_c = 0;
     plan pl = make(&k_gemm_tn, &p, NULL);
