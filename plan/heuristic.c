@@ -299,21 +299,6 @@ long long plan_own_tail(const plan_config *c, const plan_kernel *k, long long ba
  *   (1x4096x11008: 3 shares in clusters 39.3 us, 8 without 32.6; H200,
  *   docs/sm90.md).
  */
-/*
- * The one-warpgroup 64x64 tile on one GEMM problem at K <= 512: no split.
- * Shares of 128-256 of K in a cluster lost to none on every such problem
- * measured, 1.00-1.37x on 16 shapes of 4-51 tiles (H100; session 74,
- * docs/sm90.md, "Short shares of the cluster split").
- */
-int plan_own_split(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
-                   long long kk, int cluster)
-{
-    const int gemm = k->mainloop == EVT_MAINLOOP_GEMM;
-    if (c == gemm16.wg_narrow && gemm && batch == 1 && kk <= 512)
-        return 1;
-    return plan_split_k(tiles, c->min_blocks, sms, kk, c->bk, gemm, cluster);
-}
-
 long long plan_cluster_split_tiles(int sms)
 {
     return cluster_reach(sms) / 2;
@@ -355,4 +340,20 @@ int plan_split_k(long long tiles, int per_sm, int sms, long long k, int bk, int 
             s = 8;
     }
     return s >= 2 ? (int)s : 1;
+}
+
+/*
+ * The one-warpgroup 64x64 tile on one GEMM problem at K <= 512: no split.
+ * Shares of 128-256 of K in a cluster lost to none on every such problem
+ * measured, 1.00-1.37x on 16 shapes of 4-51 tiles; held out on eight
+ * more, 1.18x (1.09-1.33x; H100, sessions 74-75, docs/sm90.md, "Short
+ * shares of the cluster split").
+ */
+int plan_own_split(const plan_config *c, const plan_kernel *k, long long batch, long long tiles, int sms,
+                   long long kk, int cluster)
+{
+    const int gemm = k->mainloop == EVT_MAINLOOP_GEMM;
+    if (c == gemm16.wg_narrow && gemm && batch == 1 && kk <= 512)
+        return 1;
+    return plan_split_k(tiles, c->min_blocks, sms, kk, c->bk, gemm, cluster);
 }
