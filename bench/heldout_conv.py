@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""heldout_conv.py - random conv layers for a held-out check of a conv
+planner change: drawn from a seed (the same seed, the same layers), kept
+where this tree's heuristic pick differs from REV's (bench/plan_query.sh,
+132 SMs, TMA maps; CPU only) and the layer is neither in the mined tables
+(bench/mined/conv_tune.csv.gz, which rules are fitted on) nor given with
+--exclude.  Prints the layers on one line in bench/ab.py's AB_CONV_SHAPES
+form (N,H,W,C,K,R,PAD,STRIDE), and each one's two picks and K = C*R*R on
+stderr.
+
+The draw: batch log-uniform in 1-256, H = W uniform in 7-75, C = 8 x
+log-uniform 1-128, filters = 8 x log-uniform 1-256, R of 1, 3, 5 or 7
+with pad R/2, stride 1 or 2.  The protocol is bench/heldout.py's: write
+the criterion down first, then draw from a seed not used before, time
+every layer drawn, report the set as drawn, met or not.
+
+    python3 bench/heldout_conv.py main 7501 10 [--exclude "2,66,66,80,368,1,0,2 ..."]
+"""
+import argparse
+import csv
+import gzip
+import math
+import os
+import random
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def layers(text):
+    return {tuple(int(x) for x in s.split(",")) for s in text.split()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rev", help="the revision whose planner the change is compared with")
+    ap.add_argument("seed", type=int)
+    ap.add_argument("count", type=int)
+    ap.add_argument("--exclude", type=layers, default=set(), help='layers not to draw, "N,H,W,C,K,R,PAD,STRIDE ..."')
+    a = ap.parse_args()
+    mined = set()
+    with gzip.open(os.path.join(ROOT, "bench", "mined", "conv_tune.csv.gz"), "rt") as f:
+        for row in csv.DictReader(f):
+            mined.add(tuple(int(x) for x in row["layer"].split()))
+    rng = random.Random(a.seed)
+
+    def logu(lo, hi):
+        return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+
+    kept, tries = [], 0
+    while len(kept) < a.count:
+        tries += 1
+        if tries > 50:
+            sys.exit(f"heldout_conv: {len(kept)} of {a.count} layers after {tries - 1} draws of 400: "
+                     "does the change move any plan?")
+        cand = []
+        for _ in range(400):
+            n, h, c, k = logu(1, 256), rng.randint(7, 75), 8 * logu(1, 128), 8 * logu(1, 256)
+            r, st = rng.choice([1, 3, 5, 7]), rng.choice([1, 2])
+            cand.append((n, h, h, c, k, r, r // 2, st))
+        args = ["conv:" + ",".join(map(str, x)) for x in cand]
+
+        def picks(extra):
+            p = subprocess.run(["bash", os.path.join(ROOT, "bench", "plan_query.sh")] + extra + args,
+                               capture_output=True, text=True, check=True)
+            return p.stdout.splitlines()
+
+        for x, old, new in zip(cand, picks(["--rev", a.rev]), picks([])):
+            if old != new and x not in mined and x not in a.exclude and x not in kept and len(kept) < a.count:
+                kept.append(x)
+                print(x, old.split()[2], "->", new.split()[2], "K =", x[3] * x[5] * x[5], file=sys.stderr)
+    print(" ".join(",".join(map(str, x)) for x in kept))
+
+
+if __name__ == "__main__":
+    main()
