@@ -2945,8 +2945,8 @@ static void test_conv_mid_filters(void **state)
         {32, 56, 64, 72, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
         {16, 56, 128, 80, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
         {128, 14, 512, 72, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
-        {32, 14, 320, 88, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        {8, 28, 256, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {32, 14, 320, 88, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
+        {8, 28, 256, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         {64, 28, 256, 68, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
         /* 97 filters or more: the 128x128 tile stays */
         {32, 28, 256, 100, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
@@ -3037,6 +3037,29 @@ static void test_conv_coop_partial_taps(void **state)
     assert_true(conv_pick(64, 17, 17, 200, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 112, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 120, 192, 3, 1, 1, 1) == T(sm90_coop2_128x192x64_s4)); /* 1080 */
+}
+
+/* Session 74's conv rule (pending its held-out run): 80 filters or more
+ * where the mma.sync 64x64 tile runs unsplit and the one-warpgroup 64x128
+ * tile's tiles fit one wave: that tile.  64 filters or fewer, a split
+ * 64x64 pick, and more than a wave of 64x128 tiles keep the mma.sync tile. */
+static void test_conv_wide_one_wave(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* mined (1.03-1.24x) */
+        {4, 28, 768, 256, 1, 0, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {4, 14, 80, 1024, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {8, 19, 80, 256, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {2, 28, 40, 480, 5, 2, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        /* the wide sweep's 4x14x14x256 -> 1024 (tuning's pick) */
+        {4, 14, 256, 1024, 1, 0, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        /* 64 filters or fewer; a split pick (8 shares); past a wave of 64x128 tiles */
+        {32, 28, 256, 32, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 28, 1024, 24, 3, 1, 2, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 9, 128, 1000, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
 /* Session 36's rule for k a multiple of 384: the cooperative 128x192
@@ -3191,13 +3214,13 @@ static void test_conv_wgmma_gap(void **state)
          * 128x64 producer/consumer tile, probed (1.28-1.66x) and held out
          * (1.09-1.66x); without maps, or with taps that end in zero-filled
          * k tiles (c = 160, 200: 0.98-1.35x), the mma.sync tile */
-        {8, 17, 256, 200, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        {2, 28, 512, 384, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {8, 17, 256, 200, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
+        {2, 28, 512, 384, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         {16, 28, 384, 64, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {8, 56, 512, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {64, 56, 256, 48, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
-        {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
+        {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         {64, 56, 160, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         /* 129 to 191 filters: the cooperative 128x192 tile where the busiest
@@ -3238,7 +3261,7 @@ static void test_conv_session38(void **state)
         {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         /* ... not c = 160 (192 loaded: 0.74-1.33x), nor where the
          * one-warpgroup tile's rules take the layer (0.63x) */
         {8, 17, 160, 448, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
@@ -3283,13 +3306,13 @@ static void test_conv_session39(void **state)
          * 408-912), K >= 1024, past 64 filters: the 128x128
          * producer/consumer tile, 1.35-2.13x against the mma.sync 64x64
          * tile on eight held-out layers */
-        {1, 56, 224, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 56, 224, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         {32, 19, 912, 120, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {8, 17, 112, 480, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         /* ... not at c = 160 (a sixth: 0.87-1.21x) */
-        {1, 56, 160, 192, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 56, 160, 192, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
         /* 129-191 filters over taps that end in zeros, where the 128x128
          * tile would take them: the cooperative 128x192 one (1.11-2.30x,
          * ten held out) */
@@ -3305,13 +3328,13 @@ static void test_conv_session39(void **state)
         /* under half a wave of 128x128 tiles at K >= 4096, more than 128
          * filters: the cp.async 128x256 or 192x128 tile split along K
          * (1.19-1.74x, ten held out) */
-        {8, 23, 744, 744, 7, 3, 2, T(sm90_wg2_128x256x64_s4), T(sm80_64x64x32_w4_s4)},
-        {4, 42, 536, 360, 5, 2, 2, T(sm90_wg3_192x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {32, 7, 512, 448, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 23, 744, 744, 7, 3, 2, T(sm90_wg2_128x256x64_s4), T(sm90_wg1_64x128x64_s8)},
+        {4, 42, 536, 360, 5, 2, 2, T(sm90_wg3_192x128x64_s4), T(sm90_wg1_64x128x64_s8)},
+        {32, 7, 512, 448, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg1_64x128x64_s8)},
         /* ... not where neither splits (the 128x128 tile as before), nor at
          * 128 filters or fewer */
-        {1, 38, 488, 552, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {128, 7, 512, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 38, 488, 552, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
+        {128, 7, 512, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         /* K >= 8192, 8-16 tiles of 128x256: that tile (split eight ways:
          * test_split_k), maps or not (1.00-1.99x, eight held out) */
         {8, 7, 792, 672, 7, 3, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
@@ -3326,7 +3349,7 @@ static void test_conv_session39(void **state)
         {128, 28, 192, 96, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
         {16, 112, 128, 84, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
         {128, 14, 512, 72, 1, 0, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg3_192x128x64_s4)},
-        {16, 19, 640, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
+        {16, 19, 640, 80, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         /* past 192 filters at K >= 1024, where the cooperative 128x192 tile
          * leaves the busiest SM a quarter less than the 128x128 one: the
          * cooperative tile (1.09-1.59x, ten held out); not at K = 576,
@@ -3852,7 +3875,7 @@ int main(void)
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_thin_staged),
         cmocka_unit_test(test_thin_unstaged), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_partial_taps),
-        cmocka_unit_test(test_conv_coop_wave),
+        cmocka_unit_test(test_conv_coop_wave), cmocka_unit_test(test_conv_wide_one_wave),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
