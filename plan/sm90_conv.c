@@ -266,12 +266,14 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
          * docs/conv2d_fprop.md) */
         if (tma && narrow_ok && kk >= 1024 && tiles > sms)
             return narrow;
-        /* 80 filters or more where the mma.sync 64x64 tile runs unsplit
-         * and the one-warpgroup 64x128 tile's fit one wave: that tile, a
-         * CTA an SM, half the A loads (mined, session 74: 0.98-1.24x on
-         * sixteen layers, geomean 1.08; with 64 filters or fewer, where it
-         * computes twice the columns, 0.45-0.81x; docs/conv2d_fprop.md) */
-        if (fits(wide, t) && n >= 80 && plan_config_tiles(wide, m, n) <= sms &&
+        /* 80 filters or more and K >= 512 where the mma.sync 64x64 tile
+         * runs unsplit and the one-warpgroup 64x128 tile's fit one wave:
+         * that tile, a CTA an SM, half the A loads.  With 64 filters or
+         * fewer, where it computes twice the columns, it lost (0.45-0.81x,
+         * mined); under eight k tiles it ran 0.93-0.99x on four held-out
+         * 1x1 layers, 1.07-1.46x on six at K >= 512 (sessions 74-75,
+         * docs/conv2d_fprop.md) */
+        if (fits(wide, t) && n >= 80 && kk >= 512 && plan_config_tiles(wide, m, n) <= sms &&
             plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) == 1)
             return wide;
         return classic;
