@@ -3052,8 +3052,18 @@ static void test_conv_wide_one_wave(void **state)
         {4, 14, 80, 1024, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
         {8, 19, 80, 256, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
         {2, 28, 40, 480, 5, 2, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
-        /* the wide sweep's 4x14x14x256 -> 1024 (tuning's pick) */
-        {4, 14, 256, 1024, 1, 0, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        /* held out, K >= 512 (1.07-1.46x) */
+        {16, 12, 208, 200, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {1, 36, 136, 1992, 7, 3, 2, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {1, 48, 568, 224, 1, 0, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        {2, 29, 16, 384, 7, 3, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
+        /* under eight k tiles (K < 512): held out at 0.93-0.99x, 1x1 at
+         * stride 1 and 2; the wide sweep's 4x14x14x256 -> 1024, where
+         * tuning took the 64x128 tile, is one of them */
+        {2, 66, 80, 368, 1, 0, 2, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 44, 160, 1352, 1, 0, 2, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 21, 208, 1960, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {4, 14, 256, 1024, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         /* 64 filters or fewer; a split pick (8 shares); past a wave of 64x128 tiles */
         {32, 28, 256, 32, 1, 0, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
         {8, 28, 1024, 24, 3, 1, 2, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
