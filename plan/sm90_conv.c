@@ -271,8 +271,8 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
          * that tile, a CTA an SM, half the A loads.  With 64 filters or
          * fewer, where it computes twice the columns, it lost (0.45-0.81x,
          * mined); under eight k tiles it ran 0.93-0.99x on four held-out
-         * 1x1 layers, 1.07-1.46x on six at K >= 512 (sessions 74-75,
-         * docs/conv2d_fprop.md) */
+         * 1x1 layers.  At K >= 512, held out on ten fresh layers: 1.12x,
+         * 0.98-1.26x (H200, session 75, docs/conv2d_fprop.md) */
         if (fits(wide, t) && n >= 80 && kk >= 512 && plan_config_tiles(wide, m, n) <= sms &&
             plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) == 1)
             return wide;
