@@ -145,6 +145,10 @@ runs() {
             echo "$f $k conv:8,30,30,40,264,3,3,1,1,1 --config sm90_wg1_64x64x64_s8"
             echo "$f $k conv:2,19,23,64,72,3,3,2,1,2 --config sm90_wg1_64x64x64_s8 --special"
             echo "$f $k conv:4,14,14,64,128,3,3,1,1,1 --config sm90_wg1_64x64x64_s8 --splitk"
+            # the heuristic's pick of session 75's one-wave rule: the 64x128
+            # tile at K >= 512 (a 5x5 layer of c = 80, a 1x1 of c = 776)
+            echo "$f $k conv:6,21,21,80,256,5,5,2,1,1"
+            echo "$f $k conv:2,23,23,776,584,1,1 --special"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)
