@@ -10,11 +10,15 @@ stderr.
 
 The draw: batch log-uniform in 1-256, H = W uniform in 7-75, C = 8 x
 log-uniform 1-128, filters = 8 x log-uniform 1-256, R of 1, 3, 5 or 7
-with pad R/2, stride 1 or 2.  The protocol is bench/heldout.py's: write
+with pad R/2, stride 1 or 2; --filters-multiple F draws the filters as F
+x log-uniform 1-2048/F instead, and --min-k K keeps only layers of
+C*R*R >= K (a rule's domain, where a uniform draw seldom moves a plan).
+The protocol is bench/heldout.py's: write
 the criterion down first, then draw from a seed not used before, time
 every layer drawn, report the set as drawn, met or not.
 
     python3 bench/heldout_conv.py main 7501 10 [--exclude "2,66,66,80,368,1,0,2 ..."]
+    python3 bench/heldout_conv.py main 7502 8 --filters-multiple 128 --min-k 16384
 """
 import argparse
 import csv
@@ -38,6 +42,8 @@ def main():
     ap.add_argument("seed", type=int)
     ap.add_argument("count", type=int)
     ap.add_argument("--exclude", type=layers, default=set(), help='layers not to draw, "N,H,W,C,K,R,PAD,STRIDE ..."')
+    ap.add_argument("--filters-multiple", type=int, default=8, help="filters a multiple of this (8 to 2048)")
+    ap.add_argument("--min-k", type=int, default=0, help="only layers of C*R*R at least this")
     a = ap.parse_args()
     mined = set()
     with gzip.open(os.path.join(ROOT, "bench", "mined", "conv_tune.csv.gz"), "rt") as f:
@@ -56,9 +62,11 @@ def main():
                      "does the change move any plan?")
         cand = []
         for _ in range(400):
-            n, h, c, k = logu(1, 256), rng.randint(7, 75), 8 * logu(1, 128), 8 * logu(1, 256)
+            f = a.filters_multiple
+            n, h, c, k = logu(1, 256), rng.randint(7, 75), 8 * logu(1, 128), f * logu(1, max(1, 2048 // f))
             r, st = rng.choice([1, 3, 5, 7]), rng.choice([1, 2])
-            cand.append((n, h, h, c, k, r, r // 2, st))
+            if c * r * r >= a.min_k:
+                cand.append((n, h, h, c, k, r, r // 2, st))
         args = ["conv:" + ",".join(map(str, x)) for x in cand]
 
         def picks(extra):
