@@ -44,6 +44,7 @@ def main():
     ap.add_argument("--exclude", type=layers, default=set(), help='layers not to draw, "N,H,W,C,K,R,PAD,STRIDE ..."')
     ap.add_argument("--filters-multiple", type=int, default=8, help="filters a multiple of this (8 to 2048)")
     ap.add_argument("--min-k", type=int, default=0, help="only layers of C*R*R at least this")
+    ap.add_argument("--tries", type=int, default=50, help="draws of 400 layers before giving up")
     a = ap.parse_args()
     mined = set()
     with gzip.open(os.path.join(ROOT, "bench", "mined", "conv_tune.csv.gz"), "rt") as f:
@@ -57,7 +58,7 @@ def main():
     kept, tries = [], 0
     while len(kept) < a.count:
         tries += 1
-        if tries > 50:
+        if tries > a.tries:
             sys.exit(f"heldout_conv: {len(kept)} of {a.count} layers after {tries - 1} draws of 400: "
                      "does the change move any plan?")
         cand = []
