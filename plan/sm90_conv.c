@@ -276,6 +276,14 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
         if (fits(wide, t) && n >= 80 && kk >= 512 && plan_config_tiles(wide, m, n) <= sms &&
             plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) == 1)
             return wide;
+        /* K >= 16384 over whole 128-column tiles, too few 128x128 tiles for
+         * the split rule above: the cp.async 192x128 tile, which
+         * plan_split_k splits eight ways there, in place of the mma.sync
+         * 64x64 tile's four shares (mined, session 75: 1.48-1.66x on three
+         * layers of 128 filters; docs/conv2d_fprop.md) */
+        const plan_config *tall = CFG(sm90_wg3_192x128x64_s4);
+        if (kk >= 16384 && n % tall->bn == 0 && m >= tall->bm && fits(tall, t))
+            return tall;
         return classic;
     }
     /* k a multiple of 64 but not of 128: every wider tile pads the last

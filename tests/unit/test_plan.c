@@ -3075,6 +3075,27 @@ static void test_conv_wide_one_wave(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
+/* Session 75's rule: K >= 16384 over whole 128-column tiles where the
+ * sm_90a conv heuristic fell to the mma.sync 64x64 tile's shares: the
+ * 192x128 tile, split eight ways. */
+static void test_conv_long_k_tall(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* mined (1.48-1.66x) */
+        {2, 35, 768, 128, 5, 2, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 9, 768, 128, 7, 3, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {8, 38, 672, 128, 7, 3, 2, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* 192 filters (the 192x128 tile 0.90x, mined); K under 16384 */
+        {4, 14, 768, 192, 5, 2, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {2, 35, 608, 128, 5, 2, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    /* eight shares, each of whole k tiles */
+    const plan p = conv_plan(2, 35, 35, 768, 128, 5, 2, 1, 1);
+    assert_int_equal(p.splits, 8);
+}
+
 /* Session 36's rule for k a multiple of 384: the cooperative 128x192
  * tile where its tiles fit one wave and the 128x128 producer/consumer
  * tile's do not (K >= 1024, more than one tap, whole taps). */
@@ -3888,7 +3909,7 @@ int main(void)
         cmocka_unit_test(test_conv_narrow_filters), cmocka_unit_test(test_thin_staged),
         cmocka_unit_test(test_thin_unstaged), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_partial_taps),
-        cmocka_unit_test(test_conv_coop_wave), cmocka_unit_test(test_conv_wide_one_wave),
+        cmocka_unit_test(test_conv_coop_wave), cmocka_unit_test(test_conv_wide_one_wave), cmocka_unit_test(test_conv_long_k_tall),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
