@@ -149,6 +149,9 @@ runs() {
             # tile at K >= 512 (a 5x5 layer of c = 80, a 1x1 of c = 776)
             echo "$f $k conv:6,21,21,80,256,5,5,2,1,1"
             echo "$f $k conv:2,23,23,776,584,1,1 --special"
+            # and of session 75's long-K rule: the 192x128 tile in eight shares
+            echo "$f $k conv:2,35,35,768,128,5,5,2,1,1"
+            echo "$f $k conv:3,29,29,816,128,5,5,2,1,1 --special"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)
