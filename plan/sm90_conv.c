@@ -276,15 +276,16 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
         if (fits(wide, t) && n >= 80 && kk >= 512 && plan_config_tiles(wide, m, n) <= sms &&
             plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) == 1)
             return wide;
-        /* K >= 16384 over whole 128-column tiles, too few 128x128 tiles for
-         * the split rule above: the cp.async 192x128 tile, which
-         * plan_split_k splits eight ways there, in place of the mma.sync
-         * 64x64 tile's four shares: 1.48-1.66x on three mined layers of
-         * 128 filters, 1.58-2.39x on eight held out (H200, session 75,
-         * docs/conv2d_fprop.md); with 192 filters, whose tile it pads,
-         * 0.90x (mined) */
+        /* K >= 16384 over whole 128-column tiles where the mma.sync 64x64
+         * tile would be split (too few 128x128 tiles for the split rule
+         * above): the cp.async 192x128 tile, which plan_split_k splits
+         * eight ways there, in place of the 64x64 tile's four shares:
+         * 1.48-1.66x on three mined layers of 128 filters, 1.58-2.39x on
+         * eight held out (H200, session 75, docs/conv2d_fprop.md); with
+         * 192 filters, whose tile it pads, 0.90x (mined) */
         const plan_config *tall = CFG(sm90_wg3_192x128x64_s4);
-        if (kk >= 16384 && n % tall->bn == 0 && m >= tall->bm && fits(tall, t))
+        if (kk >= 16384 && n % tall->bn == 0 && m >= tall->bm && fits(tall, t) &&
+            plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) > 1)
             return tall;
         return classic;
     }
