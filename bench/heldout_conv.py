@@ -72,7 +72,10 @@ def main():
 
         def picks(extra):
             p = subprocess.run(["bash", os.path.join(ROOT, "bench", "plan_query.sh")] + extra + args,
-                               capture_output=True, text=True, check=True)
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"heldout_conv: bench/plan_query.sh {' '.join(extra)} failed "
+                         f"(exit {p.returncode}): {p.stderr.strip()[-300:]}")
             return p.stdout.splitlines()
 
         for x, old, new in zip(cand, picks(["--rev", a.rev]), picks([])):

@@ -2,7 +2,7 @@
 layers for the same seed, each one's pick moved between the revision and
 this tree (checked again through plan_query.sh), none from the mined
 tables, the filters' multiple and the least K asked, and a clear refusal
-where nothing moves (HEAD's planner against this tree's, where the tree's
+of an unknown revision and where nothing moves (HEAD's planner against this tree's, where the tree's
 planner is HEAD's).  Exit 77 (skipped) where bench/plan_query.sh cannot
 build (no C compiler) or the checkout lacks the revision (a shallow clone)."""
 import csv
@@ -44,6 +44,9 @@ def main():
                       capture_output=True).returncode != 0:
         print(f"skip: {REV} is not in this checkout")
         return 77
+    rc, out, err = run("no-such-revision", "1", "1")
+    if rc == 0 or "plan_query.sh --rev no-such-revision failed" not in err or "Traceback" in err:
+        fail(f"an unknown revision is refused clearly: rc {rc}, {err}")
     rc, out, err = run("HEAD", "1", "1", "--tries", "2")
     if rc == 0 or "does the change move any plan?" not in err:
         fail(f"nothing moves between HEAD and this tree, yet: rc {rc}, '{out}', {err}")
