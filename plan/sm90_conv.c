@@ -266,6 +266,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
          * docs/conv2d_fprop.md) */
         if (tma && narrow_ok && kk >= 1024 && tiles > sms)
             return narrow;
+        /* the two rules below turn on whether the mma.sync tile would be split */
+        const int classic_split =
+            plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) > 1;
         /* 80 filters or more and K >= 512 where the mma.sync 64x64 tile
          * runs unsplit and the one-warpgroup 64x128 tile's fit one wave:
          * that tile, a CTA an SM, half the A loads.  With 64 filters or
@@ -273,8 +276,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
          * mined); under eight k tiles it ran 0.93-0.99x on four held-out
          * 1x1 layers.  At K >= 512, held out on ten fresh layers: 1.12x,
          * 0.98-1.26x (H200, session 75, docs/conv2d_fprop.md) */
-        if (fits(wide, t) && n >= 80 && kk >= 512 && plan_config_tiles(wide, m, n) <= sms &&
-            plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) == 1)
+        if (fits(wide, t) && n >= 80 && kk >= 512 && plan_config_tiles(wide, m, n) <= sms && !classic_split)
             return wide;
         /* K >= 16384 over whole 128-column tiles where the mma.sync 64x64
          * tile would be split (too few 128x128 tiles for the split rule
@@ -284,8 +286,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
          * eight held out (H200, session 75, docs/conv2d_fprop.md); with
          * 192 filters, whose tile it pads, 0.90x (mined) */
         const plan_config *tall = CFG(sm90_wg3_192x128x64_s4);
-        if (kk >= 16384 && n % tall->bn == 0 && m >= tall->bm && fits(tall, t) &&
-            plan_split_k(plan_config_tiles(classic, m, n), classic->min_blocks, (int)sms, kk, classic->bk, 0, 1) > 1)
+        if (kk >= 16384 && n % tall->bn == 0 && m >= tall->bm && fits(tall, t) && classic_split)
             return tall;
         return classic;
     }

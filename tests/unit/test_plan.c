@@ -3039,10 +3039,11 @@ static void test_conv_coop_partial_taps(void **state)
     assert_true(conv_pick(64, 17, 17, 120, 192, 3, 1, 1, 1) == T(sm90_coop2_128x192x64_s4)); /* 1080 */
 }
 
-/* Session 74's conv rule (pending its held-out run): 80 filters or more
- * where the mma.sync 64x64 tile runs unsplit and the one-warpgroup 64x128
- * tile's tiles fit one wave: that tile.  64 filters or fewer, a split
- * 64x64 pick, and more than a wave of 64x128 tiles keep the mma.sync tile. */
+/* Sessions 74-75's conv rule: 80 filters or more and K >= 512 where the
+ * mma.sync 64x64 tile runs unsplit and the one-warpgroup 64x128 tile's
+ * tiles fit one wave: that tile.  K under 512, 64 filters or fewer, a
+ * split 64x64 pick, and more than a wave of 64x128 tiles keep the mma.sync
+ * tile. */
 static void test_conv_wide_one_wave(void **state)
 {
     (void)state;
