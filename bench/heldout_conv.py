@@ -21,15 +21,13 @@ every layer drawn, report the set as drawn, met or not.
     python3 bench/heldout_conv.py main 7502 8 --filters-multiple 128 --min-k 16384
 """
 import argparse
-import csv
-import gzip
 import math
 import os
 import random
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plan_replay  # noqa: E402  (the mined tables and plan_query.sh's picks)
 
 
 def layers(text):
@@ -46,11 +44,9 @@ def main():
     ap.add_argument("--min-k", type=int, default=0, help="only layers of C*R*R at least this")
     ap.add_argument("--tries", type=int, default=50, help="draws of 400 layers before giving up")
     a = ap.parse_args()
-    mined = set()
-    with gzip.open(os.path.join(ROOT, "bench", "mined", "conv_tune.csv.gz"), "rt") as f:
-        for row in csv.DictReader(f):
-            mined.add(tuple(int(x) for x in row["layer"].split()))
+    mined = {tuple(int(x) for x in layer.split()) for layer in plan_replay.load(None)}
     rng = random.Random(a.seed)
+    f = a.filters_multiple
 
     def logu(lo, hi):
         return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
@@ -63,25 +59,18 @@ def main():
                      "does the change move any plan?")
         cand = []
         for _ in range(400):
-            f = a.filters_multiple
             n, h, c, k = logu(1, 256), rng.randint(7, 75), 8 * logu(1, 128), f * logu(1, max(1, 2048 // f))
             r, st = rng.choice([1, 3, 5, 7]), rng.choice([1, 2])
             if c * r * r >= a.min_k:
                 cand.append((n, h, h, c, k, r, r // 2, st))
-        args = ["conv:" + ",".join(map(str, x)) for x in cand]
-
-        def picks(extra):
-            p = subprocess.run(["bash", os.path.join(ROOT, "bench", "plan_query.sh")] + extra + args,
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                sys.exit(f"heldout_conv: bench/plan_query.sh {' '.join(extra)} failed "
-                         f"(exit {p.returncode}): {p.stderr.strip()[-300:]}")
-            return p.stdout.splitlines()
-
-        for x, old, new in zip(cand, picks(["--rev", a.rev]), picks([])):
+        names = [" ".join(map(str, x)) for x in cand]
+        before = plan_replay.picks(names, a.rev)  # (configuration, splits) each; None: REV unknown
+        if before is None:
+            sys.exit(f"heldout_conv: bench/plan_query.sh --rev {a.rev} failed (exit 77)")
+        for x, old, new in zip(cand, before, plan_replay.picks(names)):
             if old != new and x not in mined and x not in a.exclude and x not in kept and len(kept) < a.count:
                 kept.append(x)
-                print(x, old.split()[2], "->", new.split()[2], "K =", x[3] * x[5] * x[5], file=sys.stderr)
+                print(x, old[0], "->", new[0], "K =", x[3] * x[5] * x[5], file=sys.stderr)
     print(" ".join(",".join(map(str, x)) for x in kept))
 
 

@@ -2,9 +2,10 @@
 layers for the same seed, each one's pick moved between the revision and
 this tree (checked again through plan_query.sh), none from the mined
 tables, the filters' multiple and the least K asked, and a clear refusal
-of an unknown revision and where nothing moves (HEAD's planner against this tree's, where the tree's
-planner is HEAD's).  Exit 77 (skipped) where bench/plan_query.sh cannot
-build (no C compiler) or the checkout lacks the revision (a shallow clone)."""
+of an unknown revision and where nothing moves (HEAD's planner against
+this tree's, where the tree's planner is HEAD's).  Exit 77 (skipped) where
+bench/plan_query.sh cannot build (no C compiler) or the checkout lacks the
+revision (a shallow clone)."""
 import csv
 import gzip
 import os
