@@ -998,13 +998,14 @@ static const plan_config *gemm_sm90_base(const gemm_tiles *g, const plan_target 
          * gives such K (not measured at K of two k tiles or less) */
         return kk % g->coop->bk == 0 ? coop_of(g, t, k, m, n, kk, batch, sms, 0) : g->coop;
     }
-    /* below the cooperative rule's terms, a batch of such a GELU or SiLU,
-     * or of a light epilogue reading a bias, with two ping-pong tiles an SM
-     * or more: the same ping-pong tile, not the cp.async 128x128 one the
-     * costs below take (held out, session 66: 1.23x on eight GELU shapes,
-     * 1.54x on eight ReLU ones; docs/sm90.md, "Short K under the
-     * cooperative rule") */
-    if (kk <= 2 * wide->bk && tma && (k->fast_light || k->light) && k->broadcast && !k->fp8 && batch > 1 &&
+    /* below the cooperative rule's terms, such a GELU or SiLU, or a light
+     * epilogue reading a bias, with two ping-pong tiles an SM or more, in
+     * a batch or not: the same ping-pong tile, not the cp.async 128x128
+     * one the costs below take (held out on batches, session 66: 1.23x on
+     * eight GELU shapes, 1.54x on eight ReLU ones; on single problems,
+     * session 76: 1.17x and 1.27x on eight; docs/sm90.md, "Short K under
+     * the cooperative rule") */
+    if (kk <= 2 * wide->bk && tma && (k->fast_light || k->light) && k->broadcast && !k->fp8 &&
         kk % pp->bk == 0 && n % pp->bn == 0 && pp_tiles >= 2.0 * (double)sms && fits(pp, t) &&
         plan_can_run(pp, k, t->target, NULL))
         return pp;

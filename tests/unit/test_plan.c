@@ -2856,7 +2856,14 @@ static void test_short_k_batch_ping_pong(void **state)
         {&k_gemm_tn_bias, 526, 2432, 64, 1, T(sm90_pp2_128x128x64_s4), 39},
         {&k_gemm_tn_bias, 325, 384, 128, 1, T(sm90_pp2_128x128x64_s4), 148},
         {&k_gemm_tn_bias, 128, 128, 64, 1, T(sm90_pp2_128x128x64_s4), 512},
+        /* single problems (session 76): the held-out draw (seed 6508), both epilogues */
+        {&k_gemm_tn_tanh, 1255, 7040, 128, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_tanh, 11856, 1664, 64, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_tanh, 8362, 512, 128, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_bias, 5166, 6144, 64, 1, T(sm90_pp2_128x128x64_s4), 1},
+        {&k_gemm_tn_bias, 7006, 1152, 128, 1, T(sm90_pp2_128x128x64_s4), 1},
         /* as before: the exact GELU, N = 300 (both epilogues), one problem, few tiles */
+        {&k_gemm_tn_gelu, 1255, 7040, 128, 1, T(sm90_wg2_128x128x64_s3), 1},
         {&k_gemm_tn_gelu, 149, 768, 64, 1, T(sm90_wg2_128x128x64_s3), 217},
         {&k_gemm_tn_gelu, 128, 128, 64, 1, T(sm90_wg2_128x128x64_s3), 512},
         {&k_gemm_tn_tanh, 200, 300, 64, 1, T(sm90_wg2_128x128x64_s3), 256},
@@ -2914,8 +2921,9 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched_k(&k_gemm_tn_gelu, 6144, 8192, 128, 1, 1), T(sm90_coop2_128x256x64_s3));
     /* K not whole k tiles (not measured): the cooperative tile as before */
     assert_int_equal(pick_batched_k(bias, 6144, 8192, 96, 1, 1), T(sm90_coop2_128x256x64_s3));
-    /* fewer than eight tiles an SM, or no maps: the rules before it */
-    assert_int_equal(pick_batched_k(bias, 4096, 4096, 64, 1, 1), T(sm90_wg2_128x128x64_s3));
+    /* fewer than eight tiles an SM: the ping-pong tile of the rule below
+     * it (single problems since session 76); no maps: the cp.async tile */
+    assert_int_equal(pick_batched_k(bias, 4096, 4096, 64, 1, 1), T(sm90_pp2_128x128x64_s4));
     assert_int_equal(pick_batched_k(bias, 8192, 8192, 128, 1, 0), T(sm90_wg2_128x128x64_s3));
     /* a GELU or SiLU under fast math reading a bias, N whole 128-column
      * tiles: the ping-pong tile too (session 55, held out); N ragged or K
@@ -2926,7 +2934,8 @@ static void test_short_k_coop(void **state)
     assert_int_equal(pick_batched_k(fast, 6144, 8192, 128, 1, 1), T(sm90_pp2_128x128x64_s4));
     assert_int_equal(pick_batched_k(fast, 1000, 3000, 128, 16, 1), T(sm90_coop2_128x256x64_s3));
     assert_int_equal(pick_batched_k(fast, 6144, 8192, 96, 1, 1), T(sm90_coop2_128x256x64_s3));
-    assert_int_equal(pick_batched_k(fast, 4096, 4096, 64, 1, 1), T(sm90_wg2_128x128x64_s3));
+    /* under eight cooperative tiles an SM: the rule below it, as for the bias */
+    assert_int_equal(pick_batched_k(fast, 4096, 4096, 64, 1, 1), T(sm90_pp2_128x128x64_s4));
 }
 
 /* 65 to 96 filters where the 128x128 producer/consumer tile took the
