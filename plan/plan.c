@@ -226,12 +226,16 @@ static int tma_usable(const plan_config *c, const plan_kernel *k, const plan_pro
  * there the cp.async wgmma tiles, which walk K flat, were as fast or faster
  * on six of eight layers (c of 96, 160, 200, H200; docs/conv2d_fprop.md),
  * but for the 128x64 tile's rule (plan_conv_sm90_pick); tuning and forcing
- * reach them all. */
+ * reach them all.  One whose maps can be made only in k tiles of 32
+ * channels gets PLAN_TMA_K32, for the 128x128 tile in such k tiles. */
 static int heuristic_tma(const plan_kernel *k, const plan_problem *p, int driver_tma)
 {
     const plan_config *pp = &plan_configs[EVT_TILE_sm90_pp2_128x128x64_s4];
     if (!tma_usable(pp, k, p, driver_tma))
-        return PLAN_TMA_NONE;
+        return k->mainloop == EVT_MAINLOOP_CONV2D_FPROP &&
+                       tma_usable(&plan_configs[EVT_TILE_sm90_pp2_128x128x32_s8], k, p, driver_tma)
+                   ? PLAN_TMA_K32
+                   : PLAN_TMA_NONE;
     return k->mainloop == EVT_MAINLOOP_GEMM || p->conv_c % pp->bk == 0 ? PLAN_TMA_MAPS : PLAN_TMA_PARTIAL_TAPS;
 }
 

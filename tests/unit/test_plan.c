@@ -1426,12 +1426,24 @@ static void test_tma(void **state)
     assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_pp2_128x128x64_s4));
     /* c not a multiple of 64: forced, TMA with a tap's last k tile
      * zero-filled past c, where that is at most a quarter of the channels
-     * loaded; the heuristic keeps the tiles that walk K flat */
+     * loaded; the heuristic's pick at c of 96 (a third of k tiles of 64
+     * zeros) or 32 (no maps in k tiles of 64): since session 76 the
+     * 128x128 tile in k tiles of 32, with maps (before: the tiles that walk
+     * K flat, as without maps) */
     p.conv_c = 96;
-    assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
+    pl = make(&k_conv, &p, NULL);
+    assert_true(pl.config == CFG(sm90_pp2_128x128x32_s8) && pl.aligned && pl.tma);
     const plan_options pp_forced = {CFG(sm90_pp2_128x128x64_s4), 0, 0};
     pl = make(&k_conv, &p, &pp_forced);
     assert_true(pl.aligned && pl.tma);
+    p.conv_c = 32;
+    pl = make(&k_conv, &p, NULL);
+    assert_true(pl.config == CFG(sm90_pp2_128x128x32_s8) && pl.aligned && pl.tma);
+    pl = make(&k_conv, &p, &pp_forced);
+    assert_true(!pl.aligned && !pl.tma);
+    p.driver_tma = 0;
+    assert_ptr_equal(make(&k_conv, &p, NULL).config, CFG(sm90_wg2_128x256x64_s4));
+    p.driver_tma = 1;
     p.conv_c = 72;
     pl = make(&k_conv, &p, &pp_forced);
     assert_true(!pl.aligned && !pl.tma);
@@ -1530,10 +1542,11 @@ static void test_listed(void **state)
                 for (int b = 0; b < ns; b++)
                     for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
                         for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++)
-                            for (int v = 0; v < 3; v++) {
-                                /* without maps, with them, and with them for a conv of nine taps (c = K / 9) */
-                                const int tma = v > 0;
-                                const long long conv_c = v == 2 ? ks[q] / 9 : ks[q];
+                            for (int v = 0; v < 4; v++) {
+                                /* without maps, with them, and with them for a conv of nine taps (c = K / 9);
+                                 * a conv of c = 32 with maps in k tiles of 32 only */
+                                const int tma = v == 3 ? PLAN_TMA_K32 : v > 0;
+                                const long long conv_c = v == 3 ? 32 : v == 2 ? ks[q] / 9 : ks[q];
                                 const plan_config *c = plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1,
                                                                  sms[s], tma, conv_c);
                                 if (!plan_listed(c, k, (evt_target)t))
