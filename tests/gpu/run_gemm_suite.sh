@@ -163,6 +163,12 @@ runs() {
                 echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config $c32"
                 echo "$f $k conv:2,9,9,40,136,3,3,1,1,1 --config $c32"
             done
+            # the heuristic's pick of session 76's rule: the 128x128 tile in
+            # k tiles of 32 at c = 32 (maps only in such k tiles) and 96
+            # (ragged M), a 7x7 stride-2 layer
+            echo "$f $k conv:16,40,40,32,256,3,3,1,1,1"
+            echo "$f $k conv:13,37,37,96,128,3,3,1,1,1 --special"
+            echo "$f $k conv:36,34,34,32,256,7,7,3,2,1"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)

@@ -3101,6 +3101,33 @@ static void test_conv_wide_one_wave(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
 }
 
+/* Session 76: c of 32 or 96 over several taps, filters whole 128-column
+ * tiles, a wave of 128x128 tiles or more: the 128x128 ping-pong tile in
+ * k tiles of 32, with maps (at c = 32 only in such k tiles). */
+static void test_conv_k32(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed, 1.19-1.27x; and 256 filters, 1.02x */
+        {64, 23, 96, 128, 3, 1, 1, T(sm90_pp2_128x128x32_s8), T(sm90_wg3_192x128x64_s4)},
+        {32, 56, 96, 128, 3, 1, 1, T(sm90_pp2_128x128x32_s8), T(sm90_wg2_128x128x32_s6)},
+        {16, 56, 32, 128, 3, 1, 1, T(sm90_pp2_128x128x32_s8), T(sm90_wg3_192x128x64_s4)},
+        {16, 28, 96, 256, 3, 1, 1, T(sm90_pp2_128x128x32_s8), T(sm90_wg3_192x128x64_s4)},
+        /* filters its columns pad (probed: lost or tied); c of 48, 80, 160 (lost) */
+        {64, 28, 96, 192, 3, 1, 1, T(sm90_wg2_128x256x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {32, 56, 96, 96, 3, 1, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+        {32, 56, 48, 128, 3, 1, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+        {32, 28, 80, 256, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 28, 160, 128, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* one tap (1x1); under a wave of tiles */
+        {128, 28, 96, 128, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
+        {4, 14, 96, 128, 3, 1, 1, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    const plan p = conv_plan(16, 56, 56, 32, 128, 3, 1, 1, 1);
+    assert_true(p.config == CFG(sm90_pp2_128x128x32_s8) && p.tma && p.aligned);
+}
+
 /* Session 75's rule: K >= 16384 over whole 128-column tiles where the
  * sm_90a conv heuristic fell to the mma.sync 64x64 tile's shares: the
  * 192x128 tile, split eight ways. */
@@ -3938,7 +3965,7 @@ int main(void)
         cmocka_unit_test(test_thin_unstaged), cmocka_unit_test(test_conv_mid_filters),
         cmocka_unit_test(test_conv_coop_mid), cmocka_unit_test(test_conv_coop_partial_taps),
         cmocka_unit_test(test_conv_coop_wave), cmocka_unit_test(test_conv_wide_one_wave),
-        cmocka_unit_test(test_conv_long_k_tall),
+        cmocka_unit_test(test_conv_long_k_tall), cmocka_unit_test(test_conv_k32),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
