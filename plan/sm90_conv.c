@@ -98,16 +98,18 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     const int tma = tma_level == PLAN_TMA_MAPS,
               narrow_maps = tma_level == PLAN_TMA_MAPS || tma_level == PLAN_TMA_PARTIAL_TAPS;
     const plan_config *classic = plan_conv_sm80_pick(t, m, n, kk, sms);
-    /* c of 32 or 96 over several taps, filters whole 128-column tiles, a
-     * wave of them or more: the 128x128 producer/consumer tile in k tiles
-     * of 32 channels, whose maps load no zeros where k tiles of 64 load a
-     * third of them (c = 96) or cannot be made (c = 32), in place of the
-     * cp.async tiles: 1.19-1.27x on four such layers at 128 filters, 1.02x
-     * at 256; at filters its 128 columns pad it lost, and at c of 48, 80
-     * and 160 (session 76, H100; docs/conv2d_fprop.md) */
+    /* c of 32 or 96 over several taps, filters whole 128-column tiles, two
+     * of them a ping-pong SM or more: the 128x128 producer/consumer tile in
+     * k tiles of 32 channels, whose maps load no zeros where k tiles of 64
+     * load a third of them (c = 96) or cannot be made (c = 32), in place of
+     * the cp.async tiles: 1.19-1.27x on four such layers at 128 filters; at
+     * filters its 128 columns pad it lost, and at c of 48, 80 and 160.  Held
+     * out from a wave of its tiles on: 1.135x on eight layers but 0.90x on
+     * one of 140 tiles (a second round for eight SMs), so from two tiles an
+     * SM (session 76, H100; docs/conv2d_fprop.md) */
     const plan_config *k32 = CFG(sm90_pp2_128x128x32_s8);
     if ((tma_level == PLAN_TMA_K32 || tma_level == PLAN_TMA_PARTIAL_TAPS) && (c == 32 || c == 96) && kk > c &&
-        n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= sms)
+        n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= 2 * sms)
         return k32;
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);
     if (tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
