@@ -105,8 +105,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * the cp.async tiles: 1.19-1.27x on four such layers at 128 filters; at
      * filters its 128 columns pad it lost, and at c of 48, 80 and 160.  Held
      * out from a wave of its tiles on: 1.135x on eight layers but 0.90x on
-     * one of 140 tiles (a second round for eight SMs), so from two tiles an
-     * SM (session 76, H100; docs/conv2d_fprop.md) */
+     * one of 140 tiles (a second round for eight SMs); from two tiles an
+     * SM, on eight more: 1.207x, 1.00-1.32x (session 76, H100;
+     * docs/conv2d_fprop.md) */
     const plan_config *k32 = CFG(sm90_pp2_128x128x32_s8);
     if ((tma_level == PLAN_TMA_K32 || tma_level == PLAN_TMA_PARTIAL_TAPS) && (c == 32 || c == 96) && kk > c &&
         n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= 2 * sms)
