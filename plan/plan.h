@@ -241,9 +241,9 @@ void plan_fit_clusters(plan *pl, long long resident);
  * with c not a multiple of BK), which only the narrow producer/consumer
  * tile's rule takes; PLAN_TMA_K32 for a conv whose maps can be made only
  * in k tiles of 32 channels (c of 32: plan_conv_tma_channels), which only
- * the 128x128 tile in such k tiles takes; PLAN_TMA_NONE otherwise.  conv_c: a conv's input
- * channels (kk = r s conv_c, so kk > conv_c means more than one tap);
- * ignored for a GEMM.
+ * the 128x128 tile in such k tiles takes; PLAN_TMA_NONE otherwise.
+ * conv_c: a conv's input channels (kk = r s conv_c, so kk > conv_c means
+ * more than one tap); ignored for a GEMM.
  * Always one that fits t's shared memory; NULL only for t outside evt_target.
  */
 enum { PLAN_TMA_NONE = 0, PLAN_TMA_MAPS = 1, PLAN_TMA_PARTIAL_TAPS = 2, PLAN_TMA_K32 = 3 };

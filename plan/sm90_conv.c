@@ -88,7 +88,9 @@ static int thin_staged_serves(const plan_target *t, long long kk, long long c, i
  * list for k % 128 == 64 over taps ending in more than a sixth of zeros,
  * the cp.async tiles split along K under half a wave at K >= 4096 and the
  * 128x256 one split eight ways at K >= 8192; plan_pick's plan_coop_over_pp
- * after all of them.
+ * after all of them.  Before every rule, session 76's: c of 32 or 96 over
+ * filters in whole 128-column tiles, the 128x128 producer/consumer tile in
+ * k tiles of 32 channels.
  */
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
                                          long long sms, int tma_level, int stageable)
@@ -99,7 +101,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
               narrow_maps = tma_level == PLAN_TMA_MAPS || tma_level == PLAN_TMA_PARTIAL_TAPS;
     const plan_config *classic = plan_conv_sm80_pick(t, m, n, kk, sms);
     /* c of 32 or 96 over several taps, filters whole 128-column tiles, two
-     * of them a ping-pong SM or more: the 128x128 producer/consumer tile in
+     * such tiles an SM or more: the 128x128 producer/consumer tile in
      * k tiles of 32 channels, whose maps load no zeros where k tiles of 64
      * load a third of them (c = 96) or cannot be made (c = 32), in place of
      * the cp.async tiles: 1.19-1.27x on four such layers at 128 filters; at
@@ -457,7 +459,7 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
                                 long long sms, int tma_level, const plan_config *pick)
 {
     const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
-    if (pick == CFG(sm90_pp2_128x128x64_s4) && tma_level != PLAN_TMA_NONE && tma_level != PLAN_TMA_K32 &&
+    if (pick == CFG(sm90_pp2_128x128x64_s4) && (tma_level == PLAN_TMA_MAPS || tma_level == PLAN_TMA_PARTIAL_TAPS) &&
         n > coop->bn && kk >= 1024 && kk > c &&
         fits(coop, t) && 4 * sm_area(coop, m, n, sms) <= 3 * sm_area(pick, m, n, sms))
         return coop;
