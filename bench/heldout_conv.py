@@ -11,14 +11,17 @@ stderr.
 The draw: batch log-uniform in 1-256, H = W uniform in 7-75, C = 8 x
 log-uniform 1-128, filters = 8 x log-uniform 1-256, R of 1, 3, 5 or 7
 with pad R/2, stride 1 or 2; --filters-multiple F draws the filters as F
-x log-uniform 1-2048/F instead, and --min-k K keeps only layers of
-C*R*R >= K (a rule's domain, where a uniform draw seldom moves a plan).
+x log-uniform 1-2048/F instead, --c-set draws C uniformly from the
+channel counts given, and --min-k K keeps only layers of C*R*R >= K (a
+rule's domain, where a uniform draw seldom moves a plan); without
+--c-set a seed draws what it drew before the option existed.
 The protocol is bench/heldout.py's: write
 the criterion down first, then draw from a seed not used before, time
 every layer drawn, report the set as drawn, met or not.
 
     python3 bench/heldout_conv.py main 7501 10 [--exclude "2,66,66,80,368,1,0,2 ..."]
     python3 bench/heldout_conv.py main 7502 8 --filters-multiple 128 --min-k 16384
+    python3 bench/heldout_conv.py c1c47ac 7602 8 --filters-multiple 128 --c-set 32,96
 """
 import argparse
 import math
@@ -34,6 +37,13 @@ def layers(text):
     return {tuple(int(x) for x in s.split(",")) for s in text.split()}
 
 
+def channels(text):
+    cs = [int(x) for x in text.split(",")]
+    if not cs or any(c < 8 or c % 8 for c in cs):
+        raise argparse.ArgumentTypeError(f"{text}: want channel counts, multiples of 8 from 8 on")
+    return cs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev", help="the revision whose planner the change is compared with")
@@ -42,6 +52,8 @@ def main():
     ap.add_argument("--exclude", type=layers, default=set(), help='layers not to draw, "N,H,W,C,K,R,PAD,STRIDE ..."')
     ap.add_argument("--filters-multiple", type=int, default=8, help="filters a multiple of this (8 to 2048)")
     ap.add_argument("--min-k", type=int, default=0, help="only layers of C*R*R at least this")
+    ap.add_argument("--c-set", metavar="C1,C2,...", type=channels,
+                    help="input channels drawn uniformly from these (multiples of 8) instead of 8 to 1024")
     ap.add_argument("--tries", type=int, default=50, help="draws of 400 layers before giving up")
     a = ap.parse_args()
     mined = {tuple(int(x) for x in layer.split()) for layer in plan_replay.load(None)}
@@ -59,7 +71,9 @@ def main():
                      "does the change move any plan?")
         cand = []
         for _ in range(400):
-            n, h, c, k = logu(1, 256), rng.randint(7, 75), 8 * logu(1, 128), f * logu(1, max(1, 2048 // f))
+            n, h = logu(1, 256), rng.randint(7, 75)
+            c = rng.choice(a.c_set) if a.c_set else 8 * logu(1, 128)
+            k = f * logu(1, max(1, 2048 // f))
             r, st = rng.choice([1, 3, 5, 7]), rng.choice([1, 2])
             if c * r * r >= a.min_k:
                 cand.append((n, h, h, c, k, r, r // 2, st))

@@ -1,9 +1,10 @@
 """heldout_conv_test.py - bench/heldout_conv.py draws what it says: the same
 layers for the same seed, each one's pick moved between the revision and
 this tree (checked again through plan_query.sh), none from the mined
-tables, the filters' multiple and the least K asked, and a clear refusal
-of an unknown revision and where nothing moves (HEAD's planner against
-this tree's, where the tree's planner is HEAD's).  Exit 77 (skipped) where
+tables, the filters' multiple, the channel counts and the least K asked,
+and a clear refusal of an unknown revision, of channel counts off 8 and
+where nothing moves (HEAD's planner against this tree's, where the tree's
+planner is HEAD's).  Exit 77 (skipped) where
 bench/plan_query.sh cannot build (no C compiler) or the checkout lacks the
 revision (a shallow clone)."""
 import csv
@@ -73,6 +74,13 @@ def main():
     rc, out3, err = run(*args, "--exclude", " ".join(",".join(map(str, x)) for x in layers[:1]))
     if rc != 0 or layers[0] in [tuple(map(int, s.split(","))) for s in out3.split()]:
         fail(f"--exclude: rc {rc}, '{out3}'")
+    rc, out4, err = run(REV, "7", "2", "--c-set", "64,128", "--min-k", "512")
+    drawn = [tuple(map(int, s.split(","))) for s in out4.split()]
+    if rc != 0 or len(drawn) != 2 or any(x[3] not in (64, 128) for x in drawn):
+        fail(f"--c-set 64,128: rc {rc}, '{out4}'\n{err}")
+    rc, _, err = run(REV, "7", "2", "--c-set", "60")
+    if rc == 0 or "multiples of 8" not in err or "Traceback" in err:
+        fail(f"--c-set 60 is refused clearly: rc {rc}, {err}")
     print("heldout_conv: ok")
     return 0
 
