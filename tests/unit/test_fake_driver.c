@@ -100,7 +100,7 @@ enum { DEV_SM90 = 0, DEV_SM80 = 1, DEV_SMALL = 2, SMS_SM90 = 132, SMS_SM80 = 108
 static const int optin[3] = {227 * 1024, 163 * 1024, 227 * 1024}; /* by device */
 
 /* CUtensorMap enums (cuda.h) */
-enum { TMAP_UINT8 = 0, TMAP_F16 = 6, TMAP_BF16 = 9, SWIZZLE_NONE = 0, SWIZZLE_128B = 3, L2_128B = 2 };
+enum { TMAP_UINT8 = 0, TMAP_F16 = 6, TMAP_BF16 = 9, SWIZZLE_NONE = 0, SWIZZLE_64B = 2, SWIZZLE_128B = 3, L2_128B = 2 };
 
 static fakecuda_api fc;
 /* Where the tests' buffers come from, as a program's own CUDA runtime: a
@@ -1493,7 +1493,9 @@ static void run_conv(const conv_case *c)
         assert_int_equal(t.elem_strides[1], p->stride_w);
         assert_int_equal(t.elem_strides[2], p->stride_h);
         assert_int_equal(t.elem_strides[3], 1);
-        assert_int_equal(t.swizzle, SWIZZLE_128B);
+        /* a k tile's row of 64 channels is 128 bytes, of 32 channels 64 */
+        const int swizzle = cfg->bk == 32 ? SWIZZLE_64B : SWIZZLE_128B;
+        assert_int_equal(t.swizzle, swizzle);
         assert_int_equal(t.l2_promotion, L2_128B);
         /* the filter as (c, r s, k): a box never reaches past its tap's c */
         const long wi = fc.fakecuda_tensor_map_of(r[0].params[1] + 128);
@@ -1515,7 +1517,7 @@ static void run_conv(const conv_case *c)
         for (int i = 0; i < 3; i++)
             assert_int_equal(t.elem_strides[i], 1);
         assert_int_equal(t.interleave, 0);
-        assert_int_equal(t.swizzle, SWIZZLE_128B);
+        assert_int_equal(t.swizzle, swizzle);
         assert_int_equal(t.l2_promotion, L2_128B);
         assert_int_equal(t.oob_fill, 0);
         if (cfg->staged)
@@ -1566,6 +1568,18 @@ static void test_conv_3x3_c200_sm90(void **state)
                          "sm_90a sm90_pp2_128x128x64_s4 fast tma",
                          "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4",
                          "sm90_pp2_128x128x64_s4"};
+    run_conv(&c);
+}
+
+/* c = 32, which k tiles of 64 cannot map: the heuristic's 128x128 tile
+ * in k tiles of 32 channels (session 76), its maps' boxes 32 channels
+ * wide and swizzled in 64 bytes. */
+static void test_conv_3x3_c32_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{16, 56, 56, 32, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 56, 56, DEV_SM90,
+                         "sm_90a sm90_pp2_128x128x32_s8 fast tma",
+                         "evt_conv_conv2d_fprop_sm90_pp2_128x128x32_s8_sm90a", "sm90_pp2_128x128x32_s8", NULL};
     run_conv(&c);
 }
 
@@ -2619,6 +2633,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_s1_sm90),
     T(test_conv_3x3_s2_sm90),
     T(test_conv_3x3_c200_sm90),
+    T(test_conv_3x3_c32_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),
     T(test_conv_3x3_sm80),
