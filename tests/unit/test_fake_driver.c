@@ -1413,22 +1413,42 @@ typedef struct conv_case {
  * less the dilated filter, stepping by the strides), the filter's tiled
  * map ((r s c, k)) and, when staged, the residual's ((n, m), unswizzled).
  */
+/* The buffers of a bound conv launch (bound_conv). */
+typedef struct conv_bufs {
+    void *x, *w, *bias, *res, *y;
+} conv_bufs;
+
+/* A launch of kernel "conv" on problem p (its output p x q), every
+ * argument bound; the buffers in *b, their addresses in *cb. */
+static evt_launch *bound_conv(evt_module *m, bufs *b, const evt_conv_problem *p, long long out_p, long long out_q,
+                              conv_bufs *cb)
+{
+    const long long M = p->n * out_p * out_q, N = p->k, RSC = p->r * p->s * p->c;
+    const size_t x_bytes = (size_t)(p->n * p->h * p->w * p->c) * 2, w_bytes = (size_t)(N * RSC) * 2;
+    const size_t mn = (size_t)(M * N) * 2;
+    evt_launch *l = launch_of(m, "conv");
+    cb->x = dev(b, x_bytes);
+    cb->w = dev(b, w_bytes);
+    cb->bias = dev(b, (size_t)N * 2);
+    cb->res = dev(b, mn);
+    cb->y = dev(b, mn);
+    assert_int_equal(evt_launch_set_conv(l, p, cb->x, x_bytes, cb->w, w_bytes), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "bias", cb->bias, (size_t)N * 2, 0), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "res", cb->res, mn, N), EVT_OK);
+    assert_int_equal(evt_launch_bind(l, "y", cb->y, mn, N), EVT_OK);
+    return l;
+}
+
 static void run_conv(const conv_case *c)
 {
     const evt_conv_problem *p = &c->prob;
     const long long M = p->n * c->p * c->q, N = p->k, RSC = p->r * p->s * p->c;
-    const size_t x_bytes = (size_t)(p->n * p->h * p->w * p->c) * 2, w_bytes = (size_t)(N * RSC) * 2;
-    const size_t mn = (size_t)(M * N) * 2;
     evt_ctx *ctx = new_ctx();
     evt_module *m = parse(ctx);
-    evt_launch *l = launch_of(m, "conv");
     bufs b = {mem, {0}, 0};
-    void *x = dev(&b, x_bytes), *w = dev(&b, w_bytes), *bias = dev(&b, (size_t)N * 2), *res = dev(&b, mn),
-         *y = dev(&b, mn);
-    assert_int_equal(evt_launch_set_conv(l, p, x, x_bytes, w, w_bytes), EVT_OK);
-    assert_int_equal(evt_launch_bind(l, "bias", bias, (size_t)N * 2, 0), EVT_OK);
-    assert_int_equal(evt_launch_bind(l, "res", res, mn, N), EVT_OK);
-    assert_int_equal(evt_launch_bind(l, "y", y, mn, N), EVT_OK);
+    conv_bufs cb;
+    evt_launch *l = bound_conv(m, &b, p, c->p, c->q, &cb);
+    void *x = cb.x, *w = cb.w, *bias = cb.bias, *res = cb.res, *y = cb.y;
     if (c->force) {
         const evt_tuning forced = {.config = c->force};
         assert_int_equal(evt_launch_set_tuning(l, &forced), EVT_OK);
@@ -1707,6 +1727,54 @@ static void test_tune_candidates_fit(void **state)
                 pp64 |= strcmp(r.entries[j].config, "sm90_pp2_64x128x64_s8") == 0;
             assert_int_equal(pp64, M < 4096);
         }
+        free_bufs(&b);
+        evt_launch_destroy(l);
+        evt_module_destroy(m);
+        evt_ctx_destroy(ctx);
+    }
+}
+
+/* The same for convs on sm_90a: every family and split under the cap, all
+ * timed; at c = 32 (maps in k tiles of 32 only) the heuristic's plan the
+ * 128x128 producer/consumer row in such k tiles, and both such rows among
+ * the plans timed. */
+static void test_tune_conv_candidates_fit(void **state)
+{
+    (void)state;
+    static const evt_conv_problem probs[] = {{2, 9, 9, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1},
+                                             {16, 56, 56, 32, 128, 3, 3, 1, 1, 1, 1, 1, 1},
+                                             {8, 28, 28, 96, 24, 1, 1, 0, 0, 1, 1, 1, 1},
+                                             {64, 14, 14, 256, 256, 3, 3, 1, 1, 1, 1, 1, 1}};
+    for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
+        const evt_conv_problem *p = &probs[i];
+        long long out_p, out_q;
+        assert_int_equal(evt_conv_output_size(p, &out_p, &out_q), EVT_OK);
+        evt_ctx *ctx = new_ctx();
+        assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+        evt_module *m = parse(ctx);
+        bufs b = {mem, {0}, 0};
+        conv_bufs cb;
+        assert_int_equal(fc.fakecuda_set_current(DEV_SM90), 0);
+        evt_launch *l = bound_conv(m, &b, p, out_p, out_q, &cb);
+        const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f};
+        fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+        evt_tune_result r;
+        const evt_tune_options o = {.max_seconds = 600, .threads = 2, .reps = 1, .dry_run = 1};
+        expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
+        if (r.candidates >= 2 * EVT_TUNE_MAX_ENTRIES)
+            fail_msg("conv %zu: %d candidates, the cap is %d", i, r.candidates, 2 * (int)EVT_TUNE_MAX_ENTRIES);
+        assert_true(r.candidates >= 10);
+        assert_int_equal(r.timed, r.candidates);
+        if (p->c == 32) {
+            int s8 = 0, s12 = 0;
+            for (int j = 0; j < r.nentries; j++) {
+                s8 |= strcmp(r.entries[j].config, "sm90_pp2_128x128x32_s8") == 0;
+                s12 |= strcmp(r.entries[j].config, "sm90_pp2_128x64x32_s12") == 0;
+            }
+            assert_true(s8 && s12);
+            assert_string_equal(r.heuristic.config, "sm90_pp2_128x128x32_s8");
+        }
+        fc.fakecuda_reset();
         free_bufs(&b);
         evt_launch_destroy(l);
         evt_module_destroy(m);
@@ -2641,6 +2709,7 @@ static const struct CMUnitTest tests[] = {
     T(test_tune_records_and_launches_take_it),
     T(test_tune_replays_graphs),
     T(test_tune_candidates_fit),
+    T(test_tune_conv_candidates_fit),
     T(test_tune_repacked),
     T(test_device_memory_and_target),
     T(test_no_device),
