@@ -63,6 +63,14 @@ typedef struct gemm_tiles {
  */
 /* Tiles in flight per SM: a ping-pong producer/consumer CTA's consumers
  * each hold one, a cooperative one's share one, else the CTAs an SM holds. */
+/* Whether a conv's tma level (plan.h's PLAN_TMA_*) has maps in k tiles of
+ * 64 channels, whole taps or not: all but PLAN_TMA_NONE and PLAN_TMA_K32
+ * (maps in k tiles of 32 only). */
+static inline int maps_k64(int tma_level)
+{
+    return tma_level == PLAN_TMA_MAPS || tma_level == PLAN_TMA_PARTIAL_TAPS;
+}
+
 static inline int tiles_per_sm(const plan_config *c)
 {
     return c->pp ? (plan_config_coop(c) ? 1 : c->pp) : c->min_blocks;

@@ -97,8 +97,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
 {
     /* the maps of a layer whose taps end in zero-filled k tiles serve only
      * the 128x64 tile's rule below */
-    const int tma = tma_level == PLAN_TMA_MAPS,
-              narrow_maps = tma_level == PLAN_TMA_MAPS || tma_level == PLAN_TMA_PARTIAL_TAPS;
+    const int tma = tma_level == PLAN_TMA_MAPS, narrow_maps = maps_k64(tma_level);
     const plan_config *classic = plan_conv_sm80_pick(t, m, n, kk, sms);
     /* c of 32 or 96 over several taps, filters whole 128-column tiles, two
      * such tiles an SM or more: the 128x128 producer/consumer tile in
@@ -111,7 +110,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * SM, on eight more: 1.207x, 1.00-1.32x (session 76, H100;
      * docs/conv2d_fprop.md) */
     const plan_config *k32 = CFG(sm90_pp2_128x128x32_s8);
-    if ((tma_level == PLAN_TMA_K32 || tma_level == PLAN_TMA_PARTIAL_TAPS) && (c == 32 || c == 96) && kk > c &&
+    /* (c = 32 has maps only in k tiles of 32, PLAN_TMA_K32; c = 96 in k
+     * tiles of 64 too, PLAN_TMA_PARTIAL_TAPS) */
+    if (tma_level != PLAN_TMA_NONE && (c == 32 || c == 96) && kk > c &&
         n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= 2 * sms)
         return k32;
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);
@@ -459,8 +460,7 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
                                 long long sms, int tma_level, const plan_config *pick)
 {
     const plan_config *coop = CFG(sm90_coop2_128x192x64_s4);
-    if (pick == CFG(sm90_pp2_128x128x64_s4) && (tma_level == PLAN_TMA_MAPS || tma_level == PLAN_TMA_PARTIAL_TAPS) &&
-        n > coop->bn && kk >= 1024 && kk > c &&
+    if (pick == CFG(sm90_pp2_128x128x64_s4) && maps_k64(tma_level) && n > coop->bn && kk >= 1024 && kk > c &&
         fits(coop, t) && 4 * sm_area(coop, m, n, sms) <= 3 * sm_area(pick, m, n, sms))
         return coop;
     return pick;
