@@ -1686,6 +1686,34 @@ static void test_benchmark_median(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* A dry-run tuning of l (every plan launched once on the fake clock): at
+ * least min_candidates plans, under tune.c's cap of twice
+ * EVT_TUNE_MAX_ENTRIES, every one timed and the first
+ * EVT_TUNE_MAX_ENTRIES listed. */
+static evt_tune_result tune_listing(evt_ctx *ctx, evt_launch *l, int min_candidates, const char *what)
+{
+    const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f};
+    fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
+    evt_tune_result r;
+    const evt_tune_options o = {.max_seconds = 600, .threads = 2, .reps = 1, .dry_run = 1};
+    expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
+    if (r.candidates >= 2 * EVT_TUNE_MAX_ENTRIES)
+        fail_msg("%s: %d candidates, the cap is %d", what, r.candidates, 2 * (int)EVT_TUNE_MAX_ENTRIES);
+    assert_true(r.candidates >= min_candidates);
+    assert_int_equal(r.timed, r.candidates);
+    assert_int_equal(r.nentries, r.candidates < EVT_TUNE_MAX_ENTRIES ? r.candidates : EVT_TUNE_MAX_ENTRIES);
+    return r;
+}
+
+/* Whether configuration `config` is among the plans r lists. */
+static int tuned(const evt_tune_result *r, const char *config)
+{
+    for (int j = 0; j < r->nentries; j++)
+        if (strcmp(r->entries[j].config, config) == 0)
+            return 1;
+    return 0;
+}
+
 /* The tuner's candidate list is capped at twice EVT_TUNE_MAX_ENTRIES plans
  * (api/tune.c), of which evt_tune_result lists the first
  * EVT_TUNE_MAX_ENTRIES (a fixed array); on shapes with many candidates,
@@ -1705,28 +1733,16 @@ static void test_tune_candidates_fit(void **state)
         evt_module *m = parse(ctx);
         bufs b = {mem, {0}, 0};
         evt_launch *l = dense_tn(m, &b, M, N, K);
-        const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f};
-        fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
-        evt_tune_result r;
-        const evt_tune_options o = {.max_seconds = 600, .threads = 2, .reps = 1, .dry_run = 1};
-        expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
-        if (r.candidates >= 2 * EVT_TUNE_MAX_ENTRIES)
-            fail_msg("%lldx%lldx%lld: %d candidates, the cap is %d", M, N, K, r.candidates,
-                     2 * (int)EVT_TUNE_MAX_ENTRIES);
-        assert_true(r.candidates >= 20); /* every family, split */
+        char what[64];
+        snprintf(what, sizeof what, "%lldx%lldx%lld", M, N, K);
+        const evt_tune_result r = tune_listing(ctx, l, 20, what); /* every family, split */
         /* tests/gpu/tune.c's fast-path problem lists every plan it times */
         if (M == 300 && N == 200)
             assert_true(r.candidates <= EVT_TUNE_MAX_ENTRIES);
-        assert_int_equal(r.timed, r.candidates);
-        assert_int_equal(r.nentries, r.candidates < EVT_TUNE_MAX_ENTRIES ? r.candidates : EVT_TUNE_MAX_ENTRIES);
         /* the 64-row ping-pong tile where its tiles are two waves of SMs or
          * fewer (all but 4096 x 4096: 2048 of them), not past that */
-        if (r.candidates <= EVT_TUNE_MAX_ENTRIES) {
-            int pp64 = 0;
-            for (int j = 0; j < r.nentries; j++)
-                pp64 |= strcmp(r.entries[j].config, "sm90_pp2_64x128x64_s8") == 0;
-            assert_int_equal(pp64, M < 4096);
-        }
+        if (r.candidates <= EVT_TUNE_MAX_ENTRIES)
+            assert_int_equal(tuned(&r, "sm90_pp2_64x128x64_s8"), M < 4096);
         free_bufs(&b);
         evt_launch_destroy(l);
         evt_module_destroy(m);
@@ -1756,22 +1772,11 @@ static void test_tune_conv_candidates_fit(void **state)
         conv_bufs cb;
         assert_int_equal(fc.fakecuda_set_current(DEV_SM90), 0);
         evt_launch *l = bound_conv(m, &b, p, out_p, out_q, &cb);
-        const float ms[] = {0.9f, 1.3f, 0.2f, 0.7f};
-        fc.fakecuda_set_launch_ms(ms, sizeof ms / sizeof ms[0]);
-        evt_tune_result r;
-        const evt_tune_options o = {.max_seconds = 600, .threads = 2, .reps = 1, .dry_run = 1};
-        expect_ok(ctx, evt_launch_tune(l, NULL, &o, &r));
-        if (r.candidates >= 2 * EVT_TUNE_MAX_ENTRIES)
-            fail_msg("conv %zu: %d candidates, the cap is %d", i, r.candidates, 2 * (int)EVT_TUNE_MAX_ENTRIES);
-        assert_true(r.candidates >= 10);
-        assert_int_equal(r.timed, r.candidates);
+        char what[64];
+        snprintf(what, sizeof what, "conv %lldx%lldx%lldx%lld -> %lld", p->n, p->h, p->w, p->c, p->k);
+        const evt_tune_result r = tune_listing(ctx, l, 10, what);
         if (p->c == 32) {
-            int s8 = 0, s12 = 0;
-            for (int j = 0; j < r.nentries; j++) {
-                s8 |= strcmp(r.entries[j].config, "sm90_pp2_128x128x32_s8") == 0;
-                s12 |= strcmp(r.entries[j].config, "sm90_pp2_128x64x32_s12") == 0;
-            }
-            assert_true(s8 && s12);
+            assert_true(tuned(&r, "sm90_pp2_128x128x32_s8") && tuned(&r, "sm90_pp2_128x64x32_s12"));
             assert_string_equal(r.heuristic.config, "sm90_pp2_128x128x32_s8");
         }
         fc.fakecuda_reset();
