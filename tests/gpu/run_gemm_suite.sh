@@ -153,7 +153,8 @@ runs() {
             echo "$f $k conv:2,35,35,768,128,5,5,2,1,1"
             echo "$f $k conv:3,29,29,816,128,5,5,2,1,1 --special"
             # the ping-pong tiles in k tiles of 32 channels (64-byte rows),
-            # forcing's only: TMA at c of 160 (no tap end zero-filled) and
+            # forced (the heuristic takes the 128x128 one only at c of 32 and
+            # 96, below): TMA at c of 160 (no tap end zero-filled) and
             # 200 (224 loaded), dilation, ragged M and N, split in two, and
             # guarded (c = 13, c = 40: no maps)
             for c32 in sm90_pp2_128x64x32_s12 sm90_pp2_128x128x32_s8; do
