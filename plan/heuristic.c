@@ -83,6 +83,7 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_pp2_128x64x64_s6_staged,
     EVT_TILE_sm90_pp2_128x64x64_s7,
     EVT_TILE_sm90_pp2_128x128x32_s8,
+    EVT_TILE_sm90_pp2_128x64x32_s12,
     EVT_TILE_sm80_256x64x32_w4_s4,
     EVT_TILE_sm80_128x64x64_w4_s3,
     EVT_TILE_sm80_64x64x32_w4_s4,

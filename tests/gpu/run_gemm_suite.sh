@@ -154,8 +154,9 @@ runs() {
             echo "$f $k conv:3,29,29,816,128,5,5,2,1,1 --special"
             # the ping-pong tiles in k tiles of 32 channels (64-byte rows),
             # forced (the heuristic takes the 128x128 one only at c of 32 and
-            # 96, below): TMA at c of 160 (no tap end zero-filled) and
-            # 200 (224 loaded), dilation, ragged M and N, split in two, and
+            # 96, the 128x64 one at c = 32 over 64 filters, below): TMA at c
+            # of 160 (no tap end zero-filled) and 200 (224 loaded),
+            # dilation, ragged M and N, split in two, and
             # guarded (c = 13, c = 40: no maps)
             for c32 in sm90_pp2_128x64x32_s12 sm90_pp2_128x128x32_s8; do
                 echo "$f $k conv:8,30,30,160,264,3,3,1,1,1 --config $c32"
@@ -170,6 +171,10 @@ runs() {
             echo "$f $k conv:16,40,40,32,256,3,3,1,1,1"
             echo "$f $k conv:13,37,37,96,128,3,3,1,1,1 --special"
             echo "$f $k conv:36,34,34,32,256,7,7,3,2,1"
+            # and of session 77's: the 128x64 one at c = 32 over 64 filters
+            # (ragged M, a 5x5 stride-2 layer)
+            echo "$f $k conv:13,41,37,32,64,3,3,1,1,1 --special"
+            echo "$f $k conv:40,35,35,32,64,5,5,2,2,1"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)

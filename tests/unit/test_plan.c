@@ -3134,6 +3134,29 @@ static void test_conv_k32(void **state)
     assert_true(p.config == CFG(sm90_pp2_128x128x32_s8) && p.tma && p.aligned);
 }
 
+/* Session 77's rule: c = 32 over several taps at 64 filters, from 70% of
+ * a wave of 128x64 tiles: the 128x64 ping-pong tile in k tiles of 32. */
+static void test_conv_k32_narrow(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed, 1.07-1.36x over the mma.sync picks (98 to 3136 tiles) */
+        {16, 56, 32, 64, 3, 1, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        {32, 112, 32, 64, 3, 1, 1, T(sm90_pp2_128x64x32_s12), T(sm80_256x64x32_w4_s4)},
+        {16, 56, 32, 64, 3, 1, 2, T(sm90_pp2_128x64x32_s12), T(sm80_64x64x32_w4_s4)},
+        {8, 64, 32, 64, 5, 2, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        /* under 70% of a wave (84 tiles); one tap; 48 and 96 filters; c = 64 */
+        {12, 28, 32, 64, 3, 1, 2, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
+        {16, 56, 32, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {16, 56, 32, 48, 3, 1, 1, T(sm80_64x64x32_w4_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 56, 32, 96, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 56, 64, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    const plan p = conv_plan(16, 56, 56, 32, 64, 3, 1, 1, 1);
+    assert_true(p.config == CFG(sm90_pp2_128x64x32_s12) && p.tma && p.aligned);
+}
+
 /* Session 75's rule: K >= 16384 over whole 128-column tiles where the
  * sm_90a conv heuristic fell to the mma.sync 64x64 tile's shares: the
  * 192x128 tile, split eight ways. */
@@ -3973,6 +3996,7 @@ int main(void)
         cmocka_unit_test(test_conv_coop_wave), cmocka_unit_test(test_conv_wide_one_wave),
         cmocka_unit_test(test_conv_long_k_tall),
         cmocka_unit_test(test_conv_k32),
+        cmocka_unit_test(test_conv_k32_narrow),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
