@@ -702,10 +702,9 @@ __device__ __forceinline__ void coop_run(const Args &args, int m, int n, int k_t
     static_assert(kParts * Cfg::kEpiBN == Cfg::kBN, "whole sub-tiles an m64 row");
     static_assert(Cfg::kCoop && Cfg::kPP == 2 && Cfg::kThreads == 128 && (R == 128 || R == 64) &&
                       (Cfg::kBN == 128 || (Cfg::kBN >= 160 && NHALF == 1)) && Cfg::kEpiBM == 64 &&
-                      (Cfg::kBK16 == 64 || (Cfg::kBK16 == 32 && !kPromote)) && Cfg::kStaged == 0 &&
+                      Cfg::kBK16 == 64 && Cfg::kStaged == 0 &&
                       (!kPromote || (NHALF == 1 && Cfg::kBN == 128)),
-                  "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 160, 64 x 192, 64 x 256 or "
-                  "128 x 128, in k tiles of 64 (fp8's 128) or 32 16-bit units");
+                  "coop_run: a 128-thread producer, two consumers of 64 x 128, 64 x 160, 64 x 192, 64 x 256 or 128 x 128");
     /* the epilogue warpgroup: each consumer's whole accumulators one sub-tile */
     constexpr bool kEpiWG = Cfg::kEpiThreads > 0;
     /* (a 16-bit 128x128 tile with them ran 1.09x slower than the 128x256

@@ -152,13 +152,13 @@ runs() {
             # and of session 75's long-K rule: the 192x128 tile in eight shares
             echo "$f $k conv:2,35,35,768,128,5,5,2,1,1"
             echo "$f $k conv:3,29,29,816,128,5,5,2,1,1 --special"
-            # the ping-pong tiles and the cooperative 128x256 one in k tiles
-            # of 32 channels (64-byte rows), forced (the heuristic takes the
-            # 128x128 one only at c of 32 and 96, the 128x64 one at c = 32
-            # over 64 filters, below): TMA at c of 160 (no tap end
-            # zero-filled) and 200 (224 loaded), dilation, ragged M and N,
-            # split in two, and guarded (c = 13, c = 40: no maps)
-            for c32 in sm90_pp2_128x64x32_s12 sm90_pp2_128x128x32_s8 sm90_coop2_128x256x32_s8; do
+            # the ping-pong tiles in k tiles of 32 channels (64-byte rows),
+            # forced (the heuristic takes the 128x128 one only at c of 32 and
+            # 96, the 128x64 one at c = 32 over 64 filters, below): TMA at c
+            # of 160 (no tap end zero-filled) and 200 (224 loaded),
+            # dilation, ragged M and N, split in two, and
+            # guarded (c = 13, c = 40: no maps)
+            for c32 in sm90_pp2_128x64x32_s12 sm90_pp2_128x128x32_s8; do
                 echo "$f $k conv:8,30,30,160,264,3,3,1,1,1 --config $c32"
                 echo "$f $k conv:2,19,23,200,72,3,3,2,1,2 --config $c32 --special"
                 echo "$f $k conv:32,28,28,96,56,1,1 --config $c32 --splitk"
