@@ -3134,7 +3134,7 @@ static void test_conv_k32(void **state)
     assert_true(p.config == CFG(sm90_pp2_128x128x32_s8) && p.tma && p.aligned);
 }
 
-/* Session 77's rule: c = 32 over several taps at 64 filters, from 70% of
+/* Session 77's rule: c = 32 over 2 to 25 taps at 64 filters, from 70% of
  * a wave of 128x64 tiles: the 128x64 ping-pong tile in k tiles of 32. */
 static void test_conv_k32_narrow(void **state)
 {
@@ -3145,6 +3145,11 @@ static void test_conv_k32_narrow(void **state)
         {32, 112, 32, 64, 3, 1, 1, T(sm90_pp2_128x64x32_s12), T(sm80_256x64x32_w4_s4)},
         {16, 56, 32, 64, 3, 1, 2, T(sm90_pp2_128x64x32_s12), T(sm80_64x64x32_w4_s4)},
         {8, 64, 32, 64, 5, 2, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        /* first held-out set: 3x3 and 5x5 won (1.08-1.18x), 7x7 lost (0.91-0.95x) */
+        {45, 69, 32, 64, 3, 1, 2, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        {159, 19, 32, 64, 5, 2, 2, T(sm90_pp2_128x64x32_s12), T(sm80_64x64x32_w4_s4)},
+        {241, 23, 32, 64, 7, 3, 1, T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)},
+        {178, 72, 32, 64, 7, 3, 1, T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)},
         /* under 70% of a wave (84 tiles); one tap; 48 and 96 filters; c = 64 */
         {12, 28, 32, 64, 3, 1, 2, T(sm90_wg1_64x64x64_s8), T(sm90_wg1_64x64x64_s8)},
         {16, 56, 32, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
