@@ -121,8 +121,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * of the mma.sync 64x64, 128x64 and 256x64 tiles, which load the same
      * 64 filters for fewer rows or with cp.async: 1.07-1.36x on seven such
      * layers of 98 to 1568 tiles; held out, 1.08-1.18x on five, but 7x7
-     * layers (49 taps) ran 0.91-0.95x against the mma.sync 256x64 tile
-     * (session 77, H100; docs/conv2d_fprop.md) */
+     * layers (49 taps) ran 0.91-0.95x against the mma.sync 256x64 tile;
+     * without them, on eight more held out, 1.05-1.42x (session 77, H100;
+     * docs/conv2d_fprop.md) */
     const plan_config *k32_narrow = CFG(sm90_pp2_128x64x32_s12);
     if (tma_level != PLAN_TMA_NONE && c == 32 && kk > c && kk <= 25 * c && n == k32_narrow->bn &&
         fits(k32_narrow, t) && 10 * plan_config_tiles(k32_narrow, m, n) >= 7 * sms)
