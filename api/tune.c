@@ -98,7 +98,7 @@ static int candidates(const launch_view *v, const plan_problem *prob, plan *plan
         }
         /* and stream-K where the configuration has it */
         const plan_options sk = {cfg, 1, 2};
-        if (plan_config_stream_k(cfg, v->pk->mainloop) && plan_make(v->pk, prob, &sk, &p, &why))
+        if (plan_config_stream_k(cfg) && plan_make(v->pk, prob, &sk, &p, &why))
             add_plan(plans, &n, &p);
     }
     return n;

@@ -51,9 +51,9 @@ int plan_config_coop(const plan_config *c)
     return c->coop;
 }
 
-int plan_config_stream_k(const plan_config *c, evt_mainloop ml)
+int plan_config_stream_k(const plan_config *c)
 {
-    return c->coop && c->pp && ml == EVT_MAINLOOP_GEMM;
+    return c->coop && c->pp;
 }
 
 const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml)

@@ -58,9 +58,9 @@ int plan_config_persistent(const plan_config *c);
 /* Whether c's producer/consumer consumers share each tile (cooperative)
  * rather than take whole tiles in turn (ping-pong). */
 int plan_config_coop(const plan_config *c);
-/* Whether c runs stream-K (plan.sk_iters) for mainloop ml: the cooperative
- * GEMM configurations (evt_sm90::coop_run), with clusters or without. */
-int plan_config_stream_k(const plan_config *c, evt_mainloop ml);
+/* Whether c runs stream-K (plan.sk_iters): the cooperative configurations
+ * (evt_sm90::coop_run), with clusters or without, GEMM and conv. */
+int plan_config_stream_k(const plan_config *c);
 /* Whether c is one of mainloop ml's configurations (tile_configs.h's
  * mainloops column); NULL if it is, else why not. */
 const char *plan_config_mainloop_refusal(const plan_config *c, evt_mainloop ml);

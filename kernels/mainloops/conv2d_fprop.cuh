@@ -370,16 +370,20 @@ struct tma_loader {
     int c0, r, s;         /* the next k tile: its first channel and its tap */
     int c, sz, dil_h, dil_w;
 
+    /* kt_begin: the first k tile, past 0 for a stream-K piece (a tap's
+     * ceil(c / BK) k tiles, taps in (r, s) order, as issue steps them) */
     __device__ __forceinline__ void start(const evt_conv_args &a, int tile_m, int tile_n, int kt_begin)
     {
-        (void)kt_begin; /* persistent tiles start at k tile 0 */
         const int m0 = tile_m * Cfg::kBM, pq = a.p * a.q;
         n0 = m0 / pq;
         const int rem = m0 - n0 * pq, p0 = rem / a.q, q0 = rem - p0 * a.q;
         h0 = p0 * a.stride_h - a.pad_h;
         w0 = q0 * a.stride_w - a.pad_w;
         col0 = tile_n * Cfg::kBN;
-        c0 = r = s = 0;
+        const int c_tiles = (a.c + Cfg::kBK - 1) / Cfg::kBK, tap = kt_begin / c_tiles;
+        c0 = (kt_begin - tap * c_tiles) * Cfg::kBK;
+        r = tap / a.s;
+        s = tap - r * a.s;
         c = a.c;
         sz = a.s;
         dil_h = a.dil_h;
@@ -433,17 +437,17 @@ __device__ __forceinline__ void evt_conv_mainloop(const evt_conv_args &args, int
 
 /* The conv under a persistent schedule (evt_sched::ws_run); a
  * producer/consumer configuration's fast path loads with the TMA maps.
- * Tiles from tile_end on are left to the tail's split-K entries (plan.h).
- * No stream-K: the entry takes the GEMM's parameters, so the one
- * cooperative conv configuration (128x192) runs every tile whole
- * (plan_config_stream_k). */
+ * Tiles from tile_end on are left to the tail's split-K entries (plan.h);
+ * sk: stream-K, which the cooperative configurations take (evt_stream_k),
+ * its k tiles those the schedule walks: the TMA path's tap by tap (a tap's
+ * last one zero-filled past c), the guarded path's over K = r s c. */
 template <class Cfg, class Epi>
 __device__ __forceinline__ void evt_conv_persistent(const evt_conv_args &args0, unsigned char *smem,
                                                  const Epi &epi, const evt_tma_maps *maps = nullptr,
                                                  int tile_end = 0x7fffffff,
-                                                 const evt_stream_k & = evt_sk_none())
+                                                 const evt_stream_k &sk = evt_sk_none())
 {
-    const evt_tile_limited<evt_conv_args> args = evt_tile_limit(args0, tile_end);
+    const evt_tile_limited<evt_conv_args> args = evt_tile_limit(args0, tile_end, sk);
     const int k_gemm = args.r * args.s * args.c;
     const int m = args.n * args.p * args.q, k_tiles = (k_gemm + Cfg::kBK - 1) / Cfg::kBK;
     (void)maps;

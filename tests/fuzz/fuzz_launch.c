@@ -733,7 +733,7 @@ static void check_launch(const model *md, size_t i)
          * unit is a cluster (plan.c's walk_stacks, stream_k_of) */
         const long long units = (long long)f.grid[0] / c->cluster;
         const long long walk = c->cluster > 1 ? plan_config_batch_tiles(c, (M + c->cluster - 1) / c->cluster, N, B) : tiles;
-        if (shared < 0 || (shared > 0 && (!plan_config_stream_k(c, conv ? EVT_MAINLOOP_CONV2D_FPROP : EVT_MAINLOOP_GEMM) ||
+        if (shared < 0 || (shared > 0 && (!plan_config_stream_k(c) ||
                                           tile_end != tiles || first < 0 || first >= walk || units < 1 ||
                                           first % units != 0)))
             die("a persistent entry's stream-K parameter in", f.function);

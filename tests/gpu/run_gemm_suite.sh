@@ -186,6 +186,15 @@ runs() {
             echo "$f $k conv:3,17,13,64,400,3,3,1,2,1 --config sm90_coop2_128x192x64_s4"
             echo "$f $k conv:2,21,17,128,200,5,5,2,2,1 --config sm90_coop2_128x192x64_s4"
             echo "$f $k conv:8,17,17,160,192,3,3,1,1,1 --config sm90_coop2_128x192x64_s4"
+            # and with stream-K (session 77), forced: TMA over whole taps and
+            # over c = 200's zero-filled tap ends, guarded (c = 13), a 5x5
+            # stride-2 layer, a 1x1 layer of 275 tiles (two waves whole,
+            # the rest shared)
+            echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config sm90_coop2_128x192x64_s4 --streamk"
+            echo "$f $k conv:4,14,14,200,136,3,3,1,1,1 --config sm90_coop2_128x192x64_s4 --streamk --special"
+            echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_coop2_128x192x64_s4 --streamk"
+            echo "$f $k conv:2,21,17,128,200,5,5,2,2,1 --config sm90_coop2_128x192x64_s4 --streamk"
+            echo "$f $k conv:64,7,7,512,2048,1,1 --config sm90_coop2_128x192x64_s4 --streamk"
             # the heuristic's pick of it (session 36): k = 320, 3x3, c = 128
             echo "$f $k conv:2,23,21,128,320,3,3,1,1,1"
             # the heuristic's picks of session 37's rules: the one-warpgroup

@@ -72,6 +72,7 @@ static const family families[] = {
     {"cooperative", "sm90_coop2_128x256x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s4", 1}, /* 32-column epilogue sub-tiles */
     {"cooperative", "sm90_coop2_128x192x64_s4", 1}, /* m64n192 wgmmas, 64-column sub-tiles */
+    {"cooperative", "sm90_coop2_128x192x64_s4", 0}, /* ... with stream-K, convs included */
     {"cooperative", "sm90_coop2_128x160x64_s4", 1}, /* m64n160 wgmmas, 32-column sub-tiles, K-major only */
     {"swapped", "sm90_wg1_16x64x64_s16", 1}, /* m64n16 wgmmas on B's rows, the tile stored transposed */
     {"swapped", "sm90_wg1_32x64x64_s12", 2}, /* ... m64n32, split in clusters */

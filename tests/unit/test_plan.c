@@ -1167,18 +1167,18 @@ static void test_tail(void **state)
  * over 64, two tiles a consumer, TMA maps; else what any GEMM takes. */
 /* Stream-K (plan.h): the tiles before sk_first whole, a grid's worth at a
  * time; the rest's k tiles shared by the grid.  Forced only (2), on the
- * cooperative configurations, in place of a tail; under clusters the units
- * are clusters and the tiles stacks. */
+ * cooperative configurations, GEMM and conv, in place of a tail; under
+ * clusters the units are clusters and the tiles stacks. */
 static void test_stream_k(void **state)
 {
     (void)state;
     const plan_config *coop = CFG(sm90_coop2_128x256x64_s3);
-    assert_true(plan_config_stream_k(coop, EVT_MAINLOOP_GEMM));
-    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x128x128_s4_fp8), EVT_MAINLOOP_GEMM));
-    assert_true(plan_config_stream_k(CFG(sm90_coop2_cl2_128x256x64_s3), EVT_MAINLOOP_GEMM));
-    assert_true(plan_config_stream_k(CFG(sm90_coop2_cl2_128x128x128_s4_fp8), EVT_MAINLOOP_GEMM));
-    assert_false(plan_config_stream_k(CFG(sm90_pp2_128x128x64_s4), EVT_MAINLOOP_GEMM));
-    assert_false(plan_config_stream_k(coop, EVT_MAINLOOP_CONV2D_FPROP));
+    assert_true(plan_config_stream_k(coop));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x128x128_s4_fp8)));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_cl2_128x256x64_s3)));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_cl2_128x128x128_s4_fp8)));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x192x64_s4)));
+    assert_false(plan_config_stream_k(CFG(sm90_pp2_128x128x64_s4)));
 
     /* 8 x 10 tiles of 40 k tiles, fewer than the SMs: all shared, one CTA an SM */
     plan_problem p = problem(EVT_TARGET_SM90A, 132, 1000, 2560, 2560, 1);
@@ -1238,6 +1238,37 @@ static void test_stream_k(void **state)
     const char *why = NULL;
     assert_false(plan_make(&k_gemm_tn, &p, &bad, &pl, &why));
     assert_non_null(strstr(why, "stream-K"));
+
+    /* a conv on the cooperative 128x192 tile (session 77): 8 x 28 x 28
+     * pixels make 49 tile rows by 2 columns, 98 tiles, all shared.  Its
+     * TMA loads walk each 3x3 tap's c = 200 channels in four k tiles of 64
+     * (the last zero-filled past 200), 36 a tile; the guarded path walks
+     * K = 1800 flat, 29 */
+    const plan_config *coop192 = CFG(sm90_coop2_128x192x64_s4);
+    const plan_options conv_sk = {coop192, 0, 2};
+    p = problem(EVT_TARGET_SM90A, 132, 8 * 28 * 28, 384, 9 * 200, 1);
+    p.conv_c = 200;
+    pl = make(&k_conv, &p, &conv_sk);
+    assert_true(pl.tma);
+    assert_int_equal(pl.tiles, 98);
+    assert_int_equal(pl.sk_first, 0);
+    assert_int_equal(pl.sk_k_tiles, 36);
+    assert_int_equal(pl.sk_iters, 98 * 36);
+    assert_int_equal(pl.grid, 132);
+    p.aligned = 0;
+    pl = make(&k_conv, &p, &conv_sk);
+    assert_false(pl.tma);
+    assert_int_equal(pl.sk_k_tiles, 29);
+    assert_int_equal(pl.sk_iters, 98 * 29);
+    /* c a multiple of 64: the two agree (1x1, K = 512: 8) */
+    p = problem(EVT_TARGET_SM90A, 132, 64 * 7 * 7, 2048, 512, 1);
+    p.conv_c = 512;
+    pl = make(&k_conv, &p, &conv_sk);
+    assert_true(pl.tma);
+    assert_int_equal(pl.sk_k_tiles, 8);
+    /* the ping-pong conv tiles have none */
+    const plan_options conv_pp = {CFG(sm90_pp2_128x128x64_s4), 0, 2};
+    assert_int_equal(make(&k_conv, &p, &conv_pp).sk_iters, 0);
 }
 
 /* Stream-K under clusters of two: 1000 rows make 4 stacks of 256 by 10
@@ -3794,7 +3825,7 @@ static void test_mid_tile(void **state)
     assert_true(CFG(sm90_coop2_128x192x64_s4)->smem_bytes <= 227 * 1024);
     /* no tail configuration (no plain 128x192 tile), stream-K where forced */
     assert_null(plan_tail_config(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
-    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x192x64_s4), EVT_MAINLOOP_GEMM));
+    assert_true(plan_config_stream_k(CFG(sm90_coop2_128x192x64_s4)));
     assert_true(plan_listed(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM90A));
     assert_false(plan_listed(CFG(sm90_coop2_128x192x64_s4), &k_gemm_tn, EVT_TARGET_SM80));
 }
