@@ -1603,6 +1603,49 @@ static void test_conv_3x3_c32_sm90(void **state)
     run_conv(&c);
 }
 
+/* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
+ * with it at c = 200, whose TMA loads walk each of the nine taps in four k
+ * tiles of 64 (the last zero-filled past 200): 49 x 2 tiles, fewer than the
+ * SMs, all of their 98 x 36 k tiles shared by 132 CTAs, the flags and slots
+ * in a workspace of their own (the epilogue reduces nothing). */
+static void test_conv_stream_k_sm90(void **state)
+{
+    (void)state;
+    const evt_conv_problem p = {8, 28, 28, 200, 384, 3, 3, 1, 1, 1, 1, 1, 1};
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    conv_bufs cb;
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM90), 0);
+    evt_launch *l = bound_conv(m, &b, &p, 28, 28, &cb);
+    const evt_tuning sk = {.config = "sm90_coop2_128x192x64_s4", .stream_k = 2};
+    run_tuned(ctx, l, &sk);
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x192x64_s4 fast tma grid 132 splits 1 "
+                                            "stream-K 98 tiles");
+    fakecuda_launch r[2];
+    assert_int_equal(launches(r, 2), 1);
+    expect_main(&r[0], "evt_conv_conv2d_fprop_sm90_coop2_128x192x64_s4_sm90a", "sm90_coop2_128x192x64_s4", 132,
+                DEV_SM90, RES_SIZE);
+    const size_t slots_at = 132 * 128, bytes = slots_at + (size_t)132 * 128 * 192 * 4;
+    const unsigned long long ws = one_alloc(bytes);
+    expect_stream_k(&r[0], ws, ws + slots_at, 98 * 36, 0);
+    assert_int_equal(fc.fakecuda_calls("cuMemsetD32Async"), 1);
+    /* the guarded path (x one byte off 16-byte alignment) walks K = 1800 flat: 29 k tiles a tile */
+    const size_t x_bytes = (size_t)(8 * 28 * 28 * 200) * 2;
+    void *x = dev(&b, x_bytes + 16);
+    assert_int_equal(evt_launch_set_conv(l, &p, (char *)x + 2, x_bytes, cb.w, (size_t)384 * 1800 * 2), EVT_OK);
+    run_tuned(ctx, l, &sk);
+    assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x192x64_s4 guarded grid 132 splits 1 "
+                                            "stream-K 98 tiles");
+    assert_int_equal(launches(r, 2), 1);
+    assert_int_equal(fakecuda_i64_at(r[0].params[2], 16), 98 * 29);
+    fc.fakecuda_reset();
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* c = 72: 56 of a tap's 128 loaded channels would be zeros: a wgmma
  * tile over cp.async stages, which walks K flat, no maps. */
 static void test_conv_3x3_c72_sm90(void **state)
@@ -2707,6 +2750,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_s2_sm90),
     T(test_conv_3x3_c200_sm90),
     T(test_conv_3x3_c32_sm90),
+    T(test_conv_stream_k_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),
     T(test_conv_3x3_sm80),
