@@ -409,7 +409,8 @@ typedef struct evt_tuning {
     int ignore_records;
     /* 0: the planner's (which does not take stream-K of its own accord);
      * 1: never; 2: stream-K wherever the configuration has it (the
-     * cooperative sm_90a GEMM configurations, in clusters too): the last
+     * cooperative sm_90a configurations, GEMM ones in clusters too, and
+     * the conv's 128x192 one): the last
      * whole wave of tiles and the partial one after it shared out evenly
      * among the persistent CTAs by k tiles, a tile's pieces added in a fixed
      * order.  evt_launch_plan then ends in "stream-K" and the tiles it
