@@ -90,8 +90,9 @@ static int thin_staged_serves(const plan_target *t, long long kk, long long c, i
  * 128x256 one split eight ways at K >= 8192; plan_pick's plan_coop_over_pp
  * after all of them.  Before every rule, session 76's: c of 32 or 96 over
  * filters in whole 128-column tiles, the 128x128 producer/consumer tile in
- * k tiles of 32 channels; and session 77's: c = 32 over 2 to 25 taps at
- * 64 filters, the 128x64 one.
+ * k tiles of 32 channels; and session 77's: 64 filters over 2 to 25 taps
+ * of 32 to 128 channels, the 128x64 one (in k tiles of 32 at c of 32 and
+ * 96).
  */
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
                                          long long sms, int tma_level, int stageable)
@@ -116,18 +117,24 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     if (tma_level != PLAN_TMA_NONE && (c == 32 || c == 96) && kk > c &&
         n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= 2 * sms)
         return k32;
-    /* c = 32 over 2 to 25 taps at 64 filters, from 70% of a wave of its
-     * tiles: the 128x64 producer/consumer tile in k tiles of 32, in place
-     * of the mma.sync 64x64, 128x64 and 256x64 tiles, which load the same
-     * 64 filters for fewer rows or with cp.async: 1.07-1.36x on seven such
-     * layers of 98 to 1568 tiles; held out, 1.08-1.18x on five, but 7x7
-     * layers (49 taps) ran 0.91-0.95x against the mma.sync 256x64 tile;
-     * without them, on eight more held out, 1.05-1.42x (session 77, H100;
-     * docs/conv2d_fprop.md) */
-    const plan_config *k32_narrow = CFG(sm90_pp2_128x64x32_s12);
-    if (tma_level != PLAN_TMA_NONE && c == 32 && kk > c && kk <= 25 * c && n == k32_narrow->bn &&
-        fits(k32_narrow, t) && 10 * plan_config_tiles(k32_narrow, m, n) >= 7 * sms)
-        return k32_narrow;
+    /* 64 filters over 2 to 25 taps of 32 to 128 channels, from 70% of a
+     * wave of its tiles: the 128x64 producer/consumer tile, in place of the
+     * mma.sync 64x64, 128x64 and 256x64 tiles, which load the same 64
+     * filters for fewer rows or with cp.async (and of the rule below for
+     * it, which waits for two tiles a consumer).  In k tiles of 32 at c of
+     * 32 and 96, whose k tiles of 64 cannot be made into maps (32) or load
+     * a third of zeros (96), else of 64.  At c = 32: 1.07-1.36x on seven
+     * such layers of 98 to 1568 tiles; held out, 1.08-1.18x on five, but
+     * 7x7 layers (49 taps) ran 0.91-0.95x against the mma.sync 256x64
+     * tile; without them, on eight more held out, 1.05-1.42x.  Probed at c
+     * of 96 (1.05-1.31x on six) and 64 (k tiles of 64, 1.26x and 1.46x on
+     * two) (session 77, H100; docs/conv2d_fprop.md) */
+    const plan_config *cols64 = (c == 32 || c == 96) && tma_level != PLAN_TMA_NONE ? CFG(sm90_pp2_128x64x32_s12)
+                                : (c == 64 || c == 128) && tma                     ? CFG(sm90_pp2_128x64x64_s7)
+                                                                                   : NULL;
+    if (cols64 && n == cols64->bn && kk > c && kk <= 25 * c && fits(cols64, t) &&
+        10 * plan_config_tiles(cols64, m, n) >= 7 * sms)
+        return cols64;
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);
     if (tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
         plan_config_tiles(staged, m, n) >= 4 * sms)

@@ -171,10 +171,11 @@ runs() {
             echo "$f $k conv:16,40,40,32,256,3,3,1,1,1"
             echo "$f $k conv:13,37,37,96,128,3,3,1,1,1 --special"
             echo "$f $k conv:36,34,34,32,256,7,7,3,2,1"
-            # and of session 77's: the 128x64 one at c = 32 over 64 filters
-            # (ragged M, a 5x5 stride-2 layer)
+            # and of session 77's: the 128x64 one at c of 32 and 96 over 64
+            # filters (ragged M, a 5x5 stride-2 layer)
             echo "$f $k conv:13,41,37,32,64,3,3,1,1,1 --special"
             echo "$f $k conv:40,35,35,32,64,5,5,2,2,1"
+            echo "$f $k conv:11,43,39,96,64,3,3,1,1,1 --special"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)
