@@ -128,7 +128,8 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * 7x7 layers (49 taps) ran 0.91-0.95x against the mma.sync 256x64
      * tile; without them, on eight more held out, 1.05-1.42x.  Probed at c
      * of 96 (1.05-1.31x on six) and 64 (k tiles of 64, 1.26x and 1.46x on
-     * two) (session 77, H100; docs/conv2d_fprop.md) */
+     * two); held out at c of 64, 96 and 128, 1.01-1.29x on eight (session
+     * 77, H100; docs/conv2d_fprop.md) */
     const plan_config *cols64 = (c == 32 || c == 96) && tma_level != PLAN_TMA_NONE ? CFG(sm90_pp2_128x64x32_s12)
                                 : (c == 64 || c == 128) && tma                     ? CFG(sm90_pp2_128x64x64_s7)
                                                                                    : NULL;
