@@ -3,7 +3,7 @@
 # planner of REV (default HEAD) and the working tree's, each from its own
 # plan/ and kernels/tile_configs.h (with this tree's include/ and ir/
 # headers; bench/plan_query.sh builds both), runs bench/plan_grid.c's grid (4,620 GEMM shapes and
-# 1,008 batches, each with four epilogues, and 14,400 conv layers; sm_90a, 132 SMs) through both and
+# 1,008 batches, each with four epilogues, and 15,840 conv layers; sm_90a, 132 SMs) through both and
 # prints how many plans moved, from what to what; with -v, every moved
 # shape too; with --none, exits 1 if any plan moved (the test that runs it
 # against HEAD).  With --random N, N random problems instead of the grid

@@ -213,7 +213,7 @@ int main(int argc, char **argv)
     static const long long batches[] = {1, 4, 8, 16, 32, 64, 128, 256};
     static const long long layers[][3] = {{56, 3, 1}, {28, 3, 1}, {14, 3, 1}, {7, 3, 1}, {56, 1, 1}, {28, 1, 1},
                                           {14, 1, 1}, {7, 1, 1},  {56, 3, 2}, {28, 1, 2}, {35, 3, 1}, {17, 3, 1}};
-    static const long long chans[] = {64, 96, 128, 160, 192, 200, 256, 320, 384, 512};
+    static const long long chans[] = {32, 64, 96, 128, 160, 192, 200, 256, 320, 384, 512};
     static const long long outs[] = {48, 64, 96, 128, 160, 192, 200, 256, 320, 384, 448, 512, 576, 640, 1024};
     for (size_t a = 0; a < sizeof batches / sizeof *batches; a++)
         for (size_t b = 0; b < sizeof layers / sizeof *layers; b++)
