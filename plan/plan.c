@@ -361,12 +361,13 @@ static long long walk_stacks(const plan_config *c, const plan_problem *p)
 /* The k tiles a persistent schedule walks a tile, which stream-K shares
  * out: a conv's TMA loads take each tap's c channels in whole k tiles, the
  * last zero-filled past c (evt_conv_persistent), so r s ceil(c / bk) of
- * them; else K's. */
-static long long walked_k_tiles(const plan_config *c, const plan_kernel *k, const plan_problem *p, int tma)
+ * them; else K's, k_tiles. */
+static long long walked_k_tiles(const plan_config *c, const plan_kernel *k, const plan_problem *p, int tma,
+                                long long k_tiles)
 {
-    if (k->mainloop == EVT_MAINLOOP_CONV2D_FPROP && tma && p->conv_c > 0)
-        return p->k / p->conv_c * ((p->conv_c + c->bk - 1) / c->bk);
-    return (p->k + c->bk - 1) / c->bk;
+    return k->mainloop == EVT_MAINLOOP_CONV2D_FPROP && tma && p->conv_c > 0
+               ? p->k / p->conv_c * ((p->conv_c + c->bk - 1) / c->bk)
+               : k_tiles;
 }
 
 /* The rest of a plan once its configuration c is chosen. */
@@ -422,7 +423,7 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         /* stream-K where asked (tuning times it); the planner does not take
          * it of its own accord: measured no faster than its picks (docs/tuning.md) */
         if (plan_config_stream_k(c) && stream_k == 2)
-            stream_k_of(c->cluster > 1 ? walk_stacks(c, p) : out->tiles, walked_k_tiles(c, k, p, out->tma),
+            stream_k_of(c->cluster > 1 ? walk_stacks(c, p) : out->tiles, walked_k_tiles(c, k, p, out->tma, k_tiles),
                         slots / c->cluster, c->cluster, out);
         else
             tail_of(c, k, p, split_k, sms, out);
