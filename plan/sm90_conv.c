@@ -112,10 +112,11 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * SM, on eight more: 1.207x, 1.00-1.32x (session 76, H100;
      * docs/conv2d_fprop.md) */
     const plan_config *k32 = CFG(sm90_pp2_128x128x32_s8);
-    /* (c = 32 has maps only in k tiles of 32, PLAN_TMA_K32; c = 96 in k
-     * tiles of 64 too, PLAN_TMA_PARTIAL_TAPS) */
-    if (tma_level != PLAN_TMA_NONE && (c == 32 || c == 96) && kk > c &&
-        n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= 2 * sms)
+    /* maps in k tiles of 32 at the c both k-tile-32 rules take (c = 32 has
+     * them only in such k tiles, PLAN_TMA_K32; c = 96 in k tiles of 64 too,
+     * PLAN_TMA_PARTIAL_TAPS) */
+    const int k32_maps = tma_level != PLAN_TMA_NONE && (c == 32 || c == 96);
+    if (k32_maps && kk > c && n % k32->bn == 0 && fits(k32, t) && plan_config_tiles(k32, m, n) >= 2 * sms)
         return k32;
     /* 64 filters over 2 to 25 taps of 32 to 128 channels, from 70% of a
      * wave of its tiles: the 128x64 producer/consumer tile, in place of the
@@ -130,9 +131,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * of 96 (1.05-1.31x on six) and 64 (k tiles of 64, 1.26x and 1.46x on
      * two); held out at c of 64, 96 and 128, 1.01-1.29x on eight (session
      * 77, H100; docs/conv2d_fprop.md) */
-    const plan_config *cols64 = (c == 32 || c == 96) && tma_level != PLAN_TMA_NONE ? CFG(sm90_pp2_128x64x32_s12)
-                                : (c == 64 || c == 128) && tma                     ? CFG(sm90_pp2_128x64x64_s7)
-                                                                                   : NULL;
+    const plan_config *cols64 = k32_maps                        ? CFG(sm90_pp2_128x64x32_s12)
+                                : (c == 64 || c == 128) && tma ? CFG(sm90_pp2_128x64x64_s7)
+                                                               : NULL;
     if (cols64 && n == cols64->bn && kk > c && kk <= 25 * c && fits(cols64, t) &&
         10 * plan_config_tiles(cols64, m, n) >= 7 * sms)
         return cols64;
