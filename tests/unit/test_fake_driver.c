@@ -1633,7 +1633,8 @@ static void test_conv_stream_k_sm90(void **state)
     /* the guarded path (x one byte off 16-byte alignment) walks K = 1800 flat: 29 k tiles a tile */
     const size_t x_bytes = (size_t)(8 * 28 * 28 * 200) * 2;
     void *x = dev(&b, x_bytes + 16);
-    assert_int_equal(evt_launch_set_conv(l, &p, (char *)x + 2, x_bytes, cb.w, (size_t)384 * 1800 * 2), EVT_OK);
+    const size_t w_bytes = (size_t)(p.k * p.r * p.s * p.c) * 2;
+    assert_int_equal(evt_launch_set_conv(l, &p, (char *)x + 2, x_bytes, cb.w, w_bytes), EVT_OK);
     run_tuned(ctx, l, &sk);
     assert_string_equal(evt_launch_plan(l), "sm_90a sm90_coop2_128x192x64_s4 guarded grid 132 splits 1 "
                                             "stream-K 98 tiles");
