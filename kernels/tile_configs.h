@@ -143,8 +143,6 @@
       1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x32_s8, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 2, 8,               \
       1, 0, 2, 0, 0, 1)                                                                            \
-    X(sm90_pp2_128x128x32_s12, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 32, 2, 2, 12,             \
-      1, 0, 2, 0, 0, 1)                                                                            \
     X(sm90_pp2_128x128x64_s2_staged, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64,  \
       2, 2, 2, 1, 0, 2, 2, 0, 1)                                                                   \
     X(sm90_pp2_128x64x64_s6_staged, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 64, 64,    \

@@ -68,7 +68,6 @@ static const family families[] = {
     {"producer/consumer", "sm90_pp2_128x64x64_s7", 1}, /* 64 columns: convs, and GEMMs since session 72 */
     {"producer/consumer", "sm90_pp2_128x64x32_s12", 1}, /* k tiles of 32 (64-byte rows), twelve stages: convs */
     {"producer/consumer", "sm90_pp2_128x128x32_s8", 1},  /* ... 128 columns, eight stages */
-    {"producer/consumer", "sm90_pp2_128x128x32_s12", 1}, /* ... twelve stages: 32-column epilogue sub-tiles */
     {"cooperative", "sm90_coop2_256x128x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s3", 1},
     {"cooperative", "sm90_coop2_128x256x64_s4", 1}, /* 32-column epilogue sub-tiles */
