@@ -3212,6 +3212,33 @@ static void test_conv_64_filters(void **state)
     assert_true(p.config == CFG(sm90_pp2_128x64x32_s12) && p.tma && p.aligned);
 }
 
+/* Session 78's rule: 64 filters over 2 to 25 taps of c = 160, from 2.2 to
+ * 4 waves of 128x64 tiles: the 128x64 ping-pong tile in k tiles of 32. */
+static void test_conv_64_filters_c160(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed, 1.01-1.21x over the mma.sync 128x64 pick (294 to 512 tiles) */
+        {12, 56, 160, 64, 3, 1, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        {40, 35, 160, 64, 3, 1, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        {64, 28, 160, 64, 5, 2, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        {64, 64, 160, 64, 3, 1, 2, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        {20, 56, 160, 64, 3, 1, 1, T(sm90_pp2_128x64x32_s12), T(sm80_128x64x64_w4_s3)},
+        /* under 2.2 waves (0.84-0.97x): 254, 225 and 196 tiles */
+        {36, 30, 160, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {18, 40, 160, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {8, 56, 160, 64, 5, 2, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        /* past 4 waves (784 tiles, tied the mma.sync 256x64 pick); c = 224 (scattered); 7x7; 1x1 */
+        {128, 28, 160, 64, 3, 1, 1, T(sm80_256x64x32_w4_s4), T(sm80_256x64x32_w4_s4)},
+        {40, 35, 224, 64, 3, 1, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {40, 35, 160, 64, 7, 3, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+        {40, 35, 160, 64, 1, 0, 1, T(sm80_128x64x64_w4_s3), T(sm80_128x64x64_w4_s3)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    const plan p = conv_plan(40, 35, 35, 160, 64, 3, 1, 1, 1);
+    assert_true(p.config == CFG(sm90_pp2_128x64x32_s12) && p.tma && p.aligned);
+}
+
 /* Session 75's rule: K >= 16384 over whole 128-column tiles where the
  * sm_90a conv heuristic fell to the mma.sync 64x64 tile's shares: the
  * 192x128 tile, split eight ways. */
@@ -4052,6 +4079,7 @@ int main(void)
         cmocka_unit_test(test_conv_long_k_tall),
         cmocka_unit_test(test_conv_k32),
         cmocka_unit_test(test_conv_64_filters),
+        cmocka_unit_test(test_conv_64_filters_c160),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
