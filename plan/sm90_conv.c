@@ -92,8 +92,8 @@ static int thin_staged_serves(const plan_target *t, long long kk, long long c, i
  * filters in whole 128-column tiles, the 128x128 producer/consumer tile in
  * k tiles of 32 channels; and session 77's: 64 filters over 2 to 25 taps
  * of 32 to 128 channels, the 128x64 one (in k tiles of 32 at c of 32 and
- * 96); and session 78's: the same tile in k tiles of 32 at c = 160 from
- * 2.2 to 4 waves.
+ * 96); and session 78's: the same tile in k tiles of 32 at c = 160 over
+ * 3x3 taps from 2.2 to 3.2 waves.
  */
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
                                          long long sms, int tma_level, int stageable)
@@ -139,16 +139,18 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
         10 * plan_config_tiles(cols64, m, n) >= 7 * sms)
         return cols64;
     /* the same tile in k tiles of 32 at c = 160 (160 channels loaded a
-     * tap where k tiles of 64 load 192), from 2.2 to 4 waves of its tiles,
-     * in place of the mma.sync 128x64 tile: 1.04-1.21x on eight such
-     * layers of 294-512 tiles, 1.01x on one of 490; under 2.2 waves it lost
-     * (0.84-0.97x on four), and at 784 tiles tied the mma.sync 256x64 pick.
-     * At c = 224 it scattered, 0.92-1.15x: no rule (session 78, H100;
-     * docs/conv2d_fprop.md) */
+     * tap where k tiles of 64 load 192) over 3x3 taps, from 2.2 to 3.2
+     * waves of its tiles, in place of the mma.sync 128x64 tile: 1.04-1.26x
+     * on seven such layers of 294-392 tiles, two held out.  Under 2.2
+     * waves it lost (0.84-0.97x on four); from 430 to 512 tiles it ran
+     * 0.96-1.11x, and over 5x5 taps 0.92-1.13x at any count (the first
+     * held-out set, 2.2-4 waves and 2-25 taps: 1.053x, two layers under
+     * 0.95x).  At c = 224 it scattered, 0.88-1.13x: no rule (session 78,
+     * H100; docs/conv2d_fprop.md) */
     const plan_config *c160 = CFG(sm90_pp2_128x64x32_s12);
-    if (c == 160 && tma_level != PLAN_TMA_NONE && n == c160->bn && kk > c && kk <= 25 * c && fits(c160, t)) {
+    if (c == 160 && tma_level != PLAN_TMA_NONE && n == c160->bn && kk == 9 * c && fits(c160, t)) {
         const long long tiles = plan_config_tiles(c160, m, n);
-        if (5 * tiles >= 11 * sms && tiles <= 4 * sms)
+        if (5 * tiles >= 11 * sms && 5 * tiles <= 16 * sms)
             return c160;
     }
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);

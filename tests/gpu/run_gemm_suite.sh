@@ -176,9 +176,9 @@ runs() {
             echo "$f $k conv:13,41,37,32,64,3,3,1,1,1 --special"
             echo "$f $k conv:40,35,35,32,64,5,5,2,2,1"
             echo "$f $k conv:11,43,39,96,64,3,3,1,1,1 --special"
-            # and of session 78's: the same tile at c = 160 (ragged M, 5x5)
+            # and of session 78's: the same tile at c = 160 (ragged M, stride 2)
             echo "$f $k conv:29,41,37,160,64,3,3,1,1,1 --special"
-            echo "$f $k conv:40,33,31,160,64,5,5,2,1,1"
+            echo "$f $k conv:45,61,59,160,64,3,3,1,2,1"
             # the cooperative 128x192 tile: TMA (c % 64 == 0, and c = 200's
             # zero-filled tap ends), dilation, ragged M and N, and guarded
             # (c = 13, no maps)
