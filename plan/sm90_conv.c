@@ -141,12 +141,13 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     /* the same tile in k tiles of 32 at c = 160 (160 channels loaded a
      * tap where k tiles of 64 load 192) over 3x3 taps, from 2.2 to 3.2
      * waves of its tiles, in place of the mma.sync 128x64 tile: 1.04-1.26x
-     * on seven such layers of 294-392 tiles, two held out.  Under 2.2
-     * waves it lost (0.84-0.97x on four); from 430 to 512 tiles it ran
-     * 0.96-1.11x, and over 5x5 taps 0.92-1.13x at any count (the first
-     * held-out set, 2.2-4 waves and 2-25 taps: 1.053x, two layers under
-     * 0.95x).  At c = 224 it scattered, 0.88-1.13x: no rule (session 78,
-     * H100; docs/conv2d_fprop.md) */
+     * on seven such layers of 294-392 tiles (two of a first held-out set),
+     * then held out on eight more, 1.06-1.23x.  Under 2.2 waves it lost
+     * (0.84-0.97x on four); at 430-512 tiles it ran 0.96-1.11x, and over
+     * 5x5 taps 0.92-1.13x at any count, which is why the first held-out
+     * set, drawn over 2.2-4 waves and 2-25 taps, missed.  At c = 224 it
+     * scattered, 0.88-1.13x: no rule (session 78, H100;
+     * docs/conv2d_fprop.md) */
     const plan_config *c160 = CFG(sm90_pp2_128x64x32_s12);
     if (c == 160 && tma_level != PLAN_TMA_NONE && n == c160->bn && kk == 9 * c && fits(c160, t)) {
         const long long tiles = plan_config_tiles(c160, m, n);
