@@ -93,7 +93,6 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_wg3_192x256x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_coop2_128x192x64_s4,
-    EVT_TILE_sm90_coop2_128x160x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
 };
