@@ -54,8 +54,10 @@ echo "$top/examples/examples.evt train_fwd sm90_pp2_128x64x64_s7" >> "$tmp/jobs"
 for c in sm90_pp2_128x128x64_s4 sm90_coop2_128x256x64_s3; do
     echo "$here/wide_loads.evt wide $c" >> "$tmp/jobs"
 done
-# the 160-wide cooperative tile (its epilogue in five 32-column sub-tiles)
+# the 160-wide cooperative tile (its epilogue in five 32-column sub-tiles),
+# on a GEMM and, tuning's and forcing's only, on a conv (session 78)
 echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
+echo "$top/examples/resnet_block.evt resnet_add_relu sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
 # the 64-row ping-pong tiles (one m64 row a consumer, the epilogue looped
 # over four 32-column sub-tiles), which only tuning and forcing pick
 for c in sm90_pp2_64x128x64_s8 sm90_pp2_cl2_64x128x64_s8; do
