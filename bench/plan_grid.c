@@ -35,7 +35,7 @@ static const plan_kernel residual = {EVT_MAINLOOP_GEMM, 1, 1, 0, 1, 1, 1};
 
 static void gemm(const plan_kernel *k, const char *what, long long m, long long n, long long kk, long long batch)
 {
-    const plan_problem p = {EVT_TARGET_SM90A, 132, m, n, kk, 0, 1, 1, batch};
+    const plan_problem p = {EVT_TARGET_SM90A, 132, m, n, kk, 0, 1, 1, batch, 0};
     plan pl;
     const char *why = NULL;
     printf("gemm-%s %lldx%lldx%lld", what, m, n, kk);
@@ -52,7 +52,7 @@ static void conv(long long n, long long h, long long w, long long c, long long k
 {
     static const plan_kernel kc = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0};
     const long long p_ = (h + 2 * pad - r) / st + 1, q = (w + 2 * pad - r) / st + 1;
-    const plan_problem p = {EVT_TARGET_SM90A, 132, n * p_ * q, k, r * r * c, c, 1, 1, 1};
+    const plan_problem p = {EVT_TARGET_SM90A, 132, n * p_ * q, k, r * r * c, c, 1, 1, 1, st};
     plan pl;
     const char *why = NULL;
     printf("conv %lldx%lldx%lldx%lld->%lld,%lldx%lld/%lld", n, h, w, c, k, r, r, st);
@@ -121,7 +121,7 @@ static void random_plans(long long count)
         const int sms = next(&s) % 5 == 0 ? (int)(next(&s) % 200) : 132;
         const int aligned = next(&s) % 4 != 0;
         const int tma = next(&s) % 3 != 0;
-        const plan_problem p = {t, sms, m, n, kk, c, aligned, tma, batch};
+        const plan_problem p = {t, sms, m, n, kk, c, aligned, tma, batch, 0};
         plan pl;
         const char *why = NULL;
         printf("random-%s %lld:t%d:%lldx%lldx%lldx%lld:c%lld:s%d:a%d:m%d:k%d%d%d%d%d%d%d%d", conv ? "conv" : "gemm", i,

@@ -93,6 +93,7 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_wg3_192x256x64_s4,
     EVT_TILE_sm90_pp2_128x128x64_s4,
     EVT_TILE_sm90_coop2_128x192x64_s4,
+    EVT_TILE_sm90_coop2_128x160x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
 };
@@ -199,7 +200,7 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
 /* ---- the dispatch ------------------------------------------------------- */
 
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
-                             long long batch, int sms, int tma, long long conv_c)
+                             long long batch, int sms, int tma, long long conv_c, long long conv_stride)
 {
     const plan_target *ti = plan_target_info(t);
     if (!ti)
@@ -211,7 +212,8 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
                                   : plan_gemm_sm80_pick(g, ti, m, n, batch, s);
     }
     return sm90_family(k, ti) ? plan_coop_over_pp(ti, m, n, kk, conv_c, s, tma,
-                                           plan_conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable))
+                                           plan_conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable,
+                                                                               conv_stride))
                               : plan_conv_sm80_pick(ti, m, n, kk, s);
 }
 

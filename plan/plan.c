@@ -445,7 +445,7 @@ int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o
         return 0;
     if (!c)
         c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, heuristic_tma(k, p, p->driver_tma),
-                      p->conv_c);
+                      p->conv_c, p->conv_stride);
     return complete(c, k, p, o, sms, p->driver_tma, out, why);
 }
 
@@ -460,7 +460,8 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
     }
     /* the heuristic's pick as if the driver had no tensor maps */
     const int sms = problem_sms(p);
-    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0, p->conv_c), k, p, o, sms, 0, pl, NULL);
+    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0, p->conv_c, p->conv_stride), k, p, o, sms, 0,
+             pl, NULL);
 }
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)

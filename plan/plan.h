@@ -168,6 +168,7 @@ typedef struct plan_problem {
     int aligned;           /* the operands allow the fast path (kernels' fast-path test) */
     int driver_tma;        /* the driver can make the tensor maps this kernel's TMA loads need */
     long long batch;       /* problems of a batch, each m x n x k (0 or 1: one); they share the grid */
+    long long conv_stride; /* a conv's larger stride (1: unit strides); 0 for a GEMM or where not known */
 } plan_problem;
 
 /* The caller's choices; zero-initialized means the planner decides everything. */
@@ -243,12 +244,14 @@ void plan_fit_clusters(plan *pl, long long resident);
  * in k tiles of 32 channels (c of 32: plan_conv_tma_channels), which only
  * the 128x128 tile in such k tiles takes; PLAN_TMA_NONE otherwise.
  * conv_c: a conv's input channels (kk = r s conv_c, so kk > conv_c means
- * more than one tap); ignored for a GEMM.
+ * more than one tap); conv_stride its larger stride (0: not known); both
+ * ignored for a GEMM.
  * Always one that fits t's shared memory; NULL only for t outside evt_target.
  */
 enum { PLAN_TMA_NONE = 0, PLAN_TMA_MAPS = 1, PLAN_TMA_PARTIAL_TAPS = 2, PLAN_TMA_K32 = 3 };
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n,
-                             long long kk, long long batch, int sms, int tma, long long conv_c);
+                             long long kk, long long batch, int sms, int tma, long long conv_c,
+                             long long conv_stride);
 /* The output tiles of a batch of `batch` m x n problems (saturating at LLONG_MAX). */
 long long plan_config_batch_tiles(const plan_config *c, long long m, long long n, long long batch);
 /* Whether c is among the configurations plan_pick can return for k on t

@@ -93,10 +93,12 @@ static int thin_staged_serves(const plan_target *t, long long kk, long long c, i
  * k tiles of 32 channels; and session 77's: 64 filters over 2 to 25 taps
  * of 32 to 128 channels, the 128x64 one (in k tiles of 32 at c of 32 and
  * 96); and session 78's: the same tile in k tiles of 32 at c = 160 over
- * 3x3 taps from 2.2 to 3.2 waves.
+ * 3x3 taps from 2.2 to 3.2 waves, and the cooperative 128x160 tile for
+ * exactly 160 filters over 3x3 taps at unit stride from half a wave to
+ * three.
  */
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                         long long sms, int tma_level, int stageable)
+                                         long long sms, int tma_level, int stageable, long long stride)
 {
     /* the maps of a layer whose taps end in zero-filled k tiles serve only
      * the 128x64 tile's rule below */
@@ -153,6 +155,24 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
         const long long tiles = plan_config_tiles(c160, m, n);
         if (5 * tiles >= 11 * sms && 5 * tiles <= 16 * sms)
             return c160;
+    }
+    /* exactly 160 filters over 3x3 taps at unit stride, 128 channels or
+     * more, maps in k tiles of 64 whose taps load a sixth of zeros or
+     * fewer, from half a wave of its tiles to three: the cooperative
+     * 128x160 tile, which pads no column, in place of the cooperative
+     * 128x192 tile and the cp.async 192-row ones: 1.04-1.17x on six such
+     * layers (c of 128 to 256, 73 to 307 tiles), 1.06x and 1.16x on two of
+     * a held-out set (c of 496 and 536).  At stride 2 it tied or lost,
+     * 0.96-1.00x on six of that set (whose rule took any stride: 1.015x),
+     * 0.93x on a layer of 25 tiles; on 1x1 layers of 160 filters and at
+     * 144 filters, 0.88-0.95x (session 78, H100; docs/conv2d_fprop.md) */
+    const plan_config *coop160 = CFG(sm90_coop2_128x160x64_s4);
+    const long long c64 = (c + 63) / 64 * 64;
+    if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * c64 <= 6 * c &&
+        fits(coop160, t)) {
+        const long long tiles = plan_config_tiles(coop160, m, n);
+        if (2 * tiles >= sms && tiles <= 3 * sms)
+            return coop160;
     }
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);
     if (tma && stageable && n > 64 && kk <= 128 && fits(staged, t) &&
@@ -478,9 +498,9 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
  * docs/conv2d_fprop.md, "Session 72: thin layers, the staged 128x64
  * tile") */
 const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                       long long sms, int tma_level, int stageable)
+                                       long long sms, int tma_level, int stageable, long long stride)
 {
-    const plan_config *pick = conv_sm90_base(t, m, n, kk, c, sms, tma_level, stageable);
+    const plan_config *pick = conv_sm90_base(t, m, n, kk, c, sms, tma_level, stageable, stride);
     const plan_config *twin = CFG(sm90_pp2_128x64x64_s6_staged);
     if (pick == CFG(sm90_pp2_128x64x64_s7) && n <= twin->bn && thin_staged_serves(t, kk, c, tma_level, stageable))
         return twin;

@@ -1603,6 +1603,23 @@ static void test_conv_3x3_c32_sm90(void **state)
     run_conv(&c);
 }
 
+/* Exactly 160 filters over 3x3 taps at unit stride (session 78): the
+ * cooperative 128x160 tile, c = 160's taps ending in a zero-filled k
+ * tile; the same output at stride 2 keeps the 192x128 tile, so the
+ * launch hands the planner the conv's stride. */
+static void test_conv_160_filters_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{32, 17, 17, 160, 160, 3, 3, 1, 1, 1, 1, 1, 1}, 17, 17, DEV_SM90,
+                         "sm_90a sm90_coop2_128x160x64_s4 fast tma",
+                         "evt_conv_conv2d_fprop_sm90_coop2_128x160x64_s4_sm90a", "sm90_coop2_128x160x64_s4", NULL};
+    run_conv(&c);
+    const conv_case s2 = {{32, 33, 33, 160, 160, 3, 3, 1, 1, 2, 2, 1, 1}, 17, 17, DEV_SM90,
+                          "sm_90a sm90_wg3_192x128x64_s4 fast",
+                          "evt_conv_conv2d_fprop_sm90_wg3_192x128x64_s4_sm90a", "sm90_wg3_192x128x64_s4", NULL};
+    run_conv(&s2);
+}
+
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
  * with it at c = 200, whose TMA loads walk each of the nine taps in four k
  * tiles of 64 (the last zero-filled past 200): 49 x 2 tiles, fewer than the
@@ -2751,6 +2768,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_s2_sm90),
     T(test_conv_3x3_c200_sm90),
     T(test_conv_3x3_c32_sm90),
+    T(test_conv_160_filters_sm90),
     T(test_conv_stream_k_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),

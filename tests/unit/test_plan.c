@@ -45,7 +45,7 @@ static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
 {
-    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1};
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0};
     return p;
 }
 
@@ -1545,10 +1545,13 @@ static void test_listed(void **state)
     /* an empty M or N: a listed plan all the same (session 49's rule once
      * divided by its zero tiles) */
     sizes[ns++] = 0;
+    /* exactly 160 filters over nine taps of 160 channels (K = 1440): the
+     * cooperative 128x160 tile's conv rule (session 78) */
+    sizes[ns++] = 160;
     /* 1000: short K that the 64x128 tile would split (narrow_spares_split),
      * not whole k tiles (coop_of's clusters); 2048 and 4096: coop_of's
-     * four-stage rows for light and per-element epilogues */
-    static const long long ks[] = {64, 128, 129, 1000, 2048, 4096};
+     * four-stage rows for light and per-element epilogues; 1440: above */
+    static const long long ks[] = {64, 128, 129, 1000, 1440, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
     static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8, 0};
     static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8, 0};
@@ -1579,7 +1582,7 @@ static void test_listed(void **state)
                                 const int tma = v == 3 ? PLAN_TMA_K32 : v > 0;
                                 const long long conv_c = v == 3 ? 32 : v == 2 ? ks[q] / 9 : ks[q];
                                 const plan_config *c = plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1,
-                                                                 sms[s], tma, conv_c);
+                                                                 sms[s], tma, conv_c, 1);
                                 if (!plan_listed(c, k, (evt_target)t))
                                     fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
                                              "tma %d: not listed",
@@ -1888,6 +1891,7 @@ static plan conv_plan(long long n, long long h, long long w, long long c, long l
     const long long p = (h + 2 * pad - r) / st + 1, q = (w + 2 * pad - r) / st + 1;
     plan_problem pr = problem(EVT_TARGET_SM90A, 132, n * p * q, k, r * r * c, tma);
     pr.conv_c = c;
+    pr.conv_stride = st;
     return make(&k_conv_st, &pr, NULL);
 }
 
@@ -3250,6 +3254,35 @@ static void test_conv_64_filters_c160(void **state)
     assert_true(p.config == CFG(sm90_pp2_128x64x32_s12) && p.tma && p.aligned);
 }
 
+static void test_conv_160_filters(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed, 1.04-1.17x over the picks (73 to 307 tiles) */
+        {64, 17, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {128, 17, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 17, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 28, 128, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {64, 14, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {32, 35, 192, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* lost: 25 tiles (stride 2), 1x1, 144 filters */
+        {16, 28, 320, 160, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
+        {128, 14, 576, 160, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {16, 56, 64, 144, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* held out at stride 2 (0.96-1.00x): the rule takes unit strides only */
+        {21, 41, 128, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {36, 55, 216, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* not probed: c = 64, c = 200 (more than a sixth of zeros), 5x5, past three waves */
+        {64, 28, 64, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {32, 28, 200, 160, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 28, 128, 160, 5, 2, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {128, 35, 192, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    const plan p = conv_plan(64, 17, 17, 160, 160, 3, 1, 1, 1);
+    assert_true(p.config == CFG(sm90_coop2_128x160x64_s4) && p.tma && p.aligned);
+}
+
 /* Session 75's rule: K >= 16384 over whole 128-column tiles where the
  * sm_90a conv heuristic fell to the mma.sync 64x64 tile's shares: the
  * 192x128 tile, split eight ways. */
@@ -3441,7 +3474,9 @@ static void test_conv_wgmma_gap(void **state)
         {64, 28, 384, 160, 1, 0, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {4, 56, 384, 160, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {128, 35, 256, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
-        {64, 14, 256, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* (since session 78, exactly 160 filters over 3x3 taps at unit
+         * stride, up to three waves: the cooperative 128x160 tile) */
+        {64, 14, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x128x64_s4)},
         /* taps ending in zero-filled k tiles, a sixth of the loads or fewer
          * (c = 160, 240, 480, 672): the 128x128 producer/consumer tile
          * where its cost times those zeros is less, probed (1.07-1.37x) and
@@ -3530,7 +3565,7 @@ static void test_conv_session39(void **state)
         {256, 7, 288, 176, 7, 3, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         /* (168 channels without maps: the 192x256 tile since session 50) */
         {16, 56, 168, 136, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
-        {32, 35, 160, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {32, 35, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)}, /* session 78 */
         {64, 75, 112, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* ... where the cp.async 192-row tiles win the cost, as before
          * (0.88-1.11x against them) */
@@ -4091,6 +4126,7 @@ int main(void)
         cmocka_unit_test(test_conv_k32),
         cmocka_unit_test(test_conv_64_filters),
         cmocka_unit_test(test_conv_64_filters_c160),
+        cmocka_unit_test(test_conv_160_filters),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
