@@ -199,6 +199,10 @@ runs() {
             echo "$f $k conv:4,14,14,200,136,3,3,1,1,1 --config sm90_coop2_128x160x64_s4 --special"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_coop2_128x160x64_s4"
             echo "$f $k conv:2,21,17,128,200,5,5,2,2,1 --config sm90_coop2_128x160x64_s4 --streamk"
+            # and its pick for 160 filters at unit stride (ragged M; c = 160's
+            # and 128's maps)
+            echo "$f $k conv:29,17,19,160,160,3,3,1,1,1 --special"
+            echo "$f $k conv:13,29,31,128,160,3,3,1,1,1"
             # and with stream-K (session 77), forced: TMA over whole taps and
             # over c = 200's zero-filled tap ends, guarded (c = 13), a 5x5
             # stride-2 layer, a 1x1 layer of 275 tiles (two waves whole,
