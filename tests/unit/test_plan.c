@@ -3269,6 +3269,10 @@ static void test_conv_160_filters(void **state)
         {16, 28, 320, 160, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         {128, 14, 576, 160, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {16, 56, 64, 144, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* held out at unit stride (1.01-1.22x) */
+        {240, 9, 800, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {23, 43, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {5, 55, 576, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* held out at stride 2 (0.96-1.00x): the rule takes unit strides only */
         {21, 41, 128, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {36, 55, 216, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
