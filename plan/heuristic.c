@@ -211,10 +211,10 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
         return sm90_family(k, ti) ? plan_gemm_sm90_pick(g, ti, k, m, n, kk, batch, s, tma)
                                   : plan_gemm_sm80_pick(g, ti, m, n, batch, s);
     }
-    return sm90_family(k, ti) ? plan_coop_over_pp(ti, m, n, kk, conv_c, s, tma,
-                                           plan_conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable,
-                                                                               conv_stride))
-                              : plan_conv_sm80_pick(ti, m, n, kk, s);
+    if (!sm90_family(k, ti))
+        return plan_conv_sm80_pick(ti, m, n, kk, s);
+    const plan_config *pick = plan_conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable, conv_stride);
+    return plan_coop_over_pp(ti, m, n, kk, conv_c, s, tma, pick);
 }
 
 /* The SMs split-K's clusters are taken to reach, one CTA an SM: nine

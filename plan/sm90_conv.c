@@ -168,8 +168,8 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * 0.93x on a layer of 25 tiles; on 1x1 layers of 160 filters and at
      * 144 filters, 0.88-0.95x (session 78, H100; docs/conv2d_fprop.md) */
     const plan_config *coop160 = CFG(sm90_coop2_128x160x64_s4);
-    const long long c64 = (c + 63) / 64 * 64;
-    if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * c64 <= 6 * c &&
+    const long long tap_loads = (c + coop160->bk - 1) / coop160->bk * coop160->bk;
+    if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * tap_loads <= 6 * c &&
         fits(coop160, t)) {
         const long long tiles = plan_config_tiles(coop160, m, n);
         if (2 * tiles >= sms && tiles <= 3 * sms)
