@@ -95,7 +95,7 @@ static int thin_staged_serves(const plan_target *t, long long kk, long long c, i
  * 96); and session 78's: the same tile in k tiles of 32 at c = 160 over
  * 3x3 taps from 2.2 to 3.2 waves, and the cooperative 128x160 tile for
  * exactly 160 filters over 3x3 taps at unit stride from half a wave to
- * three.
+ * ten.
  */
 static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
                                          long long sms, int tma_level, int stageable, long long stride)
@@ -158,12 +158,13 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     }
     /* exactly 160 filters over 3x3 taps at unit stride, 128 channels or
      * more, maps in k tiles of 64 whose taps load a sixth of zeros or
-     * fewer, from half a wave of its tiles to three: the cooperative
+     * fewer, from half a wave of its tiles to ten: the cooperative
      * 128x160 tile, which pads no column, in place of the cooperative
      * 128x192 tile and the cp.async 192-row ones: 1.04-1.17x on six such
      * layers (c of 128 to 256, 73 to 307 tiles), 1.06x and 1.16x on two of
      * a held-out set (c of 496 and 536); held out at unit stride on eight
-     * more, 1.01-1.22x (geomean 1.097x).  At stride 2 it tied or lost,
+     * more, 1.01-1.22x (geomean 1.097x); past three waves (588-1225
+     * tiles) 1.09-1.22x on three.  At stride 2 it tied or lost,
      * 0.96-1.00x on six of that set (whose rule took any stride: 1.015x),
      * 0.93x on a layer of 25 tiles; on 1x1 layers of 160 filters and at
      * 144 filters, 0.88-0.95x (session 78, H100; docs/conv2d_fprop.md) */
@@ -172,7 +173,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * tap_loads <= 6 * c &&
         fits(coop160, t)) {
         const long long tiles = plan_config_tiles(coop160, m, n);
-        if (2 * tiles >= sms && tiles <= 3 * sms)
+        if (2 * tiles >= sms && tiles <= 10 * sms)
             return coop160;
     }
     const plan_config *staged = CFG(sm90_pp2_128x128x64_s2_staged);

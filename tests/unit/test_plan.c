@@ -3276,11 +3276,15 @@ static void test_conv_160_filters(void **state)
         /* held out at stride 2 (0.96-1.00x): the rule takes unit strides only */
         {21, 41, 128, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {36, 55, 216, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
-        /* not probed: c = 64, c = 200 (more than a sixth of zeros), 5x5, past three waves */
+        /* past three waves (588 to 1225 tiles: 1.09-1.22x) */
+        {96, 28, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 56, 128, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {128, 35, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* not probed: c = 64, c = 200 (more than a sixth of zeros), 5x5, past ten waves */
         {64, 28, 64, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         {32, 28, 200, 160, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 28, 128, 160, 5, 2, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
-        {128, 35, 192, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {256, 35, 192, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
     const plan p = conv_plan(64, 17, 17, 160, 160, 3, 1, 1, 1);
@@ -3477,7 +3481,7 @@ static void test_conv_wgmma_gap(void **state)
         {32, 28, 256, 160, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {64, 28, 384, 160, 1, 0, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {4, 56, 384, 160, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {128, 35, 256, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {128, 35, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)}, /* session 78 */
         /* (since session 78, exactly 160 filters over 3x3 taps at unit
          * stride, up to three waves: the cooperative 128x160 tile) */
         {64, 14, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x128x64_s4)},
