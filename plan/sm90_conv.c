@@ -164,7 +164,8 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * layers (c of 128 to 256, 73 to 307 tiles), 1.06x and 1.16x on two of
      * a held-out set (c of 496 and 536); held out at unit stride on eight
      * more, 1.01-1.22x (geomean 1.097x); past three waves (588-1225
-     * tiles) 1.09-1.22x on three.  At stride 2 it tied or lost,
+     * tiles) 1.09-1.22x on three, then held out on eight more, 1.02-1.29x
+     * (geomean 1.126x).  At stride 2 it tied or lost,
      * 0.96-1.00x on six of that set (whose rule took any stride: 1.015x),
      * 0.93x on a layer of 25 tiles; on 1x1 layers of 160 filters and at
      * 144 filters, 0.88-0.95x (session 78, H100; docs/conv2d_fprop.md) */

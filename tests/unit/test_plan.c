@@ -3280,6 +3280,9 @@ static void test_conv_160_filters(void **state)
         {96, 28, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 56, 128, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         {128, 35, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        /* held out past three waves (1.02-1.29x) */
+        {58, 33, 912, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {31, 59, 184, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* not probed: c = 64, c = 200 (more than a sixth of zeros), 5x5, past ten waves */
         {64, 28, 64, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         {32, 28, 200, 160, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
