@@ -103,6 +103,10 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     /* the maps of a layer whose taps end in zero-filled k tiles serve only
      * the 128x64 tile's rule below */
     const int tma = tma_level == PLAN_TMA_MAPS, narrow_maps = maps_k64(tma_level);
+    /* a tap's channels as TMA loads in k tiles of 64 have them: whole k
+     * tiles, the last one's zero-filled past c */
+    const long long bk64 = CFG(sm90_pp2_128x128x64_s4)->bk;
+    const long long c_loaded = c > 0 ? (c + bk64 - 1) / bk64 * bk64 : 0;
     const plan_config *classic = plan_conv_sm80_pick(t, m, n, kk, sms);
     /* c of 32 or 96 over several taps, filters whole 128-column tiles, two
      * such tiles an SM or more: the 128x128 producer/consumer tile in
@@ -170,8 +174,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * 0.93x on a layer of 25 tiles; on 1x1 layers of 160 filters and at
      * 144 filters, 0.88-0.95x (session 78, H100; docs/conv2d_fprop.md) */
     const plan_config *coop160 = CFG(sm90_coop2_128x160x64_s4);
-    const long long tap_loads = (c + coop160->bk - 1) / coop160->bk * coop160->bk;
-    if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * tap_loads <= 6 * c &&
+    if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * c_loaded <= 6 * c &&
         fits(coop160, t)) {
         const long long tiles = plan_config_tiles(coop160, m, n);
         if (2 * tiles >= sms && tiles <= 10 * sms)
@@ -243,9 +246,6 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
     const plan_config *pp = CFG(sm90_pp2_128x128x64_s4);
     const int pp_ok = tma && fits(pp, t) && kk > 2 * pp->bk;
     const long long pp_tiles = plan_config_tiles(pp, m, n);
-    /* a tap's channels as its TMA loads have them: whole k tiles, the
-     * last one's zero-filled past c */
-    const long long c_loaded = c > 0 ? (c + pp->bk - 1) / pp->bk * pp->bk : 0;
     const plan_config *narrow = CFG(sm90_pp2_128x64x64_s7);
     const int narrow_ok = narrow_maps && kk > 2 * narrow->bk && fits(narrow, t);
     /* The cooperative 128x192 tile's two rules (session 36) take K >= 1024
