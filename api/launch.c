@@ -1391,7 +1391,8 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
         k = l->dims[2];
     }
     *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma,
-                           l->batch, conv ? (l->sizes[11] > l->sizes[12] ? l->sizes[11] : l->sizes[12]) : 0};
+                           l->batch, conv ? (l->sizes[11] > l->sizes[12] ? l->sizes[11] : l->sizes[12]) : 0,
+                           conv ? l->sizes[5] : 0, conv ? l->sizes[6] : 0};
     return EVT_OK;
 }
 

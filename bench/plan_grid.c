@@ -52,7 +52,7 @@ static void conv(long long n, long long h, long long w, long long c, long long k
 {
     static const plan_kernel kc = {EVT_MAINLOOP_CONV2D_FPROP, 1, 1, 0, 0, 0, 0};
     const long long p_ = (h + 2 * pad - r) / st + 1, q = (w + 2 * pad - r) / st + 1;
-    const plan_problem p = {EVT_TARGET_SM90A, 132, n * p_ * q, k, r * r * c, c, 1, 1, 1, st};
+    const plan_problem p = {EVT_TARGET_SM90A, 132, n * p_ * q, k, r * r * c, c, 1, 1, 1, st, r, r};
     plan pl;
     const char *why = NULL;
     printf("conv %lldx%lldx%lldx%lld->%lld,%lldx%lld/%lld", n, h, w, c, k, r, r, st);

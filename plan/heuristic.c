@@ -200,8 +200,10 @@ int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t)
 /* ---- the dispatch ------------------------------------------------------- */
 
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n, long long kk,
-                             long long batch, int sms, int tma, long long conv_c, long long conv_stride)
+                             long long batch, int sms, int tma, const plan_conv_view *conv)
 {
+    static const plan_conv_view unknown = {0, 0, 0, 0};
+    const plan_conv_view *cv = conv ? conv : &unknown;
     const plan_target *ti = plan_target_info(t);
     if (!ti)
         return NULL;
@@ -213,8 +215,8 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
     }
     if (!sm90_family(k, ti))
         return plan_conv_sm80_pick(ti, m, n, kk, s);
-    const plan_config *pick = plan_conv_sm90_pick(ti, m, n, kk, conv_c, s, tma, k->stageable, conv_stride);
-    return plan_coop_over_pp(ti, m, n, kk, conv_c, s, tma, pick);
+    const plan_config *pick = plan_conv_sm90_pick(ti, m, n, kk, cv, s, tma, k->stageable);
+    return plan_coop_over_pp(ti, m, n, kk, cv->c, s, tma, pick);
 }
 
 /* The SMs split-K's clusters are taken to reach, one CTA an SM: nine

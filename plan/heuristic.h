@@ -180,11 +180,11 @@ int plan_coop_row_serves(const plan_config *c, const plan_kernel *k);
 const plan_config *plan_gemm_sm90_pick(const gemm_tiles *g, const plan_target *t, const plan_kernel *k, long long m,
                                        long long n, long long kk, long long batch, long long sms, int tma);
 
-/* plan/sm90_conv.c: the wgmma conv heuristic (stride: the conv's larger
- * stride, 0 where not known), then plan_pick's last word on its 128x128
- * pick */
-const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                       long long sms, int tma_level, int stageable, long long stride);
+/* plan/sm90_conv.c: the wgmma conv heuristic (cv: the conv's channels,
+ * stride and taps, each 0 where not known), then plan_pick's last word on
+ * its 128x128 pick */
+const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
+                                       const plan_conv_view *cv, long long sms, int tma_level, int stageable);
 const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long long n, long long kk, long long c,
                                      long long sms, int tma_level, const plan_config *pick);
 

@@ -431,6 +431,11 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     return 1;
 }
 
+static plan_conv_view conv_view(const plan_problem *p)
+{
+    return (plan_conv_view){p->conv_c, p->conv_stride, p->conv_r, p->conv_s};
+}
+
 int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o, plan *out,
               const char **why)
 {
@@ -443,9 +448,10 @@ int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o
     const plan_config *c = o ? o->config : NULL;
     if (c && !plan_can_run(c, k, p->target, why))
         return 0;
-    if (!c)
-        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, heuristic_tma(k, p, p->driver_tma),
-                      p->conv_c, p->conv_stride);
+    if (!c) {
+        const plan_conv_view cv = conv_view(p);
+        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, heuristic_tma(k, p, p->driver_tma), &cv);
+    }
     return complete(c, k, p, o, sms, p->driver_tma, out, why);
 }
 
@@ -460,8 +466,8 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
     }
     /* the heuristic's pick as if the driver had no tensor maps */
     const int sms = problem_sms(p);
-    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0, p->conv_c, p->conv_stride), k, p, o, sms, 0,
-             pl, NULL);
+    const plan_conv_view cv = conv_view(p);
+    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, 0, &cv), k, p, o, sms, 0, pl, NULL);
 }
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)

@@ -169,7 +169,16 @@ typedef struct plan_problem {
     int driver_tma;        /* the driver can make the tensor maps this kernel's TMA loads need */
     long long batch;       /* problems of a batch, each m x n x k (0 or 1: one); they share the grid */
     long long conv_stride; /* a conv's larger stride (1: unit strides); 0 for a GEMM or where not known */
+    long long conv_r, conv_s; /* a conv's filter rows and columns; 0 for a GEMM or where not known */
 } plan_problem;
+
+/* What the heuristic weighs of a conv beyond its GEMM view (plan_problem's
+ * conv_ fields); every field 0 where not known, and for a GEMM. */
+typedef struct plan_conv_view {
+    long long c;      /* input channels (kk = r s c, so kk > c means more than one tap) */
+    long long stride; /* the larger stride */
+    long long r, s;   /* filter rows and columns */
+} plan_conv_view;
 
 /* The caller's choices; zero-initialized means the planner decides everything. */
 typedef struct plan_options {
@@ -243,15 +252,13 @@ void plan_fit_clusters(plan *pl, long long resident);
  * tile's rule takes; PLAN_TMA_K32 for a conv whose maps can be made only
  * in k tiles of 32 channels (c of 32: plan_conv_tma_channels), which only
  * the 128x128 tile in such k tiles takes; PLAN_TMA_NONE otherwise.
- * conv_c: a conv's input channels (kk = r s conv_c, so kk > conv_c means
- * more than one tap); conv_stride its larger stride (0: not known); both
- * ignored for a GEMM.
+ * conv: a conv's channels, stride and taps (NULL, or zeros, where not
+ * known; ignored for a GEMM).
  * Always one that fits t's shared memory; NULL only for t outside evt_target.
  */
 enum { PLAN_TMA_NONE = 0, PLAN_TMA_MAPS = 1, PLAN_TMA_PARTIAL_TAPS = 2, PLAN_TMA_K32 = 3 };
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n,
-                             long long kk, long long batch, int sms, int tma, long long conv_c,
-                             long long conv_stride);
+                             long long kk, long long batch, int sms, int tma, const plan_conv_view *conv);
 /* The output tiles of a batch of `batch` m x n problems (saturating at LLONG_MAX). */
 long long plan_config_batch_tiles(const plan_config *c, long long m, long long n, long long batch);
 /* Whether c is among the configurations plan_pick can return for k on t

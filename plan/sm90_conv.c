@@ -97,9 +97,13 @@ static int thin_staged_serves(const plan_target *t, long long kk, long long c, i
  * exactly 160 filters over 3x3 taps at unit stride from half a wave to
  * ten.
  */
-static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                         long long sms, int tma_level, int stageable, long long stride)
+static const plan_config *conv_sm90_base(const plan_target *t, long long m, long long n, long long kk,
+                                         const plan_conv_view *cv, long long sms, int tma_level, int stageable)
 {
+    const long long c = cv->c, stride = cv->stride;
+    /* 3x3 taps; where the taps are not known, any nine (K = 9c), which a
+     * 1x9 or 9x1 layer has too */
+    const int taps3x3 = kk == 9 * c && (cv->r == 0 || (cv->r == 3 && cv->s == 3));
     /* the maps of a layer whose taps end in zero-filled k tiles serve only
      * the 128x64 tile's rule below */
     const int tma = tma_level == PLAN_TMA_MAPS, narrow_maps = maps_k64(tma_level);
@@ -155,7 +159,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * scattered, 0.88-1.13x: no rule (session 78, H100;
      * docs/conv2d_fprop.md) */
     const plan_config *c160 = CFG(sm90_pp2_128x64x32_s12);
-    if (c == 160 && tma_level != PLAN_TMA_NONE && n == c160->bn && kk == 9 * c && fits(c160, t)) {
+    if (c == 160 && tma_level != PLAN_TMA_NONE && n == c160->bn && taps3x3 && fits(c160, t)) {
         const long long tiles = plan_config_tiles(c160, m, n);
         if (5 * tiles >= 11 * sms && 5 * tiles <= 16 * sms)
             return c160;
@@ -174,7 +178,7 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
      * 0.93x on a layer of 25 tiles; on 1x1 layers of 160 filters and at
      * 144 filters, 0.88-0.95x (session 78, H100; docs/conv2d_fprop.md) */
     const plan_config *coop160 = CFG(sm90_coop2_128x160x64_s4);
-    if (n == coop160->bn && kk == 9 * c && stride == 1 && c >= 128 && narrow_maps && 5 * c_loaded <= 6 * c &&
+    if (n == coop160->bn && taps3x3 && stride == 1 && c >= 128 && narrow_maps && 5 * c_loaded <= 6 * c &&
         fits(coop160, t)) {
         const long long tiles = plan_config_tiles(coop160, m, n);
         if (2 * tiles >= sms && tiles <= 10 * sms)
@@ -500,10 +504,11 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
  * pixels; five others won 1.02-1.32x): not taken there (session 72,
  * docs/conv2d_fprop.md, "Session 72: thin layers, the staged 128x64
  * tile") */
-const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                       long long sms, int tma_level, int stageable, long long stride)
+const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
+                                       const plan_conv_view *cv, long long sms, int tma_level, int stageable)
 {
-    const plan_config *pick = conv_sm90_base(t, m, n, kk, c, sms, tma_level, stageable, stride);
+    const long long c = cv->c;
+    const plan_config *pick = conv_sm90_base(t, m, n, kk, cv, sms, tma_level, stageable);
     const plan_config *twin = CFG(sm90_pp2_128x64x64_s6_staged);
     if (pick == CFG(sm90_pp2_128x64x64_s7) && n <= twin->bn && thin_staged_serves(t, kk, c, tma_level, stageable))
         return twin;

@@ -1606,7 +1606,8 @@ static void test_conv_3x3_c32_sm90(void **state)
 /* Exactly 160 filters over 3x3 taps at unit stride (session 78): the
  * cooperative 128x160 tile, c = 160's taps ending in a zero-filled k
  * tile; the same output at stride 2 keeps the 192x128 tile, so the
- * launch hands the planner the conv's stride. */
+ * launch hands the planner the conv's stride, and so do 1x9 taps (K = 9c
+ * too), so it hands over the taps. */
 static void test_conv_160_filters_sm90(void **state)
 {
     (void)state;
@@ -1618,6 +1619,10 @@ static void test_conv_160_filters_sm90(void **state)
                           "sm_90a sm90_wg3_192x128x64_s4 fast",
                           "evt_conv_conv2d_fprop_sm90_wg3_192x128x64_s4_sm90a", "sm90_wg3_192x128x64_s4", NULL};
     run_conv(&s2);
+    const conv_case t19 = {{32, 17, 17, 160, 160, 1, 9, 0, 4, 1, 1, 1, 1}, 17, 17, DEV_SM90,
+                           "sm_90a sm90_wg3_192x128x64_s4 fast",
+                           "evt_conv_conv2d_fprop_sm90_wg3_192x128x64_s4_sm90a", "sm90_wg3_192x128x64_s4", NULL};
+    run_conv(&t19);
 }
 
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced

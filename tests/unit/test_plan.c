@@ -45,7 +45,7 @@ static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
 {
-    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0};
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0, 0, 0};
     return p;
 }
 
@@ -1580,9 +1580,9 @@ static void test_listed(void **state)
                                 /* without maps, with them, and with them for a conv of nine taps (c = K / 9);
                                  * a conv of c = 32 with maps in k tiles of 32 only */
                                 const int tma = v == 3 ? PLAN_TMA_K32 : v > 0;
-                                const long long conv_c = v == 3 ? 32 : v == 2 ? ks[q] / 9 : ks[q];
+                                const plan_conv_view cv = {v == 3 ? 32 : v == 2 ? ks[q] / 9 : ks[q], 1, 0, 0};
                                 const plan_config *c = plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1,
-                                                                 sms[s], tma, conv_c, 1);
+                                                                 sms[s], tma, &cv);
                                 if (!plan_listed(c, k, (evt_target)t))
                                     fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
                                              "tma %d: not listed",
@@ -1892,7 +1892,22 @@ static plan conv_plan(long long n, long long h, long long w, long long c, long l
     plan_problem pr = problem(EVT_TARGET_SM90A, 132, n * p * q, k, r * r * c, tma);
     pr.conv_c = c;
     pr.conv_stride = st;
+    pr.conv_r = pr.conv_s = r;
     return make(&k_conv_st, &pr, NULL);
+}
+
+/* The pick, with maps, for a conv of m output pixels, k filters and c
+ * channels at stride 1 whose taps are r x s (conv_plan's are square), or
+ * not known (r = s = 0: nine taps). */
+static const plan_config *conv_taps_pick(long long m, long long k, long long c, long long r, long long s)
+{
+    const long long taps = r > 0 ? r * s : 9;
+    plan_problem pr = problem(EVT_TARGET_SM90A, 132, m, k, taps * c, 1);
+    pr.conv_c = c;
+    pr.conv_stride = 1;
+    pr.conv_r = r;
+    pr.conv_s = s;
+    return make(&k_conv_st, &pr, NULL).config;
 }
 
 static enum evt_tile_id conv_pick(long long n, long long h, long long w, long long c, long long k, long long r,
@@ -3252,6 +3267,11 @@ static void test_conv_64_filters_c160(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
     const plan p = conv_plan(40, 35, 35, 160, 64, 3, 1, 1, 1);
     assert_true(p.config == CFG(sm90_pp2_128x64x32_s12) && p.tma && p.aligned);
+    /* K = 9c from 1x9 or 9x1 taps is not 3x3; taps not known read as 3x3 */
+    const long long m = 40 * 35 * 35;
+    assert_ptr_not_equal(conv_taps_pick(m, 64, 160, 1, 9), CFG(sm90_pp2_128x64x32_s12));
+    assert_ptr_not_equal(conv_taps_pick(m, 64, 160, 9, 1), CFG(sm90_pp2_128x64x32_s12));
+    assert_ptr_equal(conv_taps_pick(m, 64, 160, 0, 0), CFG(sm90_pp2_128x64x32_s12));
 }
 
 static void test_conv_160_filters(void **state)
@@ -3292,6 +3312,11 @@ static void test_conv_160_filters(void **state)
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
     const plan p = conv_plan(64, 17, 17, 160, 160, 3, 1, 1, 1);
     assert_true(p.config == CFG(sm90_coop2_128x160x64_s4) && p.tma && p.aligned);
+    /* K = 9c from 1x9 or 9x1 taps is not 3x3; taps not known read as 3x3 */
+    const long long m = 64 * 17 * 17;
+    assert_ptr_not_equal(conv_taps_pick(m, 160, 160, 1, 9), CFG(sm90_coop2_128x160x64_s4));
+    assert_ptr_not_equal(conv_taps_pick(m, 160, 160, 9, 1), CFG(sm90_coop2_128x160x64_s4));
+    assert_ptr_equal(conv_taps_pick(m, 160, 160, 0, 0), CFG(sm90_coop2_128x160x64_s4));
 }
 
 /* Session 75's rule: K >= 16384 over whole 128-column tiles where the
