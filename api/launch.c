@@ -1045,7 +1045,8 @@ static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char 
  * (c, w, h, n) tensor read in im2col columns of cfg->bm pixels by cfg->bk
  * channels, its box from minus the padding to padding - (filter - 1)
  * dilation and stepping by the stride; the filter as a (c, r s, k) tensor
- * read in cfg->bk x 1 x cfg->bn boxes, so that where cfg->bk does not
+ * read in cfg->bk x 1 x cfg->bn boxes (under clusters, cfg->bn / cluster:
+ * each CTA loads its share, multicast to the cluster), so that where cfg->bk does not
  * divide c a tap's last box is zero-filled past c, as x's is, and never
  * reaches the next tap; both swizzled as the wgmma stages are (rows of
  * cfg->bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where they
@@ -1072,7 +1073,7 @@ static int conv_tma_maps(const evt_launch *l, const plan_config *cfg, rt_tma_map
     const unsigned long long wdims[3] = {(unsigned long long)z[3], (unsigned long long)(z[5] * z[6]),
                                          (unsigned long long)z[4]};
     const unsigned long long wstrides[2] = {wdims[0] * 2, wdims[0] * wdims[1] * 2};
-    const unsigned box[3] = {(unsigned)cfg->bk, 1, (unsigned)cfg->bn}, ones[3] = {1, 1, 1};
+    const unsigned box[3] = {(unsigned)cfg->bk, 1, (unsigned)(cfg->bn / cfg->cluster)}, ones[3] = {1, 1, 1};
     return d->tensor_map_tiled && d->tensor_map_tiled(maps->b, tma_dtype(l, 1), 3, l->operands[1].ptr, wdims,
                                                       wstrides, box, ones, 0, tma_swizzle(cfg),
                                                       RT_TMAP_L2_128B, 0) == 0;

@@ -149,7 +149,7 @@
       2, 2, 6, 1, 0, 2, 2, 0, 1)                                                                   \
     X(sm90_coop2_256x128x64_s3, EVT_TILE_GEMM, EVT_TILE_WGMMA, 256, 128, 64, 2, 2, 3,              \
       1, 0, 2, 0, 1, 1)                                                                            \
-    X(sm90_pp2_cl2_128x128x64_s4, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,            \
+    X(sm90_pp2_cl2_128x128x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,\
       1, 0, 2, 0, 0, 2)                                                                            \
     X(sm90_pp2_128x128x64_s6, EVT_TILE_GEMM, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 6,                \
       1, 0, 2, 0, 0, 1)                                                                            \
@@ -171,6 +171,10 @@
       1, 0, 2, 0, 1, 1)                                                                            \
     X(sm90_coop2_128x160x64_s4, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 160, 64, 2, 2, 4,\
       1, 0, 2, 0, 1, 1)                                                                            \
+    X(sm90_coop2_cl2_128x192x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 192, 64, 2, 2, 4,          \
+      1, 0, 2, 0, 1, 2)                                                                            \
+    X(sm90_coop2_cl2_128x160x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 160, 64, 2, 2, 4,          \
+      1, 0, 2, 0, 1, 2)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \
