@@ -1460,12 +1460,7 @@ static void run_conv(const conv_case *c)
     const plan_config *cfg = plan_config_find(c->config);
     const long long tiles = ceil_div(M, cfg->bm) * ceil_div(N, cfg->bn);
     const long long slots = (long long)(c->device == DEV_SM90 ? SMS_SM90 : SMS_SM80) * cfg->min_blocks;
-    long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
-    if (cfg->cluster > 1) { /* whole clusters, a stack of M tiles each, as many as can be resident at
-                             * once (the stand-in's GPCs hold 62 clusters of two: test_gemm_cluster_sm90) */
-        const long long stacks = ceil_div(ceil_div(M, cfg->bm), cfg->cluster) * ceil_div(N, cfg->bn);
-        grid = cfg->cluster * (stacks < 62 ? stacks : 62);
-    }
+    const long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
     char want[160];
     snprintf(want, sizeof want, "%s grid %lld splits 1", c->plan, grid);
     assert_string_equal(evt_launch_plan(l), want);
@@ -1538,8 +1533,7 @@ static void run_conv(const conv_case *c)
         assert_int_equal(t.strides[1], RSC * 2);
         assert_int_equal(t.box[0], cfg->bk);
         assert_int_equal(t.box[1], 1);
-        /* under clusters each CTA loads its share of the filters, multicast */
-        assert_int_equal(t.box[2], cfg->bn / cfg->cluster);
+        assert_int_equal(t.box[2], cfg->bn);
         for (int i = 0; i < 3; i++)
             assert_int_equal(t.elem_strides[i], 1);
         assert_int_equal(t.interleave, 0);
@@ -1629,23 +1623,6 @@ static void test_conv_160_filters_sm90(void **state)
                            "sm_90a sm90_wg3_192x128x64_s4 fast",
                            "evt_conv_conv2d_fprop_sm90_wg3_192x128x64_s4_sm90a", "sm90_wg3_192x128x64_s4", NULL};
     run_conv(&t19);
-}
-
-/* Channels an odd multiple of 8 under maps (session 79): the 128x128
- * ping-pong pick in clusters of two, each CTA's filter map box half the
- * tile's filters; 192 channels keep the unclustered tile. */
-static void test_conv_odd8_clusters_sm90(void **state)
-{
-    (void)state;
-    const conv_case c = {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
-                         "sm_90a sm90_pp2_cl2_128x128x64_s4 fast tma",
-                         "evt_conv_conv2d_fprop_sm90_pp2_cl2_128x128x64_s4_sm90a", "sm90_pp2_cl2_128x128x64_s4",
-                         NULL};
-    run_conv(&c);
-    const conv_case even = {{32, 28, 28, 192, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
-                            "sm_90a sm90_pp2_128x128x64_s4 fast tma",
-                            "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
-    run_conv(&even);
 }
 
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
@@ -2797,7 +2774,6 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_c200_sm90),
     T(test_conv_3x3_c32_sm90),
     T(test_conv_160_filters_sm90),
-    T(test_conv_odd8_clusters_sm90),
     T(test_conv_stream_k_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),
