@@ -1460,7 +1460,12 @@ static void run_conv(const conv_case *c)
     const plan_config *cfg = plan_config_find(c->config);
     const long long tiles = ceil_div(M, cfg->bm) * ceil_div(N, cfg->bn);
     const long long slots = (long long)(c->device == DEV_SM90 ? SMS_SM90 : SMS_SM80) * cfg->min_blocks;
-    const long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
+    long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
+    if (cfg->cluster > 1) { /* whole clusters, a stack of M tiles each, as many as can be resident at
+                             * once (the stand-in's GPCs hold 62 clusters of two: test_gemm_cluster_sm90) */
+        const long long stacks = ceil_div(ceil_div(M, cfg->bm), cfg->cluster) * ceil_div(N, cfg->bn);
+        grid = cfg->cluster * (stacks < 62 ? stacks : 62);
+    }
     char want[160];
     snprintf(want, sizeof want, "%s grid %lld splits 1", c->plan, grid);
     assert_string_equal(evt_launch_plan(l), want);
@@ -1533,7 +1538,8 @@ static void run_conv(const conv_case *c)
         assert_int_equal(t.strides[1], RSC * 2);
         assert_int_equal(t.box[0], cfg->bk);
         assert_int_equal(t.box[1], 1);
-        assert_int_equal(t.box[2], cfg->bn);
+        /* under clusters each CTA loads its share of the filters, multicast */
+        assert_int_equal(t.box[2], cfg->bn / cfg->cluster);
         for (int i = 0; i < 3; i++)
             assert_int_equal(t.elem_strides[i], 1);
         assert_int_equal(t.interleave, 0);
@@ -1623,6 +1629,25 @@ static void test_conv_160_filters_sm90(void **state)
                            "sm_90a sm90_wg3_192x128x64_s4 fast",
                            "evt_conv_conv2d_fprop_sm90_wg3_192x128x64_s4_sm90a", "sm90_wg3_192x128x64_s4", NULL};
     run_conv(&t19);
+}
+
+/* Convs in clusters of two (session 79), forced: whole clusters, a stack
+ * of two M tiles each (196 M tiles, 98 stacks, 62 of them resident at
+ * once), each CTA's filter map box half the tile's filters; c = 184's
+ * taps end in a zero-filled k tile. */
+static void test_conv_clusters_sm90(void **state)
+{
+    (void)state;
+    static const char *const configs[] = {"sm90_pp2_cl2_128x128x64_s4", "sm90_coop2_cl2_128x160x64_s4",
+                                          "sm90_coop2_cl2_128x192x64_s4"};
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
+        char plan_s[96], entry[128];
+        snprintf(plan_s, sizeof plan_s, "sm_90a %s fast tma", configs[i]);
+        snprintf(entry, sizeof entry, "evt_conv_conv2d_fprop_%s_sm90a", configs[i]);
+        const conv_case c = {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, plan_s, entry,
+                             configs[i], configs[i]};
+        run_conv(&c);
+    }
 }
 
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
@@ -2774,6 +2799,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_c200_sm90),
     T(test_conv_3x3_c32_sm90),
     T(test_conv_160_filters_sm90),
+    T(test_conv_clusters_sm90),
     T(test_conv_stream_k_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),
