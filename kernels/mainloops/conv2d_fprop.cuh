@@ -396,16 +396,10 @@ struct tma_loader {
         evt_sm90::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
         const unsigned short ow = (unsigned short)(s * dil_w), oh = (unsigned short)(r * dil_h);
         evt_sm90::tma_load_im2col_4d(stage, &maps->a, full, c0, w0, h0, n0, ow, oh);
-        if constexpr (Cfg::kCluster > 1) {
-            /* the cluster's CTAs take tiles on top of each other, so their
-             * filter tiles are alike: each loads its share of the filters
-             * (the runtime's map has boxes of kBN / kCluster) into every
-             * CTA of the cluster, which is what cuts the filters' L2 reads */
-            constexpr int kRows = Cfg::kBN / Cfg::kCluster;
-            const int rank = (int)blockIdx.x % Cfg::kCluster;
-            const evt_u32 dst = stage + Cfg::kAStageBytes + rank * (Cfg::kBStageBytes / Cfg::kCluster);
-            const unsigned short all = (unsigned short)((1u << Cfg::kCluster) - 1);
-            evt_sm90::tma_load_3d_multicast(dst, &maps->b, full, c0, r * sz + s, col0 + rank * kRows, all);
+        if constexpr (Cfg::kCluster > 1) { /* the filters, a share each CTA of the cluster */
+            const evt_sm90::b_share<Cfg> share;
+            evt_sm90::tma_load_3d_multicast(share.dst(stage), &maps->b, full, c0, r * sz + s, col0 + share.row(),
+                                            share.ctas());
         } else {
             evt_sm90::tma_load_3d(stage + Cfg::kAStageBytes, &maps->b, full, c0, r * sz + s, col0);
         }

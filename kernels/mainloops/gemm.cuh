@@ -349,18 +349,14 @@ struct tma_loader {
         else
             evt_sm90::tma_load_3d(stage, &maps->a, full, k0, row0, za);
         if constexpr (Cfg::kCluster > 1) {
-            /* B's tile is the cluster's CTAs' alike: each loads its share of
-             * the rows (the runtime's map has boxes of kBN / kCluster) into
-             * every CTA of the cluster */
             static_assert(Cfg::kBKContig, "clusters multicast K-contiguous B tiles only");
-            constexpr int kRows = Cfg::kBN / Cfg::kCluster;
-            const int r = (int)blockIdx.x % Cfg::kCluster;
-            const evt_u32 dst = stage + Cfg::kAStageBytes + r * (Cfg::kBStageBytes / Cfg::kCluster);
-            const unsigned short all = (unsigned short)((1u << Cfg::kCluster) - 1);
+            const evt_sm90::b_share<Cfg> share;
             if (zb < 0)
-                evt_sm90::tma_load_2d_multicast(dst, &maps->b, full, k0, col0 + r * kRows, all);
+                evt_sm90::tma_load_2d_multicast(share.dst(stage), &maps->b, full, k0, col0 + share.row(),
+                                                share.ctas());
             else
-                evt_sm90::tma_load_3d_multicast(dst, &maps->b, full, k0, col0 + r * kRows, zb, all);
+                evt_sm90::tma_load_3d_multicast(share.dst(stage), &maps->b, full, k0, col0 + share.row(), zb,
+                                                share.ctas());
         } else if constexpr (!Cfg::kBKContig) {
             mn_boxes<Cfg::kBN>(stage + Cfg::kAStageBytes, &maps->b, full, col0, zb);
         } else if (zb < 0) {

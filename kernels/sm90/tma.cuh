@@ -126,6 +126,28 @@ EVT_DEVICE void tma_load_3d_multicast(evt_u32 dst, const evt_tma_map *map, evt_u
                  : "memory");
 }
 
+/* A clustered configuration's share of a stage's B tile (kernels/
+ * tile_configs.h, the cluster column): the cluster's CTAs take tiles on
+ * top of each other, so their B tiles are alike, and each loads its share
+ * of the rows (the runtime's map has boxes of kBN / kCluster) into every
+ * CTA of the cluster (ctas()), which is what cuts B's L2 reads.  The GEMM's
+ * and the conv's TMA loaders both take it. */
+template <class Cfg>
+struct b_share {
+    int rank;
+
+    __device__ __forceinline__ b_share() : rank((int)blockIdx.x % Cfg::kCluster) {}
+    /* every CTA of the cluster, a bit each */
+    __device__ __forceinline__ unsigned short ctas() const { return (unsigned short)((1u << Cfg::kCluster) - 1); }
+    /* the share's first row of the tile */
+    __device__ __forceinline__ int row() const { return rank * (Cfg::kBN / Cfg::kCluster); }
+    /* where it lands in stage `stage` */
+    __device__ __forceinline__ evt_u32 dst(evt_u32 stage) const
+    {
+        return stage + Cfg::kAStageBytes + rank * (Cfg::kBStageBytes / Cfg::kCluster);
+    }
+};
+
 /* The im2col box of 4D map `map` (x NHWC as (c, w, h, n)) at channel c0 of
  * the window whose corner is (w0, h0) in image n0, at filter offset (ow,
  * oh), into shared memory at dst; completes on mbarrier bar. */
