@@ -97,6 +97,9 @@ enum {
  * configurations as 4096^3 on 132 SMs. */
 #define DEVICES "9.0x132,8.0x108,9.0x8"
 enum { DEV_SM90 = 0, DEV_SM80 = 1, DEV_SMALL = 2, SMS_SM90 = 132, SMS_SM80 = 108 };
+/* clusters of two the stand-in's sm_90 device holds at once (its GPCs of
+ * 17 SMs, which a cluster never spans: 62, not 66; fakecuda.c) */
+enum { CL2_RESIDENT_SM90 = 62 };
 static const int optin[3] = {227 * 1024, 163 * 1024, 227 * 1024}; /* by device */
 
 /* CUtensorMap enums (cuda.h) */
@@ -1010,12 +1013,12 @@ static void test_gemm_cluster_sm90(void **state)
         long long m, n, grid, b_rows;
     } cases[] = {
         {"sm90_pp2_cl2_128x128x64_s4", 1100, 520, 2 * 5 * 5, 64},
-        {"sm90_pp2_cl2_128x128x64_s4", 4096, 4096, 2 * 62, 64},
+        {"sm90_pp2_cl2_128x128x64_s4", 4096, 4096, 2 * CL2_RESIDENT_SM90, 64},
         {"sm90_pp2_cl2_128x128x64_s4", 100, 40, 2, 64},
         {"sm90_coop2_cl2_128x256x64_s3", 1100, 520, 2 * 5 * 3, 128},
-        {"sm90_coop2_cl2_128x256x64_s3", 4096, 4096, 2 * 62, 128},
+        {"sm90_coop2_cl2_128x256x64_s3", 4096, 4096, 2 * CL2_RESIDENT_SM90, 128},
         {"sm90_coop2_cl2_128x256x64_s3", 100, 40, 2, 128},
-        {"sm90_coop2_cl2_128x256x64_s4", 4096, 4096, 2 * 62, 128},
+        {"sm90_coop2_cl2_128x256x64_s4", 4096, 4096, 2 * CL2_RESIDENT_SM90, 128},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const long long M = cases[i].m, N = cases[i].n, K = 200;
@@ -1075,7 +1078,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
 
     /* in clusters of two: as many as the stand-in's GPCs hold (62, see
      * test_gemm_cluster_sm90), fewer than the 16 x 32 stacks of two tiles */
-    const long long grid = 2 * 62;
+    const long long grid = 2 * CL2_RESIDENT_SM90;
     char want[128];
     /* a per-element epilogue on whole columns: on the consumers' registers */
     snprintf(want, sizeof want, "sm_90a sm90_coop2_cl2_128x128x128_s4_fp8 fast tma grid %lld splits 1 direct-epilogue",
@@ -1461,10 +1464,9 @@ static void run_conv(const conv_case *c)
     const long long tiles = ceil_div(M, cfg->bm) * ceil_div(N, cfg->bn);
     const long long slots = (long long)(c->device == DEV_SM90 ? SMS_SM90 : SMS_SM80) * cfg->min_blocks;
     long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
-    if (cfg->cluster > 1) { /* whole clusters, a stack of M tiles each, as many as can be resident at
-                             * once (the stand-in's GPCs hold 62 clusters of two: test_gemm_cluster_sm90) */
+    if (cfg->cluster > 1) { /* whole clusters, a stack of M tiles each, as many as can be resident */
         const long long stacks = ceil_div(ceil_div(M, cfg->bm), cfg->cluster) * ceil_div(N, cfg->bn);
-        grid = cfg->cluster * (stacks < 62 ? stacks : 62);
+        grid = cfg->cluster * (stacks < CL2_RESIDENT_SM90 ? stacks : CL2_RESIDENT_SM90);
     }
     char want[160];
     snprintf(want, sizeof want, "%s grid %lld splits 1", c->plan, grid);
