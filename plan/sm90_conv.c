@@ -507,10 +507,10 @@ static const plan_config *conv_sm90_base(const plan_target *t, long long m, long
 const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long long n, long long kk,
                                        const plan_conv_view *cv, long long sms, int tma_level, int stageable)
 {
-    const long long c = cv->c;
     const plan_config *pick = conv_sm90_base(t, m, n, kk, cv, sms, tma_level, stageable);
     const plan_config *twin = CFG(sm90_pp2_128x64x64_s6_staged);
-    if (pick == CFG(sm90_pp2_128x64x64_s7) && n <= twin->bn && thin_staged_serves(t, kk, c, tma_level, stageable))
+    if (pick == CFG(sm90_pp2_128x64x64_s7) && n <= twin->bn &&
+        thin_staged_serves(t, kk, cv->c, tma_level, stageable))
         return twin;
     return pick;
 }
