@@ -533,3 +533,28 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
     return pick;
 }
 
+/* Channels an odd multiple of 8 (c % 16 == 8) under TMA maps in k tiles
+ * of 64: the pick's twin in clusters of two, where it has one, whose
+ * CTAs load the filter tile half each and multicast it.  Such a layer's
+ * pixel rows (2c bytes) put every other pixel and filter tap 16 bytes off
+ * a 32-byte sector, which doubled our kernels' L2 bytes at c = 280 against
+ * c = 256, and L2's bandwidth is what these kernels are bound by (Nsight
+ * Compute; cuDNN multicasts the filters in clusters of 3 to 8).  1.06-1.45x
+ * on eleven such layers over the 128x128 ping-pong and the cooperative
+ * 128x160 and 128x192 picks (1x1, 3x3 and 5x5 taps, stride 1 and 2); at
+ * c = 256 and 160, and on other picks, the clusters ran 0.90-0.99x
+ * (session 79, H100; docs/conv2d_fprop.md).  Under half a wave of tiles
+ * the clusters leave SMs idle that the lone tiles would fill: a third of
+ * a wave ran 0.91x. */
+const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long c,
+                                           long long sms, int tma_level, const plan_config *pick)
+{
+    if (c % 16 != 8 || !maps_k64(tma_level) || 2 * plan_config_tiles(pick, m, n) < sms)
+        return pick;
+    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)     ? CFG(sm90_pp2_cl2_128x128x64_s4)
+                              : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
+                              : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
+                                                                      : NULL;
+    return twin && fits(twin, t) ? twin : pick;
+}
+

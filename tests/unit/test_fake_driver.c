@@ -1652,6 +1652,28 @@ static void test_conv_clusters_sm90(void **state)
     }
 }
 
+/* Channels an odd multiple of 8 under maps (session 80): the 128x128
+ * ping-pong pick in clusters of two, each CTA's filter map box half the
+ * tile's filters; 192 channels, and 184 under half a wave of tiles (44),
+ * keep the unclustered tile. */
+static void test_conv_odd8_clusters_sm90(void **state)
+{
+    (void)state;
+    const conv_case c = {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
+                         "sm_90a sm90_pp2_cl2_128x128x64_s4 fast tma",
+                         "evt_conv_conv2d_fprop_sm90_pp2_cl2_128x128x64_s4_sm90a", "sm90_pp2_cl2_128x128x64_s4",
+                         NULL};
+    run_conv(&c);
+    const conv_case even = {{32, 28, 28, 192, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
+                            "sm_90a sm90_pp2_128x128x64_s4 fast tma",
+                            "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
+    run_conv(&even);
+    const conv_case few = {{1, 52, 52, 184, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 52, 52, DEV_SM90,
+                           "sm_90a sm90_pp2_128x128x64_s4 fast tma",
+                           "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
+    run_conv(&few);
+}
+
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
  * with it at c = 200, whose TMA loads walk each of the nine taps in four k
  * tiles of 64 (the last zero-filled past 200): 49 x 2 tiles, fewer than the
@@ -2802,6 +2824,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_3x3_c32_sm90),
     T(test_conv_160_filters_sm90),
     T(test_conv_clusters_sm90),
+    T(test_conv_odd8_clusters_sm90),
     T(test_conv_stream_k_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),

@@ -1550,8 +1550,10 @@ static void test_listed(void **state)
     sizes[ns++] = 160;
     /* 1000: short K that the 64x128 tile would split (narrow_spares_split),
      * not whole k tiles (coop_of's clusters); 2048 and 4096: coop_of's
-     * four-stage rows for light and per-element epilogues; 1440: above */
-    static const long long ks[] = {64, 128, 129, 1000, 1440, 2048, 4096};
+     * four-stage rows for light and per-element epilogues; 1440: above;
+     * 1656: nine taps of 184 channels, an odd multiple of 8, whose picks
+     * run in clusters (session 79) */
+    static const long long ks[] = {64, 128, 129, 1000, 1440, 1656, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
     static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8, 0};
     static const plan_kernel k_gemm_gelu = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 0, 8, 0};
@@ -3111,7 +3113,50 @@ static void test_conv_coop_partial_taps(void **state)
     assert_true(conv_pick(64, 17, 17, 136, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 200, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 112, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
-    assert_true(conv_pick(64, 17, 17, 120, 192, 3, 1, 1, 1) == T(sm90_coop2_128x192x64_s4)); /* 1080 */
+    /* 1080; 120 channels are an odd multiple of 8: in clusters of two (session 79) */
+    assert_true(conv_pick(64, 17, 17, 120, 192, 3, 1, 1, 1) == T(sm90_coop2_cl2_128x192x64_s4));
+}
+
+/* Session 80's rule: channels an odd multiple of 8 under maps in k tiles
+ * of 64 run the 128x128 ping-pong pick and the cooperative 128x160 and
+ * 128x192 picks as their twins in clusters of two, from half a wave of
+ * the pick's tiles; other channel counts, other picks, fewer tiles and
+ * layers without such maps keep theirs. */
+static void test_conv_odd8_clusters(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* probed: 1.30-1.31x (128x160, 128x192), 1.06x at stride 2 */
+        {27, 63, 280, 160, 3, 1, 1, T(sm90_coop2_cl2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {19, 59, 216, 160, 3, 1, 1, T(sm90_coop2_cl2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {16, 56, 216, 192, 3, 1, 1, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {48, 28, 408, 192, 3, 1, 1, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {27, 40, 248, 160, 3, 1, 2, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
+        /* probed: 1.06-1.45x (128x128; 3x3, 5x5, 1x1) */
+        {32, 28, 184, 128, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {8, 56, 344, 128, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 30, 520, 256, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {36, 30, 232, 128, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {32, 28, 184, 256, 1, 0, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* multiples of 16: 0.91-0.98x in clusters, unclustered */
+        {27, 63, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {32, 28, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {128, 14, 256, 256, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {32, 56, 128, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        /* under half a wave of the pick's tiles (44, 52 and 60 of 132): held
+         * out at 0.91x in clusters (44 tiles), unclustered */
+        {1, 52, 184, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
+        {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
+        {1, 38, 488, 552, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
+        /* other picks keep theirs (the cp.async 192-row tiles: 1.14x and 0.99x) */
+        {64, 28, 200, 128, 3, 1, 1, T(sm90_wg3_192x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {64, 17, 280, 256, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
+    };
+    assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
+    /* no maps in k tiles of 64 (c = 136: more zeros than the maps take; a
+     * driver without tensor maps): unclustered */
+    assert_int_equal(plan_configs[conv_pick(32, 35, 35, 136, 160, 3, 1, 1, 1)].cluster, 1);
+    assert_int_equal(plan_configs[conv_pick(32, 28, 28, 184, 128, 3, 1, 1, 0)].cluster, 1);
 }
 
 /* Sessions 74-75's conv rule: 80 filters or more and K >= 512 where the
@@ -3295,14 +3340,14 @@ static void test_conv_160_filters(void **state)
         {5, 55, 576, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* held out at stride 2 (0.96-1.00x): the rule takes unit strides only */
         {21, 41, 128, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {36, 55, 216, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {36, 55, 216, 160, 3, 1, 2, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* past three waves (588 to 1225 tiles: 1.09-1.22x) */
         {96, 28, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 56, 128, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         {128, 35, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* held out past three waves (1.02-1.29x) */
         {58, 33, 912, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
-        {31, 59, 184, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {31, 59, 184, 160, 3, 1, 1, T(sm90_coop2_cl2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* not probed: c = 64, c = 200 (more than a sixth of zeros), 5x5, past ten waves */
         {64, 28, 64, 160, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         {32, 28, 200, 160, 3, 1, 1, T(sm90_wg3_192x256x64_s4), T(sm90_wg3_192x256x64_s4)},
@@ -3425,8 +3470,9 @@ static void test_conv_odd8_channels(void **state)
         {4, 56, 208, 512, 1, 0, 1, T(sm90_wg2_128x128x32_s6), T(sm90_wg2_128x128x32_s6)},
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
-    /* the producer/consumer tile keeps the layers it took (its maps) */
-    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_128x128x64_s4));
+    /* the producer/consumer tile keeps the layers it took (its maps), in
+     * clusters of two since session 79 */
+    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
 }
 
 /* Session 37's conv rules: K in two fills of the one-warpgroup 64x64
@@ -3501,7 +3547,7 @@ static void test_conv_wgmma_gap(void **state)
         {64, 56, 256, 48, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
-        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
+        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         {64, 56, 160, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         /* 129 to 191 filters: the cooperative 128x192 tile where the busiest
          * SM computes no more with it, probed (1.33-1.83x) and held out
@@ -3540,9 +3586,9 @@ static void test_conv_session38(void **state)
         /* taps that end in more than a sixth of zeros (c = 200, 264), past a
          * wave of 64x64 tiles at K >= 1024: the 128x128 producer/consumer
          * tile, 1.07-2.17x against the mma.sync tile (twelve held out) */
-        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         /* ... not c = 160 (192 loaded: 0.74-1.33x), nor where the
          * one-warpgroup tile's rules take the layer (0.63x) */
@@ -3590,8 +3636,8 @@ static void test_conv_session39(void **state)
          * tile on eight held-out layers */
         {1, 56, 224, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         {32, 19, 912, 120, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {8, 17, 112, 480, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         /* ... not at c = 160 (a sixth: 0.87-1.21x) */
         {1, 56, 160, 192, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
@@ -3600,7 +3646,7 @@ static void test_conv_session39(void **state)
          * ten held out) */
         {256, 7, 288, 176, 7, 3, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         /* (168 channels without maps: the 192x256 tile since session 50) */
-        {16, 56, 168, 136, 1, 0, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {16, 56, 168, 136, 1, 0, 1, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 35, 160, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)}, /* session 78 */
         {64, 75, 112, 160, 3, 1, 2, T(sm90_coop2_128x192x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* ... where the cp.async 192-row tiles win the cost, as before
@@ -4163,6 +4209,7 @@ int main(void)
         cmocka_unit_test(test_conv_64_filters),
         cmocka_unit_test(test_conv_64_filters_c160),
         cmocka_unit_test(test_conv_160_filters),
+        cmocka_unit_test(test_conv_odd8_clusters),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
