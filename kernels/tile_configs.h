@@ -46,10 +46,10 @@
  *               16-bit [M, N] input, filled by the producer
  *   coop        1: the pp consumers share each tile, bm / pp rows each
  *               (cooperative); 0: they take whole tiles in turn (ping-pong)
- *   cluster     CTAs of a thread-block cluster (1: none).  2: the two CTAs
- *               of a cluster take tiles on top of each other (rows BM
- *               apart, the same columns) and load the B tile they share
- *               half each, multicast to both (TMA, producer/consumer
+ *   cluster     CTAs of a thread-block cluster (1: none).  2 or 4: the
+ *               CTAs of a cluster take tiles on top of each other (rows BM
+ *               apart, the same columns) and load the B tile they share a
+ *               share each, multicast to all (TMA, producer/consumer
  *               schedules, ping-pong or cooperative)
  *
  * Adding a configuration is one row here plus its tests (docs/codegen.md);
@@ -175,6 +175,12 @@
       1, 0, 2, 0, 1, 2)                                                                            \
     X(sm90_coop2_cl2_128x160x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 160, 64, 2, 2, 4,          \
       1, 0, 2, 0, 1, 2)                                                                            \
+    X(sm90_pp2_cl4_128x128x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 128, 64, 2, 2, 4,            \
+      1, 0, 2, 0, 0, 4)                                                                            \
+    X(sm90_coop2_cl4_128x192x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 192, 64, 2, 2, 4,          \
+      1, 0, 2, 0, 1, 4)                                                                            \
+    X(sm90_coop2_cl4_128x160x64_s4, EVT_TILE_CONV, EVT_TILE_WGMMA, 128, 160, 64, 2, 2, 4,          \
+      1, 0, 2, 0, 1, 4)                                                                            \
     X(sm80_128x128x128_w4_s3_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 128, 128, 128, 2, 2, 3,    \
       2, 0, 0, 0, 0, 1)                                                                            \
     X(sm80_64x64x64_w4_s4_fp8, EVT_TILE_GEMM, EVT_TILE_MMA_SYNC_FP8, 64, 64, 64, 2, 2, 4,          \

@@ -88,8 +88,8 @@ struct evt_tile {
                   "cooperative tiles: two consumers of 64 x 128, 64 x 160, 64 x 192, 64 x 256 or 128 x 128, "
                   "nothing staged");
     static_assert(STAGED == 0 || (PP == 2 && STAGED == 2), "staged inputs: one tile per consumer");
-    static_assert(CLUSTER == 1 || (CLUSTER == 2 && PP == 2 && (BN / 2) % 8 == 0),
-                  "clusters: two producer/consumer CTAs, B's tile in halves of whole 1024-byte "
+    static_assert(CLUSTER == 1 || ((CLUSTER == 2 || CLUSTER == 4) && PP == 2 && (BN / CLUSTER) % 8 == 0),
+                  "clusters: two or four producer/consumer CTAs, B's tile in shares of whole 1024-byte "
                   "swizzle atoms (8 rows of 128 bytes)");
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,

@@ -58,8 +58,9 @@ done
 # on a GEMM and, tuning's and forcing's only, on a conv (session 78)
 echo "$top/examples/examples.evt train_fwd sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
 echo "$top/examples/resnet_block.evt resnet_add_relu sm90_coop2_128x160x64_s4" >> "$tmp/jobs"
-# clusters of two on a conv, the filter tile multicast (session 79)
-for c in sm90_coop2_cl2_128x160x64_s4 sm90_coop2_cl2_128x192x64_s4 sm90_pp2_cl2_128x128x64_s4; do
+# clusters of two and four on a conv, the filter tile multicast (sessions 79-80)
+for c in sm90_coop2_cl2_128x160x64_s4 sm90_coop2_cl2_128x192x64_s4 sm90_pp2_cl2_128x128x64_s4 \
+    sm90_pp2_cl4_128x128x64_s4 sm90_coop2_cl4_128x160x64_s4 sm90_coop2_cl4_128x192x64_s4; do
     echo "$top/examples/resnet_block.evt resnet_add_relu $c" >> "$tmp/jobs"
 done
 # the 64-row ping-pong tiles (one m64 row a consumer, the epilogue looped

@@ -199,12 +199,14 @@ runs() {
             echo "$f $k conv:4,14,14,200,136,3,3,1,1,1 --config sm90_coop2_128x160x64_s4 --special"
             echo "$f $k conv:3,17,13,13,40,3,3,1,2,1 --config sm90_coop2_128x160x64_s4"
             echo "$f $k conv:2,21,17,128,200,5,5,2,2,1 --config sm90_coop2_128x160x64_s4 --streamk"
-            # clusters of two on convs (session 79; forcing's and tuning's):
-            # the filter tile loaded half by each CTA, multicast to both;
-            # a cluster's second tile past M (19 and 13 row tiles), ragged
+            # clusters of two and four on convs (sessions 79-80; the
+            # heuristic's at odd-8 c, forcing's and tuning's): the filter
+            # tile loaded a share by each CTA, multicast to all; a cluster's
+            # tiles past M (19 and 13 row tiles, stacks of 2 or 4), ragged
             # N, TMA over whole taps and over zero-filled tap ends (c of
             # 160, 200, 280), guarded (c = 13), stream-K
-            for ccl in sm90_coop2_cl2_128x160x64_s4 sm90_coop2_cl2_128x192x64_s4 sm90_pp2_cl2_128x128x64_s4; do
+            for ccl in sm90_coop2_cl2_128x160x64_s4 sm90_coop2_cl2_128x192x64_s4 sm90_pp2_cl2_128x128x64_s4 \
+                       sm90_pp2_cl4_128x128x64_s4 sm90_coop2_cl4_128x160x64_s4 sm90_coop2_cl4_128x192x64_s4; do
                 echo "$f $k conv:32,28,28,64,136,1,1 --config $ccl"
                 echo "$f $k conv:8,30,30,64,264,3,3,1,1,1 --config $ccl --special"
                 echo "$f $k conv:8,17,17,160,160,3,3,1,1,1 --config $ccl"

@@ -97,9 +97,10 @@ enum {
  * configurations as 4096^3 on 132 SMs. */
 #define DEVICES "9.0x132,8.0x108,9.0x8"
 enum { DEV_SM90 = 0, DEV_SM80 = 1, DEV_SMALL = 2, SMS_SM90 = 132, SMS_SM80 = 108 };
-/* clusters of two the stand-in's sm_90 device holds at once (its GPCs of
- * 17 SMs, which a cluster never spans: 62, not 66; fakecuda.c) */
-enum { CL2_RESIDENT_SM90 = 62 };
+/* clusters of two and of four the stand-in's sm_90 device holds at once
+ * (its GPCs of 17 SMs, which a cluster never spans: 62, not 66, and 31,
+ * not 33; fakecuda.c) */
+enum { CL2_RESIDENT_SM90 = 62, CL4_RESIDENT_SM90 = 31 };
 static const int optin[3] = {227 * 1024, 163 * 1024, 227 * 1024}; /* by device */
 
 /* CUtensorMap enums (cuda.h) */
@@ -1466,7 +1467,8 @@ static void run_conv(const conv_case *c)
     long long grid = plan_config_persistent(cfg) && tiles > slots ? slots : tiles;
     if (cfg->cluster > 1) { /* whole clusters, a stack of M tiles each, as many as can be resident */
         const long long stacks = ceil_div(ceil_div(M, cfg->bm), cfg->cluster) * ceil_div(N, cfg->bn);
-        grid = cfg->cluster * (stacks < CL2_RESIDENT_SM90 ? stacks : CL2_RESIDENT_SM90);
+        const long long resident = cfg->cluster == 2 ? CL2_RESIDENT_SM90 : CL4_RESIDENT_SM90;
+        grid = cfg->cluster * (stacks < resident ? stacks : resident);
     }
     char want[160];
     snprintf(want, sizeof want, "%s grid %lld splits 1", c->plan, grid);
@@ -1633,15 +1635,17 @@ static void test_conv_160_filters_sm90(void **state)
     run_conv(&t19);
 }
 
-/* Convs in clusters of two (session 79), forced: whole clusters, a stack
- * of two M tiles each (196 M tiles, 98 stacks, 62 of them resident at
- * once), each CTA's filter map box half the tile's filters; c = 184's
- * taps end in a zero-filled k tile. */
+/* Convs in clusters of two and four (sessions 79-80), forced: whole
+ * clusters, a stack of two or four M tiles each (196 M tiles: 98 stacks
+ * of two, 62 of them resident at once; 49 of four, 31 resident), each
+ * CTA's filter map box its share of the tile's filters; c = 184's taps
+ * end in a zero-filled k tile. */
 static void test_conv_clusters_sm90(void **state)
 {
     (void)state;
     static const char *const configs[] = {"sm90_pp2_cl2_128x128x64_s4", "sm90_coop2_cl2_128x160x64_s4",
-                                          "sm90_coop2_cl2_128x192x64_s4"};
+                                          "sm90_coop2_cl2_128x192x64_s4", "sm90_pp2_cl4_128x128x64_s4",
+                                          "sm90_coop2_cl4_128x160x64_s4", "sm90_coop2_cl4_128x192x64_s4"};
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
         char plan_s[96], entry[128];
         snprintf(plan_s, sizeof plan_s, "sm_90a %s fast tma", configs[i]);
