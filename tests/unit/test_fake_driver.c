@@ -1663,19 +1663,15 @@ static void test_conv_clusters_sm90(void **state)
 static void test_conv_odd8_clusters_sm90(void **state)
 {
     (void)state;
-    const conv_case c = {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
-                         "sm_90a sm90_pp2_cl4_128x128x64_s4 fast tma",
-                         "evt_conv_conv2d_fprop_sm90_pp2_cl4_128x128x64_s4_sm90a", "sm90_pp2_cl4_128x128x64_s4",
-                         NULL};
-    run_conv(&c);
-    const conv_case even = {{32, 28, 28, 192, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90,
-                            "sm_90a sm90_pp2_128x128x64_s4 fast tma",
-                            "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
-    run_conv(&even);
-    const conv_case few = {{1, 52, 52, 184, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 52, 52, DEV_SM90,
-                           "sm_90a sm90_pp2_128x128x64_s4 fast tma",
-                           "evt_conv_conv2d_fprop_sm90_pp2_128x128x64_s4_sm90a", "sm90_pp2_128x128x64_s4", NULL};
-    run_conv(&few);
+#define PICK(cfg) "sm_90a " #cfg " fast tma", "evt_conv_conv2d_fprop_" #cfg "_sm90a", #cfg, NULL
+    static const conv_case cases[] = {
+        {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_cl4_128x128x64_s4)},
+        {{32, 28, 28, 192, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_128x128x64_s4)},
+        {{1, 52, 52, 184, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 52, 52, DEV_SM90, PICK(sm90_pp2_128x128x64_s4)},
+    };
+#undef PICK
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_conv(&cases[i]);
 }
 
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
