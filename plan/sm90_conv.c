@@ -534,8 +534,8 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
 }
 
 /* Channels an odd multiple of 8 (c % 16 == 8) under TMA maps in k tiles
- * of 64: the pick's twin in clusters, where it has one, whose CTAs load
- * a share of the filter tile each and multicast it.  Such a layer's
+ * of 64: the pick's twin in clusters of two, where it has one, whose
+ * CTAs load the filter tile half each and multicast it.  Such a layer's
  * pixel rows (2c bytes) put every other pixel and filter tap 16 bytes off
  * a 32-byte sector, which doubled our kernels' L2 bytes at c = 280 against
  * c = 256, and L2's bandwidth is what these kernels are bound by (Nsight
@@ -545,15 +545,13 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
  * c = 256 and 160, and on other picks, the clusters ran 0.90-0.99x
  * (session 79, H100; docs/conv2d_fprop.md).  Under half a wave of tiles
  * the clusters leave SMs idle that the lone tiles would fill: a third of
- * a wave ran 0.91x.  The ping-pong tile in clusters of four ran 1.04-1.16x
- * over its twin in clusters of two on four such layers; the cooperative
- * ones lost on one of three (session 80). */
+ * a wave ran 0.91x. */
 const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long c,
                                            long long sms, int tma_level, const plan_config *pick)
 {
     if (c % 16 != 8 || !maps_k64(tma_level) || 2 * plan_config_tiles(pick, m, n) < sms)
         return pick;
-    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)     ? CFG(sm90_pp2_cl4_128x128x64_s4)
+    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)     ? CFG(sm90_pp2_cl2_128x128x64_s4)
                               : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
                               : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
                                                                       : NULL;

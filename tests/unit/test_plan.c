@@ -3118,10 +3118,10 @@ static void test_conv_coop_partial_taps(void **state)
 }
 
 /* Session 80's rule: channels an odd multiple of 8 under maps in k tiles
- * of 64 run the 128x128 ping-pong pick in clusters of four and the
- * cooperative 128x160 and 128x192 picks in clusters of two, from half a
- * wave of the pick's tiles; other channel counts, other picks, fewer tiles
- * and layers without such maps keep theirs. */
+ * of 64 run the 128x128 ping-pong pick and the cooperative 128x160 and
+ * 128x192 picks as their twins in clusters of two, from half a wave of
+ * the pick's tiles; other channel counts, other picks, fewer tiles and
+ * layers without such maps keep theirs. */
 static void test_conv_odd8_clusters(void **state)
 {
     (void)state;
@@ -3132,13 +3132,12 @@ static void test_conv_odd8_clusters(void **state)
         {16, 56, 216, 192, 3, 1, 1, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {48, 28, 408, 192, 3, 1, 1, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {27, 40, 248, 160, 3, 1, 2, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
-        /* probed: 1.06-1.45x in twos (128x128; 3x3, 5x5, 1x1), 1.04-1.16x
-         * more in fours (session 80) */
-        {32, 28, 184, 128, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {8, 56, 344, 128, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {16, 30, 520, 256, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
-        {36, 30, 232, 128, 5, 2, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
-        {32, 28, 184, 256, 1, 0, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        /* probed: 1.06-1.45x (128x128; 3x3, 5x5, 1x1) */
+        {32, 28, 184, 128, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {8, 56, 344, 128, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 30, 520, 256, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {36, 30, 232, 128, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        {32, 28, 184, 256, 1, 0, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         /* multiples of 16: 0.91-0.98x in clusters, unclustered */
         {27, 63, 256, 160, 3, 1, 1, T(sm90_coop2_128x160x64_s4), T(sm90_wg2_128x256x64_s4)},
         {32, 28, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
@@ -3472,8 +3471,8 @@ static void test_conv_odd8_channels(void **state)
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
     /* the producer/consumer tile keeps the layers it took (its maps), in
-     * clusters since session 80 */
-    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_cl4_128x128x64_s4));
+     * clusters of two since session 79 */
+    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
 }
 
 /* Session 37's conv rules: K in two fills of the one-warpgroup 64x64
@@ -3548,7 +3547,7 @@ static void test_conv_wgmma_gap(void **state)
         {64, 56, 256, 48, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
-        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
+        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         {64, 56, 160, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         /* 129 to 191 filters: the cooperative 128x192 tile where the busiest
          * SM computes no more with it, probed (1.33-1.83x) and held out
@@ -3587,9 +3586,9 @@ static void test_conv_session38(void **state)
         /* taps that end in more than a sixth of zeros (c = 200, 264), past a
          * wave of 64x64 tiles at K >= 1024: the 128x128 producer/consumer
          * tile, 1.07-2.17x against the mma.sync tile (twelve held out) */
-        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         /* ... not c = 160 (192 loaded: 0.74-1.33x), nor where the
          * one-warpgroup tile's rules take the layer (0.63x) */
@@ -3637,8 +3636,8 @@ static void test_conv_session39(void **state)
          * tile on eight held-out layers */
         {1, 56, 224, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         {32, 19, 912, 120, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {8, 17, 112, 480, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         /* ... not at c = 160 (a sixth: 0.87-1.21x) */
         {1, 56, 160, 192, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
