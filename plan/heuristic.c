@@ -95,6 +95,7 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_coop2_128x192x64_s4,
     EVT_TILE_sm90_coop2_128x160x64_s4,
     EVT_TILE_sm90_pp2_cl2_128x128x64_s4,
+    EVT_TILE_sm90_pp2_cl4_128x128x64_s4,
     EVT_TILE_sm90_coop2_cl2_128x192x64_s4,
     EVT_TILE_sm90_coop2_cl2_128x160x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
@@ -220,7 +221,7 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
         return plan_conv_sm80_pick(ti, m, n, kk, s);
     const plan_config *pick = plan_conv_sm90_pick(ti, m, n, kk, cv, s, tma, k->stageable);
     pick = plan_coop_over_pp(ti, m, n, kk, cv->c, s, tma, pick);
-    return plan_conv_odd8_clusters(ti, m, n, cv->c, s, tma, pick);
+    return plan_conv_odd8_clusters(ti, m, n, kk, cv->c, s, tma, pick);
 }
 
 /* The SMs split-K's clusters are taken to reach, one CTA an SM: nine

@@ -188,7 +188,7 @@ const plan_config *plan_conv_sm90_pick(const plan_target *t, long long m, long l
 const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long long n, long long kk, long long c,
                                      long long sms, int tma_level, const plan_config *pick);
 /* plan/sm90_conv.c: the pick's clustered twin at channels an odd multiple of 8 */
-const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long c,
+const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
                                            long long sms, int tma_level, const plan_config *pick);
 
 #endif

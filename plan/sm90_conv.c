@@ -545,13 +545,21 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
  * c = 256 and 160, and on other picks, the clusters ran 0.90-0.99x
  * (session 79, H100; docs/conv2d_fprop.md).  Under half a wave of tiles
  * the clusters leave SMs idle that the lone tiles would fill: a third of
- * a wave ran 0.91x. */
-const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long c,
+ * a wave ran 0.91x.  The ping-pong tile in clusters of four ran 1.04-1.19x
+ * over its twin in clusters of two on eleven such layers, but 0.59x on
+ * one of 96 tiles and 0.95-0.96x on two 1x1 layers; the cooperative ones
+ * lost on one of three (session 80). */
+const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
                                            long long sms, int tma_level, const plan_config *pick)
 {
-    if (c % 16 != 8 || !maps_k64(tma_level) || 2 * plan_config_tiles(pick, m, n) < sms)
+    const long long tiles = plan_config_tiles(pick, m, n);
+    if (c % 16 != 8 || !maps_k64(tma_level) || 2 * tiles < sms)
         return pick;
-    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)     ? CFG(sm90_pp2_cl2_128x128x64_s4)
+    /* in fours past one tap and two waves: fewer tiles ran a round more
+     * in fours, and 1x1 layers lost (session 80) */
+    const int fours = kk > c && tiles >= 2 * sms;
+    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)
+                                  ? (fours ? CFG(sm90_pp2_cl4_128x128x64_s4) : CFG(sm90_pp2_cl2_128x128x64_s4))
                               : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
                               : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
                                                                       : NULL;

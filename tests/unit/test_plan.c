@@ -3143,6 +3143,12 @@ static void test_conv_odd8_clusters(void **state)
         {32, 28, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {128, 14, 256, 256, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 56, 128, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
+        /* the 128x128 ping-pong pick in fours past one tap and two waves
+         * (679 tiles, 1.14x over twos), in twos under two waves (96 tiles:
+         * 0.59x in fours) and at 1x1 (850 tiles: 0.95x in fours) */
+        {9, 37, 216, 840, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {6, 22, 744, 1960, 7, 3, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {60, 19, 664, 520, 1, 0, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* under half a wave of the pick's tiles (44, 52 and 60 of 132): held
          * out at 0.91x in clusters (44 tiles), unclustered */
         {1, 52, 184, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
@@ -3471,8 +3477,8 @@ static void test_conv_odd8_channels(void **state)
     };
     assert_int_equal(conv_picks_wrong(cases, sizeof cases / sizeof cases[0]), 0);
     /* the producer/consumer tile keeps the layers it took (its maps), in
-     * clusters of two since session 79 */
-    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_cl2_128x128x64_s4));
+     * clusters since session 80 (of four: 301 tiles, past two waves) */
+    assert_int_equal(conv_pick(7, 28, 28, 360, 848, 3, 1, 1, 1), T(sm90_pp2_cl4_128x128x64_s4));
 }
 
 /* Session 37's conv rules: K in two fills of the one-warpgroup 64x64
