@@ -534,8 +534,8 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
 }
 
 /* Channels an odd multiple of 8 (c % 16 == 8) under TMA maps in k tiles
- * of 64: the pick's twin in clusters of two, where it has one, whose
- * CTAs load the filter tile half each and multicast it.  Such a layer's
+ * of 64: the pick's twin in clusters, where it has one, whose CTAs load a
+ * share of the filter tile each and multicast it.  Such a layer's
  * pixel rows (2c bytes) put every other pixel and filter tap 16 bytes off
  * a 32-byte sector, which doubled our kernels' L2 bytes at c = 280 against
  * c = 256, and L2's bandwidth is what these kernels are bound by (Nsight

@@ -659,14 +659,14 @@ __device__ __forceinline__ void epi_wg_run(int c, float *sub, evt_u32 hand_full,
  * (bn / kEpiBN) tile_n + e).  While the consumers run the epilogue the
  * producer already loads the next tile's first stages.
  *
- * Clusters (kCluster = 2): as pp_run's, the cluster's two
- * CTAs take tiles on top of each other and each loads half of the B tile
- * they share, multicast into both, so a stage is free once the consumer
- * warps of both CTAs are done with it (16 arrivals); a CTA whose tile of
- * the stack lies below M multiplies zeros for its peer's sake and skips
- * the epilogue.  Stream-K shares k tiles among clusters, both CTAs of one
+ * Clusters (kCluster = 2 or 4): as pp_run's, the cluster's CTAs take
+ * tiles on top of each other and each loads its share of the B tile they
+ * share, multicast into all, so a stage is free once the consumer warps of
+ * every CTA are done with it (8 arrivals a CTA); a CTA whose tile of the
+ * stack lies below M multiplies zeros for its peers' sake and skips the
+ * epilogue.  Stream-K shares k tiles among clusters, every CTA of one
  * taking the same pieces of their stacks (evt_stream_k), so that the
- * multicast of B's halves goes on across tile boundaries.
+ * multicast of B's shares goes on across tile boundaries.
  *
  * fp8 (one m64 row a consumer): each k tile's wgmmas accumulate into
  * registers of their own, which are then added to the accumulators in f32.
