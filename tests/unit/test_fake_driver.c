@@ -1658,7 +1658,8 @@ static void test_conv_clusters_sm90(void **state)
 
 /* Channels an odd multiple of 8 under maps (session 80): the 128x128
  * ping-pong pick in clusters of two, each CTA's filter map box half the
- * tile's filters; 192 channels, and 184 under half a wave of tiles (44),
+ * tile's filters, and past two waves of tiles (679) in clusters of four,
+ * a quarter each; 192 channels, and 184 under half a wave of tiles (44),
  * keep the unclustered tile. */
 static void test_conv_odd8_clusters_sm90(void **state)
 {
@@ -1668,6 +1669,7 @@ static void test_conv_odd8_clusters_sm90(void **state)
         {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_cl2_128x128x64_s4)},
         {{32, 28, 28, 192, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_128x128x64_s4)},
         {{1, 52, 52, 184, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 52, 52, DEV_SM90, PICK(sm90_pp2_128x128x64_s4)},
+        {{9, 37, 37, 216, 840, 3, 3, 1, 1, 1, 1, 1, 1}, 37, 37, DEV_SM90, PICK(sm90_pp2_cl4_128x128x64_s4)},
     };
 #undef PICK
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
