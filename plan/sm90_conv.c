@@ -535,34 +535,29 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
 
 /* Channels an odd multiple of 8 (c % 16 == 8) under TMA maps in k tiles
  * of 64: the pick's twin in clusters, where it has one, whose CTAs load a
- * share of the filter tile each and multicast it.  Such a layer's
- * pixel rows (2c bytes) put every other pixel and filter tap 16 bytes off
- * a 32-byte sector, which doubled our kernels' L2 bytes at c = 280 against
- * c = 256, and L2's bandwidth is what these kernels are bound by (Nsight
- * Compute; cuDNN multicasts the filters in clusters of 3 to 8).  1.06-1.45x
- * on eleven such layers over the 128x128 ping-pong and the cooperative
- * 128x160 and 128x192 picks (1x1, 3x3 and 5x5 taps, stride 1 and 2); at
- * c = 256 and 160, and on other picks, the clusters ran 0.90-0.99x
- * (session 79, H100; docs/conv2d_fprop.md).  Under half a wave of tiles
- * the clusters leave SMs idle that the lone tiles would fill: a third of
- * a wave ran 0.91x.  The ping-pong tile in clusters of four ran 1.04-1.19x
- * over its twin in clusters of two on eleven such layers, but 0.59x on
- * one of 96 tiles and 0.95-0.96x on two 1x1 layers; the cooperative ones
- * lost on one of three (session 80). */
+ * share of the filter tile each and multicast it.  Such a layer's pixel
+ * rows (2c bytes) put every other pixel and filter tap 16 bytes off a
+ * 32-byte sector, which doubles the L2 bytes these L2-bound kernels move;
+ * sharing the filters' loads gives part of that back (cuDNN runs such
+ * layers in clusters of 3 to 8).  Not under half a wave of tiles, where
+ * the clusters leave SMs idle that lone tiles would fill.  The ping-pong
+ * tile in clusters of four only past one tap and two waves: with fewer
+ * tiles its stacks of four ran a round more than the pairs, and at 1x1
+ * the filters are too small a part of the bytes (docs/conv2d_fprop.md,
+ * sessions 79-80). */
 const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
                                            long long sms, int tma_level, const plan_config *pick)
 {
-    const long long tiles = plan_config_tiles(pick, m, n);
-    if (c % 16 != 8 || !maps_k64(tma_level) || 2 * tiles < sms)
+    if (c % 16 != 8 || !maps_k64(tma_level))
         return pick;
-    /* in fours past one tap and two waves: fewer tiles ran a round more
-     * in fours, and 1x1 layers lost (session 80) */
-    const int fours = kk > c && tiles >= 2 * sms;
-    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)
-                                  ? (fours ? CFG(sm90_pp2_cl4_128x128x64_s4) : CFG(sm90_pp2_cl2_128x128x64_s4))
+    const long long tiles = plan_config_tiles(pick, m, n);
+    if (2 * tiles < sms)
+        return pick;
+    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)     ? CFG(sm90_pp2_cl2_128x128x64_s4)
                               : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
                               : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
                                                                       : NULL;
+    if (twin == CFG(sm90_pp2_cl2_128x128x64_s4) && kk > c && tiles >= 2 * sms)
+        twin = CFG(sm90_pp2_cl4_128x128x64_s4);
     return twin && fits(twin, t) ? twin : pick;
 }
-
