@@ -1552,7 +1552,7 @@ static void test_listed(void **state)
      * not whole k tiles (coop_of's clusters); 2048 and 4096: coop_of's
      * four-stage rows for light and per-element epilogues; 1440: above;
      * 1656: nine taps of 184 channels, an odd multiple of 8, whose picks
-     * run in clusters (session 79) */
+     * run in clusters (session 80) */
     static const long long ks[] = {64, 128, 129, 1000, 1440, 1656, 2048, 4096};
     static const int sms[] = {16, 28, 46, 58, 84, 108, 114, 132, 144, 170};
     static const plan_kernel k_gemm_light = {EVT_MAINLOOP_GEMM, 1, 0, 0, 1, 1, 0, 0, 8, 0};
@@ -3113,14 +3113,15 @@ static void test_conv_coop_partial_taps(void **state)
     assert_true(conv_pick(64, 17, 17, 136, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 200, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
     assert_true(conv_pick(64, 17, 17, 112, 192, 3, 1, 1, 1) != T(sm90_coop2_128x192x64_s4));
-    /* 1080; 120 channels are an odd multiple of 8: in clusters of two (session 79) */
+    /* 1080; 120 channels are an odd multiple of 8: in clusters of two (session 80) */
     assert_true(conv_pick(64, 17, 17, 120, 192, 3, 1, 1, 1) == T(sm90_coop2_cl2_128x192x64_s4));
 }
 
 /* Session 80's rule: channels an odd multiple of 8 under maps in k tiles
  * of 64 run the 128x128 ping-pong pick and the cooperative 128x160 and
  * 128x192 picks as their twins in clusters of two, from half a wave of
- * the pick's tiles; other channel counts, other picks, fewer tiles and
+ * the pick's tiles, and the ping-pong pick in clusters of four past one
+ * tap and two waves; other channel counts, other picks, fewer tiles and
  * layers without such maps keep theirs. */
 static void test_conv_odd8_clusters(void **state)
 {
