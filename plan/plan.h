@@ -42,7 +42,7 @@ typedef struct plan_config {
     int op_bytes;        /* operand bytes its MMAs take: 2 (f16, bf16) or 1 (fp8) */
     int swapped;         /* EVT_TILE_SWAPPED: B's rows as wgmma's M (K-contiguous operands only) */
     int bm, bn, bk, warps_m, warps_n, stages, min_blocks, ws, pp, staged, coop;
-    int cluster;    /* CTAs of a thread-block cluster: 1, or 2 on top of each other */
+    int cluster;    /* CTAs of a thread-block cluster: 1, or 2 or 4 on top of each other */
     int threads;    /* EVT_TILE_THREADS */
     int sum_threads; /* EVT_TILE_SUM_THREADS: a split-K sum CTA's */
     int smem_bytes; /* EVT_TILE_SMEM_BYTES */
