@@ -533,6 +533,20 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
     return pick;
 }
 
+/* Rounds of whole clusters the persistent walk of c's stacks (c->cluster
+ * tiles on top of each other) takes, one stack a CTA's tile a round.  The
+ * clusters resident at once are what the H100 and H200 hold of a kernel of
+ * one CTA an SM, 66 of two and 30 of four on 132 SMs (the GPCs do not
+ * divide into fours evenly; cuOccupancyMaxActiveClusters, which only the
+ * launch can ask), scaled by the SMs. */
+static long long cluster_rounds(const plan_config *c, long long m, long long n, long long sms)
+{
+    const long long stacks = plan_config_tiles(c, (m + c->cluster - 1) / c->cluster, n);
+    const long long ctas = c->cluster > 2 ? sms * 120 / 132 : sms;
+    const long long held = ctas / c->cluster > 0 ? ctas / c->cluster : 1;
+    return (stacks + held - 1) / held;
+}
+
 /* Channels an odd multiple of 8 (c % 16 == 8) under TMA maps in k tiles
  * of 64: the pick's twin in clusters, where it has one, whose CTAs load a
  * share of the filter tile each and multicast it.  Such a layer's pixel
@@ -541,10 +555,11 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
  * sharing the filters' loads gives part of that back (cuDNN runs such
  * layers in clusters of 3 to 8).  Not under half a wave of tiles, where
  * the clusters leave SMs idle that lone tiles would fill.  The ping-pong
- * tile in clusters of four only past one tap and two waves: with fewer
- * tiles its stacks of four ran a round more than the pairs, and at 1x1
- * the filters are too small a part of the bytes (docs/conv2d_fprop.md,
- * sessions 79-80). */
+ * tile in clusters of four only past one tap, and from two waves or where
+ * its stacks of four take no more rounds than the pairs: under two waves
+ * a round more lost what the shared filters gained, and at 1x1 the
+ * filters are too small a part of the bytes (docs/conv2d_fprop.md,
+ * sessions 79-81). */
 const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
                                            long long sms, int tma_level, const plan_config *pick)
 {
@@ -557,7 +572,9 @@ const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, lo
                               : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
                               : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
                                                                       : NULL;
-    if (twin == CFG(sm90_pp2_cl2_128x128x64_s4) && kk > c && tiles >= 2 * sms)
-        twin = CFG(sm90_pp2_cl4_128x128x64_s4);
+    const plan_config *four = CFG(sm90_pp2_cl4_128x128x64_s4);
+    if (twin == CFG(sm90_pp2_cl2_128x128x64_s4) && kk > c &&
+        (tiles >= 2 * sms || cluster_rounds(four, m, n, sms) <= cluster_rounds(twin, m, n, sms)))
+        twin = four;
     return twin && fits(twin, t) ? twin : pick;
 }

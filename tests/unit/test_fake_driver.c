@@ -1656,17 +1656,20 @@ static void test_conv_clusters_sm90(void **state)
     }
 }
 
-/* Channels an odd multiple of 8 under maps (session 80): the 128x128
+/* Channels an odd multiple of 8 under maps (sessions 80-81): the 128x128
  * ping-pong pick in clusters of two, each CTA's filter map box half the
- * tile's filters, and past two waves of tiles (679) in clusters of four,
- * a quarter each; 192 channels, and 184 under half a wave of tiles (44),
- * keep the unclustered tile. */
+ * tile's filters, where its stacks of four would take a round more (96
+ * tiles: 32 stacks of four, 48 of two); in clusters of four, a quarter
+ * each, past two waves of tiles (679) or in as many rounds (196 tiles);
+ * 192 channels, and 184 under half a wave of tiles (44), keep the
+ * unclustered tile. */
 static void test_conv_odd8_clusters_sm90(void **state)
 {
     (void)state;
 #define PICK(cfg) "sm_90a " #cfg " fast tma", "evt_conv_conv2d_fprop_" #cfg "_sm90a", #cfg, NULL
     static const conv_case cases[] = {
-        {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_cl2_128x128x64_s4)},
+        {{6, 22, 22, 744, 1960, 7, 7, 3, 3, 2, 2, 1, 1}, 11, 11, DEV_SM90, PICK(sm90_pp2_cl2_128x128x64_s4)},
+        {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_cl4_128x128x64_s4)},
         {{32, 28, 28, 192, 128, 3, 3, 1, 1, 1, 1, 1, 1}, 28, 28, DEV_SM90, PICK(sm90_pp2_128x128x64_s4)},
         {{1, 52, 52, 184, 200, 3, 3, 1, 1, 1, 1, 1, 1}, 52, 52, DEV_SM90, PICK(sm90_pp2_128x128x64_s4)},
         {{9, 37, 37, 216, 840, 3, 3, 1, 1, 1, 1, 1, 1}, 37, 37, DEV_SM90, PICK(sm90_pp2_cl4_128x128x64_s4)},

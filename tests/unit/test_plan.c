@@ -3134,9 +3134,9 @@ static void test_conv_odd8_clusters(void **state)
         {48, 28, 408, 192, 3, 1, 1, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         {27, 40, 248, 160, 3, 1, 2, T(sm90_coop2_cl2_128x192x64_s4), T(sm90_wg3_192x128x64_s4)},
         /* probed: 1.06-1.45x (128x128; 3x3, 5x5, 1x1) */
-        {32, 28, 184, 128, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {8, 56, 344, 128, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
-        {16, 30, 520, 256, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
+        {32, 28, 184, 128, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {8, 56, 344, 128, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {16, 30, 520, 256, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
         {36, 30, 232, 128, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
         {32, 28, 184, 256, 1, 0, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         /* multiples of 16: 0.91-0.98x in clusters, unclustered */
@@ -3144,10 +3144,18 @@ static void test_conv_odd8_clusters(void **state)
         {32, 28, 192, 192, 3, 1, 1, T(sm90_coop2_128x192x64_s4), T(sm90_wg3_192x256x64_s4)},
         {128, 14, 256, 256, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
         {32, 56, 128, 128, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
-        /* the 128x128 ping-pong pick in fours past one tap and two waves
-         * (679 tiles, 1.14x over twos), in twos under two waves (96 tiles:
-         * 0.59x in fours) and at 1x1 (850 tiles: 0.95x in fours) */
+        /* the 128x128 ping-pong pick in fours past one tap, from two waves
+         * (679 tiles, 1.14x over twos) or where its stacks of four take no
+         * more rounds of the 30 resident than its pairs of the 66 (above:
+         * 196-226 tiles, two rounds either way; 36x30x30x232 -> 128, 254
+         * tiles, three rounds in fours, two in pairs); in pairs where fours
+         * take a round more (96 tiles, 32 stacks of four against 48 pairs:
+         * 0.59x in fours; seed 7906's 124 and 258 tiles: 0.71x, 0.87x) and
+         * at 1x1 (850 tiles: 0.95x in fours) */
         {9, 37, 216, 840, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x256x64_s4)},
+        {36, 23, 344, 120, 5, 2, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm90_wg3_192x128x64_s4)},
+        {3, 36, 952, 488, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {42, 55, 792, 120, 3, 1, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x128x32_s6)},
         {6, 22, 744, 1960, 7, 3, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {60, 19, 664, 520, 1, 0, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm90_wg2_128x256x64_s4)},
         /* under half a wave of the pick's tiles (44, 52 and 60 of 132): held
@@ -3554,7 +3562,7 @@ static void test_conv_wgmma_gap(void **state)
         {64, 56, 256, 48, 3, 1, 2, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)},
         {4, 35, 256, 96, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
         {8, 17, 128, 256, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm90_wg1_64x128x64_s8)},
-        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
+        {16, 14, 200, 384, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         {64, 56, 160, 48, 3, 1, 1, T(sm90_pp2_128x64x64_s7), T(sm80_64x64x32_w4_s4)}, /* session 38 */
         /* 129 to 191 filters: the cooperative 128x192 tile where the busiest
          * SM computes no more with it, probed (1.33-1.83x) and held out
@@ -3593,9 +3601,9 @@ static void test_conv_session38(void **state)
         /* taps that end in more than a sixth of zeros (c = 200, 264), past a
          * wave of 64x64 tiles at K >= 1024: the 128x128 producer/consumer
          * tile, 1.07-2.17x against the mma.sync tile (twelve held out) */
-        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {4, 35, 200, 384, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {64, 17, 200, 256, 3, 1, 2, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {8, 14, 264, 768, 5, 2, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {32, 14, 200, 448, 3, 1, 2, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         /* ... not c = 160 (192 loaded: 0.74-1.33x), nor where the
          * one-warpgroup tile's rules take the layer (0.63x) */
@@ -3644,7 +3652,7 @@ static void test_conv_session39(void **state)
         {1, 56, 224, 200, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm90_wg1_64x128x64_s8)},
         {32, 19, 912, 120, 3, 1, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {16, 19, 168, 928, 5, 2, 2, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
-        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_cl2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
+        {1, 64, 584, 352, 3, 1, 1, T(sm90_pp2_cl4_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         {8, 17, 112, 480, 5, 2, 1, T(sm90_pp2_128x128x64_s4), T(sm80_64x64x32_w4_s4)},
         /* ... not at c = 160 (a sixth: 0.87-1.21x) */
         {1, 56, 160, 192, 3, 1, 1, T(sm90_wg1_64x128x64_s8), T(sm90_wg1_64x128x64_s8)},
