@@ -533,12 +533,12 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
     return pick;
 }
 
-/* Rounds of whole clusters the persistent walk of c's stacks (c->cluster
- * tiles on top of each other) takes, one stack a CTA's tile a round.  The
+/* Rounds the persistent walk of c's stacks (c->cluster tiles on top of
+ * each other) takes: each resident cluster runs one stack a round.  The
  * clusters resident at once are what the H100 and H200 hold of a kernel of
  * one CTA an SM, 66 of two and 30 of four on 132 SMs (the GPCs do not
- * divide into fours evenly; cuOccupancyMaxActiveClusters, which only the
- * launch can ask), scaled by the SMs. */
+ * divide into fours evenly), scaled by the SMs: the planner cannot ask
+ * cuOccupancyMaxActiveClusters, which wants a loaded kernel. */
 static long long cluster_rounds(const plan_config *c, long long m, long long n, long long sms)
 {
     const long long stacks = plan_config_tiles(c, (m + c->cluster - 1) / c->cluster, n);
