@@ -76,3 +76,8 @@ long long plan_config_batch_tiles(const plan_config *c, long long m, long long n
     long long all;
     return batch <= 1 ? t : __builtin_mul_overflow(t, batch, &all) ? LLONG_MAX : all;
 }
+
+long long plan_config_stacks(const plan_config *c, long long m, long long n, long long batch)
+{
+    return plan_config_batch_tiles(c, (m + c->cluster - 1) / c->cluster, n, batch);
+}

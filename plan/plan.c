@@ -351,13 +351,6 @@ void plan_fit_clusters(plan *pl, long long resident)
         pl->grid = resident * cluster; /* one wave of whole clusters */
 }
 
-/* The stacks of c->cluster tiles a clustered persistent grid walks
- * (evt_tile_walk). */
-static long long walk_stacks(const plan_config *c, const plan_problem *p)
-{
-    return plan_config_batch_tiles(c, (p->m + c->cluster - 1) / c->cluster, p->n, p->batch);
-}
-
 /* The k tiles a persistent schedule walks a tile, which stream-K shares
  * out: a conv's TMA loads take each tap's c channels in whole k tiles, the
  * last zero-filled past c (evt_conv_persistent), so r s ceil(c / bk) of
@@ -409,13 +402,13 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
     out->grid = out->splits > 1                                        ? out->tiles * out->splits
                 : plan_config_persistent(c) && out->tiles > slots ? slots
                                                                        : out->tiles;
+    /* what the grid walks: tiles, or under clusters stacks of c->cluster
+     * tiles on top of each other (evt_sched::tile_walk) */
+    const long long walk = c->cluster > 1 ? plan_config_stacks(c, p->m, p->n, p->batch) : out->tiles;
     if (c->cluster > 1) {
-        /* whole clusters, each walking tiles c->cluster on top of each
-         * other (evt_sched::tile_walk): as many as there are such stacks,
-         * or as fit in the slots */
-        const long long stacks = walk_stacks(c, p);
+        /* whole clusters, as many as there are stacks, or as fit in the slots */
         const long long clusters = slots / c->cluster;
-        out->grid = c->cluster * (stacks < clusters ? stacks : clusters);
+        out->grid = c->cluster * (walk < clusters ? walk : clusters);
     }
     out->tail_first = out->tiles;
     out->sk_first = out->tiles;
@@ -423,8 +416,7 @@ static int complete(const plan_config *c, const plan_kernel *k, const plan_probl
         /* stream-K where asked (tuning times it); the planner does not take
          * it of its own accord: measured no faster than its picks (docs/tuning.md) */
         if (plan_config_stream_k(c) && stream_k == 2)
-            stream_k_of(c->cluster > 1 ? walk_stacks(c, p) : out->tiles, walked_k_tiles(c, k, p, out->tma, k_tiles),
-                        slots / c->cluster, c->cluster, out);
+            stream_k_of(walk, walked_k_tiles(c, k, p, out->tma, k_tiles), slots / c->cluster, c->cluster, out);
         else
             tail_of(c, k, p, split_k, sms, out);
     }

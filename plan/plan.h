@@ -261,6 +261,9 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
                              long long kk, long long batch, int sms, int tma, const plan_conv_view *conv);
 /* The output tiles of a batch of `batch` m x n problems (saturating at LLONG_MAX). */
 long long plan_config_batch_tiles(const plan_config *c, long long m, long long n, long long batch);
+/* The stacks of c->cluster tiles on top of each other that a clustered
+ * persistent grid walks (evt_tile_walk), of every problem of a batch. */
+long long plan_config_stacks(const plan_config *c, long long m, long long n, long long batch);
 /* Whether c is among the configurations plan_pick can return for k on t
  * (declared as data beside the heuristic, checked against it by the tests). */
 int plan_candidate(const plan_config *c, const plan_kernel *k, evt_target t);

@@ -541,7 +541,7 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
  * cuOccupancyMaxActiveClusters, which wants a loaded kernel. */
 static long long cluster_rounds(const plan_config *c, long long m, long long n, long long sms)
 {
-    const long long stacks = plan_config_tiles(c, (m + c->cluster - 1) / c->cluster, n);
+    const long long stacks = plan_config_stacks(c, m, n, 1);
     const long long ctas = c->cluster > 2 ? sms * 120 / 132 : sms;
     const long long held = ctas / c->cluster > 0 ? ctas / c->cluster : 1;
     return (stacks + held - 1) / held;
