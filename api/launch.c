@@ -1048,8 +1048,8 @@ static int tiled_map(const evt_launch *l, const plan_config *cfg, unsigned char 
  * read in cfg->bk x 1 x cfg->bn boxes (under clusters, cfg->bn / cluster:
  * each CTA loads its share, multicast to the cluster), so that where
  * cfg->bk does not divide c a tap's last box is zero-filled past c, as x's
- * is, and never reaches the next tap; both swizzled as the wgmma stages are (rows of
- * cfg->bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where they
+ * is, and never reaches the next tap; both swizzled as the wgmma stages
+ * are (rows of cfg->bk = 32 or 64 channels: 64- or 128-byte swizzle).  0 where they
  * cannot be made: a driver without tensor maps, c not one the plan takes
  * (plan_conv_tma_channels), or sizes past TMA's limits (the driver says).
  */

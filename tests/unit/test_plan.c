@@ -3121,8 +3121,9 @@ static void test_conv_coop_partial_taps(void **state)
  * of 64 run the 128x128 ping-pong pick and the cooperative 128x160 and
  * 128x192 picks as their twins in clusters of two, from half a wave of
  * the pick's tiles, and the ping-pong pick in clusters of four past one
- * tap and two waves; other channel counts, other picks, fewer tiles and
- * layers without such maps keep theirs. */
+ * tap, from two waves or where its stacks of four take no more rounds
+ * than its pairs (session 81); other channel counts, other picks, fewer
+ * tiles and layers without such maps keep theirs. */
 static void test_conv_odd8_clusters(void **state)
 {
     (void)state;
