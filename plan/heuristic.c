@@ -98,6 +98,8 @@ static const enum evt_tile_id conv_sm90[] = {
     EVT_TILE_sm90_pp2_cl4_128x128x64_s4,
     EVT_TILE_sm90_coop2_cl2_128x192x64_s4,
     EVT_TILE_sm90_coop2_cl2_128x160x64_s4,
+    EVT_TILE_sm90_coop2_cl4_128x192x64_s4,
+    EVT_TILE_sm90_coop2_cl4_128x160x64_s4,
     EVT_TILE_sm90_wg1_64x128x64_s8,
     EVT_TILE_sm90_wg1_64x64x64_s8,
 };

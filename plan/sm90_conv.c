@@ -554,12 +554,11 @@ static long long cluster_rounds(const plan_config *c, long long m, long long n, 
  * 32-byte sector, which doubles the L2 bytes these L2-bound kernels move;
  * sharing the filters' loads gives part of that back (cuDNN runs such
  * layers in clusters of 3 to 8).  Not under half a wave of tiles, where
- * the clusters leave SMs idle that lone tiles would fill.  The ping-pong
- * tile in clusters of four only past one tap, and from two waves or where
- * its stacks of four take no more rounds than the pairs: under two waves
- * a round more lost what the shared filters gained, and at 1x1 the
- * filters are too small a part of the bytes (docs/conv2d_fprop.md,
- * sessions 79-81). */
+ * the clusters leave SMs idle that lone tiles would fill.  In clusters of
+ * four only past one tap, and where the stacks of four take no more rounds
+ * than the pairs (the ping-pong tile from two waves in any case): a round
+ * more lost what the shared filters gained, and at 1x1 the filters are too
+ * small a part of the bytes (docs/conv2d_fprop.md, sessions 79-81). */
 const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
                                            long long sms, int tma_level, const plan_config *pick)
 {
@@ -572,9 +571,13 @@ const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, lo
                               : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
                               : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
                                                                       : NULL;
-    const plan_config *four = CFG(sm90_pp2_cl4_128x128x64_s4);
-    if (twin == CFG(sm90_pp2_cl2_128x128x64_s4) && kk > c &&
-        (tiles >= 2 * sms || cluster_rounds(four, m, n, sms) <= cluster_rounds(twin, m, n, sms)))
+    const int pp = twin == CFG(sm90_pp2_cl2_128x128x64_s4);
+    const plan_config *four = pp                                            ? CFG(sm90_pp2_cl4_128x128x64_s4)
+                              : twin == CFG(sm90_coop2_cl2_128x192x64_s4) ? CFG(sm90_coop2_cl4_128x192x64_s4)
+                              : twin == CFG(sm90_coop2_cl2_128x160x64_s4) ? CFG(sm90_coop2_cl4_128x160x64_s4)
+                                                                          : NULL;
+    if (four && kk > c &&
+        ((pp && tiles >= 2 * sms) || cluster_rounds(four, m, n, sms) <= cluster_rounds(twin, m, n, sms)))
         twin = four;
     return twin && fits(twin, t) ? twin : pick;
 }
