@@ -84,9 +84,10 @@ struct evt_launch {
         long long k;
         long long rows[2], e[2]; /* each operand's rows (a batch's problems' together) and their elements */
     } rp;
-    rt_cu_context device_ctx; /* the context target and sms were read in */
+    rt_cu_context device_ctx; /* the context target, sms and clusters were read in */
     evt_target target;
     int sms;
+    plan_clusters clusters; /* the device's resident clusters (device_clusters) */
     plan_kernel pk;   /* the planner's view of the kernel, and its staged input */
     int staged_input; /* (plan_staged_input): both walk the IR, so once */
     api_tuning tuning; /* evt_launch_set_tuning */
@@ -813,6 +814,47 @@ static int resident_clusters(const rt_driver *d, rt_cu_function f, unsigned s, i
     return d->max_active_clusters(&n, f, &lc) == 0 && n > 0 ? n : 0;
 }
 
+/* A kernel that does nothing, for the driver's count of resident clusters
+ * (PTX, which the driver compiles itself: no NVRTC needed). */
+static const char cluster_probe_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                        ".visible .entry evt_cluster_probe()\n{\n\tret;\n}\n";
+
+/* The clusters of two and of four CTAs device dev (of CUDA context cu_ctx)
+ * holds at once at one CTA an SM, as the producer/consumer kernels run
+ * (384 threads, the SM's shared memory): the planner weighs rounds of
+ * them before any kernel of the launch is loaded, and the GPCs decide
+ * them, so they are asked of the driver with a probe, once a context
+ * (the answer kept on ctx).  Only for targets with clusters (sm_90a); not
+ * asked (the planner's own counts) where the driver cannot say. */
+static plan_clusters device_clusters(evt_ctx *ctx, rt_cu_context cu_ctx, rt_cu_device dev, evt_target t)
+{
+    plan_clusters c = {0, 0, 0};
+    const rt_driver *d = ctx->driver;
+    if (t != EVT_TARGET_SM90A || !d->max_active_clusters || !d->launch_kernel_ex)
+        return c;
+    if (ctx->clusters_ctx == cu_ctx && ctx->clusters_dev == dev)
+        return ctx->clusters;
+    int smem = 0, mode;
+    rt_cu_module mod = NULL;
+    rt_cu_function f = NULL;
+    const int relaxed = relax_capture_mode(d, &mode); /* as resolve's loads, under a capture */
+    if (d->device_get_attribute(&smem, RT_CU_ATTR_MAX_SHARED_OPTIN, dev) == 0 && smem > 0 &&
+        d->module_load_data(&mod, cluster_probe_ptx) == 0) {
+        if (d->module_get_function(&f, mod, "evt_cluster_probe") == 0 &&
+            d->func_set_attribute(f, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem) == 0) {
+            c.pairs = resident_clusters(d, f, 2, 384, smem, 1);
+            c.fours = resident_clusters(d, f, 4, 384, smem, 1);
+            c.asked = c.pairs > 0; /* no answer for pairs: a driver that cannot say */
+        }
+        d->module_unload(mod);
+    }
+    restore_capture_mode(d, relaxed, mode);
+    ctx->clusters_ctx = cu_ctx;
+    ctx->clusters_dev = dev;
+    ctx->clusters = c;
+    return c;
+}
+
 /* How many clusters of s = 1 .. 8 CTAs (8: the portable cluster size) of
  * split-K entry f can be resident at once, into fit[s]; 0 where the driver
  * cannot say or cannot launch with a cluster dimension. */
@@ -1367,6 +1409,7 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
     if (r->cu_ctx != l->device_ctx) {
         if ((st = target_of(ctx, dev, &l->target, &l->sms)) != EVT_OK)
             return st;
+        l->clusters = device_clusters(ctx, r->cu_ctx, dev, l->target);
         if (ctx->driver->device_get_name(l->device, (int)sizeof l->device, dev) != 0)
             l->device[0] = '\0';
         l->device_ctx = r->cu_ctx;
@@ -1393,7 +1436,7 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
     }
     *prob = (plan_problem){l->target, l->sms, m, n, k, conv ? l->sizes[3] : 0, aligned, driver_tma,
                            l->batch, conv ? (l->sizes[11] > l->sizes[12] ? l->sizes[11] : l->sizes[12]) : 0,
-                           conv ? l->sizes[5] : 0, conv ? l->sizes[6] : 0};
+                           conv ? l->sizes[5] : 0, conv ? l->sizes[6] : 0, l->clusters};
     return EVT_OK;
 }
 

@@ -34,6 +34,12 @@ struct evt_ctx {
     int fast_math;                  /* evt_ctx_set_fast_math */
     struct rt_tunedb *tunedb;       /* evt_launch_tune's records, read on first use */
     unsigned tunedb_generation;     /* bumped by every record: launches look again */
+    /* The clusters the device of CUDA context clusters_ctx holds at once
+     * (launch.c's device_clusters): asked once a context, since asking
+     * loads a module, not once a launch. */
+    struct rt_cu_context_s *clusters_ctx;
+    int clusters_dev;
+    plan_clusters clusters;
     char nvrtc_path[4096];          /* evt_ctx_set_library_path; "": the default search */
     char driver_path[4096];
     strbuf scratch; /* evt_kernel_cuda renders here before its copy into the

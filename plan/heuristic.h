@@ -189,6 +189,7 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
                                      long long sms, int tma_level, const plan_config *pick);
 /* plan/sm90_conv.c: the pick's clustered twin at channels an odd multiple of 8 */
 const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                           long long sms, int tma_level, const plan_config *pick);
+                                           long long sms, const plan_clusters *resident, int tma_level,
+                                           const plan_config *pick);
 
 #endif

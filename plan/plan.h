@@ -160,6 +160,15 @@ int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long
 int plan_conv_tma_channels(long long c, const plan_config *cfg);
 
 /* A launch's problem on a device. */
+/* The clusters of two and of four CTAs the device holds at once, at one
+ * CTA an SM (cuOccupancyMaxActiveClusters): its GPCs decide it, and no
+ * SM count does.  asked 0: not known (the planner then takes the H100's
+ * and H200's counts, scaled by the SMs); a count of 0: none fits. */
+typedef struct plan_clusters {
+    int asked;
+    int pairs, fours;
+} plan_clusters;
+
 typedef struct plan_problem {
     evt_target target;
     int sms;               /* the device's multiprocessors; 0: the target's default */
@@ -170,6 +179,7 @@ typedef struct plan_problem {
     long long batch;       /* problems of a batch, each m x n x k (0 or 1: one); they share the grid */
     long long conv_stride; /* a conv's larger stride (1: unit strides); 0 for a GEMM or where not known */
     long long conv_r, conv_s; /* a conv's filter rows and columns; 0 for a GEMM or where not known */
+    plan_clusters resident;   /* the device's resident clusters; zeros where not asked */
 } plan_problem;
 
 /* What the heuristic weighs of a conv beyond its GEMM view (plan_problem's
@@ -243,7 +253,8 @@ void plan_fit_clusters(plan *pl, long long resident);
  * The configuration the heuristic picks for kernel k on target t for a
  * batch of `batch` m x n x kk problems (a conv's GEMM view; batch 1 for one
  * problem, whose tile counts the heuristic weighs batch times) on sms
- * multiprocessors (> 0);
+ * multiprocessors (> 0) holding `resident` clusters at once (NULL: not
+ * known);
  * tma: PLAN_TMA_MAPS where the producer/consumer configurations' TMA maps
  * can be made (the fast path, a driver with tensor maps, a conv's c a
  * multiple of their BK); PLAN_TMA_PARTIAL_TAPS for a conv whose maps can be
@@ -258,7 +269,8 @@ void plan_fit_clusters(plan *pl, long long resident);
  */
 enum { PLAN_TMA_NONE = 0, PLAN_TMA_MAPS = 1, PLAN_TMA_PARTIAL_TAPS = 2, PLAN_TMA_K32 = 3 };
 const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, long long n,
-                             long long kk, long long batch, int sms, int tma, const plan_conv_view *conv);
+                             long long kk, long long batch, int sms, const plan_clusters *resident, int tma,
+                             const plan_conv_view *conv);
 /* The output tiles of a batch of `batch` m x n problems (saturating at LLONG_MAX). */
 long long plan_config_batch_tiles(const plan_config *c, long long m, long long n, long long batch);
 /* The stacks of c->cluster tiles on top of each other that a clustered

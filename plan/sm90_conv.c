@@ -3,6 +3,8 @@
  * pick.  The measurements: docs/conv2d_fprop.md. */
 #include "heuristic.h"
 
+#include <limits.h>
+
 /* A conv's K in two fills of the one-warpgroup 64x64 tile's eight stages
  * or fewer, a wave of its tiles or fewer, unsplit (plan_split_k): that
  * tile, where the sm80 rule would take 64x64 mma.sync tiles, split or not
@@ -533,18 +535,26 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
     return pick;
 }
 
+/* The clusters of c (of two or four CTAs) the device holds at once, at
+ * one CTA an SM: what the launch asked of the driver, else what the H100
+ * and H200 hold, 66 of two and 30 of four on 132 SMs (the GPCs do not
+ * divide into fours evenly), scaled by the SMs.  0: none fits. */
+static long long cluster_resident(const plan_config *c, long long sms, const plan_clusters *res)
+{
+    if (res->asked)
+        return c->cluster > 2 ? res->fours : res->pairs;
+    const long long ctas = c->cluster > 2 ? sms * 120 / 132 : sms;
+    return ctas / c->cluster > 0 ? ctas / c->cluster : 1;
+}
+
 /* Rounds the persistent walk of c's stacks (c->cluster tiles on top of
- * each other) takes: each resident cluster runs one stack a round.  The
- * clusters resident at once are what the H100 and H200 hold of a kernel of
- * one CTA an SM, 66 of two and 30 of four on 132 SMs (the GPCs do not
- * divide into fours evenly), scaled by the SMs: the planner cannot ask
- * cuOccupancyMaxActiveClusters, which wants a loaded kernel. */
-static long long cluster_rounds(const plan_config *c, long long m, long long n, long long sms)
+ * each other) takes: each resident cluster runs one stack a round. */
+static long long cluster_rounds(const plan_config *c, long long m, long long n, long long sms,
+                                const plan_clusters *res)
 {
     const long long stacks = plan_config_stacks(c, m, n, 1);
-    const long long ctas = c->cluster > 2 ? sms * 120 / 132 : sms;
-    const long long held = ctas / c->cluster > 0 ? ctas / c->cluster : 1;
-    return (stacks + held - 1) / held;
+    const long long held = cluster_resident(c, sms, res);
+    return held > 0 ? (stacks + held - 1) / held : LLONG_MAX;
 }
 
 /* Channels an odd multiple of 8 (c % 16 == 8) under TMA maps in k tiles
@@ -558,9 +568,11 @@ static long long cluster_rounds(const plan_config *c, long long m, long long n, 
  * four only past one tap, and where the stacks of four take no more rounds
  * than the pairs (the ping-pong tile from two waves in any case): a round
  * more lost what the shared filters gained, and at 1x1 the filters are too
- * small a part of the bytes (docs/conv2d_fprop.md, sessions 79-81). */
+ * small a part of the bytes (docs/conv2d_fprop.md, sessions 79-81).  No
+ * clusters of a size the device holds none of (a smaller GPC, a slice). */
 const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, long long n, long long kk, long long c,
-                                           long long sms, int tma_level, const plan_config *pick)
+                                           long long sms, const plan_clusters *resident, int tma_level,
+                                           const plan_config *pick)
 {
     if (c % 16 != 8 || !maps_k64(tma_level))
         return pick;
@@ -571,13 +583,16 @@ const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, lo
                               : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
                               : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
                                                                       : NULL;
+    if (!twin || cluster_resident(twin, sms, resident) < 1)
+        return pick;
     const int pp = twin == CFG(sm90_pp2_cl2_128x128x64_s4);
     const plan_config *four = pp                                            ? CFG(sm90_pp2_cl4_128x128x64_s4)
                               : twin == CFG(sm90_coop2_cl2_128x192x64_s4) ? CFG(sm90_coop2_cl4_128x192x64_s4)
                               : twin == CFG(sm90_coop2_cl2_128x160x64_s4) ? CFG(sm90_coop2_cl4_128x160x64_s4)
                                                                           : NULL;
-    if (four && kk > c &&
-        ((pp && tiles >= 2 * sms) || cluster_rounds(four, m, n, sms) <= cluster_rounds(twin, m, n, sms)))
+    if (four && kk > c && cluster_resident(four, sms, resident) > 0 &&
+        ((pp && tiles >= 2 * sms) ||
+         cluster_rounds(four, m, n, sms, resident) <= cluster_rounds(twin, m, n, sms, resident)))
         twin = four;
-    return twin && fits(twin, t) ? twin : pick;
+    return fits(twin, t) ? twin : pick;
 }

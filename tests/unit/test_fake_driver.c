@@ -1679,6 +1679,45 @@ static void test_conv_odd8_clusters_sm90(void **state)
         run_conv(&cases[i]);
 }
 
+/* The odd-8 rule weighs the clusters the device holds, asked of the
+ * driver once a context with a probe of its own: on a device whose GPCs
+ * take no cluster of four (cluster size 2 at most, as a smaller GPC or a
+ * slice has it), the layers the H100's counts put in fours (196 tiles in
+ * as many rounds, 679 past two waves) run in pairs, and the second launch
+ * on the context loads no probe again (one module: the kernel's). */
+static void test_conv_odd8_resident_sm90(void **state)
+{
+    (void)state;
+    static const evt_conv_problem probs[] = {{32, 28, 28, 184, 128, 3, 3, 1, 1, 1, 1, 1, 1},
+                                             {9, 37, 37, 216, 840, 3, 3, 1, 1, 1, 1, 1, 1}};
+    static const long long grids[] = {2 * CL2_RESIDENT_SM90, 2 * CL2_RESIDENT_SM90};
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    assert_int_equal(fc.fakecuda_set_current(DEV_SM90), 0);
+    fc.fakecuda_reset();
+    fc.fakecuda_set_cluster_max(2);
+    evt_launch *l[2];
+    for (int i = 0; i < 2; i++) {
+        conv_bufs cb;
+        const long long pq = probs[i].h;
+        l[i] = bound_conv(m, &b, &probs[i], pq, pq, &cb);
+        expect_ok(ctx, evt_launch_run(l[i], NULL));
+        char want[96];
+        snprintf(want, sizeof want, "sm_90a sm90_pp2_cl2_128x128x64_s4 fast tma grid %lld splits 1", grids[i]);
+        assert_string_equal(evt_launch_plan(l[i]), want);
+        assert_int_equal(fc.fakecuda_calls("cuModuleLoadData"), 2); /* the probe, the kernel */
+    }
+    assert_int_equal(fc.fakecuda_live_modules(), 1);
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    fc.fakecuda_reset();
+    free_bufs(&b);
+    for (int i = 0; i < 2; i++)
+        evt_launch_destroy(l[i]);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* Stream-K on a conv (session 77): the cooperative 128x192 tile forced
  * with it at c = 200, whose TMA loads walk each of the nine taps in four k
  * tiles of 64 (the last zero-filled past 200): 49 x 2 tiles, fewer than the
@@ -2367,10 +2406,17 @@ static void test_driver_failures(void **state)
     fail_once("cuInit", 1, EVT_ERR_NO_GPU, "cuInit", 1);
     fail_once("cuCtxGetCurrent", 1, EVT_ERR_NO_GPU, "cuCtxGetCurrent", 1);
     fail_once("cuDeviceGetAttribute", 2, EVT_ERR_DRIVER, "attributes", 1);
-    fail_once("cuModuleLoadData", 1, EVT_ERR_DRIVER, "cuModuleLoadData", 1);
-    fail_once("cuModuleGetFunction", 1, EVT_ERR_DRIVER, "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", 1);
-    fail_once("cuModuleGetFunction", 3, EVT_ERR_DRIVER, "evt_tn_gemm_reduce_finish", 1);
-    fail_once("cuFuncSetAttribute", 1, EVT_ERR_DRIVER, "unknown error", 1);
+    /* the first module, function and attribute are the count of resident
+     * clusters' probe, which is advisory (the planner's own counts) */
+    fail_once("cuDeviceGetAttribute", 4, EVT_OK, NULL, 1);
+    fail_once("cuModuleLoadData", 1, EVT_OK, NULL, 1);
+    fail_once("cuModuleGetFunction", 1, EVT_OK, NULL, 1);
+    fail_once("cuFuncSetAttribute", 1, EVT_OK, NULL, 1);
+    fail_once("cuOccupancyMaxActiveClusters", 1, EVT_OK, NULL, 1);
+    fail_once("cuModuleLoadData", 2, EVT_ERR_DRIVER, "cuModuleLoadData", 1);
+    fail_once("cuModuleGetFunction", 2, EVT_ERR_DRIVER, "evt_tn_gemm_sm90_pp2_128x128x64_s4_sm90a", 1);
+    fail_once("cuModuleGetFunction", 4, EVT_ERR_DRIVER, "evt_tn_gemm_reduce_finish", 1);
+    fail_once("cuFuncSetAttribute", 2, EVT_ERR_DRIVER, "unknown error", 1);
     fail_once("cuMemAlloc_v2", 1, EVT_ERR_DRIVER, "workspace", 1);
     for (int i = 1; i <= 3; i++) /* init, main, finish */
         fail_once("cuLaunchKernel", i, EVT_ERR_DRIVER, "cuLaunchKernel", 1);
@@ -2830,6 +2876,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_160_filters_sm90),
     T(test_conv_clusters_sm90),
     T(test_conv_odd8_clusters_sm90),
+    T(test_conv_odd8_resident_sm90),
     T(test_conv_stream_k_sm90),
     T(test_conv_3x3_c72_sm90),
     T(test_conv_1x1_staged_sm90),

@@ -45,7 +45,7 @@ static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
 {
-    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0, 0, 0};
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0, 0, 0, {0, 0, 0}};
     return p;
 }
 
@@ -1584,7 +1584,7 @@ static void test_listed(void **state)
                                 const int tma = v == 3 ? PLAN_TMA_K32 : v > 0;
                                 const plan_conv_view cv = {v == 3 ? 32 : v == 2 ? ks[q] / 9 : ks[q], 1, 0, 0};
                                 const plan_config *c = plan_pick(k, (evt_target)t, sizes[a], sizes[b], ks[q], 1,
-                                                                 sms[s], tma, &cv);
+                                                                 sms[s], NULL, tma, &cv);
                                 if (!plan_listed(c, k, (evt_target)t))
                                     fail_msg("%s picks %s for kernel %zu, %lldx%lldx%lld on %d SMs, "
                                              "tma %d: not listed",
@@ -3181,6 +3181,43 @@ static void test_conv_odd8_clusters(void **state)
     assert_int_equal(plan_configs[conv_pick(32, 28, 28, 184, 128, 3, 1, 1, 0)].cluster, 1);
 }
 
+/* The pick, with maps, of a 3x3 unit-stride conv (padding 1) on a device
+ * that holds `pairs` clusters of two and `fours` of four at once (as the
+ * launch asks cuOccupancyMaxActiveClusters). */
+static enum evt_tile_id conv_pick_held(long long n, long long h, long long c, long long k, int pairs, int fours)
+{
+    plan_problem pr = problem(EVT_TARGET_SM90A, 132, n * h * h, k, 9 * c, 1);
+    pr.conv_c = c;
+    pr.conv_stride = 1;
+    pr.conv_r = pr.conv_s = 3;
+    pr.resident = (plan_clusters){1, pairs, fours};
+    return make(&k_conv_st, &pr, NULL).config->id;
+}
+
+/* The odd-8 rule's rounds counted in the clusters the device says it
+ * holds, not the H100's: 32x28x28x184 -> 128 (196 tiles of 128x128: 98
+ * stacks of two, 49 of four) in fours at 66 and 30 (two rounds either way)
+ * and at 62 and 31 (the stand-in driver's GPCs), in pairs at 66 and 24
+ * (three rounds against two) and where no four fits (a GPC or slice
+ * smaller than four SMs: cluster size 2 at most), in fours again at 40 and
+ * 49; 9x37x37x216 -> 840 (679 tiles, past two waves) in pairs where no four
+ * fits.  The cooperative pick alike (48x28x28x408 -> 192: 294 tiles, 147
+ * stacks of two and 74 of four, in pairs at 66 and 21). */
+static void test_conv_odd8_resident(void **state)
+{
+    (void)state;
+    assert_int_equal(conv_pick_held(32, 28, 184, 128, 66, 30), EVT_TILE_sm90_pp2_cl4_128x128x64_s4);
+    assert_int_equal(conv_pick_held(32, 28, 184, 128, 62, 31), EVT_TILE_sm90_pp2_cl4_128x128x64_s4);
+    assert_int_equal(conv_pick_held(32, 28, 184, 128, 66, 24), EVT_TILE_sm90_pp2_cl2_128x128x64_s4);
+    assert_int_equal(conv_pick_held(32, 28, 184, 128, 66, 0), EVT_TILE_sm90_pp2_cl2_128x128x64_s4);
+    assert_int_equal(conv_pick_held(32, 28, 184, 128, 40, 49), EVT_TILE_sm90_pp2_cl4_128x128x64_s4);
+    assert_int_equal(conv_pick_held(9, 37, 216, 840, 66, 30), EVT_TILE_sm90_pp2_cl4_128x128x64_s4);
+    assert_int_equal(conv_pick_held(9, 37, 216, 840, 66, 0), EVT_TILE_sm90_pp2_cl2_128x128x64_s4);
+    assert_int_equal(conv_pick_held(48, 28, 408, 192, 66, 30), EVT_TILE_sm90_coop2_cl4_128x192x64_s4);
+    assert_int_equal(conv_pick_held(48, 28, 408, 192, 66, 21), EVT_TILE_sm90_coop2_cl2_128x192x64_s4);
+    assert_int_equal(conv_pick_held(48, 28, 408, 192, 66, 0), EVT_TILE_sm90_coop2_cl2_128x192x64_s4);
+}
+
 /* Sessions 74-75's conv rule: 80 filters or more and K >= 512 where the
  * mma.sync 64x64 tile runs unsplit and the one-warpgroup 64x128 tile's
  * tiles fit one wave: that tile.  K under 512, 64 filters or fewer, a
@@ -4232,6 +4269,7 @@ int main(void)
         cmocka_unit_test(test_conv_64_filters_c160),
         cmocka_unit_test(test_conv_160_filters),
         cmocka_unit_test(test_conv_odd8_clusters),
+        cmocka_unit_test(test_conv_odd8_resident),
         cmocka_unit_test(test_conv_small_wgmma), cmocka_unit_test(test_conv_odd8_channels), cmocka_unit_test(test_conv_wgmma_gap), cmocka_unit_test(test_conv_session38),
         cmocka_unit_test(test_conv_session39),
         cmocka_unit_test(test_coop_padded_columns), cmocka_unit_test(test_wide_padded_columns), cmocka_unit_test(test_deep_pp_over_coop), cmocka_unit_test(test_heavy_ping_pong), cmocka_unit_test(test_batch_tiles),
