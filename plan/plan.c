@@ -442,7 +442,8 @@ int plan_make(const plan_kernel *k, const plan_problem *p, const plan_options *o
         return 0;
     if (!c) {
         const plan_conv_view cv = conv_view(p);
-        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, &p->resident, heuristic_tma(k, p, p->driver_tma), &cv);
+        c = plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, &p->resident,
+                      heuristic_tma(k, p, p->driver_tma), &cv);
     }
     return complete(c, k, p, o, sms, p->driver_tma, out, why);
 }
@@ -459,7 +460,8 @@ void plan_tma_refused(const plan_kernel *k, const plan_problem *p, const plan_op
     /* the heuristic's pick as if the driver had no tensor maps */
     const int sms = problem_sms(p);
     const plan_conv_view cv = conv_view(p);
-    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, &p->resident, 0, &cv), k, p, o, sms, 0, pl, NULL);
+    complete(plan_pick(k, p->target, p->m, p->n, p->k, p->batch, sms, &p->resident, 0, &cv), k, p, o, sms, 0, pl,
+             NULL);
 }
 
 void plan_describe(const plan *pl, evt_target t, char *buf, size_t n)

@@ -159,7 +159,6 @@ int plan_conv_aligned(long long c, unsigned long long x_addr, unsigned long long
  * a padded RGB stem, whose k tiles would be nearly all zeros). */
 int plan_conv_tma_channels(long long c, const plan_config *cfg);
 
-/* A launch's problem on a device. */
 /* The clusters of two and of four CTAs the device holds at once, at one
  * CTA an SM (cuOccupancyMaxActiveClusters): its GPCs decide it, and no
  * SM count does.  asked 0: not known (the planner then takes the H100's
@@ -169,6 +168,7 @@ typedef struct plan_clusters {
     int pairs, fours;
 } plan_clusters;
 
+/* A launch's problem on a device. */
 typedef struct plan_problem {
     evt_target target;
     int sms;               /* the device's multiprocessors; 0: the target's default */
