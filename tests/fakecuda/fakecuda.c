@@ -138,6 +138,7 @@ static struct {
     fk_block *freed; /* released since the reset, for fakecuda_find_alloc_at */
     size_t nfreed, freed_cap;
     fk_vec launches, maps, allocs, attributes;
+    fk_vec retired; /* names of unloaded modules' functions, which records point at until a reset */
     fk_count counts[64];
     long total_calls;
     /* failure injection */
@@ -650,12 +651,28 @@ __attribute__((visibility("default"))) CUresult cuCtxSynchronize(void)
 
 /* ---- modules ---------------------------------------------------------------- */
 
+/* Frees the names kept since the reset (free_module). */
+static void free_retired(void)
+{
+    for (size_t i = 0; i < fk.retired.n; i++)
+        free(((char **)fk.retired.data)[i]);
+    fk.retired.n = 0;
+}
+
+/* Frees module m; its functions' names stay until the reset, since the
+ * launch and attribute records point at them ("strings stay valid until
+ * fakecuda_reset"), and a module may be unloaded between a record and the
+ * test's look at it. */
 static void free_module(fk_module *m)
 {
     fk_function *f = m->functions;
     while (f) {
         fk_function *next = f->next;
-        free(f->name);
+        char **kept = vec_push(&fk.retired, sizeof *kept);
+        if (kept)
+            *kept = f->name;
+        else
+            free(f->name);
         free(f);
         f = next;
     }
@@ -1597,6 +1614,7 @@ FK_RECORD void fakecuda_reset(void)
     pthread_mutex_lock(&fk.lock);
     free_launch_copies();
     fk.launches.n = fk.maps.n = fk.allocs.n = fk.attributes.n = 0;
+    free_retired();
     for (size_t i = 0; i < fk.nblocks; i++) /* the launch records restart */
         fk.blocks[i].since = 0;
     fk.nfreed = 0;
@@ -1822,6 +1840,8 @@ __attribute__((destructor)) static void fk_unload(void)
         fk.modules = m->next;
         free_module(m);
     }
+    free_retired();
+    free(fk.retired.data);
     while (fk.events) {
         fk_event *e = fk.events;
         fk.events = e->next;
