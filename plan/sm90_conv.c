@@ -579,18 +579,26 @@ const plan_config *plan_conv_odd8_clusters(const plan_target *t, long long m, lo
     const long long tiles = plan_config_tiles(pick, m, n);
     if (2 * tiles < sms)
         return pick;
-    const plan_config *twin = pick == CFG(sm90_pp2_128x128x64_s4)     ? CFG(sm90_pp2_cl2_128x128x64_s4)
-                              : pick == CFG(sm90_coop2_128x192x64_s4) ? CFG(sm90_coop2_cl2_128x192x64_s4)
-                              : pick == CFG(sm90_coop2_128x160x64_s4) ? CFG(sm90_coop2_cl2_128x160x64_s4)
-                                                                      : NULL;
-    if (!twin || cluster_resident(twin, sms, resident) < 1)
+    /* each pick's twins in clusters of two and of four */
+    static const struct {
+        enum evt_tile_id pick, pair, four;
+    } twins[] = {
+        {EVT_TILE_sm90_pp2_128x128x64_s4, EVT_TILE_sm90_pp2_cl2_128x128x64_s4, EVT_TILE_sm90_pp2_cl4_128x128x64_s4},
+        {EVT_TILE_sm90_coop2_128x192x64_s4, EVT_TILE_sm90_coop2_cl2_128x192x64_s4,
+         EVT_TILE_sm90_coop2_cl4_128x192x64_s4},
+        {EVT_TILE_sm90_coop2_128x160x64_s4, EVT_TILE_sm90_coop2_cl2_128x160x64_s4,
+         EVT_TILE_sm90_coop2_cl4_128x160x64_s4},
+    };
+    size_t i = 0;
+    while (i < sizeof twins / sizeof twins[0] && pick->id != twins[i].pick)
+        i++;
+    if (i == sizeof twins / sizeof twins[0])
         return pick;
-    const int pp = twin == CFG(sm90_pp2_cl2_128x128x64_s4);
-    const plan_config *four = pp                                            ? CFG(sm90_pp2_cl4_128x128x64_s4)
-                              : twin == CFG(sm90_coop2_cl2_128x192x64_s4) ? CFG(sm90_coop2_cl4_128x192x64_s4)
-                              : twin == CFG(sm90_coop2_cl2_128x160x64_s4) ? CFG(sm90_coop2_cl4_128x160x64_s4)
-                                                                          : NULL;
-    if (four && kk > c && cluster_resident(four, sms, resident) > 0 &&
+    const plan_config *twin = &plan_configs[twins[i].pair], *four = &plan_configs[twins[i].four];
+    if (cluster_resident(twin, sms, resident) < 1)
+        return pick;
+    const int pp = twins[i].pick == EVT_TILE_sm90_pp2_128x128x64_s4;
+    if (kk > c && cluster_resident(four, sms, resident) > 0 &&
         ((pp && tiles >= 2 * sms) ||
          cluster_rounds(four, m, n, sms, resident) <= cluster_rounds(twin, m, n, sms, resident)))
         twin = four;
