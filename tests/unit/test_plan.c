@@ -1900,8 +1900,10 @@ static plan conv_plan(long long n, long long h, long long w, long long c, long l
 
 /* The pick, with maps, for a conv of m output pixels, k filters and c
  * channels at stride 1 whose taps are r x s (conv_plan's are square), or
- * not known (r = s = 0: nine taps). */
-static const plan_config *conv_taps_pick(long long m, long long k, long long c, long long r, long long s)
+ * not known (r = s = 0: nine taps), on a device holding `resident`
+ * clusters (asked 0: the planner's own counts). */
+static const plan_config *conv_taps_pick_held(long long m, long long k, long long c, long long r, long long s,
+                                              plan_clusters resident)
 {
     const long long taps = r > 0 ? r * s : 9;
     plan_problem pr = problem(EVT_TARGET_SM90A, 132, m, k, taps * c, 1);
@@ -1909,7 +1911,13 @@ static const plan_config *conv_taps_pick(long long m, long long k, long long c, 
     pr.conv_stride = 1;
     pr.conv_r = r;
     pr.conv_s = s;
+    pr.resident = resident;
     return make(&k_conv_st, &pr, NULL).config;
+}
+
+static const plan_config *conv_taps_pick(long long m, long long k, long long c, long long r, long long s)
+{
+    return conv_taps_pick_held(m, k, c, r, s, (plan_clusters){0, 0, 0});
 }
 
 static enum evt_tile_id conv_pick(long long n, long long h, long long w, long long c, long long k, long long r,
@@ -3186,12 +3194,7 @@ static void test_conv_odd8_clusters(void **state)
  * launch asks cuOccupancyMaxActiveClusters). */
 static enum evt_tile_id conv_pick_held(long long n, long long h, long long c, long long k, int pairs, int fours)
 {
-    plan_problem pr = problem(EVT_TARGET_SM90A, 132, n * h * h, k, 9 * c, 1);
-    pr.conv_c = c;
-    pr.conv_stride = 1;
-    pr.conv_r = pr.conv_s = 3;
-    pr.resident = (plan_clusters){1, pairs, fours};
-    return make(&k_conv_st, &pr, NULL).config->id;
+    return conv_taps_pick_held(n * h * h, k, c, 3, 3, (plan_clusters){1, pairs, fours})->id;
 }
 
 /* The odd-8 rule's rounds counted in the clusters the device says it
