@@ -828,7 +828,7 @@ static const char cluster_probe_ptx[] = ".version 8.0\n.target sm_90\n.address_s
  * asked (the planner's own counts) where the driver cannot say. */
 static plan_clusters device_clusters(evt_ctx *ctx, rt_cu_context cu_ctx, rt_cu_device dev, evt_target t)
 {
-    plan_clusters c = {0, 0, 0};
+    plan_clusters c = {0, 0};
     const rt_driver *d = ctx->driver;
     if (t != EVT_TARGET_SM90A || !d->max_active_clusters || !d->launch_kernel_ex)
         return c;
@@ -843,8 +843,7 @@ static plan_clusters device_clusters(evt_ctx *ctx, rt_cu_context cu_ctx, rt_cu_d
         if (d->module_get_function(&f, mod, "evt_cluster_probe") == 0 &&
             d->func_set_attribute(f, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem) == 0) {
             c.pairs = resident_clusters(d, f, 2, 384, smem, 1);
-            c.fours = resident_clusters(d, f, 4, 384, smem, 1);
-            c.asked = c.pairs > 0; /* no answer for pairs: a driver that cannot say */
+            c.fours = c.pairs > 0 ? resident_clusters(d, f, 4, 384, smem, 1) : 0;
         }
         d->module_unload(mod);
     }

@@ -210,7 +210,7 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
                              const plan_conv_view *conv)
 {
     static const plan_conv_view unknown = {0, 0, 0, 0};
-    static const plan_clusters not_asked = {0, 0, 0};
+    static const plan_clusters not_known = {0, 0};
     const plan_conv_view *cv = conv ? conv : &unknown;
     const plan_target *ti = plan_target_info(t);
     if (!ti)
@@ -225,7 +225,7 @@ const plan_config *plan_pick(const plan_kernel *k, evt_target t, long long m, lo
         return plan_conv_sm80_pick(ti, m, n, kk, s);
     const plan_config *pick = plan_conv_sm90_pick(ti, m, n, kk, cv, s, tma, k->stageable);
     pick = plan_coop_over_pp(ti, m, n, kk, cv->c, s, tma, pick);
-    return plan_conv_odd8_clusters(ti, m, n, kk, cv->c, s, resident ? resident : &not_asked, tma, pick);
+    return plan_conv_odd8_clusters(ti, m, n, kk, cv->c, s, resident ? resident : &not_known, tma, pick);
 }
 
 /* The SMs split-K's clusters are taken to reach, one CTA an SM: nine

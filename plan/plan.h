@@ -161,10 +161,10 @@ int plan_conv_tma_channels(long long c, const plan_config *cfg);
 
 /* The clusters of two and of four CTAs the device holds at once, at one
  * CTA an SM (cuOccupancyMaxActiveClusters): its GPCs decide it, and no
- * SM count does.  asked 0: not known (the planner then takes the H100's
- * and H200's counts, scaled by the SMs); a count of 0: none fits. */
+ * SM count does.  pairs 0: not known (the planner then takes the H100's
+ * and H200's counts, scaled by the SMs); fours 0 beside pairs: no cluster
+ * of four fits. */
 typedef struct plan_clusters {
-    int asked;
     int pairs, fours;
 } plan_clusters;
 
@@ -179,7 +179,7 @@ typedef struct plan_problem {
     long long batch;       /* problems of a batch, each m x n x k (0 or 1: one); they share the grid */
     long long conv_stride; /* a conv's larger stride (1: unit strides); 0 for a GEMM or where not known */
     long long conv_r, conv_s; /* a conv's filter rows and columns; 0 for a GEMM or where not known */
-    plan_clusters resident;   /* the device's resident clusters; zeros where not asked */
+    plan_clusters resident;   /* the device's resident clusters; zeros where not known */
 } plan_problem;
 
 /* What the heuristic weighs of a conv beyond its GEMM view (plan_problem's

@@ -541,7 +541,7 @@ const plan_config *plan_coop_over_pp(const plan_target *t, long long m, long lon
  * divide into fours evenly), scaled by the SMs.  0: none fits. */
 static long long cluster_resident(const plan_config *c, long long sms, const plan_clusters *res)
 {
-    if (res->asked)
+    if (res->pairs > 0)
         return c->cluster > 2 ? res->fours : res->pairs;
     const long long ctas = c->cluster > 2 ? sms * 120 / 132 : sms;
     return ctas / c->cluster > 0 ? ctas / c->cluster : 1;

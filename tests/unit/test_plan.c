@@ -45,7 +45,7 @@ static const plan_kernel k_gemm_fp8_nn = {EVT_MAINLOOP_GEMM, 0, 0, 1, 0, 0, 0, 0
 /* A fast-path problem; tma: the driver makes the maps (and a conv's c is 64). */
 static plan_problem problem(evt_target t, int sms, long long m, long long n, long long k, int tma)
 {
-    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0, 0, 0, {0, 0, 0}};
+    plan_problem p = {t, sms, m, n, k, 64, 1, tma, 1, 0, 0, 0, {0, 0}};
     return p;
 }
 
@@ -1901,7 +1901,7 @@ static plan conv_plan(long long n, long long h, long long w, long long c, long l
 /* The pick, with maps, for a conv of m output pixels, k filters and c
  * channels at stride 1 whose taps are r x s (conv_plan's are square), or
  * not known (r = s = 0: nine taps), on a device holding `resident`
- * clusters (asked 0: the planner's own counts). */
+ * clusters (pairs 0: the planner's own counts). */
 static const plan_config *conv_taps_pick_held(long long m, long long k, long long c, long long r, long long s,
                                               plan_clusters resident)
 {
@@ -1917,7 +1917,7 @@ static const plan_config *conv_taps_pick_held(long long m, long long k, long lon
 
 static const plan_config *conv_taps_pick(long long m, long long k, long long c, long long r, long long s)
 {
-    return conv_taps_pick_held(m, k, c, r, s, (plan_clusters){0, 0, 0});
+    return conv_taps_pick_held(m, k, c, r, s, (plan_clusters){0, 0});
 }
 
 static enum evt_tile_id conv_pick(long long n, long long h, long long w, long long c, long long k, long long r,
@@ -3194,7 +3194,7 @@ static void test_conv_odd8_clusters(void **state)
  * launch asks cuOccupancyMaxActiveClusters). */
 static enum evt_tile_id conv_pick_held(long long n, long long h, long long c, long long k, int pairs, int fours)
 {
-    return conv_taps_pick_held(n * h * h, k, c, 3, 3, (plan_clusters){1, pairs, fours})->id;
+    return conv_taps_pick_held(n * h * h, k, c, 3, 3, (plan_clusters){pairs, fours})->id;
 }
 
 /* The odd-8 rule's rounds counted in the clusters the device says it
