@@ -4,7 +4,8 @@
 # plan/ and kernels/tile_configs.h (with this tree's include/ and ir/
 # headers; bench/plan_query.sh builds both), runs bench/plan_grid.c's grid (4,620 GEMM shapes and
 # 1,008 batches, each with four epilogues, and 15,840 conv layers; sm_90a, 132 SMs) through both and
-# prints how many plans moved, from what to what; with -v, every moved
+# prints how many plans moved (configuration, split-K, or the persistent walk's
+# tail or stream-K: plan_grid.c's fifth field), from what to what; with -v, every moved
 # shape too; with --none, exits 1 if any plan moved (the test that runs it
 # against HEAD).  With --random N, N random problems instead of the grid
 # (plan_grid.c's random:N: every target, SM counts, alignment, TMA, fp8,
@@ -31,12 +32,12 @@ trap 'rm -rf "$tmp"' EXIT
 bash "$root/bench/plan_query.sh" --rev "$rev" "${grid[@]}" > "$tmp/old.txt"
 bash "$root/bench/plan_query.sh" "${grid[@]}" > "$tmp/new.txt"
 paste -d' ' "$tmp/old.txt" "$tmp/new.txt" | awk -v verbose="$verbose" -v none="$none" '
-    $2 != $6 { print "plan_diff: the two grids differ in their shapes (line " NR ")"; exit 2 }
+    NF != 10 || $2 != $7 { print "plan_diff: the two grids differ in their shapes (line " NR ")"; exit 2 }
     { kind[$1]++ }
-    $3 != $7 || $4 != $8 {
+    $3 != $8 || $4 != $9 || $5 != $10 {
         moved[$1]++
-        what[$1 " " $3 " -> " $7]++
-        if (verbose) print $1, $2, $3 "/" $4, "->", $7 "/" $8
+        what[$1 " " $3 " -> " $8]++
+        if (verbose) print $1, $2, $3 "/" $4 " " $5, "->", $8 "/" $9 " " $10
     }
     END {
         for (k in kind) {

@@ -33,6 +33,23 @@ static const plan_kernel tanhfast = {EVT_MAINLOOP_GEMM, 1, 0, 0, 0, 1, 1, 1};
  * one that the staged configurations stage */
 static const plan_kernel residual = {EVT_MAINLOOP_GEMM, 1, 1, 0, 1, 1, 1};
 
+/* A plan's fields of a line: the configuration, the split-K shares, and
+ * the persistent walk's end ("-": none; "tail:TxS": its last T tiles
+ * split S ways, plan.tail_*; "sk:I@F": stream-K's I k tiles from tile F),
+ * so that a change of a plan's tail or stream-K shows as a move too; a
+ * refused plan's as many fields. */
+static void print_plan(int made, const plan *pl)
+{
+    if (!made)
+        printf(" refused - -\n");
+    else if (pl->tail_splits > 1)
+        printf(" %s %d tail:%lldx%d\n", pl->config->name, pl->splits, pl->tiles - pl->tail_first, pl->tail_splits);
+    else if (pl->sk_iters > 0)
+        printf(" %s %d sk:%lld@%lld\n", pl->config->name, pl->splits, pl->sk_iters, pl->sk_first);
+    else
+        printf(" %s %d -\n", pl->config->name, pl->splits);
+}
+
 static void gemm(const plan_kernel *k, const char *what, long long m, long long n, long long kk, long long batch)
 {
     const plan_problem p = {EVT_TARGET_SM90A, 132, m, n, kk, 0, 1, 1, batch, 0};
@@ -41,10 +58,7 @@ static void gemm(const plan_kernel *k, const char *what, long long m, long long 
     printf("gemm-%s %lldx%lldx%lld", what, m, n, kk);
     if (batch > 1)
         printf("x%lld", batch);
-    if (!plan_make(k, &p, NULL, &pl, &why))
-        printf(" refused\n");
-    else
-        printf(" %s %d\n", pl.config->name, pl.splits);
+    print_plan(plan_make(k, &p, NULL, &pl, &why), &pl);
 }
 
 static void conv(long long n, long long h, long long w, long long c, long long k, long long r, long long pad,
@@ -56,10 +70,7 @@ static void conv(long long n, long long h, long long w, long long c, long long k
     plan pl;
     const char *why = NULL;
     printf("conv %lldx%lldx%lldx%lld->%lld,%lldx%lld/%lld", n, h, w, c, k, r, r, st);
-    if (!plan_make(&kc, &p, NULL, &pl, &why))
-        printf(" refused\n");
-    else
-        printf(" %s %d\n", pl.config->name, pl.splits);
+    print_plan(plan_make(&kc, &p, NULL, &pl, &why), &pl);
 }
 
 /* xorshift64: the same sequence on every build */
@@ -126,10 +137,7 @@ static void random_plans(long long count)
         const char *why = NULL;
         printf("random-%s %lld:t%d:%lldx%lldx%lldx%lld:c%lld:s%d:a%d:m%d:k%d%d%d%d%d%d%d%d", conv ? "conv" : "gemm", i,
                (int)t, m, n, kk, batch, c, sms, aligned, tma, f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
-        if (!plan_make(&k, &p, NULL, &pl, &why))
-            printf(" refused -\n"); /* four fields, as a plan's line */
-        else
-            printf(" %s %d\n", pl.config->name, pl.splits);
+        print_plan(plan_make(&k, &p, NULL, &pl, &why), &pl);
     }
 }
 

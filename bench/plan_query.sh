@@ -2,7 +2,9 @@
 # plan_query.sh - the heuristic's plan for shapes given on the command line
 # (bench/plan_grid.c given shapes: gemm:MxNxK[xL][:gelu|light|bias|tanhfast|residual] or
 # conv:N,H,W,C,K,R,PAD,STRIDE), or for its whole grid given none; sm_90a,
-# 132 SMs, TMA maps; CPU only.  Built from this tree's planner, or with
+# 132 SMs, TMA maps; CPU only.  A line a shape: the kind, the shape, the
+# configuration, its split-K shares and the persistent walk's end ("-",
+# "tail:TxS" or "sk:I@F": plan_grid.c's print_plan).  Built from this tree's planner, or with
 # --rev REV from REV's plan/ and kernels/tile_configs.h (this tree's
 # include/ and ir/ headers): bench/plan_diff.sh and bench/plan_replay.py
 # compare the two.  Exits 77 where REV is not a commit of this checkout.

@@ -55,7 +55,20 @@ def picks(layers, rev=None):
     out = p.stdout.splitlines()
     if len(out) != len(layers):
         sys.exit(f"plan_replay: {len(out)} plans for {len(layers)} layers")
-    return [(l.split()[-2], int(l.split()[-1])) for l in out]
+    return [plan_key(l.split()[2:5]) for l in out]
+
+
+def plan_key(fields):
+    """A plan_query line's (configuration, splits), as the tuning tables key
+    a plan: a persistent plan's tail split S ways is its configuration
+    with S splits there (the tuner forces a tail through split-K); a
+    stream-K plan, which they do not hold, keeps its fields whole."""
+    config, splits, walk = fields
+    if walk.startswith("tail:"):
+        return (config, int(walk.rsplit("x", 1)[1]))
+    if walk.startswith("sk:"):
+        return (config, int(splits), walk)
+    return (config, int(splits))
 
 
 def geomean(xs):
