@@ -81,6 +81,18 @@ def main():
     rc, _, err = run(REV, "7", "2", "--c-set", "60")
     if rc == 0 or "multiples of 8" not in err or "Traceback" in err:
         fail(f"--c-set 60 is refused clearly: rc {rc}, {err}")
+    # --pick: a kernel change's draw, by this tree's pick, REV unused
+    rc, out5, err = run("-", "7", "3", "--pick", "^sm90_pp2_128x128x64_s4$", "--max-gflop", "5")
+    drawn = [tuple(map(int, s.split(","))) for s in out5.split()]
+    if rc != 0 or len(drawn) != 3 or any(line.split()[2] != "sm90_pp2_128x128x64_s4" for line in picks(drawn)):
+        fail(f"--pick: rc {rc}, '{out5}'\n{err}")
+    for n, h, w, c, k, r, pad, st in drawn:
+        p = (h + 2 * pad - r) // st + 1
+        if 2 * n * p * p * k * c * r * r > 5e9:
+            fail(f"--max-gflop 5: {n},{h},{w},{c},{k},{r},{pad},{st} is larger")
+    rc, _, err = run("-", "7", "1", "--pick", "^no-such-configuration", "--tries", "1")
+    if rc == 0 or "does any pick match --pick?" not in err:
+        fail(f"a --pick nothing matches is refused clearly: rc {rc}, {err}")
     print("heldout_conv: ok")
     return 0
 
