@@ -37,7 +37,8 @@ static const plan_kernel residual = {EVT_MAINLOOP_GEMM, 1, 1, 0, 1, 1, 1};
  * the persistent walk's end ("-": none; "tail:TxS": its last T tiles
  * split S ways, plan.tail_*; "sk:I@F": stream-K's I k tiles from tile F),
  * so that a change of a plan's tail or stream-K shows as a move too; a
- * refused plan's as many fields. */
+ * refused plan's as many fields.  (plan.h has had those fields since
+ * 894bf60: plan_query.sh --rev of an older revision does not build.) */
 static void print_plan(int made, const plan *pl)
 {
     if (!made)
