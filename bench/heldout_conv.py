@@ -88,9 +88,8 @@ def main():
             if c * r * r >= a.min_k and (not a.max_gflop or 2 * n * p * p * k * c * r * r <= a.max_gflop * 1e9):
                 cand.append((n, h, h, c, k, r, r // 2, st))
         names = [" ".join(map(str, x)) for x in cand]
-        after = plan_replay.picks(names)
-        # (configuration, splits) each; None: REV unknown
-        before = [None] * len(names) if pattern else plan_replay.picks(names, a.rev)
+        after = plan_replay.picks(names)  # (configuration, splits) each
+        before = after if pattern else plan_replay.picks(names, a.rev)  # None: REV unknown
         if before is None:
             sys.exit(f"heldout_conv: bench/plan_query.sh --rev {a.rev} failed (exit 77)")
         for x, old, new in zip(cand, before, after):
