@@ -54,6 +54,9 @@
 #           ours (bench/profile_peers.py): the peer's kernel names, grids, registers
 #   sass    the SASS of that conv's cubins (cuobjdump, into $OUT) and ncu's
 #           instruction mix and hottest source lines
+#   tmarate bench/tma_rate.cu, built here by nvcc: how fast one CTA's TMA boxes
+#           arrive (one issuing thread, two issuing warps, two CTAs an SM) and
+#           cp.async's, with no MMA
 #   sanitize  compute-sanitizer's memcheck, racecheck, synccheck and initcheck
 #           over one forced configuration of every family on small ragged GEMMs
 #           and convs (tests/gpu/run_sanitize.sh): a line per configuration
@@ -170,6 +173,11 @@ for s in $sections; do
         ;;
     wide)
         python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tee "$out/wide.log" ;;
+    tmarate)
+        step "tma_rate build" tma_rate_build.log /usr/local/cuda/bin/nvcc -arch=sm_90a -O3 -std=c++17 \
+            -o "$out/tma_rate" bench/tma_rate.cu -lcuda
+        "$out/tma_rate" 2>&1 | tee "$out/tma_rate.log"
+        rm -f "$out/tma_rate" ;;
     ncugemm)
         /usr/local/cuda/bin/ncu --clock-control none --launch-skip 4 --launch-count 2 \
             --section SpeedOfLight --section LaunchStats \
