@@ -176,8 +176,13 @@ for s in $sections; do
     tmarate)
         step "tma_rate build" tma_rate_build.log /usr/local/cuda/bin/nvcc -arch=sm_90a -O3 -std=c++17 \
             -o "$out/tma_rate" bench/tma_rate.cu -lcuda
-        "$out/tma_rate" 2>&1 | tee "$out/tma_rate.log"
-        rm -f "$out/tma_rate" ;;
+        if [ -x "$out/tma_rate" ]; then
+            step "tma_rate" tma_rate.log "$out/tma_rate"
+            cat "$out/tma_rate.log"
+            rm -f "$out/tma_rate"
+        else
+            cat "$out/tma_rate_build.log"
+        fi ;;
     ncugemm)
         /usr/local/cuda/bin/ncu --clock-control none --launch-skip 4 --launch-count 2 \
             --section SpeedOfLight --section LaunchStats \
