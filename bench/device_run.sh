@@ -175,7 +175,7 @@ for s in $sections; do
         python3 bench/bench.py --only-wide --out "$out/benchmarks_wide.md" 2>&1 | tee "$out/wide.log" ;;
     tmarate)
         step "tma_rate build" tma_rate_build.log /usr/local/cuda/bin/nvcc -arch=sm_90a -O3 -std=c++17 \
-            -o "$out/tma_rate" bench/tma_rate.cu -lcuda
+            -I kernels -o "$out/tma_rate" bench/tma_rate.cu -lcuda
         if [ -x "$out/tma_rate" ]; then
             step "tma_rate" tma_rate.log "$out/tma_rate"
             cat "$out/tma_rate.log"

@@ -20,15 +20,19 @@
  * on 8 CTAs (the L2 idle) and on one a SM.  A line each: GB/s an SM, the
  * whole GPU's TB/s, ns a stage a CTA.
  *
- *   nvcc -arch=sm_90a -O3 -std=c++17 -o tma_rate bench/tma_rate.cu -lcuda && ./tma_rate
+ *   nvcc -arch=sm_90a -O3 -std=c++17 -I kernels -o tma_rate bench/tma_rate.cu -lcuda && ./tma_rate
  *   (no GPU here: -L/usr/local/cuda/lib64/stubs, and run it on the device)
  */
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+/* the kernels' own mbarrier and TMA wrappers (-I kernels) */
+#include "sm90/tma.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CHECK(x)                                                                                   \
@@ -43,38 +47,19 @@
 static const int kRows = 2048, kCols = 4096;
 enum { RING, TWO_WARPS, BATCH };
 
+/* The device code below exists in the sm_90a pass only (EVT_SM90 == 1, as
+ * the kernels' wrappers do); the host pass sees the kernels' empty shells. */
+#if EVT_SM90 == 1
+using evt_sched::mbar_arrive_cta;
+using evt_sched::mbar_init_cta;
+using evt_sm90::mbar_arrive_expect_tx;
+using evt_sm90::mbar_wait;
+using evt_sm90::tma_load_2d;
+#endif
+
 __device__ __forceinline__ unsigned smem_addr(const void *p)
 {
     return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbar_init(unsigned bar, int count)
-{
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_wait(unsigned bar, int parity)
-{
-    asm volatile("{\n.reg .pred p;\nWAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-                 "@!p bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, unsigned bar, int x, int y)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst), "l"(map), "r"(bar), "r"(x), "r"(y)
-                 : "memory");
 }
 
 /* Stage i's box b: k tile (i nb + b) mod 64 of the CTA's own band of rows
@@ -87,20 +72,23 @@ __device__ __forceinline__ void box_of(int i, int b, int nb, int rows, int *x, i
 }
 
 /* Stage i's boxes into their slots of the ring, completing on `bar`. */
-__device__ __forceinline__ void issue(const CUtensorMap *map, unsigned dst, unsigned bar, int i, int nb, int rows)
+__device__ __forceinline__ void issue(const evt_tma_map *map, unsigned dst, unsigned bar, int i, int nb, int rows)
 {
-    mbar_expect(bar, nb * rows * 128);
+#if EVT_SM90 == 1
+    mbar_arrive_expect_tx(bar, nb * rows * 128);
     for (int b = 0; b < nb; ++b) {
         int x, y;
         box_of(i, b, nb, rows, &x, &y);
-        tma_2d(dst + b * rows * 128, map, bar, x, y);
+        tma_load_2d(dst + b * rows * 128, map, bar, x, y);
     }
+#endif
 }
 
 __global__ void __launch_bounds__(128)
-    tma_rate(const __grid_constant__ CUtensorMap map, int mode, int rows, int nb, int stages, int n, int report,
+    tma_rate(const __grid_constant__ evt_tma_map map, int mode, int rows, int nb, int stages, int n, int report,
              int *sink)
 {
+#if EVT_SM90 == 1
     extern __shared__ __align__(1024) unsigned char smem[];
     __shared__ __align__(8) unsigned long long bars[2 * 16];
     const unsigned base = (smem_addr(smem) + 1023u) & ~1023u;
@@ -108,8 +96,8 @@ __global__ void __launch_bounds__(128)
     const unsigned stage_bytes = nb * rows * 128;
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) {
-            mbar_init(full + 8 * s, 1);
-            mbar_init(empty + 8 * s, 1);
+            mbar_init_cta(full + 8 * s, 1);
+            mbar_init_cta(empty + 8 * s, 1);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -120,12 +108,12 @@ __global__ void __launch_bounds__(128)
         long long t_issue = 0, t_wait = 0;
         for (int i = 0, j = 0; i < n; i += stages, ++j) {
             const long long t0 = clock64();
-            mbar_expect(full, stages * stage_bytes);
+            mbar_arrive_expect_tx(full, stages * stage_bytes);
             for (int s = 0; s < stages; ++s)
                 for (int b = 0; b < nb; ++b) {
                     int x, y;
                     box_of(i + s, b, nb, rows, &x, &y);
-                    tma_2d(base + s * stage_bytes + b * rows * 128, &map, full, x, y);
+                    tma_load_2d(base + s * stage_bytes + b * rows * 128, &map, full, x, y);
                 }
             const long long t1 = clock64();
             mbar_wait(full, j & 1);
@@ -152,11 +140,12 @@ __global__ void __launch_bounds__(128)
             acc += smem[base - smem_addr(smem) + s * stage_bytes + 4 * (threadIdx.x & 31)];
             __syncwarp();
             if (threadIdx.x == 32)
-                mbar_arrive(empty + 8 * s);
+                mbar_arrive_cta(empty + 8 * s);
         }
         if (acc == 0x7fffffff)
             *sink = acc;
     }
+#endif
 }
 
 /* The same stages by cp.async: eight in the ring, six in flight. */
@@ -248,6 +237,9 @@ int main()
                         fprintf(stderr, "the tensor map was refused\n");
                         return 1;
                     }
+                    evt_tma_map emap; /* the kernels' view of the same 128 bytes */
+                    static_assert(sizeof emap == sizeof map, "a tensor map is 128 bytes");
+                    memcpy(&emap, &map, sizeof map);
                     const int smem = stage_bytes * stages + 1024;
                     CHECK(cudaFuncSetAttribute(tma_rate, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
                     CHECK(cudaFuncSetAttribute(cpasync_rate, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -262,7 +254,7 @@ int main()
                             if (kind == 4)
                                 cpasync_rate<<<grid, 128, smem>>>(mat, rows, nb, n, sink);
                             else
-                                tma_rate<<<grid * ctas, 128, smem>>>(map, kind == 3 ? RING : kind, rows, nb, stages,
+                                tma_rate<<<grid * ctas, 128, smem>>>(emap, kind == 3 ? RING : kind, rows, nb, stages,
                                                                      n, rep == 4, sink);
                             CHECK(cudaEventRecord(e1));
                             CHECK(cudaEventSynchronize(e1));
