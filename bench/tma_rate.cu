@@ -18,7 +18,9 @@
  *   cpasync  128 threads copy the same stages in 16-byte chunks, six in
  *          flight, a __syncthreads a stage (the plain wgmma tiles' way)
  * on 8 CTAs (the L2 idle) and on one a SM.  A line each: GB/s an SM, the
- * whole GPU's TB/s, ns a stage a CTA.
+ * whole GPU's TB/s, ns a stage a CTA, and the stages whose first element
+ * was not the matrix's (the matrix holds a pattern of its coordinates; 0
+ * expected, and the exit status is 1 otherwise).
  *
  *   nvcc -arch=sm_90a -O3 -std=c++17 -I kernels -o tma_rate bench/tma_rate.cu -lcuda && ./tma_rate
  *   (no GPU here: -L/usr/local/cuda/lib64/stubs, and run it on the device)
@@ -26,7 +28,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-/* the kernels' own mbarrier and TMA wrappers (-I kernels) */
+/* the kernels' own mbarrier, TMA and cp.async wrappers (-I kernels) */
+#include "sm80/ptx.cuh"
 #include "sm90/tma.cuh"
 
 #include <algorithm>
@@ -52,74 +55,101 @@ enum { RING, TWO_WARPS, BATCH };
 #if EVT_SM90 == 1
 using evt_sched::mbar_arrive_cta;
 using evt_sched::mbar_init_cta;
+using evt_sm90::fence_mbar_init_cluster;
 using evt_sm90::mbar_arrive_expect_tx;
 using evt_sm90::mbar_wait;
 using evt_sm90::tma_load_2d;
 #endif
 
-__device__ __forceinline__ unsigned smem_addr(const void *p)
+/* The matrix's element (r, c): its coordinates, so that a stage's first
+ * element says whether the right box landed there. */
+__host__ __device__ __forceinline__ unsigned short pattern(int r, int c)
 {
-    return (unsigned)__cvta_generic_to_shared(p);
+    return (unsigned short)(r * 131 + c);
 }
 
-/* Stage i's box b: k tile (i nb + b) mod 64 of the CTA's own band of rows
- * (a GEMM tile's k loop; reading the k tiles 17 apart, or a new band each
- * stage, timed the same). */
-__device__ __forceinline__ void box_of(int i, int b, int nb, int rows, int *x, int *y)
+__global__ void fill(unsigned short *m)
 {
-    *x = ((i * nb + b) % (kCols / 64)) * 64;
-    *y = ((blockIdx.x * nb + b) % (kRows / rows)) * rows;
+    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < kRows * kCols; e += gridDim.x * blockDim.x)
+        m[e] = pattern(e / kCols, e % kCols);
 }
 
-/* Stage i's boxes into their slots of the ring, completing on `bar`. */
-__device__ __forceinline__ void issue(const evt_tma_map *map, unsigned dst, unsigned bar, int i, int nb, int rows)
+/* The CTA's band of rows for box b of every stage: fixed for its k loop,
+ * as a GEMM tile's are (a new band each stage timed the same), so found
+ * once, not while issuing. */
+struct bands {
+    int y[2];
+    __device__ bands(int nb, int rows)
+    {
+        for (int b = 0; b < 2; ++b)
+            y[b] = ((blockIdx.x * nb + b) % (kRows / rows)) * rows;
+    }
+};
+
+/* Stage i's box b starts at k tile (i nb + b) mod 64 (the k tiles read 17
+ * apart timed the same). */
+__device__ __forceinline__ int box_col(int i, int b, int nb)
+{
+    return ((i * nb + b) % (kCols / 64)) * 64;
+}
+
+/* Whether stage i's first element, at `stage` in shared memory, is the
+ * matrix's (row 0, chunk 0 of its first box: unmoved by the swizzle). */
+__device__ __forceinline__ bool stage_ok(const unsigned char *stage, int i, int nb, const bands &band)
+{
+    return *reinterpret_cast<const unsigned short *>(stage) == pattern(band.y[0], box_col(i, 0, nb));
+}
+
+/* Stage i's boxes into their slots of the ring from dst on, completing on
+ * `bar` (whose expected bytes the caller has added). */
+__device__ __forceinline__ void copy_boxes(const evt_tma_map *map, unsigned dst, unsigned bar, int i, int nb, int rows,
+                                           const bands &band)
 {
 #if EVT_SM90 == 1
-    mbar_arrive_expect_tx(bar, nb * rows * 128);
-    for (int b = 0; b < nb; ++b) {
-        int x, y;
-        box_of(i, b, nb, rows, &x, &y);
-        tma_load_2d(dst + b * rows * 128, map, bar, x, y);
-    }
+    for (int b = 0; b < nb; ++b)
+        tma_load_2d(dst + b * rows * 128, map, bar, box_col(i, b, nb), band.y[b]);
 #endif
 }
 
 __global__ void __launch_bounds__(128)
     tma_rate(const __grid_constant__ evt_tma_map map, int mode, int rows, int nb, int stages, int n, int report,
-             int *sink)
+             int *bad)
 {
 #if EVT_SM90 == 1
     extern __shared__ __align__(1024) unsigned char smem[];
     __shared__ __align__(8) unsigned long long bars[2 * 16];
-    const unsigned base = (smem_addr(smem) + 1023u) & ~1023u;
-    const unsigned full = smem_addr(bars), empty = full + 8 * 16;
+    const unsigned base = (evt_smem_addr(smem) + 1023u) & ~1023u;
+    const unsigned char *ring = smem + (base - evt_smem_addr(smem));
+    const unsigned full = evt_smem_addr(bars), empty = full + 8 * 16;
     const unsigned stage_bytes = nb * rows * 128;
+    const bands band(nb, rows);
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) {
             mbar_init_cta(full + 8 * s, 1);
             mbar_init_cta(empty + 8 * s, 1);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        fence_mbar_init_cluster();
     }
     __syncthreads();
     if (mode == BATCH) {
         if (threadIdx.x != 0)
             return;
         long long t_issue = 0, t_wait = 0;
+        int wrong = 0;
         for (int i = 0, j = 0; i < n; i += stages, ++j) {
             const long long t0 = clock64();
             mbar_arrive_expect_tx(full, stages * stage_bytes);
             for (int s = 0; s < stages; ++s)
-                for (int b = 0; b < nb; ++b) {
-                    int x, y;
-                    box_of(i + s, b, nb, rows, &x, &y);
-                    tma_load_2d(base + s * stage_bytes + b * rows * 128, &map, full, x, y);
-                }
+                copy_boxes(&map, base + s * stage_bytes, full, i + s, nb, rows, band);
             const long long t1 = clock64();
             mbar_wait(full, j & 1);
             t_issue += t1 - t0;
             t_wait += clock64() - t1;
+            for (int s = 0; s < stages; ++s)
+                wrong += !stage_ok(ring + s * stage_bytes, i + s, nb, band);
         }
+        if (wrong)
+            atomicAdd(bad, wrong);
         if (blockIdx.x == 0 && report)
             printf("  (CTA 0: %.0f cycles issuing each batch of %d stages, %.0f waiting)\n",
                    (double)t_issue / (n / stages), stages, (double)t_wait / (n / stages));
@@ -130,59 +160,58 @@ __global__ void __launch_bounds__(128)
         for (int i = threadIdx.x == 64; i < n; i += producers) {
             const int s = i % stages;
             mbar_wait(empty + 8 * s, ((i / stages) & 1) ^ 1);
-            issue(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows);
+            mbar_arrive_expect_tx(full + 8 * s, stage_bytes);
+            copy_boxes(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band);
         }
-    } else if (threadIdx.x >= 32 && threadIdx.x < 64) { /* the consumer warp */
-        int acc = 0;
+    } else if (threadIdx.x == 32) { /* the consumer (one thread of warp 1: it only looks at each stage) */
+        int wrong = 0;
         for (int i = 0; i < n; ++i) {
             const int s = i % stages;
             mbar_wait(full + 8 * s, (i / stages) & 1);
-            acc += smem[base - smem_addr(smem) + s * stage_bytes + 4 * (threadIdx.x & 31)];
-            __syncwarp();
-            if (threadIdx.x == 32)
-                mbar_arrive_cta(empty + 8 * s);
+            wrong += !stage_ok(ring + s * stage_bytes, i, nb, band);
+            mbar_arrive_cta(empty + 8 * s);
         }
-        if (acc == 0x7fffffff)
-            *sink = acc;
+        if (wrong)
+            atomicAdd(bad, wrong);
     }
 #endif
 }
 
 /* The same stages by cp.async: eight in the ring, six in flight. */
 __global__ void __launch_bounds__(128)
-    cpasync_rate(const unsigned short *src, int rows, int nb, int n, int *sink)
+    cpasync_rate(const unsigned short *src, int rows, int nb, int n, int *bad)
 {
     constexpr int kStages = 8;
     extern __shared__ __align__(1024) unsigned char smem[];
-    const unsigned base = (smem_addr(smem) + 1023u) & ~1023u;
+    const unsigned base = (evt_smem_addr(smem) + 1023u) & ~1023u;
+    const unsigned char *ring = smem + (base - evt_smem_addr(smem));
     const unsigned stage_bytes = nb * rows * 128;
     const int chunks = nb * rows * 8; /* 16-byte chunks a stage */
+    const bands band(nb, rows);
     auto load = [&](int i) {
         const int s = i % kStages;
         for (int c = threadIdx.x; c < chunks; c += 128) {
             const int b = c / (rows * 8), r = c % (rows * 8) / 8, ch = c % 8;
-            int x, y;
-            box_of(i, b, nb, rows, &x, &y);
-            const unsigned short *g = src + (size_t)(y + r) * kCols + x + ch * 8;
-            const unsigned d = base + s * stage_bytes + b * rows * 128 + r * 128 + 16 * (ch ^ (r & 7));
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(g) : "memory");
+            const unsigned short *g = src + (size_t)(band.y[b] + r) * kCols + box_col(i, b, nb) + ch * 8;
+            evt_cp_async_16(base + s * stage_bytes + b * rows * 128 + r * 128 + 16 * (ch ^ (r & 7)), g, true);
         }
-        asm volatile("cp.async.commit_group;" ::: "memory");
+        evt_cp_async_commit();
     };
     for (int i = 0; i < kStages - 2; ++i)
         load(i);
-    int acc = 0;
+    int wrong = 0;
     for (int i = 0; i < n; ++i) {
-        asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 3) : "memory");
+        evt_cp_async_wait<kStages - 3>();
         __syncthreads();
-        acc += smem[base - smem_addr(smem) + (i % kStages) * stage_bytes + 4 * threadIdx.x];
+        if (threadIdx.x == 0)
+            wrong += !stage_ok(ring + (i % kStages) * stage_bytes, i, nb, band);
         if (i + kStages - 2 < n)
             load(i + kStages - 2);
         else
-            asm volatile("cp.async.commit_group;" ::: "memory");
+            evt_cp_async_commit();
     }
-    if (acc == 0x7fffffff)
-        *sink = acc;
+    if (wrong)
+        atomicAdd(bad, wrong);
 }
 
 /* Half a second of work first, so that the clock is up before anything is timed. */
@@ -192,7 +221,7 @@ __global__ void busy(long long cycles, int *sink)
     int x = threadIdx.x;
     while (clock64() - t0 < cycles)
         x = x * 1664525 + 1013904223;
-    if (x == 0x7fffffff)
+    if (x == 0x7fffffff) /* (never: keeps the loop) */
         *sink = x;
 }
 
@@ -203,18 +232,18 @@ int main()
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     unsigned short *mat;
-    int *sink;
+    int *bad, wrong_total = 0;
     CHECK(cudaMalloc(&mat, (size_t)kRows * kCols * 2));
-    CHECK(cudaMalloc(&sink, 4));
-    CHECK(cudaMemset(mat, 1, (size_t)kRows * kCols * 2));
+    CHECK(cudaMalloc(&bad, 4));
+    fill<<<sms * 4, 256>>>(mat);
     printf("%s, %d SMs\n", prop.name, sms);
-    busy<<<sms * 4, 256>>>(1000000000LL, sink);
+    busy<<<sms * 4, 256>>>(1000000000LL, bad);
     CHECK(cudaDeviceSynchronize());
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
-    printf("%-8s %5s %4s %3s %6s %6s  %9s %9s %9s\n", "kind", "grid", "rows", "nb", "stages", "KB/st", "GB/s/SM",
-           "TB/s", "ns/stage");
+    printf("%-8s %5s %4s %3s %6s %6s  %9s %9s %9s %6s\n", "kind", "grid", "rows", "nb", "stages", "KB/st", "GB/s/SM",
+           "TB/s", "ns/stage", "wrong");
     const char *names[] = {"ring", "2warps", "batch", "2ctas", "cpasync"};
     for (int kind = 0; kind < 5; ++kind)
         for (int rows : {64, 128})
@@ -249,13 +278,14 @@ int main()
                         if ((kind == 1 || kind == 2 || kind == 3) && grid != sms)
                             continue;
                         std::vector<float> t;
+                        CHECK(cudaMemset(bad, 0, 4));
                         for (int rep = 0; rep < 5; ++rep) {
                             CHECK(cudaEventRecord(e0));
                             if (kind == 4)
-                                cpasync_rate<<<grid, 128, smem>>>(mat, rows, nb, n, sink);
+                                cpasync_rate<<<grid, 128, smem>>>(mat, rows, nb, n, bad);
                             else
                                 tma_rate<<<grid * ctas, 128, smem>>>(emap, kind == 3 ? RING : kind, rows, nb, stages,
-                                                                     n, rep == 4, sink);
+                                                                     n, rep == 4, bad);
                             CHECK(cudaEventRecord(e1));
                             CHECK(cudaEventSynchronize(e1));
                             float ms;
@@ -264,11 +294,17 @@ int main()
                                 t.push_back(ms);
                         }
                         CHECK(cudaGetLastError());
+                        int wrong = 0;
+                        CHECK(cudaMemcpy(&wrong, bad, 4, cudaMemcpyDeviceToHost));
+                        wrong_total += wrong;
                         std::sort(t.begin(), t.end());
                         const double s = t[t.size() / 2] * 1e-3, bytes = (double)n * stage_bytes * ctas;
-                        printf("%-8s %5d %4d %3d %6d %6d  %9.1f %9.2f %9.1f\n", names[kind], grid, rows, nb, stages,
-                               stage_bytes / 1024, bytes / s / 1e9, bytes * grid / s / 1e12, s / n * 1e9);
+                        printf("%-8s %5d %4d %3d %6d %6d  %9.1f %9.2f %9.1f %6d\n", names[kind], grid, rows, nb,
+                               stages, stage_bytes / 1024, bytes / s / 1e9, bytes * grid / s / 1e12, s / n * 1e9,
+                               wrong);
                     }
                 }
-    return 0;
+    if (wrong_total)
+        fprintf(stderr, "%d stages held the wrong data\n", wrong_total);
+    return wrong_total ? 1 : 0;
 }
