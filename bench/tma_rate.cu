@@ -17,6 +17,10 @@
  *          reports (CTA 0) the cycles its issuing took against its waiting
  *   cpasync  128 threads copy the same stages in 16-byte chunks, six in
  *          flight, a __syncthreads a stage (the plain wgmma tiles' way)
+ *   onebox the ring, each stage one copy of a rank-3 box (64, rows, nb)
+ *          over the matrix seen as (64 columns, rows, 64-column chunks):
+ *          the nb k chunks of one band, laid out in shared memory as nb
+ *          two-dimensional boxes are (so a tile could take them as its own)
  * on 8 CTAs (the L2 idle) and on one a SM.  A line each: GB/s an SM, the
  * whole GPU's TB/s, ns a stage a CTA, and the stages whose first element
  * was not the matrix's (the matrix holds a pattern of its coordinates; 0
@@ -48,7 +52,7 @@
     } while (0)
 
 static const int kRows = 2048, kCols = 4096;
-enum { RING, TWO_WARPS, BATCH };
+enum { RING, TWO_WARPS, BATCH, TWO_CTAS, CPASYNC, ONE_BOX };
 
 /* The device code below exists in the sm_90a pass only (EVT_SM90 == 1, as
  * the kernels' wrappers do); the host pass sees the kernels' empty shells. */
@@ -111,6 +115,15 @@ __device__ __forceinline__ void copy_boxes(const evt_tma_map *map, unsigned dst,
 #endif
 }
 
+/* Stage i as one rank-3 box: k chunks box_col(i, 0, nb) / 64 on of band 0. */
+__device__ __forceinline__ void copy_one_box(const evt_tma_map *map, unsigned dst, unsigned bar, int i, int nb,
+                                             const bands &band)
+{
+#if EVT_SM90 == 1
+    evt_sm90::tma_load_3d(dst, map, bar, 0, band.y[0], box_col(i, 0, nb) / 64);
+#endif
+}
+
 __global__ void __launch_bounds__(128)
     tma_rate(const __grid_constant__ evt_tma_map map, int mode, int rows, int nb, int stages, int n, int report,
              int *bad)
@@ -161,7 +174,10 @@ __global__ void __launch_bounds__(128)
             const int s = i % stages;
             mbar_wait(empty + 8 * s, ((i / stages) & 1) ^ 1);
             mbar_arrive_expect_tx(full + 8 * s, stage_bytes);
-            copy_boxes(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band);
+            if (mode == ONE_BOX)
+                copy_one_box(&map, base + s * stage_bytes, full + 8 * s, i, nb, band);
+            else
+                copy_boxes(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band);
         }
     } else if (threadIdx.x == 32) { /* the consumer (one thread of warp 1: it only looks at each stage) */
         int wrong = 0;
@@ -244,27 +260,41 @@ int main()
     CHECK(cudaEventCreate(&e1));
     printf("%-8s %5s %4s %3s %6s %6s  %9s %9s %9s %6s\n", "kind", "grid", "rows", "nb", "stages", "KB/st", "GB/s/SM",
            "TB/s", "ns/stage", "wrong");
-    const char *names[] = {"ring", "2warps", "batch", "2ctas", "cpasync"};
-    for (int kind = 0; kind < 5; ++kind)
-        for (int rows : {64, 128})
-            for (int nb : {1, 2})
+    const char *names[] = {"ring", "2warps", "batch", "2ctas", "cpasync", "onebox"};
+    for (int kind = 0; kind < 6; ++kind)
+        for (int rows : {64, 128, 256})
+            for (int nb : {1, 2, 4})
                 for (int stages : {4, 8}) {
                     const int stage_bytes = nb * rows * 128;
-                    if (kind == 4 && stages != 8) /* (cp.async: eight, fixed) */
+                    if (kind == CPASYNC && stages != 8) /* (cp.async: eight, fixed) */
+                        continue;
+                    /* 256-row boxes and four a stage: the ring and onebox only */
+                    if ((rows == 256 || nb == 4) && kind != RING && kind != ONE_BOX)
+                        continue;
+                    if (nb == 4 && kind == RING) /* (bands holds two) */
                         continue;
                     /* the ring in an SM's 227 KB, twice for two CTAs an SM */
-                    if ((kind == 3 ? 2 : 1) * (stage_bytes * stages + 1024) > 227 * 1024)
+                    if ((kind == TWO_CTAS ? 2 : 1) * (stage_bytes * stages + 1024) > 227 * 1024)
                         continue;
                     CUtensorMap map;
-                    const cuuint64_t dims[2] = {(cuuint64_t)kCols, (cuuint64_t)kRows};
-                    const cuuint64_t strides[1] = {(cuuint64_t)kCols * 2};
-                    const cuuint32_t box[2] = {64, (cuuint32_t)rows}, ones[2] = {1, 1};
-                    if (cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, mat, dims, strides, box, ones,
-                                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-                        fprintf(stderr, "the tensor map was refused\n");
-                        return 1;
+                    /* onebox: the matrix as (64 columns, rows, chunks), the chunks 128 bytes apart */
+                    const int rank = kind == ONE_BOX ? 3 : 2;
+                    const cuuint64_t dims[3] = {(cuuint64_t)(rank == 3 ? 64 : kCols), (cuuint64_t)kRows,
+                                                (cuuint64_t)kCols / 64};
+                    const cuuint64_t strides[2] = {(cuuint64_t)kCols * 2, 128};
+                    const cuuint32_t box[3] = {64, (cuuint32_t)rows, (cuuint32_t)nb}, ones[3] = {1, 1, 1};
+                    const CUresult made = cuTensorMapEncodeTiled(
+                        &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, rank, mat, dims, strides, box, ones,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                    if (made != CUDA_SUCCESS) {
+                        const char *why = "?";
+                        cuGetErrorString(made, &why);
+                        printf("%-8s %5s %4d %3d %6d  the tensor map was refused: %s\n", names[kind], "-", rows, nb,
+                               stages, why);
+                        if (rank == 2)
+                            return 1;
+                        continue;
                     }
                     evt_tma_map emap; /* the kernels' view of the same 128 bytes */
                     static_assert(sizeof emap == sizeof map, "a tensor map is 128 bytes");
@@ -274,18 +304,18 @@ int main()
                     CHECK(cudaFuncSetAttribute(cpasync_rate, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
                     const int n = 4096 * 16384 / stage_bytes; /* 64 MB a CTA */
                     for (int grid : {8, sms}) {
-                        const int ctas = kind == 3 ? 2 : 1; /* CTAs an SM */
-                        if ((kind == 1 || kind == 2 || kind == 3) && grid != sms)
+                        const int ctas = kind == TWO_CTAS ? 2 : 1; /* CTAs an SM */
+                        if ((kind == TWO_WARPS || kind == BATCH || kind == TWO_CTAS) && grid != sms)
                             continue;
                         std::vector<float> t;
                         CHECK(cudaMemset(bad, 0, 4));
                         for (int rep = 0; rep < 5; ++rep) {
                             CHECK(cudaEventRecord(e0));
-                            if (kind == 4)
+                            if (kind == CPASYNC)
                                 cpasync_rate<<<grid, 128, smem>>>(mat, rows, nb, n, bad);
                             else
-                                tma_rate<<<grid * ctas, 128, smem>>>(emap, kind == 3 ? RING : kind, rows, nb, stages,
-                                                                     n, rep == 4, bad);
+                                tma_rate<<<grid * ctas, 128, smem>>>(emap, kind == TWO_CTAS ? RING : kind, rows, nb,
+                                                                     stages, n, rep == 4, bad);
                             CHECK(cudaEventRecord(e1));
                             CHECK(cudaEventSynchronize(e1));
                             float ms;
