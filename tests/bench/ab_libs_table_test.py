@@ -1,0 +1,85 @@
+"""ab_libs_table_test.py - bench/ab_libs_table.py reads bench/ab_libs.sh's
+output of bench/ab.py (GEMM and conv rows, forced configurations), takes
+each build's median over its processes, judges the criterion on the
+column asked, and refuses a log of no rows, a run cut short (a row
+without one build) or a column the log lacks."""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "bench", "ab_libs_table.py")
+
+# three rounds as ab_libs.sh orders them (old, new; new, old; old, new),
+# spacing as bench/ab.py prints; the old GEMM pick's median of 11, 13 and
+# 20 is 13 (their mean, 14.7, is not what is compared)
+GEMM = "gemm+bias+gelu 100x200x300         cublasLt {p:.1f}  pick {t:.1f}  sm90_x: {f:.1f} (grid 80)" \
+    "   [pick = sm_90a sm90_a fast grid 80 splits 1]\n"
+CONV = "conv 8x10x10x64->96 3x3/1           cudnn {p:.1f}  pick {t:.1f}  sm90_x: {f:.1f} (grid 60)" \
+    "   [pick = sm_90a sm90_b fast tma grid 60 splits 1]\n"
+LOG = ("== old round 1\n  checked: ok\n" + GEMM.format(p=10, t=11, f=30) + CONV.format(p=50, t=40, f=60)
+       + "== new round 1\n" + GEMM.format(p=10, t=10, f=20) + CONV.format(p=50, t=40, f=60)
+       + "== new round 2\n" + GEMM.format(p=10, t=10, f=20) + CONV.format(p=50, t=40, f=60)
+       + "== old round 2\n" + GEMM.format(p=10, t=13, f=30) + CONV.format(p=50, t=40, f=60)
+       + "== old round 3\n" + GEMM.format(p=10, t=20, f=30) + CONV.format(p=50, t=40, f=60)
+       + "== new round 3\n" + GEMM.format(p=10, t=10, f=20) + CONV.format(p=50, t=40, f=60))
+
+
+def run(text, *args):
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+        f.write(text)
+    try:
+        r = subprocess.run([sys.executable, TOOL, f.name, *args], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    return r.returncode, r.stdout, r.stderr
+
+
+def fail(msg):
+    print(f"FAIL {msg}")
+    sys.exit(1)
+
+
+def main():
+    rc, out, err = run(LOG)
+    if rc != 0:
+        fail(f"no criterion: rc {rc}\n{err}")
+    # GEMM pick: old median(11, 13, 20) = 13 over new 10 = 1.3; forced 30/20 = 1.5
+    if "| gemm+bias+gelu 100x200x300 | 13.0 → 10.0 | 1.300 | 30.0 → 20.0 | 1.500 | 1.000 | sm_90a sm90_a fast |" \
+            not in out:
+        fail(f"the GEMM row:\n{out}")
+    if "| conv 8x10x10x64->96 3x3/1 | 40.0 → 40.0 | 1.000 | 60.0 → 60.0 | 1.000 | 1.000 | sm_90a sm90_b fast tma |" \
+            not in out:
+        fail(f"the conv row:\n{out}")
+    # pick: sqrt(1.3 x 1.0) = 1.140
+    if "pick: 2 rows, geomean old / new 1.140 (1.000-1.300)" not in out:
+        fail(f"the pick's summary:\n{out}")
+    if "sm90_x: 2 rows, geomean old / new 1.225 (1.000-1.500)" not in out:
+        fail(f"the forced column's summary:\n{out}")
+    rc, out, _ = run(LOG, "--geomean", "1.05", "--floor", "0.97")
+    if rc != 0 or "criterion on pick: met" not in out:
+        fail(f"1.140 and 1.0 meet 1.05 and 0.97: rc {rc}\n{out}")
+    rc, out, _ = run(LOG, "--geomean", "1.15", "--floor", "1.01")
+    if rc != 1 or "missed: geomean 1.140 < 1.15; 1 under 1.01 (conv 8x10x10x64->96 3x3/1)" not in out:
+        fail(f"both bars missed: rc {rc}\n{out}")
+    rc, out, _ = run(LOG, "--geomean", "1.2", "--column", "sm90_x")
+    if rc != 0 or "criterion on sm90_x: met" not in out:
+        fail(f"the forced column judged: rc {rc}\n{out}")
+    rc, _, err = run(LOG, "--geomean", "1.0", "--column", "sm90_y")
+    if rc != 2 or "no column sm90_y" not in err:
+        fail(f"a column the log lacks: rc {rc}\n{err}")
+    cut = "== old round 1\n" + GEMM.format(p=10, t=11, f=30) + CONV.format(p=50, t=40, f=60) + \
+        "== new round 1\n" + GEMM.format(p=10, t=10, f=20)
+    rc, out, err = run(cut, "--geomean", "1.0")
+    if rc != 2 or "1 rows lack a build (conv 8x10x10x64->96 3x3/1)" not in err:
+        fail(f"a run cut short: rc {rc}\n{out}{err}")
+    rc, _, err = run(GEMM.format(p=10, t=10, f=20))
+    if rc != 2 or "no bench/ab.py row" not in err:
+        fail(f"rows without a build's header: rc {rc}\n{err}")
+    print("ab_libs_table: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
