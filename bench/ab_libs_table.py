@@ -22,9 +22,9 @@ import statistics
 import sys
 
 SIDE = re.compile(r"^== (old|new) round \d+")
-# bench/ab.py's row: a label (kind and shape, or "conv ..."), the peer and its
-# time, the pick's time, any forced configurations', then the pick's plan
-ROW = re.compile(r"^(?P<label>\S.*?)\s+(?P<peer_name>cublasLt|cublas|cudnn|eager|torch\S*|no peer) (?P<peer>[\d.]+)"
+# bench/ab.py's row: a label (kind and shape, "conv ...", or an indented
+# "as gemm ..." under its conv), the peer and its time, the pick's time, any forced configurations', then the pick's plan
+ROW = re.compile(r"^\s*(?P<label>\S.*?)\s+(?P<peer_name>cublasLt|cublas|cudnn|eager|scaled_mm|no peer) (?P<peer>[\d.]+)"
                  r"\s+pick (?P<pick>[\d.]+)(?P<rest>.*?)\s+\[pick = (?P<plan>[^\]]*)\]\s*$")
 FORCED = re.compile(r"(\S+): ([\d.]+) \(grid \d+\)")
 

@@ -74,6 +74,13 @@ def main():
     rc, out, err = run(cut, "--geomean", "1.0")
     if rc != 2 or "1 rows lack a build (conv 8x10x10x64->96 3x3/1)" not in err:
         fail(f"a run cut short: rc {rc}\n{out}{err}")
+    # an indented conv-as-GEMM row and an fp8 row (peer scaled_mm), no forced column
+    extra = "  as gemm 800x96x64                cudnn 5.0  pick 4.0   [pick = sm_90a sm90_c grid 7]\n" \
+        "fp8 64x64x64                       scaled_mm 3.0  pick 2.0   [pick = sm_90a sm90_d grid 1]\n"
+    rc, out, err = run("== old round 1\n" + extra + "== new round 1\n" + extra.replace("pick 4.0", "pick 5.0"))
+    if rc != 0 or "| as gemm 800x96x64 | 4.0 → 5.0 | 0.800 | 1.000 |" not in out or \
+            "| fp8 64x64x64 | 2.0 → 2.0 | 1.000 | 1.000 |" not in out:
+        fail(f"conv-as-GEMM and fp8 rows: rc {rc}\n{out}{err}")
     rc, _, err = run(GEMM.format(p=10, t=10, f=20))
     if rc != 2 or "no bench/ab.py row" not in err:
         fail(f"rows without a build's header: rc {rc}\n{err}")
