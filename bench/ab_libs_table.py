@@ -16,10 +16,13 @@ a row lacks one of the builds (a run cut short: a criterion over a partial
 set is not judged).
 """
 import argparse
-import math
+import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from heldout_table import geomean, misses  # noqa: E402  (the held-out runs' criterion, judged alike)
 
 SIDE = re.compile(r"^== (old|new) round \d+")
 # bench/ab.py's row: a label (kind and shape, "conv ...", or an indented
@@ -27,11 +30,6 @@ SIDE = re.compile(r"^== (old|new) round \d+")
 ROW = re.compile(r"^\s*(?P<label>\S.*?)\s+(?P<peer_name>cublasLt|cublas|cudnn|eager|scaled_mm|no peer) (?P<peer>[\d.]+)"
                  r"\s+pick (?P<pick>[\d.]+)(?P<rest>.*?)\s+\[pick = (?P<plan>[^\]]*)\]\s*$")
 FORCED = re.compile(r"(\S+): ([\d.]+) \(grid \d+\)")
-
-
-def geomean(values):
-    values = list(values)
-    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def parse(lines):
@@ -111,16 +109,9 @@ def main(argv):
     if args.column not in ratios or not ratios[args.column]:
         print(f"ab_libs_table: no column {args.column}; the log has {', '.join(columns)}", file=sys.stderr)
         return 2
-    r = ratios[args.column]
-    g = geomean(r.values())
-    misses = []
-    if args.geomean is not None and g < args.geomean:
-        misses.append(f"geomean {g:.3f} < {args.geomean}")
-    low = [label for label, x in r.items() if args.floor is not None and x < args.floor]
-    if low:
-        misses.append(f"{len(low)} under {args.floor} ({'; '.join(low)})")
-    print(f"criterion on {args.column}: " + ("met" if not misses else "missed: " + "; ".join(misses)))
-    return 0 if not misses else 1
+    missed = misses(ratios[args.column], args.geomean, args.floor, sep="; ")
+    print(f"criterion on {args.column}: " + ("met" if not missed else "missed: " + "; ".join(missed)))
+    return 0 if not missed else 1
 
 
 if __name__ == "__main__":

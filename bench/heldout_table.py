@@ -90,6 +90,20 @@ def parse(lines):
     return rows, kinds, shapes, names
 
 
+def misses(ratios, least_geomean, floor, sep=", "):
+    """What of the criterion (a geomean of at least least_geomean, no ratio
+    under floor; either None: not asked) {name: ratio} misses, as phrases;
+    none where it is met."""
+    out = []
+    g = geomean(ratios.values())
+    if least_geomean is not None and g < least_geomean:
+        out.append(f"geomean {g:.3f} < {least_geomean}")
+    low = [name for name, x in ratios.items() if floor is not None and x < floor]
+    if low:
+        out.append(f"{len(low)} under {floor} ({sep.join(low)})")
+    return out
+
+
 def ratio(cell):
     """the mean of the forced (old) times over the pick's (new)"""
     old, new, _ = cell
@@ -143,16 +157,9 @@ def main(argv):
     print()
     met = True
     for kind in asked:
-        r = ratios[kind]
-        g = geomean(r.values())
-        misses = []
-        if args.geomean is not None and g < args.geomean:
-            misses.append(f"geomean {g:.3f} < {args.geomean}")
-        low = [shape for shape, x in r.items() if args.floor is not None and x < args.floor]
-        if low:
-            misses.append(f"{len(low)} under {args.floor} ({', '.join(low)})")
-        met = met and not misses
-        print(f"{kind}: " + ("met" if not misses else "missed: " + "; ".join(misses)))
+        missed = misses(ratios[kind], args.geomean, args.floor)
+        met = met and not missed
+        print(f"{kind}: " + ("met" if not missed else "missed: " + "; ".join(missed)))
     print("criterion: " + ("met" if met else "missed"))
     return 0 if met else 1
 

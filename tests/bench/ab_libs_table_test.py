@@ -4,12 +4,10 @@ each build's median over its processes, judges the criterion on the
 column asked, and refuses a log of no rows, a run cut short (a row
 without one build) or a column the log lacks."""
 import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "bench", "ab_libs_table.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from log_tool import fail, run_on  # noqa: E402
 
 # three rounds as ab_libs.sh orders them (old, new; new, old; old, new),
 # spacing as bench/ab.py prints; the old GEMM pick's median of 11, 13 and
@@ -27,18 +25,7 @@ LOG = ("== old round 1\n  checked: ok\n" + GEMM.format(p=10, t=11, f=30) + CONV.
 
 
 def run(text, *args):
-    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write(text)
-    try:
-        r = subprocess.run([sys.executable, TOOL, f.name, *args], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    return r.returncode, r.stdout, r.stderr
-
-
-def fail(msg):
-    print(f"FAIL {msg}")
-    sys.exit(1)
+    return run_on("ab_libs_table.py", text, *args)
 
 
 def main():

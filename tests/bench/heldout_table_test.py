@@ -4,12 +4,10 @@ forced runs over the pick's time, judges the criterion kind by kind (a
 geomean under its bar, a shape under the floor), and refuses a log of no rows, of differing forced
 configurations (a probe) or without a kind the criterion names."""
 import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "bench", "heldout_table.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from log_tool import fail, run_on  # noqa: E402
 
 # bench/ab.py's rows, spacing as printed (two kinds, three shapes; the
 # 100x200x300 row of the plain GEMM slower with the new pick)
@@ -36,18 +34,7 @@ case act | bmm | pick | sm90_b | sm90_b
 
 
 def run(text, *args):
-    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write(text)
-    try:
-        r = subprocess.run([sys.executable, TOOL, f.name, *args], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    return r.returncode, r.stdout, r.stderr
-
-
-def fail(msg):
-    print(f"FAIL {msg}")
-    sys.exit(1)
+    return run_on("heldout_table.py", text, *args)
 
 
 def main():
