@@ -26,7 +26,8 @@ from heldout_table import geomean, misses  # noqa: E402  (the held-out runs' cri
 
 SIDE = re.compile(r"^== (old|new) round \d+")
 # bench/ab.py's row: a label (kind and shape, "conv ...", or an indented
-# "as gemm ..." under its conv), the peer and its time, the pick's time, any forced configurations', then the pick's plan
+# "as gemm ..." under its conv), the peer and its time, the pick's time,
+# any forced configurations', then the pick's plan
 ROW = re.compile(r"^\s*(?P<label>\S.*?)\s+(?P<peer_name>cublasLt|cublas|cudnn|eager|scaled_mm|no peer) (?P<peer>[\d.]+)"
                  r"\s+pick (?P<pick>[\d.]+)(?P<rest>.*?)\s+\[pick = (?P<plan>[^\]]*)\]\s*$")
 FORCED = re.compile(r"(\S+): ([\d.]+) \(grid \d+\)")
@@ -70,36 +71,34 @@ def main(argv):
         print(f"ab_libs_table: no bench/ab.py row under an '== old/new round' line in {args.log}", file=sys.stderr)
         return 2
     partial = [label for label, cols, _ in rows if any(not c["old"] or not c["new"] for c in cols.values())]
-    columns = []
+    names = []
     for _, cols, _ in rows:
-        columns += [c for c in cols if c not in columns and c != "peer"]
-    ratios = {c: {} for c in columns}
-    drift = []
-    print("| row | " + " | ".join(f"{c}: old → new µs | old / new" for c in columns) + " | peer old / new | plan (new) |")
+        names += [c for c in cols if c not in names]
+    # old / new per column and row, each build's median of its processes'
+    # medians; the peer's column is the drift between the processes
+    times, ratios = {}, {c: {} for c in names}
+    for label, cols, _ in rows:
+        for c, v in cols.items():
+            if v["old"] and v["new"]:
+                times[label, c] = statistics.median(v["old"]), statistics.median(v["new"])
+                ratios[c][label] = times[label, c][0] / times[label, c][1]
+    columns = [c for c in names if c != "peer"]
+    print("| row | " + " | ".join(f"{c}: old → new µs | old / new" for c in columns)
+          + " | peer old / new | plan (new) |")
     print("| --- |" + " --- | --- |" * len(columns) + " --- | --- |")
-    for label, cols, plans in rows:
-        med = {c: {s: statistics.median(v[s]) for s in ("old", "new") if v[s]} for c, v in cols.items()}
-        cells = []
-        for c in columns:
-            if c not in med or len(med[c]) < 2:
-                cells.append("– | –")
-                continue
-            o, n = med[c]["old"], med[c]["new"]
-            ratios[c][label] = o / n
-            cells.append(f"{o:.1f} → {n:.1f} | {o / n:.3f}")
-        peer = med.get("peer", {})
-        p = f"{peer['old'] / peer['new']:.3f}" if len(peer) == 2 else "–"
-        if len(peer) == 2:
-            drift.append(peer["old"] / peer["new"])
-        print(f"| {label} | " + " | ".join(cells) + f" | {p} | {plans.get('new', plans.get('old', ''))} |")
+    for label, _, plans in rows:
+        cells = [f"{times[label, c][0]:.1f} → {times[label, c][1]:.1f} | {ratios[c][label]:.3f}"
+                 if (label, c) in times else "– | –" for c in columns]
+        peer = f"{ratios['peer'][label]:.3f}" if label in ratios["peer"] else "–"
+        print(f"| {label} | " + " | ".join(cells) + f" | {peer} | {plans.get('new', plans.get('old', ''))} |")
     print()
     for c in columns:
         r = ratios[c]
         if r:
             print(f"{c}: {len(r)} rows, geomean old / new {geomean(r.values()):.3f} "
                   f"({min(r.values()):.3f}-{max(r.values()):.3f})")
-    if drift:
-        print(f"peer: geomean old / new {geomean(drift):.3f} (near 1 where the processes ran alike)")
+    if ratios["peer"]:
+        print(f"peer: geomean old / new {geomean(ratios['peer'].values()):.3f} (near 1 where the processes ran alike)")
     if args.geomean is None and args.floor is None:
         return 0
     if partial:

@@ -36,23 +36,23 @@ def main():
     if "| gemm+bias+gelu 100x200x300 | 13.0 → 10.0 | 1.300 | 30.0 → 20.0 | 1.500 | 1.000 | sm_90a sm90_a fast |" \
             not in out:
         fail(f"the GEMM row:\n{out}")
-    if "| conv 8x10x10x64->96 3x3/1 | 40.0 → 40.0 | 1.000 | 60.0 → 60.0 | 1.000 | 1.000 | sm_90a sm90_b fast tma |" \
-            not in out:
+    conv = "| conv 8x10x10x64->96 3x3/1 | 40.0 → 40.0 | 1.000 | 60.0 → 60.0 | 1.000 | 1.000 | sm_90a sm90_b fast tma |"
+    if conv not in out:
         fail(f"the conv row:\n{out}")
     # pick: sqrt(1.3 x 1.0) = 1.140
     if "pick: 2 rows, geomean old / new 1.140 (1.000-1.300)" not in out:
         fail(f"the pick's summary:\n{out}")
     if "sm90_x: 2 rows, geomean old / new 1.225 (1.000-1.500)" not in out:
         fail(f"the forced column's summary:\n{out}")
-    rc, out, _ = run(LOG, "--geomean", "1.05", "--floor", "0.97")
-    if rc != 0 or "criterion on pick: met" not in out:
-        fail(f"1.140 and 1.0 meet 1.05 and 0.97: rc {rc}\n{out}")
-    rc, out, _ = run(LOG, "--geomean", "1.15", "--floor", "1.01")
-    if rc != 1 or "missed: geomean 1.140 < 1.15; 1 under 1.01 (conv 8x10x10x64->96 3x3/1)" not in out:
-        fail(f"both bars missed: rc {rc}\n{out}")
-    rc, out, _ = run(LOG, "--geomean", "1.2", "--column", "sm90_x")
-    if rc != 0 or "criterion on sm90_x: met" not in out:
-        fail(f"the forced column judged: rc {rc}\n{out}")
+    # the criterion: (arguments, exit status, verdict)
+    for args, want_rc, verdict in (
+            (("--geomean", "1.05", "--floor", "0.97"), 0, "criterion on pick: met"),
+            (("--geomean", "1.15", "--floor", "1.01"), 1,
+             "criterion on pick: missed: geomean 1.140 < 1.15; 1 under 1.01 (conv 8x10x10x64->96 3x3/1)"),
+            (("--geomean", "1.2", "--column", "sm90_x"), 0, "criterion on sm90_x: met")):
+        rc, out, _ = run(LOG, *args)
+        if rc != want_rc or verdict not in out:
+            fail(f"{' '.join(args)}: rc {rc}, want {want_rc} and '{verdict}'\n{out}")
     rc, _, err = run(LOG, "--geomean", "1.0", "--column", "sm90_y")
     if rc != 2 or "no column sm90_y" not in err:
         fail(f"a column the log lacks: rc {rc}\n{err}")

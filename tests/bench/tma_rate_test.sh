@@ -16,7 +16,8 @@ if ! "$NVCC" -arch=sm_90a -O3 -std=c++17 -I "$root/kernels" -ptx -o "$tmp/tma_ra
     "$root/bench/tma_rate.cu" >"$tmp/log" 2>&1; then
     echo "FAIL: bench/tma_rate.cu does not build"; cat "$tmp/log"; exit 1
 fi
-for insn in cp.async.bulk.tensor.2d cp.async.bulk.tensor.3d mbarrier.try_wait.parity mbarrier.arrive.expect_tx cp.async.cg.shared.global; do
+for insn in cp.async.bulk.tensor.2d cp.async.bulk.tensor.3d mbarrier.try_wait.parity mbarrier.arrive.expect_tx \
+    cp.async.cg.shared.global; do
     grep -q "$insn" "$tmp/tma_rate.ptx" || { echo "FAIL: no $insn in its PTX"; exit 1; }
 done
 echo "tma_rate: ok"
