@@ -22,9 +22,9 @@
  *          the nb k chunks of one band, laid out in shared memory as nb
  *          two-dimensional boxes are (so a tile could take them as its own)
  * on 8 CTAs (the L2 idle) and on one a SM.  A line each: GB/s an SM, the
- * whole GPU's TB/s, ns a stage a CTA, and the stages whose first element
- * was not the matrix's (the matrix holds a pattern of its coordinates; 0
- * expected, and the exit status is 1 otherwise).
+ * whole GPU's TB/s, ns a stage a CTA, and the stages that did not hold
+ * the matrix's data where checked (stage_ok: the matrix holds a pattern of
+ * its coordinates; 0 expected, and the exit status is 1 otherwise).
  *
  *   nvcc -arch=sm_90a -O3 -std=c++17 -I kernels -o tma_rate bench/tma_rate.cu -lcuda && ./tma_rate
  *   (no GPU here: -L/usr/local/cuda/lib64/stubs, and run it on the device)
@@ -97,11 +97,21 @@ __device__ __forceinline__ int box_col(int i, int b, int nb)
     return ((i * nb + b) % (kCols / 64)) * 64;
 }
 
-/* Whether stage i's first element, at `stage` in shared memory, is the
- * matrix's (row 0, chunk 0 of its first box: unmoved by the swizzle). */
-__device__ __forceinline__ bool stage_ok(const unsigned char *stage, int i, int nb, const bands &band)
+/* Whether stage i, at `stage` in shared memory, holds the matrix's data:
+ * in each of its nb boxes (onebox: chunks, all of band 0), the first
+ * element of row 0 (unmoved by the 128-byte swizzle) and of row 1 (moved
+ * by it to the row's second 16 bytes), so that a box in the wrong slot or
+ * laid out unswizzled shows. */
+__device__ __forceinline__ bool stage_ok(const unsigned char *stage, int i, int nb, int rows, const bands &band,
+                                         bool one_box)
 {
-    return *reinterpret_cast<const unsigned short *>(stage) == pattern(band.y[0], box_col(i, 0, nb));
+    const unsigned short *e = reinterpret_cast<const unsigned short *>(stage);
+    bool ok = true;
+    for (int b = 0; b < nb; ++b) {
+        const int r = band.y[one_box ? 0 : b], c = box_col(i, b, nb), at = b * rows * 64; /* 64 elements a row */
+        ok = ok && e[at] == pattern(r, c) && e[at + 64 + 8] == pattern(r + 1, c);
+    }
+    return ok;
 }
 
 /* Stage i's boxes into their slots of the ring from dst on, completing on
@@ -159,7 +169,7 @@ __global__ void __launch_bounds__(128)
             t_issue += t1 - t0;
             t_wait += clock64() - t1;
             for (int s = 0; s < stages; ++s)
-                wrong += !stage_ok(ring + s * stage_bytes, i + s, nb, band);
+                wrong += !stage_ok(ring + s * stage_bytes, i + s, nb, rows, band, false);
         }
         if (wrong)
             atomicAdd(bad, wrong);
@@ -184,7 +194,7 @@ __global__ void __launch_bounds__(128)
         for (int i = 0; i < n; ++i) {
             const int s = i % stages;
             mbar_wait(full + 8 * s, (i / stages) & 1);
-            wrong += !stage_ok(ring + s * stage_bytes, i, nb, band);
+            wrong += !stage_ok(ring + s * stage_bytes, i, nb, rows, band, mode == ONE_BOX);
             mbar_arrive_cta(empty + 8 * s);
         }
         if (wrong)
@@ -220,7 +230,7 @@ __global__ void __launch_bounds__(128)
         evt_cp_async_wait<kStages - 3>();
         __syncthreads();
         if (threadIdx.x == 0)
-            wrong += !stage_ok(ring + (i % kStages) * stage_bytes, i, nb, band);
+            wrong += !stage_ok(ring + (i % kStages) * stage_bytes, i, nb, rows, band, false);
         if (i + kStages - 2 < n)
             load(i + kStages - 2);
         else
