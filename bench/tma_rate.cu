@@ -28,7 +28,7 @@
  * and the stages of that run that did not hold the matrix's data (0
  * expected; the exit status is 1 otherwise).  The checks are timed apart
  * because the consumer's reads lie on the ring's path: in session 88 they
- * slowed two-box stages by some 60 ns.
+ * added 50-85 ns to a stage of 2D boxes, 250 to a four-chunk onebox's.
  *
  *   nvcc -arch=sm_90a -O3 -std=c++17 -I kernels -o tma_rate bench/tma_rate.cu -lcuda && ./tma_rate
  *   (no GPU here: -L/usr/local/cuda/lib64/stubs, and run it on the device)
