@@ -21,6 +21,8 @@
  *          over the matrix seen as (64 columns, rows, 64-column chunks):
  *          the nb k chunks of one band, laid out in shared memory as nb
  *          two-dimensional boxes are (so a tile could take them as its own)
+ *   onebox2 the same in two copies a stage, of nb / 2 chunks each, from two
+ *          bands of rows (a tile's A and B, of one size here)
  * on 8 CTAs (the L2 idle) and on one a SM.  A line each: GB/s an SM, the
  * whole GPU's TB/s and ns a stage a CTA, timed with a consumer that only
  * frees each stage; then ns a stage in one more run whose consumer checks
@@ -56,7 +58,7 @@
     } while (0)
 
 static const int kRows = 2048, kCols = 4096;
-enum { RING, TWO_WARPS, BATCH, TWO_CTAS, CPASYNC, ONE_BOX };
+enum { RING, TWO_WARPS, BATCH, TWO_CTAS, CPASYNC, ONE_BOX, ONE_BOX2 };
 
 /* The device code below exists in the sm_90a pass only (EVT_SM90 == 1, as
  * the kernels' wrappers do); the host pass sees the kernels' empty shells. */
@@ -107,12 +109,14 @@ __device__ __forceinline__ int box_col(int i, int b, int nb)
  * by it to the row's second 16 bytes), so that a box in the wrong slot or
  * laid out unswizzled shows. */
 __device__ __forceinline__ bool stage_ok(const unsigned char *stage, int i, int nb, int rows, const bands &band,
-                                         bool one_box)
+                                         int copies)
 {
     const unsigned short *e = reinterpret_cast<const unsigned short *>(stage);
     bool ok = true;
     for (int b = 0; b < nb; ++b) {
-        const int r = band.y[one_box ? 0 : b], c = box_col(i, b, nb), at = b * rows * 64; /* 64 elements a row */
+        /* copies: 0, a 2D box each; else rank-3 copies of nb / copies chunks, copy c from band c */
+        const int band_of = copies ? b / (nb / copies) : b;
+        const int r = band.y[band_of], c = box_col(i, b, nb), at = b * rows * 64; /* 64 elements a row */
         ok = ok && e[at] == pattern(r, c) && e[at + 64 + 8] == pattern(r + 1, c);
     }
     return ok;
@@ -129,12 +133,15 @@ __device__ __forceinline__ void copy_boxes(const evt_tma_map *map, unsigned dst,
 #endif
 }
 
-/* Stage i as one rank-3 box: k chunks box_col(i, 0, nb) / 64 on of band 0. */
+/* Stage i as `copies` rank-3 boxes of nb / copies chunks: copy c the k
+ * chunks box_col(i, c nb / copies, nb) / 64 on of band c. */
 __device__ __forceinline__ void copy_one_box(const evt_tma_map *map, unsigned dst, unsigned bar, int i, int nb,
-                                             const bands &band)
+                                             int rows, const bands &band, int copies)
 {
 #if EVT_SM90 == 1
-    evt_sm90::tma_load_3d(dst, map, bar, 0, band.y[0], box_col(i, 0, nb) / 64);
+    const int h = nb / copies;
+    for (int c = 0; c < copies; ++c)
+        evt_sm90::tma_load_3d(dst + c * h * rows * 128, map, bar, 0, band.y[c], box_col(i, c * h, nb) / 64);
 #endif
 }
 
@@ -173,7 +180,7 @@ __global__ void __launch_bounds__(128)
             t_issue += t1 - t0;
             t_wait += clock64() - t1;
             for (int s = 0; check && s < stages; ++s)
-                wrong += !stage_ok(ring + s * stage_bytes, i + s, nb, rows, band, false);
+                wrong += !stage_ok(ring + s * stage_bytes, i + s, nb, rows, band, 0);
         }
         if (wrong)
             atomicAdd(bad, wrong);
@@ -188,8 +195,8 @@ __global__ void __launch_bounds__(128)
             const int s = i % stages;
             mbar_wait(empty + 8 * s, ((i / stages) & 1) ^ 1);
             mbar_arrive_expect_tx(full + 8 * s, stage_bytes);
-            if (mode == ONE_BOX)
-                copy_one_box(&map, base + s * stage_bytes, full + 8 * s, i, nb, band);
+            if (mode == ONE_BOX || mode == ONE_BOX2)
+                copy_one_box(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band, mode == ONE_BOX2 ? 2 : 1);
             else
                 copy_boxes(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band);
         }
@@ -199,7 +206,8 @@ __global__ void __launch_bounds__(128)
             const int s = i % stages;
             mbar_wait(full + 8 * s, (i / stages) & 1);
             if (check)
-                wrong += !stage_ok(ring + s * stage_bytes, i, nb, rows, band, mode == ONE_BOX);
+                wrong += !stage_ok(ring + s * stage_bytes, i, nb, rows, band,
+                                   mode == ONE_BOX ? 1 : mode == ONE_BOX2 ? 2 : 0);
             mbar_arrive_cta(empty + 8 * s);
         }
         if (wrong)
@@ -235,7 +243,7 @@ __global__ void __launch_bounds__(128)
         evt_cp_async_wait<kStages - 3>();
         __syncthreads();
         if (check && threadIdx.x == 0)
-            wrong += !stage_ok(ring + (i % kStages) * stage_bytes, i, nb, rows, band, false);
+            wrong += !stage_ok(ring + (i % kStages) * stage_bytes, i, nb, rows, band, 0);
         if (i + kStages - 2 < n)
             load(i + kStages - 2);
         else
@@ -275,8 +283,8 @@ int main()
     CHECK(cudaEventCreate(&e1));
     printf("%-8s %5s %4s %3s %6s %6s  %9s %9s %9s %9s %6s\n", "kind", "grid", "rows", "nb", "stages", "KB/st",
            "GB/s/SM", "TB/s", "ns/stage", "checked", "wrong");
-    const char *names[] = {"ring", "2warps", "batch", "2ctas", "cpasync", "onebox"};
-    for (int kind = 0; kind < 6; ++kind)
+    const char *names[] = {"ring", "2warps", "batch", "2ctas", "cpasync", "onebox", "onebox2"};
+    for (int kind = 0; kind < 7; ++kind)
         for (int rows : {64, 128, 256})
             for (int nb : {1, 2, 4})
                 for (int stages : {4, 8}) {
@@ -284,20 +292,23 @@ int main()
                     if (kind == CPASYNC && stages != 8) /* (cp.async: eight, fixed) */
                         continue;
                     /* 256-row boxes and four a stage: the ring and onebox only */
-                    if ((rows == 256 || nb == 4) && kind != RING && kind != ONE_BOX)
+                    if ((rows == 256 || nb == 4) && kind != RING && kind != ONE_BOX && kind != ONE_BOX2)
                         continue;
                     if (nb == 4 && kind == RING) /* (bands holds two) */
+                        continue;
+                    if (kind == ONE_BOX2 && nb == 1) /* (two copies: two chunks or more) */
                         continue;
                     /* the ring in an SM's 227 KB, twice for two CTAs an SM */
                     if ((kind == TWO_CTAS ? 2 : 1) * (stage_bytes * stages + 1024) > 227 * 1024)
                         continue;
                     CUtensorMap map;
                     /* onebox: the matrix as (64 columns, rows, chunks), the chunks 128 bytes apart */
-                    const int rank = kind == ONE_BOX ? 3 : 2;
+                    const int rank = kind == ONE_BOX || kind == ONE_BOX2 ? 3 : 2;
                     const cuuint64_t dims[3] = {(cuuint64_t)(rank == 3 ? 64 : kCols), (cuuint64_t)kRows,
                                                 (cuuint64_t)kCols / 64};
                     const cuuint64_t strides[2] = {(cuuint64_t)kCols * 2, 128};
-                    const cuuint32_t box[3] = {64, (cuuint32_t)rows, (cuuint32_t)nb}, ones[3] = {1, 1, 1};
+                    const cuuint32_t box[3] = {64, (cuuint32_t)rows, (cuuint32_t)(kind == ONE_BOX2 ? nb / 2 : nb)},
+                                     ones[3] = {1, 1, 1};
                     const CUresult made = cuTensorMapEncodeTiled(
                         &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, rank, mat, dims, strides, box, ones,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
