@@ -291,7 +291,7 @@ int main()
                     const int stage_bytes = nb * rows * 128;
                     if (kind == CPASYNC && stages != 8) /* (cp.async: eight, fixed) */
                         continue;
-                    /* 256-row boxes and four a stage: the ring and onebox only */
+                    /* 256-row boxes and four a stage: the ring and the onebox kinds only */
                     if ((rows == 256 || nb == 4) && kind != RING && kind != ONE_BOX && kind != ONE_BOX2)
                         continue;
                     if (nb == 4 && kind == RING) /* (bands holds two) */
