@@ -108,7 +108,7 @@ def main(argv):
     if args.column not in ratios or not ratios[args.column]:
         print(f"ab_libs_table: no column {args.column}; the log has {', '.join(columns)}", file=sys.stderr)
         return 2
-    missed = misses(ratios[args.column], args.geomean, args.floor, sep="; ")
+    missed = misses(ratios[args.column], args.geomean, args.floor)
     print(f"criterion on {args.column}: " + ("met" if not missed else "missed: " + "; ".join(missed)))
     return 0 if not missed else 1
 

@@ -90,7 +90,7 @@ def parse(lines):
     return rows, kinds, shapes, names
 
 
-def misses(ratios, least_geomean, floor, sep=", "):
+def misses(ratios, least_geomean, floor):
     """What of the criterion (a geomean of at least least_geomean, no ratio
     under floor; either None: not asked) {name: ratio} misses, as phrases;
     none where it is met."""
@@ -100,7 +100,7 @@ def misses(ratios, least_geomean, floor, sep=", "):
         out.append(f"geomean {g:.3f} < {least_geomean}")
     low = [name for name, x in ratios.items() if floor is not None and x < floor]
     if low:
-        out.append(f"{len(low)} under {floor} ({sep.join(low)})")
+        out.append(f"{len(low)} under {floor} ({', '.join(low)})")
     return out
 
 
