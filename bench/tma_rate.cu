@@ -104,7 +104,8 @@ __device__ __forceinline__ int box_col(int i, int b, int nb)
 }
 
 /* Whether stage i, at `stage` in shared memory, holds the matrix's data:
- * in each of its nb boxes (onebox: chunks, all of band 0), the first
+ * in each of its nb boxes (or chunks of `copies` rank-3 copies, copy c's
+ * from band c; copies 0: 2D boxes, box b's from band b), the first
  * element of row 0 (unmoved by the 128-byte swizzle) and of row 1 (moved
  * by it to the row's second 16 bytes), so that a box in the wrong slot or
  * laid out unswizzled shows. */
@@ -114,7 +115,6 @@ __device__ __forceinline__ bool stage_ok(const unsigned char *stage, int i, int 
     const unsigned short *e = reinterpret_cast<const unsigned short *>(stage);
     bool ok = true;
     for (int b = 0; b < nb; ++b) {
-        /* copies: 0, a 2D box each; else rank-3 copies of nb / copies chunks, copy c from band c */
         const int band_of = copies ? b / (nb / copies) : b;
         const int r = band.y[band_of], c = box_col(i, b, nb), at = b * rows * 64; /* 64 elements a row */
         ok = ok && e[at] == pattern(r, c) && e[at + 64 + 8] == pattern(r + 1, c);
@@ -157,6 +157,7 @@ __global__ void __launch_bounds__(128)
     const unsigned full = evt_smem_addr(bars), empty = full + 8 * 16;
     const unsigned stage_bytes = nb * rows * 128;
     const bands band(nb, rows);
+    const int copies = mode == ONE_BOX ? 1 : mode == ONE_BOX2 ? 2 : 0; /* rank-3 copies a stage; 0: 2D boxes */
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) {
             mbar_init_cta(full + 8 * s, 1);
@@ -195,8 +196,8 @@ __global__ void __launch_bounds__(128)
             const int s = i % stages;
             mbar_wait(empty + 8 * s, ((i / stages) & 1) ^ 1);
             mbar_arrive_expect_tx(full + 8 * s, stage_bytes);
-            if (mode == ONE_BOX || mode == ONE_BOX2)
-                copy_one_box(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band, mode == ONE_BOX2 ? 2 : 1);
+            if (copies)
+                copy_one_box(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band, copies);
             else
                 copy_boxes(&map, base + s * stage_bytes, full + 8 * s, i, nb, rows, band);
         }
@@ -206,8 +207,7 @@ __global__ void __launch_bounds__(128)
             const int s = i % stages;
             mbar_wait(full + 8 * s, (i / stages) & 1);
             if (check)
-                wrong += !stage_ok(ring + s * stage_bytes, i, nb, rows, band,
-                                   mode == ONE_BOX ? 1 : mode == ONE_BOX2 ? 2 : 0);
+                wrong += !stage_ok(ring + s * stage_bytes, i, nb, rows, band, copies);
             mbar_arrive_cta(empty + 8 * s);
         }
         if (wrong)
