@@ -71,10 +71,6 @@ for c in sm90_pp2_64x128x64_s8 sm90_pp2_cl2_64x128x64_s8; do
 done
 # the 128x64 two-warpgroup tile, which only tuning and forcing pick
 echo "$top/examples/examples.evt mlp_up sm90_wg2_128x64x64_s8" >> "$tmp/jobs"
-# the 64x64 tile in k tiles of 128 (eight k16 steps a stage across two
-# swizzle atoms), which only tuning and forcing pick
-echo "$top/examples/examples.evt mlp_up sm90_wg1_64x64x128_s6" >> "$tmp/jobs"
-echo "$top/examples/examples.evt train_fwd sm90_wg1_64x64x128_s6" >> "$tmp/jobs"
 # the swapped tiles (m64n16 to m64n112 wgmmas), forced: an aux output with reductions
 for c in sm90_wg1_16x64x64_s16 sm90_wg1_32x64x64_s12 sm90_wg1_16x128x64_s12 sm90_wg1_48x128x64_s10 \
          sm90_wg1_80x64x64_s12 sm90_wg1_96x64x64_s11 sm90_wg1_112x64x64_s10 sm90_wg1_80x128x64_s8 \
