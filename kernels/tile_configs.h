@@ -30,10 +30,7 @@
  *               runs fp8 kernels only and the others 16-bit ones only.
  *   bm bn bk    the CTA tile, in elements: an fp8 row's bk = 128 is the
  *               same 128 bytes of a stage row (swizzle, TMA box) as a
- *               16-bit row's bk = 64.  A 16-bit wgmma row of the plain
- *               schedule may take bk = 128 (K-contiguous operands only):
- *               256-byte stage rows, each 8-row group two 128-byte
- *               swizzle atoms (evt_sm80::wgmma_k128_tile).  A wgmma tile whose bm is not a
+ *               16-bit row's bk = 64.  A wgmma tile whose bm is not a
  *               multiple of 64 (16 to 112) runs with its operands swapped
  *               (EVT_TILE_SWAPPED: B's rows are wgmma's M, A's bm rows its
  *               N), K-contiguous 16-bit GEMMs only
@@ -107,8 +104,6 @@
     X(sm90_wg1_64x128x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 128, 64, 1, 4, 8,\
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_64x64x64_s8, EVT_TILE_GEMM | EVT_TILE_CONV, EVT_TILE_WGMMA, 64, 64, 64, 1, 4, 8,\
-      1, 0, 0, 0, 0, 1)                                                                            \
-    X(sm90_wg1_64x64x128_s6, EVT_TILE_GEMM, EVT_TILE_WGMMA, 64, 64, 128, 1, 4, 6,                 \
       1, 0, 0, 0, 0, 1)                                                                            \
     X(sm90_wg1_16x64x64_s16, EVT_TILE_GEMM, EVT_TILE_WGMMA, 16, 64, 64, 1, 4, 16,                  \
       1, 0, 0, 0, 0, 1)                                                                            \

@@ -94,12 +94,9 @@ struct evt_tile {
     static_assert(BM % (16 * WARPS_M) == 0, "warp tile M must be a multiple of 16");
     static_assert(BN % (16 * WARPS_N) == 0,
                   "warp tile N must be a multiple of 16 (ldmatrix.x4 loads two n8 fragments)");
-    static_assert(kBK16 == 32 || kBK16 == 64 ||
-                      (kBK16 == 128 && kWgmma && kOpBytes == 2 && PP == 0 && WS_WARPS == 0 && !kSwapAB),
+    static_assert(kBK16 == 32 || kBK16 == 64,
                   "a k tile's rows must be 64 or 128 bytes (BK = 32 or 64 16-bit elements, 64 or "
-                  "128 fp8 ones): the swizzle and fragment double-buffering assume it; but for the "
-                  "plain wgmma pipeline's 256-byte rows of 16-bit operands, two 128-byte swizzle atoms "
-                  "(evt_sm80::wgmma_k128_tile)");
+                  "128 fp8 ones): the swizzle and fragment double-buffering assume it");
     static_assert((BM % 64 == 0 || (kSwapAB && BM % 16 == 0 && BM <= 112 && PP == 0 && WS_WARPS == 0 &&
                                     WARPS_M * WARPS_N == 4)) &&
                       (BN % 64 == 0 || (kCoop && BN % 32 == 0)),

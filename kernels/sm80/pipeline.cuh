@@ -67,29 +67,6 @@ struct wgmma_mn_tile {
     }
 };
 
-/*
- * A K-contiguous operand's stage of 128 16-bit k positions (256-byte rows)
- * under a wgmma configuration.  wgmma's 128-byte swizzle takes rows of 128
- * bytes, so each 8-row group holds its two 64-position halves as two
- * swizzle atoms side by side: group g at g * 2048 bytes, half h at h * 1024
- * in it, row r % 8 at (r % 8) * 128, chunk c at ((c ^ r) & 7) * 16.  Rows
- * stay 256 bytes apart on average (8 rows: 2048 bytes), so a 64-row block
- * of A, or B's block h, starts where it would with 256-byte rows, and a k16
- * step's descriptor is the 8-row groups' stride (2048 bytes) with the
- * start moved to half kk / 4, 32 bytes times kk % 4 into it
- * (evt_sm90::wgmma_operand).
- */
-template <int ROWS>
-struct wgmma_k128_tile {
-    static constexpr int kChunks = 16;
-    static constexpr int kRowBytes = 256; /* per row, over whole 8-row groups */
-
-    static __device__ __forceinline__ int offset(int row, int chunk) /* bytes */
-    {
-        return (row >> 3) * 2048 + (chunk >> 3) * 1024 + (row & 7) * 128 + (((chunk ^ row) & 7) << 4);
-    }
-};
-
 /* T if C, else F (NVRTC has no <type_traits>). */
 template <bool C, class T, class F> struct pick_type { typedef T type; };
 template <class T, class F> struct pick_type<false, T, F> { typedef F type; };
@@ -104,11 +81,7 @@ struct operand {
     /* wgmma reads an M/N-contiguous operand MN-major (its transposed form);
      * mma.sync's ldmatrix.trans the plain [BK][R] swizzled tile */
     static constexpr bool kWgmmaMN = Cfg::kWgmma && !kKContig;
-    /* and a wgmma stage of 128 k positions K-major in two 128-byte halves */
-    static constexpr bool kWgmmaK128 = Cfg::kWgmma && kKContig && Cfg::kBK16 == 128;
-    typedef typename pick_type<
-        kWgmmaMN, wgmma_mn_tile<kRows, kCols>,
-        typename pick_type<kWgmmaK128, wgmma_k128_tile<kRows>, smem_tile<kRows, kCols> >::type>::type tile;
+    typedef typename pick_type<kWgmmaMN, wgmma_mn_tile<kRows, kCols>, smem_tile<kRows, kCols> >::type tile;
     static constexpr int kChunkCount = kRows * kCols / 8;
     static_assert(kChunkCount % Cfg::kThreads == 0, "threads must divide a stage's 16-byte chunks");
     static constexpr int kPerThread = kChunkCount / Cfg::kThreads;

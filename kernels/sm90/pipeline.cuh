@@ -80,10 +80,7 @@ template <class Cfg, class Load>
 __device__ __forceinline__ void run_pipeline_wgmma(int k_tiles, Load &load, evt_u32 sbase_raw)
 {
 #if EVT_SM90 == 1
-    static_assert(Cfg::kBK16 == 32 || Cfg::kBK16 == 64 || (Cfg::kBK16 == 128 && !Cfg::kSwapAB),
-                  "the wgmma pipeline takes BK = 32 or 64, or 128 unswapped");
-    static_assert(Cfg::kBK16 != 128 || (Cfg::kAKContig && Cfg::kBKContig),
-                  "a k tile of 128 takes K-contiguous operands (A row-major, B column-major)");
+    static_assert(Cfg::kBK16 == 64 || Cfg::kBK16 == 32, "the wgmma pipeline takes BK = 32 or 64");
     static_assert(Cfg::kSwapAB ? Cfg::kThreads == 128 && Cfg::kBN % 64 == 0
                                : Cfg::kThreads == 128 * (Cfg::kBM / 64) && (Cfg::kBN % 128 == 0 || Cfg::kBN == 64),
                   "one warpgroup per 64 rows; N in m64n128 steps, or one m64n64; swapped: one "

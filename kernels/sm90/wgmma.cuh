@@ -212,12 +212,11 @@ EVT_WGMMA_OP(EVT_DT_E5M2, EVT_DT_E5M2, 128, "k32.f32.e5m2.e5m2", "", false, fals
  * shared address saddr: rows of 128 bytes (BK = 64) in wgmma's 128-byte
  * swizzle, 8-row groups 1024 bytes apart; rows of 64 bytes (BK = 32) in its
  * 64-byte swizzle (smem_tile's c ^ ((row >> 1) & 3)), groups 512 bytes
- * apart; BK = 128 as two 128-byte swizzle atoms an 8-row group, groups
- * 2048 bytes apart (evt_sm80::wgmma_k128_tile). */
+ * apart. */
 template <int BK>
 struct wgmma_desc_words {
-    static_assert(BK == 32 || BK == 64 || BK == 128, "wgmma stages are BK = 32, 64 or 128");
-    static constexpr evt_u64 kLayout = BK == 32 ? 2 : 1, kGroup = 8 * BK * 2;
+    static_assert(BK == 32 || BK == 64, "wgmma stages are BK = 32 or 64");
+    static constexpr evt_u64 kLayout = BK == 64 ? 1 : 2, kGroup = 8 * BK * 2;
     static constexpr evt_u64 kHigh = ((kGroup >> 4) << 32) | (kLayout << 62);
 };
 
@@ -282,8 +281,6 @@ struct wgmma_operand {
     {
         if constexpr (kMN)
             return wgmma_desc_mn<Cfg::kBK16>(s) + (evt_u64)(kk * 16 * 128 >> 4);
-        else if constexpr (Cfg::kBK16 == 128) /* half kk / 4 (1024 bytes on), 32 bytes a step in it */
-            return wgmma_desc<Cfg::kBK16>(s) + 64 * (kk >> 2) + 2 * (kk & 3);
         else
             return wgmma_desc<Cfg::kBK16>(s) + 2 * kk;
     }

@@ -348,14 +348,6 @@ runs() {
             echo "$f $k 7,4097,4104 --config sm90_wg1_64x64x64_s8 --splitk4"
             echo "$f $k 1000,127,520 --config sm90_wg1_64x64x64_s8 --ld-pad 3"
             echo "$f $k 16,5000,1000 --config sm90_wg1_64x64x64_s8 --special"
-            # k tiles of 128 (256-byte stage rows in two swizzle atoms): K not
-            # whole k tiles, shorter than one, guarded (K = 13), split, a batch
-            echo "$f $k 77,1000,4104 --config sm90_wg1_64x64x128_s6 --splitk"
-            echo "$f $k 127,1000,13 --config sm90_wg1_64x64x128_s6 --special"
-            echo "$f $k 7,4097,4104 --config sm90_wg1_64x64x128_s6 --splitk4"
-            echo "$f $k 1000,127,520 --config sm90_wg1_64x64x128_s6 --ld-pad 3"
-            echo "$f $k 1000,1000,24 --config sm90_wg1_64x64x128_s6 --special"
-            echo "$f $k 33,3000,1000 --config sm90_wg1_64x64x128_s6 --batch 3"
             # the swapped tiles (B's rows as wgmma's M, BM of 16 to 112 tokens as
             # its N): one tile row and several, split in clusters, guarded (K =
             # 13, padded ld), a batch, NaN/inf
@@ -521,7 +513,6 @@ runs() {
     echo "$c/reductions.evt reductions 127,127,4104 --splitk8"
     echo "$c/reductions.evt reductions 127,1000,4104 --config sm90_wg1_64x128x64_s4 --splitk5 --special"
     echo "$c/reductions.evt reductions 77,1000,1000 --config sm90_wg1_64x64x64_s8 --splitk3 --special"
-    echo "$c/reductions.evt reductions 77,1000,1000 --config sm90_wg1_64x64x128_s6 --splitk3 --special"
     echo "$c/layouts.evt rr_f16 1000,127,4099 --splitk3"
     echo "$c/reductions.evt reductions_conv conv:4,15,15,32,72,3,3,1,1,1 --splitk4"
     echo "$c/reductions.evt reductions 2000,2300,1000 --config sm90_pp2_128x128x64_s4 --splitk8"
