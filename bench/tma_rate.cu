@@ -60,6 +60,12 @@
 static const int kRows = 2048, kCols = 4096;
 enum { RING, TWO_WARPS, BATCH, TWO_CTAS, CPASYNC, ONE_BOX, ONE_BOX2 };
 
+/* A mode's rank-3 copies a stage (its map's rank is 3 where any); 0: 2D boxes */
+__host__ __device__ constexpr int rank3_copies(int mode)
+{
+    return mode == ONE_BOX ? 1 : mode == ONE_BOX2 ? 2 : 0;
+}
+
 /* The device code below exists in the sm_90a pass only (EVT_SM90 == 1, as
  * the kernels' wrappers do); the host pass sees the kernels' empty shells. */
 #if EVT_SM90 == 1
@@ -157,7 +163,7 @@ __global__ void __launch_bounds__(128)
     const unsigned full = evt_smem_addr(bars), empty = full + 8 * 16;
     const unsigned stage_bytes = nb * rows * 128;
     const bands band(nb, rows);
-    const int copies = mode == ONE_BOX ? 1 : mode == ONE_BOX2 ? 2 : 0; /* rank-3 copies a stage; 0: 2D boxes */
+    const int copies = rank3_copies(mode);
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) {
             mbar_init_cta(full + 8 * s, 1);
@@ -292,22 +298,23 @@ int main()
                     if (kind == CPASYNC && stages != 8) /* (cp.async: eight, fixed) */
                         continue;
                     /* 256-row boxes and four a stage: the ring and the onebox kinds only */
-                    if ((rows == 256 || nb == 4) && kind != RING && kind != ONE_BOX && kind != ONE_BOX2)
+                    const int copies = rank3_copies(kind);
+                    if ((rows == 256 || nb == 4) && kind != RING && !copies)
                         continue;
                     if (nb == 4 && kind == RING) /* (bands holds two) */
                         continue;
-                    if (kind == ONE_BOX2 && nb == 1) /* (two copies: two chunks or more) */
+                    if (copies > nb) /* (a chunk or more a copy) */
                         continue;
                     /* the ring in an SM's 227 KB, twice for two CTAs an SM */
                     if ((kind == TWO_CTAS ? 2 : 1) * (stage_bytes * stages + 1024) > 227 * 1024)
                         continue;
                     CUtensorMap map;
                     /* onebox: the matrix as (64 columns, rows, chunks), the chunks 128 bytes apart */
-                    const int rank = kind == ONE_BOX || kind == ONE_BOX2 ? 3 : 2;
+                    const int rank = copies ? 3 : 2;
                     const cuuint64_t dims[3] = {(cuuint64_t)(rank == 3 ? 64 : kCols), (cuuint64_t)kRows,
                                                 (cuuint64_t)kCols / 64};
                     const cuuint64_t strides[2] = {(cuuint64_t)kCols * 2, 128};
-                    const cuuint32_t box[3] = {64, (cuuint32_t)rows, (cuuint32_t)(kind == ONE_BOX2 ? nb / 2 : nb)},
+                    const cuuint32_t box[3] = {64, (cuuint32_t)rows, (cuuint32_t)(copies ? nb / copies : nb)},
                                      ones[3] = {1, 1, 1};
                     const CUresult made = cuTensorMapEncodeTiled(
                         &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, rank, mat, dims, strides, box, ones,
