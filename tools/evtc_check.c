@@ -25,8 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *prog_name = "evtc run";
-
 /* ---- the reference -------------------------------------------------------------- */
 
 /* The reference's slices, at most: one a processor, up to 16. */
@@ -260,7 +258,7 @@ static int reference_acc(run *r, const long long *rows, long long nrows, int mag
                           : parallel_gemm(nrows, n, k, r->a.elem, a, layout_a, lda > 0 ? lda : 1, r->b.elem, b,
                                           ob->layout, r->b.ld > 0 ? r->b.ld : 1, d);
     if (st != EVT_OK)
-        fprintf(stderr, "%s: error: the reference %s failed: %s\n", prog_name, o->have_conv ? "conv2d" : "GEMM",
+        fprintf(stderr, "%s: error: the reference %s failed: %s\n", o->prog, o->have_conv ? "conv2d" : "GEMM",
                 evt_status_string(st));
     free(own_a);
     free(own_b);
@@ -291,7 +289,7 @@ static int reference_epilogue(run *r, const long long *rows, long long nrows, co
     if (!gathered)
         goto oom;
     if ((st = evt_interp_create(r->ep, &in)) != EVT_OK) {
-        fprintf(stderr, "%s: error: the reference interpreter: %s\n", prog_name, evt_status_string(st));
+        fprintf(stderr, "%s: error: the reference interpreter: %s\n", o->prog, evt_status_string(st));
         goto done;
     }
     for (size_t p = 0; p < r->nparam && st == EVT_OK; p++)
@@ -344,12 +342,12 @@ static int reference_epilogue(run *r, const long long *rows, long long nrows, co
     if (st == EVT_OK)
         st = evt_interp_run(in, mode);
     if (st != EVT_OK)
-        fprintf(stderr, "%s: error: the reference interpreter failed: %s\n", prog_name,
+        fprintf(stderr, "%s: error: the reference interpreter failed: %s\n", o->prog,
                 in && evt_interp_last_error(in)[0] ? evt_interp_last_error(in) : evt_status_string(st));
     rc = st == EVT_OK ? 0 : EXIT_OUTSIDE;
     goto done;
 oom:
-    fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+    fprintf(stderr, "%s: error: out of memory for the reference\n", o->prog);
 done:
     evt_interp_destroy(in);
     for (size_t i = 0; gathered && i < r->nin; i++)
@@ -432,7 +430,7 @@ static int count_unwritten(run *r, long long *unwritten)
                 }
     }
     if (rc == EXIT_OUTSIDE && !second)
-        fprintf(stderr, "%s: error: out of memory\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory\n", r->o->prog);
     for (size_t i = 0; second && i < r->nout; i++)
         free(second[i]);
     free(second);
@@ -460,7 +458,7 @@ static int emulate(run *r, const char *how)
     const double tol = evt_check_tolerance(EVT_F32, EVT_REDUCE_NONE);
     if (o->have_conv || o->batch > 1 || (double)o->m * (double)o->n * (double)o->k > (double)EVT_CHECK_SAMPLE_MACS) {
         fprintf(stderr, "%s: error: EVT_RUN_EMULATE takes one GEMM problem of at most 2^32 multiply-adds\n",
-                prog_name);
+                o->prog);
         return EXIT_INVALID;
     }
     const size_t count = (size_t)(o->m * o->n);
@@ -492,7 +490,7 @@ static int emulate(run *r, const char *how)
     if (!rc && st == EVT_OK)
         st = evt_interp_run(in, EVT_INTERP_F32);
     if (!rc && st != EVT_OK) {
-        fprintf(stderr, "%s: error: EVT_RUN_EMULATE: %s\n", prog_name,
+        fprintf(stderr, "%s: error: EVT_RUN_EMULATE: %s\n", o->prog,
                 in && evt_interp_last_error(in)[0] ? evt_interp_last_error(in) : evt_status_string(st));
         rc = EXIT_OUTSIDE;
     }
@@ -519,7 +517,7 @@ int evtc_run_check(run *r)
     double *acc = malloc(((size_t)(nrows * o->n) + 1) * sizeof *acc);
     int rc = 0;
     if (!rows || !refs || !unwritten || !acc) {
-        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory for the reference\n", o->prog);
         rc = EXIT_OUTSIDE;
     }
     for (size_t i = 0; !rc && i < r->nout; i++) {
@@ -598,7 +596,7 @@ static int bracket(run *r, const long long *rows, long long nrows, const double 
     if (mag && moved)
         rc = reference_acc(r, rows, nrows, 1, mag);
     else
-        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory for the reference\n", r->o->prog);
     for (size_t i = 0; !rc && i < count; i++)
         mag[i] = isfinite(acc[i]) && isfinite(mag[i]) ? tol * mag[i] : NAN;
     for (int side = -1; !rc && side <= 1; side += 2) {
@@ -724,7 +722,7 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
                .refs = calloc(r->nout + 1, sizeof *gr.refs)};
     int rc = 0;
     if (!cand || !rix || !cix || !grows || !gcols || !grid_rows || !gacc || !gd || !h || !gr.moved || !gr.refs) {
-        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory for the reference\n", r->o->prog);
         rc = EXIT_OUTSIDE;
     }
     /* The candidates: values off alone against their ends. */
@@ -757,7 +755,7 @@ static int refine(run *r, size_t out, const unsigned char *got, const double *wa
         }
         gr.nrows = ng;
         gr.ncols = nc;
-        rc = evtc_reach_over((size_t)(ng * nc), 1, elem, grid_eval, &gr, h);
+        rc = evtc_reach_over(r->o->prog, (size_t)(ng * nc), 1, elem, grid_eval, &gr, h);
         for (size_t t = first; !rc && t < next; t++) {
             size_t e = cand[t];
             float f;
@@ -940,7 +938,7 @@ static int reduction_poles(run *r, size_t out, const long long *rows, long long 
     evtc_reach *sum = malloc((cells + 1) * sizeof *sum);
     int rc = lines && grid_lines && b.block_cols && b.moved && b.refs && h && sum ? 0 : EXIT_OUTSIDE;
     if (rc)
-        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory for the reference\n", r->o->prog);
     for (size_t k = 0; !rc && k < cells; k++) {
         lines[k] = whole ? 0 : (long long)left[k];
         grid_lines[k] = by_col && !whole ? rows[left[k]] : 0;
@@ -952,7 +950,7 @@ static int reduction_poles(run *r, size_t out, const long long *rows, long long 
         sum[k] = (evtc_reach){id, id, 0, 0, 0};
     for (long long blk = 0; !rc && blk < blocks; blk++) {
         block_at(&b, extent, blk, blocks);
-        rc = evtc_reach_over(cells, 0, info->elem, block_partials, &b, h);
+        rc = evtc_reach_over(r->o->prog, cells, 0, info->elem, block_partials, &b, h);
         for (size_t k = 0; !rc && k < cells; k++)
             combine(info->reduce, &sum[k], &h[k]);
     }
@@ -1011,7 +1009,7 @@ static int reduction_look(run *r, size_t out, unsigned char *got, const double *
     evtc_reach *all = malloc((count + 1) * sizeof *all), *blk = malloc((count + 1) * sizeof *blk);
     int rc = (!by_col || lines) && be.block_cols && be.moved && be.refs && s && y && all && blk ? 0 : EXIT_OUTSIDE;
     if (rc)
-        fprintf(stderr, "%s: error: out of memory for the reference\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory for the reference\n", r->o->prog);
     for (long long j = 0; !rc && by_col && j < nrows; j++)
         lines[j] = j;
     be.lines = lines;
@@ -1217,7 +1215,7 @@ static int compare(run *r, long long l, long long batch, const long long *rows, 
             break;
         if (st != EVT_OK) {
             fflush(stdout);
-            fprintf(stderr, "%s: error: checking %s: %s\n", prog_name, info->name, evt_status_string(st));
+            fprintf(stderr, "%s: error: checking %s: %s\n", r->o->prog, info->name, evt_status_string(st));
             rc = EXIT_OUTSIDE;
             break;
         }

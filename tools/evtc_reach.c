@@ -46,7 +46,8 @@ static int point(size_t cells, const double *s, double s1, int rounded, evt_elem
     return rc;
 }
 
-int evtc_reach_over(size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user, evtc_reach *h)
+int evtc_reach_over(const char *prog, size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user,
+                    evtc_reach *h)
 {
     /* s_in / s_out: a halving's ends, s_in on the side of the point before
      * the edge (its class cls_in), s_out beyond (NaN: no edge); cls0 the
@@ -58,7 +59,7 @@ int evtc_reach_over(size_t cells, int rounded, evt_elem elem, evtc_reach_eval ev
     unsigned char *cls_in = malloc(cells + 1);
     int rc = 0;
     if (!at || !y || !s_in || !s_out || !mid || !cls0 || !cls || !now || !cls_in) {
-        fprintf(stderr, "evtc run: error: out of memory for the reference\n");
+        fprintf(stderr, "%s: error: out of memory for the reference\n", prog);
         rc = EXIT_OUTSIDE;
     }
     for (size_t g = 0; !rc && g < cells; g++)

@@ -46,9 +46,10 @@ typedef int (*evtc_reach_eval)(void *user, const double *s, double *y, size_t ce
  * (a partial sum, which adds before it rounds).  Calls eval 1 + 2 *
  * (EVTC_REACH_POWERS + 1 + EVTC_REACH_HALVINGS) times.  Returns 0,
  * eval's status, or EXIT_OUTSIDE (evtc_common.h) out of memory, with its
- * message printed.
+ * message printed after prog ("evtc run", "evtc tune").
  */
-int evtc_reach_over(size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user, evtc_reach *h);
+int evtc_reach_over(const char *prog, size_t cells, int rounded, evt_elem elem, evtc_reach_eval eval, void *user,
+                    evtc_reach *h);
 
 /* v as an output of `elem` stores it, read back (NaN stays NaN in a float
  * type; an integer type stores it as a number). */

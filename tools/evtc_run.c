@@ -99,12 +99,9 @@ static void tune_usage(FILE *f)
           f);
 }
 
-/* "evtc run" or "evtc tune", for messages: set once, at the subcommand's start. */
-static const char *prog_name = "evtc run";
-
-static int bad_usage(const char *fmt, const char *arg)
+static int bad_usage(const run_options *o, const char *fmt, const char *arg)
 {
-    return evtc_usage_error(prog_name, fmt, arg);
+    return evtc_usage_error(o->prog, fmt, arg);
 }
 
 /* "M,N,K" */
@@ -184,17 +181,17 @@ static int add_param(run_options *o, const char *v)
     const char *eq = strchr(v, '=');
     char *end;
     if (!eq || eq == v)
-        return bad_usage("--param needs NAME=VALUE (got '%s')", v);
+        return bad_usage(o, "--param needs NAME=VALUE (got '%s')", v);
     double x = strtod(eq + 1, &end);
     if (eq[1] == '\0' || *end)
-        return bad_usage("--param %s: the value is not a number", v);
+        return bad_usage(o, "--param %s: the value is not a number", v);
     param_setting *ps = realloc(o->params, (size_t)(o->nparams + 1) * sizeof *ps);
     if (!ps)
-        return bad_usage("%s", "out of memory");
+        return bad_usage(o, "%s", "out of memory");
     o->params = ps;
     char *name = malloc((size_t)(eq - v) + 1);
     if (!name)
-        return bad_usage("%s", "out of memory");
+        return bad_usage(o, "%s", "out of memory");
     memcpy(name, v, (size_t)(eq - v));
     name[eq - v] = '\0';
     ps[o->nparams].name = name;
@@ -204,7 +201,7 @@ static int add_param(run_options *o, const char *v)
 
 static int parse_run_args(int argc, char **argv, run_options *o, int *done)
 {
-    evtc_args args = {prog_name, valued_options, argc, argv, 1};
+    evtc_args args = {o->prog, valued_options, argc, argv, 1};
     evtc_arg arg;
     int more;
     *done = 0;
@@ -213,7 +210,7 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
         long long n;
         if (!arg.name_len) {
             if (o->file)
-                return bad_usage("more than one input file given ('%s')", v);
+                return bad_usage(o, "more than one input file given ('%s')", v);
             o->file = v;
         } else if (evtc_arg_is(&arg, "--help") || evtc_arg_is(&arg, "-h")) {
             (o->tune ? tune_usage : run_usage)(stdout);
@@ -235,38 +232,38 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
             o->kernel = v;
         } else if (evtc_arg_is(&arg, "--gemm")) {
             if (!parse_gemm(v, o))
-                return bad_usage("--gemm needs M,N,K: three integers from 0 to 2^31-1 (got '%s')",
+                return bad_usage(o, "--gemm needs M,N,K: three integers from 0 to 2^31-1 (got '%s')",
                                  v);
         } else if (evtc_arg_is(&arg, "--conv")) {
             if (!parse_conv(v, o))
-                return bad_usage("--conv needs N,H,W,C,K,R,S or N,H,W,C,K,R,S,pad,stride,dilation "
+                return bad_usage(o, "--conv needs N,H,W,C,K,R,S or N,H,W,C,K,R,S,pad,stride,dilation "
                                  "(non-negative integers; got '%s')",
                                  v);
         } else if (evtc_arg_is(&arg, "--target")) {
             if (evt_target_parse(v, &o->target) != EVT_OK)
-                return bad_usage("unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", v);
+                return bad_usage(o, "unknown target '%s' (expected sm_80, sm_86, sm_89 or sm_90a)", v);
             o->have_target = 1;
         } else if (evtc_arg_is(&arg, "--seed")) {
             if (!evtc_parse_count(v, &n))
-                return bad_usage("--seed needs a non-negative integer (got '%s')", v);
+                return bad_usage(o, "--seed needs a non-negative integer (got '%s')", v);
             o->seed = (unsigned long long)n;
             o->have_seed = 1;
         } else if (evtc_arg_is(&arg, "--ld-pad")) {
             if (!evtc_parse_count(v, &o->ld_pad) || o->ld_pad > (1 << 20))
-                return bad_usage("--ld-pad needs an integer from 0 to 2^20 (got '%s')", v);
+                return bad_usage(o, "--ld-pad needs an integer from 0 to 2^20 (got '%s')", v);
         } else if (evtc_arg_is(&arg, "--batch")) {
             if (!evtc_parse_count(v, &o->batch) || o->batch < 1 || o->batch > 2147483647LL)
-                return bad_usage("--batch needs an integer from 1 to 2^31-1 (got '%s')", v);
+                return bad_usage(o, "--batch needs an integer from 1 to 2^31-1 (got '%s')", v);
         } else if (evtc_arg_is(&arg, "--reps")) {
             if (!evtc_parse_count(v, &n) || n < 1 || n > 100000)
-                return bad_usage("--reps needs an integer from 1 to 100000 (got '%s')", v);
+                return bad_usage(o, "--reps needs an integer from 1 to 100000 (got '%s')", v);
             o->reps = (int)n;
             o->reps_given = 1;
         } else if (o->tune && evtc_arg_is(&arg, "--max-seconds")) {
             char *end;
             o->max_seconds = strtod(v, &end);
             if (!*v || *end || !(o->max_seconds > 0 && o->max_seconds <= 3600))
-                return bad_usage("--max-seconds needs a number of seconds above 0, at most 3600 "
+                return bad_usage(o, "--max-seconds needs a number of seconds above 0, at most 3600 "
                                  "(got '%s')",
                                  v);
         } else if (o->tune && evtc_arg_is(&arg, "--dry-run")) {
@@ -275,19 +272,19 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
             if (add_param(o, v))
                 return EXIT_INVALID;
         } else {
-            return bad_usage("unknown option '%s'", a);
+            return bad_usage(o, "unknown option '%s'", a);
         }
     }
     if (more < 0)
         return -more;
     if (!o->file)
-        return bad_usage("%s", "no input file");
+        return bad_usage(o, "%s", "no input file");
     if (!o->have_gemm && !o->have_conv)
-        return bad_usage("%s", "no problem size: give --gemm M,N,K or --conv N,H,W,C,K,R,S");
+        return bad_usage(o, "%s", "no problem size: give --gemm M,N,K or --conv N,H,W,C,K,R,S");
     if (o->have_gemm && o->have_conv)
-        return bad_usage("%s", "give one of --gemm and --conv");
+        return bad_usage(o, "%s", "give one of --gemm and --conv");
     if (o->have_conv && o->batch > 1)
-        return bad_usage("%s", "--batch is for --gemm: a conv's batch is its N");
+        return bad_usage(o, "%s", "--batch is for --gemm: a conv's batch is its N");
     return 0;
 }
 
@@ -338,7 +335,7 @@ static int alloc_buffer(run *r, buffer *b)
 {
     b->host = malloc(b->bytes ? b->bytes : 1);
     if (!b->host) {
-        fprintf(stderr, "%s: error: out of memory for %s (%zu bytes)\n", prog_name, b->name, b->bytes);
+        fprintf(stderr, "%s: error: out of memory for %s (%zu bytes)\n", r->o->prog, b->name, b->bytes);
         return EXIT_OUTSIDE;
     }
     evt_status st = evt_device_alloc(r->ctx, b->bytes, &b->dev);
@@ -376,7 +373,7 @@ static int fill(run *r, buffer *b, int input_specials, int operand_specials)
 {
     double *v = malloc((b->count ? b->count : 1) * sizeof *v);
     if (!v) {
-        fprintf(stderr, "%s: error: out of memory\n", prog_name);
+        fprintf(stderr, "%s: error: out of memory\n", r->o->prog);
         return EXIT_OUTSIDE;
     }
     int integral = b->elem == EVT_I8 || b->elem == EVT_I32;
@@ -444,25 +441,25 @@ static int compile(run *r)
 {
     run_options *o = r->o;
     const char *file = evtc_source_name(o->file);
-    int rc = evtc_load(r->ctx, prog_name, o->file, EVT_DIAG_TEXT, &r->m);
+    int rc = evtc_load(r->ctx, o->prog, o->file, EVT_DIAG_TEXT, &r->m);
     if (rc)
         return rc;
     if (o->kernel) {
         r->k = evt_module_find_kernel(r->m, o->kernel);
         if (!r->k) {
-            fprintf(stderr, "%s: error: %s has no kernel '%s'\n", prog_name, file, o->kernel);
+            fprintf(stderr, "%s: error: %s has no kernel '%s'\n", o->prog, file, o->kernel);
             return EXIT_INVALID;
         }
     } else if (evt_module_kernel_count(r->m) == 1) {
         r->k = evt_module_kernel(r->m, 0);
     } else {
-        fprintf(stderr, "%s: error: %s has %zu kernels: name one with --kernel\n", prog_name, file,
+        fprintf(stderr, "%s: error: %s has %zu kernels: name one with --kernel\n", o->prog, file,
                 evt_module_kernel_count(r->m));
         return EXIT_INVALID;
     }
     int conv = evt_kernel_mainloop(r->k) == EVT_MAINLOOP_CONV2D_FPROP;
     if (conv != o->have_conv) {
-        fprintf(stderr, "%s: error: kernel '%s' is a %s kernel: give its size with %s\n", prog_name,
+        fprintf(stderr, "%s: error: kernel '%s' is a %s kernel: give its size with %s\n", o->prog,
                 evt_kernel_name(r->k), evt_mainloop_name(evt_kernel_mainloop(r->k)),
                 conv ? "--conv N,H,W,C,K,R,S[,pad,stride,dilation]" : "--gemm M,N,K");
         return EXIT_INVALID;
@@ -474,7 +471,7 @@ static int compile(run *r)
             fprintf(stderr,
                     "%s: error: --conv: sizes must be >= 1, and the dilated filter must fit in "
                     "the padded input\n",
-                    prog_name);
+                    o->prog);
             return EXIT_INVALID;
         }
         o->m = c->n * p * q;
@@ -488,7 +485,7 @@ static int compile(run *r)
             if (strcmp(evt_epilogue_arg(r->ep, EVT_ARG_PARAM, j)->name, o->params[i].name) == 0)
                 p = evt_epilogue_arg(r->ep, EVT_ARG_PARAM, j);
         if (!p) {
-            fprintf(stderr, "%s: error: epilogue '%s' has no param '%s'\n", prog_name,
+            fprintf(stderr, "%s: error: epilogue '%s' has no param '%s'\n", o->prog,
                     evt_epilogue_name(r->ep), o->params[i].name);
             return EXIT_INVALID;
         }
@@ -656,8 +653,8 @@ static int find_device(run *r)
     if (r->o->have_target && r->o->target != r->target) {
         fprintf(stderr,
                 "%s: error: --target %s, but the GPU (%s) is %s: %s compiles for the GPU present\n",
-                prog_name, evt_target_name(r->o->target), r->device, evt_target_name(r->target),
-                prog_name);
+                r->o->prog, evt_target_name(r->o->target), r->device, evt_target_name(r->target),
+                r->o->prog);
         return EXIT_INVALID;
     }
     return 0;
@@ -702,7 +699,7 @@ static int tune(run *r)
     int rc = operands_for_timing(r, 1);
     if (rc)
         return rc;
-    evtc_progress_init(&progress, prog_name, o->progress, 1);
+    evtc_progress_init(&progress, o->prog, o->progress, 1);
     fflush(stdout);
     evtc_progress_begin(&progress, "tuning %s on %s (compiles with NVRTC unless cached)",
                         evt_kernel_name(r->k), evt_target_name(r->target));
@@ -754,8 +751,8 @@ static int tune(run *r)
 
 static int run_or_tune(int argc, char **argv, int tuning)
 {
-    run_options o = {.opt_level = 2, .warmup = 5, .reps = 50, .tune = tuning, .batch = 1};
-    prog_name = tuning ? "evtc tune" : "evtc run";
+    run_options o = {.prog = tuning ? "evtc tune" : "evtc run", .opt_level = 2, .warmup = 5, .reps = 50,
+                     .tune = tuning, .batch = 1};
     int done;
     int rc = parse_run_args(argc, argv, &o, &done);
     if (!rc && !done) {
@@ -764,7 +761,7 @@ static int run_or_tune(int argc, char **argv, int tuning)
                      1000000000u;
         run r = {.o = &o, .rng = o.seed};
         if (!(r.ctx = evt_ctx_create())) {
-            fprintf(stderr, "%s: error: out of memory\n", prog_name);
+            fprintf(stderr, "%s: error: out of memory\n", o.prog);
             rc = EXIT_OUTSIDE;
         } else if (!evtc_tuning_from_env(r.ctx)) {
             rc = EXIT_INVALID;
@@ -785,7 +782,7 @@ static int run_or_tune(int argc, char **argv, int tuning)
             /* The first launch compiles the kernel with NVRTC (seconds) unless
              * the kernel cache has it. */
             evtc_progress progress;
-            evtc_progress_init(&progress, prog_name, o.progress, 1);
+            evtc_progress_init(&progress, o.prog, o.progress, 1);
             fflush(stdout);
             evtc_progress_begin(&progress, "first launch of %s on %s (NVRTC unless cached)",
                                 evt_kernel_name(r.k), evt_target_name(r.target));

@@ -20,6 +20,7 @@ typedef struct param_setting {
 } param_setting;
 
 typedef struct run_options {
+    const char *prog; /* "evtc run" or "evtc tune": its messages' prefix */
     const char *file;
     const char *kernel;
     long long m, n, k; /* the epilogue's M x N, and the reduction length (r*s*c for conv) */
@@ -88,9 +89,9 @@ static inline int evtc_run_failed(run *r, evt_status st, const char *what)
         fputs(evt_module_diag_text(r->m, EVT_DIAG_TEXT), stderr);
     const char *msg = evt_ctx_last_error(r->ctx);
     if (st == EVT_ERR_NO_GPU)
-        fprintf(stderr, "evtc run: error: no GPU: %s\n", msg[0] ? msg : evt_status_string(st));
+        fprintf(stderr, "%s: error: no GPU: %s\n", r->o->prog, msg[0] ? msg : evt_status_string(st));
     else
-        fprintf(stderr, "evtc run: error: %s: %s\n", what, msg[0] ? msg : evt_status_string(st));
+        fprintf(stderr, "%s: error: %s: %s\n", r->o->prog, what, msg[0] ? msg : evt_status_string(st));
     return st == EVT_ERR_SOURCE || st == EVT_ERR_INVALID_ARGUMENT || st == EVT_ERR_NOT_FOUND ||
                    st == EVT_ERR_UNSUPPORTED || st == EVT_ERR_UNBOUND
                ? EXIT_INVALID

@@ -154,6 +154,20 @@ forms 1 "(got '0')" --batch 0 run "$lay" --kernel rc_f16 --gemm 8,8,8
 forms 1 "(got '2147483648')" --batch 2147483648 run "$lay" --kernel rc_f16 --gemm 8,8,8
 run batch_conv run "$examples" --kernel resnet_block --conv 1,8,8,8,8,1,1 --batch 2
 expect "evtc run --batch with --conv: an error" 1 "--batch is for --gemm"
+# evtc run and evtc tune name themselves in every message: an argument
+# refused, a kernel the file lacks, and a library call that failed (a
+# driver that does not load, on any machine)
+for sub in run tune; do
+    run prefix_arg $sub "$lay" --kernel rc_f16 --gemm 8,8
+    expect "evtc $sub: a refused argument under its own name" 1 "evtc $sub: error: --gemm needs M,N,K"
+    run prefix_kernel $sub "$lay" --kernel nope --gemm 8,8,8
+    expect "evtc $sub: a missing kernel under its own name" 1 "evtc $sub: error: $lay has no kernel 'nope'"
+    export EVT_CUDA_DRIVER="$tmp/no-such-libcuda.so"
+    run prefix_lib $sub "$lay" --kernel rc_f16 --gemm 8,8,8
+    unset EVT_CUDA_DRIVER
+    expect "evtc $sub: a failed library call under its own name" 2 \
+        "evtc $sub: error: no GPU: cannot load the CUDA driver from $tmp/no-such-libcuda.so"
+done
 
 # ---- a missing value --------------------------------------------------------------
 for opt in --emit --kernel --target --diagnostics -o --passes --print-after; do

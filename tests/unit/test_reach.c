@@ -39,7 +39,7 @@ static evtc_reach reach_of(double (*f)(double), double acc, double d, evt_elem e
 {
     form fm = {f, &acc, &d, 0};
     evtc_reach h;
-    assert_int_equal(evtc_reach_over(1, 1, elem, eval_form, &fm, &h), 0);
+    assert_int_equal(evtc_reach_over("test_reach", 1, 1, elem, eval_form, &fm, &h), 0);
     /* one point at 0, then per side the powers and the halvings */
     assert_int_equal(fm.calls, 1 + 2 * (EVTC_REACH_POWERS + 1 + EVTC_REACH_HALVINGS));
     return h;
@@ -103,14 +103,14 @@ static void test_pole(void **state)
     double acc = 1e-3, d = 1e-2;
     form fm = {recip, &acc, &d, 0};
     evtc_reach h;
-    assert_int_equal(evtc_reach_over(1, 0, EVT_F32, eval_form, &fm, &h), 0);
+    assert_int_equal(evtc_reach_over("test_reach", 1, 0, EVT_F32, eval_form, &fm, &h), 0);
     assert_false(h.nan || h.pinf || h.ninf);
     /* the ends: 1024 / 0.011 = 9.3e4 and 1024 / -0.009 = -1.1e5; an accumulator at 1e-5 gives 1e8 */
     assert_true(h.most > 1e8 && h.least < -1e8);
     assert_true(evtc_reach_holds(&h, EVT_F32, 1024 / 1e-5, 1e-4, 1));
     /* far from any pole, the same interval's reach is its ends' span */
     acc = 5;
-    assert_int_equal(evtc_reach_over(1, 0, EVT_F32, eval_form, &fm, &h), 0);
+    assert_int_equal(evtc_reach_over("test_reach", 1, 0, EVT_F32, eval_form, &fm, &h), 0);
     assert_true(h.most < 1024 / 4.99 + 1e-6 && h.least > 1024 / 5.01 - 1e-6);
 }
 
@@ -135,7 +135,7 @@ static void test_cells(void **state)
     double acc[3] = {5, 5, 1 + 1e-6}, d[3] = {NAN, 0.25, 1e-5};
     evtc_reach h[3];
     form fm = {twice, acc, d, 0};
-    assert_int_equal(evtc_reach_over(3, 1, EVT_F32, eval_form, &fm, h), 0);
+    assert_int_equal(evtc_reach_over("test_reach", 3, 1, EVT_F32, eval_form, &fm, h), 0);
     assert_true(h[0].least == 10 && h[0].most == 10);
     assert_true(h[1].least == 9.5 && h[1].most == 10.5);
     assert_true(h[2].least > 1.9999 && h[2].least < 2 && h[2].most > 2 && h[2].most < 2.0001);
@@ -155,7 +155,7 @@ static void test_eval_failure(void **state)
     (void)state;
     int calls = 0;
     evtc_reach h;
-    assert_int_equal(evtc_reach_over(1, 1, EVT_F32, eval_fails, &calls, &h), 2);
+    assert_int_equal(evtc_reach_over("test_reach", 1, 1, EVT_F32, eval_fails, &calls, &h), 2);
     assert_int_equal(calls, 3);
 }
 
