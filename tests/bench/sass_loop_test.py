@@ -40,7 +40,7 @@ KLOOP = [
     "@P1 BRA 0xa0",                              # b0 nested loop (backward, inside)
     "LDGDEPBAR",                                 # c0
     "@!P2 BRA 0x20",                             # d0 back edge
-    "@P3 BRA 0x20",                              # e0 an outer loop round the k loop
+    "@P3 BRA 0x10",                              # e0 an outer loop round the k loop
     "EXIT",                                      # f0
 ]
 NO_MMA = ["MOV R1, c[0x0][0x28]", "IADD3 R2, R2, 0x1, RZ", "@P0 BRA 0x10", "EXIT"]
@@ -56,7 +56,7 @@ if rc != 0:
     fail(f"exit {rc}: {err}")
 if "zero_fill" in out:
     fail("an entry without MMAs reported:\n" + out)
-if "loop 0x0020-0x00e0" in out:
+if "loop 0x0010-0x00e0" in out:
     fail("the outer loop reported, not only the innermost with the MMAs:\n" + out)
 if "loop 0x0020-0x00d0: 12 instructions static" not in out:
     fail("the k loop's static size:\n" + out)
