@@ -117,13 +117,15 @@ evt_status evt_module_parse_file(evt_ctx *ctx, const char *path, evt_module **ou
     sb_init(&sb);
     char buf[65536];
     size_t n;
+    errno = 0;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len <= EVT_MAX_SOURCE)
         sb_putn(&sb, buf, n);
-    int bad = ferror(f);
+    /* fopen opens a folder; reading it fails with EISDIR, which says more than "read error" */
+    int bad = ferror(f), err = errno;
     fclose(f);
     evt_status st;
     if (bad)
-        st = ctx_fail(ctx, EVT_ERR_IO, "%s: read error", path);
+        st = ctx_fail(ctx, EVT_ERR_IO, "%s: cannot read: %s", path, err ? strerror(err) : "read error");
     else if (sb.failed)
         st = ctx_fail(ctx, EVT_ERR_NO_MEMORY, "%s: out of memory reading the file", path);
     else

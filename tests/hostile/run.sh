@@ -195,7 +195,7 @@ check "100 000 unclosed epilogues" "$tmp/open.evt" 1 "too many errors"
 : >"$tmp/empty.evt"
 check "an empty file" "$tmp/empty.evt" 0 '' --emit=ir
 check "a missing file" "$tmp/no-such-file.evt" 1 'cannot open'
-check "a folder" "$tmp" 1 'read error'
+check "a folder" "$tmp" 1 'cannot read: Is a directory'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
