@@ -245,6 +245,20 @@ def test_missing_file():
     assert isinstance(box["error"], OSError)
 
 
+def test_source_text_as_path():
+    # evt.compile(text) takes the text for a file name: the error says so, not the text again
+    src = "epilogue e { out y : f16[M, N] = acc }\nkernel k = gemm(a: f16 row, b: f16 col) with e\n"
+    with raises(evt.EvtIOError, "names no file", "pass it as source=", "'epilogue e { out y") as box:
+        evt.compile(src)
+    assert "kernel k" not in str(box["error"]) and isinstance(box["error"], OSError)
+
+
+def test_folder_as_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    with raises(evt.EvtIOError, "cannot read: Is a directory"):
+        evt.compile(path=here)
+
+
 def test_metadata():
     m = examples()
     k = m.kernel("mlp_up")

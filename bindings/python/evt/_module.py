@@ -239,6 +239,11 @@ def compile(path=None, source=None, opt_level=2, name=None, fast_math=False):
         _destroy(ctx, mod.value)
         if st == _lib.ERR_SOURCE:
             raise SourceError(message, text, diags)
+        if st == _lib.ERR_IO and "\n" in os.fsdecode(path):
+            # evt.compile(text), the text taken for a file name: say so rather than echo the text
+            first = os.fsdecode(path).lstrip().split("\n", 1)[0][:40]
+            message = (f"evt.compile: path={first!r}... names no file (it has line breaks, like .evt "
+                       "source text); to compile source text, pass it as source=")
         raise error_for(st, message, text)
     module = Module(ctx, mod.value, os.fsdecode(path) if path is not None else name or "<string>")
     if module.diags:
