@@ -253,6 +253,25 @@ def test_source_text_as_path():
     assert "kernel k" not in str(box["error"]) and isinstance(box["error"], OSError)
 
 
+def test_compile_argument_types():
+    # each refused as a TypeError naming the argument, before the library sees it
+    # (bytes(3) would have been three zero bytes of source)
+    src = "epilogue e { out y : f16[M, N] = acc }\nkernel k = gemm(a: f16 row, b: f16 col) with e\n"
+    for kwargs, fragment in (({"source": 3}, "source must be str or bytes, not int"),
+                             ({"path": 3}, "path must be a str, bytes or os.PathLike, not int"),
+                             ({"source": src, "name": b"x.evt"}, "name must be a str, not bytes"),
+                             ({"source": src, "opt_level": "2"}, "opt_level must be 0, 1 or 2, not '2'"),
+                             ({"source": src, "opt_level": True}, "opt_level must be 0, 1 or 2, not True")):
+        with raises(TypeError, fragment):
+            evt.compile(**kwargs)
+    m = evt.compile(source=bytearray(src.encode()), opt_level=1)
+    assert m.kernels == ("k",)
+    assert evt.compile(path=ROOT / "examples" / "examples.evt").kernel("mlp_up").name == "mlp_up"
+    for bad in (None, 3, b"k"):
+        with raises(TypeError, "a kernel's name is a str"):
+            m.kernel(bad)
+
+
 def test_folder_as_path():
     here = os.path.dirname(os.path.abspath(__file__))
     with raises(evt.EvtIOError, "cannot read: Is a directory"):

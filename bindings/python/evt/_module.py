@@ -221,6 +221,15 @@ def compile(path=None, source=None, opt_level=2, name=None, fast_math=False):
         raise TypeError("evt.compile: give exactly one of path= or source=")
     if not isinstance(fast_math, bool):
         raise TypeError(f"fast_math must be True or False, not {fast_math!r}")
+    # (bytes(n) of an int would be n zero bytes, parsed as source)
+    if source is not None and not isinstance(source, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"evt.compile: source must be str or bytes, not {type(source).__name__}")
+    if path is not None and not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"evt.compile: path must be a str, bytes or os.PathLike, not {type(path).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"evt.compile: name must be a str, not {type(name).__name__}")
+    if isinstance(opt_level, bool) or not hasattr(type(opt_level), "__index__"):
+        raise TypeError(f"evt.compile: opt_level must be 0, 1 or 2, not {opt_level!r}")
     ctx = _new_ctx()
     mod = ctypes.c_void_p()
     if path is not None:
@@ -249,7 +258,7 @@ def compile(path=None, source=None, opt_level=2, name=None, fast_math=False):
     if module.diags:
         warnings.warn(EvtWarning(module.diagnostics.rstrip()), stacklevel=2)
     with module._lock:
-        module._check(lib.evt_module_optimize(module._handle(), int(opt_level)))
+        module._check(lib.evt_module_optimize(module._handle(), opt_level.__index__()))
     if fast_math:
         module.set_fast_math(True)
     return module
@@ -376,6 +385,8 @@ class Module:
     def kernel(self, name):
         """The Kernel named `name`, the same object each time (it keeps its
         calls' checked signatures); NotFoundError (a LookupError) if none."""
+        if not isinstance(name, str):
+            raise TypeError(f"a kernel's name is a str, not {type(name).__name__}")
         with self._lock:
             handle = self._handle()
             kernel = self._kernels.get(name)
