@@ -180,7 +180,7 @@ static int parse_args(int argc, char **argv, options *o, int *done)
         } else if (evtc_arg_is(&arg, "-o")) {
             o->output = v;
         } else {
-            return bad_usage("unknown option '%s'", a);
+            return evtc_unknown_option("evtc", a);
         }
     }
     if (more < 0)

@@ -38,6 +38,13 @@ int evtc_opt_level(const evtc_arg *arg)
                : -1;
 }
 
+int evtc_unknown_option(const char *program, const char *a)
+{
+    if (a[0] == '-' && a[1] == 'O')
+        return evtc_usage_error(program, "unknown optimization level '%s' (expected -O0, -O1 or -O2)", a);
+    return evtc_usage_error(program, "unknown option '%s'", a);
+}
+
 int evtc_next_arg(evtc_args *args, evtc_arg *arg)
 {
     if (args->next >= args->argc)

@@ -62,6 +62,10 @@ int evtc_arg_is(const evtc_arg *arg, const char *name);
 /* The level of -O0, -O1 or -O2; -1 when arg is another argument. */
 int evtc_opt_level(const evtc_arg *arg);
 
+/* Reports option a as unknown (an -O of another level names the levels
+ * there are) and returns EXIT_INVALID. */
+int evtc_unknown_option(const char *program, const char *a);
+
 /* ---- the source -------------------------------------------------------------- */
 
 /* The name diagnostics give FILE: "<stdin>" for "-", else FILE itself. */

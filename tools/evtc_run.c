@@ -272,7 +272,7 @@ static int parse_run_args(int argc, char **argv, run_options *o, int *done)
             if (add_param(o, v))
                 return EXIT_INVALID;
         } else {
-            return bad_usage(o, "unknown option '%s'", a);
+            return evtc_unknown_option(o->prog, a);
         }
     }
     if (more < 0)

@@ -169,6 +169,14 @@ for sub in run tune; do
         "evtc $sub: error: no GPU: cannot load the CUDA driver from $tmp/no-such-libcuda.so"
 done
 
+# ---- an optimization level that is not one: refused, naming the levels there are ----
+run o3 "$sel" --emit=ir -O3
+expect "-O3: refused with the levels" 1 "unknown optimization level '-O3' (expected -O0, -O1 or -O2)"
+run o3run run "$lay" --kernel rc_f16 --gemm 8,8,8 -Ofast
+expect "evtc run -Ofast: refused with the levels" 1 "evtc run: error: unknown optimization level '-Ofast'"
+run unknown "$sel" --bogus
+expect "an unknown option: refused as one" 1 "unknown option '--bogus'"
+
 # ---- a missing value --------------------------------------------------------------
 for opt in --emit --kernel --target --diagnostics -o --passes --print-after; do
     run missing "$sel" "$opt"
