@@ -185,6 +185,12 @@ static int add_param(run_options *o, const char *v)
     double x = strtod(eq + 1, &end);
     if (eq[1] == '\0' || *end)
         return bad_usage(o, "--param %s: the value is not a number", v);
+    /* as the language takes a number (language.md): too large for f32 is an
+     * error, a nonzero one too small a warning that it becomes 0 */
+    if (isfinite(x) && isinf((float)x))
+        return bad_usage(o, "--param %s: the value is too large for f32", v);
+    if (x != 0 && (float)x == 0.0f)
+        fprintf(stderr, "%s: warning: --param %s: the value is too small for f32 and becomes 0\n", o->prog, v);
     param_setting *ps = realloc(o->params, (size_t)(o->nparams + 1) * sizeof *ps);
     if (!ps)
         return bad_usage(o, "%s", "out of memory");

@@ -169,6 +169,15 @@ for sub in run tune; do
         "evtc $sub: error: no GPU: cannot load the CUDA driver from $tmp/no-such-libcuda.so"
 done
 
+# ---- --param VALUE as the language takes a number: too large for f32 refused before any GPU
+run param_big run "$examples" --kernel resnet_block --conv 1,8,8,16,16,3,3 --param alpha=-1e39
+expect "evtc run --param too large for f32: refused" 1 "--param alpha=-1e39: the value is too large for f32"
+export EVT_CUDA_DRIVER="$tmp/no-such-libcuda.so"
+run param_small run "$examples" --kernel resnet_block --conv 1,8,8,16,16,3,3 --param alpha=1e-50
+unset EVT_CUDA_DRIVER
+expect "evtc run --param too small for f32: a warning, then the run" 2 \
+    "evtc run: warning: --param alpha=1e-50: the value is too small for f32 and becomes 0"
+
 # ---- an optimization level that is not one: refused, naming the levels there are ----
 run o3 "$sel" --emit=ir -O3
 expect "-O3: refused with the levels" 1 "unknown optimization level '-O3' (expected -O0, -O1 or -O2)"

@@ -511,6 +511,16 @@ def test_names_and_params():
     with raises(evt.ArgumentTypeError, "param 'alpha' is passed by value"):
         g.bind(alpha=FakeTensor((), "float32"), **ops)
     g.bind(alpha=2, beta=1.0, **ops).close()
+    # A number f32 cannot hold, as the language takes one: too large refused, too small warned
+    with raises(evt.ArgumentError, "param 'alpha' = 1e+39 is too large for f32"):
+        g.bind(alpha=1e39, **ops)
+    with raises(ValueError, "param 'beta' = -1e+39 is too large for f32"):
+        g.bind(alpha=1, beta=-1e39, **ops)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g.bind(alpha=1e-50, beta=float("inf"), **ops).close()  # inf is f32's own
+    assert [str(w.message) for w in caught] == ["param 'alpha' = 1e-50 is too small for f32 and becomes 0"]
+    assert issubclass(caught[0].category, evt.EvtWarning) and caught[0].filename == __file__
     # Operands by name work when the epilogue does not shadow them.
     with raises(evt.ArgumentTypeError, "operand 'a' given twice"):
         g.bind(ops["a"], alpha=1, **ops)

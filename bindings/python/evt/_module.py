@@ -880,6 +880,36 @@ def _conv4(v, letters, prefer="nchw"):
            f"[{n}, {h}, {w}, {c}] one; got {v.describe()}")
 
 
+# The least magnitude f32 rounds to infinity (FLT_MAX and half its ulp), and
+# the greatest nonzero one it rounds to 0 (half the least subnormal, a tie to 0)
+_F32_INF_FROM = 2.0 ** 128 - 2.0 ** 103
+_F32_ZERO_TO = 2.0 ** -150
+
+
+def _param_f32(name, value, warn=True):
+    """value as the f32 param `name` takes it, as the language takes a
+    number (language.md): too large for f32 is an error, a nonzero one too
+    small a warning that it becomes 0.  Comparisons only: every call of a
+    kernel passes its params through here."""
+    x = float(value)
+    if _F32_INF_FROM <= abs(x) < float("inf"):
+        raise ArgumentError(f"param '{name}' = {value!r} is too large for f32", name)
+    if warn and 0 < abs(x) <= _F32_ZERO_TO:
+        warnings.warn(EvtWarning(f"param '{name}' = {value!r} is too small for f32 and becomes 0"),
+                      stacklevel=_outside_stacklevel())
+    return x
+
+
+def _outside_stacklevel():
+    """warnings.warn's stacklevel, for its caller, of the first frame
+    outside this package: the user's call, whichever entry point it took."""
+    here, level = os.path.dirname(os.path.abspath(__file__)), 2  # 2: the warner's caller
+    f = sys._getframe(2)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
+
+
 class _Plan:
     """The checked arguments of one launch: sizes, buffers (bytes, ld),
     outputs (allocated where not given), the device; params are checked to
@@ -932,6 +962,7 @@ class _Plan:
             except (TypeError, ValueError):
                 raise ArgumentTypeError(f"param '{a.name}' must be a number, not "
                                         f"{value!r}", a.name) from None
+            _param_f32(a.name, value, warn=False)  # _Call.bind warns, on every call
 
         first = self.views[0]
         index = self._resolve(first.device)
@@ -1209,7 +1240,7 @@ class _Call:
         for name, key, default in self.params:
             value = kw.get(key)
             native.set(name, lib.evt_launch_set_param, name,
-                       default if value is None else float(value))
+                       default if value is None else _param_f32(key, value))
         native.last, native.last_ptrs, native.last_params = self, ptrs, params
 
     def result(self, tensors):
