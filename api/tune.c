@@ -216,9 +216,11 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
     if (st != EVT_OK)
         return st;
     evt_ctx *ctx = v.m->ctx;
-    if (o.max_seconds < 0 || o.threads < 0 || o.warmup < 0 || o.reps < 0)
+    /* (NaN would compare as no bound given, and infinity bound nothing) */
+    if (!(o.max_seconds >= 0 && o.max_seconds <= 1e9) || o.threads < 0 || o.warmup < 0 || o.reps < 0)
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
-                        "evt_launch_tune: max_seconds, threads, warmup and reps must be >= 0");
+                        "evt_launch_tune: max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), "
+                        "threads, warmup and reps >= 0");
     plan *plans = calloc(TUNE_MAX_PLANS, sizeof *plans);
     if (!plans)
         return ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");

@@ -732,7 +732,7 @@ EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int wa
  * Blocks until done.  Errors as evt_launch_run's.
  */
 typedef struct evt_tune_options {
-    double max_seconds; /* bound on the call, compiles included; 0: 10 */
+    double max_seconds; /* bound on the call, compiles included: 0 to 1e9; 0: 10 */
     int threads;        /* compile threads; 0: the CPUs online (at most 64) */
     int warmup, reps;   /* per plan: runs, samples; 0: 2 and up to 20 (fewer for slow plans) */
     int dry_run;        /* nonzero: time, but record nothing */

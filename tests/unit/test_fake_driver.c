@@ -29,6 +29,7 @@
 #include "tests/fakecuda/fakecuda.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2013,6 +2014,32 @@ static void test_tune_replays_graphs(void **state)
     evt_ctx_destroy(ctx);
 }
 
+/* evt_launch_tune refuses options that bound nothing or make no sense,
+ * before it compiles or times anything: a NaN bound (which compared as
+ * none given), an infinite one, a negative one, negative counts. */
+static void test_tune_refuses_bad_options(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    const evt_tune_options bad[] = {{.max_seconds = NAN}, {.max_seconds = INFINITY}, {.max_seconds = -1},
+                                    {.max_seconds = 2e9}, {.threads = -1}, {.reps = -2}};
+    const size_t before = fc.fakecuda_launch_count();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        evt_tune_result r;
+        assert_int_equal(evt_launch_tune(l, NULL, &bad[i], &r), EVT_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(evt_ctx_last_error(ctx), "max_seconds must be a number of seconds from 0"));
+    }
+    assert_int_equal(fc.fakecuda_launch_count(), before);
+    free_bufs(&b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 /* evt_launch_tune on the fake clock (the fake NVRTC compiles: the plans'
  * entry points are what matters): every plan the planner admits is
  * launched and timed, the fastest is recorded in the database of this run's
@@ -2882,6 +2909,7 @@ static const struct CMUnitTest tests[] = {
     T(test_conv_1x1_staged_sm90),
     T(test_conv_3x3_sm80),
     T(test_benchmark_median),
+    T(test_tune_refuses_bad_options),
     T(test_tune_records_and_launches_take_it),
     T(test_tune_replays_graphs),
     T(test_tune_candidates_fit),
