@@ -335,7 +335,7 @@ int main(int argc, char **argv)
         fputs("evtc: error: out of memory\n", stderr);
         return EXIT_OUTSIDE;
     }
-    if (!evtc_tuning_from_env(ctx)) {
+    if (!evtc_tuning_from_env(ctx, "evtc")) {
         evt_ctx_destroy(ctx);
         return EXIT_INVALID;
     }

@@ -219,7 +219,7 @@ static int env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-int evtc_tuning_from_env(evt_ctx *ctx)
+int evtc_tuning_from_env(evt_ctx *ctx, const char *program)
 {
     evt_tuning t = {.config = getenv("EVT_CONFIG")};
     t.ignore_records = env_flag("EVT_IGNORE_TUNING_RECORDS");
@@ -230,9 +230,9 @@ int evtc_tuning_from_env(evt_ctx *ctx)
     if (se && *se) {
         long long sv = 0;
         if (!evtc_parse_count(se[0] == '-' ? se + 1 : se, &sv)) {
-            fprintf(stderr, "evtc: EVT_SHARED_EPILOGUE takes a number: 0 the default placement, a positive "
+            fprintf(stderr, "%s: error: EVT_SHARED_EPILOGUE takes a number: 0 the default placement, a positive "
                             "one the shared tile, a negative one the registers (got '%s')\n",
-                    se);
+                    program, se);
             return 0;
         }
         t.shared_epilogue = sv == 0 ? 0 : se[0] == '-' ? -1 : 1;
@@ -242,7 +242,7 @@ int evtc_tuning_from_env(evt_ctx *ctx)
     if ((split && *split && !evtc_parse_count(split, &v[0])) ||
         (group && *group && !evtc_parse_count(group, &v[1])) || (sk && *sk && !evtc_parse_count(sk, &v[2])) ||
         v[0] > INT_MAX || v[1] > INT_MAX || v[2] > INT_MAX) {
-        fprintf(stderr, "evtc: EVT_SPLITK, EVT_ROW_GROUP and EVT_STREAMK take a number\n");
+        fprintf(stderr, "%s: error: EVT_SPLITK, EVT_ROW_GROUP and EVT_STREAMK take a number\n", program);
         return 0;
     }
     t.split_k = (int)v[0];
@@ -252,7 +252,7 @@ int evtc_tuning_from_env(evt_ctx *ctx)
     if (evt_ctx_set_tuning(ctx, &t) != EVT_OK ||
         evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, nvrtc) != EVT_OK ||
         evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, driver) != EVT_OK) {
-        fprintf(stderr, "evtc: %s\n", evt_ctx_last_error(ctx));
+        fprintf(stderr, "%s: error: %s\n", program, evt_ctx_last_error(ctx));
         return 0;
     }
     return 1;

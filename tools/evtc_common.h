@@ -113,7 +113,8 @@ int evtc_parse_count(const char *s, long long *out);
  * group), and where NVRTC and the CUDA driver are loaded from
  * (EVT_NVRTC_LIBRARY, EVT_CUDA_DRIVER: evt_ctx_set_library_path).  The
  * library itself reads none of them.  0, with the reason on
- * standard error, when one is malformed or names no configuration. */
-int evtc_tuning_from_env(evt_ctx *ctx);
+ * standard error after `program`, when one is malformed or names no
+ * configuration. */
+int evtc_tuning_from_env(evt_ctx *ctx, const char *program);
 
 #endif

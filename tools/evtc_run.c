@@ -769,7 +769,7 @@ static int run_or_tune(int argc, char **argv, int tuning)
         if (!(r.ctx = evt_ctx_create())) {
             fprintf(stderr, "%s: error: out of memory\n", o.prog);
             rc = EXIT_OUTSIDE;
-        } else if (!evtc_tuning_from_env(r.ctx)) {
+        } else if (!evtc_tuning_from_env(r.ctx, o.prog)) {
             rc = EXIT_INVALID;
         } else {
             evt_ctx_set_fast_math(r.ctx, o.fast_math);

@@ -178,6 +178,15 @@ unset EVT_CUDA_DRIVER
 expect "evtc run --param too small for f32: a warning, then the run" 2 \
     "evtc run: warning: --param alpha=1e-50: the value is too small for f32 and becomes 0"
 
+# ---- the environment's tuning, refused as an error under the program's name
+EVT_CONFIG=bogus "$EVTC" "$sel" --emit=ir >"$tmp/envcfg.out" 2>"$tmp/envcfg.err"
+rc=$? n=envcfg
+expect "EVT_CONFIG naming no configuration: an error" 1 "evtc: error: no tile configuration 'bogus'"
+EVT_SPLITK=x "$EVTC" run "$lay" --kernel rc_f16 --gemm 8,8,8 >"$tmp/envsk.out" 2>"$tmp/envsk.err"
+rc=$? n=envsk
+expect "evtc run, EVT_SPLITK not a number: an error" 1 \
+    "evtc run: error: EVT_SPLITK, EVT_ROW_GROUP and EVT_STREAMK take a number"
+
 # ---- an optimization level that is not one: refused, naming the levels there are ----
 run o3 "$sel" --emit=ir -O3
 expect "-O3: refused with the levels" 1 "unknown optimization level '-O3' (expected -O0, -O1 or -O2)"
@@ -239,7 +248,7 @@ for se in abc - 1x --1; do
     n=se_bad
     EVT_SHARED_EPILOGUE=$se "$EVTC" "$examples" --emit=ir >"$tmp/$n.out" 2>"$tmp/$n.err"
     rc=$?
-    expect "EVT_SHARED_EPILOGUE=$se is refused" 1 "EVT_SHARED_EPILOGUE takes a number"
+    expect "EVT_SHARED_EPILOGUE=$se is refused" 1 "evtc: error: EVT_SHARED_EPILOGUE takes a number"
 done
 run fm_value fm.evt --emit=cuda --fast-math=1
 expect "--fast-math takes no value" 1 "--fast-math=1"
