@@ -120,16 +120,16 @@ def report(label, text):
             print(f"{label}: {name}")
             print(f"  loop {lo:#06x}-{hi:#06x}: {len(body)} instructions static")
             seen, lines = set(), []
-            for p, inner in sorted(paths(body, lo, hi), key=lambda x: len(x[0])):
+            for p, nested in sorted(paths(body, lo, hi), key=lambda x: len(x[0])):
                 mma = sum(1 for s in p if s.split()[0].split(".")[0] in MMA)
                 cp = [s for s in p if s.split()[0].startswith("LDGSTS")]
                 pred = sum(1 for s in cp if re.search(r",\s*!?P\d\s*$", s))
-                key = (len(p), mma, len(cp), pred, inner)
+                key = (len(p), mma, len(cp), pred, nested)
                 if key in seen:
                     continue
                 seen.add(key)
                 per = f", {len(p) * 64 / bk:.1f} per 64 k" if bk else ""
-                more = " + a nested loop's trips" if inner else ""
+                more = " + a nested loop's trips" if nested else ""
                 lines.append(f"  path: {len(p)} instructions{more}, {mma} MMA, {len(cp)} LDGSTS ({pred} p){per}")
             if not lines:
                 lines = ["  no trip found: every path leaves the loop (or more than 256 paths)"]
@@ -145,16 +145,26 @@ def main(argv):
         evtc, config, rest = argv[1], argv[3], argv[4:]
         cuobjdump = os.environ.get("CUOBJDUMP", "cuobjdump")
         ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
-        target = "sm_90a"
-        if "--target" in rest:
-            target = rest[rest.index("--target") + 1]
-        else:
+        target = None  # evtc's --target T or --target=T, else sm_90a
+        for i, a in enumerate(rest):
+            if a == "--target" and i + 1 < len(rest):
+                target = rest[i + 1]
+            elif a.startswith("--target="):
+                target = a[len("--target="):]
+        if target is None:
+            target = "sm_90a"
             rest = rest + ["--target", target]
         with tempfile.TemporaryDirectory() as tmp:
             ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
             env = dict(os.environ, EVT_CONFIG=config)
-            subprocess.run([evtc] + rest + ["--emit=ptx", "-o", ptx], env=env, check=True)
-            subprocess.run([ptxas, f"-arch={target}", "-o", cubin, ptx], check=True)
+            for what, cmd, cmd_env in (("evtc", [evtc] + rest + ["--emit=ptx", "-o", ptx], env),
+                                       ("ptxas", [ptxas, f"-arch={target}", "-o", cubin, ptx], None)):
+                try:
+                    rc = subprocess.run(cmd, env=cmd_env).returncode
+                except FileNotFoundError:
+                    sys.exit(f"sass_loop: no {what} at {cmd[0]}")
+                if rc != 0:  # (its own message is on standard error above)
+                    sys.exit(f"sass_loop: {what} exited {rc}")
             try:
                 run = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True)
             except FileNotFoundError:
