@@ -342,11 +342,8 @@ int main(int argc, char **argv)
     evt_ctx_set_fast_math(ctx, o.fast_math);
     evt_module *m = NULL;
     rc = evtc_load(ctx, "evtc", o.file, o.diag_format, &m);
-    if (!rc && o.kernel && !evt_module_find_kernel(m, o.kernel)) {
-        fprintf(stderr, "evtc: error: %s has no kernel '%s'\n", evtc_source_name(o.file),
-                o.kernel);
-        rc = EXIT_INVALID;
-    }
+    if (!rc && o.kernel && !evt_module_find_kernel(m, o.kernel))
+        rc = evtc_no_kernel("evtc", evtc_source_name(o.file), m, o.kernel);
     if (!rc && (rc = optimize(&o, ctx, m)) == 0) {
         if (o.emit == EMIT_CUDA || o.emit == EMIT_PTX || o.emit == EMIT_CUBIN) {
             if (o.ntargets == 0) {

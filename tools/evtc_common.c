@@ -38,6 +38,19 @@ int evtc_opt_level(const evtc_arg *arg)
                : -1;
 }
 
+int evtc_no_kernel(const char *program, const char *file, const evt_module *m, const char *name)
+{
+    fprintf(stderr, "%s: error: %s has no kernel '%s'", program, file, name);
+    if (evt_module_find_epilogue(m, name))
+        fprintf(stderr, " ('%s' is an epilogue; a kernel pairs one with a mainloop)", name);
+    const size_t n = evt_module_kernel_count(m);
+    fputs(n ? "; its kernels: " : "; it has no kernels", stderr);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", evt_kernel_name(evt_module_kernel(m, i)));
+    fputc('\n', stderr);
+    return EXIT_INVALID;
+}
+
 int evtc_unknown_option(const char *program, const char *a)
 {
     if (a[0] == '-' && a[1] == 'O')

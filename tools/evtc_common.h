@@ -62,6 +62,11 @@ int evtc_arg_is(const evtc_arg *arg, const char *name);
 /* The level of -O0, -O1 or -O2; -1 when arg is another argument. */
 int evtc_opt_level(const evtc_arg *arg);
 
+/* Reports that `file`'s module m has no kernel `name`, naming the kernels
+ * it has (and, where `name` is an epilogue's, saying so); returns
+ * EXIT_INVALID. */
+int evtc_no_kernel(const char *program, const char *file, const evt_module *m, const char *name);
+
 /* Reports option a as unknown (an -O of another level names the levels
  * there are) and returns EXIT_INVALID. */
 int evtc_unknown_option(const char *program, const char *a);

@@ -452,10 +452,8 @@ static int compile(run *r)
         return rc;
     if (o->kernel) {
         r->k = evt_module_find_kernel(r->m, o->kernel);
-        if (!r->k) {
-            fprintf(stderr, "%s: error: %s has no kernel '%s'\n", o->prog, file, o->kernel);
-            return EXIT_INVALID;
-        }
+        if (!r->k)
+            return evtc_no_kernel(o->prog, file, r->m, o->kernel);
     } else if (evt_module_kernel_count(r->m) == 1) {
         r->k = evt_module_kernel(r->m, 0);
     } else {

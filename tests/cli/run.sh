@@ -178,6 +178,16 @@ unset EVT_CUDA_DRIVER
 expect "evtc run --param too small for f32: a warning, then the run" 2 \
     "evtc run: warning: --param alpha=1e-50: the value is too small for f32 and becomes 0"
 
+# ---- a kernel the file lacks: the refusal names the kernels it has, and an epilogue of the name
+run nokernel "$examples" --emit=ir --kernel bias_gelu
+expect "--kernel naming an epilogue: refused, saying so" 1 \
+    "has no kernel 'bias_gelu' ('bias_gelu' is an epilogue; a kernel pairs one with a mainloop)"
+expect "--kernel naming an epilogue: the file's kernels" 1 \
+    "a mainloop); its kernels: resnet_block, resnet_block_post, mlp_up, train_fwd, dequant"
+run nokernel_run run "$examples" --kernel nope --gemm 8,8,8
+expect "evtc run --kernel naming nothing: the file's kernels" 1 \
+    "evtc run: error: $examples has no kernel 'nope'; its kernels: resnet_block,"
+
 # ---- the environment's tuning, refused as an error under the program's name
 EVT_CONFIG=bogus "$EVTC" "$sel" --emit=ir >"$tmp/envcfg.out" 2>"$tmp/envcfg.err"
 rc=$? n=envcfg
