@@ -886,15 +886,15 @@ _F32_INF_FROM = 2.0 ** 128 - 2.0 ** 103
 _F32_ZERO_TO = 2.0 ** -150
 
 
-def _param_f32(name, value, warn=True):
+def _param_f32(name, value):
     """value as the f32 param `name` takes it, as the language takes a
     number (language.md): too large for f32 is an error, a nonzero one too
     small a warning that it becomes 0.  Comparisons only: every call of a
-    kernel passes its params through here."""
+    kernel passes its params through here (_Call.bind), bound or cached."""
     x = float(value)
     if _F32_INF_FROM <= abs(x) < float("inf"):
         raise ArgumentError(f"param '{name}' = {value!r} is too large for f32", name)
-    if warn and 0 < abs(x) <= _F32_ZERO_TO:
+    if 0 < abs(x) <= _F32_ZERO_TO:
         warnings.warn(EvtWarning(f"param '{name}' = {value!r} is too small for f32 and becomes 0"),
                       stacklevel=_outside_stacklevel())
     return x
@@ -913,7 +913,8 @@ def _outside_stacklevel():
 class _Plan:
     """The checked arguments of one launch: sizes, buffers (bytes, ld),
     outputs (allocated where not given), the device; params are checked to
-    be numbers.  Every check runs here, before the library sees anything.
+    be numbers (and to fit f32 in _Call.bind, which every call runs before
+    any setter).  Every other check runs here, before the library sees anything.
 
     With `meta` (a custom op's fake implementation, torch.compile tracing)
     the tensors only describe tensors: the same checks run and the outputs
@@ -962,7 +963,6 @@ class _Plan:
             except (TypeError, ValueError):
                 raise ArgumentTypeError(f"param '{a.name}' must be a number, not "
                                         f"{value!r}", a.name) from None
-            _param_f32(a.name, value, warn=False)  # _Call.bind warns, on every call
 
         first = self.views[0]
         index = self._resolve(first.device)
@@ -1217,6 +1217,8 @@ class _Call:
         params = [kw.get(key) for _, key, _ in self.params]
         if native.last is self and native.last_ptrs == ptrs and native.last_params == params:
             return  # the launch holds exactly these (a repeated call with the same tensors)
+        # each param as f32 takes it, refused before the library sees any of the call
+        values = [default if v is None else _param_f32(key, v) for (_, key, default), v in zip(self.params, params)]
         native.last = None  # until every setter below has succeeded
         if self.conv:
             prob, x_bytes, w_bytes = self.problem
@@ -1237,10 +1239,8 @@ class _Call:
                 native.set(name, lib.evt_launch_bind_batched, name, ptrs[slot], nbytes, ld, stride)
             else:
                 native.set(name, lib.evt_launch_bind, name, ptrs[slot], nbytes, ld)
-        for name, key, default in self.params:
-            value = kw.get(key)
-            native.set(name, lib.evt_launch_set_param, name,
-                       default if value is None else _param_f32(key, value))
+        for (name, _, _), value in zip(self.params, values):
+            native.set(name, lib.evt_launch_set_param, name, value)
         native.last, native.last_ptrs, native.last_params = self, ptrs, params
 
     def result(self, tensors):
