@@ -1812,6 +1812,15 @@ static evt_launch *dense_tn(evt_module *m, bufs *b, long long M, long long N, lo
     return l;
 }
 
+/* A context that compiles with the fake's NVRTC (tests/fakecuda/fakenvrtc.c),
+ * as the tuning tests do. */
+static evt_ctx *new_fake_nvrtc_ctx(void)
+{
+    evt_ctx *ctx = new_ctx();
+    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    return ctx;
+}
+
 static evt_launch *ragged_tn(evt_module *m, bufs *b)
 {
     return dense_tn(m, b, 97, 83, 41);
@@ -1958,8 +1967,7 @@ static void test_tune_conv_candidates_fit(void **state)
 static void test_tune_replays_graphs(void **state)
 {
     (void)state;
-    evt_ctx *ctx = new_ctx();
-    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_ctx *ctx = new_fake_nvrtc_ctx();
     evt_module *m = parse(ctx);
     bufs b = {mem, {0}, 0};
     evt_launch *l = ragged_tn(m, &b);
@@ -2020,8 +2028,7 @@ static void test_tune_replays_graphs(void **state)
 static void test_tune_refuses_bad_options(void **state)
 {
     (void)state;
-    evt_ctx *ctx = new_ctx();
-    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_ctx *ctx = new_fake_nvrtc_ctx();
     evt_module *m = parse(ctx);
     bufs b = {mem, {0}, 0};
     evt_launch *l = ragged_tn(m, &b);
@@ -2048,8 +2055,7 @@ static void test_tune_refuses_bad_options(void **state)
 static void test_tune_records_and_launches_take_it(void **state)
 {
     (void)state;
-    evt_ctx *ctx = new_ctx();
-    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_ctx *ctx = new_fake_nvrtc_ctx();
     evt_module *m = parse(ctx);
     bufs b = {mem, {0}, 0};
     evt_launch *l = ragged_tn(m, &b);
@@ -2142,8 +2148,7 @@ static void test_tune_repacked(void **state)
 {
     (void)state;
     enum { M = 1000, N = 3000, K = 2001, LD = N };
-    evt_ctx *ctx = new_ctx();
-    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_ctx *ctx = new_fake_nvrtc_ctx();
     evt_module *m = parse(ctx);
     bufs b = {mem, {0}, 0};
     const size_t a_bytes = (size_t)M * K * 2, b_bytes = (size_t)N * K * 2;
@@ -2462,8 +2467,7 @@ static void test_compile_failure(void **state)
     (void)state;
     const live before = alive();
     setenv("EVT_DISABLE_CACHE", "1", 1); /* else the child's run left the image on disk */
-    evt_ctx *ctx = new_ctx();
-    assert_int_equal(evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA), EVT_OK);
+    evt_ctx *ctx = new_fake_nvrtc_ctx();
     evt_module *m = parse(ctx);
     bufs b = {mem, {0}, 0};
     evt_launch *l = ragged_tn(m, &b);
