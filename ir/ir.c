@@ -120,6 +120,18 @@ void ir_func_rehash(ir_func *fn)
     }
 }
 
+/* Gives v, which has no twin in fn, the next id and appends it to the hash
+ * table and the value list; NULL where memory runs out. */
+static ir_value *append_value(ir_func *fn, ir_value *v)
+{
+    v->id = (int)fn->nvalues;
+    if (!table_insert(fn, v))
+        return NULL;
+    size_t before = fn->nvalues;
+    ARENA_PUSH(fn->arena, fn->values, fn->nvalues, fn->values_cap, v);
+    return fn->nvalues > before ? v : NULL;
+}
+
 /* Returns the existing twin of *proto, or appends a copy of it. */
 static ir_value *intern(ir_func *fn, const ir_value *proto)
 {
@@ -130,12 +142,7 @@ static ir_value *intern(ir_func *fn, const ir_value *proto)
     if (!v)
         return NULL;
     *v = *proto;
-    v->id = (int)fn->nvalues;
-    if (!table_insert(fn, v))
-        return NULL;
-    size_t before = fn->nvalues;
-    ARENA_PUSH(fn->arena, fn->values, fn->nvalues, fn->values_cap, v);
-    return fn->nvalues > before ? v : NULL;
+    return append_value(fn, v);
 }
 
 ir_value *ir_const(ir_func *fn, float f, src_loc loc)
@@ -212,12 +219,7 @@ static ir_value *adopt(ir_func *fn, ir_value *v)
     ir_value *twin = ir_func_find(fn, v);
     if (twin)
         return twin;
-    v->id = (int)fn->nvalues;
-    if (!table_insert(fn, v))
-        return NULL;
-    size_t before = fn->nvalues;
-    ARENA_PUSH(fn->arena, fn->values, fn->nvalues, fn->values_cap, v);
-    return fn->nvalues > before ? v : NULL;
+    return append_value(fn, v);
 }
 
 /* What replaced old value a: a kept value sits at its new index, a replaced
