@@ -217,10 +217,19 @@ evt_status evt_launch_tune(evt_launch *l, void *stream, const evt_tune_options *
         return st;
     evt_ctx *ctx = v.m->ctx;
     /* (NaN would compare as no bound given, and infinity bound nothing) */
-    if (!(o.max_seconds >= 0 && o.max_seconds <= 1e9) || o.threads < 0 || o.warmup < 0 || o.reps < 0)
+    if (!(o.max_seconds >= 0 && o.max_seconds <= 1e9))
         return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
-                        "evt_launch_tune: max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), "
-                        "threads, warmup and reps >= 0");
+                        "evt_launch_tune: max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), not %g",
+                        o.max_seconds);
+    const struct {
+        const char *name;
+        int value;
+    } counts[] = {{"threads", o.threads}, {"warmup", o.warmup}, {"reps", o.reps}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (counts[i].value < 0)
+            return ctx_fail(ctx, EVT_ERR_INVALID_ARGUMENT,
+                            "evt_launch_tune: %s must be 0 or more (0: the default), not %d", counts[i].name,
+                            counts[i].value);
     plan *plans = calloc(TUNE_MAX_PLANS, sizeof *plans);
     if (!plans)
         return ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory");

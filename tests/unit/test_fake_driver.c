@@ -2032,13 +2032,22 @@ static void test_tune_refuses_bad_options(void **state)
     evt_module *m = parse(ctx);
     bufs b = {mem, {0}, 0};
     evt_launch *l = ragged_tn(m, &b);
-    const evt_tune_options bad[] = {{.max_seconds = NAN}, {.max_seconds = INFINITY}, {.max_seconds = -1},
-                                    {.max_seconds = 2e9}, {.threads = -1}, {.reps = -2}};
+    /* each refusal names the option and the value given */
+    const struct {
+        evt_tune_options o;
+        const char *says;
+    } bad[] = {{{.max_seconds = NAN}, "max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), not nan"},
+               {{.max_seconds = INFINITY}, "max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), not inf"},
+               {{.max_seconds = -1}, "max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), not -1"},
+               {{.max_seconds = 2e9}, "max_seconds must be a number of seconds from 0 to 1e9 (0: 10 s), not 2e+09"},
+               {{.threads = -1}, "threads must be 0 or more (0: the default), not -1"},
+               {{.warmup = -3}, "warmup must be 0 or more (0: the default), not -3"},
+               {{.max_seconds = 5, .reps = -2}, "reps must be 0 or more (0: the default), not -2"}};
     const size_t before = fc.fakecuda_launch_count();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         evt_tune_result r;
-        assert_int_equal(evt_launch_tune(l, NULL, &bad[i], &r), EVT_ERR_INVALID_ARGUMENT);
-        assert_non_null(strstr(evt_ctx_last_error(ctx), "max_seconds must be a number of seconds from 0"));
+        assert_int_equal(evt_launch_tune(l, NULL, &bad[i].o, &r), EVT_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(evt_ctx_last_error(ctx), bad[i].says));
     }
     assert_int_equal(fc.fakecuda_launch_count(), before);
     free_bufs(&b);
