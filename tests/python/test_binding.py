@@ -774,6 +774,19 @@ def test_tuning_refuses_bad_values():
     assert launch.set_tuning(PP2, split_k=1, row_group=4) is launch
     assert launch.tuning == evt.Tuning(PP2, 1, 4)
     assert launch.set_tuning("sm90_coop2_128x256x64_s3", stream_k=2).tuning.stream_k == 2
+    # a count past a C int is refused by name, not wrapped (2**32 + 2 was split_k 2)
+    for call, name in ((lambda: m.set_tuning(split_k=2 ** 32 + 2), "split_k"),
+                       (lambda: launch.set_tuning(row_group=-2 ** 31 - 4), "row_group"),
+                       (lambda: m.set_tuning(stream_k=2 ** 31), "stream_k"),
+                       (lambda: launch.tune(threads=2 ** 32), "threads"),
+                       (lambda: launch.tune(reps=2 ** 32 + 1), "reps"),
+                       (lambda: launch.benchmark(warmup=2 ** 32), "warmup"),
+                       (lambda: launch.benchmark(reps=2 ** 40 + 3), "reps")):
+        with raises(evt.ArgumentError, f"{name} is ", "out of the range of a C int") as box:
+            call()
+        assert box["error"].argument == name
+    assert m.tuning == evt.Tuning(None, 0, 0)
+    assert launch.tuning.stream_k == 2
 
 
 def test_forced_config_in_generated_code():

@@ -164,14 +164,24 @@ def configs():
     return tuple(_lib.text(lib.evt_config_name(i)) for i in range(lib.evt_config_count()))
 
 
+def _c_int(name, value, convert=operator.index):
+    """value as an int the library's C int takes: ctypes would wrap a larger
+    one silently (2**32 + 2 becoming 2), so it is refused here; the library
+    checks the value's own range."""
+    v = convert(value)
+    if not -2 ** 31 <= v < 2 ** 31:
+        raise ArgumentError(f"{name} is {v}: out of the range of a C int (-2**31 to 2**31 - 1)", name)
+    return v
+
+
 def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0, shared_epilogue=False):
     """(Tuning, its evt_tuning struct) from set_tuning's arguments.  The
     library checks the values; only the types are checked here."""
     _lib.need("evt_ctx_set_tuning", "tuning")
     if config is not None and not isinstance(config, str):
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
-    t = Tuning(config or None, operator.index(split_k), operator.index(row_group),
-               bool(ignore_records), operator.index(stream_k),
+    t = Tuning(config or None, _c_int("split_k", split_k), _c_int("row_group", row_group),
+               bool(ignore_records), _c_int("stream_k", stream_k),
                # any negative int is the library's "registers", as in evt_tuning
                -1 if isinstance(shared_epilogue, int) and shared_epilogue < 0 else bool(shared_epilogue))
     return t, _lib.Tuning(t.config.encode() if t.config else None, t.split_k, t.row_group,
@@ -1370,11 +1380,11 @@ class Launch:
         """Median milliseconds of `reps` runs, each between CUDA events, after
         `warmup` untimed runs (evt_launch_benchmark); blocks."""
         module = self.kernel.module
+        warmup, reps = _c_int("warmup", warmup, int), _c_int("reps", reps, int)
         ms = ctypes.c_double()
         with module._lock, _device_guard(self._device):
             s = _stream_handle(stream, self._device)
-            module._check(lib.evt_launch_benchmark(self._live().h, s, int(warmup), int(reps),
-                                                   ctypes.byref(ms)))
+            module._check(lib.evt_launch_benchmark(self._live().h, s, warmup, reps, ctypes.byref(ms)))
         return ms.value
 
     def tune(self, max_seconds=10.0, threads=0, reps=0, dry_run=False, stream=None):
@@ -1388,8 +1398,8 @@ class Launch:
         max_seconds, compiles included.  Blocks; returns a TuneResult."""
         _lib.need("evt_launch_tune", "Launch.tune")
         module = self.kernel.module
-        opts = _lib.TuneOptions(float(max_seconds), operator.index(threads), 0,
-                                operator.index(reps), int(bool(dry_run)))
+        opts = _lib.TuneOptions(float(max_seconds), _c_int("threads", threads), 0,
+                                _c_int("reps", reps), int(bool(dry_run)))
         res = _lib.TuneResult()
         with module._lock, _device_guard(self._device):
             s = _stream_handle(stream, self._device)
