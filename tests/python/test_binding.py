@@ -206,6 +206,11 @@ def test_compile_source_str_and_bytes():
         assert evt.compile(source=src, opt_level=level).kernels == ("k",)
     with raises(evt.InvalidArgumentError):
         evt.compile(source=src, opt_level=7)
+    # past a C int too (ctypes had wrapped 2**32 + 1 to level 1)
+    for level in (2 ** 32 + 1, -2 ** 32, 2 ** 31):
+        with raises(evt.InvalidArgumentError, f"opt_level {level} is not 0, 1 or 2") as box:
+            evt.compile(source=src, opt_level=level)
+        assert box["error"].status == 2  # EVT_ERR_INVALID_ARGUMENT, as the library's own refusal
     with raises(TypeError):
         evt.compile()
     with raises(TypeError):

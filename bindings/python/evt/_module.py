@@ -240,6 +240,9 @@ def compile(path=None, source=None, opt_level=2, name=None, fast_math=False):
         raise TypeError(f"evt.compile: name must be a str, not {type(name).__name__}")
     if isinstance(opt_level, bool) or not hasattr(type(opt_level), "__index__"):
         raise TypeError(f"evt.compile: opt_level must be 0, 1 or 2, not {opt_level!r}")
+    level = opt_level.__index__()
+    if level not in (0, 1, 2):  # (here, not only in the library: ctypes would wrap 2**32 + 1 to 1)
+        raise error_for(_lib.ERR_INVALID_ARGUMENT, f"evt.compile: opt_level {level} is not 0, 1 or 2")
     ctx = _new_ctx()
     mod = ctypes.c_void_p()
     if path is not None:
@@ -268,7 +271,7 @@ def compile(path=None, source=None, opt_level=2, name=None, fast_math=False):
     if module.diags:
         warnings.warn(EvtWarning(module.diagnostics.rstrip()), stacklevel=2)
     with module._lock:
-        module._check(lib.evt_module_optimize(module._handle(), opt_level.__index__()))
+        module._check(lib.evt_module_optimize(module._handle(), level))
     if fast_math:
         module.set_fast_math(True)
     return module
