@@ -590,6 +590,11 @@ def test_conv_checks():
     conv_bind(r, x, wt, bias=bias, residual=out2, D=out2, padding=1, stride=2, dilation=2)
     with raises(evt.ArgumentError, "[N, K, P, Q] = [2, 32, 4, 5]"):
         r.bind(x, wt, bias=bias, residual=out2, D=out, padding=1, stride=2, dilation=2)
+    # past a C int: refused by name (wrapped, stride 2**32 + 1 had been 1 to the library)
+    for opt, value in (("stride", 2 ** 32 + 1), ("padding", (1, 2 ** 32)), ("dilation", 2 ** 31)):
+        with raises(evt.ArgumentError, f"{opt} must be integers from ", "to 2**31 - 1") as box:
+            r.bind(x, wt, bias=bias, residual=res, D=out, **{opt: value})
+        assert box["error"].argument == opt
 
     # An ordinary contiguous NCHW x is not channels-last.
     with raises(evt.ArgumentError, "operand 'x' reads as a contiguous [N, H, W, C]",

@@ -806,7 +806,8 @@ def _short(t):
 
 
 def _pair(opt, value, minimum):
-    """(h, w) from an int or a pair of ints, each >= minimum."""
+    """(h, w) from an int or a pair of ints, each from minimum to a C int's
+    largest (a larger one, which ctypes would wrap, is refused)."""
     if isinstance(value, (tuple, list)) and len(value) == 2:
         pair = value
     elif isinstance(value, int) and not isinstance(value, bool):
@@ -816,6 +817,8 @@ def _pair(opt, value, minimum):
                                 opt)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
         raise ArgumentError(f"{opt} must be integers >= {minimum}, not {value!r}", opt)
+    if not all(v < 2 ** 31 for v in pair):
+        raise ArgumentError(f"{opt} must be integers from {minimum} to 2**31 - 1, not {value!r}", opt)
     return int(pair[0]), int(pair[1])
 
 
