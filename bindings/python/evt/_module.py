@@ -176,7 +176,8 @@ def _c_int(name, value, convert=operator.index):
 
 def _tuning(config, split_k, row_group, ignore_records=False, stream_k=0, shared_epilogue=False):
     """(Tuning, its evt_tuning struct) from set_tuning's arguments.  The
-    library checks the values; only the types are checked here."""
+    library checks the values; only the types, and that the counts fit a C
+    int, are checked here."""
     _lib.need("evt_ctx_set_tuning", "tuning")
     if config is not None and not isinstance(config, str):
         raise TypeError(f"config must be a configuration's name (str) or None, not {config!r}")
