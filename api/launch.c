@@ -1787,9 +1787,12 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
     if (!l)
         return EVT_ERR_INVALID_ARGUMENT;
     begin(l);
-    if (!median_ms || reps < 1 || warmup < 0)
+    if (!median_ms)
+        return ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT, "evt_launch_benchmark: median_ms is NULL");
+    if (reps < 1 || warmup < 0)
         return ctx_fail(l->m->ctx, EVT_ERR_INVALID_ARGUMENT,
-                        "evt_launch_benchmark: reps >= 1, warmup >= 0 and median_ms required");
+                        "evt_launch_benchmark: reps must be 1 or more and warmup 0 or more, not reps %d, warmup %d",
+                        reps, warmup);
     evt_status st = EVT_OK;
     for (int i = 0; i < warmup && st == EVT_OK; i++)
         st = evt_launch_run(l, stream);
@@ -1801,7 +1804,10 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
     rt_cu_stream s = (rt_cu_stream)stream;
     double *times = calloc((size_t)reps, sizeof *times);
     rt_cu_event e0 = NULL, e1 = NULL;
-    if (!times || d->event_create(&e0, 0) != 0 || d->event_create(&e1, 0) != 0) {
+    if (!times) {
+        st = ctx_fail(l->m->ctx, EVT_ERR_NO_MEMORY, "evt_launch_benchmark: out of memory for %d times", reps);
+        reps = 0;
+    } else if (d->event_create(&e0, 0) != 0 || d->event_create(&e1, 0) != 0) {
         st = ctx_fail(l->m->ctx, EVT_ERR_DRIVER, "cannot create CUDA events");
         reps = 0;
     }

@@ -788,7 +788,7 @@ static const struct last_error_case {
     {"evt_launch_workspace_size", call_launch_workspace, EVT_ERR_INVALID_ARGUMENT, "bytes is NULL", 0},
     {"evt_launch_run_with_workspace", call_launch_run_with_workspace, EVT_ERR_BAD_BUFFER,
      "workspace is not aligned", 0},
-    {"evt_launch_benchmark", call_launch_benchmark, EVT_ERR_INVALID_ARGUMENT, "reps >= 1", 0},
+    {"evt_launch_benchmark", call_launch_benchmark, EVT_ERR_INVALID_ARGUMENT, "not reps 0, warmup 0", 0},
     {"evt_interp_bind", call_interp_bind, EVT_ERR_NOT_FOUND, "no_such_input", 1},
     {"evt_interp_bind_f64", call_interp_bind_f64, EVT_ERR_INVALID_ARGUMENT, "'res' is an input", 1},
     {"evt_interp_set_param", call_interp_param, EVT_ERR_NOT_FOUND, "no_such_param", 1},

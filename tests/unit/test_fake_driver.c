@@ -1848,6 +1848,11 @@ static void test_benchmark_median(void **state)
     assert_true(median == 6.0); /* of 3, 9, 6 */
     assert_int_equal(fc.fakecuda_live_events(), 0);
     assert_int_equal(evt_launch_benchmark(l, NULL, 0, 0, &median), EVT_ERR_INVALID_ARGUMENT);
+    /* each refusal says what was given */
+    assert_int_equal(evt_launch_benchmark(l, NULL, -2, 5, &median), EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "warmup 0 or more, not reps 5, warmup -2"));
+    assert_int_equal(evt_launch_benchmark(l, NULL, 1, 3, NULL), EVT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "median_ms is NULL"));
     assert_int_equal(fc.fakecuda_violations(), 0);
     free_bufs(&b);
     evt_launch_destroy(l);
