@@ -166,6 +166,16 @@ static void free_bufs(bufs *b)
     b->n = 0;
 }
 
+/* The usual test's end: its buffers freed, then its launch, module and
+ * context destroyed, in that order. */
+static void close_all(bufs *b, evt_launch *l, evt_module *m, evt_ctx *ctx)
+{
+    free_bufs(b);
+    evt_launch_destroy(l);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+}
+
 static void expect_ok(evt_ctx *ctx, evt_status st)
 {
     if (st != EVT_OK)
@@ -403,10 +413,7 @@ static void test_gemm_ragged_sm90(void **state)
     expect_full_args(r[1].params[0], &b, M, N, K, K, K, N, 2.5f, 0.5f, ws);
     assert_int_equal(fc.fakecuda_violations(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* Parameter i of launch r is a persistent entry's tile end (int): end, or
@@ -486,10 +493,7 @@ static void test_gemm_4096_sm90_tma(void **state)
     assert_int_equal(fc.fakecuda_tensor_map_of(r[1].params[1] + 256), -1); /* nothing staged */
     assert_int_equal(fc.fakecuda_violations(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* K = 2001: no row of A or B is 16-byte aligned, so both are first copied
@@ -751,10 +755,7 @@ static void test_gemm_repack_sm90(void **state)
     assert_non_null(strstr(evt_launch_plan(l), " guarded "));
     assert_int_equal(fc.fakecuda_violations(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* A column-major and B row-major (M/N-contiguous) with N = 3001: B's k
@@ -818,10 +819,7 @@ static void test_gemm_repack_batched_sm90(void **state)
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_non_null(strstr(evt_launch_plan(l), " guarded "));
     assert_null(strstr(evt_launch_plan(l), "repacked"));
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 static void test_gemm_repack_mn_sm90(void **state)
@@ -862,10 +860,7 @@ static void test_gemm_repack_mn_sm90(void **state)
     assert_int_equal(t.strides[0], N8 * 2);
     assert_int_equal(fc.fakecuda_violations(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* A persistent plan's tail (plan.h), forced four ways: 1000 x 2560 in
@@ -950,10 +945,7 @@ static void test_gemm_tail_sm90(void **state)
     assert_int_equal(launches(r, 5), 3);
     expect_tile_end(&r[1], 2, 112);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* The planner sees the context's fast math (plan_kernel_built): a tanh
@@ -1157,10 +1149,7 @@ static void test_gemm_fp8_sm90_tma(void **state)
     assert_non_null(strstr(evt_ctx_last_error(ctx), "fp8"));
     assert_int_equal(fc.fakecuda_launch_count(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* test_gemm_split_k_bf16_nt's problem: M x 256 x 8192, A column-major with
@@ -1293,10 +1282,7 @@ static void test_gemm_split_k_bf16_nt(void **state)
     assert_int_equal(ws_bytes, 0);
     assert_int_equal(fc.fakecuda_violations(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* bf16, K-contiguous, 2048 x 2048 x 1000: the 128x256 wgmma tile without TMA,
@@ -1332,10 +1318,7 @@ static void test_gemm_bf16_wgmma(void **state)
     assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
     assert_int_equal(fc.fakecuda_violations(), 0);
 
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* On the sm_80 device: sm_80 cubins (the fake refuses any other), the
@@ -1561,10 +1544,7 @@ static void run_conv(const conv_case *c)
         assert_int_equal(fc.fakecuda_tensor_map_count(), 0);
     }
     assert_int_equal(fc.fakecuda_violations(), 0);
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* 3x3, stride 1, c = 64: K = 576 > 128 and c a multiple of 64, the
@@ -1757,10 +1737,7 @@ static void test_conv_stream_k_sm90(void **state)
     assert_int_equal(launches(r, 2), 1);
     assert_int_equal(fakecuda_i64_at(r[0].params[2], 16), 98 * 29);
     fc.fakecuda_reset();
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* c = 72: 56 of a tap's 128 loaded channels would be zeros: a wgmma
@@ -1854,10 +1831,7 @@ static void test_benchmark_median(void **state)
     assert_int_equal(evt_launch_benchmark(l, NULL, 1, 3, NULL), EVT_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(evt_ctx_last_error(ctx), "median_ms is NULL"));
     assert_int_equal(fc.fakecuda_violations(), 0);
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* A dry-run tuning of l (every plan launched once on the fake clock): at
@@ -2021,10 +1995,7 @@ static void test_tune_replays_graphs(void **state)
         assert_int_equal(fc.fakecuda_violations(), 0);
     }
     fc.fakecuda_reset();
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* evt_launch_tune refuses options that bound nothing or make no sense,
@@ -2055,10 +2026,7 @@ static void test_tune_refuses_bad_options(void **state)
         assert_non_null(strstr(evt_ctx_last_error(ctx), bad[i].says));
     }
     assert_int_equal(fc.fakecuda_launch_count(), before);
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /* evt_launch_tune on the fake clock (the fake NVRTC compiles: the plans'
@@ -2213,10 +2181,7 @@ static void test_tune_repacked(void **state)
     char path[4200];
     evt_tuning_db_path(path, sizeof path);
     remove(path); /* the other tests plan with the heuristic */
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 static void test_device_memory_and_target(void **state)
@@ -2342,10 +2307,7 @@ static void test_capture(void **state)
     assert_int_equal(fc.fakecuda_violations(), 0);
 
     assert_int_equal(fc.cuStreamDestroy(stream), 0);
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /*
@@ -2438,10 +2400,7 @@ static void fail_once(const char *call, long nth, evt_status want, const char *n
     }
     fc.fakecuda_fail(NULL, 0, 0);
     expect_ok(ctx, evt_launch_run(l, NULL));
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
     expect_alive(before);
     assert_int_equal(fc.fakecuda_violations(), 0);
 }
@@ -2491,10 +2450,7 @@ static void test_compile_failure(void **state)
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_int_equal(fc.fakecuda_compiles(), 1);
     unsetenv("EVT_DISABLE_CACHE");
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
     expect_alive(before);
 }
 
@@ -2736,10 +2692,7 @@ static void test_gemm_batched_misaligned(void **state)
     expect_ok(ctx, evt_launch_run(l, NULL));
     assert_null(strstr(evt_launch_plan(l), "tma"));
     assert_int_equal(fc.fakecuda_violations(), 0);
-    free_bufs(&b);
-    evt_launch_destroy(l);
-    evt_module_destroy(m);
-    evt_ctx_destroy(ctx);
+    close_all(&b, l, m, ctx);
 }
 
 /*
