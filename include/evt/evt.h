@@ -702,6 +702,8 @@ EVT_API const char *evt_launch_plan(evt_launch *launch);
 /*
  * Times evt_launch_run on `stream`: `warmup` untimed runs, then `reps`
  * runs each between CUDA events; *median_ms receives the median.  Blocks.
+ * reps >= 1 and warmup >= 0 (with 0, one untimed run all the same, so that
+ * compiling and loading stay outside the timing).
  */
 EVT_API evt_status evt_launch_benchmark(evt_launch *launch, void *stream, int warmup, int reps,
                                         double *median_ms);
