@@ -164,12 +164,16 @@ def configs():
     return tuple(_lib.text(lib.evt_config_name(i)) for i in range(lib.evt_config_count()))
 
 
+# The library's C int arguments and fields: ctypes wraps a larger Python int silently.
+_C_INT_MIN, _C_INT_MAX = -2 ** 31, 2 ** 31 - 1
+
+
 def _c_int(name, value, convert=operator.index):
     """value as an int the library's C int takes: ctypes would wrap a larger
     one silently (2**32 + 2 becoming 2), so it is refused here; the library
     checks the value's own range."""
     v = convert(value)
-    if not -2 ** 31 <= v < 2 ** 31:
+    if not _C_INT_MIN <= v <= _C_INT_MAX:
         raise ArgumentError(f"{name} is {v}: out of the range of a C int (-2**31 to 2**31 - 1)", name)
     return v
 
@@ -818,7 +822,7 @@ def _pair(opt, value, minimum):
                                 opt)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
         raise ArgumentError(f"{opt} must be integers >= {minimum}, not {value!r}", opt)
-    if not all(v < 2 ** 31 for v in pair):
+    if not all(v <= _C_INT_MAX for v in pair):
         raise ArgumentError(f"{opt} must be integers from {minimum} to 2**31 - 1, not {value!r}", opt)
     return int(pair[0]), int(pair[1])
 
