@@ -6,6 +6,9 @@
 #define YYLTYPE EVT_YYLTYPE
 #include "lexer.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 ast_expr *ast_leaf(arena *a, ast_expr_kind kind, src_loc loc)
 {
     ast_expr *e = arena_alloc(a, sizeof *e);
@@ -56,9 +59,23 @@ void ast_parse(arena *a, diag_list *dl, const char *source, size_t len, ast_file
         return;
     }
     ps.scanner = scanner;
+    /* The scanner's copy of the source is ours, not yy_scan_bytes': when
+     * memory runs out inside it, flex's fatal error (our longjmp) would
+     * lose the copy it had just made. */
+    char *copy = malloc(len + 2);
+    if (!copy) {
+        a->failed = 1;
+        evt_yylex_destroy(scanner);
+        return;
+    }
+    memcpy(copy, source, len);
+    copy[len] = copy[len + 1] = '\0'; /* flex's two end-of-buffer bytes */
     if (setjmp(ps.lex_abort) == 0) {
-        evt_yy_scan_bytes(source, (int)len, scanner);
+        evt_yy_scan_buffer(copy, len + 2, scanner);
         evt_yyparse(&ps);
     }
     evt_yylex_destroy(scanner);
+    for (int i = 0; i < PARSE_FLEX_BLOCKS; i++)
+        free(ps.flex_blocks[i]); /* stranded by a fatal error, if any */
+    free(copy);
 }

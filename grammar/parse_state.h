@@ -8,7 +8,8 @@
 
 enum {
     PARSE_MAX_IDENT = 1024, /* longer identifiers and numbers are refused */
-    PARSE_MAX_STACK = 5000  /* bison stack depth: deeper nesting is refused */
+    PARSE_MAX_STACK = 5000, /* bison stack depth: deeper nesting is refused */
+    PARSE_FLEX_BLOCKS = 8   /* the scanner's blocks alive at once: its state, buffer stack, buffer */
 };
 
 typedef struct parse_state {
@@ -25,6 +26,11 @@ typedef struct parse_state {
     size_t bad_len;
     unsigned char bad_first;
     jmp_buf lex_abort;     /* the scanner's fatal-error exit */
+    /* The scanner's blocks (evt_yyalloc): flex's fatal error, our longjmp,
+     * can strand one it had not yet linked in (a buffer before the buffer
+     * stack that would hold it), so ast_parse frees what
+     * evt_yylex_destroy leaves. */
+    void *flex_blocks[PARSE_FLEX_BLOCKS];
 } parse_state;
 
 #endif
