@@ -2,6 +2,7 @@
 #include "../ir/passes/passes.h"
 #include "module.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct observer {
@@ -67,15 +68,33 @@ evt_status evt_module_optimize_with(evt_module *m, const evt_optimize_options *o
     observer ob = {.opts = o};
     sb_init(&ob.text);
     ir_pipeline p = {o->level, o->passes, o->after ? after_pass : NULL, &ob};
-    evt_status st = EVT_OK;
-    for (size_t i = 0; i < m->ir.nfuncs && st == EVT_OK; i++)
-        st = ir_optimize(m->ir.funcs[i], &p, &why);
+    /* The passes work on copies, assigned to the epilogues only when every
+     * one has succeeded: running out of memory half-way through a pass
+     * would leave its epilogue's values half rewritten, which neither a
+     * second call nor a launch could take.  A failed call changes nothing,
+     * so the arena's flag (set by the failure) is cleared for the next. */
+    m->arena.failed = 0;
+    const size_t nf = m->ir.nfuncs;
+    ir_func *work = nf ? calloc(nf, sizeof *work) : NULL;
+    evt_status st = nf && !work ? EVT_ERR_NO_MEMORY : EVT_OK;
+    for (size_t i = 0; i < nf && st == EVT_OK; i++)
+        if (!ir_func_copy(m->ir.funcs[i], &work[i]))
+            st = EVT_ERR_NO_MEMORY;
+    if (st == EVT_ERR_NO_MEMORY)
+        sb_puts(&why, "out of memory copying the epilogues");
+    for (size_t i = 0; i < nf && st == EVT_OK; i++)
+        st = ir_optimize(&work[i], &p, &why);
     if (st == EVT_OK && ob.text.failed) {
         st = EVT_ERR_NO_MEMORY;
         sb_puts(&why, "out of memory printing the IR");
     }
-    if (st != EVT_OK)
+    if (st == EVT_OK)
+        for (size_t i = 0; i < nf; i++)
+            *m->ir.funcs[i] = work[i];
+    else
         ctx_fail(ctx, st, "%s", sb_str(&why));
+    m->arena.failed = 0;
+    free(work);
     sb_free(&why);
     sb_free(&ob.text);
     /* The module changed: its texts are printed afresh on demand. */

@@ -271,6 +271,64 @@ int ir_func_rewrite(ir_func *fn, ir_rewriter *rewrite, void *user)
     return ok;
 }
 
+/* args[0..n) copied into the arena with each value replaced by its copy. */
+static ir_arg *copy_args(arena *a, const ir_arg *args, size_t n, const ir_func *fn, ir_value *const *copies)
+{
+    if (!n)
+        return NULL;
+    ir_arg *c = arena_alloc(a, n * sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        c[i] = args[i];
+        const ir_value *v = args[i].value;
+        if (v && (size_t)v->id < fn->nvalues && fn->values[v->id] == v)
+            c[i].value = copies[v->id];
+    }
+    return c;
+}
+
+int ir_func_copy(ir_func *fn, ir_func *out)
+{
+    ir_func_renumber(fn);
+    ir_func c = *fn;
+    c.values = NULL;
+    c.nvalues = c.values_cap = 0;
+    c.table = NULL;
+    c.table_cap = 0;
+    const size_t n = fn->nvalues;
+    if (n) {
+        c.values = arena_alloc(fn->arena, n * sizeof *c.values);
+        if (!c.values)
+            return 0;
+        c.values_cap = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ir_value *v = arena_alloc(fn->arena, sizeof *v);
+        if (!v)
+            return 0;
+        *v = *fn->values[i];
+        for (int j = 0; j < v->nargs; j++)
+            v->args[j] = c.values[v->args[j]->id]; /* operands come first: topological order */
+        c.values[i] = v;
+    }
+    c.inputs = copy_args(fn->arena, fn->inputs, fn->ninputs, fn, c.values);
+    c.params = copy_args(fn->arena, fn->params, fn->nparams, fn, c.values);
+    c.outputs = copy_args(fn->arena, fn->outputs, fn->noutputs, fn, c.values);
+    c.inputs_cap = fn->ninputs;
+    c.params_cap = fn->nparams;
+    c.outputs_cap = fn->noutputs;
+    if ((fn->ninputs && !c.inputs) || (fn->nparams && !c.params) || (fn->noutputs && !c.outputs))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!table_insert(&c, c.values[i]))
+            return 0;
+        c.nvalues++;
+    }
+    *out = c;
+    return 1;
+}
+
 void ir_func_compact(ir_func *fn, const unsigned char *keep)
 {
     size_t kept = 0;

@@ -132,6 +132,13 @@ int ir_func_rewrite(ir_func *fn, ir_rewriter *rewrite, void *user);
  * outputs, the launch interface, are untouched. */
 void ir_func_compact(ir_func *fn, const unsigned char *keep);
 
+/* A copy of fn in fn's arena (values, their table, inputs, params and
+ * outputs; names and locations shared) into *out, for work that may fail
+ * half-way and must leave fn as it was: the optimizer works on the copy and
+ * assigns it to fn whole when it succeeds.  0 where memory runs out (*out
+ * then unset; what was allocated stays in the arena until it is freed). */
+int ir_func_copy(ir_func *fn, ir_func *out);
+
 /* Marks each gelu whose uses all end in outputs of 16 bits or fewer as
  * IR_GELU16 (narrow.c); sema runs it on every epilogue it builds.  On an
  * allocation failure it sets fn->arena->failed and changes nothing. */
