@@ -115,16 +115,19 @@ evt_status evt_kernel_compile(evt_module *m, const evt_kernel *k, evt_target t,
         return st;
     strbuf log;
     sb_init(&log);
-    if (!cg_nvrtc_get(&m->ctx->nvrtc, m->ctx->nvrtc_path, &log)) {
-        st = ctx_fail(m->ctx, EVT_ERR_COMPILE, "%s", sb_str(&log));
+    if ((st = cg_nvrtc_get(&m->ctx->nvrtc, m->ctx->nvrtc_path, &log)) != EVT_OK) {
+        st = ctx_fail(m->ctx, st, "%s", sb_str(&log));
         sb_free(&log);
         return st;
     }
     char *out = NULL;
     size_t n = 0;
-    int ok = cg_compile(m->ctx->nvrtc, src, k->name, t,
-                        format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, &out, &n, seconds, &log);
-    if (!ok) {
+    st = cg_compile(m->ctx->nvrtc, src, k->name, t, format == EVT_BINARY_CUBIN ? CG_CUBIN : CG_PTX, &out, &n,
+                    seconds, &log);
+    if (st == EVT_ERR_NO_MEMORY) {
+        st = ctx_fail(m->ctx, st, "out of memory compiling kernel '%s' for %s: %s", k->name,
+                      evt_target_name(t), sb_str(&log));
+    } else if (st != EVT_OK) {
         /* NVRTC failing on generated code is our bug, but the user sees where. */
         diag_report(&m->diags, EVT_SEV_ERROR, k->loc, "NVRTC failed to compile kernel '%s' for %s:\n%s",
                     k->name, evt_target_name(t), sb_str(&log));

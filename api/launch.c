@@ -171,6 +171,8 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     evt_launch *l = calloc(1, sizeof *l);
     const ir_func *fn = k->epilogue;
     if (l) {
+        l->m = m; /* before anything can fail: evt_launch_destroy reads it */
+        l->k = k;
         l->inputs = calloc(fn->ninputs + 1, sizeof *l->inputs);
         l->outputs = calloc(fn->noutputs + 1, sizeof *l->outputs);
         l->alias = calloc(fn->ninputs + fn->noutputs + 3, sizeof *l->alias);
@@ -181,8 +183,6 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
     }
-    l->m = m;
-    l->k = k;
     l->fn = fn;
     l->pk = plan_kernel_built(k, m->ctx->fast_math);
     l->staged_input = plan_staged_input(fn);
@@ -651,10 +651,8 @@ static evt_status ensure_driver(evt_ctx *ctx, rt_cu_context *cu_ctx, rt_cu_devic
 {
     strbuf err;
     sb_init(&err);
-    evt_status st = EVT_OK;
-    if (!ctx->driver && !(ctx->driver = rt_driver_load(ctx->driver_path, &err)))
-        st = EVT_ERR_NO_GPU;
-    else if (!rt_driver_current(ctx->driver, cu_ctx, dev, &err))
+    evt_status st = ctx->driver ? EVT_OK : rt_driver_load(ctx->driver_path, &ctx->driver, &err);
+    if (st == EVT_OK && !rt_driver_current(ctx->driver, cu_ctx, dev, &err))
         st = EVT_ERR_NO_GPU;
     if (st != EVT_OK)
         ctx_fail(ctx, st, "%s", sb_str(&err));
@@ -898,6 +896,14 @@ static int shared_epi_of(const evt_launch *l, const plan *pl)
     return l->tuning.shared_epi != 0 ? l->tuning.shared_epi : !pl->direct_tiles;
 }
 
+/* Entry point `name` of mod into *f.  A name whose strbuf ran out of memory
+ * may lack a part and so name another entry point: it is not looked up
+ * (load_entry reports memory running out). */
+static rt_cu_result entry_function(const rt_driver *d, rt_cu_function *f, rt_cu_module mod, const strbuf *name)
+{
+    return name->failed ? RT_CU_ERROR_OUT_OF_MEMORY : d->module_get_function(f, mod, sb_str(name));
+}
+
 /* resolve's miss: generates, compiles or fetches, and loads plan pl's
  * entry points, their epilogue where shared_epi (shared_epi_of) says. */
 static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl, int split, int shared_epi,
@@ -924,7 +930,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
                      NULL, NULL, NULL, NULL, 0, NULL, {0}};
     const rt_driver *d = ctx->driver;
     cg_entry_name(l->k, l->target, pl->config, pl->aligned, split, &name);
-    rt_cu_result cr = d->module_get_function(&r.main, mod, sb_str(&name));
+    rt_cu_result cr = entry_function(d, &r.main, mod, &name);
     int smem = pl->config->smem_bytes;
     if (cr == 0 && smem > 48 * 1024)
         cr = d->func_set_attribute(r.main, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
@@ -937,7 +943,7 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
     if (cr == 0 && split) {
         name.len = 0;
         cg_entry_name(l->k, l->target, pl->config, pl->aligned, 2, &name);
-        cr = d->module_get_function(&r.sum, mod, sb_str(&name));
+        cr = entry_function(d, &r.sum, mod, &name);
         if (cr == 0 && smem > 48 * 1024)
             cr = d->func_set_attribute(r.sum, RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED, smem);
         if (cr == 0 && l->target == EVT_TARGET_SM90A)
@@ -947,20 +953,21 @@ static evt_status load_entry(evt_launch *l, rt_cu_context cu_ctx, const plan *pl
         name.len = 0;
         cg_kernel_basename(l->k, &name);
         sb_puts(&name, "_repack");
-        cr = d->module_get_function(&r.repack, mod, sb_str(&name));
+        cr = entry_function(d, &r.repack, mod, &name);
     }
     if (cr == 0 && cg_has_reductions(l->fn)) {
         name.len = 0;
         cg_kernel_basename(l->k, &name);
         size_t base = name.len;
         sb_puts(&name, "_reduce_init");
-        cr = d->module_get_function(&r.init, mod, sb_str(&name));
+        cr = entry_function(d, &r.init, mod, &name);
         name.len = base;
         sb_puts(&name, "_reduce_finish");
         if (cr == 0)
-            cr = d->module_get_function(&r.finish, mod, sb_str(&name));
+            cr = entry_function(d, &r.finish, mod, &name);
     }
-    st = cr ? driver_fail(ctx, cr, sb_str(&name)) : EVT_OK;
+    st = name.failed ? ctx_fail(ctx, EVT_ERR_NO_MEMORY, "out of memory") : cr ? driver_fail(ctx, cr, sb_str(&name))
+                                                                        : EVT_OK;
     sb_free(&name);
     if (st != EVT_OK)
         return st;

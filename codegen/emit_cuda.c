@@ -1035,7 +1035,9 @@ static int emit_shared(emitter *e, int row_group, cg_cache *c, strbuf *err)
     ir_print_kernel(e->k, &c->head);
 
     cg_layout *layout = malloc(sizeof *layout);
-    if (!layout || !cg_layout_of(e->k, layout)) {
+    if (!layout)
+        return 0; /* no reason given: memory ran out (cg_emit_cuda) */
+    if (!cg_layout_of(e->k, layout)) {
         sb_printf(err, "kernel '%s' has too many arguments", e->k->name);
         free(layout);
         return 0;

@@ -65,8 +65,11 @@ static void *load_builtins(const void *nvrtc_symbol, int major, int minor)
     return dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 }
 
-cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
+/* cg_nvrtc_load, with why it failed in *st: EVT_ERR_COMPILE (no usable
+ * NVRTC) or EVT_ERR_NO_MEMORY. */
+static cg_nvrtc *load(const char *path, strbuf *err, evt_status *st)
 {
+    *st = EVT_ERR_COMPILE;
     const int given = path && path[0];
     const char *candidates[] = {given ? path : "libnvrtc.so.13", given ? NULL : "libnvrtc.so",
                                 given ? NULL : "/usr/local/cuda/lib64/libnvrtc.so.13",
@@ -90,7 +93,8 @@ cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
     cg_nvrtc *nv = calloc(1, sizeof *nv);
     if (!nv) {
         dlclose(lib);
-        sb_puts(err, "out of memory");
+        sb_puts(err, "out of memory loading NVRTC");
+        *st = EVT_ERR_NO_MEMORY;
         return NULL;
     }
     nv->lib = lib;
@@ -117,7 +121,14 @@ cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
     }
     nv->version = major * 1000 + minor * 10;
     nv->builtins = load_builtins(*(void **)&nv->version_fn, major, minor);
+    *st = EVT_OK;
     return nv;
+}
+
+cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err)
+{
+    evt_status st;
+    return load(path, err, &st);
 }
 
 void cg_nvrtc_unload(cg_nvrtc *nv)
@@ -135,9 +146,12 @@ int cg_nvrtc_version(const cg_nvrtc *nv)
     return nv->version;
 }
 
-int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
-                     cg_output what, const cg_header *headers, size_t nheaders, char **out,
-                     size_t *out_size, strbuf *log)
+/* NVRTC's result for memory running out (nvrtcResult) */
+enum { NVRTC_ERROR_OUT_OF_MEMORY = 1 };
+
+evt_status cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
+                            cg_output what, const cg_header *headers, size_t nheaders, char **out,
+                            size_t *out_size, strbuf *log)
 {
     *out = NULL;
     *out_size = 0;
@@ -147,7 +161,7 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
         free(hnames);
         free(htexts);
         sb_puts(log, "out of memory");
-        return 0;
+        return EVT_ERR_NO_MEMORY;
     }
     for (size_t i = 0; i < nheaders; i++) {
         hnames[i] = headers[i].name;
@@ -159,7 +173,7 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
     free(htexts);
     if (r != 0) {
         sb_printf(log, "nvrtcCreateProgram: %s", nv->get_error_string(r));
-        return 0;
+        return r == NVRTC_ERROR_OUT_OF_MEMORY ? EVT_ERR_NO_MEMORY : EVT_ERR_COMPILE;
     }
     /* sm_XX gives SASS (and its PTX); compute_XX gives PTX only. */
     char arch_opt[64];
@@ -176,7 +190,7 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
             sb_puts(log, text);
         free(text);
     }
-    int ok = 0;
+    evt_status st = r == NVRTC_ERROR_OUT_OF_MEMORY ? EVT_ERR_NO_MEMORY : EVT_ERR_COMPILE;
     if (r != 0) {
         if (!log->len)
             sb_printf(log, "nvrtcCompileProgram: %s", nv->get_error_string(r));
@@ -186,7 +200,10 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
         nvrtc_result (*get_fn)(nvrtc_program, char *) = what == CG_CUBIN ? nv->cubin : nv->ptx;
         if (size_fn(prog, &n) == 0 && n > 0 && (*out = malloc(n)) && get_fn(prog, *out) == 0) {
             *out_size = n;
-            ok = 1;
+            st = EVT_OK;
+        } else if (n > 0 && !*out) {
+            st = EVT_ERR_NO_MEMORY;
+            sb_puts(log, "out of memory for NVRTC's output");
         } else {
             free(*out);
             *out = NULL;
@@ -194,23 +211,26 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
         }
     }
     nv->destroy(&prog);
-    return ok;
+    return st;
 }
 
-cg_nvrtc *cg_nvrtc_get(cg_nvrtc **slot, const char *path, strbuf *err)
+evt_status cg_nvrtc_get(cg_nvrtc **slot, const char *path, strbuf *err)
 {
-    return *slot ? *slot : (*slot = cg_nvrtc_load(path, err));
+    evt_status st = EVT_OK;
+    if (!*slot)
+        *slot = load(path, err, &st);
+    return st;
 }
 
-int cg_compile(cg_nvrtc *nv, const char *source, const char *name, evt_target t, cg_output what,
-               char **out, size_t *out_size, double *seconds, strbuf *log)
+evt_status cg_compile(cg_nvrtc *nv, const char *source, const char *name, evt_target t, cg_output what,
+                      char **out, size_t *out_size, double *seconds, strbuf *log)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int ok = cg_nvrtc_compile(nv, source, name, evt_target_name(t), what, cg_embedded_headers,
-                              cg_embedded_header_count, out, out_size, log);
+    evt_status st = cg_nvrtc_compile(nv, source, name, evt_target_name(t), what, cg_embedded_headers,
+                                     cg_embedded_header_count, out, out_size, log);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (seconds)
         *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    return ok;
+    return st;
 }

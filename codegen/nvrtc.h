@@ -20,9 +20,11 @@ typedef struct cg_nvrtc cg_nvrtc;
  * NULL with the reason in err when it cannot. */
 cg_nvrtc *cg_nvrtc_load(const char *path, strbuf *err);
 void cg_nvrtc_unload(cg_nvrtc *nv);
-/* *slot, loading NVRTC into it from path (cg_nvrtc_load) on first use: a
- * context's handle, shared by its compiles and its kernel cache. */
-cg_nvrtc *cg_nvrtc_get(cg_nvrtc **slot, const char *path, strbuf *err);
+/* Makes sure *slot holds NVRTC, loading it from path (cg_nvrtc_load) on
+ * first use: a context's handle, shared by its compiles and its kernel
+ * cache.  EVT_OK, or EVT_ERR_COMPILE (none usable) or EVT_ERR_NO_MEMORY
+ * with the reason in err. */
+evt_status cg_nvrtc_get(cg_nvrtc **slot, const char *path, strbuf *err);
 /* NVRTC's version as major * 1000 + minor * 10 (13000 for 13.0). */
 int cg_nvrtc_version(const cg_nvrtc *nv);
 
@@ -32,13 +34,14 @@ typedef enum cg_output {
 } cg_output;
 
 /*
- * Compiles `source` for `arch` ("sm_80", "sm_90a", ...).  On success returns 1
- * and sets *out and *out_size to a malloc'd buffer the caller frees; on failure
- * returns 0 with NVRTC's log (or the reason) in log.
+ * Compiles `source` for `arch` ("sm_80", "sm_90a", ...).  On success returns
+ * EVT_OK and sets *out and *out_size to a malloc'd buffer the caller frees;
+ * otherwise EVT_ERR_COMPILE, or EVT_ERR_NO_MEMORY where memory ran out
+ * (ours or NVRTC's), with NVRTC's log (or the reason) in log.
  */
-int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
-                     cg_output what, const cg_header *headers, size_t nheaders, char **out,
-                     size_t *out_size, strbuf *log);
+evt_status cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const char *arch,
+                            cg_output what, const cg_header *headers, size_t nheaders, char **out,
+                            size_t *out_size, strbuf *log);
 
 /*
  * The compile step of the pipeline, shared by evt_kernel_compile and the
@@ -47,7 +50,7 @@ int cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, const c
  * embedded in the library.  Sets *seconds (when not NULL) to the time NVRTC
  * took.  Returns what cg_nvrtc_compile returns, with the same outputs.
  */
-int cg_compile(cg_nvrtc *nv, const char *source, const char *name, evt_target t, cg_output what,
-               char **out, size_t *out_size, double *seconds, strbuf *log);
+evt_status cg_compile(cg_nvrtc *nv, const char *source, const char *name, evt_target t, cg_output what,
+                      char **out, size_t *out_size, double *seconds, strbuf *log);
 
 #endif

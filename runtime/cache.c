@@ -162,11 +162,15 @@ static int add_loaded(rt_cached_module **cache, const rt_driver *driver, void *c
     return 1;
 }
 
-static void compile_failed(strbuf *err, const char *name, evt_target t, const strbuf *log)
+/* The reason for cg_compile's failure st into err; returns st. */
+static evt_status compile_failed(strbuf *err, evt_status st, const char *name, evt_target t, const strbuf *log)
 {
-    /* NVRTC failing on generated code is our bug; its log says where. */
-    sb_printf(err, "NVRTC failed to compile kernel '%s' for %s:\n%s", name, evt_target_name(t),
-              sb_str(log));
+    if (st == EVT_ERR_NO_MEMORY)
+        sb_printf(err, "out of memory compiling kernel '%s' for %s: %s", name, evt_target_name(t), sb_str(log));
+    else /* NVRTC failing on generated code is our bug; its log says where. */
+        sb_printf(err, "NVRTC failed to compile kernel '%s' for %s:\n%s", name, evt_target_name(t),
+                  sb_str(log));
+    return st;
 }
 
 int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc **nvrtc,
@@ -174,10 +178,8 @@ int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc 
                     const char *source, const char *name, evt_target t, rt_cu_context cu_ctx,
                     rt_cu_module *out, evt_status *status, strbuf *err)
 {
-    if (!cg_nvrtc_get(nvrtc, nvrtc_path, err)) {
-        *status = EVT_ERR_COMPILE;
+    if ((*status = cg_nvrtc_get(nvrtc, nvrtc_path, err)) != EVT_OK)
         return 0;
-    }
     size_t len = strlen(source);
     unsigned long long key = cache_key(source, len, t, cg_nvrtc_version(*nvrtc));
     rt_cached_module *hit = find_loaded(*cache, cu_ctx, key, len);
@@ -193,10 +195,10 @@ int rt_cache_module(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc 
         strbuf log;
         sb_init(&log);
         char *bin = NULL;
-        if (!cg_compile(*nvrtc, source, name, t, CG_CUBIN, &bin, &size, NULL, &log)) {
-            compile_failed(err, name, t, &log);
+        evt_status st = cg_compile(*nvrtc, source, name, t, CG_CUBIN, &bin, &size, NULL, &log);
+        if (st != EVT_OK) {
+            *status = compile_failed(err, st, name, t, &log);
             sb_free(&log);
-            *status = EVT_ERR_COMPILE;
             return 0;
         }
         sb_free(&log);
@@ -219,6 +221,7 @@ typedef struct compile_job {
     size_t size;
     strbuf log;
     int ok;
+    evt_status status; /* cg_compile's, where it ran */
 } compile_job;
 
 typedef struct compile_pool {
@@ -239,9 +242,9 @@ static void *compile_worker(void *arg)
             return NULL;
         compile_job *j = p->jobs[i];
         /* NVRTC compiles separate programs on separate threads safely; nothing else is shared. */
-        j->ok = cg_compile(p->nvrtc, j->source, j->name, j->t, CG_CUBIN, &j->cubin, &j->size, NULL,
-                           &j->log);
-        j->compiled = j->ok;
+        j->status = cg_compile(p->nvrtc, j->source, j->name, j->t, CG_CUBIN, &j->cubin, &j->size, NULL,
+                               &j->log);
+        j->ok = j->compiled = j->status == EVT_OK;
     }
 }
 
@@ -253,10 +256,8 @@ int rt_cache_modules(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc
     *status = EVT_OK;
     if (compiled)
         *compiled = 0;
-    if (!cg_nvrtc_get(nvrtc, nvrtc_path, err)) {
-        *status = EVT_ERR_COMPILE;
+    if ((*status = cg_nvrtc_get(nvrtc, nvrtc_path, err)) != EVT_OK)
         return 0;
-    }
     const int version = cg_nvrtc_version(*nvrtc);
     compile_job *jobs = calloc(n ? n : 1, sizeof *jobs);
     compile_job **todo = calloc(n ? n : 1, sizeof *todo);
@@ -304,8 +305,7 @@ int rt_cache_modules(rt_cached_module **cache, const rt_driver *driver, cg_nvrtc
     for (size_t i = 0; i < n; i++) {
         compile_job *j = &jobs[i];
         if (ok && !j->ok) {
-            compile_failed(err, name, t, &j->log);
-            *status = EVT_ERR_COMPILE;
+            *status = compile_failed(err, j->status, name, t, &j->log);
             ok = 0;
         } else if (ok && j->cubin) {
             char path[4200];

@@ -15,21 +15,22 @@ static void *load_sym(void *lib, const char *v2, const char *plain, int *missing
     return p;
 }
 
-rt_driver *rt_driver_load(const char *path, strbuf *err)
+evt_status rt_driver_load(const char *path, rt_driver **out, strbuf *err)
 {
+    *out = NULL;
     void *lib = dlopen(path && path[0] ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         if (path && path[0])
             sb_printf(err, "cannot load the CUDA driver from %s (evt_ctx_set_library_path)", path);
         else
             sb_puts(err, "no CUDA driver (libcuda.so.1 not found): this machine has no usable GPU");
-        return NULL;
+        return EVT_ERR_NO_GPU;
     }
     rt_driver *d = calloc(1, sizeof *d);
     if (!d) {
         dlclose(lib);
-        sb_puts(err, "out of memory");
-        return NULL;
+        sb_puts(err, "out of memory loading the CUDA driver");
+        return EVT_ERR_NO_MEMORY;
     }
     d->lib = lib;
     int missing = 0;
@@ -80,16 +81,17 @@ rt_driver *rt_driver_load(const char *path, strbuf *err)
     if (missing) {
         sb_puts(err, "the CUDA driver found lacks entry points evt needs (too old)");
         rt_driver_unload(d);
-        return NULL;
+        return EVT_ERR_NO_GPU;
     }
     rt_cu_result r = d->init(0);
     if (r != 0) {
         rt_driver_error(d, r, "cuInit", err);
         sb_puts(err, " (no usable GPU?)");
         rt_driver_unload(d);
-        return NULL;
+        return EVT_ERR_NO_GPU;
     }
-    return d;
+    *out = d;
+    return EVT_OK;
 }
 
 int rt_driver_graphs(const rt_driver *d)

@@ -7,6 +7,8 @@
 
 #include "../support/strbuf.h"
 
+#include <evt/evt.h>
+
 #include <stddef.h>
 
 typedef int rt_cu_result; /* CUresult: 0 is CUDA_SUCCESS */
@@ -28,7 +30,8 @@ enum {
     RT_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8,
     RT_CU_CAPTURE_NONE = 0,         /* CU_STREAM_CAPTURE_STATUS_NONE */
     RT_CU_CAPTURE_MODE_RELAXED = 2, /* CU_STREAM_CAPTURE_MODE_RELAXED */
-    RT_CU_STREAM_NON_BLOCKING = 1   /* CU_STREAM_NON_BLOCKING */
+    RT_CU_STREAM_NON_BLOCKING = 1,  /* CU_STREAM_NON_BLOCKING */
+    RT_CU_ERROR_OUT_OF_MEMORY = 2   /* CUDA_ERROR_OUT_OF_MEMORY */
 };
 
 /* CUlaunchAttribute (cuda.h): an id, then a 64-byte value. */
@@ -132,8 +135,9 @@ enum {
     RT_TMAP_L2_256B = 3
 };
 
-/* Loads libcuda.so.1 and cuInit()s it; NULL with the reason in err. */
-rt_driver *rt_driver_load(const char *path, strbuf *err);
+/* Loads libcuda.so.1 (or `path`) and cuInit()s it into *out; otherwise
+ * EVT_ERR_NO_GPU, or EVT_ERR_NO_MEMORY, with the reason in err. */
+evt_status rt_driver_load(const char *path, rt_driver **out, strbuf *err);
 void rt_driver_unload(rt_driver *d);
 /* Appends "CALL failed: NAME (CODE)" for a failed driver call. */
 void rt_driver_error(const rt_driver *d, rt_cu_result r, const char *call, strbuf *err);

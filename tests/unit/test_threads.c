@@ -667,8 +667,9 @@ static void test_contexts_share_a_disk_cache(void **state)
         strbuf log;
         sb_init(&log);
         char *bin = NULL;
-        assert_true(cg_compile(nv, cache_refs[i].source, "probe", EVT_TARGET_SM80, CG_CUBIN, &bin,
-                               &cache_refs[i].size, NULL, &log));
+        assert_int_equal(cg_compile(nv, cache_refs[i].source, "probe", EVT_TARGET_SM80, CG_CUBIN, &bin,
+                                    &cache_refs[i].size, NULL, &log),
+                         EVT_OK);
         sb_free(&log);
         cache_refs[i].cubin = (unsigned char *)bin;
     }
