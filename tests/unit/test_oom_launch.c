@@ -1,0 +1,492 @@
+/* test_oom_launch.c - running out of memory at every allocation of a launch's
+ * life, on the stand-in driver and NVRTC of tests/fakecuda: a context, a
+ * module, a GEMM launch (run, split-K, a batch, benchmarked, tuned, run on
+ * a second device of another target) and a conv launch.  test_oom does the
+ * same for a parse; this is the path after it, through code generation,
+ * the kernel cache, the planner, the workspace and the tuner.
+ *
+ * Each pass fails one allocation made by the library's own code (its caller
+ * lies in this executable, where libevt is linked statically) and checks:
+ *   - every call answers what the pass without a failure answered, or
+ *     EVT_ERR_NO_MEMORY with a message; at most one call sees the failure
+ *     (a failed call leaves nothing broken for the next);
+ *   - a run that succeeds enqueued what the pass without a failure did
+ *     (the plan's text);
+ *   - once everything is destroyed, no block the library allocated in the
+ *     pass is left, nor a device allocation, module or event of the fake's.
+ * Allocations made inside the C library (fopen's buffer, strdup) or by the
+ * fake are never failed: their callers are not in this executable.
+ *
+ * OOM_PASS=N runs the pass that fails allocation N alone and prints its
+ * calls; a failure's message gives N and the offsets of the allocations
+ * concerned in this executable (addr2line -f -e test_oom_launch OFFSET).
+ *
+ * malloc and friends are replaced for this program (as in test_oom);
+ * sanitizer builds bring their own allocator, so there the test skips. */
+#define _GNU_SOURCE /* setenv */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <evt/evt.h>
+#define FAKECUDA_OPEN
+#include "tests/fakecuda/fakecuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
+#define EVT_OWN_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define EVT_OWN_ALLOCATOR 1
+#endif
+
+#if !defined(EVT_OWN_ALLOCATOR) && defined(__GLIBC__)
+#define EVT_CAN_FAIL_MALLOC 1
+
+void *__libc_malloc(size_t size);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t size);
+void __libc_free(void *p);
+
+/* this executable's code: the library's and the test's */
+extern char __executable_start, etext;
+
+/* The tuner compiles on a thread of its own: one lock for the counters
+ * and the set of live blocks. */
+static volatile int lock_word;
+static void lock(void)
+{
+    while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+static void unlock(void)
+{
+    __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+}
+
+static long fail_at = -1; /* the allocation to fail, counting from 0; -1: none */
+static long allocations;
+static int tracking;      /* count and track the library's blocks */
+
+/* The live blocks the library allocated while tracking: an open-addressed
+ * set of pointers (deleted slots marked 1), in memory of glibc's own. */
+enum { SET_SIZE = 1 << 20 };
+static void **set;
+static void **set_caller; /* who allocated each, for the failure's message */
+static long live;
+static void *failed_caller; /* who made the allocation failed */
+
+static size_t slot_of(void *p)
+{
+    return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 44 & (SET_SIZE - 1);
+}
+
+static void set_add(void *p, void *caller)
+{
+    size_t i = slot_of(p);
+    while (set[i] && set[i] != (void *)1)
+        i = (i + 1) & (SET_SIZE - 1);
+    set[i] = p;
+    set_caller[i] = caller;
+    live++;
+}
+
+static void set_remove(void *p)
+{
+    for (size_t i = slot_of(p); set[i]; i = (i + 1) & (SET_SIZE - 1))
+        if (set[i] == p) {
+            set[i] = (void *)1;
+            live--;
+            return;
+        }
+}
+
+static int ours(void *caller)
+{
+    return (char *)caller >= &__executable_start && (char *)caller < &etext;
+}
+
+/* Whether the allocation by `caller` fails; counts it if ours. */
+static int fail_now(void *caller)
+{
+    if (!tracking || !ours(caller))
+        return 0;
+    lock();
+    int f = fail_at >= 0 && allocations == fail_at;
+    if (f)
+        failed_caller = caller;
+    allocations++;
+    unlock();
+    return f;
+}
+
+static void *track(void *caller, void *p)
+{
+    if (p && tracking && ours(caller)) {
+        lock();
+        set_add(p, caller);
+        unlock();
+    }
+    return p;
+}
+
+static void untrack(void *p)
+{
+    if (p && set) {
+        lock();
+        set_remove(p);
+        unlock();
+    }
+}
+
+void *malloc(size_t size)
+{
+    void *c = __builtin_return_address(0);
+    return fail_now(c) ? NULL : track(c, __libc_malloc(size));
+}
+
+void *calloc(size_t n, size_t size)
+{
+    void *c = __builtin_return_address(0);
+    return fail_now(c) ? NULL : track(c, __libc_calloc(n, size));
+}
+
+void *realloc(void *p, size_t size)
+{
+    void *c = __builtin_return_address(0);
+    if (fail_now(c))
+        return NULL;
+    void *r = __libc_realloc(p, size);
+    if (r || size == 0)
+        untrack(p);
+    return track(c, r);
+}
+
+void free(void *p)
+{
+    untrack(p);
+    __libc_free(p);
+}
+
+/* ---- one pass ------------------------------------------------------------ */
+
+static const char source[] =
+    "epilogue wide {\n"
+    "    param alpha : f32 = 1.0\n"
+    "    param beta  : f32\n"
+    "    in  bias : f16[N]\n"
+    "    in  rows : f32[M]\n"
+    "    in  res  : bf16[M, N]\n"
+    "    out d    : f16[M, N] = gelu(alpha * acc + bias) * beta + res * rows\n"
+    "    out amax : f32 = reduce_max(abs(acc))\n"
+    "    out csum : f32[N] = reduce_sum(acc, M)\n"
+    "}\n"
+    "epilogue residual {\n"
+    "    in  res  : f16[M, N]\n"
+    "    in  bias : f16[N]\n"
+    "    out y    : f16[M, N] = relu(acc + bias) + res\n"
+    "}\n"
+    "kernel g = gemm(a: f16 row, b: f16 col, acc: f32) with wide\n"
+    "kernel c = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n";
+
+/* the devices: sm_90a, then sm_80 */
+#define DEVICES "9.0x132,8.0x108"
+enum { M = 77, N = 200, K = 96, L = 3 };
+
+static fakecuda_api fc;
+static evt_ctx *mem;   /* the device memory's context, outside the passes */
+static void *stream;
+static char *buf;      /* one device allocation, carved into the buffers */
+enum { BUF_BYTES = 16 << 20 };
+
+/* The calls of a pass, in order: statuses and the plans' texts.  A call
+ * that answers EVT_ERR_NO_MEMORY is made again at once (the failure is
+ * spent by then): what it answers then is the status recorded. */
+enum { MAX_STEPS = 48 };
+typedef struct pass {
+    int n;
+    evt_status status[MAX_STEPS];
+    const char *what[MAX_STEPS];
+    char plan[MAX_STEPS][160]; /* evt_launch_plan after a run ("" where none) */
+    int out_of_memory;         /* calls that answered EVT_ERR_NO_MEMORY */
+    int messages_ok;           /* each of them left a message */
+} pass;
+
+static void step(pass *p, evt_launch *l, const char *what, evt_status st)
+{
+    assert_true(p->n < MAX_STEPS);
+    p->status[p->n] = st;
+    p->what[p->n] = what;
+    p->plan[p->n][0] = '\0';
+    if (st == EVT_OK && l && strstr(what, "run")) {
+        const char *s = evt_launch_plan(l);
+        snprintf(p->plan[p->n], sizeof p->plan[0], "%s", s ? s : "(NULL)");
+    }
+    p->n++;
+}
+
+static int out_of_memory(pass *p, evt_ctx *ctx, evt_status st)
+{
+    if (st != EVT_ERR_NO_MEMORY)
+        return 0;
+    p->out_of_memory++;
+    if (ctx && !evt_ctx_last_error(ctx)[0])
+        p->messages_ok = 0;
+    return 1;
+}
+
+/* Makes `call` (again where it ran out of memory) and records it. */
+#define STEP(p, ctx, l, what, call)                                                             \
+    do {                                                                                        \
+        evt_status st_ = (call);                                                                \
+        if (out_of_memory(p, ctx, st_))                                                         \
+            st_ = (call);                                                                       \
+        step(p, l, what, st_);                                                                  \
+    } while (0)
+
+/* Carves the next `bytes` (256-byte aligned) of the device buffer. */
+static char *carve(size_t *at, size_t bytes)
+{
+    char *p = buf + *at;
+    *at += (bytes + 255) & ~(size_t)255;
+    assert_true(*at <= BUF_BYTES);
+    return p;
+}
+
+static evt_status bind_wide(evt_launch *l, size_t *at, long long batch)
+{
+    const size_t mn = (size_t)M * N * 2, stride = (size_t)M * N;
+    struct {
+        const char *name;
+        size_t bytes;
+        long long ld, stride;
+    } b[] = {
+        {"bias", (size_t)N * 2, 0, 0},
+        {"rows", (size_t)M * 4, 0, 0},
+        {"res", mn * (size_t)batch, N, batch > 1 ? (long long)stride : 0},
+        {"d", mn * (size_t)batch, N, batch > 1 ? (long long)stride : 0},
+        {"amax", 4 * (size_t)batch, 0, 1},
+        {"csum", (size_t)N * 4 * (size_t)batch, 0, N},
+    };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
+        evt_status st = evt_launch_bind_batched(l, b[i].name, carve(at, b[i].bytes), b[i].bytes, b[i].ld,
+                                                b[i].stride);
+        if (st != EVT_OK)
+            return st;
+    }
+    return evt_launch_set_param(l, "beta", 0.5f);
+}
+
+static evt_status bind_conv(evt_launch *c, size_t *at, size_t yb)
+{
+    evt_status st = evt_launch_bind(c, "res", carve(at, yb), yb, 40);
+    if (st == EVT_OK)
+        st = evt_launch_bind(c, "bias", carve(at, 80), 80, 0);
+    if (st == EVT_OK)
+        st = evt_launch_bind(c, "y", carve(at, yb), yb, 40);
+    return st;
+}
+
+/* Runs the whole sequence, failing allocation `fail` (-1: none). */
+static void run_pass(pass *p, long fail)
+{
+    memset(p, 0, sizeof *p);
+    p->messages_ok = 1;
+    fc.fakecuda_set_current(0);
+    long modules = fc.fakecuda_live_modules(), events = fc.fakecuda_live_events();
+    size_t device_allocs = fc.fakecuda_live_allocs(NULL);
+    size_t at = 0;
+
+    lock();
+    allocations = 0;
+    fail_at = fail;
+    live = 0;
+    memset(set, 0, SET_SIZE * sizeof *set);
+    unlock();
+    tracking = 1;
+
+    evt_ctx *ctx = evt_ctx_create();
+    if (!ctx) {
+        p->out_of_memory++;
+        ctx = evt_ctx_create();
+    }
+    step(p, NULL, "ctx_create", ctx ? EVT_OK : EVT_ERR_NO_MEMORY);
+    evt_module *m = NULL;
+    evt_launch *g = NULL, *c = NULL;
+    if (ctx) {
+        STEP(p, ctx, NULL, "driver path", evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA));
+        STEP(p, ctx, NULL, "nvrtc path", evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA));
+        /* a parse that runs out of memory may still hand back a module */
+        STEP(p, ctx, NULL, "parse",
+             (evt_module_destroy(m), evt_module_parse_buffer(ctx, "oom.evt", source, strlen(source), &m)));
+    }
+    if (m) {
+        STEP(p, ctx, NULL, "optimize", evt_module_optimize(m, 2));
+        STEP(p, ctx, NULL, "create g",
+             evt_launch_create(m, evt_module_find_kernel(m, "g"), &g));
+    }
+    if (g) {
+        const size_t ab = (size_t)M * K * 2, bb = (size_t)K * N * 2 * L;
+        char *a = carve(&at, ab * L), *b = carve(&at, bb);
+        STEP(p, ctx, g, "set_gemm", evt_launch_set_gemm(g, M, N, K, a, K, ab * L, b, K, bb));
+        STEP(p, ctx, g, "bind", bind_wide(g, &at, 1));
+        STEP(p, ctx, g, "run", evt_launch_run(g, stream));
+        size_t ws = 0;
+        STEP(p, ctx, g, "workspace_size", evt_launch_workspace_size(g, &ws));
+        evt_tuning t = {0};
+        t.split_k = 3;
+        STEP(p, ctx, g, "set_tuning split 3", evt_launch_set_tuning(g, &t));
+        STEP(p, ctx, g, "run split 3", evt_launch_run(g, stream));
+        STEP(p, ctx, g, "set_tuning NULL", evt_launch_set_tuning(g, NULL));
+        STEP(p, ctx, g, "set_batch", evt_launch_set_batch(g, L, (long long)M * K, 0));
+        STEP(p, ctx, g, "bind batched", bind_wide(g, &at, L));
+        STEP(p, ctx, g, "run batch", evt_launch_run(g, stream));
+        double ms = 0;
+        STEP(p, ctx, g, "benchmark", evt_launch_benchmark(g, stream, 1, 3, &ms));
+        evt_tune_options o = {.max_seconds = 30, .threads = 1, .warmup = 1, .reps = 1};
+        evt_tune_result r;
+        STEP(p, ctx, g, "tune", evt_launch_tune(g, stream, &o, &r));
+        STEP(p, ctx, g, "run tuned", evt_launch_run(g, stream));
+        fc.fakecuda_set_current(1);
+        STEP(p, ctx, g, "run sm_80", evt_launch_run(g, stream));
+        fc.fakecuda_set_current(0);
+    }
+    if (m)
+        STEP(p, ctx, NULL, "create c", evt_launch_create(m, evt_module_find_kernel(m, "c"), &c));
+    if (c) {
+        evt_conv_problem cp = {5, 9, 11, 24, 40, 3, 3, 1, 1, 2, 2, 1, 1};
+        long long pp = 0, qq = 0;
+        assert_int_equal(evt_conv_output_size(&cp, &pp, &qq), EVT_OK);
+        const size_t xb = (size_t)(5 * 9 * 11 * 24) * 2, wb = (size_t)(40 * 3 * 3 * 24) * 2;
+        const size_t yb = (size_t)(5 * pp * qq * 40) * 2;
+        char *x = carve(&at, xb), *w = carve(&at, wb);
+        STEP(p, ctx, c, "set_conv", evt_launch_set_conv(c, &cp, x, xb, w, wb));
+        STEP(p, ctx, c, "bind conv", bind_conv(c, &at, yb));
+        STEP(p, ctx, c, "run conv", evt_launch_run(c, stream));
+    }
+    lock();
+    fail_at = -1;
+    unlock();
+    evt_launch_destroy(c);
+    evt_launch_destroy(g);
+    evt_module_destroy(m);
+    evt_ctx_destroy(ctx);
+    tracking = 0;
+    assert_int_equal(fc.fakecuda_violations(), 0);
+    if (live != 0) {
+        /* addresses in this executable: addr2line -f -e test_oom_launch OFFSET */
+        char where[256] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < SET_SIZE && len < sizeof where - 24; i++)
+            if (set[i] && set[i] != (void *)1)
+                len += (size_t)snprintf(where + len, sizeof where - len, " %#lx",
+                                        (unsigned long)((char *)set_caller[i] - &__executable_start));
+        fail_msg("allocation %ld failed (made at %#lx): %ld blocks of the library left after destroying "
+                 "everything, allocated at%s",
+                 fail, (unsigned long)((char *)failed_caller - &__executable_start), live, where);
+    }
+    if (fc.fakecuda_live_allocs(NULL) != device_allocs || fc.fakecuda_live_modules() != modules ||
+        fc.fakecuda_live_events() != events)
+        fail_msg("allocation %ld failed: device allocations %zu (before %zu), modules %ld (%ld), events %ld (%ld)",
+                 fail, fc.fakecuda_live_allocs(NULL), device_allocs, fc.fakecuda_live_modules(), modules,
+                 fc.fakecuda_live_events(), events);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    /* nothing of a pass may reach a real cache; the tuner's records stay in memory */
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    set = __libc_calloc(SET_SIZE, sizeof *set);
+    set_caller = __libc_calloc(SET_SIZE, sizeof *set_caller);
+    if (!set || !set_caller || fakecuda_open(EVT_FAKECUDA, &fc) != 0 || fc.fakecuda_configure(DEVICES) != 0)
+        return -1;
+    if (!(mem = evt_ctx_create()) ||
+        evt_ctx_set_library_path(mem, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA) != EVT_OK)
+        return -1;
+    fc.fakecuda_set_current(0);
+    if (evt_device_alloc(mem, BUF_BYTES, (void **)&buf) != EVT_OK || fc.cuStreamCreate(&stream, 0) != 0)
+        return -1;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    fc.cuStreamDestroy(stream);
+    evt_device_free(mem, buf);
+    evt_ctx_destroy(mem);
+    void **s = set;
+    set = NULL; /* free() looks blocks up in it until then */
+    __libc_free(s);
+    __libc_free(set_caller);
+    return 0;
+}
+#endif
+
+static void test_every_allocation_of_a_launch_fails_cleanly(void **state)
+{
+    (void)state;
+#ifndef EVT_CAN_FAIL_MALLOC
+    skip();
+#else
+    static pass want, got;
+    run_pass(&want, -1);
+    for (int i = 0; i < want.n; i++)
+        if (want.status[i] != EVT_OK)
+            fail_msg("without a failure, %s answered %s", want.what[i], evt_status_string(want.status[i]));
+    assert_int_equal(want.out_of_memory, 0);
+    const long total = allocations;
+    assert_true(total > 100);
+    int failures = 0;
+    if (getenv("OOM_PASS")) { /* one pass's calls, to see what a failure reports */
+        long n = atol(getenv("OOM_PASS"));
+        run_pass(&got, n);
+        for (int i = 0; i < got.n; i++)
+            printf("%-20s %-28s %s\n", got.what[i], evt_status_string(got.status[i]), got.plan[i]);
+        return;
+    }
+    for (long n = 0; n < total; n++) {
+        run_pass(&got, n);
+        if (got.n != want.n)
+            fail_msg("allocation %ld of %ld failed: %d calls made, want %d", n, total, got.n, want.n);
+        for (int i = 0; i < got.n; i++) {
+            if (got.status[i] != want.status[i])
+                fail_msg("allocation %ld of %ld failed: %s answered %s (made again after running out of "
+                         "memory, if it did), want %s",
+                         n, total, got.what[i], evt_status_string(got.status[i]),
+                         evt_status_string(want.status[i]));
+            if (strcmp(got.plan[i], want.plan[i]) != 0)
+                fail_msg("allocation %ld failed: %s ran \"%s\", want \"%s\"", n, got.what[i], got.plan[i],
+                         want.plan[i]);
+        }
+        if (got.out_of_memory > 1)
+            fail_msg("allocation %ld failed: %d calls answered EVT_ERR_NO_MEMORY (one failure)", n,
+                     got.out_of_memory);
+        if (!got.messages_ok)
+            fail_msg("allocation %ld failed: EVT_ERR_NO_MEMORY with no message", n);
+        failures += got.out_of_memory;
+    }
+    /* most single failures reach the caller; the rest are absorbed (a cache) */
+    assert_true(failures > total / 2);
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_allocation_of_a_launch_fails_cleanly),
+    };
+#ifdef EVT_CAN_FAIL_MALLOC
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+#else
+    return cmocka_run_group_tests(tests, NULL, NULL);
+#endif
+}
