@@ -129,7 +129,7 @@ static evt_status fail(evt_launch *l, evt_status st, const char *fmt, ...)
  * as printed (a kernel that computes anything else prints otherwise), and
  * whether it is compiled with fast math (other code, maybe another best
  * plan). */
-static unsigned long long kernel_hash(const ir_kernel *k, int fast_math)
+static int kernel_hash(const ir_kernel *k, int fast_math, unsigned long long *hash)
 {
     strbuf sb;
     sb_init(&sb);
@@ -140,8 +140,10 @@ static unsigned long long kernel_hash(const ir_kernel *k, int fast_math)
     unsigned long long h = 1469598103934665603ull;
     for (size_t i = 0; i < sb.len; i++)
         h = (h ^ (unsigned char)sb_str(&sb)[i]) * 1099511628211ull;
+    const int ok = !sb.failed; /* a text that ran out of memory lacks parts: another key */
     sb_free(&sb);
-    return h;
+    *hash = h;
+    return ok;
 }
 
 /* Launches report on their module's context, which each call starts with
@@ -188,7 +190,10 @@ evt_status evt_launch_create(evt_module *m, const evt_kernel *k, evt_launch **ou
     l->staged_input = plan_staged_input(fn);
     l->tuning = m->ctx->tuning;
     l->fast_math = m->ctx->fast_math;
-    l->kernel_hash = kernel_hash(k, l->fast_math);
+    if (!kernel_hash(k, l->fast_math, &l->kernel_hash)) {
+        evt_launch_destroy(l);
+        return ctx_fail(m->ctx, EVT_ERR_NO_MEMORY, "out of memory");
+    }
     if (!cg_layout_of(k, &l->layout)) {
         evt_launch_destroy(l);
         return ctx_fail(m->ctx, EVT_ERR_UNSUPPORTED, "kernel '%s' has too many arguments",
@@ -1371,7 +1376,7 @@ void launch_tune_key(const evt_launch *l, int aligned, rt_tune_key *key)
 
 /* The tuning database's plan options for the launch's problem, into *opt:
  * 1, or 0 when the launch's tuning decides (it forces something or ignores
- * records) or there is no record. */
+ * records) or there is no record, or -1 when memory ran out reading it. */
 static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
 {
     const api_tuning *t = &l->tuning;
@@ -1384,7 +1389,10 @@ static int tuned_plan(evt_launch *l, int aligned, plan_options *opt)
         rt_tune_choice c;
         launch_tune_key(l, aligned, &key);
         l->tuned = (plan_options){NULL, 0, 0};
-        if (rt_tunedb_find(&ctx->tunedb, &key, &c)) /* stream-K as recorded, on or off */
+        const int found = rt_tunedb_find(&ctx->tunedb, &key, &c);
+        if (found < 0)
+            return -1;
+        if (found) /* stream-K as recorded, on or off */
             l->tuned = (plan_options){plan_config_find(c.config), c.split_k, c.stream_k ? 2 : 1};
         memcpy(l->tuned_sizes, l->sizes, sizeof l->sizes);
         l->tuned_batch = l->batch;
@@ -1484,7 +1492,10 @@ static evt_status prepare(evt_launch *l, rt_run *r, const void *ws, size_t ws_by
         return fail(l, EVT_ERR_UNSUPPORTED, "cannot run on this GPU (%s): %s",
                     evt_target_name(l->target), why);
     plan_options opt = l->tuning.plan;
-    r->tuned = tuned_plan(l, prob.aligned, &opt) && plan_make(&l->pk, &prob, &opt, &r->pl, &why);
+    const int recorded = tuned_plan(l, prob.aligned, &opt);
+    if (recorded < 0)
+        return fail(l, EVT_ERR_NO_MEMORY, "out of memory reading the tuning database");
+    r->tuned = recorded && plan_make(&l->pk, &prob, &opt, &r->pl, &why);
     if (!r->tuned) { /* no record, or one this build's planner refuses: the heuristic's */
         opt = l->tuning.plan;
         if (!plan_make(&l->pk, &prob, &opt, &r->pl, &why))

@@ -142,8 +142,12 @@ static rt_tunedb *load(void)
         line[len] = '\0';
         rt_tune_key key;
         rt_tune_choice choice;
-        if (parse_line(line, &key, &choice) && !put(db, &key, &choice))
-            break;
+        if (parse_line(line, &key, &choice) && !put(db, &key, &choice)) {
+            /* not kept with records missing: the next lookup reads the file again */
+            fclose(f);
+            rt_tunedb_free(db);
+            return NULL;
+        }
     }
     fclose(f);
     return db;
@@ -152,7 +156,7 @@ static rt_tunedb *load(void)
 int rt_tunedb_find(rt_tunedb **db, const rt_tune_key *key, rt_tune_choice *out)
 {
     if (!*db && !(*db = load()))
-        return 0;
+        return -1;
     for (size_t i = 0; i < (*db)->n; i++)
         if (same_key(&(*db)->records[i].key, key)) {
             *out = (*db)->records[i].choice;

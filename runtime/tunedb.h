@@ -34,7 +34,7 @@ typedef struct rt_tunedb rt_tunedb;
 
 /* The records of *db (read from the file on first use; an empty database
  * when the disk cache is off or the file is missing) for key: 1 and *out,
- * or 0. */
+ * 0, or -1 when memory ran out reading the file (read again next time). */
 int rt_tunedb_find(rt_tunedb **db, const rt_tune_key *key, rt_tune_choice *out);
 /* Records choice for key in *db and appends it to the file (which a disk
  * cache that is off or read-only skips: the record then lives as long as
