@@ -402,7 +402,7 @@ static void run_pass(pass *p, long fail)
 static int group_setup(void **state)
 {
     (void)state;
-    /* nothing of a pass may reach a real cache; the tuner's records stay in memory */
+    /* nothing of a pass may reach a real cache (each test sets its own) */
     setenv("EVT_DISABLE_CACHE", "1", 1);
     set = __libc_calloc(SET_SIZE, sizeof *set);
     set_caller = __libc_calloc(SET_SIZE, sizeof *set_caller);
@@ -431,14 +431,13 @@ static int group_teardown(void **state)
 }
 #endif
 
-static void test_every_allocation_of_a_launch_fails_cleanly(void **state)
+#ifdef EVT_CAN_FAIL_MALLOC
+/* Every pass, each failing one allocation, against the pass without. */
+static void every_allocation(void)
 {
-    (void)state;
-#ifndef EVT_CAN_FAIL_MALLOC
-    skip();
-#else
     static pass want, got;
     run_pass(&want, -1);
+    run_pass(&want, -1); /* a disk cache's files then stay as they are: every pass starts alike */
     for (int i = 0; i < want.n; i++)
         if (want.status[i] != EVT_OK)
             fail_msg("without a failure, %s answered %s", want.what[i], evt_status_string(want.status[i]));
@@ -476,6 +475,38 @@ static void test_every_allocation_of_a_launch_fails_cleanly(void **state)
     }
     /* most single failures reach the caller; the rest are absorbed (a cache) */
     assert_true(failures > total / 2);
+}
+#endif
+
+/* With the disk cache off: every kernel compiled, tuning's record in memory. */
+static void test_every_allocation_of_a_launch_fails_cleanly(void **state)
+{
+    (void)state;
+#ifndef EVT_CAN_FAIL_MALLOC
+    skip();
+#else
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    every_allocation();
+#endif
+}
+
+/* With a disk cache, filled by the pass without a failure: cubins read from
+ * files, the tuning database read and appended to. */
+static void test_every_allocation_with_a_disk_cache(void **state)
+{
+    (void)state;
+#ifndef EVT_CAN_FAIL_MALLOC
+    skip();
+#else
+    char dir[] = "/tmp/evt_oom_launch_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    unsetenv("EVT_DISABLE_CACHE");
+    setenv("EVT_CACHE_DIR", dir, 1);
+    every_allocation();
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    char cmd[sizeof dir + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 #endif
 }
 
@@ -483,6 +514,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_allocation_of_a_launch_fails_cleanly),
+        cmocka_unit_test(test_every_allocation_with_a_disk_cache),
     };
 #ifdef EVT_CAN_FAIL_MALLOC
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
