@@ -168,7 +168,9 @@ const char *evt_module_diag_text(evt_module *m, evt_diag_format format)
     if (!m || (format != EVT_DIAG_TEXT && format != EVT_DIAG_JSON))
         return "";
     strbuf *sb = &m->diag_text[format];
-    if (!sb->len && !sb->failed)
+    if (sb->failed)
+        sb_free(sb); /* rendered again: memory may have come back since */
+    if (!sb->len)
         diag_render(&m->diags, format, sb);
     if (!sb->failed)
         return sb_str(sb);
@@ -295,6 +297,8 @@ const char *evt_module_ir_text(evt_module *m)
 {
     if (!usable(m))
         return NULL;
+    if (m->ir_text.failed)
+        sb_free(&m->ir_text); /* printed again: memory may have come back since */
     if (!m->ir_text.len) {
         c_locale_scope loc;
         c_locale_enter(&loc);
@@ -308,6 +312,8 @@ const char *evt_module_dot_text(evt_module *m)
 {
     if (!usable(m))
         return NULL;
+    if (m->dot_text.failed)
+        sb_free(&m->dot_text); /* printed again: memory may have come back since */
     if (!m->dot_text.len) {
         c_locale_scope loc;
         c_locale_enter(&loc);

@@ -302,10 +302,12 @@ typedef struct evt_optimize_options {
 /*
  * Optimizes every epilogue of a module without errors.  EVT_ERR_INVALID_ARGUMENT
  * for a module with errors, a level outside 0..2 or an unknown pass name;
- * EVT_ERR_NO_MEMORY or EVT_ERR_INTERNAL leave the module fit only for
- * evt_module_destroy.  evt_ctx_last_error says why.  The module changes:
- * texts returned by evt_module_ir_text and evt_module_dot_text before the
- * call are no longer valid.
+ * EVT_ERR_NO_MEMORY or EVT_ERR_INTERNAL where memory runs out or a pass
+ * breaks the IR (the passes work on copies of the epilogues: a failed call
+ * leaves the module as it was, and it may be optimized again).
+ * evt_ctx_last_error says why.  The module changes: texts returned by
+ * evt_module_ir_text and evt_module_dot_text before the call are no longer
+ * valid.
  */
 EVT_API evt_status evt_module_optimize(evt_module *module, int level);
 /* As evt_module_optimize, with the options above (NULL: level 2). */
