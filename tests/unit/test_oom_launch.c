@@ -194,7 +194,10 @@ static const char source[] =
     "    out y    : f16[M, N] = relu(acc + bias) + res\n"
     "}\n"
     "kernel g = gemm(a: f16 row, b: f16 col, acc: f32) with wide\n"
-    "kernel c = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n";
+    "kernel c = conv2d_fprop(x: f16, w: f16, acc: f32) with residual\n"
+    /* a warning (an input no output reads), for the diagnostics' texts */
+    "epilogue spare { in unused : f32  out z : f32[M, N] = acc * 0.5 + 1 }\n"
+    "kernel f8 = gemm(a: e4m3 row, b: e5m2 col, acc: f32) with spare\n";
 
 /* the devices: sm_90a, then sm_80 */
 #define DEVICES "9.0x132,8.0x108"
@@ -232,6 +235,17 @@ static void step(pass *p, evt_launch *l, const char *what, evt_status st)
     p->n++;
 }
 
+/* The last call's text (a listing, generated code, a binary's bytes) as a
+ * hash in its plan field, for the comparison with the pass without a
+ * failure. */
+static void record_bytes(pass *p, const void *data, size_t n)
+{
+    unsigned long long h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const unsigned char *)data)[i]) * 1099511628211ull;
+    snprintf(p->plan[p->n - 1], sizeof p->plan[0], "%zu bytes, hash %016llx", n, h);
+}
+
 static int out_of_memory(pass *p, evt_ctx *ctx, evt_status st)
 {
     if (st != EVT_ERR_NO_MEMORY)
@@ -249,6 +263,32 @@ static int out_of_memory(pass *p, evt_ctx *ctx, evt_status st)
         if (out_of_memory(p, ctx, st_))                                                         \
             st_ = (call);                                                                       \
         step(p, l, what, st_);                                                                  \
+    } while (0)
+
+/* A call that returns a text, NULL where memory ran out (made again then). */
+#define TEXT_STEP(p, what, call)                                                                \
+    do {                                                                                        \
+        const char *t_ = (call);                                                                \
+        if (!t_) {                                                                              \
+            (p)->out_of_memory++;                                                               \
+            t_ = (call);                                                                        \
+        }                                                                                       \
+        step(p, NULL, what, t_ ? EVT_OK : EVT_ERR_NO_MEMORY);                                   \
+        if (t_)                                                                                 \
+            record_bytes(p, t_, strlen(t_));                                                    \
+    } while (0)
+
+/* An interpreter's call: its message is the interpreter's own. */
+#define INTERP_STEP(p, ip, what, call)                                                          \
+    do {                                                                                        \
+        evt_status st_ = (call);                                                                \
+        if (st_ == EVT_ERR_NO_MEMORY) {                                                         \
+            (p)->out_of_memory++;                                                               \
+            if (!evt_interp_last_error(ip)[0])                                                  \
+                (p)->messages_ok = 0;                                                           \
+            st_ = (call);                                                                       \
+        }                                                                                       \
+        step(p, NULL, what, st_);                                                               \
     } while (0)
 
 /* Carves the next `bytes` (256-byte aligned) of the device buffer. */
@@ -294,39 +334,35 @@ static evt_status bind_conv(evt_launch *c, size_t *at, size_t yb)
     return st;
 }
 
-/* Runs the whole sequence, failing allocation `fail` (-1: none). */
-static void run_pass(pass *p, long fail)
+/* Stops failing allocations: the pass's objects are destroyed after it. */
+static void disarm(void)
 {
-    memset(p, 0, sizeof *p);
-    p->messages_ok = 1;
-    fc.fakecuda_set_current(0);
-    long modules = fc.fakecuda_live_modules(), events = fc.fakecuda_live_events();
-    size_t device_allocs = fc.fakecuda_live_allocs(NULL);
-    size_t at = 0;
-
     lock();
-    allocations = 0;
-    fail_at = fail;
-    live = 0;
-    memset(set, 0, SET_SIZE * sizeof *set);
+    fail_at = -1;
     unlock();
-    tracking = 1;
+}
 
-    evt_ctx *ctx = evt_ctx_create();
-    if (!ctx) {
-        p->out_of_memory++;
-        ctx = evt_ctx_create();
-    }
-    step(p, NULL, "ctx_create", ctx ? EVT_OK : EVT_ERR_NO_MEMORY);
+/* The module of `source` parsed in ctx (NULL where that failed), after the
+ * paths to the fake driver and NVRTC are set. */
+static evt_module *parsed(pass *p, evt_ctx *ctx)
+{
     evt_module *m = NULL;
+    if (!ctx)
+        return NULL;
+    STEP(p, ctx, NULL, "driver path", evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA));
+    STEP(p, ctx, NULL, "nvrtc path", evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA));
+    /* a parse that runs out of memory may still hand back a module */
+    STEP(p, ctx, NULL, "parse",
+         (evt_module_destroy(m), evt_module_parse_buffer(ctx, "oom.evt", source, strlen(source), &m)));
+    return m;
+}
+
+/* The launches' calls: a GEMM's life and a conv's. */
+static void launch_calls(pass *p, evt_ctx *ctx)
+{
+    size_t at = 0;
+    evt_module *m = parsed(p, ctx);
     evt_launch *g = NULL, *c = NULL;
-    if (ctx) {
-        STEP(p, ctx, NULL, "driver path", evt_ctx_set_library_path(ctx, EVT_LIBRARY_CUDA_DRIVER, EVT_FAKECUDA));
-        STEP(p, ctx, NULL, "nvrtc path", evt_ctx_set_library_path(ctx, EVT_LIBRARY_NVRTC, EVT_FAKECUDA));
-        /* a parse that runs out of memory may still hand back a module */
-        STEP(p, ctx, NULL, "parse",
-             (evt_module_destroy(m), evt_module_parse_buffer(ctx, "oom.evt", source, strlen(source), &m)));
-    }
     if (m) {
         STEP(p, ctx, NULL, "optimize", evt_module_optimize(m, 2));
         STEP(p, ctx, NULL, "create g",
@@ -371,12 +407,151 @@ static void run_pass(pass *p, long fail)
         STEP(p, ctx, c, "bind conv", bind_conv(c, &at, yb));
         STEP(p, ctx, c, "run conv", evt_launch_run(c, stream));
     }
-    lock();
-    fail_at = -1;
-    unlock();
+    disarm();
     evt_launch_destroy(c);
     evt_launch_destroy(g);
     evt_module_destroy(m);
+}
+
+/* The interpreter's host arrays (static: the test's own allocations would
+ * count as the library's), filled once by group_setup. */
+enum { IM = 5, IN = 7 };
+static float i_acc[IM * IN], i_rows[IM], i_amax, i_csum[IN];
+static uint16_t i_bias[IN], i_res[IM * IN], i_d[IM * IN];
+static double i_d64[IM * IN], i_mag[IN];
+
+static void fill_interp_arrays(void)
+{
+    unsigned x = 12345;
+    for (int i = 0; i < IM * IN; i++) {
+        x = x * 1103515245u + 12345u;
+        i_acc[i] = (float)((int)(x >> 16) % 2001 - 1000) / 250.0f;
+        i_res[i] = (uint16_t)(0x3c00 + (x >> 20 & 0xff)); /* bf16 around 0.0078-0.03 */
+    }
+    for (int i = 0; i < IN; i++)
+        i_bias[i] = (uint16_t)(0x3800 + 97 * i); /* f16 around 0.5-0.75 */
+    for (int i = 0; i < IM; i++)
+        i_rows[i] = 0.25f * (float)(i + 1);
+}
+
+/* What a program does without launching: optimize (with a pass list and a
+ * callback), the module's texts, CUDA for each kernel and target, a
+ * configuration check, NVRTC, the interpreter in both modes. */
+static size_t callback_chars;
+static void count_chars(void *user, const char *pass_name, const char *ir_text)
+{
+    (void)user;
+    callback_chars += strlen(pass_name) + strlen(ir_text);
+}
+
+/* The diagnostics' text, or NULL where it says it could not be rendered. */
+static const char *diag_text(evt_module *m, evt_diag_format format)
+{
+    const char *s = evt_module_diag_text(m, format);
+    return strstr(s, "out of memory rendering the diagnostics") ? NULL : s;
+}
+
+static void module_calls(pass *p, evt_ctx *ctx)
+{
+    evt_module *m = parsed(p, ctx);
+    if (!m)
+        return;
+    TEXT_STEP(p, "diag text", diag_text(m, EVT_DIAG_TEXT));
+    TEXT_STEP(p, "diag json", diag_text(m, EVT_DIAG_JSON));
+    evt_optimize_options o = {.passes = "fold,simplify,cse,strength,dce", .after = count_chars};
+    STEP(p, ctx, NULL, "optimize passes", evt_module_optimize_with(m, &o));
+    STEP(p, ctx, NULL, "optimize", evt_module_optimize(m, 2));
+    TEXT_STEP(p, "ir text", evt_module_ir_text(m));
+    TEXT_STEP(p, "dot text", evt_module_dot_text(m));
+    const evt_kernel *g = evt_module_find_kernel(m, "g"), *c = evt_module_find_kernel(m, "c"),
+                     *f8 = evt_module_find_kernel(m, "f8");
+    static const struct {
+        const char *what;
+        int kernel;
+        evt_target t;
+    } listings[] = {
+        {"cuda g sm_90a", 0, EVT_TARGET_SM90A},
+        {"cuda g sm_80", 0, EVT_TARGET_SM80},
+        {"cuda c sm_90a", 1, EVT_TARGET_SM90A},
+        {"cuda f8 sm_89", 2, EVT_TARGET_SM89},
+    };
+    for (size_t i = 0; i < sizeof listings / sizeof listings[0]; i++) {
+        const evt_kernel *k = listings[i].kernel == 0 ? g : listings[i].kernel == 1 ? c : f8;
+        const char *text = NULL;
+        STEP(p, ctx, NULL, listings[i].what, evt_kernel_cuda(m, k, listings[i].t, &text));
+        if (text)
+            record_bytes(p, text, strlen(text));
+    }
+    STEP(p, ctx, NULL, "config check", evt_kernel_config_check(m, g, EVT_TARGET_SM90A, "sm90_pp2_128x128x64_s4"));
+    void *data = NULL;
+    size_t size = 0;
+    STEP(p, ctx, NULL, "compile f8", evt_kernel_compile(m, f8, EVT_TARGET_SM89, EVT_BINARY_PTX, &data, &size, NULL));
+    if (data)
+        record_bytes(p, data, size);
+    evt_free(data);
+
+    evt_interp *ip = NULL;
+    /* no interpreter to hold a message: the status says it */
+    STEP(p, NULL, NULL, "interp create", evt_interp_create(evt_module_find_epilogue(m, "wide"), &ip));
+    if (ip) {
+        evt_status st = evt_interp_bind(ip, "bias", i_bias, sizeof i_bias, 0);
+        if (st == EVT_OK)
+            st = evt_interp_bind(ip, "rows", i_rows, sizeof i_rows, 0);
+        if (st == EVT_OK)
+            st = evt_interp_bind(ip, "res", i_res, sizeof i_res, IN);
+        if (st == EVT_OK)
+            st = evt_interp_bind(ip, "d", i_d, sizeof i_d, IN);
+        if (st == EVT_OK)
+            st = evt_interp_bind(ip, "amax", &i_amax, sizeof i_amax, 0);
+        if (st == EVT_OK)
+            st = evt_interp_bind(ip, "csum", i_csum, sizeof i_csum, 0);
+        if (st == EVT_OK)
+            st = evt_interp_set_param(ip, "beta", 0.75f);
+        if (st == EVT_OK)
+            st = evt_interp_set_acc(ip, IM, IN, i_acc, sizeof i_acc, IN);
+        step(p, NULL, "interp bind", st);
+        memset(i_d, 0, sizeof i_d);
+        INTERP_STEP(p, ip, "interp f32", evt_interp_run(ip, EVT_INTERP_F32));
+        record_bytes(p, i_d, sizeof i_d);
+        st = evt_interp_bind_f64(ip, "d", i_d64, sizeof i_d64, IN);
+        if (st == EVT_OK)
+            st = evt_interp_bind_magnitude(ip, "csum", i_mag, sizeof i_mag);
+        step(p, NULL, "interp bind f64", st);
+        memset(i_d64, 0, sizeof i_d64);
+        INTERP_STEP(p, ip, "interp f64", evt_interp_run(ip, EVT_INTERP_F64));
+        record_bytes(p, i_d64, sizeof i_d64);
+    }
+    disarm();
+    evt_interp_destroy(ip);
+    evt_module_destroy(m);
+}
+
+/* Runs the calls of `calls` in a new context, failing allocation `fail`
+ * (-1: none), and checks that nothing is left once all is destroyed. */
+static void run_pass(pass *p, long fail, void (*calls)(pass *, evt_ctx *))
+{
+    memset(p, 0, sizeof *p);
+    p->messages_ok = 1;
+    fc.fakecuda_set_current(0);
+    long modules = fc.fakecuda_live_modules(), events = fc.fakecuda_live_events();
+    size_t device_allocs = fc.fakecuda_live_allocs(NULL);
+
+    lock();
+    allocations = 0;
+    fail_at = fail;
+    live = 0;
+    memset(set, 0, SET_SIZE * sizeof *set);
+    unlock();
+    tracking = 1;
+
+    evt_ctx *ctx = evt_ctx_create();
+    if (!ctx) {
+        p->out_of_memory++;
+        ctx = evt_ctx_create();
+    }
+    step(p, NULL, "ctx_create", ctx ? EVT_OK : EVT_ERR_NO_MEMORY);
+    calls(p, ctx);
+    disarm();
     evt_ctx_destroy(ctx);
     tracking = 0;
     assert_int_equal(fc.fakecuda_violations(), 0);
@@ -406,6 +581,7 @@ static int group_setup(void **state)
     setenv("EVT_DISABLE_CACHE", "1", 1);
     set = __libc_calloc(SET_SIZE, sizeof *set);
     set_caller = __libc_calloc(SET_SIZE, sizeof *set_caller);
+    fill_interp_arrays();
     if (!set || !set_caller || fakecuda_open(EVT_FAKECUDA, &fc) != 0 || fc.fakecuda_configure(DEVICES) != 0)
         return -1;
     if (!(mem = evt_ctx_create()) ||
@@ -433,11 +609,11 @@ static int group_teardown(void **state)
 
 #ifdef EVT_CAN_FAIL_MALLOC
 /* Every pass, each failing one allocation, against the pass without. */
-static void every_allocation(void)
+static void every_allocation(void (*calls)(pass *, evt_ctx *))
 {
     static pass want, got;
-    run_pass(&want, -1);
-    run_pass(&want, -1); /* a disk cache's files then stay as they are: every pass starts alike */
+    run_pass(&want, -1, calls);
+    run_pass(&want, -1, calls); /* a disk cache's files then stay as they are: every pass starts alike */
     for (int i = 0; i < want.n; i++)
         if (want.status[i] != EVT_OK)
             fail_msg("without a failure, %s answered %s", want.what[i], evt_status_string(want.status[i]));
@@ -447,13 +623,13 @@ static void every_allocation(void)
     int failures = 0;
     if (getenv("OOM_PASS")) { /* one pass's calls, to see what a failure reports */
         long n = atol(getenv("OOM_PASS"));
-        run_pass(&got, n);
+        run_pass(&got, n, calls);
         for (int i = 0; i < got.n; i++)
             printf("%-20s %-28s %s\n", got.what[i], evt_status_string(got.status[i]), got.plan[i]);
         return;
     }
     for (long n = 0; n < total; n++) {
-        run_pass(&got, n);
+        run_pass(&got, n, calls);
         if (got.n != want.n)
             fail_msg("allocation %ld of %ld failed: %d calls made, want %d", n, total, got.n, want.n);
         for (int i = 0; i < got.n; i++) {
@@ -486,7 +662,19 @@ static void test_every_allocation_of_a_launch_fails_cleanly(void **state)
     skip();
 #else
     setenv("EVT_DISABLE_CACHE", "1", 1);
-    every_allocation();
+    every_allocation(launch_calls);
+#endif
+}
+
+/* The calls a program makes without launching. */
+static void test_every_allocation_of_the_rest_fails_cleanly(void **state)
+{
+    (void)state;
+#ifndef EVT_CAN_FAIL_MALLOC
+    skip();
+#else
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    every_allocation(module_calls);
 #endif
 }
 
@@ -502,7 +690,7 @@ static void test_every_allocation_with_a_disk_cache(void **state)
     assert_non_null(mkdtemp(dir));
     unsetenv("EVT_DISABLE_CACHE");
     setenv("EVT_CACHE_DIR", dir, 1);
-    every_allocation();
+    every_allocation(launch_calls);
     setenv("EVT_DISABLE_CACHE", "1", 1);
     char cmd[sizeof dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -515,6 +703,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_allocation_of_a_launch_fails_cleanly),
         cmocka_unit_test(test_every_allocation_with_a_disk_cache),
+        cmocka_unit_test(test_every_allocation_of_the_rest_fails_cleanly),
     };
 #ifdef EVT_CAN_FAIL_MALLOC
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
