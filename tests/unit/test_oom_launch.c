@@ -77,7 +77,7 @@ static int tracking;      /* count and track the library's blocks */
 
 /* The live blocks the library allocated while tracking: an open-addressed
  * set of pointers (deleted slots marked 1), in memory of glibc's own. */
-enum { SET_SIZE = 1 << 20 };
+enum { SET_BITS = 16, SET_SIZE = 1 << SET_BITS }; /* a pass allocates some 1,200 blocks */
 static void **set;
 static void **set_caller; /* who allocated each, for the failure's message */
 static long live;
@@ -85,11 +85,18 @@ static void *failed_caller; /* who made the allocation failed */
 
 static size_t slot_of(void *p)
 {
-    return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 44 & (SET_SIZE - 1);
+    return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> (64 - SET_BITS);
 }
+
+static long inserted; /* since the pass began: live blocks and tombstones */
 
 static void set_add(void *p, void *caller)
 {
+    if (++inserted > SET_SIZE / 2) {
+        static const char msg[] = "test_oom_launch: the set of blocks is full: raise SET_BITS\n";
+        fputs(msg, stderr);
+        abort();
+    }
     size_t i = slot_of(p);
     while (set[i] && set[i] != (void *)1)
         i = (i + 1) & (SET_SIZE - 1);
@@ -539,7 +546,7 @@ static void run_pass(pass *p, long fail, void (*calls)(pass *, evt_ctx *))
     lock();
     allocations = 0;
     fail_at = fail;
-    live = 0;
+    live = inserted = 0;
     memset(set, 0, SET_SIZE * sizeof *set);
     unlock();
     tracking = 1;
