@@ -198,16 +198,19 @@ evt_status cg_nvrtc_compile(cg_nvrtc *nv, const char *source, const char *name, 
         nvrtc_result (*size_fn)(nvrtc_program, size_t *) =
             what == CG_CUBIN ? nv->cubin_size : nv->ptx_size;
         nvrtc_result (*get_fn)(nvrtc_program, char *) = what == CG_CUBIN ? nv->cubin : nv->ptx;
-        if (size_fn(prog, &n) == 0 && n > 0 && (*out = malloc(n)) && get_fn(prog, *out) == 0) {
-            *out_size = n;
-            st = EVT_OK;
-        } else if (n > 0 && !*out) {
+        size_t bytes = 0;
+        if (size_fn(prog, &bytes) != 0 || bytes == 0) {
+            sb_puts(log, "NVRTC produced no output");
+        } else if (!(*out = malloc(bytes))) {
             st = EVT_ERR_NO_MEMORY;
             sb_puts(log, "out of memory for NVRTC's output");
-        } else {
+        } else if (get_fn(prog, *out) != 0) {
             free(*out);
             *out = NULL;
             sb_puts(log, "NVRTC produced no output");
+        } else {
+            *out_size = bytes;
+            st = EVT_OK;
         }
     }
     nv->destroy(&prog);
