@@ -1,7 +1,8 @@
 /* test_oom_launch.c - running out of memory at every allocation of a launch's
  * life, on the stand-in driver and NVRTC of tests/fakecuda: a context, a
  * module, a GEMM launch (run, split-K, a batch, benchmarked, tuned, run on
- * a second device of another target) and a conv launch.  test_oom does the
+ * a second device of another target), a conv launch and an fp8 GEMM split
+ * in the caller's workspace; and the calls that launch nothing.  test_oom does the
  * same for a parse; this is the path after it, through code generation,
  * the kernel cache, the planner, the workspace and the tuner.
  *
@@ -331,6 +332,12 @@ static evt_status bind_wide(evt_launch *l, size_t *at, long long batch)
     return evt_launch_set_param(l, "beta", 0.5f);
 }
 
+static evt_status bind_f8(evt_launch *f, size_t *at, size_t zb)
+{
+    evt_status st = evt_launch_bind(f, "unused", carve(at, 4), 4, 0);
+    return st == EVT_OK ? evt_launch_bind(f, "z", carve(at, zb), zb, N) : st;
+}
+
 static evt_status bind_conv(evt_launch *c, size_t *at, size_t yb)
 {
     evt_status st = evt_launch_bind(c, "res", carve(at, yb), yb, 40);
@@ -414,7 +421,25 @@ static void launch_calls(pass *p, evt_ctx *ctx)
         STEP(p, ctx, c, "bind conv", bind_conv(c, &at, yb));
         STEP(p, ctx, c, "run conv", evt_launch_run(c, stream));
     }
+    evt_launch *f = NULL;
+    if (m)
+        STEP(p, ctx, NULL, "create f8", evt_launch_create(m, evt_module_find_kernel(m, "f8"), &f));
+    if (f) {
+        /* fp8 operands (a byte an element), the caller's workspace */
+        const size_t ab = (size_t)M * K, bb = (size_t)K * N, zb = (size_t)M * N * 4;
+        char *a = carve(&at, ab), *b = carve(&at, bb);
+        STEP(p, ctx, f, "set_gemm f8", evt_launch_set_gemm(f, M, N, K, a, K, ab, b, K, bb));
+        STEP(p, ctx, f, "bind f8", bind_f8(f, &at, zb));
+        evt_tuning t = {0};
+        t.split_k = 2;
+        STEP(p, ctx, f, "set_tuning f8 split 2", evt_launch_set_tuning(f, &t));
+        size_t ws = 0;
+        STEP(p, ctx, f, "workspace_size f8", evt_launch_workspace_size(f, &ws));
+        char *w = carve(&at, ws ? ws : 1);
+        STEP(p, ctx, f, "run f8 with workspace", evt_launch_run_with_workspace(f, stream, ws ? w : NULL, ws));
+    }
     disarm();
+    evt_launch_destroy(f);
     evt_launch_destroy(c);
     evt_launch_destroy(g);
     evt_module_destroy(m);
