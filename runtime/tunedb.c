@@ -171,8 +171,10 @@ int rt_tunedb_store(rt_tunedb **db, const rt_tune_key *key, const rt_tune_choice
         return 0;
     char path[4200], line[1024];
     rt_tunedb_path(path, sizeof path);
-    if (!path[0] || strchr(key->device, '\t') || strchr(key->device, '\n'))
+    if (!path[0])
         return 1;
+    if (strchr(key->device, '\t') || strchr(key->device, '\n'))
+        return 2;
     int n = snprintf(line, sizeof line, "%s\t%s\t%d\t%016llx\t", EVT_VERSION_STRING, key->device,
                      key->sms, key->kernel);
     for (int i = 0; i < RT_TUNE_SIZES && n > 0 && (size_t)n < sizeof line; i++)
@@ -187,15 +189,16 @@ int rt_tunedb_store(rt_tunedb **db, const rt_tune_key *key, const rt_tune_choice
     if (n > 0 && (size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, "\n");
     if (n <= 0 || (size_t)n >= sizeof line)
-        return 1;
-    /* O_APPEND: one line per write, whole, whatever other processes append. */
+        return 2;
+    /* O_APPEND: one line per write, whole, whatever other processes append.
+     * A file that cannot be written (a full disk, a folder that is not one)
+     * loses the record for other processes, not the run: the caller says so. */
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-        ssize_t w = write(fd, line, (size_t)n);
-        (void)w; /* a full disk loses the record, not the run */
-        close(fd);
-    }
-    return 1;
+    if (fd < 0)
+        return 2;
+    const ssize_t w = write(fd, line, (size_t)n);
+    const int closed = close(fd) == 0;
+    return w == (ssize_t)n && closed ? 1 : 2;
 }
 
 void rt_tunedb_free(rt_tunedb *db)

@@ -37,8 +37,9 @@ typedef struct rt_tunedb rt_tunedb;
  * 0, or -1 when memory ran out reading the file (read again next time). */
 int rt_tunedb_find(rt_tunedb **db, const rt_tune_key *key, rt_tune_choice *out);
 /* Records choice for key in *db and appends it to the file (which a disk
- * cache that is off or read-only skips: the record then lives as long as
- * *db).  0 when out of memory. */
+ * cache that is off skips: the record then lives as long as *db).  1, or 2
+ * where the file could not be written (the record lives in *db only), or 0
+ * when out of memory. */
 int rt_tunedb_store(rt_tunedb **db, const rt_tune_key *key, const rt_tune_choice *choice);
 /* The file's path ("" when the disk cache is off). */
 void rt_tunedb_path(char *path, size_t n);

@@ -735,10 +735,15 @@ static int tune(run *r)
            res.best.config, res.best.split_k, res.best.stream_k ? " stream-K" : "", res.best.ms,
            res.heuristic.ms / res.best.ms, res.heuristic.config, res.heuristic.split_k,
            res.heuristic.stream_k ? " stream-K" : "", res.heuristic.ms);
-    if (o->dry_run)
+    if (o->dry_run) {
         printf("recorded: nothing (--dry-run)\n");
-    else
+    } else if (res.recorded == 2) {
+        printf("recorded: in memory only (%s could not be written)\n", path);
+        fprintf(stderr, "evtc tune: warning: the tuning database %s could not be written: later runs "
+                        "will not find this record\n", path);
+    } else {
         printf("recorded: %s\n", path[0] ? path : "in memory only (the disk cache is off)");
+    }
     if (!o->check && !o->bench)
         return 0;
     /* the recorded plan's own run, for --check to judge on its operands */

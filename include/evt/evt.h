@@ -759,7 +759,10 @@ typedef struct evt_tune_result {
     int compiled;             /* kernels NVRTC had to compile (the cache held the rest) */
     double compile_seconds;   /* generating and compiling */
     double seconds;           /* the whole call */
-    int recorded;             /* the choice went into the database (and its file, if any) */
+    int recorded;             /* 1: the choice went into the database (and its file,
+                                 where the disk cache is on); 2: into the database in
+                                 memory only, its file could not be written (other
+                                 processes will not see it); 0: nothing (dry_run) */
     int nentries;             /* every plan, in the order timed: the first
                                  EVT_TUNE_MAX_ENTRIES of `candidates` */
     evt_tune_entry entries[EVT_TUNE_MAX_ENTRIES];

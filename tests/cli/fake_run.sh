@@ -4,7 +4,8 @@
 # (its kernels compute nothing, so --check fails, as it should).  An fp8
 # kernel is checked on multiples of 1/4 and timed and tuned on uniform
 # operands, and says so between the check and the timing; a 16-bit kernel's
-# operands are uniform already and it says nothing.
+# operands are uniform already and it says nothing.  A tuning whose
+# database cannot be written says so.
 #   EVTC=build/evtc FAKECUDA=build/tests/libevt_fakecuda.so sh tests/cli/fake_run.sh
 set -u
 EVTC=${EVTC:?set EVTC to the evtc binary}
@@ -79,6 +80,21 @@ if [ $rc -eq 3 ] && grep -q "^check: FAIL (4 of 4 outputs" "$tmp/special.out" &&
 else
     echo "FAIL: --special misses judged again against the bracket, one explained, and failed (exit $rc)"
     sed 's/^/    /' "$tmp/special.out"
+    failures=$((failures + 1))
+fi
+# A tuning database that cannot be written (a folder in the file's place,
+# which stops root too): the tuning succeeds, and says that its record is
+# in memory only, with a warning on standard error, not that it was saved.
+mkdir -p "$tmp/unwritable/tuning.tsv"
+EVT_CACHE_DIR="$tmp/unwritable" "$EVTC" tune "$cases/layouts.evt" --kernel rc_f16 --gemm 64,64,64 --reps 2 \
+    >"$tmp/unwritable.out" 2>"$tmp/unwritable.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -qF "recorded: in memory only ($tmp/unwritable/tuning.tsv could not be written)" \
+    "$tmp/unwritable.out" && grep -qF "warning: the tuning database" "$tmp/unwritable.err"; then
+    echo "ok: tune with a tuning database that cannot be written says so"
+else
+    echo "FAIL: tune with a tuning database that cannot be written says so (exit $rc)"
+    sed 's/^/    /' "$tmp/unwritable.out" "$tmp/unwritable.err"
     failures=$((failures + 1))
 fi
 [ $failures -eq 0 ] && echo "fake_run: all passed" || echo "fake_run: $failures failed"

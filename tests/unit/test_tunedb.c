@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[256];
@@ -252,6 +253,31 @@ static void test_disk_cache_off(void **state)
     unsetenv("EVT_DISABLE_CACHE");
 }
 
+/* A file that cannot be written (here a folder in its place, which stops
+ * root too): the record is kept in memory, and the store says it is there
+ * only (2), so that evt_launch_tune's caller is not told it was saved. */
+static void test_file_not_written(void **state)
+{
+    (void)state;
+    rt_tunedb *db = NULL;
+    rt_tune_key k = key_of(7, 8, 9);
+    rt_tune_choice got;
+    assert_int_equal(store(&db, &k, choice_of("sm80_64x64x32_w4_s4", 1, 1.0)), 1);
+    rt_tunedb_free(db);
+    char path[512];
+    evt_tuning_db_path(path, sizeof path);
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(mkdir(path, 0755), 0);
+    db = NULL;
+    assert_int_equal(store(&db, &k, choice_of("sm80_64x64x32_w4_s4", 2, 0.5)), 2);
+    assert_int_equal(rt_tunedb_find(&db, &k, &got), 1);
+    assert_int_equal(got.split_k, 2);
+    rt_tunedb_free(db);
+    db = NULL;
+    assert_int_equal(rt_tunedb_find(&db, &k, &got), 0); /* another process finds nothing */
+    rt_tunedb_free(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_and_broken_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_cache_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_in_the_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_not_written, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

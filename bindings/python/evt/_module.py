@@ -1416,6 +1416,12 @@ class Launch:
             s = _stream_handle(stream, self._device)
             module._check(lib.evt_launch_tune(self._live().h, s, ctypes.byref(opts),
                                               ctypes.byref(res)))
+        if res.recorded == 2:
+            path = ctypes.create_string_buffer(4096)
+            lib.evt_tuning_db_path(path, len(path))
+            warnings.warn(EvtWarning(f"the tuning database {path.value.decode(errors='replace')} could not "
+                                     "be written: the record lives in this process only"),
+                          stacklevel=_outside_stacklevel())
         return TuneResult(_tune_plan(res.best), _tune_plan(res.heuristic),
                           tuple(_tune_plan(res.entries[i]) for i in range(res.nentries)),
                           res.candidates, res.timed, res.compiled, res.seconds,
