@@ -318,7 +318,7 @@ static int emit_kernels(const options *o, evt_ctx *ctx, evt_module *m)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int evtc_main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         return evtc_run(argc - 1, argv + 1);
@@ -360,5 +360,18 @@ int main(int argc, char **argv)
     }
     evt_module_destroy(m);
     evt_ctx_destroy(ctx);
+    return rc;
+}
+
+/* Standard output that could not be written (a full disk, a closed pipe's
+ * reader gone) fails the run that would have succeeded: a script reading
+ * the results must not take a lost verdict or listing for a success. */
+int main(int argc, char **argv)
+{
+    int rc = evtc_main(argc, argv);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "evtc: error: writing standard output failed: %s\n", strerror(errno));
+        rc = EXIT_OUTSIDE;
+    }
     return rc;
 }

@@ -6,6 +6,7 @@
 #   - every option that takes a value takes it as --opt=VALUE and as --opt VALUE
 #   - a missing value is an error, exit 1
 #   - progress lines go to standard error, only on a terminal or with --progress
+#   - standard output that cannot be written (/dev/full) fails the run, exit 2
 #   - --emit=dot of several epilogues is one graph that one `dot` call renders
 #     (skipped where Graphviz is not installed)
 # Runs in a temporary folder, with one NVRTC compile at most (a PTX; skipped
@@ -116,6 +117,19 @@ run dash "$examples" --emit=cuda --kernel mlp_up --target sm_80 -o -
 same "-o - writes CUDA to standard output" plain dash
 run cubins "$examples" --emit=cubin --target sm_80 -o -
 expect "-o - with several cubins is refused before compiling" 1 "several cubins"
+
+# ---- standard output that cannot be written fails the run (exit 2) ---------------
+if [ -w /dev/full ]; then
+    for args in "--version" "--help" "$golden/select.evt --emit=ir" "run --help"; do
+        # shellcheck disable=SC2086 # the words are the arguments
+        "$EVTC" $args >/dev/full 2>"$tmp/full.err"
+        rc=$?
+        n=full
+        expect "evtc $args onto a full device fails" 2 "writing"
+    done
+else
+    echo "skip: no /dev/full"
+fi
 
 # ---- both forms of every option that takes a value -------------------------------
 sel=$golden/select.evt
