@@ -865,6 +865,35 @@ def test_every_config_check_agrees_with_cuda():
                     assert config in can, (name, target, config)
 
 
+def test_tune_says_when_its_file_cannot_be_written():
+    """On the stand-in driver and NVRTC of tests/fakecuda (EVT_FAKECUDA, set by
+    ctest): a tuning whose database file cannot be written (a folder in its
+    place, which stops root too) warns, rather than pass for saved."""
+    fake = os.environ.get("EVT_FAKECUDA")
+    if not fake:
+        raise Skipped("EVT_FAKECUDA is not set (ctest sets it)")
+    names = ("EVT_CUDA_DRIVER", "EVT_NVRTC_LIBRARY", "EVT_CACHE_DIR", "EVT_DISABLE_CACHE")
+    saved = {n: os.environ.get(n) for n in names}
+    with tempfile.TemporaryDirectory(prefix="evt-tune-fake-") as cache:
+        os.mkdir(os.path.join(cache, "tuning.tsv"))
+        os.environ.update(EVT_CUDA_DRIVER=fake, EVT_NVRTC_LIBRARY=fake, EVT_CACHE_DIR=cache)
+        os.environ.pop("EVT_DISABLE_CACHE", None)
+        try:
+            with bind_fake_mlp_up(examples()) as launch, warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = launch.tune(max_seconds=10, threads=1)
+            assert r.recorded, r  # in this process's memory
+            said = [str(c.message) for c in caught if issubclass(c.category, evt.EvtWarning)]
+            assert any("tuning.tsv could not be written" in w for w in said), said
+            assert caught[0].filename == __file__, caught[0].filename  # the user's line
+        finally:
+            for n, v in saved.items():
+                if v is None:
+                    os.environ.pop(n, None)
+                else:
+                    os.environ[n] = v
+
+
 def test_set_tuning_drops_the_call_launches():
     m = examples()
     k = m.kernel("mlp_up")

@@ -23,6 +23,7 @@ import logging
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -548,6 +549,33 @@ def tune_and_take_the_record():
     with k2.bind(x, w.t(), b=b) as launch2:
         launch2.run()
         assert launch2.plan.endswith(" tuned"), launch2.plan
+
+
+def test_gpu_tune_says_when_its_file_cannot_be_written():
+    need_gpu()
+    # A folder in the database file's place: no process can write it, root included.
+    saved = os.environ.get("EVT_CACHE_DIR")
+    cache = tempfile.mkdtemp(prefix="evt-tune-py-")
+    os.mkdir(os.path.join(cache, "tuning.tsv"))
+    os.environ["EVT_CACHE_DIR"] = cache
+    try:
+        k = examples().kernel("mlp_up")
+        torch.manual_seed(6)
+        x, w, b = bf16(129, 136), bf16(72, 136), bf16(72)
+        with k.bind(x, w.t(), b=b) as launch, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = launch.tune(max_seconds=30)
+            assert r.recorded, r  # in this process's memory
+            assert any(issubclass(c.category, evt.EvtWarning) and "could not be written" in str(c.message)
+                       for c in caught), [str(c.message) for c in caught]
+            y = launch.run()
+            assert launch.plan.endswith(" tuned"), launch.plan
+            check_close(y, mlp_ref(x, w, b), "the plan recorded in memory")
+    finally:
+        if saved is None:
+            del os.environ["EVT_CACHE_DIR"]
+        else:
+            os.environ["EVT_CACHE_DIR"] = saved
 
 
 # ---- as a script ------------------------------------------------------------------------------
