@@ -32,8 +32,6 @@
 #include <cmocka.h>
 
 #include <evt/evt.h>
-#define FAKECUDA_OPEN
-#include "tests/fakecuda/fakecuda.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +48,8 @@
 
 #if !defined(EVT_OWN_ALLOCATOR) && defined(__GLIBC__)
 #define EVT_CAN_FAIL_MALLOC 1
+#define FAKECUDA_OPEN
+#include "tests/fakecuda/fakecuda.h"
 
 void *__libc_malloc(size_t size);
 void *__libc_calloc(size_t n, size_t size);
