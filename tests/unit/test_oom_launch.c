@@ -1,10 +1,11 @@
 /* test_oom_launch.c - running out of memory at every allocation of a launch's
  * life, on the stand-in driver and NVRTC of tests/fakecuda: a context, a
  * module, a GEMM launch (run, split-K, a batch, benchmarked, tuned, run on
- * a second device of another target), a conv launch and an fp8 GEMM split
- * in the caller's workspace; and the calls that launch nothing.  test_oom does the
- * same for a parse; this is the path after it, through code generation,
- * the kernel cache, the planner, the workspace and the tuner.
+ * a second device of another target, run under a CUDA graph capture), a
+ * conv launch and an fp8 GEMM split in the caller's workspace; and the
+ * calls that launch nothing.  test_oom does the same for a parse; this is
+ * the path after it, through code generation, the kernel cache, the
+ * planner, the workspace and the tuner.
  *
  * Each pass fails one allocation made by the library's own code (its caller
  * lies in this executable, where libevt is linked statically) and checks:
@@ -407,6 +408,11 @@ static void launch_calls(pass *p, evt_ctx *ctx)
         fc.fakecuda_set_current(1);
         STEP(p, ctx, g, "run sm_80", evt_launch_run(g, stream));
         fc.fakecuda_set_current(0);
+        /* under a CUDA graph capture (global mode, PyTorch's default) */
+        STEP(p, NULL, NULL, "begin capture", fc.cuStreamBeginCapture(stream, 0) == 0 ? EVT_OK : EVT_ERR_DRIVER);
+        STEP(p, ctx, g, "run captured", evt_launch_run(g, stream));
+        void *graph = NULL;
+        STEP(p, NULL, NULL, "end capture", fc.cuStreamEndCapture(stream, &graph) == 0 ? EVT_OK : EVT_ERR_DRIVER);
     }
     if (m)
         STEP(p, ctx, NULL, "create c", evt_launch_create(m, evt_module_find_kernel(m, "c"), &c));
