@@ -1803,6 +1803,46 @@ static evt_launch *ragged_tn(evt_module *m, bufs *b)
     return dense_tn(m, b, 97, 83, 41);
 }
 
+/* NVRTC's own failures, told apart: its out-of-memory is the caller's
+ * EVT_ERR_NO_MEMORY (memory may come back: the run made again succeeds),
+ * a compile error EVT_ERR_COMPILE; both say which kernel and target.
+ * Until session 92 both were EVT_ERR_COMPILE. */
+static void test_nvrtc_failures_told_apart(void **state)
+{
+    (void)state;
+    setenv("EVT_DISABLE_CACHE", "1", 1); /* every first run below compiles */
+    static const struct {
+        const char *call;
+        int result; /* nvrtcResult */
+        evt_status want;
+        const char *says;
+    } cases[] = {
+        {"nvrtcCompileProgram", 1, EVT_ERR_NO_MEMORY, "out of memory compiling kernel 'tn' for sm_90a"},
+        {"nvrtcCreateProgram", 1, EVT_ERR_NO_MEMORY, "out of memory compiling kernel 'tn' for sm_90a"},
+        {"nvrtcCompileProgram", 6, EVT_ERR_COMPILE, "NVRTC failed to compile kernel 'tn' for sm_90a"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* a context of its own: no kernel loaded yet */
+        evt_ctx *ctx = new_fake_nvrtc_ctx();
+        evt_module *m = parse(ctx);
+        bufs b = {mem, {0}, 0};
+        evt_launch *l = ragged_tn(m, &b);
+        fc.fakecuda_reset();
+        fc.fakecuda_fail(cases[i].call, 1, cases[i].result);
+        const evt_status st = evt_launch_run(l, NULL);
+        const int failed = fc.fakecuda_failed_call() != NULL;
+        fc.fakecuda_reset();
+        assert_true(failed);
+        assert_int_equal(st, cases[i].want);
+        if (!strstr(evt_ctx_last_error(ctx), cases[i].says))
+            fail_msg("%s failing with %d: '%s', want '%s'", cases[i].call, cases[i].result,
+                     evt_ctx_last_error(ctx), cases[i].says);
+        expect_ok(ctx, evt_launch_run(l, NULL)); /* nothing kept of the failure */
+        close_all(&b, l, m, ctx);
+    }
+    unsetenv("EVT_DISABLE_CACHE");
+}
+
 /* The median of the runs between events, each run its launches' time on
  * the fake clock; the warm-up runs outside it. */
 static void test_benchmark_median(void **state)
@@ -2883,6 +2923,7 @@ static const struct CMUnitTest tests[] = {
     T(test_tune_refuses_bad_options),
     T(test_tune_records_and_launches_take_it),
     T(test_tune_replays_graphs),
+    T(test_nvrtc_failures_told_apart),
     T(test_tune_candidates_fit),
     T(test_tune_conv_candidates_fit),
     T(test_tune_repacked),
