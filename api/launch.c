@@ -1424,8 +1424,11 @@ static evt_status problem_of(evt_launch *l, rt_run *r, plan_problem *prob, const
         if ((st = target_of(ctx, dev, &l->target, &l->sms)) != EVT_OK)
             return st;
         l->clusters = device_clusters(ctx, r->cu_ctx, dev, l->target);
-        if (ctx->driver->device_get_name(l->device, (int)sizeof l->device, dev) != 0)
-            l->device[0] = '\0';
+        /* The name keys the tuning database: an empty one would file this
+         * GPU's records where no later run of it looks. */
+        const rt_cu_result nr = ctx->driver->device_get_name(l->device, (int)sizeof l->device, dev);
+        if (nr != 0)
+            return driver_fail(ctx, nr, "cuDeviceGetName");
         l->device_ctx = r->cu_ctx;
         l->tuned_generation = 0;
     }
@@ -1865,6 +1868,13 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
  * (tune.c's first look, evt_launch_benchmark, waits for each): the kernels
  * are loaded and the workspace grown, which a capture could not do.
  */
+/* Whether stream s is being captured (or the driver cannot say). */
+static int still_capturing(const rt_driver *d, rt_cu_stream s)
+{
+    int capture = RT_CU_CAPTURE_NONE;
+    return d->stream_is_capturing(s, &capture) != 0 || capture != RT_CU_CAPTURE_NONE;
+}
+
 int launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, double *median_ms)
 {
     const rt_driver *d = l->m->ctx->driver;
@@ -1898,8 +1908,17 @@ int launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, doubl
     }
     if (ok)
         *median_ms = median_of(times, reps);
-    if (s)
+    if (s && still_capturing(d, s)) {
+        /* the end of the capture failed: a capturing stream can be neither
+         * synchronized nor destroyed, so it is ended once more */
+        rt_cu_graph again = NULL;
+        if (d->stream_end_capture(s, &again) == 0 && again)
+            d->graph_destroy(again);
+    }
+    if (s && !still_capturing(d, s))
         d->stream_synchronize(s);
+    else
+        s = NULL; /* left to the driver rather than misused */
     if (e0)
         d->event_destroy(e0);
     if (e1)
