@@ -1807,6 +1807,26 @@ static evt_launch *ragged_tn(evt_module *m, bufs *b)
  * EVT_ERR_NO_MEMORY (memory may come back: the run made again succeeds),
  * a compile error EVT_ERR_COMPILE; both say which kernel and target.
  * Until session 92 both were EVT_ERR_COMPILE. */
+/* The device's name keys the tuning database: a run whose cuDeviceGetName
+ * fails is a driver error, not a run keyed by an empty name (whose records
+ * no later run of that GPU would find).  Until session 92 it ran so. */
+static void test_device_name_failing(void **state)
+{
+    (void)state;
+    evt_ctx *ctx = new_ctx();
+    evt_module *m = parse(ctx);
+    bufs b = {mem, {0}, 0};
+    evt_launch *l = ragged_tn(m, &b);
+    fc.fakecuda_reset();
+    fc.fakecuda_fail("cuDeviceGetName", 1, 999);
+    assert_int_equal(evt_launch_run(l, NULL), EVT_ERR_DRIVER);
+    assert_non_null(strstr(evt_ctx_last_error(ctx), "cuDeviceGetName"));
+    fc.fakecuda_reset();
+    expect_ok(ctx, evt_launch_run(l, NULL)); /* asked again */
+    assert_int_equal(fc.fakecuda_calls("cuDeviceGetName"), 1);
+    close_all(&b, l, m, ctx);
+}
+
 static void test_nvrtc_failures_told_apart(void **state)
 {
     (void)state;
@@ -2924,6 +2944,7 @@ static const struct CMUnitTest tests[] = {
     T(test_tune_records_and_launches_take_it),
     T(test_tune_replays_graphs),
     T(test_nvrtc_failures_told_apart),
+    T(test_device_name_failing),
     T(test_tune_candidates_fit),
     T(test_tune_conv_candidates_fit),
     T(test_tune_repacked),

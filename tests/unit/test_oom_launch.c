@@ -19,9 +19,17 @@
  * Allocations made inside the C library (fopen's buffer, strdup) or by the
  * fake are never failed: their callers are not in this executable.
  *
- * OOM_PASS=N runs the pass that fails allocation N alone and prints its
- * calls; a failure's message gives N and the offsets of the allocations
- * concerned in this executable (addr2line -f -e test_oom_launch OFFSET).
+ * The same sweep fails each call of the fake driver in turn (a launch's
+ * sequence, its timing on the sm_80 device): each call answers as with a
+ * working driver, or EVT_ERR_DRIVER or EVT_ERR_NO_GPU with a message and
+ * then, made again, as with a working driver; the driver is never misused
+ * (fakecuda_violations); nothing leaks.  Plans may differ there: a failed
+ * query of cluster occupancy leaves a launch on plans without clusters.
+ *
+ * OOM_PASS=N runs the pass that fails allocation (or driver call) N alone
+ * and prints its calls; OOM_COUNT=1 prints each sweep's length.  A
+ * failure's message gives N and the offsets of the allocations concerned
+ * in this executable (addr2line -f -e test_oom_launch OFFSET).
  *
  * malloc and friends are replaced for this program (as in test_oom);
  * sanitizer builds bring their own allocator, so there the test skips. */
@@ -228,7 +236,9 @@ typedef struct pass {
     evt_status status[MAX_STEPS];
     const char *what[MAX_STEPS];
     char plan[MAX_STEPS][160]; /* evt_launch_plan after a run ("" where none) */
-    int out_of_memory;         /* calls that answered EVT_ERR_NO_MEMORY */
+    int out_of_memory;         /* calls that answered the injected failure (out of
+                                  memory, or a driver error) */
+    long driver_calls;         /* the fake driver's calls in the pass */
     int messages_ok;           /* each of them left a message */
 } pass;
 
@@ -256,9 +266,19 @@ static void record_bytes(pass *p, const void *data, size_t n)
     snprintf(p->plan[p->n - 1], sizeof p->plan[0], "%zu bytes, hash %016llx", n, h);
 }
 
+/* What a pass fails: an allocation of the library's, or a call of the
+ * fake driver's (answering an error code no driver gives). */
+static int failing_driver;
+
+/* Whether st is what the injected failure may answer. */
+static int injected(evt_status st)
+{
+    return failing_driver ? st == EVT_ERR_DRIVER || st == EVT_ERR_NO_GPU : st == EVT_ERR_NO_MEMORY;
+}
+
 static int out_of_memory(pass *p, evt_ctx *ctx, evt_status st)
 {
-    if (st != EVT_ERR_NO_MEMORY)
+    if (!injected(st))
         return 0;
     p->out_of_memory++;
     if (ctx && !evt_ctx_last_error(ctx)[0])
@@ -356,6 +376,7 @@ static void disarm(void)
     lock();
     fail_at = -1;
     unlock();
+    fc.fakecuda_fail(NULL, 0, 0);
 }
 
 /* The module of `source` parsed in ctx (NULL where that failed), after the
@@ -400,6 +421,11 @@ static void launch_calls(pass *p, evt_ctx *ctx)
         STEP(p, ctx, g, "set_batch", evt_launch_set_batch(g, L, (long long)M * K, 0));
         STEP(p, ctx, g, "bind batched", bind_wide(g, &at, L));
         STEP(p, ctx, g, "run batch", evt_launch_run(g, stream));
+        /* Failing driver calls in turn, the timing is on the sm_80 device,
+         * whose fewer plans keep the sweep to some 1,500 calls (on the sm_90a
+         * one, 8,500: each a pass). */
+        if (failing_driver)
+            fc.fakecuda_set_current(1);
         double ms = 0;
         STEP(p, ctx, g, "benchmark", evt_launch_benchmark(g, stream, 1, 3, &ms));
         evt_tune_options o = {.max_seconds = 30, .threads = 2, .warmup = 1, .reps = 1};
@@ -577,11 +603,14 @@ static void run_pass(pass *p, long fail, void (*calls)(pass *, evt_ctx *))
 
     lock();
     allocations = 0;
-    fail_at = fail;
+    fail_at = failing_driver ? -1 : fail;
     live = inserted = 0;
     memset(set, 0, SET_SIZE * sizeof *set);
     unlock();
     tracking = 1;
+    fc.fakecuda_reset(); /* the driver calls counted from here */
+    if (failing_driver && fail >= 0)
+        fc.fakecuda_fail("*", fail + 1, 999);
 
     evt_ctx *ctx = evt_ctx_create();
     if (!ctx) {
@@ -593,7 +622,11 @@ static void run_pass(pass *p, long fail, void (*calls)(pass *, evt_ctx *))
     disarm();
     evt_ctx_destroy(ctx);
     tracking = 0;
-    assert_int_equal(fc.fakecuda_violations(), 0);
+    p->driver_calls = fc.fakecuda_calls(NULL);
+    fc.fakecuda_fail(NULL, 0, 0);
+    if (fc.fakecuda_violations() != 0)
+        fail_msg("%s %ld failed: the driver was misused: %s", failing_driver ? "driver call" : "allocation", fail,
+                 fc.fakecuda_last_violation());
     if (live != 0) {
         /* addresses in this executable: addr2line -f -e test_oom_launch OFFSET */
         char where[256] = "";
@@ -602,14 +635,14 @@ static void run_pass(pass *p, long fail, void (*calls)(pass *, evt_ctx *))
             if (set[i] && set[i] != (void *)1)
                 len += (size_t)snprintf(where + len, sizeof where - len, " %#lx",
                                         (unsigned long)((char *)set_caller[i] - &__executable_start));
-        fail_msg("allocation %ld failed (made at %#lx): %ld blocks of the library left after destroying "
-                 "everything, allocated at%s",
-                 fail, (unsigned long)((char *)failed_caller - &__executable_start), live, where);
+        fail_msg("%s %ld failed (an allocation made at %#lx): %ld blocks of the library left after "
+                 "destroying everything, allocated at%s",
+                 failing_driver ? "driver call" : "allocation", fail, (unsigned long)((char *)failed_caller - &__executable_start), live, where);
     }
     if (fc.fakecuda_live_allocs(NULL) != device_allocs || fc.fakecuda_live_modules() != modules ||
         fc.fakecuda_live_events() != events)
-        fail_msg("allocation %ld failed: device allocations %zu (before %zu), modules %ld (%ld), events %ld (%ld)",
-                 fail, fc.fakecuda_live_allocs(NULL), device_allocs, fc.fakecuda_live_modules(), modules,
+        fail_msg("%s %ld failed: device allocations %zu (before %zu), modules %ld (%ld), events %ld (%ld)",
+                 failing_driver ? "driver call" : "allocation", fail, fc.fakecuda_live_allocs(NULL), device_allocs, fc.fakecuda_live_modules(), modules,
                  fc.fakecuda_live_events(), events);
 }
 
@@ -647,7 +680,12 @@ static int group_teardown(void **state)
 #endif
 
 #ifdef EVT_CAN_FAIL_MALLOC
-/* Every pass, each failing one allocation, against the pass without. */
+static const char *what_failed(void)
+{
+    return failing_driver ? "driver call" : "allocation";
+}
+
+/* Every pass, each failing one allocation (or driver call), against the pass without. */
 static void every_allocation(void (*calls)(pass *, evt_ctx *))
 {
     static pass want, got;
@@ -657,8 +695,10 @@ static void every_allocation(void (*calls)(pass *, evt_ctx *))
         if (want.status[i] != EVT_OK)
             fail_msg("without a failure, %s answered %s", want.what[i], evt_status_string(want.status[i]));
     assert_int_equal(want.out_of_memory, 0);
-    const long total = allocations;
-    assert_true(total > 100);
+    const long total = failing_driver ? want.driver_calls : allocations;
+    if (getenv("OOM_COUNT"))
+        fprintf(stderr, "%s: %ld\n", what_failed(), total);
+    assert_true(total > 100 || (failing_driver && total > 0));
     int failures = 0;
     if (getenv("OOM_PASS")) { /* one pass's calls, to see what a failure reports */
         long n = atol(getenv("OOM_PASS"));
@@ -670,26 +710,31 @@ static void every_allocation(void (*calls)(pass *, evt_ctx *))
     for (long n = 0; n < total; n++) {
         run_pass(&got, n, calls);
         if (got.n != want.n)
-            fail_msg("allocation %ld of %ld failed: %d calls made, want %d", n, total, got.n, want.n);
+            fail_msg("%s %ld of %ld failed: %d calls made, want %d", what_failed(), n, total, got.n, want.n);
         for (int i = 0; i < got.n; i++) {
             if (got.status[i] != want.status[i])
-                fail_msg("allocation %ld of %ld failed: %s answered %s (made again after running out of "
-                         "memory, if it did), want %s",
-                         n, total, got.what[i], evt_status_string(got.status[i]),
+                fail_msg("%s %ld of %ld failed: %s answered %s (made again after the failure, if it "
+                         "saw it), want %s",
+                         what_failed(), n, total, got.what[i], evt_status_string(got.status[i]),
                          evt_status_string(want.status[i]));
-            if (strcmp(got.plan[i], want.plan[i]) != 0)
-                fail_msg("allocation %ld failed: %s ran \"%s\", want \"%s\"", n, got.what[i], got.plan[i],
-                         want.plan[i]);
+            /* (a failed driver query of cluster occupancy leaves the launch
+             * on plans without clusters: other plans, the same results) */
+            if (!failing_driver && strcmp(got.plan[i], want.plan[i]) != 0)
+                fail_msg("%s %ld failed: %s ran \"%s\", want \"%s\"", what_failed(), n, got.what[i],
+                         got.plan[i], want.plan[i]);
         }
         if (got.out_of_memory > 1)
-            fail_msg("allocation %ld failed: %d calls answered EVT_ERR_NO_MEMORY (one failure)", n,
+            fail_msg("%s %ld failed: %d calls answered its failure (one failure)", what_failed(), n,
                      got.out_of_memory);
         if (!got.messages_ok)
-            fail_msg("allocation %ld failed: EVT_ERR_NO_MEMORY with no message", n);
+            fail_msg("%s %ld failed: answered with no message", what_failed(), n);
         failures += got.out_of_memory;
     }
-    /* most single failures reach the caller; the rest are absorbed (a cache) */
-    assert_true(failures > total / 2);
+    /* most single allocation failures reach the caller, the rest absorbed (a
+     * cache); many driver calls are timing's, which falls back to run-by-run
+     * samples when a graph's fail, or advisory (cluster occupancy) */
+    if (failures <= total / (failing_driver ? 5 : 2))
+        fail_msg("only %d of %ld failures reached the caller", failures, total);
 }
 #endif
 
@@ -714,6 +759,23 @@ static void test_every_allocation_of_the_rest_fails_cleanly(void **state)
 #else
     setenv("EVT_DISABLE_CACHE", "1", 1);
     every_allocation(module_calls);
+#endif
+}
+
+/* Every call of the fake driver's over a launch's life failed in turn: each
+ * call answers as with a working driver, or EVT_ERR_DRIVER or
+ * EVT_ERR_NO_GPU with a message and then, made again, as with a working
+ * driver; nothing leaks.  (test_fake_driver does this for one first run.) */
+static void test_every_driver_call_of_a_launch_fails_cleanly(void **state)
+{
+    (void)state;
+#ifndef EVT_CAN_FAIL_MALLOC
+    skip();
+#else
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    failing_driver = 1;
+    every_allocation(launch_calls);
+    failing_driver = 0;
 #endif
 }
 
@@ -743,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_every_allocation_of_a_launch_fails_cleanly),
         cmocka_unit_test(test_every_allocation_with_a_disk_cache),
         cmocka_unit_test(test_every_allocation_of_the_rest_fails_cleanly),
+        cmocka_unit_test(test_every_driver_call_of_a_launch_fails_cleanly),
     };
 #ifdef EVT_CAN_FAIL_MALLOC
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
