@@ -1853,6 +1853,13 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
     return st;
 }
 
+/* Whether stream s is being captured (or the driver cannot say). */
+static int still_capturing(const rt_driver *d, rt_cu_stream s)
+{
+    int capture = RT_CU_CAPTURE_NONE;
+    return d->stream_is_capturing(s, &capture) != 0 || capture != RT_CU_CAPTURE_NONE;
+}
+
 /*
  * The median time of one run of l, as evt_launch_benchmark gives it, but
  * each of the reps samples `inner` runs captured into one CUDA graph and
@@ -1868,19 +1875,10 @@ evt_status evt_launch_benchmark(evt_launch *l, void *stream, int warmup, int rep
  * (tune.c's first look, evt_launch_benchmark, waits for each): the kernels
  * are loaded and the workspace grown, which a capture could not do.
  */
-/* Whether stream s is being captured (or the driver cannot say). */
-static int still_capturing(const rt_driver *d, rt_cu_stream s)
-{
-    int capture = RT_CU_CAPTURE_NONE;
-    return d->stream_is_capturing(s, &capture) != 0 || capture != RT_CU_CAPTURE_NONE;
-}
-
 int launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, double *median_ms)
 {
     const rt_driver *d = l->m->ctx->driver;
-    int capture = RT_CU_CAPTURE_NONE;
-    if (!d || !rt_driver_graphs(d) || inner < 1 || reps < 1 ||
-        d->stream_is_capturing((rt_cu_stream)stream, &capture) != 0 || capture != RT_CU_CAPTURE_NONE)
+    if (!d || !rt_driver_graphs(d) || inner < 1 || reps < 1 || still_capturing(d, (rt_cu_stream)stream))
         return 0;
     rt_cu_stream s = NULL;
     rt_cu_graph g = NULL;
@@ -1915,10 +1913,10 @@ int launch_time_replayed(evt_launch *l, void *stream, int inner, int reps, doubl
         if (d->stream_end_capture(s, &again) == 0 && again)
             d->graph_destroy(again);
     }
-    if (s && !still_capturing(d, s))
-        d->stream_synchronize(s);
-    else
+    if (s && still_capturing(d, s))
         s = NULL; /* left to the driver rather than misused */
+    if (s)
+        d->stream_synchronize(s);
     if (e0)
         d->event_destroy(e0);
     if (e1)
