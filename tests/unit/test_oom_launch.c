@@ -738,28 +738,32 @@ static void every_allocation(void (*calls)(pass *, evt_ctx *))
 }
 #endif
 
-/* With the disk cache off: every kernel compiled, tuning's record in memory. */
+/* A sweep with the disk cache off (every kernel compiled, tuning's record in
+ * memory), failing allocations or, with `driver`, the fake driver's calls. */
+#ifdef EVT_CAN_FAIL_MALLOC
+static void sweep(void (*calls)(pass *, evt_ctx *), int driver)
+{
+    setenv("EVT_DISABLE_CACHE", "1", 1);
+    failing_driver = driver;
+    every_allocation(calls);
+    failing_driver = 0;
+}
+#define SWEEP(calls, driver) sweep(calls, driver)
+#else
+#define SWEEP(calls, driver) skip()
+#endif
+
 static void test_every_allocation_of_a_launch_fails_cleanly(void **state)
 {
     (void)state;
-#ifndef EVT_CAN_FAIL_MALLOC
-    skip();
-#else
-    setenv("EVT_DISABLE_CACHE", "1", 1);
-    every_allocation(launch_calls);
-#endif
+    SWEEP(launch_calls, 0);
 }
 
 /* The calls a program makes without launching. */
 static void test_every_allocation_of_the_rest_fails_cleanly(void **state)
 {
     (void)state;
-#ifndef EVT_CAN_FAIL_MALLOC
-    skip();
-#else
-    setenv("EVT_DISABLE_CACHE", "1", 1);
-    every_allocation(module_calls);
-#endif
+    SWEEP(module_calls, 0);
 }
 
 /* Every call of the fake driver's over a launch's life failed in turn: each
@@ -769,14 +773,7 @@ static void test_every_allocation_of_the_rest_fails_cleanly(void **state)
 static void test_every_driver_call_of_a_launch_fails_cleanly(void **state)
 {
     (void)state;
-#ifndef EVT_CAN_FAIL_MALLOC
-    skip();
-#else
-    setenv("EVT_DISABLE_CACHE", "1", 1);
-    failing_driver = 1;
-    every_allocation(launch_calls);
-    failing_driver = 0;
-#endif
+    SWEEP(launch_calls, 1);
 }
 
 /* With a disk cache, filled by the pass without a failure: cubins read from
