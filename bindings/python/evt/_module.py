@@ -1419,8 +1419,8 @@ class Launch:
         if res.recorded == 2:
             path = ctypes.create_string_buffer(4096)
             lib.evt_tuning_db_path(path, len(path))
-            warnings.warn(EvtWarning(f"the tuning database {path.value.decode(errors='replace')} could not "
-                                     "be written: the record lives in this process only"),
+            warnings.warn(EvtWarning(f"the tuning database {_lib.text(path.value)} could not be written: "
+                                     "the record lives in this process only"),
                           stacklevel=_outside_stacklevel())
         return TuneResult(_tune_plan(res.best), _tune_plan(res.heuristic),
                           tuple(_tune_plan(res.entries[i]) for i in range(res.nentries)),
