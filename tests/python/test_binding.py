@@ -63,6 +63,24 @@ def raises(cls, *fragments):
         raise AssertionError(f"{cls.__name__} not raised")
 
 
+@contextlib.contextmanager
+def environ(**values):
+    """The process's environment with `values` set (None: unset), as it was after."""
+    saved = {n: os.environ.get(n) for n in values}
+
+    def put(pairs):
+        for n, v in pairs.items():
+            if v is None:
+                os.environ.pop(n, None)
+            else:
+                os.environ[n] = v
+    put(values)
+    try:
+        yield
+    finally:
+        put(saved)
+
+
 # ---- fake tensors: enough of torch.Tensor for the checks ----------------------
 
 
@@ -872,26 +890,16 @@ def test_tune_says_when_its_file_cannot_be_written():
     fake = os.environ.get("EVT_FAKECUDA")
     if not fake:
         raise Skipped("EVT_FAKECUDA is not set (ctest sets it)")
-    names = ("EVT_CUDA_DRIVER", "EVT_NVRTC_LIBRARY", "EVT_CACHE_DIR", "EVT_DISABLE_CACHE")
-    saved = {n: os.environ.get(n) for n in names}
-    with tempfile.TemporaryDirectory(prefix="evt-tune-fake-") as cache:
+    with tempfile.TemporaryDirectory(prefix="evt-tune-fake-") as cache, \
+            environ(EVT_CUDA_DRIVER=fake, EVT_NVRTC_LIBRARY=fake, EVT_CACHE_DIR=cache, EVT_DISABLE_CACHE=None):
         os.mkdir(os.path.join(cache, "tuning.tsv"))
-        os.environ.update(EVT_CUDA_DRIVER=fake, EVT_NVRTC_LIBRARY=fake, EVT_CACHE_DIR=cache)
-        os.environ.pop("EVT_DISABLE_CACHE", None)
-        try:
-            with bind_fake_mlp_up(examples()) as launch, warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                r = launch.tune(max_seconds=10, threads=1)
-            assert r.recorded, r  # in this process's memory
-            said = [str(c.message) for c in caught if issubclass(c.category, evt.EvtWarning)]
-            assert any("tuning.tsv could not be written" in w for w in said), said
-            assert caught[0].filename == __file__, caught[0].filename  # the user's line
-        finally:
-            for n, v in saved.items():
-                if v is None:
-                    os.environ.pop(n, None)
-                else:
-                    os.environ[n] = v
+        with bind_fake_mlp_up(examples()) as launch, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = launch.tune(max_seconds=10, threads=1)
+        assert r.recorded, r  # in this process's memory
+        said = [str(c.message) for c in caught if issubclass(c.category, evt.EvtWarning)]
+        assert any("tuning.tsv could not be written" in w for w in said), said
+        assert caught[0].filename == __file__, caught[0].filename  # the user's line
 
 
 def test_set_tuning_drops_the_call_launches():

@@ -27,7 +27,7 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_binding import (FakeTensor, check_close, evt, examples, gelu64, need_gpu,  # noqa: E402
+from test_binding import (FakeTensor, check_close, environ, evt, examples, gelu64, need_gpu,  # noqa: E402
                           raises, run_tests, skip)
 
 try:
@@ -512,15 +512,8 @@ def test_gpu_signature_cache_rebinds():
 def test_gpu_tune_records_and_launches_take_it():
     need_gpu()
     # A fresh database: the record below must come from this tuning.
-    saved = os.environ.get("EVT_CACHE_DIR")
-    os.environ["EVT_CACHE_DIR"] = tempfile.mkdtemp(prefix="evt-tune-py-")
-    try:
+    with environ(EVT_CACHE_DIR=tempfile.mkdtemp(prefix="evt-tune-py-")):
         tune_and_take_the_record()
-    finally:
-        if saved is None:
-            del os.environ["EVT_CACHE_DIR"]
-        else:
-            os.environ["EVT_CACHE_DIR"] = saved
 
 
 def tune_and_take_the_record():
@@ -554,11 +547,9 @@ def tune_and_take_the_record():
 def test_gpu_tune_says_when_its_file_cannot_be_written():
     need_gpu()
     # A folder in the database file's place: no process can write it, root included.
-    saved = os.environ.get("EVT_CACHE_DIR")
     cache = tempfile.mkdtemp(prefix="evt-tune-py-")
     os.mkdir(os.path.join(cache, "tuning.tsv"))
-    os.environ["EVT_CACHE_DIR"] = cache
-    try:
+    with environ(EVT_CACHE_DIR=cache):
         k = examples().kernel("mlp_up")
         torch.manual_seed(6)
         x, w, b = bf16(129, 136), bf16(72, 136), bf16(72)
@@ -571,11 +562,6 @@ def test_gpu_tune_says_when_its_file_cannot_be_written():
             y = launch.run()
             assert launch.plan.endswith(" tuned"), launch.plan
             check_close(y, mlp_ref(x, w, b), "the plan recorded in memory")
-    finally:
-        if saved is None:
-            del os.environ["EVT_CACHE_DIR"]
-        else:
-            os.environ["EVT_CACHE_DIR"] = saved
 
 
 # ---- as a script ------------------------------------------------------------------------------
